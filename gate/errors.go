@@ -1,0 +1,63 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+)
+
+// InputError is a problem with a user-supplied file: an eval set, a run, a
+// config. It names the file, the line (0 when unknown) and, when there is one,
+// the field, so the user can go straight to it. The CLI maps it to exit code 2.
+type InputError struct {
+	File  string
+	Line  int
+	Field string
+	Err   error
+}
+
+func (e *InputError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("%s: %s: %v", loc, e.Field, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", loc, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// inputErr builds an *InputError from a format string.
+func inputErr(file string, line int, field, format string, args ...any) *InputError {
+	return &InputError{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+// InfraError means a query could not be retrieved: a retriever failed, timed
+// out or answered garbage. It is never scored as a miss; the CLI maps it to
+// exit code 3.
+type InfraError struct {
+	QueryID string
+	Err     error
+}
+
+func (e *InfraError) Error() string {
+	if e.QueryID == "" {
+		return fmt.Sprintf("retrieval failed: %v", e.Err)
+	}
+	return fmt.Sprintf("query %s: retrieval failed: %v", e.QueryID, e.Err)
+}
+
+func (e *InfraError) Unwrap() error { return e.Err }
+
+// IsInput reports whether err is (or wraps) an *InputError.
+func IsInput(err error) bool {
+	var ie *InputError
+	return errors.As(err, &ie)
+}
+
+// IsInfra reports whether err is (or wraps) an *InfraError.
+func IsInfra(err error) bool {
+	var ie *InfraError
+	return errors.As(err, &ie)
+}

@@ -1,0 +1,56 @@
+package gate
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// lineReader yields the lines of a stream one at a time without a limit on
+// line length and without allocating a new buffer per line. The returned slice
+// is valid until the next call.
+type lineReader struct {
+	r    *bufio.Reader
+	buf  []byte
+	line int
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, 1<<16)}
+}
+
+// next returns the next line without its line ending, or io.EOF.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		lr.buf = append(lr.buf, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("read line %d: %w", lr.line+1, err)
+		}
+		if len(lr.buf) == 0 && err != nil {
+			return nil, io.EOF
+		}
+		lr.line++
+		b := bytes.TrimSuffix(lr.buf, []byte("\n"))
+		b = bytes.TrimSuffix(b, []byte("\r"))
+		if lr.line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
+		}
+		return b, nil
+	}
+}
+
+// isBlank reports whether a line holds only white space.
+func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
+
+// looksJSON reports whether the first non-blank byte of a line opens a JSON object.
+func looksJSON(b []byte) bool {
+	t := bytes.TrimSpace(b)
+	return len(t) > 0 && t[0] == '{'
+}

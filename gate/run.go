@@ -1,0 +1,174 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Hit is one retrieved chunk, in rank order within its Result.
+type Hit struct {
+	// Doc is the parent document id the gold labels refer to. Required.
+	Doc string `json:"doc"`
+	// Chunk is the retriever's own id of the passage, e.g. "security/api-keys#2".
+	Chunk string `json:"chunk,omitempty"`
+	// Score is the retriever's score; informative only, rank is the order.
+	Score float64 `json:"score,omitempty"`
+	// Text is the passage text, when the retriever returns it.
+	Text string `json:"text,omitempty"`
+}
+
+// Result is the ranked list one query got from a retriever.
+type Result struct {
+	// ID is the query id, matching the eval set.
+	ID string `json:"id"`
+	// Hits are in rank order, best first.
+	Hits []Hit `json:"hits"`
+	// Line is where the result starts in its run file (0 when not from a file).
+	Line int `json:"-"`
+}
+
+// ReadRunFile streams the results of a run file to fn, one query at a time.
+func ReadRunFile(path string, fn func(Result) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &InputError{File: path, Err: fmt.Errorf("open run: %w", err)}
+	}
+	defer f.Close()
+	return ReadRun(f, path, fn)
+}
+
+// ReadRun streams a run to fn, one query at a time, without holding the whole
+// run in memory. The format is detected from the first non-blank line: a JSON
+// object means JSONL (`{"id","hits":[…]}` a line), anything else a TREC run
+// (`qid Q0 docid rank score tag`).
+//
+// TREC results are ordered as trec_eval orders them: by score descending, ties
+// by docid descending (byte order); the rank column is ignored. The lines of
+// one query must be contiguous. A query id appearing twice is an error in
+// both formats. The Result passed to fn is reused after fn returns.
+func ReadRun(r io.Reader, name string, fn func(Result) error) error {
+	lr := newLineReader(r)
+	format := ""
+	seen := map[string]int{}
+	var trec trecGroup
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return &InputError{File: name, Err: err}
+		}
+		if isBlank(line) {
+			continue
+		}
+		if format == "" {
+			format = "trec"
+			if looksJSON(line) {
+				format = "jsonl"
+			}
+		}
+		if format == "jsonl" {
+			res, err := parseResultLine(line, name, lr.line)
+			if err != nil {
+				return err
+			}
+			if prev, dup := seen[res.ID]; dup {
+				return inputErr(name, lr.line, "id", "query %q appears twice in the run (first on line %d)", res.ID, prev)
+			}
+			seen[res.ID] = lr.line
+			if err := fn(res); err != nil {
+				return err
+			}
+			continue
+		}
+		qid, hit, err := parseTRECLine(line, name, lr.line)
+		if err != nil {
+			return err
+		}
+		if qid != trec.res.ID || trec.res.Line == 0 {
+			if trec.res.Line != 0 {
+				if err := trec.flush(fn); err != nil {
+					return err
+				}
+			}
+			if prev, dup := seen[qid]; dup {
+				return inputErr(name, lr.line, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", qid, prev)
+			}
+			seen[qid] = lr.line
+			trec.start(qid, lr.line)
+		}
+		trec.res.Hits = append(trec.res.Hits, hit)
+	}
+	if format == "" {
+		return inputErr(name, 0, "", "run is empty: no results")
+	}
+	if trec.res.Line != 0 {
+		return trec.flush(fn)
+	}
+	return nil
+}
+
+// trecGroup collects the contiguous lines of one query of a TREC run.
+type trecGroup struct{ res Result }
+
+func (g *trecGroup) start(qid string, line int) {
+	g.res.ID, g.res.Line, g.res.Hits = qid, line, g.res.Hits[:0]
+}
+
+func (g *trecGroup) flush(fn func(Result) error) error {
+	hits := g.res.Hits
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].Score != hits[j].Score {
+			return hits[i].Score > hits[j].Score
+		}
+		return hits[i].Doc > hits[j].Doc
+	})
+	return fn(g.res)
+}
+
+// rawResult is the JSONL shape of one run line.
+type rawResult struct {
+	ID   *string `json:"id"`
+	Hits *[]Hit  `json:"hits"`
+}
+
+func parseResultLine(line []byte, file string, n int) (Result, error) {
+	var raw rawResult
+	if err := decodeStrict(line, &raw); err != nil {
+		return Result{}, jsonLineError(file, n, err)
+	}
+	if raw.ID == nil || strings.TrimSpace(*raw.ID) == "" {
+		return Result{}, inputErr(file, n, "id", "required and must not be empty")
+	}
+	if raw.Hits == nil {
+		return Result{}, inputErr(file, n, "hits", "query %q: required (use [] for no results)", *raw.ID)
+	}
+	for i, h := range *raw.Hits {
+		if strings.TrimSpace(h.Doc) == "" {
+			return Result{}, inputErr(file, n, fmt.Sprintf("hits[%d].doc", i), "query %q: hit without a document id", *raw.ID)
+		}
+	}
+	return Result{ID: *raw.ID, Hits: *raw.Hits, Line: n}, nil
+}
+
+func parseTRECLine(line []byte, file string, n int) (string, Hit, error) {
+	fields := strings.Fields(string(line))
+	if len(fields) != 6 {
+		return "", Hit{}, inputErr(file, n, "", "not a JSON object and not a TREC run line (want `qid Q0 docid rank score tag`, got %d fields)", len(fields))
+	}
+	if _, err := strconv.Atoi(fields[3]); err != nil {
+		return "", Hit{}, inputErr(file, n, "rank", "%q is not an integer", fields[3])
+	}
+	score, err := strconv.ParseFloat(fields[4], 64)
+	if err != nil || math.IsNaN(score) {
+		return "", Hit{}, inputErr(file, n, "score", "%q is not a number", fields[4])
+	}
+	return fields[0], Hit{Doc: fields[2], Score: score}, nil
+}

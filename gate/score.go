@@ -1,0 +1,321 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+)
+
+// Default depths: the candidate depth for recall and the context depth the
+// LLM reads, for precision and nDCG.
+const (
+	DefaultCandidates = 50
+	DefaultContext    = 5
+	// BelowThreshold is the recall@N under which a query counts as "below half".
+	BelowThreshold = 0.5
+)
+
+// Depth is the pair of depths every query is scored at.
+type Depth struct {
+	// Candidates is N in recall@N: how many distinct documents the pipeline
+	// pulls before reranking.
+	Candidates int
+	// Context is k in precision@k and nDCG@k: how many reach the LLM.
+	Context int
+}
+
+// DefaultDepth returns the default depths (50 candidates, 5 in context).
+func DefaultDepth() Depth { return Depth{Candidates: DefaultCandidates, Context: DefaultContext} }
+
+// Validate reports a depth that cannot be scored.
+func (d Depth) Validate() error {
+	if d.Candidates < 1 {
+		return fmt.Errorf("candidate depth must be at least 1, got %d", d.Candidates)
+	}
+	if d.Context < 1 {
+		return fmt.Errorf("context depth must be at least 1, got %d", d.Context)
+	}
+	return nil
+}
+
+// keep is how many distinct documents a score remembers, for reports.
+func (d Depth) keep() int { return max(d.Candidates, d.Context) }
+
+// QueryScore is the document-level score of one answerable query.
+type QueryScore struct {
+	ID string
+	// Recall is recall@N: relevant docs in the top N / relevant docs.
+	Recall float64
+	// Precision is precision@k: relevant docs in the top k / k.
+	Precision float64
+	// NDCG is nDCG@k with gain = grade and the ideal from all gold grades.
+	NDCG float64
+	// RR is 1 / rank of the first relevant doc in the whole list, or 0.
+	RR float64
+	// FirstHitRank is the 1-based rank of the first relevant doc, 0 if none.
+	FirstHitRank int
+	// Relevant is the recall denominator: the number of relevant gold docs.
+	Relevant int
+	// Found is the number of relevant docs in the top N.
+	Found int
+	// InContext is the number of relevant docs in the top k.
+	InContext int
+	// Returned is the number of distinct documents in the result.
+	Returned int
+	// Hits is the number of chunks returned, before collapsing to documents.
+	Hits int
+	// Docs are the first max(N, k) distinct documents, in rank order.
+	Docs []string
+	// GoldRanks gives the 1-based rank of each relevant gold doc that was
+	// returned at any depth.
+	GoldRanks map[string]int
+	// Missing is true when the run had no result for this query.
+	Missing bool
+}
+
+// foundDocs returns the set of relevant docs ranked within the top n.
+func (s *QueryScore) foundDocs(n int) map[string]bool {
+	found := make(map[string]bool, len(s.GoldRanks))
+	for d, r := range s.GoldRanks {
+		if r <= n {
+			found[d] = true
+		}
+	}
+	return found
+}
+
+// UnanswerableResult is what came back for a query marked unanswerable: it is
+// reported apart and never enters the document metrics.
+type UnanswerableResult struct {
+	ID       string
+	Returned int
+	Missing  bool
+}
+
+// Summary aggregates the answerable queries of one run.
+type Summary struct {
+	// Queries is the number of answerable queries scored.
+	Queries int
+	// Means of the per-query metrics.
+	Recall, Precision, NDCG, RR float64
+	// ZeroRecall lists, in set order, the queries with recall@N = 0.
+	ZeroRecall []string
+	// BelowHalf lists, in set order, the queries with recall@N < 0.5.
+	BelowHalf []string
+}
+
+// Scorecard is the scored form of one run against a set.
+type Scorecard struct {
+	Set   *Set
+	Depth Depth
+	// Queries holds the answerable queries, in set order.
+	Queries []QueryScore
+	// Unanswerable holds the queries marked unanswerable, in set order.
+	Unanswerable []UnanswerableResult
+	Summary      Summary
+	// Missing lists set queries absent from the run (scored as empty results).
+	Missing []string
+	// Unknown lists run query ids that are not in the set (ignored).
+	Unknown []string
+}
+
+// Warnings describes, in a stable order, what the scorer had to assume.
+func (c *Scorecard) Warnings() []string {
+	var w []string
+	for _, id := range c.Missing {
+		w = append(w, fmt.Sprintf("query %s is not in the run; scored as an empty result", id))
+	}
+	if len(c.Unknown) > 0 {
+		w = append(w, fmt.Sprintf("%d run queries are not in the set and were ignored: %s", len(c.Unknown), joinFirst(c.Unknown, 10)))
+	}
+	return w
+}
+
+// Score returns the score of the query with the given id, or nil.
+func (c *Scorecard) Score(id string) *QueryScore {
+	for i := range c.Queries {
+		if c.Queries[i].ID == id {
+			return &c.Queries[i]
+		}
+	}
+	return nil
+}
+
+// ScoreQuery scores one query's ranked hits at the given depths. Hits are
+// collapsed to their parent documents first, keeping the first occurrence in
+// rank order. seen is scratch space and may be nil.
+func ScoreQuery(q *Query, hits []Hit, d Depth, seen map[string]struct{}) QueryScore {
+	if seen == nil {
+		seen = make(map[string]struct{}, len(hits))
+	} else {
+		clear(seen)
+	}
+	s := QueryScore{ID: q.ID, Relevant: q.relevant, Hits: len(hits), GoldRanks: map[string]int{}}
+	keep := d.keep()
+	dcg := 0.0
+	rank := 0
+	for _, h := range hits {
+		if _, dup := seen[h.Doc]; dup {
+			continue
+		}
+		seen[h.Doc] = struct{}{}
+		rank++
+		if rank <= keep {
+			s.Docs = append(s.Docs, h.Doc)
+		}
+		g := q.Gold[h.Doc]
+		if rank <= d.Context && g > 0 {
+			dcg += float64(g) / math.Log2(float64(rank+1))
+			s.InContext++
+		}
+		if g > 0 {
+			s.GoldRanks[h.Doc] = rank
+			if rank <= d.Candidates {
+				s.Found++
+			}
+			if s.FirstHitRank == 0 {
+				s.FirstHitRank = rank
+			}
+		}
+	}
+	s.Returned = rank
+	if s.Relevant > 0 {
+		s.Recall = float64(s.Found) / float64(s.Relevant)
+	}
+	s.Precision = float64(s.InContext) / float64(d.Context)
+	if ideal := q.idealDCG(d.Context); ideal > 0 {
+		s.NDCG = dcg / ideal
+	}
+	if s.FirstHitRank > 0 {
+		s.RR = 1 / float64(s.FirstHitRank)
+	}
+	return s
+}
+
+// Scorer scores the results of one run as they stream in.
+type Scorer struct {
+	set     *Set
+	depth   Depth
+	scores  map[string]QueryScore
+	unans   map[string]UnanswerableResult
+	unknown []string
+	seen    map[string]struct{}
+}
+
+// NewScorer returns a Scorer for the set at the given depths.
+func NewScorer(set *Set, d Depth) *Scorer {
+	return &Scorer{set: set, depth: d, scores: map[string]QueryScore{}, unans: map[string]UnanswerableResult{}, seen: map[string]struct{}{}}
+}
+
+// Add scores one result. A second result for the same query is an error.
+func (s *Scorer) Add(r Result) error {
+	q := s.set.Query(r.ID)
+	if q == nil {
+		s.unknown = append(s.unknown, r.ID)
+		return nil
+	}
+	_, a := s.scores[r.ID]
+	_, b := s.unans[r.ID]
+	if a || b {
+		return fmt.Errorf("query %s has two results", r.ID)
+	}
+	if q.Unanswerable {
+		clear(s.seen)
+		n := 0
+		for _, h := range r.Hits {
+			if _, dup := s.seen[h.Doc]; !dup {
+				s.seen[h.Doc] = struct{}{}
+				n++
+			}
+		}
+		s.unans[r.ID] = UnanswerableResult{ID: r.ID, Returned: n}
+		return nil
+	}
+	s.scores[r.ID] = ScoreQuery(q, r.Hits, s.depth, s.seen)
+	return nil
+}
+
+// Card finishes scoring: set queries without a result are scored as empty
+// results and listed in Missing. It fails when the run matched no query of
+// the set at all, since that can only be the wrong file.
+func (s *Scorer) Card() (*Scorecard, error) {
+	c := &Scorecard{Set: s.set, Depth: s.depth}
+	if len(s.scores)+len(s.unans) == 0 {
+		return nil, fmt.Errorf("no query of the set %s is in the run (%d other ids, e.g. %s): wrong file?", s.set.Path, len(s.unknown), joinFirst(s.unknown, 3))
+	}
+	for _, q := range s.set.Queries {
+		if q.Unanswerable {
+			u, ok := s.unans[q.ID]
+			if !ok {
+				u = UnanswerableResult{ID: q.ID, Missing: true}
+				c.Missing = append(c.Missing, q.ID)
+			}
+			c.Unanswerable = append(c.Unanswerable, u)
+			continue
+		}
+		sc, ok := s.scores[q.ID]
+		if !ok {
+			sc = ScoreQuery(q, nil, s.depth, s.seen)
+			sc.Missing = true
+			c.Missing = append(c.Missing, q.ID)
+		}
+		c.Queries = append(c.Queries, sc)
+	}
+	c.Unknown = append([]string(nil), s.unknown...)
+	c.Summary = summarize(c.Queries)
+	return c, nil
+}
+
+// ScoreRunFile reads a run file and scores it against the set.
+func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
+	sc := NewScorer(set, d)
+	if err := ReadRunFile(path, sc.Add); err != nil {
+		return nil, err
+	}
+	c, err := sc.Card()
+	if err != nil {
+		return nil, &InputError{File: path, Err: err}
+	}
+	return c, nil
+}
+
+func summarize(qs []QueryScore) Summary {
+	var s Summary
+	s.Queries = len(qs)
+	for _, q := range qs {
+		s.Recall += q.Recall
+		s.Precision += q.Precision
+		s.NDCG += q.NDCG
+		s.RR += q.RR
+		if q.Found == 0 {
+			s.ZeroRecall = append(s.ZeroRecall, q.ID)
+		}
+		if q.Recall < BelowThreshold {
+			s.BelowHalf = append(s.BelowHalf, q.ID)
+		}
+	}
+	if n := float64(len(qs)); n > 0 {
+		s.Recall /= n
+		s.Precision /= n
+		s.NDCG /= n
+		s.RR /= n
+	}
+	return s
+}
+
+// joinFirst joins up to n ids with ", " and says how many were left out.
+func joinFirst(ids []string, n int) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	out := ""
+	for i, id := range ids {
+		if i == n {
+			return fmt.Sprintf("%s, …and %d more", out, len(ids)-n)
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += id
+	}
+	return out
+}

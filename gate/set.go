@@ -1,0 +1,345 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// MaxGrade is the highest relevance grade a gold label may carry.
+const MaxGrade = 3
+
+// Query is one frozen query of the eval set with its document-level gold labels.
+type Query struct {
+	// ID identifies the query across runs and reports.
+	ID string
+	// Text is what the user typed; empty for sets loaded from TREC qrels.
+	Text string
+	// Gold maps a document id to its grade, 0–3; relevant means grade > 0.
+	Gold map[string]int
+	// Segments are user-declared groups such as "keyword" or "known-failure".
+	Segments []string
+	// Source says where the query came from: "log", "ticket", "synthetic", ….
+	Source string
+	// Evidence lists facts the final context must contain.
+	Evidence []string
+	// Unanswerable marks a query whose answer is not in the corpus; it has no
+	// relevant gold document and is kept out of the document metrics.
+	Unanswerable bool
+	// Note is a free-form remark for the people who keep the set.
+	Note string
+	// Line is the line of the set file the query was read from (its first
+	// line, for qrels).
+	Line int
+
+	relevant  int     // number of gold docs with grade > 0
+	idealDCGs []float64 // idealDCGs[k-1] is the ideal DCG at depth k
+}
+
+// Relevant returns the number of relevant (grade > 0) gold documents.
+func (q *Query) Relevant() int { return q.relevant }
+
+// RelevantDocs returns the relevant gold document ids, highest grade first,
+// then by id.
+func (q *Query) RelevantDocs() []string {
+	docs := make([]string, 0, q.relevant)
+	for d, g := range q.Gold {
+		if g > 0 {
+			docs = append(docs, d)
+		}
+	}
+	q.sortByGrade(docs)
+	return docs
+}
+
+// sortByGrade orders doc ids by descending gold grade, then by id.
+func (q *Query) sortByGrade(docs []string) {
+	sort.Slice(docs, func(i, j int) bool {
+		gi, gj := q.Gold[docs[i]], q.Gold[docs[j]]
+		if gi != gj {
+			return gi > gj
+		}
+		return docs[i] < docs[j]
+	})
+}
+
+// idealDCG is the DCG of the best possible ranking cut to k.
+func (q *Query) idealDCG(k int) float64 {
+	if k <= 0 || len(q.idealDCGs) == 0 {
+		return 0
+	}
+	if k > len(q.idealDCGs) {
+		k = len(q.idealDCGs)
+	}
+	return q.idealDCGs[k-1]
+}
+
+// prepare derives the cached counts used by scoring.
+func (q *Query) prepare() {
+	grades := make([]int, 0, len(q.Gold))
+	q.relevant = 0
+	for _, g := range q.Gold {
+		if g > 0 {
+			q.relevant++
+		}
+		grades = append(grades, g)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(grades)))
+	q.idealDCGs = make([]float64, len(grades))
+	sum := 0.0
+	for i, g := range grades {
+		sum += float64(g) / math.Log2(float64(i+2))
+		q.idealDCGs[i] = sum
+	}
+}
+
+// Set is a frozen, hand-labelled evaluation set, in file order.
+type Set struct {
+	// Path is the file the set was read from, as given.
+	Path string
+	// Format is "jsonl" or "qrels".
+	Format string
+	// Queries are in file order (order of first appearance, for qrels).
+	Queries []*Query
+
+	byID map[string]*Query
+}
+
+// Query returns the query with the given id, or nil.
+func (s *Set) Query(id string) *Query { return s.byID[id] }
+
+// Answerable returns the number of queries not marked unanswerable.
+func (s *Set) Answerable() int {
+	n := 0
+	for _, q := range s.Queries {
+		if !q.Unanswerable {
+			n++
+		}
+	}
+	return n
+}
+
+// LoadSet reads and validates an eval set file (JSONL or TREC qrels).
+func LoadSet(path string) (*Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{File: path, Err: fmt.Errorf("open eval set: %w", err)}
+	}
+	defer f.Close()
+	return ParseSet(f, path)
+}
+
+// ParseSet reads and validates an eval set. The format is detected from the
+// first non-blank line: a JSON object means JSONL, anything else TREC qrels
+// (`qid iter docid grade`, or the three-column BEIR `query-id corpus-id score`
+// with an optional header). name is used in error messages.
+func ParseSet(r io.Reader, name string) (*Set, error) {
+	lr := newLineReader(r)
+	s := &Set{Path: name, byID: map[string]*Query{}}
+	var qrels *qrelsParser
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, &InputError{File: name, Err: err}
+		}
+		if isBlank(line) {
+			continue
+		}
+		if s.Format == "" {
+			if looksJSON(line) {
+				s.Format = "jsonl"
+			} else {
+				s.Format = "qrels"
+				qrels = &qrelsParser{set: s}
+			}
+		}
+		if s.Format == "jsonl" {
+			q, err := parseQueryLine(line, name, lr.line)
+			if err != nil {
+				return nil, err
+			}
+			if prev, dup := s.byID[q.ID]; dup {
+				return nil, inputErr(name, lr.line, "id", "duplicate query id %q (first on line %d)", q.ID, prev.Line)
+			}
+			s.add(q)
+			continue
+		}
+		if err := qrels.line(line, name, lr.line); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.Queries) == 0 {
+		return nil, inputErr(name, 0, "", "eval set is empty: no queries")
+	}
+	for _, q := range s.Queries {
+		q.prepare()
+		if q.relevant == 0 && !q.Unanswerable {
+			return nil, inputErr(name, q.Line, "gold", "query %q has no relevant gold document (grade > 0); label one or mark it \"unanswerable\": true", q.ID)
+		}
+		if q.relevant > 0 && q.Unanswerable {
+			return nil, inputErr(name, q.Line, "unanswerable", "query %q is marked unanswerable but has relevant gold documents", q.ID)
+		}
+	}
+	return s, nil
+}
+
+func (s *Set) add(q *Query) {
+	s.Queries = append(s.Queries, q)
+	s.byID[q.ID] = q
+}
+
+// rawQuery is the JSONL shape of one eval-set line.
+type rawQuery struct {
+	ID           *string                `json:"id"`
+	Query        *string                `json:"query"`
+	Gold         map[string]json.Number `json:"gold"`
+	Segments     []string               `json:"segments"`
+	Source       string                 `json:"source"`
+	Evidence     []string               `json:"evidence"`
+	Unanswerable bool                   `json:"unanswerable"`
+	Note         string                 `json:"note"`
+}
+
+func parseQueryLine(line []byte, file string, n int) (*Query, error) {
+	var raw rawQuery
+	if err := decodeStrict(line, &raw); err != nil {
+		return nil, jsonLineError(file, n, err)
+	}
+	if raw.ID == nil || strings.TrimSpace(*raw.ID) == "" {
+		return nil, inputErr(file, n, "id", "required and must not be empty")
+	}
+	id := *raw.ID
+	if raw.Query == nil || strings.TrimSpace(*raw.Query) == "" {
+		return nil, inputErr(file, n, "query", "query %q: required and must not be empty", id)
+	}
+	if raw.Gold == nil {
+		return nil, inputErr(file, n, "gold", "query %q: required (an object of doc id → grade 0–3; {} only with \"unanswerable\": true)", id)
+	}
+	q := &Query{
+		ID: id, Text: *raw.Query, Gold: make(map[string]int, len(raw.Gold)),
+		Segments: raw.Segments, Source: raw.Source, Evidence: raw.Evidence,
+		Unanswerable: raw.Unanswerable, Note: raw.Note, Line: n,
+	}
+	for doc, num := range raw.Gold {
+		if strings.TrimSpace(doc) == "" {
+			return nil, inputErr(file, n, "gold", "query %q: empty document id", id)
+		}
+		g, err := parseGrade(num.String())
+		if err != nil {
+			return nil, inputErr(file, n, "gold."+doc, "query %q: %v", id, err)
+		}
+		q.Gold[doc] = g
+	}
+	return q, nil
+}
+
+// parseGrade accepts an integer grade in 0..MaxGrade.
+func parseGrade(s string) (int, error) {
+	g, err := strconv.Atoi(s)
+	if err != nil {
+		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f == math.Trunc(f) && !strings.ContainsAny(s, "eE") {
+			g, err = int(f), nil
+		} else {
+			return 0, fmt.Errorf("grade %s is not an integer 0–%d", s, MaxGrade)
+		}
+	}
+	if g < 0 || g > MaxGrade {
+		return 0, fmt.Errorf("grade %d is outside 0–%d", g, MaxGrade)
+	}
+	return g, nil
+}
+
+// qrelsParser accumulates TREC qrels lines into queries.
+type qrelsParser struct {
+	set     *Set
+	columns int // 4 for TREC qrels, 3 for BEIR TSV
+	seen    map[[2]string]int
+}
+
+func (p *qrelsParser) line(line []byte, file string, n int) error {
+	fields := strings.Fields(string(line))
+	if p.columns == 0 {
+		switch len(fields) {
+		case 4, 3:
+			p.columns = len(fields)
+		default:
+			return inputErr(file, n, "", "not a JSON object and not a qrels line (want `qid iter docid grade`, got %d fields)", len(fields))
+		}
+		p.seen = map[[2]string]int{}
+		if p.columns == 3 {
+			if _, err := strconv.Atoi(fields[2]); err != nil {
+				return nil // BEIR header: query-id corpus-id score
+			}
+		}
+	}
+	if len(fields) != p.columns {
+		return inputErr(file, n, "", "qrels line has %d fields, want %d like the first line", len(fields), p.columns)
+	}
+	qid, doc, gradeText := fields[0], fields[2], fields[len(fields)-1]
+	if p.columns == 3 {
+		doc = fields[1]
+	}
+	g, err := parseGrade(gradeText)
+	if err != nil {
+		return inputErr(file, n, "grade", "query %q doc %q: %v", qid, doc, err)
+	}
+	key := [2]string{qid, doc}
+	if prev, dup := p.seen[key]; dup {
+		return inputErr(file, n, "", "query %q doc %q is judged twice (first on line %d)", qid, doc, prev)
+	}
+	p.seen[key] = n
+	q := p.set.byID[qid]
+	if q == nil {
+		q = &Query{ID: qid, Gold: map[string]int{}, Line: n}
+		p.set.add(q)
+	}
+	q.Gold[doc] = g
+	return nil
+}
+
+// decodeStrict decodes one JSON value, rejecting unknown fields and trailing data.
+func decodeStrict(line []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the JSON object")
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return errors.New("unexpected data after the JSON object")
+	}
+	return nil
+}
+
+// jsonLineError turns an encoding/json error into an InputError naming the
+// field when it can.
+func jsonLineError(file string, n int, err error) *InputError {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &syn):
+		return inputErr(file, n, "", "invalid JSON at column %d: %s", syn.Offset, strings.TrimPrefix(msg, "json: "))
+	case errors.As(err, &typ):
+		return inputErr(file, n, typ.Field, "wrong type: got JSON %s, want %s", typ.Value, typ.Type)
+	case strings.HasPrefix(msg, "json: unknown field "):
+		field := strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
+		return inputErr(file, n, field, "unknown field")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return inputErr(file, n, "", "invalid JSON: the line ends inside the object")
+	}
+	return inputErr(file, n, "", "invalid JSON: %s", strings.TrimPrefix(msg, "json: "))
+}
