@@ -2,4 +2,4 @@ module github.com/recallgate/recallgate
 
 go 1.26.8
 
-require github.com/BurntSushi/toml v1.6.0 // indirect
+require github.com/BurntSushi/toml v1.6.0

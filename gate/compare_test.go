@@ -1,0 +1,184 @@
+package gate
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// thirtySet is a set of thirty queries with one gold doc each: q01 → d01, ….
+func thirtySet(t *testing.T) *Set {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, `{"id":"q%02d","query":"query %d","gold":{"d%02d":1}}`+"\n", i, i, i)
+	}
+	s, err := ParseSet(strings.NewReader(b.String()), "thirty.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// card scores a run in which every query finds its gold doc at rank 1 except
+// where override gives another hit list.
+func card(t *testing.T, s *Set, override map[string][]Hit) *Scorecard {
+	t.Helper()
+	sc := NewScorer(s, DefaultDepth())
+	for _, q := range s.Queries {
+		h, ok := override[q.ID]
+		if !ok {
+			h = hits("d" + q.ID[1:])
+		}
+		if err := sc.Add(Result{ID: q.ID, Hits: h}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := sc.Card()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestCompareOneLostGoldDocFails(t *testing.T) {
+	s := thirtySet(t)
+	base := card(t, s, nil)
+	head := card(t, s, map[string][]Hit{"q07": hits("x", "y")})
+	c, err := Compare(base, head, DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Fail || strings.Join(c.Regressed, ",") != "q07" || len(c.Improved) != 0 {
+		t.Fatalf("verdict %s regressed %v improved %v", c.Verdict, c.Regressed, c.Improved)
+	}
+	if !near(c.MeanDelta.Recall, -1.0/30) {
+		t.Errorf("mean delta %v, want -1/30", c.MeanDelta.Recall)
+	}
+	p := c.Query("q07")
+	if strings.Join(p.Lost, ",") != "d07" || len(p.Gained) != 0 || !p.NewMiss {
+		t.Errorf("q07 %+v", p)
+	}
+	if len(c.Reasons) != 2 || !strings.Contains(c.Reasons[0], "dropped by 0.033 (limit 0.020)") || !strings.Contains(c.Reasons[1], "1 query newly at zero recall (limit 0): q07") {
+		t.Errorf("reasons %q", c.Reasons)
+	}
+}
+
+func TestCompareThresholds(t *testing.T) {
+	s := thirtySet(t)
+	base := card(t, s, nil)
+	head := card(t, s, map[string][]Hit{"q07": hits("x", "y")})
+	tests := []struct {
+		name string
+		th   Thresholds
+		want Verdict
+	}{
+		{"drop above limit", Thresholds{0.02, 1}, Fail},
+		{"drop within limit", Thresholds{0.05, 1}, Pass},
+		{"drop equal to limit passes", Thresholds{1.0 / 30, 1}, Pass},
+		{"new miss beyond limit", Thresholds{0.05, 0}, Fail},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Compare(base, head, tt.th)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Verdict != tt.want {
+				t.Errorf("verdict %s, want %s (%q)", c.Verdict, tt.want, c.Reasons)
+			}
+		})
+	}
+}
+
+func TestCompareNothingDropsPasses(t *testing.T) {
+	s := thirtySet(t)
+	c, err := Compare(card(t, s, nil), card(t, s, nil), DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Pass || len(c.Regressed)+len(c.Improved)+len(c.RankingOnly) != 0 {
+		t.Errorf("%s %v %v %v", c.Verdict, c.Regressed, c.Improved, c.RankingOnly)
+	}
+}
+
+func TestCompareMixedFlipsAndRankingOnly(t *testing.T) {
+	s := thirtySet(t)
+	base := card(t, s, map[string][]Hit{"q02": hits("x"), "q03": hits("x"), "q05": hits("x", "d05")})
+	head := card(t, s, map[string][]Hit{
+		"q01": hits("x"),        // regressed
+		"q02": hits("d02"),      // improved
+		"q03": hits("y", "d03"), // improved, found at rank 2
+		"q04": hits("x", "d04"), // ranking only: still found, now rank 2
+		"q05": hits("d05"),      // ranking only: moved up
+	})
+	c, err := Compare(base, head, Thresholds{MaxRecallDrop: 0.02, MaxNewMisses: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.Regressed, ","); got != "q01" {
+		t.Errorf("regressed %s", got)
+	}
+	if got := strings.Join(c.Improved, ","); got != "q02,q03" {
+		t.Errorf("improved %s", got)
+	}
+	if got := strings.Join(c.RankingOnly, ","); got != "q04,q05" {
+		t.Errorf("ranking only %s", got)
+	}
+	if c.Verdict != Pass { // mean recall rose by 1/30
+		t.Errorf("verdict %s %q", c.Verdict, c.Reasons)
+	}
+	if p := c.Query("q03"); strings.Join(p.Gained, ",") != "d03" || !near(p.Delta.RR, 0.5) {
+		t.Errorf("q03 %+v", p)
+	}
+}
+
+func TestCompareRegressedOrder(t *testing.T) {
+	set, err := ParseSet(strings.NewReader(`{"id":"a","query":"x","gold":{"d1":1,"d2":1}}
+{"id":"b","query":"x","gold":{"d3":1}}
+{"id":"c","query":"x","gold":{"d4":1,"d5":1}}
+`), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := func(rs ...Result) *Scorecard {
+		sc := NewScorer(set, DefaultDepth())
+		for _, r := range rs {
+			if err := sc.Add(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := sc.Card()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	base := score(Result{ID: "a", Hits: hits("d1", "d2")}, Result{ID: "b", Hits: hits("d3")}, Result{ID: "c", Hits: hits("d4", "d5")})
+	head := score(Result{ID: "a", Hits: hits("d1")}, Result{ID: "b"}, Result{ID: "c", Hits: hits("d5")})
+	c, err := Compare(base, head, DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// b lost 1.0, a and c lost 0.5 each: b first, then a, c in set order.
+	if got := strings.Join(c.Regressed, ","); got != "b,a,c" {
+		t.Errorf("regressed order %s", got)
+	}
+}
+
+func TestCompareRefusesMismatch(t *testing.T) {
+	s := thirtySet(t)
+	base := card(t, s, nil)
+	other := card(t, thirtySet(t), nil)
+	if _, err := Compare(base, other, DefaultThresholds()); err == nil {
+		t.Error("different sets: want an error")
+	}
+	head := card(t, s, nil)
+	head.Depth.Context = 3
+	if _, err := Compare(base, head, DefaultThresholds()); err == nil {
+		t.Error("different depths: want an error")
+	}
+	if _, err := Compare(base, base, Thresholds{MaxRecallDrop: -1}); err == nil {
+		t.Error("negative threshold: want an error")
+	}
+}

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+func TestParseFull(t *testing.T) {
+	c, err := Parse([]byte(`
+set = "queries.jsonl"
+[depth]
+candidates = 100
+context = 8
+[gate]
+max_recall_drop = 0.05
+max_new_misses = 2
+[base.retriever]
+type = "file"
+path = "runs/base.jsonl"
+[head.retriever]
+type = "file"
+path = "/abs/head.jsonl"
+`), filepath.Join("cfg", "recallgate.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Set != filepath.Join("cfg", "queries.jsonl") || c.Depth != (gate.Depth{Candidates: 100, Context: 8}) {
+		t.Errorf("set %s depth %+v", c.Set, c.Depth)
+	}
+	if c.Thresholds != (gate.Thresholds{MaxRecallDrop: 0.05, MaxNewMisses: 2}) {
+		t.Errorf("thresholds %+v", c.Thresholds)
+	}
+	if c.Base.Path != filepath.Join("cfg", "runs", "base.jsonl") || c.Head.Path != "/abs/head.jsonl" {
+		t.Errorf("base %+v head %+v", c.Base, c.Head)
+	}
+}
+
+func TestParseDefaultsAndSingleRetriever(t *testing.T) {
+	c, err := Parse([]byte("[retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n"), "dir/r.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Depth != gate.DefaultDepth() || c.Thresholds != gate.DefaultThresholds() || c.Set != "" {
+		t.Errorf("defaults: %+v", c)
+	}
+	if c.Base != c.Head || c.Base.Path != filepath.Join("dir", "run.jsonl") {
+		t.Errorf("single retriever: base %+v head %+v", c.Base, c.Head)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"unknown key", "[gate]\nmax_recal_drop = 0.1\n", "r.toml: gate.max_recal_drop: unknown key"},
+		{"syntax", "[gate]\nmax_recall_drop = = 1\n", "r.toml:2:"},
+		{"wrong type", "[depth]\ncandidates = \"fifty\"\n", "r.toml"},
+		{"bad depth", "[depth]\ncontext = 0\n", "depth: context depth must be at least 1"},
+		{"negative drop", "[gate]\nmax_recall_drop = -0.1\n", "gate: max_recall_drop must be within 0–1"},
+		{"both forms", "[retriever]\ntype=\"file\"\n[base.retriever]\ntype=\"file\"\n[head.retriever]\ntype=\"file\"\n", "not both"},
+		{"half pair", "[base.retriever]\ntype=\"file\"\n", "one is missing"},
+		{"no type", "[retriever]\npath=\"x\"\n", "retriever.type: required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.in), "r.toml")
+			if err == nil || !gate.IsInput(err) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an input error containing %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,96 @@
+package gate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func readAll(t *testing.T, in string) ([]Result, error) {
+	t.Helper()
+	var out []Result
+	err := ReadRun(strings.NewReader(in), "run", func(r Result) error {
+		r.Hits = append([]Hit(nil), r.Hits...)
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+func docsOf(r Result) string {
+	var d []string
+	for _, h := range r.Hits {
+		d = append(d, h.Doc)
+	}
+	return strings.Join(d, " ")
+}
+
+func TestReadRunJSONL(t *testing.T) {
+	rs, err := readAll(t, `{"id":"q1","hits":[{"doc":"a","chunk":"a#2","score":12.1,"text":"t"},{"doc":"b"}]}
+{"id":"q2","hits":[]}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || docsOf(rs[0]) != "a b" || rs[0].Hits[0].Chunk != "a#2" || rs[0].Hits[0].Score != 12.1 || rs[1].Line != 2 {
+		t.Errorf("got %+v", rs)
+	}
+}
+
+func TestReadRunTRECOrdersLikeTrecEval(t *testing.T) {
+	// Rank column disagrees with the scores on purpose: trec_eval ignores it,
+	// sorts by score descending and breaks ties by docid descending.
+	rs, err := readAll(t, "q1 Q0 a 1 1.0 run\nq1 Q0 b 2 3.0 run\nq1 Q0 c 3 1.0 run\nq1 Q0 d 4 2 run\nq2 Q0 z 1 -1e-3 run\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 || docsOf(rs[0]) != "b d c a" || docsOf(rs[1]) != "z" {
+		t.Errorf("got %q / %q", docsOf(rs[0]), docsOf(rs[1]))
+	}
+}
+
+func TestReadRunErrors(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		line           int
+	}{
+		{"hit without doc", `{"id":"q1","hits":[{"doc":"a"},{"chunk":"c"}]}`, "hits[1].doc: query \"q1\": hit without a document id", 1},
+		{"missing hits", `{"id":"q1"}`, "hits: query \"q1\": required", 1},
+		{"unknown field", `{"id":"q1","hits":[{"doc":"a","rank":1}]}`, "rank: unknown field", 1},
+		{"duplicate query", `{"id":"q1","hits":[]}` + "\n" + `{"id":"q1","hits":[]}`, "appears twice", 2},
+		{"empty", "", "run is empty", 0},
+		{"trec bad score", "q1 Q0 a 1 high run\n", "score: \"high\" is not a number", 1},
+		{"trec NaN score", "q1 Q0 a 1 NaN run\n", "is not a number", 1},
+		{"trec fields", "q1 Q0 a 1 2.0\n", "got 5 fields", 1},
+		{"trec split block", "q1 Q0 a 1 1 r\nq2 Q0 a 1 1 r\nq1 Q0 b 2 0.5 r\n", "second block (first block on line 1)", 3},
+		{"bad json", `{"id":"q1","hits":[`, "invalid JSON", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := readAll(t, tt.in)
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("got %v, want an InputError", err)
+			}
+			if ie.Line != tt.line || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %q (line %d), want line %d and %q", err, ie.Line, tt.line, tt.want)
+			}
+		})
+	}
+}
+
+func TestReadRunLongLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"id":"q1","hits":[`)
+	for i := 0; i < 20000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"doc":"some/long/document/path","text":"lorem ipsum dolor sit amet"}`)
+	}
+	b.WriteString("]}\n")
+	rs, err := readAll(t, b.String())
+	if err != nil || len(rs) != 1 || len(rs[0].Hits) != 20000 {
+		t.Fatalf("err %v, %d results", err, len(rs))
+	}
+}

@@ -1,0 +1,100 @@
+package gate
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseSetJSONL(t *testing.T) {
+	in := `{"id":"q07","query":"rotate api key","gold":{"security/api-keys":3,"admin/tokens":1},"segments":["keyword"],"source":"ticket","evidence":["Settings → Keys"],"note":"n"}
+
+{"id":"q08","query":"no answer","gold":{},"unanswerable":true}
+`
+	s, err := ParseSet(strings.NewReader(in), "set.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Format != "jsonl" || len(s.Queries) != 2 || s.Answerable() != 1 {
+		t.Fatalf("format %s, %d queries, %d answerable", s.Format, len(s.Queries), s.Answerable())
+	}
+	q := s.Query("q07")
+	if q.Line != 1 || q.Relevant() != 2 || q.Gold["security/api-keys"] != 3 || q.Source != "ticket" || q.Segments[0] != "keyword" {
+		t.Errorf("q07 = %+v", q)
+	}
+	if got := strings.Join(q.RelevantDocs(), ","); got != "security/api-keys,admin/tokens" {
+		t.Errorf("relevant docs %s", got)
+	}
+	if s.Query("q08").Line != 3 {
+		t.Errorf("q08 line %d, want 3", s.Query("q08").Line)
+	}
+}
+
+func TestParseSetQrels(t *testing.T) {
+	for name, in := range map[string]string{
+		"trec": "1 0 d1 2\n1 0 d2 0\n2 0 d3 1\n",
+		"beir": "query-id\tcorpus-id\tscore\n1\td1\t2\n1\td2\t0\n2\td3\t1\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, err := ParseSet(strings.NewReader(in), "qrels")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Format != "qrels" || len(s.Queries) != 2 {
+				t.Fatalf("%s, %d queries", s.Format, len(s.Queries))
+			}
+			q := s.Query("1")
+			if q.Gold["d1"] != 2 || q.Gold["d2"] != 0 || q.Relevant() != 1 {
+				t.Errorf("query 1 gold %v", q.Gold)
+			}
+		})
+	}
+}
+
+func TestParseSetErrors(t *testing.T) {
+	good := `{"id":"q1","query":"a","gold":{"d":1}}` + "\n"
+	tests := []struct {
+		name, in, want string
+		line           int
+	}{
+		{"bad JSON on line 7", gen(6) + `{"id":"q9","query":` + "\n", "invalid JSON", 7},
+		{"unknown field", `{"id":"q1","query":"a","gold":{"d":1},"golds":{}}`, "golds: unknown field", 1},
+		{"grade 5", good + `{"id":"q2","query":"a","gold":{"d":5}}`, "gold.d: query \"q2\": grade 5 is outside 0–3", 2},
+		{"fractional grade", `{"id":"q2","query":"a","gold":{"d":1.5}}`, "not an integer", 1},
+		{"duplicate id", good + good, "duplicate query id \"q1\" (first on line 1)", 2},
+		{"empty file", "\n\n", "eval set is empty", 0},
+		{"no relevant gold", `{"id":"q1","query":"a","gold":{"d":0}}`, "no relevant gold document", 1},
+		{"unanswerable with gold", `{"id":"q1","query":"a","gold":{"d":1},"unanswerable":true}`, "marked unanswerable but has relevant", 1},
+		{"missing id", `{"query":"a","gold":{"d":1}}`, "id: required", 1},
+		{"missing query", `{"id":"q","gold":{"d":1}}`, "query: query \"q\": required", 1},
+		{"missing gold", `{"id":"q","query":"a"}`, "gold: query \"q\": required", 1},
+		{"wrong type", `{"id":7,"query":"a","gold":{"d":1}}`, "id: wrong type", 1},
+		{"trailing data", `{"id":"q","query":"a","gold":{"d":1}} x`, "unexpected data", 1},
+		{"qrels grade out of range", "1 0 d 4\n", "grade 4 is outside", 1},
+		{"qrels short line", "1 0 d 1\n2 0 d\n", "has 3 fields, want 4", 2},
+		{"qrels duplicate pair", "1 0 d 1\n1 0 d 2\n", "judged twice (first on line 1)", 2},
+		{"qrels no relevant", "1 0 d 0\n", "no relevant gold", 1},
+		{"garbage", "hello\n", "not a qrels line", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseSet(strings.NewReader(tt.in), "set.jsonl")
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("got %v, want an InputError", err)
+			}
+			if ie.Line != tt.line || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "set.jsonl") {
+				t.Errorf("got %q (line %d), want line %d and %q", err, ie.Line, tt.line, tt.want)
+			}
+		})
+	}
+}
+
+// gen returns n valid, distinct eval-set lines.
+func gen(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(`{"id":"g` + string(rune('a'+i)) + `","query":"x","gold":{"d":1}}` + "\n")
+	}
+	return b.String()
+}
