@@ -28,12 +28,12 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
 
 func TestScoreQuery(t *testing.T) {
 	tests := []struct {
-		name                  string
-		gold                  map[string]int
-		hits                  []Hit
-		depth                 Depth
+		name                   string
+		gold                   map[string]int
+		hits                   []Hit
+		depth                  Depth
 		recall, prec, ndcg, rr float64
-		first, returned       int
+		first, returned        int
 	}{
 		{
 			name: "binary, first hit at rank 2",

@@ -39,7 +39,7 @@ type Query struct {
 	// line, for qrels).
 	Line int
 
-	relevant  int     // number of gold docs with grade > 0
+	relevant  int       // number of gold docs with grade > 0
 	idealDCGs []float64 // idealDCGs[k-1] is the ideal DCG at depth k
 }
 

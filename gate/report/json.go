@@ -1,0 +1,255 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// MetricInfo documents one reported metric: what it counts, over what, at
+// which depth and pipeline stage. Every JSON report carries the list.
+type MetricInfo struct {
+	Name        string `json:"name"`
+	Key         string `json:"key"`
+	Depth       int    `json:"depth,omitempty"`
+	Unit        string `json:"unit"`
+	Denominator string `json:"denominator"`
+	Stage       string `json:"stage"`
+}
+
+// Metrics returns the metric descriptions for the depths.
+func Metrics(d gate.Depth) []MetricInfo {
+	n := names(d)
+	return []MetricInfo{
+		{n.recall, "recall_at_n", d.Candidates, "documents", "relevant gold documents of the query", "candidates"},
+		{n.precision, "precision_at_k", d.Context, "documents", "k (the context depth), even when fewer came back", "context"},
+		{n.ndcg, "ndcg_at_k", d.Context, "documents", "DCG of the ideal ranking of the gold grades, cut to k", "context"},
+		{n.rr, "rr", 0, "documents", "rank of the first relevant document in the whole list", "candidates"},
+	}
+}
+
+// SetInfo describes the eval set a report was made on.
+type SetInfo struct {
+	Path         string `json:"path"`
+	Format       string `json:"format"`
+	Queries      int    `json:"queries"`
+	Answerable   int    `json:"answerable"`
+	Unanswerable int    `json:"unanswerable"`
+}
+
+// DepthInfo is the pair of depths.
+type DepthInfo struct {
+	Candidates int `json:"candidates"`
+	Context    int `json:"context"`
+}
+
+// Scores are one query's document metrics on one side.
+type Scores struct {
+	RecallAtN    float64 `json:"recall_at_n"`
+	PrecisionAtK float64 `json:"precision_at_k"`
+	NDCGAtK      float64 `json:"ndcg_at_k"`
+	RR           float64 `json:"rr"`
+	FirstHitRank *int    `json:"first_hit_rank"`
+	Relevant     int     `json:"relevant"`
+	Found        int     `json:"found"`
+	Returned     int     `json:"returned"`
+	Missing      bool    `json:"missing,omitempty"`
+}
+
+// SideSummary holds the means and distribution counts of one side.
+type SideSummary struct {
+	Queries      int      `json:"queries"`
+	RecallAtN    float64  `json:"recall_at_n"`
+	PrecisionAtK float64  `json:"precision_at_k"`
+	NDCGAtK      float64  `json:"ndcg_at_k"`
+	RR           float64  `json:"rr"`
+	ZeroRecall   []string `json:"zero_recall"`
+	BelowHalf    int      `json:"below_half"`
+	BelowHalfIDs []string `json:"below_half_ids"`
+}
+
+// DeltaSummary is head minus base of the means and counts.
+type DeltaSummary struct {
+	RecallAtN    float64 `json:"recall_at_n"`
+	PrecisionAtK float64 `json:"precision_at_k"`
+	NDCGAtK      float64 `json:"ndcg_at_k"`
+	RR           float64 `json:"rr"`
+	ZeroRecall   int     `json:"zero_recall"`
+	BelowHalf    int     `json:"below_half"`
+}
+
+// Unanswerable reports what came back for a query marked unanswerable.
+type Unanswerable struct {
+	ID       string `json:"id"`
+	Returned int    `json:"returned"`
+	Missing  bool   `json:"missing,omitempty"`
+}
+
+// ScoreQuery is one query of a score report.
+type ScoreQuery struct {
+	ID    string `json:"id"`
+	Query string `json:"query,omitempty"`
+	Scores
+}
+
+// ScoreReport is the JSON document of `recallgate score`.
+type ScoreReport struct {
+	Tool         string         `json:"tool"`
+	Command      string         `json:"command"`
+	Set          SetInfo        `json:"set"`
+	Depth        DepthInfo      `json:"depth"`
+	Metrics      []MetricInfo   `json:"metrics"`
+	Summary      SideSummary    `json:"summary"`
+	Queries      []ScoreQuery   `json:"queries"`
+	Unanswerable []Unanswerable `json:"unanswerable"`
+	Warnings     []string       `json:"warnings"`
+}
+
+// ThresholdInfo echoes the thresholds the verdict used.
+type ThresholdInfo struct {
+	MaxRecallDrop float64 `json:"max_recall_drop"`
+	MaxNewMisses  int     `json:"max_new_misses"`
+}
+
+// CompareSummary holds both sides and their difference.
+type CompareSummary struct {
+	Base  SideSummary  `json:"base"`
+	Head  SideSummary  `json:"head"`
+	Delta DeltaSummary `json:"delta"`
+}
+
+// QueryDelta is head minus base of one query's metrics.
+type QueryDelta struct {
+	RecallAtN    float64 `json:"recall_at_n"`
+	PrecisionAtK float64 `json:"precision_at_k"`
+	NDCGAtK      float64 `json:"ndcg_at_k"`
+	RR           float64 `json:"rr"`
+}
+
+// CompareQuery is one query of a compare report.
+type CompareQuery struct {
+	ID          string     `json:"id"`
+	Query       string     `json:"query,omitempty"`
+	Base        Scores     `json:"base"`
+	Head        Scores     `json:"head"`
+	Change      string     `json:"change"`
+	RankingOnly bool       `json:"ranking_only"`
+	NewMiss     bool       `json:"new_miss"`
+	Delta       QueryDelta `json:"delta"`
+	Lost        []string   `json:"lost"`
+	Gained      []string   `json:"gained"`
+}
+
+// UnanswerablePair is an unanswerable query on both sides.
+type UnanswerablePair struct {
+	ID   string       `json:"id"`
+	Base Unanswerable `json:"base"`
+	Head Unanswerable `json:"head"`
+}
+
+// CompareReport is the JSON document of `recallgate compare` and `gate`.
+type CompareReport struct {
+	Tool         string             `json:"tool"`
+	Command      string             `json:"command"`
+	Verdict      string             `json:"verdict"`
+	Reasons      []string           `json:"reasons"`
+	Set          SetInfo            `json:"set"`
+	Depth        DepthInfo          `json:"depth"`
+	Thresholds   ThresholdInfo      `json:"thresholds"`
+	Metrics      []MetricInfo       `json:"metrics"`
+	Summary      CompareSummary     `json:"summary"`
+	Regressed    []string           `json:"regressed"`
+	Improved     []string           `json:"improved"`
+	RankingOnly  []string           `json:"ranking_only"`
+	NewMisses    []string           `json:"new_misses"`
+	Queries      []CompareQuery     `json:"queries"`
+	Unanswerable []UnanswerablePair `json:"unanswerable"`
+	Warnings     []string           `json:"warnings"`
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(true)
+	return enc.Encode(v)
+}
+
+// list returns a non-nil copy, so JSON shows [] rather than null.
+func list(ids []string) []string {
+	return append([]string{}, ids...)
+}
+
+func setInfo(s *gate.Set) SetInfo {
+	a := s.Answerable()
+	return SetInfo{Path: s.Path, Format: s.Format, Queries: len(s.Queries), Answerable: a, Unanswerable: len(s.Queries) - a}
+}
+
+func scores(s gate.QueryScore) Scores {
+	out := Scores{
+		RecallAtN: s.Recall, PrecisionAtK: s.Precision, NDCGAtK: s.NDCG, RR: s.RR,
+		Relevant: s.Relevant, Found: s.Found, Returned: s.Returned, Missing: s.Missing,
+	}
+	if s.FirstHitRank > 0 {
+		r := s.FirstHitRank
+		out.FirstHitRank = &r
+	}
+	return out
+}
+
+func sideSummary(s gate.Summary) SideSummary {
+	return SideSummary{
+		Queries: s.Queries, RecallAtN: s.Recall, PrecisionAtK: s.Precision, NDCGAtK: s.NDCG, RR: s.RR,
+		ZeroRecall: list(s.ZeroRecall), BelowHalf: len(s.BelowHalf), BelowHalfIDs: list(s.BelowHalf),
+	}
+}
+
+func unanswerable(u gate.UnanswerableResult) Unanswerable {
+	return Unanswerable{ID: u.ID, Returned: u.Returned, Missing: u.Missing}
+}
+
+func scoreJSON(c *gate.Scorecard) ScoreReport {
+	r := ScoreReport{
+		Tool: "recallgate", Command: "score", Set: setInfo(c.Set),
+		Depth:   DepthInfo{c.Depth.Candidates, c.Depth.Context},
+		Metrics: Metrics(c.Depth), Summary: sideSummary(c.Summary),
+		Queries: []ScoreQuery{}, Unanswerable: []Unanswerable{}, Warnings: list(c.Warnings()),
+	}
+	for _, q := range c.Queries {
+		r.Queries = append(r.Queries, ScoreQuery{ID: q.ID, Query: c.Set.Query(q.ID).Text, Scores: scores(q)})
+	}
+	for _, u := range c.Unanswerable {
+		r.Unanswerable = append(r.Unanswerable, unanswerable(u))
+	}
+	return r
+}
+
+func compareJSON(c *gate.Comparison) CompareReport {
+	r := CompareReport{
+		Tool: "recallgate", Command: "compare", Verdict: string(c.Verdict), Reasons: list(c.Reasons),
+		Set: setInfo(c.Set), Depth: DepthInfo{c.Depth.Candidates, c.Depth.Context},
+		Thresholds: ThresholdInfo{c.Thresholds.MaxRecallDrop, c.Thresholds.MaxNewMisses},
+		Metrics:    Metrics(c.Depth),
+		Summary: CompareSummary{
+			Base: sideSummary(c.Base), Head: sideSummary(c.Head),
+			Delta: DeltaSummary{
+				RecallAtN: c.MeanDelta.Recall, PrecisionAtK: c.MeanDelta.Precision, NDCGAtK: c.MeanDelta.NDCG, RR: c.MeanDelta.RR,
+				ZeroRecall: len(c.Head.ZeroRecall) - len(c.Base.ZeroRecall), BelowHalf: len(c.Head.BelowHalf) - len(c.Base.BelowHalf),
+			},
+		},
+		Regressed: list(c.Regressed), Improved: list(c.Improved), RankingOnly: list(c.RankingOnly), NewMisses: list(c.NewMisses),
+		Queries: []CompareQuery{}, Unanswerable: []UnanswerablePair{}, Warnings: list(c.Warnings),
+	}
+	for _, p := range c.Queries {
+		r.Queries = append(r.Queries, CompareQuery{
+			ID: p.Query.ID, Query: p.Query.Text, Base: scores(p.Base), Head: scores(p.Head),
+			Change: string(p.Change), RankingOnly: p.RankingOnly, NewMiss: p.NewMiss,
+			Delta: QueryDelta{p.Delta.Recall, p.Delta.Precision, p.Delta.NDCG, p.Delta.RR},
+			Lost:  list(p.Lost), Gained: list(p.Gained),
+		})
+	}
+	for _, u := range c.Unanswerable {
+		r.Unanswerable = append(r.Unanswerable, UnanswerablePair{ID: u[0].ID, Base: unanswerable(u[0]), Head: unanswerable(u[1])})
+	}
+	return r
+}

@@ -1,0 +1,117 @@
+// Package report renders scorecards and comparisons for people and machines:
+// plain text for the terminal, JSON with stable keys for tools, and Markdown
+// for pull-request comments and job summaries. Every renderer is
+// deterministic: same input, same bytes.
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// Format names an output format.
+type Format string
+
+// The output formats.
+const (
+	Text     Format = "text"
+	JSON     Format = "json"
+	Markdown Format = "markdown"
+)
+
+// Formats lists the accepted formats, for help texts.
+var Formats = []Format{Text, JSON, Markdown}
+
+// ParseFormat accepts a format name ("md" is short for markdown).
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(s) {
+	case "text", "":
+		return Text, nil
+	case "json":
+		return JSON, nil
+	case "markdown", "md":
+		return Markdown, nil
+	}
+	return "", fmt.Errorf("unknown format %q (want text, json or markdown)", s)
+}
+
+// Score writes one scored run in the given format.
+func Score(w io.Writer, c *gate.Scorecard, f Format) error {
+	switch f {
+	case JSON:
+		return writeJSON(w, scoreJSON(c))
+	case Markdown:
+		return scoreMarkdown(w, c)
+	default:
+		return scoreText(w, c)
+	}
+}
+
+// Compare writes a comparison in the given format.
+func Compare(w io.Writer, c *gate.Comparison, f Format) error {
+	switch f {
+	case JSON:
+		return writeJSON(w, compareJSON(c))
+	case Markdown:
+		return compareMarkdown(w, c)
+	default:
+		return compareText(w, c)
+	}
+}
+
+// metricNames gives the display names of the four metrics at the depths.
+type metricNames struct{ recall, precision, ndcg, rr string }
+
+func names(d gate.Depth) metricNames {
+	return metricNames{
+		recall:    fmt.Sprintf("recall@%d", d.Candidates),
+		precision: fmt.Sprintf("precision@%d", d.Context),
+		ndcg:      fmt.Sprintf("nDCG@%d", d.Context),
+		rr:        "MRR",
+	}
+}
+
+// f3 formats a score with three decimals.
+func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
+
+// signed formats a delta with an explicit sign; an exact zero is ±0.000.
+func signed(v float64) string {
+	if v > -0.0005 && v < 0.0005 {
+		if v == 0 {
+			return "±0.000"
+		}
+		if v < 0 {
+			return "-0.000"
+		}
+		return "+0.000"
+	}
+	return fmt.Sprintf("%+.3f", v)
+}
+
+// signedInt formats a count delta with an explicit sign.
+func signedInt(v int) string {
+	if v == 0 {
+		return "±0"
+	}
+	return fmt.Sprintf("%+d", v)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// queryCount says "30 queries (29 answerable, 1 unanswerable)".
+func queryCount(s *gate.Set) string {
+	n, a := len(s.Queries), s.Answerable()
+	out := fmt.Sprintf("%d %s", n, plural(n, "query", "queries"))
+	if a != n {
+		out += fmt.Sprintf(" (%d answerable, %d unanswerable)", a, n-a)
+	}
+	return out
+}

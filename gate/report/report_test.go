@@ -1,0 +1,230 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./gate/report -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./gate/report -update to accept):\n%s", name, got)
+	}
+}
+
+// fixture builds a ten-query set and the base and head cards from hit lists
+// ("" means the query's own gold doc at rank 1).
+type fixture struct {
+	set  *gate.Set
+	base map[string][]string
+	head map[string][]string
+}
+
+func newFixture(t *testing.T, texts map[string]string) *fixture {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= 10; i++ {
+		id := fmt.Sprintf("q%02d", i)
+		text := texts[id]
+		if text == "" {
+			text = fmt.Sprintf("ordinary question %d", i)
+		}
+		tj, _ := json.Marshal(text)
+		fmt.Fprintf(&b, `{"id":%q,"query":%s,"gold":{"doc/%02d":2,"doc/%02dx":1}}`+"\n", id, tj, i, i)
+	}
+	b.WriteString(`{"id":"u1","query":"what is the meaning of life","gold":{},"unanswerable":true}` + "\n")
+	s, err := gate.ParseSet(strings.NewReader(b.String()), "queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{set: s, base: map[string][]string{}, head: map[string][]string{}}
+}
+
+func (f *fixture) card(t *testing.T, over map[string][]string) *gate.Scorecard {
+	t.Helper()
+	sc := gate.NewScorer(f.set, gate.Depth{Candidates: 10, Context: 3})
+	for _, q := range f.set.Queries {
+		docs, ok := over[q.ID]
+		if !ok {
+			docs = []string{"doc/" + q.ID[1:], "doc/" + q.ID[1:] + "x"}
+		}
+		var hs []gate.Hit
+		for _, d := range docs {
+			hs = append(hs, gate.Hit{Doc: d})
+		}
+		if err := sc.Add(gate.Result{ID: q.ID, Hits: hs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := sc.Card()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (f *fixture) compare(t *testing.T) *gate.Comparison {
+	t.Helper()
+	c, err := gate.Compare(f.card(t, f.base), f.card(t, f.head), gate.DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func render(t *testing.T, c *gate.Comparison, f Format) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Compare(&buf, c, f); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	cases := map[string]func(f *fixture){
+		"all-pass": func(f *fixture) {},
+		"one-regression": func(f *fixture) {
+			f.head["q03"] = []string{"other/a", "other/b"}
+		},
+		"mixed-flips": func(f *fixture) {
+			f.base["q02"] = []string{"other/a"}
+			f.head["q01"] = []string{"doc/01", "other/b"}                // loses doc/01x
+			f.head["q04"] = []string{"other/a", "doc/04x"}               // loses doc/04
+			f.head["q05"] = []string{"doc/05x", "doc/05"}                // ranking only
+			f.head["q06"] = []string{"x", "y", "z", "doc/06", "doc/06x"} // ranking only, out of context
+		},
+	}
+	for name, setup := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, nil)
+			setup(f)
+			md := render(t, f.compare(t), Markdown)
+			golden(t, name+".golden.md", md)
+			checkTables(t, string(md))
+		})
+	}
+}
+
+func TestMarkdownEscapesSetText(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"q03": "rotate `key` | <script>alert(1)</script> **bold** [x](http://evil)",
+		"q04": "@octocat #12 </details> ![i](x)\nnext line ~~gone~~ _it_",
+	})
+	f.head["q03"] = []string{"nope"}
+	f.head["q04"] = []string{"nope"}
+	md := render(t, f.compare(t), Markdown)
+	golden(t, "specials.golden.md", md)
+	for _, bad := range []string{"<script", "`key`", "| <", "@octocat", " #12", "</details>", "![", "**bold**", "[x](", "\nnext line", "~~", " _it_"} {
+		if bytes.Contains(md, []byte(bad)) {
+			t.Errorf("markdown contains unescaped %q", bad)
+		}
+	}
+	checkTables(t, string(md))
+}
+
+// checkTables fails when a Markdown table row has more or fewer cells than
+// its header: escaped text must never add a column.
+func checkTables(t *testing.T, md string) {
+	t.Helper()
+	header := -1
+	for _, line := range strings.Split(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			header = -1
+			continue
+		}
+		n := strings.Count(line, "|")
+		if header < 0 {
+			header = n
+		} else if n != header {
+			t.Errorf("row has %d pipes, header %d: %s", n, header, line)
+		}
+	}
+}
+
+func TestTextAndJSONGolden(t *testing.T) {
+	f := newFixture(t, nil)
+	f.base["q02"] = []string{"other/a"}
+	f.head["q04"] = []string{"other/a", "doc/04x"}
+	f.head["q05"] = []string{"doc/05x", "doc/05"}
+	c := f.compare(t)
+	golden(t, "mixed.golden.txt", render(t, c, Text))
+	js := render(t, c, JSON)
+	golden(t, "mixed.golden.json", js)
+	var r CompareReport
+	if err := json.Unmarshal(js, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != "pass" || strings.Join(r.Regressed, ",") != "q04" || strings.Join(r.Improved, ",") != "q02" || r.Queries[3].Change != "regressed" {
+		t.Errorf("json verdict %s regressed %v improved %v", r.Verdict, r.Regressed, r.Improved)
+	}
+	if len(r.Metrics) != 4 || r.Metrics[0].Key != "recall_at_n" || r.Metrics[0].Depth != 10 || r.Metrics[0].Stage != "candidates" || r.Metrics[1].Stage != "context" {
+		t.Errorf("metrics %+v", r.Metrics)
+	}
+}
+
+func TestScoreFormatsGolden(t *testing.T) {
+	f := newFixture(t, nil)
+	card := f.card(t, map[string][]string{"q01": {"x"}, "q02": {"doc/02x", "x", "doc/02"}})
+	for _, tt := range []struct {
+		f    Format
+		file string
+	}{{Text, "score.golden.txt"}, {Markdown, "score.golden.md"}, {JSON, "score.golden.json"}} {
+		var buf bytes.Buffer
+		if err := Score(&buf, card, tt.f); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, tt.file, buf.Bytes())
+	}
+}
+
+func TestEscapeMarkdown(t *testing.T) {
+	tests := map[string]string{
+		"plain text":  "plain text",
+		"a|b":         "a&#124;b",
+		"<b>":         "&lt;b&gt;",
+		"@team":       "@\u200bteam",
+		"x\r\ny":      "x  y",
+		"\x1b[31mred": "[31mred",
+		"a & b":       "a &amp; b",
+		"_under_ *s*": "&#95;under&#95; &#42;s&#42;",
+	}
+	for in, want := range tests {
+		if got := EscapeMarkdown(in); got != want {
+			t.Errorf("EscapeMarkdown(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"": Text, "text": Text, "JSON": JSON, "md": Markdown, "markdown": Markdown} {
+		if got, err := ParseFormat(in); err != nil || got != want {
+			t.Errorf("ParseFormat(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseFormat("html"); err == nil {
+		t.Error("html: want an error until it exists")
+	}
+}
