@@ -137,10 +137,13 @@ func TestMarkdownEscapesSetText(t *testing.T) {
 	f.head["q04"] = []string{"nope"}
 	md := render(t, f.compare(t), Markdown)
 	golden(t, "specials.golden.md", md)
-	for _, bad := range []string{"<script", "`key`", "| <", "@octocat", " #12", "</details>", "![", "**bold**", "[x](", "\nnext line", "~~", " _it_"} {
+	for _, bad := range []string{"<script", "`key`", "| <", "@octocat", " #12", "</details> ", "![", "**bold**", "[x](", "\nnext line", "~~", " _it_"} {
 		if bytes.Contains(md, []byte(bad)) {
 			t.Errorf("markdown contains unescaped %q", bad)
 		}
+	}
+	if !bytes.Contains(md, []byte("&lt;/details&gt;")) {
+		t.Error("closing details tag in the query text was not escaped")
 	}
 	checkTables(t, string(md))
 }
@@ -207,7 +210,7 @@ func TestEscapeMarkdown(t *testing.T) {
 		"<b>":         "&lt;b&gt;",
 		"@team":       "@\u200bteam",
 		"x\r\ny":      "x  y",
-		"\x1b[31mred": "[31mred",
+		"\x1b[31mred": "&#91;31mred",
 		"a & b":       "a &amp; b",
 		"_under_ *s*": "&#95;under&#95; &#42;s&#42;",
 	}
