@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/report"
+)
+
+// common are the flags shared by score and compare.
+type common struct {
+	set, config, format, out string
+	candidates, context      int
+	fs                       *flag.FlagSet
+}
+
+func (o *common) register(fs *flag.FlagSet) {
+	o.fs = fs
+	fs.StringVar(&o.set, "set", "", "eval set: JSONL or TREC qrels (default: the set named in --config)")
+	fs.StringVar(&o.config, "config", "", "recallgate.toml to read the set, [depth] and [gate] from; flags win")
+	fs.IntVar(&o.candidates, "candidates", gate.DefaultCandidates, "candidate depth N for recall@N")
+	fs.IntVar(&o.context, "context", gate.DefaultContext, "context depth k for precision@k and nDCG@k")
+	fs.StringVar(&o.format, "format", "text", "output format: text, json or markdown")
+	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
+}
+
+// isSet reports whether a flag was given on the command line.
+func (o *common) isSet(name string) bool {
+	found := false
+	o.fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// settings are the resolved inputs of a scoring command.
+type settings struct {
+	set        *gate.Set
+	depth      gate.Depth
+	thresholds gate.Thresholds
+	format     report.Format
+}
+
+// resolve merges flags over the config file over the defaults and loads the set.
+func (o *common) resolve() (*settings, error) {
+	s := &settings{depth: gate.DefaultDepth(), thresholds: gate.DefaultThresholds()}
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return nil, usagef("--format: %v", err)
+	}
+	s.format = f
+	setPath := o.set
+	if o.config != "" {
+		cfg, err := config.Load(o.config)
+		if err != nil {
+			return nil, err
+		}
+		s.depth, s.thresholds = cfg.Depth, cfg.Thresholds
+		if setPath == "" {
+			setPath = cfg.Set
+		}
+	}
+	if o.isSet("candidates") {
+		s.depth.Candidates = o.candidates
+	}
+	if o.isSet("context") {
+		s.depth.Context = o.context
+	}
+	if err := s.depth.Validate(); err != nil {
+		return nil, usagef("%v", err)
+	}
+	if setPath == "" {
+		return nil, usagef("--set is required (or a config with set = \"…\")")
+	}
+	s.set, err = gate.LoadSet(setPath)
+	if err != nil {
+		return nil, fmt.Errorf("load set: %w", err)
+	}
+	return s, nil
+}
+
+// emit writes a report to --out (atomically) or to stdout.
+func emit(e *env, out string, write func(io.Writer) error) error {
+	if out == "" {
+		return write(e.stdout)
+	}
+	return writeFileAtomic(out, write)
+}
+
+// writeFileAtomic writes through a temporary file in the same folder and
+// renames it into place, so a reader never sees half a report.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q (flags start with --)", args[0])
+	}
+	return nil
+}
+
+var scoreCommand = command{
+	name:    "score",
+	summary: "Score one run against the eval set at the candidate and context depths.",
+	usage:   "recallgate score --set SET --results RUN [--candidates N] [--context K] [--format text|json|markdown]",
+	examples: `  recallgate score --set queries.jsonl --results run.jsonl
+  recallgate score --set qrels.txt --results run.trec --candidates 100 --context 10 --format json
+  recallgate score --config recallgate.toml --results head.jsonl --format markdown --out score.md
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var o common
+		o.register(fs)
+		results := fs.String("results", "", "run to score: JSONL or TREC run (required)")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *results == "" {
+				return usagef("--results is required")
+			}
+			s, err := o.resolve()
+			if err != nil {
+				return err
+			}
+			card, err := gate.ScoreRunFile(s.set, *results, s.depth)
+			if err != nil {
+				return fmt.Errorf("score run: %w", err)
+			}
+			for _, w := range card.Warnings() {
+				e.warn("%s: %s", *results, w)
+			}
+			return emit(e, o.out, func(w io.Writer) error { return report.Score(w, card, s.format) })
+		}
+	},
+}
+
+var compareCommand = command{
+	name:    "compare",
+	summary: "Compare a base and a head run query by query and decide the gate.",
+	usage:   "recallgate compare --set SET --base RUN --head RUN [--max-recall-drop D] [--max-new-misses M] [--format …]",
+	examples: `  recallgate compare --set queries.jsonl --base base.jsonl --head head.jsonl
+  recallgate compare --config recallgate.toml --base base.jsonl --head head.jsonl --format markdown --out comment.md
+  recallgate compare --set qrels.txt --base base.trec --head head.trec --max-recall-drop 0.05 --max-new-misses 1
+
+Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
+--max-new-misses queries newly reach zero recall.
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var o common
+		o.register(fs)
+		base := fs.String("base", "", "base run (the target branch): JSONL or TREC run (required)")
+		head := fs.String("head", "", "head run (the change): JSONL or TREC run (required)")
+		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes")
+		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *base == "" || *head == "" {
+				return usagef("--base and --head are required")
+			}
+			s, err := o.resolve()
+			if err != nil {
+				return err
+			}
+			if o.isSet("max-recall-drop") {
+				s.thresholds.MaxRecallDrop = *drop
+			}
+			if o.isSet("max-new-misses") {
+				s.thresholds.MaxNewMisses = *misses
+			}
+			if err := s.thresholds.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			bc, err := gate.ScoreRunFile(s.set, *base, s.depth)
+			if err != nil {
+				return fmt.Errorf("score base run: %w", err)
+			}
+			hc, err := gate.ScoreRunFile(s.set, *head, s.depth)
+			if err != nil {
+				return fmt.Errorf("score head run: %w", err)
+			}
+			cmp, err := gate.Compare(bc, hc, s.thresholds)
+			if err != nil {
+				return fmt.Errorf("compare: %w", err)
+			}
+			for _, w := range cmp.Warnings {
+				e.warn("%s", w)
+			}
+			if err := emit(e, o.out, func(w io.Writer) error { return report.Compare(w, cmp, s.format) }); err != nil {
+				return err
+			}
+			if cmp.Verdict == gate.Fail {
+				return errRegression
+			}
+			return nil
+		}
+	},
+}
+
+var validateCommand = command{
+	name:    "validate",
+	summary: "Check an eval set (and that its gold documents exist in a corpus).",
+	usage:   "recallgate validate --set SET [--corpus DIR|FILE]",
+	examples: `  recallgate validate --set frozen-set/queries.jsonl
+  recallgate validate --set frozen-set/queries.jsonl --corpus frozen-set/corpus
+  recallgate validate --set qrels.tsv --corpus corpus.jsonl
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		set := fs.String("set", "", "eval set: JSONL or TREC qrels (required)")
+		corpus := fs.String("corpus", "", "corpus folder of .txt/.md files or JSONL of {\"id\",\"title\",\"text\"}; every gold doc must be in it")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *set == "" {
+				return usagef("--set is required")
+			}
+			s, err := gate.LoadSet(*set)
+			if err != nil {
+				return err
+			}
+			graded, gold := 0, 0
+			for _, q := range s.Queries {
+				gold += len(q.Gold)
+				for _, g := range q.Gold {
+					if g > 1 {
+						graded++
+						break
+					}
+				}
+			}
+			fmt.Fprintf(e.stdout, "ok: %s: %d queries (%d answerable, %d unanswerable), %d gold labels, %d queries with graded labels\n",
+				s.Path, len(s.Queries), s.Answerable(), len(s.Queries)-s.Answerable(), gold, graded)
+			if *corpus == "" {
+				return nil
+			}
+			ids := map[string]bool{}
+			if err := gate.WalkCorpus(*corpus, func(d gate.Document) error { ids[d.ID] = true; return nil }); err != nil {
+				return err
+			}
+			missing := gate.MissingGold(s, ids)
+			if len(missing) == 0 {
+				fmt.Fprintf(e.stdout, "ok: %s: all gold documents are among its %d documents\n", *corpus, len(ids))
+				return nil
+			}
+			qids := make([]string, 0, len(missing))
+			for id := range missing {
+				qids = append(qids, id)
+			}
+			sort.Slice(qids, func(i, j int) bool { return s.Query(qids[i]).Line < s.Query(qids[j]).Line })
+			var lines []string
+			for _, id := range qids {
+				lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, s.Query(id).Line, id, strings.Join(missing[id], ", ")))
+			}
+			return &gate.InputError{File: *corpus, Err: fmt.Errorf("%d %s name gold documents missing from the corpus (a data-quality bug, not a retrieval failure):\n  %s",
+				len(qids), map[bool]string{true: "query", false: "queries"}[len(qids) == 1], strings.Join(lines, "\n  "))}
+		}
+	},
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// Exit codes, as documented in README.md.
+const (
+	exitPass       = 0 // the gate passed, or the command succeeded
+	exitRegression = 1 // the gate failed: recall dropped beyond a threshold
+	exitInput      = 2 // usage, config or input error
+	exitInfra      = 3 // a query could not be retrieved
+)
+
+// errRegression is returned by a command whose verdict is fail.
+var errRegression = errors.New("regression")
+
+// usageError is a mistake on the command line.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// env bundles what a command may touch of the world, so tests replace it.
+type env struct {
+	getenv func(string) string
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// warn prints a warning line on stderr.
+func (e *env) warn(format string, args ...any) {
+	fmt.Fprintf(e.stderr, "recallgate: warning: "+format+"\n", args...)
+}
+
+// command is one subcommand. setup registers its flags on fs and returns the
+// function that runs it once the flags are parsed.
+type command struct {
+	name, summary, usage, examples string
+	setup                          func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
+}
+
+// parse registers the command's flags and parses args; it returns the runner
+// and the positional arguments.
+func (c command) parse(args []string) (func(context.Context, *env, []string) error, []string, error) {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	runner := c.setup(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, nil, err
+		}
+		return nil, nil, usagef("%v", err)
+	}
+	return runner, fs.Args(), nil
+}
+
+func commands() []command {
+	return []command{scoreCommand, compareCommand, validateCommand}
+}
+
+// run is the whole program: it parses args, runs the subcommand and maps the
+// outcome to an exit code in one place.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	e := &env{getenv: getenv, stdout: stdout, stderr: stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, mainUsage())
+		return exitInput
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			if c, ok := lookup(args[1]); ok {
+				fmt.Fprint(stdout, commandUsage(c))
+				return exitPass
+			}
+		}
+		fmt.Fprint(stdout, mainUsage())
+		return exitPass
+	case "-version", "--version", "version":
+		fmt.Fprintf(stdout, "recallgate %s\n", version)
+		return exitPass
+	}
+	c, ok := lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "recallgate: unknown command %q\n\n%s", args[0], mainUsage())
+		return exitInput
+	}
+	runner, rest, err := c.parse(args[1:])
+	if err == nil {
+		err = runner(ctx, e, rest)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, commandUsage(c))
+		return exitPass
+	}
+	code := exitCode(err)
+	switch {
+	case err == nil, code == exitRegression:
+	case code == exitInput && isUsage(err):
+		fmt.Fprintf(stderr, "recallgate %s: %v\nRun 'recallgate %s --help' for usage.\n", c.name, err, c.name)
+	default:
+		fmt.Fprintf(stderr, "recallgate %s: %v\n", c.name, err)
+	}
+	return code
+}
+
+// exitCode maps an error to the documented exit code.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitPass
+	case errors.Is(err, errRegression):
+		return exitRegression
+	case gate.IsInfra(err):
+		return exitInfra
+	default:
+		return exitInput
+	}
+}
+
+func isUsage(err error) bool {
+	var ue *usageError
+	return errors.As(err, &ue)
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range commands() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+func mainUsage() string {
+	var b strings.Builder
+	b.WriteString(`recallgate gates pull requests on the retrieval quality of a RAG system.
+
+Usage:
+  recallgate <command> [flags]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+	}
+	b.WriteString(`
+Examples:
+  recallgate validate --set frozen-set/queries.jsonl
+  recallgate score    --set queries.jsonl --results head.jsonl
+  recallgate compare  --set queries.jsonl --base base.jsonl --head head.jsonl --format markdown
+
+Exit codes: 0 pass · 1 regression · 2 usage, config or input error · 3 retriever or infrastructure error.
+Run 'recallgate <command> --help' for a command's flags; 'recallgate --version' for the version.
+`)
+	return b.String()
+}
+
+func commandUsage(c command) string {
+	return fmt.Sprintf("%s\n\nUsage:\n  %s\n\n%s\nExamples:\n%s", c.summary, c.usage, flagHelp(c), c.examples)
+}
+
+// flagHelp lists a command's flags with their defaults.
+func flagHelp(c command) string {
+	var b strings.Builder
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	c.setup(fs)
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	return "Flags:\n" + b.String()
+}
+
+// signalContext is cancelled on SIGINT or SIGTERM.
+func signalContext() context.Context {
+	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return ctx
+}
