@@ -57,6 +57,7 @@ func ReadRun(r io.Reader, name string, fn func(Result) error) error {
 	format := ""
 	seen := map[string]int{}
 	var trec trecGroup
+	var scratch []Hit
 	for {
 		line, err := lr.next()
 		if errors.Is(err, io.EOF) {
@@ -75,10 +76,11 @@ func ReadRun(r io.Reader, name string, fn func(Result) error) error {
 			}
 		}
 		if format == "jsonl" {
-			res, err := parseResultLine(line, name, lr.line)
+			res, err := parseResultLine(line, name, lr.line, scratch)
 			if err != nil {
 				return err
 			}
+			scratch = res.Hits
 			if prev, dup := seen[res.ID]; dup {
 				return inputErr(name, lr.line, "id", "query %q appears twice in the run (first on line %d)", res.ID, prev)
 			}
@@ -139,7 +141,11 @@ type rawResult struct {
 	Hits *[]Hit  `json:"hits"`
 }
 
-func parseResultLine(line []byte, file string, n int) (Result, error) {
+// parseResultLine parses one JSONL run line, reusing scratch for the hits.
+func parseResultLine(line []byte, file string, n int, scratch []Hit) (Result, error) {
+	if id, hits, ok := fastResult(line, scratch); ok {
+		return checkResult(Result{ID: id, Hits: hits, Line: n}, file)
+	}
 	var raw rawResult
 	if err := decodeStrict(line, &raw); err != nil {
 		return Result{}, jsonLineError(file, n, err)
@@ -150,12 +156,20 @@ func parseResultLine(line []byte, file string, n int) (Result, error) {
 	if raw.Hits == nil {
 		return Result{}, inputErr(file, n, "hits", "query %q: required (use [] for no results)", *raw.ID)
 	}
-	for i, h := range *raw.Hits {
+	return checkResult(Result{ID: *raw.ID, Hits: *raw.Hits, Line: n}, file)
+}
+
+// checkResult applies the rules both JSONL parsers share.
+func checkResult(r Result, file string) (Result, error) {
+	if strings.TrimSpace(r.ID) == "" {
+		return Result{}, inputErr(file, r.Line, "id", "required and must not be empty")
+	}
+	for i, h := range r.Hits {
 		if strings.TrimSpace(h.Doc) == "" {
-			return Result{}, inputErr(file, n, fmt.Sprintf("hits[%d].doc", i), "query %q: hit without a document id", *raw.ID)
+			return Result{}, inputErr(file, r.Line, fmt.Sprintf("hits[%d].doc", i), "query %q: hit without a document id", r.ID)
 		}
 	}
-	return Result{ID: *raw.ID, Hits: *raw.Hits, Line: n}, nil
+	return r, nil
 }
 
 func parseTRECLine(line []byte, file string, n int) (string, Hit, error) {

@@ -200,14 +200,14 @@ func (s *Set) add(q *Query) {
 
 // rawQuery is the JSONL shape of one eval-set line.
 type rawQuery struct {
-	ID           *string                `json:"id"`
-	Query        *string                `json:"query"`
-	Gold         map[string]json.Number `json:"gold"`
-	Segments     []string               `json:"segments"`
-	Source       string                 `json:"source"`
-	Evidence     []string               `json:"evidence"`
-	Unanswerable bool                   `json:"unanswerable"`
-	Note         string                 `json:"note"`
+	ID           *string  `json:"id"`
+	Query        *string  `json:"query"`
+	Gold         goldMap  `json:"gold"`
+	Segments     []string `json:"segments"`
+	Source       string   `json:"source"`
+	Evidence     []string `json:"evidence"`
+	Unanswerable bool     `json:"unanswerable"`
+	Note         string   `json:"note"`
 }
 
 func parseQueryLine(line []byte, file string, n int) (*Query, error) {
@@ -241,6 +241,48 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 		q.Gold[doc] = g
 	}
 	return q, nil
+}
+
+// goldMap decodes the gold object keeping its order-independent content but
+// rejecting a document id given twice, which a plain map would hide.
+type goldMap map[string]json.Number
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (g *goldMap) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return errors.New("gold must be an object of document id → grade")
+	}
+	m := goldMap{}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key := kt.(string)
+		vt, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		num, ok := vt.(json.Number)
+		if !ok {
+			return fmt.Errorf("gold.%s: grade must be a number 0–%d, got %v", key, MaxGrade, vt)
+		}
+		if _, dup := m[key]; dup {
+			return fmt.Errorf("gold.%s: document listed twice", key)
+		}
+		m[key] = num
+	}
+	*g = m
+	return nil
 }
 
 // parseGrade accepts an integer grade in 0..MaxGrade.

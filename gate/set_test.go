@@ -98,3 +98,16 @@ func gen(n int) string {
 	}
 	return b.String()
 }
+
+func TestParseSetGoldObjectErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"id":"q","query":"a","gold":{"d":1,"d":2}}`: "gold.d: document listed twice",
+		`{"id":"q","query":"a","gold":{"d":"2"}}`:     "grade must be a number",
+		`{"id":"q","query":"a","gold":["d"]}`:         "gold must be an object",
+	} {
+		_, err := ParseSet(strings.NewReader(in), "s.jsonl")
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "s.jsonl:1:") {
+			t.Errorf("%s: got %v, want %q", in, err, want)
+		}
+	}
+}

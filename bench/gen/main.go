@@ -1,0 +1,124 @@
+// Command gen writes a seeded synthetic benchmark case: an eval set with
+// graded gold labels and a run of Q queries × H hits, as JSONL and as TREC
+// qrels/run, so recallgate and trec_eval can score the same data.
+//
+//	go run ./bench/gen -queries 10000 -hits 1000 -out /tmp/rgbench
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+)
+
+func main() {
+	queries := flag.Int("queries", 10000, "number of queries")
+	hits := flag.Int("hits", 1000, "hits per query")
+	docs := flag.Int("docs", 100000, "corpus size the doc ids are drawn from")
+	gold := flag.Int("gold", 8, "gold labels per query (grades 0–3)")
+	seed := flag.Int64("seed", 1, "random seed")
+	out := flag.String("out", "bench-data", "output folder")
+	flag.Parse()
+	if err := gen(*queries, *hits, *docs, *gold, *seed, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+func gen(nq, nh, nd, ng int, seed int64, out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	r := rand.New(rand.NewSource(seed))
+	files := map[string]*bufio.Writer{}
+	var closers []*os.File
+	for _, name := range []string{"set.jsonl", "qrels.txt", "run.jsonl", "run.trec"} {
+		f, err := os.Create(filepath.Join(out, name))
+		if err != nil {
+			return err
+		}
+		closers = append(closers, f)
+		files[name] = bufio.NewWriterSize(f, 1<<20)
+	}
+	for q := 0; q < nq; q++ {
+		qid := fmt.Sprintf("q%05d", q)
+		// Gold docs: the first is always relevant, the others graded 0–3.
+		golds := map[string]int{}
+		for len(golds) < ng {
+			d := fmt.Sprintf("d%06d", r.Intn(nd))
+			g := r.Intn(4)
+			if len(golds) == 0 {
+				g = 1 + r.Intn(3)
+			}
+			golds[d] = g
+		}
+		w := files["set.jsonl"]
+		fmt.Fprintf(w, `{"id":%q,"query":"synthetic query %d","gold":{`, qid, q)
+		i := 0
+		for _, d := range sortedKeys(golds) {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			fmt.Fprintf(w, "%q:%d", d, golds[d])
+			fmt.Fprintf(files["qrels.txt"], "%s 0 %s %d\n", qid, d, golds[d])
+			i++
+		}
+		w.WriteString("}}\n")
+		// Hits: unique doc ids, some gold docs planted at random ranks,
+		// strictly decreasing scores so the TREC order is the JSONL order.
+		seen := map[string]bool{}
+		list := make([]string, 0, nh)
+		for _, d := range sortedKeys(golds) {
+			if r.Intn(3) > 0 {
+				list = append(list, d)
+				seen[d] = true
+			}
+		}
+		for len(list) < nh {
+			d := fmt.Sprintf("d%06d", r.Intn(nd))
+			if !seen[d] {
+				seen[d] = true
+				list = append(list, d)
+			}
+		}
+		r.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+		w = files["run.jsonl"]
+		fmt.Fprintf(w, `{"id":%q,"hits":[`, qid)
+		for rank, d := range list {
+			if rank > 0 {
+				w.WriteByte(',')
+			}
+			score := float64(nh-rank) / 10
+			fmt.Fprintf(w, `{"doc":%q,"score":%.1f}`, d, score)
+			fmt.Fprintf(files["run.trec"], "%s Q0 %s %d %.1f gen\n", qid, d, rank+1, score)
+		}
+		w.WriteString("]}\n")
+	}
+	for _, w := range files {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	for _, f := range closers {
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+	return keys
+}

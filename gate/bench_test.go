@@ -1,0 +1,83 @@
+package gate
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchCase builds an in-memory set and a run of nq queries × nh hits, as
+// JSONL or TREC.
+func benchCase(b *testing.B, nq, nh int, trec bool) (*Set, []byte) {
+	b.Helper()
+	var set strings.Builder
+	var run bytes.Buffer
+	for q := 0; q < nq; q++ {
+		fmt.Fprintf(&set, `{"id":"q%d","query":"x","gold":{"d%d":3,"d%d":1,"d%d":0}}`+"\n", q, q%nh, (q+1)%nh, (q+2)%nh)
+		if !trec {
+			fmt.Fprintf(&run, `{"id":"q%d","hits":[`, q)
+		}
+		for h := 0; h < nh; h++ {
+			if trec {
+				fmt.Fprintf(&run, "q%d Q0 d%d %d %d.5 bench\n", q, h, h+1, nh-h)
+				continue
+			}
+			if h > 0 {
+				run.WriteByte(',')
+			}
+			fmt.Fprintf(&run, `{"doc":"d%d","chunk":"d%d#0","score":%d.5}`, h, h, nh-h)
+		}
+		if !trec {
+			run.WriteString("]}\n")
+		}
+	}
+	s, err := ParseSet(strings.NewReader(set.String()), "bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s, run.Bytes()
+}
+
+func benchmarkScore(b *testing.B, trec bool) {
+	set, run := benchCase(b, 1000, 1000, trec)
+	b.SetBytes(int64(len(run)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sc := NewScorer(set, DefaultDepth())
+		if err := ReadRun(bytes.NewReader(run), "bench", sc.Add); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := sc.Card(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/1k-queries×1k-hits")
+}
+
+// BenchmarkScoreJSONL streams and scores 1,000 queries × 1,000 hits of JSONL.
+func BenchmarkScoreJSONL(b *testing.B) { benchmarkScore(b, false) }
+
+// BenchmarkScoreTREC streams and scores 1,000 queries × 1,000 hits of a TREC run.
+func BenchmarkScoreTREC(b *testing.B) { benchmarkScore(b, true) }
+
+// BenchmarkCompare compares two scored runs of 1,000 queries.
+func BenchmarkCompare(b *testing.B) {
+	set, run := benchCase(b, 1000, 100, false)
+	sc := NewScorer(set, DefaultDepth())
+	if err := ReadRun(bytes.NewReader(run), "bench", sc.Add); err != nil {
+		b.Fatal(err)
+	}
+	card, err := sc.Card()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := Compare(card, card, DefaultThresholds()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

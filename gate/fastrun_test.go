@@ -1,0 +1,77 @@
+package gate
+
+import (
+	"reflect"
+	"testing"
+)
+
+// slowResult is the reference: encoding/json with the same strictness.
+func slowResult(line []byte) (Result, bool) {
+	var raw rawResult
+	if err := decodeStrict(line, &raw); err != nil || raw.ID == nil || raw.Hits == nil {
+		return Result{}, false
+	}
+	return Result{ID: *raw.ID, Hits: *raw.Hits}, true
+}
+
+var runLineSeeds = []string{
+	`{"id":"q1","hits":[{"doc":"a","chunk":"a#1","score":1.5,"text":"x"}]}`,
+	`{ "hits" : [ ] , "id" : "q2" }`,
+	`{"id":"q\"3\\","hits":[{"doc":"caf\u00e9"},{"doc":"b","score":-1e-3}]}`,
+	`{"id":"q","hits":[{"doc":"a","score":01}]}`,
+	`{"id":"q","hits":[{"doc":"a","score":1.}]}`,
+	`{"id":"q","hits":[{"doc":"a","extra":1}]}`,
+	`{"id":"q","hits":[{"doc":"a"}],"id":"r"}`,
+	`{"id":"q","hits":null}`,
+	`{"id":"q","hits":[{"doc":null}]}`,
+	`{"id":"q","hits":[{"doc":"a"},]}`,
+	`{"id":"q","hits":[{"doc":"a"}]} trailing`,
+	`{"id":"q","hits":[{"doc":"a\tb"}]}`,
+	`{"id":"q","hits":[{"doc":"\n"}]}`,
+	`{"id":"q","hits":[{"doc":"a","score":1e999}]}`,
+	`{"id":"q","hits":[{"doc":"a","score":-0.5E+2}]}`,
+	"{\"id\":\"q\",\"hits\":[{\"doc\":\"\xff\"}]}",
+}
+
+// TestFastResultAgreesWithEncodingJSON: whenever the fast parser accepts a
+// line, encoding/json accepts it too and decodes the same values.
+func TestFastResultAgreesWithEncodingJSON(t *testing.T) {
+	accepted := 0
+	for _, s := range runLineSeeds {
+		id, hits, ok := fastResult([]byte(s), nil)
+		if !ok {
+			continue
+		}
+		accepted++
+		want, wok := slowResult([]byte(s))
+		if !wok {
+			t.Errorf("fast parser accepted what encoding/json rejects: %s", s)
+			continue
+		}
+		if id != want.ID || !reflect.DeepEqual(append([]Hit{}, hits...), append([]Hit{}, want.Hits...)) {
+			t.Errorf("%s: fast %q %+v, encoding/json %q %+v", s, id, hits, want.ID, want.Hits)
+		}
+	}
+	if accepted < 4 {
+		t.Errorf("fast parser accepted only %d of the plain lines", accepted)
+	}
+}
+
+func FuzzFastResult(f *testing.F) {
+	for _, s := range runLineSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		id, hits, ok := fastResult([]byte(s), nil)
+		if !ok {
+			return
+		}
+		want, wok := slowResult([]byte(s))
+		if !wok {
+			t.Fatalf("fast parser accepted what encoding/json rejects: %q", s)
+		}
+		if id != want.ID || !reflect.DeepEqual(append([]Hit{}, hits...), append([]Hit{}, want.Hits...)) {
+			t.Fatalf("%q: fast %q %+v, encoding/json %q %+v", s, id, hits, want.ID, want.Hits)
+		}
+	})
+}
