@@ -3,3 +3,5 @@ module github.com/recallgate/recallgate
 go 1.26.8
 
 require github.com/BurntSushi/toml v1.6.0
+
+require github.com/kljensen/snowball v0.10.0

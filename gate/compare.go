@@ -116,16 +116,17 @@ type Comparison struct {
 	Reasons []string
 	// Warnings are the scorecards' warnings, prefixed by side.
 	Warnings []string
+
+	index map[string]int // query id → position in Queries
 }
 
 // Query returns the paired query with the given id, or nil.
 func (c *Comparison) Query(id string) *PairedQuery {
-	for i := range c.Queries {
-		if c.Queries[i].Query.ID == id {
-			return &c.Queries[i]
-		}
+	i, ok := c.index[id]
+	if !ok {
+		return nil
 	}
-	return nil
+	return &c.Queries[i]
 }
 
 // Compare pairs two scorecards of the same set query by query and decides the
@@ -140,7 +141,7 @@ func Compare(base, head *Scorecard, t Thresholds) (*Comparison, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Comparison{Set: base.Set, Depth: base.Depth, Thresholds: t, Base: base.Summary, Head: head.Summary}
+	c := &Comparison{Set: base.Set, Depth: base.Depth, Thresholds: t, Base: base.Summary, Head: head.Summary, index: map[string]int{}}
 	c.MeanDelta = Delta{
 		Recall:    head.Summary.Recall - base.Summary.Recall,
 		Precision: head.Summary.Precision - base.Summary.Precision,
@@ -174,6 +175,7 @@ func Compare(base, head *Scorecard, t Thresholds) (*Comparison, error) {
 		q.sortByGrade(p.Lost)
 		q.sortByGrade(p.Gained)
 		p.NewMiss = b.Found > 0 && h.Found == 0
+		c.index[q.ID] = len(c.Queries)
 		c.Queries = append(c.Queries, p)
 		if p.RankingOnly {
 			c.RankingOnly = append(c.RankingOnly, q.ID)

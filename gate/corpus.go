@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,7 +26,8 @@ var corpusExts = map[string]bool{".txt": true, ".md": true, ".markdown": true, "
 // WalkCorpus calls fn for each document of a corpus, in a stable order. A
 // corpus is either a folder of text and Markdown files, where the id is the
 // path relative to the folder without its extension and with forward
-// slashes, or a JSONL file of {"id","title","text"} lines (the BEIR format).
+// slashes, or a JSONL file of {"id","title","text"} lines (the BEIR format),
+// gzip-compressed when its name ends in .gz.
 func WalkCorpus(path string, fn func(Document) error) error {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -39,7 +41,16 @@ func WalkCorpus(path string, fn func(Document) error) error {
 		return &InputError{File: path, Err: fmt.Errorf("open corpus: %w", err)}
 	}
 	defer f.Close()
-	return readCorpusJSONL(f, path, fn)
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return &InputError{File: path, Err: fmt.Errorf("open corpus: %w", err)}
+		}
+		defer zr.Close()
+		r = zr
+	}
+	return readCorpusJSONL(r, path, fn)
 }
 
 func walkCorpusDir(root string, fn func(Document) error) error {

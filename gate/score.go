@@ -130,16 +130,6 @@ func (c *Scorecard) Warnings() []string {
 	return w
 }
 
-// Score returns the score of the query with the given id, or nil.
-func (c *Scorecard) Score(id string) *QueryScore {
-	for i := range c.Queries {
-		if c.Queries[i].ID == id {
-			return &c.Queries[i]
-		}
-	}
-	return nil
-}
-
 // ScoreQuery scores one query's ranked hits at the given depths. Hits are
 // collapsed to their parent documents first, keeping the first occurrence in
 // rank order. seen is scratch space and may be nil.

@@ -126,6 +126,52 @@ func (s *Set) Answerable() int {
 	return n
 }
 
+// LoadQueryTexts gives the queries of a qrels set their text, from a JSONL
+// file of {"id","text"} lines (the BEIR queries format; "query" is accepted
+// for "text"). Lines for ids outside the set are ignored; a set query left
+// without text is an error, since it could not be retrieved.
+func (s *Set) LoadQueryTexts(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return &InputError{File: path, Err: fmt.Errorf("open queries: %w", err)}
+	}
+	defer f.Close()
+	lr := newLineReader(f)
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return &InputError{File: path, Err: err}
+		}
+		if isBlank(line) {
+			continue
+		}
+		var raw struct {
+			ID       string          `json:"id"`
+			Text     string          `json:"text"`
+			Query    string          `json:"query"`
+			Metadata json.RawMessage `json:"metadata"`
+		}
+		if err := decodeStrict(line, &raw); err != nil {
+			return jsonLineError(path, lr.line, err)
+		}
+		if q := s.byID[raw.ID]; q != nil {
+			q.Text = raw.Text
+			if q.Text == "" {
+				q.Text = raw.Query
+			}
+		}
+	}
+	for _, q := range s.Queries {
+		if strings.TrimSpace(q.Text) == "" {
+			return inputErr(path, 0, "", "query %q of set %s has no text here", q.ID, s.Path)
+		}
+	}
+	return nil
+}
+
 // LoadSet reads and validates an eval set file (JSONL or TREC qrels).
 func LoadSet(path string) (*Set, error) {
 	f, err := os.Open(path)

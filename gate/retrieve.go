@@ -1,0 +1,123 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Retriever answers one query with ranked hits. Implementations live in
+// adapter packages (builtin BM25, HTTP, command, file).
+type Retriever interface {
+	// Retrieve returns up to k hits for the query, best first.
+	Retrieve(ctx context.Context, q *Query, k int) ([]Hit, error)
+}
+
+// RetrieveOptions bound how a set is retrieved.
+type RetrieveOptions struct {
+	// K is how many hits to ask for per query (the candidate depth).
+	K int
+	// Concurrency is how many queries run at once; at least 1.
+	Concurrency int
+	// Timeout bounds each query; 0 means no limit.
+	Timeout time.Duration
+}
+
+// RetrievalError lists every query that could not be retrieved. It wraps
+// into an *InfraError so the CLI exits 3.
+type RetrievalError struct {
+	Side     string
+	Failures map[string]error // query id → reason
+}
+
+func (e *RetrievalError) Error() string {
+	ids := make([]string, 0, len(e.Failures))
+	for id := range e.Failures {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d %s could not be retrieved (not scored as misses):", e.Side, len(ids), plural(len(ids), "query", "queries"))
+	for i, id := range ids {
+		if i == 10 {
+			fmt.Fprintf(&b, "\n  …and %d more", len(ids)-10)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s: %v", id, e.Failures[id])
+	}
+	return b.String()
+}
+
+// RetrieveAll runs every query of the set through r with bounded
+// concurrency and returns the results in set order. If any query fails, it
+// returns an *InfraError wrapping a *RetrievalError that names them all.
+func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o RetrieveOptions) ([]Result, error) {
+	if o.Concurrency < 1 {
+		o.Concurrency = 1
+	}
+	results := make([]Result, len(set.Queries))
+	errs := make([]error, len(set.Queries))
+	sem := make(chan struct{}, o.Concurrency)
+	var wg sync.WaitGroup
+	for i, q := range set.Queries {
+		if ctx.Err() != nil {
+			errs[i] = ctx.Err()
+			continue
+		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int, q *Query) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			qctx := ctx
+			if o.Timeout > 0 {
+				var cancel context.CancelFunc
+				qctx, cancel = context.WithTimeout(ctx, o.Timeout)
+				defer cancel()
+			}
+			hits, err := r.Retrieve(qctx, q, o.K)
+			if err == nil {
+				for j, h := range hits {
+					if strings.TrimSpace(h.Doc) == "" {
+						err = fmt.Errorf("hit %d has no document id", j)
+						break
+					}
+				}
+			}
+			if err != nil {
+				if errors.Is(err, context.DeadlineExceeded) && o.Timeout > 0 {
+					err = fmt.Errorf("timed out after %s: %w", o.Timeout, err)
+				}
+				errs[i] = err
+				return
+			}
+			results[i] = Result{ID: q.ID, Hits: hits}
+		}(i, q)
+	}
+	wg.Wait()
+	failures := map[string]error{}
+	for i, err := range errs {
+		if err != nil {
+			failures[set.Queries[i].ID] = err
+		}
+	}
+	if len(failures) > 0 {
+		return nil, &InfraError{Err: &RetrievalError{Side: side, Failures: failures}}
+	}
+	return results, nil
+}
+
+// ScoreResults scores results already in memory.
+func ScoreResults(set *Set, results []Result, d Depth) (*Scorecard, error) {
+	sc := NewScorer(set, d)
+	for _, r := range results {
+		if err := sc.Add(r); err != nil {
+			return nil, err
+		}
+	}
+	return sc.Card()
+}
