@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -185,4 +187,24 @@ func parseTRECLine(line []byte, file string, n int) (string, Hit, error) {
 		return "", Hit{}, inputErr(file, n, "score", "%q is not a number", fields[4])
 	}
 	return fields[0], Hit{Doc: fields[2], Score: score}, nil
+}
+
+// WriteRun writes results as a JSONL run, one query a line, in the order given.
+func WriteRun(w io.Writer, results []Result) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, r := range results {
+		hits := r.Hits
+		if hits == nil {
+			hits = []Hit{}
+		}
+		if err := enc.Encode(struct {
+			ID   string `json:"id"`
+			Hits []Hit  `json:"hits"`
+		}{r.ID, hits}); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
 }

@@ -70,7 +70,7 @@ func (c command) parse(args []string) (func(context.Context, *env, []string) err
 }
 
 func commands() []command {
-	return []command{scoreCommand, compareCommand, validateCommand}
+	return []command{gateCommand, retrieveCommand, scoreCommand, compareCommand, validateCommand}
 }
 
 // run is the whole program: it parses args, runs the subcommand and maps the
@@ -161,6 +161,8 @@ Commands:
 	}
 	b.WriteString(`
 Examples:
+  recallgate gate     --config frozen-set/recallgate.toml
+  recallgate retrieve --config frozen-set/recallgate.toml --side head --out head.jsonl
   recallgate validate --set frozen-set/queries.jsonl
   recallgate score    --set queries.jsonl --results head.jsonl
   recallgate compare  --set queries.jsonl --base base.jsonl --head head.jsonl --format markdown

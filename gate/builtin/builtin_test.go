@@ -22,7 +22,6 @@ func corpus(t *testing.T, docs map[string]string) string {
 	return dir
 }
 
-
 func TestAnalysis(t *testing.T) {
 	a := Analysis{Stem: true, StopWords: true}
 	got := a.terms("The Rotating of API-keys, TP-429!", nil)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -24,6 +25,8 @@ type Config struct {
 	Path string
 	// Set is the eval set path, or "" when the file names none.
 	Set string
+	// Queries gives the query texts of a qrels set (BEIR queries JSONL).
+	Queries string
 	// Depth holds the candidate and context depths.
 	Depth gate.Depth
 	// Thresholds decide the verdict.
@@ -33,12 +36,62 @@ type Config struct {
 	Base, Head *Retriever
 }
 
-// Retriever configures one side's retriever.
+// Retriever configures one side's retriever. Which keys apply depends on
+// Type: "builtin" (BM25 over a corpus), "http", "command" or "file".
 type Retriever struct {
-	// Type names the retriever kind, e.g. "file".
+	// Type names the retriever kind.
 	Type string `toml:"type"`
+	// Concurrency is how many queries run at once (default 4).
+	Concurrency int `toml:"concurrency"`
+	// Timeout bounds each query, as a Go duration ("10s"; default 30s).
+	Timeout Duration `toml:"timeout"`
+
 	// Path is the run file of a "file" retriever, resolved like Set.
 	Path string `toml:"path"`
+
+	// Corpus is the folder or JSONL file a "builtin" retriever indexes.
+	Corpus       string   `toml:"corpus"`
+	ChunkWords   int      `toml:"chunk_words"`
+	ChunkOverlap int      `toml:"chunk_overlap"`
+	K1           *float64 `toml:"k1"`
+	B            *float64 `toml:"b"`
+	TitleBoost   float64  `toml:"title_boost"`
+	Stem         *bool    `toml:"stem"`
+	StopWords    *bool    `toml:"stop_words"`
+
+	// URL, Method, Body and Headers describe an "http" retriever's request.
+	URL     string            `toml:"url"`
+	Method  string            `toml:"method"`
+	Body    string            `toml:"body"`
+	Headers map[string]string `toml:"headers"`
+	// Hits, Doc, Chunk, Score and Text are paths into the JSON response:
+	// Hits to the array of hits, the others relative to one hit.
+	Hits      string `toml:"hits"`
+	DocPath   string `toml:"doc"`
+	ChunkPath string `toml:"chunk"`
+	ScorePath string `toml:"score"`
+	TextPath  string `toml:"text"`
+	Retries   *int   `toml:"retries"`
+	MaxBody   int64  `toml:"max_body_bytes"`
+
+	// Command is the argv of a "command" retriever (no shell).
+	Command []string `toml:"command"`
+}
+
+// Duration is a time.Duration written as a string in TOML ("10s").
+type Duration struct{ time.Duration }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration like \"10s\": %w", err)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration must not be negative, got %s", v)
+	}
+	d.Duration = v
+	return nil
 }
 
 // side is a [base] or [head] table.
@@ -47,8 +100,9 @@ type side struct {
 }
 
 type rawConfig struct {
-	Set   string `toml:"set"`
-	Depth struct {
+	Set     string `toml:"set"`
+	Queries string `toml:"queries"`
+	Depth   struct {
 		Candidates *int `toml:"candidates"`
 		Context    *int `toml:"context"`
 	} `toml:"depth"`
@@ -95,6 +149,9 @@ func Parse(data []byte, name string) (*Config, error) {
 	c := &Config{Path: name, Depth: gate.DefaultDepth(), Thresholds: gate.DefaultThresholds()}
 	if raw.Set != "" {
 		c.Set = resolve(dir, raw.Set)
+	}
+	if raw.Queries != "" {
+		c.Queries = resolve(dir, raw.Queries)
 	}
 	if v := raw.Depth.Candidates; v != nil {
 		c.Depth.Candidates = *v
@@ -150,8 +207,33 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	if r.Type == "" {
 		return &gate.InputError{File: c.Path, Field: table + ".type", Err: errors.New("required")}
 	}
+	switch r.Type {
+	case "builtin", "http", "command", "file":
+	default:
+		return &gate.InputError{File: c.Path, Field: table + ".type", Err: fmt.Errorf("unknown retriever type %q (want builtin, http, command or file)", r.Type)}
+	}
+	need := map[string]string{"builtin": r.Corpus, "http": r.URL, "file": r.Path}
+	if v, ok := need[r.Type]; ok && v == "" {
+		key := map[string]string{"builtin": "corpus", "http": "url", "file": "path"}[r.Type]
+		return &gate.InputError{File: c.Path, Field: table + "." + key, Err: fmt.Errorf("required for a %s retriever", r.Type)}
+	}
+	if r.Type == "command" && len(r.Command) == 0 {
+		return &gate.InputError{File: c.Path, Field: table + ".command", Err: errors.New("required for a command retriever: the argv array, e.g. [\"python3\", \"retriever.py\"]")}
+	}
+	if r.Concurrency < 0 {
+		return &gate.InputError{File: c.Path, Field: table + ".concurrency", Err: errors.New("must not be negative")}
+	}
+	if r.Concurrency == 0 {
+		r.Concurrency = 4
+	}
+	if r.Timeout.Duration == 0 {
+		r.Timeout.Duration = 30 * time.Second
+	}
 	if r.Path != "" {
 		r.Path = resolve(dir, r.Path)
+	}
+	if r.Corpus != "" {
+		r.Corpus = resolve(dir, r.Corpus)
 	}
 	return nil
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/report"
+)
+
+var gateCommand = command{
+	name:    "gate",
+	summary: "Retrieve the set with the base and the head retriever, compare them and decide the gate.",
+	usage:   "recallgate gate --config FILE [--format text|json|markdown] [--out FILE] [--save-runs DIR]",
+	examples: `  recallgate gate --config frozen-set/recallgate.toml
+  recallgate gate --config recallgate.toml --format markdown --out comment.md --save-runs runs/
+  recallgate gate --config recallgate.toml --max-recall-drop 0.05
+
+Exits 1 on a regression, 3 when any query of either side could not be
+retrieved (it is never scored as a miss).
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		cfgPath := fs.String("config", "recallgate.toml", "recallgate.toml with the set, [depth], [gate] and the retrievers")
+		setPath := fs.String("set", "", "eval set to use instead of the config's")
+		format := fs.String("format", "text", "output format: text, json or markdown")
+		out := fs.String("out", "", "write the report to this file instead of stdout")
+		saveRuns := fs.String("save-runs", "", "also write base.jsonl and head.jsonl runs into this folder")
+		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (default from [gate])")
+		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall (default from [gate])")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			f, err := report.ParseFormat(*format)
+			if err != nil {
+				return usagef("--format: %v", err)
+			}
+			cfg, set, err := loadConfigSet(*cfgPath, *setPath)
+			if err != nil {
+				return err
+			}
+			th := cfg.Thresholds
+			fs.Visit(func(fl *flag.Flag) {
+				switch fl.Name {
+				case "max-recall-drop":
+					th.MaxRecallDrop = *drop
+				case "max-new-misses":
+					th.MaxNewMisses = *misses
+				}
+			})
+			if err := th.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			if cfg.Base == cfg.Head {
+				e.warn("%s: base and head use the same [retriever]; the gate compares the configuration with itself", cfg.Path)
+			}
+			runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"})
+			if err != nil {
+				return err
+			}
+			var failed []error
+			for _, side := range []string{"base", "head"} {
+				if runs[side].err != nil {
+					failed = append(failed, runs[side].err)
+				}
+			}
+			if len(failed) > 0 {
+				return errors.Join(failed...)
+			}
+			if *saveRuns != "" {
+				if err := os.MkdirAll(*saveRuns, 0o755); err != nil {
+					return fmt.Errorf("save runs: %w", err)
+				}
+				for _, side := range []string{"base", "head"} {
+					if err := writeRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].results); err != nil {
+						return err
+					}
+				}
+			}
+			bc, err := gate.ScoreResults(set, runs["base"].results, cfg.Depth)
+			if err != nil {
+				return fmt.Errorf("score base: %w", err)
+			}
+			hc, err := gate.ScoreResults(set, runs["head"].results, cfg.Depth)
+			if err != nil {
+				return fmt.Errorf("score head: %w", err)
+			}
+			cmp, err := gate.Compare(bc, hc, th)
+			if err != nil {
+				return fmt.Errorf("compare: %w", err)
+			}
+			for _, w := range cmp.Warnings {
+				e.warn("%s", w)
+			}
+			if err := emit(e, *out, func(w io.Writer) error { return report.Compare(w, cmp, f) }); err != nil {
+				return err
+			}
+			if cmp.Verdict == gate.Fail {
+				return errRegression
+			}
+			return nil
+		}
+	},
+}
+
+var retrieveCommand = command{
+	name:    "retrieve",
+	summary: "Run one side's retriever over the eval set and write the run file.",
+	usage:   "recallgate retrieve --config FILE [--side base|head] --out RUN",
+	examples: `  recallgate retrieve --config frozen-set/recallgate.toml --side base --out base.jsonl
+  recallgate retrieve --config recallgate.toml --out head.jsonl && recallgate score --config recallgate.toml --results head.jsonl
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		cfgPath := fs.String("config", "recallgate.toml", "recallgate.toml with the set and the retrievers")
+		setPath := fs.String("set", "", "eval set to use instead of the config's")
+		side := fs.String("side", "head", "which retriever to run: base or head")
+		out := fs.String("out", "", "run file to write, JSONL (required)")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *side != "base" && *side != "head" {
+				return usagef("--side must be base or head, got %q", *side)
+			}
+			if *out == "" {
+				return usagef("--out is required")
+			}
+			cfg, set, err := loadConfigSet(*cfgPath, *setPath)
+			if err != nil {
+				return err
+			}
+			runs, err := retrieveSides(ctx, e, cfg, set, []string{*side})
+			if err != nil {
+				return err
+			}
+			if err := runs[*side].err; err != nil {
+				return err
+			}
+			if err := writeRunFile(*out, runs[*side].results); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", len(runs[*side].results), *out)
+			return nil
+		}
+	},
+}

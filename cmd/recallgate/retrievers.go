@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/builtin"
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/runfile"
+)
+
+// closer releases what a retriever holds (a subprocess, connections).
+type closer func() error
+
+// newRetriever builds the retriever a config table describes.
+func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Retriever, side string) (gate.Retriever, closer, error) {
+	none := func() error { return nil }
+	table := side + ".retriever"
+	switch r.Type {
+	case "file":
+		rt, err := runfile.Load(r.Path)
+		return rt, none, err
+	case "builtin":
+		o := builtin.DefaultOptions()
+		o.ChunkWords, o.ChunkOverlap, o.TitleBoost = r.ChunkWords, r.ChunkOverlap, r.TitleBoost
+		if r.K1 != nil {
+			o.K1 = *r.K1
+		}
+		if r.B != nil {
+			o.B = *r.B
+		}
+		if r.Stem != nil {
+			o.Analysis.Stem = *r.Stem
+		}
+		if r.StopWords != nil {
+			o.Analysis.StopWords = *r.StopWords
+		}
+		if err := o.Validate(); err != nil {
+			return nil, none, &gate.InputError{File: cfg.Path, Field: table, Err: err}
+		}
+		ix, err := builtin.Build(r.Corpus, o)
+		if err != nil {
+			return nil, none, fmt.Errorf("%s: build index: %w", side, err)
+		}
+		return ix, none, nil
+	}
+	return nil, none, &gate.InputError{File: cfg.Path, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
+}
+
+// sideRun is one side's retrieval outcome.
+type sideRun struct {
+	results []gate.Result
+	err     error
+}
+
+// retrieveSides retrieves the set for each named side at the same time,
+// so the two sides share the wall time.
+func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Set, sides []string) (map[string]sideRun, error) {
+	type built struct {
+		r     gate.Retriever
+		close closer
+		opts  gate.RetrieveOptions
+	}
+	bs := map[string]built{}
+	defer func() {
+		for _, b := range bs {
+			_ = b.close()
+		}
+	}()
+	for _, side := range sides {
+		rc := cfg.Base
+		if side == "head" {
+			rc = cfg.Head
+		}
+		if rc == nil {
+			return nil, &gate.InputError{File: cfg.Path, Field: side + ".retriever", Err: fmt.Errorf("no retriever configured: add [retriever] or [%s.retriever]", side)}
+		}
+		r, c, err := newRetriever(ctx, e, cfg, rc, side)
+		if err != nil {
+			return nil, err
+		}
+		bs[side] = built{r, c, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
+	}
+	out := map[string]sideRun{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for side, b := range bs {
+		wg.Add(1)
+		go func(side string, b built) {
+			defer wg.Done()
+			res, err := gate.RetrieveAll(ctx, side, set, b.r, b.opts)
+			mu.Lock()
+			out[side] = sideRun{res, err}
+			mu.Unlock()
+		}(side, b)
+	}
+	wg.Wait()
+	return out, nil
+}
+
+// loadConfigSet loads the config and its set (with query texts for qrels).
+func loadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	setPath := cfg.Set
+	if setOverride != "" {
+		setPath = setOverride
+	}
+	if setPath == "" {
+		return nil, nil, &gate.InputError{File: path, Field: "set", Err: fmt.Errorf("required: the eval set to run (or --set)")}
+	}
+	set, err := gate.LoadSet(setPath)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load set: %w", err)
+	}
+	if cfg.Queries != "" {
+		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
+			return nil, nil, fmt.Errorf("load query texts: %w", err)
+		}
+	} else if set.Format == "qrels" {
+		return nil, nil, &gate.InputError{File: path, Field: "queries", Err: fmt.Errorf("set %s is TREC qrels, which has no query text: name a queries file ({\"id\",\"text\"} lines)", filepath.Base(setPath))}
+	}
+	return cfg, set, nil
+}
+
+// writeRunFile writes a run atomically.
+func writeRunFile(path string, results []gate.Result) error {
+	return writeFileAtomic(path, func(w io.Writer) error { return gate.WriteRun(w, results) })
+}
