@@ -10,6 +10,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/builtin"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/endpoint"
 	"github.com/recallgate/recallgate/gate/runfile"
 )
 
@@ -47,6 +48,25 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 			return nil, none, fmt.Errorf("%s: build index: %w", side, err)
 		}
 		return ix, none, nil
+	case "http":
+		retries := endpoint.DefaultRetries
+		if r.Retries != nil {
+			retries = *r.Retries
+		}
+		ep, err := endpoint.New(endpoint.Config{
+			URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
+			Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
+			Retries: retries, MaxBody: r.MaxBody,
+		}, e.httpClient(), e.getenv)
+		if err != nil {
+			return nil, none, &gate.InputError{File: cfg.Path, Field: table, Err: err}
+		}
+		pctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
+		defer cancel()
+		if err := ep.Preflight(pctx); err != nil {
+			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: preflight request failed: %w", side, err)}
+		}
+		return ep, none, nil
 	}
 	return nil, none, &gate.InputError{File: cfg.Path, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
 }

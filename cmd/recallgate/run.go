@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -40,6 +41,15 @@ type env struct {
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
+	client *http.Client // nil means a default client
+}
+
+// httpClient is the client retrievers use; per-query timeouts come from contexts.
+func (e *env) httpClient() *http.Client {
+	if e.client != nil {
+		return e.client
+	}
+	return &http.Client{Transport: http.DefaultTransport}
 }
 
 // warn prints a warning line on stderr.

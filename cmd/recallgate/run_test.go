@@ -14,7 +14,7 @@ import (
 )
 
 // write puts content in a file under dir and returns its path.
-func write(t *testing.T, dir, name, content string) string {
+func write(t testing.TB, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -27,7 +27,7 @@ func write(t *testing.T, dir, name, content string) string {
 }
 
 // rg runs the CLI in-process and returns its exit code, stdout and stderr.
-func rg(t *testing.T, args ...string) (int, string, string) {
+func rg(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, func(string) string { return "" }, &out, &errb)

@@ -1,0 +1,373 @@
+// Package endpoint is the "http" retriever: it sends each query to a search
+// service over HTTP and reads the ranked hits out of the JSON answer with
+// configurable paths, so Elasticsearch/OpenSearch, Qdrant and home-made
+// services work without code. It retries throttling and server errors a
+// bounded number of times, honours Retry-After, limits the size of what it
+// reads and never prints header values.
+package endpoint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// Config describes the request and where the hits are in the answer.
+type Config struct {
+	// URL may hold {{query}} (URL-escaped), {{k}} and {{id}}.
+	URL string
+	// Method defaults to POST when Body is set, else GET.
+	Method string
+	// Body may hold {{query}} and {{id}} (each a JSON string literal, quotes
+	// included) and {{k}} (a number).
+	Body string
+	// Headers are sent with every request; ${VAR} in a value reads the
+	// environment. Values are secrets: they never appear in messages.
+	Headers map[string]string
+	// Hits is the path to the array of hits, e.g. "hits.hits" or "result".
+	Hits string
+	// Doc, Chunk, Score and Text are paths inside one hit; Doc is required.
+	Doc, Chunk, Score, Text string
+	// Retries is how many times a 429, 5xx or broken connection is retried.
+	Retries int
+	// MaxBody is the largest response body read, in bytes.
+	MaxBody int64
+	// Backoff is the first wait between retries when the server gives no
+	// Retry-After; it doubles each time. MaxWait caps any single wait.
+	Backoff, MaxWait time.Duration
+}
+
+// Defaults for the optional fields.
+const (
+	DefaultRetries = 3
+	DefaultMaxBody = 16 << 20
+)
+
+// Retriever is a configured HTTP retriever.
+type Retriever struct {
+	cfg     Config
+	client  *http.Client
+	headers http.Header
+	hits    []string
+	fields  [4][]string // doc, chunk, score, text
+	secrets []string
+}
+
+// New checks the config and resolves ${VAR} in header values with getenv.
+func New(cfg Config, client *http.Client, getenv func(string) string) (*Retriever, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	if cfg.URL == "" {
+		return nil, errors.New("url is required")
+	}
+	u, err := url.Parse(strings.NewReplacer("{{query}}", "q", "{{k}}", "1", "{{id}}", "i").Replace(cfg.URL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("url %q is not an http(s) URL", redactURL(cfg.URL))
+	}
+	if cfg.Doc == "" {
+		return nil, errors.New("doc (the path to a hit's document id) is required")
+	}
+	if cfg.Method == "" {
+		cfg.Method = http.MethodGet
+		if cfg.Body != "" {
+			cfg.Method = http.MethodPost
+		}
+	}
+	cfg.Method = strings.ToUpper(cfg.Method)
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
+	if cfg.Retries < 0 {
+		return nil, errors.New("retries must not be negative")
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = 30 * time.Second
+	}
+	r := &Retriever{cfg: cfg, client: client, headers: http.Header{}, hits: splitPath(cfg.Hits)}
+	for i, p := range []string{cfg.Doc, cfg.Chunk, cfg.Score, cfg.Text} {
+		r.fields[i] = splitPath(p)
+	}
+	for name, v := range cfg.Headers {
+		var missing []string
+		val := os.Expand(v, func(k string) string {
+			s := getenv(k)
+			if s == "" {
+				missing = append(missing, k)
+			}
+			return s
+		})
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("header %s reads unset environment variable %s", name, strings.Join(missing, ", "))
+		}
+		if val != "" {
+			r.secrets = append(r.secrets, val)
+		}
+		r.headers.Set(name, val)
+	}
+	if r.headers.Get("Content-Type") == "" && cfg.Body != "" {
+		r.headers.Set("Content-Type", "application/json")
+	}
+	return r, nil
+}
+
+// Preflight sends one request with a harmless query, so a wrong URL or
+// credentials fail before the whole set is run.
+func (r *Retriever) Preflight(ctx context.Context) error {
+	_, err := r.Retrieve(ctx, &gate.Query{ID: "recallgate-preflight", Text: "recallgate preflight"}, 1)
+	return err
+}
+
+// Retrieve implements gate.Retriever.
+func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.Hit, error) {
+	body, err := r.call(ctx, q, k)
+	if err != nil {
+		return nil, r.redact(err)
+	}
+	hits, err := r.parse(body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", redactURL(r.cfg.URL), err)
+	}
+	return hits, nil
+}
+
+func (r *Retriever) request(ctx context.Context, q *gate.Query, k int) (*http.Request, error) {
+	ks := strconv.Itoa(k)
+	u := strings.NewReplacer("{{query}}", url.QueryEscape(q.Text), "{{k}}", ks, "{{id}}", url.QueryEscape(q.ID)).Replace(r.cfg.URL)
+	var body io.Reader
+	if r.cfg.Body != "" {
+		qj, _ := json.Marshal(q.Text)
+		ij, _ := json.Marshal(q.ID)
+		body = strings.NewReader(strings.NewReplacer("{{query}}", string(qj), "{{k}}", ks, "{{id}}", string(ij)).Replace(r.cfg.Body))
+	}
+	req, err := http.NewRequestWithContext(ctx, r.cfg.Method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header = r.headers.Clone()
+	return req, nil
+}
+
+// call sends the request, retrying 429, 5xx and transport errors.
+func (r *Retriever) call(ctx context.Context, q *gate.Query, k int) ([]byte, error) {
+	wait := r.cfg.Backoff
+	for attempt := 0; ; attempt++ {
+		req, err := r.request(ctx, q, k)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := r.client.Do(req)
+		var retryAfter time.Duration
+		var lastErr error
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			lastErr = fmt.Errorf("request to %s: %w", redactURL(r.cfg.URL), err)
+		} else {
+			body, rerr := readLimited(resp.Body, r.cfg.MaxBody)
+			resp.Body.Close()
+			switch {
+			case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+				lastErr = fmt.Errorf("HTTP %d from %s%s", resp.StatusCode, redactURL(r.cfg.URL), excerpt(body))
+				retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+			case resp.StatusCode < 200 || resp.StatusCode > 299:
+				return nil, fmt.Errorf("HTTP %d from %s%s", resp.StatusCode, redactURL(r.cfg.URL), excerpt(body))
+			case rerr != nil:
+				lastErr = fmt.Errorf("read answer of %s: %w", redactURL(r.cfg.URL), rerr)
+				if errors.Is(rerr, errTooLarge) {
+					return nil, lastErr
+				}
+			default:
+				return body, nil
+			}
+		}
+		if attempt >= r.cfg.Retries {
+			if r.cfg.Retries > 0 {
+				return nil, fmt.Errorf("%w (gave up after %d retries)", lastErr, r.cfg.Retries)
+			}
+			return nil, lastErr
+		}
+		d := wait
+		if retryAfter > 0 {
+			d = retryAfter
+		}
+		d = min(d, r.cfg.MaxWait)
+		wait = min(wait*2, r.cfg.MaxWait)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (while waiting to retry: %v)", ctx.Err(), lastErr)
+		case <-time.After(d):
+		}
+	}
+}
+
+var errTooLarge = errors.New("response body is over the size limit")
+
+// readLimited reads at most max bytes and fails beyond that.
+func readLimited(rc io.Reader, max int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return b, err
+	}
+	if int64(len(b)) > max {
+		return nil, fmt.Errorf("%w (%d bytes; raise max_body_bytes)", errTooLarge, max)
+	}
+	return b, nil
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent or bad.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+func excerpt(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return ""
+	}
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return ": " + s
+}
+
+// redactURL drops the query string and user info, where keys tend to hide.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the configured URL"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		u.RawQuery = "…"
+	}
+	return u.String()
+}
+
+// redact removes every header value from an error message.
+func (r *Retriever) redact(err error) error {
+	msg := err.Error()
+	changed := false
+	for _, s := range r.secrets {
+		if len(s) >= 4 && strings.Contains(msg, s) {
+			msg = strings.ReplaceAll(msg, s, "***")
+			changed = true
+		}
+	}
+	if !changed {
+		return err
+	}
+	return errors.New(msg)
+}
+
+func splitPath(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, ".")
+}
+
+// lookup follows a path of object keys and array indexes.
+func lookup(v any, path []string) (any, bool) {
+	for _, seg := range path {
+		switch t := v.(type) {
+		case map[string]any:
+			next, ok := t[seg]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(t) {
+				return nil, false
+			}
+			v = t[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// parse extracts the hits from a JSON answer.
+func (r *Retriever) parse(body []byte) ([]gate.Hit, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var root any
+	if err := dec.Decode(&root); err != nil {
+		return nil, fmt.Errorf("answer is not JSON: %v%s", err, excerpt(body))
+	}
+	arr, ok := lookup(root, r.hits)
+	if !ok {
+		return nil, fmt.Errorf("answer has no %q", r.cfg.Hits)
+	}
+	list, ok := arr.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%q in the answer is not an array", r.cfg.Hits)
+	}
+	hits := make([]gate.Hit, 0, len(list))
+	for i, item := range list {
+		var h gate.Hit
+		doc, ok := lookup(item, r.fields[0])
+		if !ok {
+			return nil, fmt.Errorf("hit %d has no %q", i, r.cfg.Doc)
+		}
+		if h.Doc, ok = scalar(doc); !ok || h.Doc == "" {
+			return nil, fmt.Errorf("hit %d: %q is not a non-empty string or number", i, r.cfg.Doc)
+		}
+		if v, ok := lookup(item, r.fields[1]); ok && r.fields[1] != nil {
+			h.Chunk, _ = scalar(v)
+		}
+		if v, ok := lookup(item, r.fields[2]); ok && r.fields[2] != nil {
+			if n, isNum := v.(json.Number); isNum {
+				f, err := n.Float64()
+				if err != nil || math.IsInf(f, 0) {
+					return nil, fmt.Errorf("hit %d: score %s is not a finite number", i, n)
+				}
+				h.Score = f
+			}
+		}
+		if v, ok := lookup(item, r.fields[3]); ok && r.fields[3] != nil {
+			h.Text, _ = scalar(v)
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
+}
+
+// scalar renders a JSON string or number as a string.
+func scalar(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case json.Number:
+		return t.String(), true
+	}
+	return "", false
+}

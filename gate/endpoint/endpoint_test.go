@@ -1,0 +1,214 @@
+package endpoint
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+var q = &gate.Query{ID: "q7", Text: `rotate "api" key`}
+
+func newRetriever(t *testing.T, cfg Config, env map[string]string) *Retriever {
+	t.Helper()
+	if cfg.Backoff == 0 {
+		cfg.Backoff = time.Millisecond
+	}
+	r, err := New(cfg, nil, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestResponseShapes(t *testing.T) {
+	tests := []struct {
+		name   string
+		answer string
+		cfg    Config
+	}{
+		{"elasticsearch", `{"took":3,"hits":{"total":{"value":2},"hits":[{"_id":"c1","_score":7.5,"_source":{"doc_id":"security/api-keys","text":"Rotate keys"}},{"_id":"c2","_score":2,"_source":{"doc_id":"admin/tokens","text":"t"}}]}}`,
+			Config{Hits: "hits.hits", Doc: "_source.doc_id", Chunk: "_id", Score: "_score", Text: "_source.text"}},
+		{"qdrant", `{"result":[{"id":101,"score":0.91,"payload":{"doc":"security/api-keys","chunk":"security/api-keys#2","text":"Rotate keys"}},{"id":102,"score":0.5,"payload":{"doc":"admin/tokens"}}],"status":"ok"}`,
+			Config{Hits: "result", Doc: "payload.doc", Chunk: "payload.chunk", Score: "score", Text: "payload.text"}},
+		{"plain", `{"results":[{"doc":"security/api-keys","score":1,"text":"Rotate keys"},{"doc":"admin/tokens","score":0.2}]}`,
+			Config{Hits: "results", Doc: "doc", Score: "score", Text: "text"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got map[string]any
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Authorization") != "Bearer s3cret-token" {
+					http.Error(w, "no auth", 401)
+					return
+				}
+				b, _ := io.ReadAll(r.Body)
+				if err := json.Unmarshal(b, &got); err != nil {
+					http.Error(w, "bad body: "+string(b), 400)
+					return
+				}
+				io.WriteString(w, tt.answer)
+			}))
+			defer srv.Close()
+			cfg := tt.cfg
+			cfg.URL = srv.URL + "/search"
+			cfg.Body = `{"query": {{query}}, "size": {{k}}, "qid": {{id}}}`
+			cfg.Headers = map[string]string{"Authorization": "Bearer ${RETRIEVER_TOKEN}"}
+			r := newRetriever(t, cfg, map[string]string{"RETRIEVER_TOKEN": "s3cret-token"})
+			hits, err := r.Retrieve(context.Background(), q, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got["query"] != `rotate "api" key` || got["size"] != 10.0 || got["qid"] != "q7" {
+				t.Errorf("request body %v", got)
+			}
+			if len(hits) != 2 || hits[0].Doc != "security/api-keys" || hits[1].Doc != "admin/tokens" || hits[0].Text != "Rotate keys" || hits[0].Score == 0 {
+				t.Errorf("hits %+v", hits)
+			}
+		})
+	}
+}
+
+func TestRetryAfterOn429ThenSuccess(t *testing.T) {
+	var calls atomic.Int32
+	var gaps []time.Duration
+	last := time.Now()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		now := time.Now()
+		gaps = append(gaps, now.Sub(last))
+		last = now
+		if calls.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		io.WriteString(w, `{"results":[{"doc":"a"}]}`)
+	}))
+	defer srv.Close()
+	r := newRetriever(t, Config{URL: srv.URL, Hits: "results", Doc: "doc", Retries: 3}, nil)
+	hits, err := r.Retrieve(context.Background(), q, 5)
+	if err != nil || len(hits) != 1 || calls.Load() != 2 {
+		t.Fatalf("hits %v err %v calls %d", hits, err, calls.Load())
+	}
+	if gaps[1] < 900*time.Millisecond {
+		t.Errorf("retried after %v, want Retry-After's 1s", gaps[1])
+	}
+}
+
+func TestPersistent500GivesUp(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Error(w, "index offline", http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	r := newRetriever(t, Config{URL: srv.URL + "/s?api_key=hidden", Hits: "results", Doc: "doc", Retries: 2}, nil)
+	_, err := r.Retrieve(context.Background(), q, 5)
+	if err == nil || !strings.Contains(err.Error(), "HTTP 503") || !strings.Contains(err.Error(), "gave up after 2 retries") || !strings.Contains(err.Error(), "index offline") {
+		t.Errorf("err %v", err)
+	}
+	if strings.Contains(err.Error(), "hidden") {
+		t.Errorf("the URL's query string leaked: %v", err)
+	}
+	if calls.Load() != 3 {
+		t.Errorf("%d calls, want 3 (1 + 2 retries)", calls.Load())
+	}
+}
+
+func TestClientErrorIsNotRetried(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		http.Error(w, "bad query", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	r := newRetriever(t, Config{URL: srv.URL, Hits: "results", Doc: "doc"}, nil)
+	if _, err := r.Retrieve(context.Background(), q, 5); err == nil || calls.Load() != 1 {
+		t.Errorf("err %v calls %d", err, calls.Load())
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	r := newRetriever(t, Config{URL: srv.URL, Hits: "results", Doc: "doc"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := r.Retrieve(ctx, q, 5)
+	if err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("err %v after %v", err, time.Since(start))
+	}
+}
+
+func TestTruncatedAndOversizedBodies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/truncated":
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, `{"results":[{"doc":"a"`)
+		case "/big":
+			io.WriteString(w, `{"results":[`+strings.Repeat(`{"doc":"aaaaaaaaaa"},`, 1000)+`{"doc":"b"}]}`)
+		case "/notjson":
+			io.WriteString(w, `<html>oops</html>`)
+		case "/nodoc":
+			io.WriteString(w, `{"results":[{"id":"x"}]}`)
+		}
+	}))
+	defer srv.Close()
+	for path, want := range map[string]string{
+		"/truncated": "unexpected EOF",
+		"/big":       "over the size limit",
+		"/notjson":   "answer is not JSON",
+		"/nodoc":     `hit 0 has no "doc"`,
+	} {
+		r := newRetriever(t, Config{URL: srv.URL + path, Hits: "results", Doc: "doc", MaxBody: 4096, Retries: 1}, nil)
+		if _, err := r.Retrieve(context.Background(), q, 5); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", path, err, want)
+		}
+	}
+}
+
+func TestSecretsNeverInErrors(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A server that echoes the header back in its error page.
+		http.Error(w, "denied for "+r.Header.Get("X-Api-Key"), http.StatusForbidden)
+	}))
+	defer srv.Close()
+	r := newRetriever(t, Config{URL: srv.URL, Hits: "results", Doc: "doc", Headers: map[string]string{"X-Api-Key": "${KEY}"}}, map[string]string{"KEY": "topsecretvalue"})
+	_, err := r.Retrieve(context.Background(), q, 5)
+	if err == nil || strings.Contains(err.Error(), "topsecretvalue") || !strings.Contains(err.Error(), "***") {
+		t.Errorf("err %v", err)
+	}
+	if _, err := New(Config{URL: srv.URL, Doc: "doc", Headers: map[string]string{"X": "${NOPE}"}}, nil, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "unset environment variable NOPE") {
+		t.Errorf("unset variable: %v", err)
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Duration{
+		"":                              0,
+		"3":                             3 * time.Second,
+		"junk":                          0,
+		"Thu, 01 Jan 2026 00:00:05 GMT": 5 * time.Second,
+	} {
+		if got := parseRetryAfter(in, now); got != want {
+			t.Errorf("%q: %v, want %v", in, got, want)
+		}
+	}
+}
