@@ -208,3 +208,14 @@ func WriteRun(w io.Writer, results []Result) error {
 	}
 	return bw.Flush()
 }
+
+// ParseResult parses one JSONL run line ({"id","hits":[…]}) with the same
+// rules as a run file; name is used in error messages.
+func ParseResult(line []byte, name string) (Result, error) {
+	r, err := parseResultLine(line, name, 0, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	r.Hits = append([]Hit(nil), r.Hits...)
+	return r, nil
+}

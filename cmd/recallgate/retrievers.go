@@ -6,12 +6,14 @@ import (
 	"io"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/builtin"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/endpoint"
 	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/stdio"
 )
 
 // closer releases what a retriever holds (a subprocess, connections).
@@ -48,6 +50,12 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 			return nil, none, fmt.Errorf("%s: build index: %w", side, err)
 		}
 		return ix, none, nil
+	case "command":
+		sp, err := stdio.Start(r.Command, filepath.Dir(cfg.Path), e.stderr)
+		if err != nil {
+			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
+		}
+		return sp, func() error { return sp.Close(5 * time.Second) }, nil
 	case "http":
 		retries := endpoint.DefaultRetries
 		if r.Retries != nil {
