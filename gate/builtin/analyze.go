@@ -27,6 +27,11 @@ type Analysis struct {
 
 // terms splits text into lower-cased terms: runs of letters and digits.
 func (a Analysis) terms(text string, out []string) []string {
+	return a.termsCached(text, out, nil)
+}
+
+// termsCached is terms with a stem cache, for single-goroutine indexing.
+func (a Analysis) termsCached(text string, out []string, cache map[string]string) []string {
 	out = out[:0]
 	start := -1
 	flush := func(end int) {
@@ -39,7 +44,15 @@ func (a Analysis) terms(text string, out []string) []string {
 			return
 		}
 		if a.Stem {
-			w = english.Stem(w, false)
+			if s, ok := cache[w]; ok {
+				w = s
+			} else {
+				s = english.Stem(w, false)
+				if cache != nil {
+					cache[w] = s
+				}
+				w = s
+			}
 		}
 		if w != "" {
 			out = append(out, w)

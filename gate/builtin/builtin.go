@@ -90,8 +90,9 @@ func Build(corpus string, o Options) (*Index, error) {
 	}
 	var scratch []string
 	tf := map[string]int{}
+	stems := map[string]string{}
 	add := func(f *field, text string) {
-		scratch = o.Analysis.terms(text, scratch)
+		scratch = o.Analysis.termsCached(text, scratch, stems)
 		clear(tf)
 		for _, t := range scratch {
 			tf[t]++
