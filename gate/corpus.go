@@ -99,19 +99,8 @@ func splitTitle(s string) (string, string) {
 }
 
 func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
-	lr := newLineReader(r)
 	seen := map[string]int{}
-	for {
-		line, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return &InputError{File: name, Err: err}
-		}
-		if isBlank(line) {
-			continue
-		}
+	err := eachLine(r, name, func(line []byte, n int) error {
 		var raw struct {
 			ID       *string         `json:"id"`
 			Title    string          `json:"title"`
@@ -119,18 +108,22 @@ func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 			Metadata json.RawMessage `json:"metadata"`
 		}
 		if err := decodeStrict(line, &raw); err != nil {
-			return jsonLineError(name, lr.line, err)
+			return jsonLineError(name, n, err)
 		}
 		if raw.ID == nil || *raw.ID == "" {
-			return inputErr(name, lr.line, "id", "required and must not be empty")
+			return inputErr(name, n, "id", "required and must not be empty")
 		}
 		if prev, dup := seen[*raw.ID]; dup {
-			return inputErr(name, lr.line, "id", "duplicate document id %q (first on line %d)", *raw.ID, prev)
+			return inputErr(name, n, "id", "duplicate document id %q (first on line %d)", *raw.ID, prev)
 		}
-		seen[*raw.ID] = lr.line
+		seen[*raw.ID] = n
 		if err := fn(Document{ID: *raw.ID, Title: raw.Title, Text: raw.Text}); err != nil {
 			return err
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(seen) == 0 {
 		return inputErr(name, 0, "", "corpus is empty")

@@ -54,3 +54,24 @@ func looksJSON(b []byte) bool {
 	t := bytes.TrimSpace(b)
 	return len(t) > 0 && t[0] == '{'
 }
+
+// eachLine calls fn with every non-blank line of r and its 1-based number.
+// A read error becomes an *InputError naming the file.
+func eachLine(r io.Reader, name string, fn func(line []byte, n int) error) error {
+	lr := newLineReader(r)
+	for {
+		line, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return &InputError{File: name, Err: err}
+		}
+		if isBlank(line) {
+			continue
+		}
+		if err := fn(line, lr.line); err != nil {
+			return err
+		}
+	}
+}

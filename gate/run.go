@@ -3,7 +3,6 @@ package gate
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -55,22 +54,11 @@ func ReadRunFile(path string, fn func(Result) error) error {
 // one query must be contiguous. A query id appearing twice is an error in
 // both formats. The Result passed to fn is reused after fn returns.
 func ReadRun(r io.Reader, name string, fn func(Result) error) error {
-	lr := newLineReader(r)
 	format := ""
 	seen := map[string]int{}
 	var trec trecGroup
 	var scratch []Hit
-	for {
-		line, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return &InputError{File: name, Err: err}
-		}
-		if isBlank(line) {
-			continue
-		}
+	err := eachLine(r, name, func(line []byte, n int) error {
 		if format == "" {
 			format = "trec"
 			if looksJSON(line) {
@@ -78,21 +66,21 @@ func ReadRun(r io.Reader, name string, fn func(Result) error) error {
 			}
 		}
 		if format == "jsonl" {
-			res, err := parseResultLine(line, name, lr.line, scratch)
+			res, err := parseResultLine(line, name, n, scratch)
 			if err != nil {
 				return err
 			}
 			scratch = res.Hits
 			if prev, dup := seen[res.ID]; dup {
-				return inputErr(name, lr.line, "id", "query %q appears twice in the run (first on line %d)", res.ID, prev)
+				return inputErr(name, n, "id", "query %q appears twice in the run (first on line %d)", res.ID, prev)
 			}
-			seen[res.ID] = lr.line
+			seen[res.ID] = n
 			if err := fn(res); err != nil {
 				return err
 			}
-			continue
+			return nil
 		}
-		qid, hit, err := parseTRECLine(line, name, lr.line)
+		qid, hit, err := parseTRECLine(line, name, n)
 		if err != nil {
 			return err
 		}
@@ -103,12 +91,16 @@ func ReadRun(r io.Reader, name string, fn func(Result) error) error {
 				}
 			}
 			if prev, dup := seen[qid]; dup {
-				return inputErr(name, lr.line, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", qid, prev)
+				return inputErr(name, n, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", qid, prev)
 			}
-			seen[qid] = lr.line
-			trec.start(qid, lr.line)
+			seen[qid] = n
+			trec.start(qid, n)
 		}
 		trec.res.Hits = append(trec.res.Hits, hit)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if format == "" {
 		return inputErr(name, 0, "", "run is empty: no results")

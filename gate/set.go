@@ -136,18 +136,7 @@ func (s *Set) LoadQueryTexts(path string) error {
 		return &InputError{File: path, Err: fmt.Errorf("open queries: %w", err)}
 	}
 	defer f.Close()
-	lr := newLineReader(f)
-	for {
-		line, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return &InputError{File: path, Err: err}
-		}
-		if isBlank(line) {
-			continue
-		}
+	err = eachLine(f, path, func(line []byte, n int) error {
 		var raw struct {
 			ID       string          `json:"id"`
 			Text     string          `json:"text"`
@@ -155,7 +144,7 @@ func (s *Set) LoadQueryTexts(path string) error {
 			Metadata json.RawMessage `json:"metadata"`
 		}
 		if err := decodeStrict(line, &raw); err != nil {
-			return jsonLineError(path, lr.line, err)
+			return jsonLineError(path, n, err)
 		}
 		if q := s.byID[raw.ID]; q != nil {
 			q.Text = raw.Text
@@ -163,6 +152,10 @@ func (s *Set) LoadQueryTexts(path string) error {
 				q.Text = raw.Query
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, q := range s.Queries {
 		if strings.TrimSpace(q.Text) == "" {
@@ -187,20 +180,9 @@ func LoadSet(path string) (*Set, error) {
 // (`qid iter docid grade`, or the three-column BEIR `query-id corpus-id score`
 // with an optional header). name is used in error messages.
 func ParseSet(r io.Reader, name string) (*Set, error) {
-	lr := newLineReader(r)
 	s := &Set{Path: name, byID: map[string]*Query{}}
 	var qrels *qrelsParser
-	for {
-		line, err := lr.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, &InputError{File: name, Err: err}
-		}
-		if isBlank(line) {
-			continue
-		}
+	err := eachLine(r, name, func(line []byte, n int) error {
 		if s.Format == "" {
 			if looksJSON(line) {
 				s.Format = "jsonl"
@@ -210,19 +192,23 @@ func ParseSet(r io.Reader, name string) (*Set, error) {
 			}
 		}
 		if s.Format == "jsonl" {
-			q, err := parseQueryLine(line, name, lr.line)
+			q, err := parseQueryLine(line, name, n)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if prev, dup := s.byID[q.ID]; dup {
-				return nil, inputErr(name, lr.line, "id", "duplicate query id %q (first on line %d)", q.ID, prev.Line)
+				return inputErr(name, n, "id", "duplicate query id %q (first on line %d)", q.ID, prev.Line)
 			}
 			s.add(q)
-			continue
+			return nil
 		}
-		if err := qrels.line(line, name, lr.line); err != nil {
-			return nil, err
+		if err := qrels.line(line, name, n); err != nil {
+			return err
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(s.Queries) == 0 {
 		return nil, inputErr(name, 0, "", "eval set is empty: no queries")

@@ -118,6 +118,25 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// decide compares two scorecards, writes the report and turns a failing
+// verdict into errRegression.
+func decide(e *env, base, head *gate.Scorecard, th gate.Thresholds, f report.Format, out string) error {
+	cmp, err := gate.Compare(base, head, th)
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	for _, w := range cmp.Warnings {
+		e.warn("%s", w)
+	}
+	if err := emit(e, out, func(w io.Writer) error { return report.Compare(w, cmp, f) }); err != nil {
+		return err
+	}
+	if cmp.Verdict == gate.Fail {
+		return errRegression
+	}
+	return nil
+}
+
 func noArgs(args []string) error {
 	if len(args) > 0 {
 		return usagef("unexpected argument %q (flags start with --)", args[0])
@@ -206,20 +225,7 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 			if err != nil {
 				return fmt.Errorf("score head run: %w", err)
 			}
-			cmp, err := gate.Compare(bc, hc, s.thresholds)
-			if err != nil {
-				return fmt.Errorf("compare: %w", err)
-			}
-			for _, w := range cmp.Warnings {
-				e.warn("%s", w)
-			}
-			if err := emit(e, o.out, func(w io.Writer) error { return report.Compare(w, cmp, s.format) }); err != nil {
-				return err
-			}
-			if cmp.Verdict == gate.Fail {
-				return errRegression
-			}
-			return nil
+			return decide(e, bc, hc, s.thresholds, s.format, o.out)
 		}
 	},
 }

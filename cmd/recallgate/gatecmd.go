@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -90,20 +89,7 @@ retrieved (it is never scored as a miss).
 			if err != nil {
 				return fmt.Errorf("score head: %w", err)
 			}
-			cmp, err := gate.Compare(bc, hc, th)
-			if err != nil {
-				return fmt.Errorf("compare: %w", err)
-			}
-			for _, w := range cmp.Warnings {
-				e.warn("%s", w)
-			}
-			if err := emit(e, *out, func(w io.Writer) error { return report.Compare(w, cmp, f) }); err != nil {
-				return err
-			}
-			if cmp.Verdict == gate.Fail {
-				return errRegression
-			}
-			return nil
+			return decide(e, bc, hc, th, f, *out)
 		}
 	},
 }
