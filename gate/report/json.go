@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/recallgate/recallgate/gate"
@@ -139,11 +140,16 @@ type CompareQuery struct {
 	Delta       QueryDelta `json:"delta"`
 	Lost        []string   `json:"lost"`
 	Gained      []string   `json:"gained"`
+	// Gold lists the relevant gold documents, highest grade first.
+	Gold []string `json:"gold"`
+	// Line is the query's line in the eval set file.
+	Line int `json:"line"`
 }
 
 // UnanswerablePair is an unanswerable query on both sides.
 type UnanswerablePair struct {
-	ID   string       `json:"id"`
+	ID    string       `json:"id"`
+	Query string       `json:"query,omitempty"`
 	Base Unanswerable `json:"base"`
 	Head Unanswerable `json:"head"`
 }
@@ -224,8 +230,9 @@ func scoreJSON(c *gate.Scorecard) ScoreReport {
 	return r
 }
 
-func compareJSON(c *gate.Comparison) CompareReport {
-	r := CompareReport{
+// FromComparison builds the report model every compare format renders.
+func FromComparison(c *gate.Comparison) *CompareReport {
+	r := &CompareReport{
 		Tool: "recallgate", Command: "compare", Verdict: string(c.Verdict), Reasons: list(c.Reasons),
 		Set: setInfo(c.Set), Depth: DepthInfo{c.Depth.Candidates, c.Depth.Context},
 		Thresholds: ThresholdInfo{c.Thresholds.MaxRecallDrop, c.Thresholds.MaxNewMisses},
@@ -245,11 +252,61 @@ func compareJSON(c *gate.Comparison) CompareReport {
 			ID: p.Query.ID, Query: p.Query.Text, Base: scores(p.Base), Head: scores(p.Head),
 			Change: string(p.Change), RankingOnly: p.RankingOnly, NewMiss: p.NewMiss,
 			Delta: QueryDelta{p.Delta.Recall, p.Delta.Precision, p.Delta.NDCG, p.Delta.RR},
-			Lost:  list(p.Lost), Gained: list(p.Gained),
+			Lost:  list(p.Lost), Gained: list(p.Gained), Gold: list(p.Query.RelevantDocs()), Line: p.Query.Line,
 		})
 	}
 	for _, u := range c.Unanswerable {
-		r.Unanswerable = append(r.Unanswerable, UnanswerablePair{ID: u[0].ID, Base: unanswerable(u[0]), Head: unanswerable(u[1])})
+		r.Unanswerable = append(r.Unanswerable, UnanswerablePair{ID: u[0].ID, Query: c.Set.Query(u[0].ID).Text, Base: unanswerable(u[0]), Head: unanswerable(u[1])})
 	}
 	return r
+}
+
+// depth returns the report's depths in the gate's type.
+func (r *CompareReport) depth() gate.Depth {
+	return gate.Depth{Candidates: r.Depth.Candidates, Context: r.Depth.Context}
+}
+
+// byID indexes the report's queries.
+func (r *CompareReport) byID() map[string]*CompareQuery {
+	m := make(map[string]*CompareQuery, len(r.Queries))
+	for i := range r.Queries {
+		m[r.Queries[i].ID] = &r.Queries[i]
+	}
+	return m
+}
+
+// count says "30 queries (29 answerable, 1 unanswerable)".
+func (s SetInfo) count() string {
+	out := fmt.Sprintf("%d %s", s.Queries, plural(s.Queries, "query", "queries"))
+	if s.Unanswerable > 0 {
+		out += fmt.Sprintf(" (%d answerable, %d unanswerable)", s.Answerable, s.Unanswerable)
+	}
+	return out
+}
+
+// ReadCompareReport reads a JSON report written by compare or gate, so it
+// can be rendered again (for a PR comment posted by a later workflow).
+func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
+	dec := json.NewDecoder(rd)
+	dec.DisallowUnknownFields()
+	var r CompareReport
+	if err := dec.Decode(&r); err != nil {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
+	}
+	if r.Tool != "recallgate" || (r.Verdict != string(gate.Pass) && r.Verdict != string(gate.Fail)) {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("not a recallgate compare report (tool %q, verdict %q)", r.Tool, r.Verdict)}
+	}
+	return &r, nil
+}
+
+// WriteCompareReport renders an already built report model.
+func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
+	switch f {
+	case JSON:
+		return writeJSON(w, r)
+	case Markdown:
+		return compareMarkdown(w, r)
+	default:
+		return compareText(w, r)
+	}
 }

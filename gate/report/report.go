@@ -52,14 +52,7 @@ func Score(w io.Writer, c *gate.Scorecard, f Format) error {
 
 // Compare writes a comparison in the given format.
 func Compare(w io.Writer, c *gate.Comparison, f Format) error {
-	switch f {
-	case JSON:
-		return writeJSON(w, compareJSON(c))
-	case Markdown:
-		return compareMarkdown(w, c)
-	default:
-		return compareText(w, c)
-	}
+	return WriteCompareReport(w, FromComparison(c), f)
 }
 
 // metricNames gives the display names of the four metrics at the depths.

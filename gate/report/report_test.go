@@ -231,3 +231,28 @@ func TestParseFormat(t *testing.T) {
 		t.Error("html: want an error until it exists")
 	}
 }
+
+// TestReportRoundTrip: a JSON report read back renders exactly the Markdown
+// and text of the comparison it came from (the two-workflow comment path).
+func TestReportRoundTrip(t *testing.T) {
+	f := newFixture(t, map[string]string{"q03": "a | b @team"})
+	f.head["q03"] = []string{"nope"}
+	f.head["q05"] = []string{"doc/05x", "doc/05"}
+	c := f.compare(t)
+	r, err := ReadCompareReport(bytes.NewReader(render(t, c, JSON)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []Format{Markdown, Text, JSON} {
+		var buf bytes.Buffer
+		if err := WriteCompareReport(&buf, r, format); err != nil {
+			t.Fatal(err)
+		}
+		if want := render(t, c, format); !bytes.Equal(buf.Bytes(), want) {
+			t.Errorf("%s differs after a JSON round trip:\n%s\n---\n%s", format, buf.Bytes(), want)
+		}
+	}
+	if _, err := ReadCompareReport(strings.NewReader(`{"tool":"other"}`), "x.json"); err == nil {
+		t.Error("foreign JSON: want an error")
+	}
+}

@@ -76,25 +76,26 @@ func writeWarningsText(b io.Writer, ws []string) {
 }
 
 // headline is the one-line verdict shared by the text and Markdown reports.
-func headline(c *gate.Comparison) string {
-	n := names(c.Depth)
+func headline(r *CompareReport) string {
+	n := names(r.depth())
 	return fmt.Sprintf("mean %s %s → %s (%s), %d regressed, %d improved", n.recall,
-		f3(c.Base.Recall), f3(c.Head.Recall), signed(c.MeanDelta.Recall), len(c.Regressed), len(c.Improved))
+		f3(r.Summary.Base.RecallAtN), f3(r.Summary.Head.RecallAtN), signed(r.Summary.Delta.RecallAtN), len(r.Regressed), len(r.Improved))
 }
 
-func compareText(w io.Writer, c *gate.Comparison) error {
+func compareText(w io.Writer, r *CompareReport) error {
 	b := bufio.NewWriter(w)
-	n := names(c.Depth)
-	fmt.Fprintf(b, "%s  %s\n", strings.ToUpper(string(c.Verdict)), headline(c))
-	for _, r := range c.Reasons {
-		fmt.Fprintf(b, "  fail: %s\n", r)
+	n := names(r.depth())
+	byID := r.byID()
+	fmt.Fprintf(b, "%s  %s\n", strings.ToUpper(r.Verdict), headline(r))
+	for _, reason := range r.Reasons {
+		fmt.Fprintf(b, "  fail: %s\n", terminal(reason))
 	}
-	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", c.Set.Path, queryCount(c.Set), c.Depth.Candidates, c.Depth.Context)
-	fmt.Fprintf(b, "gate: max recall drop %.3f, max new zero-recall queries %d\n\n", c.Thresholds.MaxRecallDrop, c.Thresholds.MaxNewMisses)
+	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
+	fmt.Fprintf(b, "gate: max recall drop %.3f, max new zero-recall queries %d\n\n", r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "metric\tbase\thead\tdelta\t\n")
-	for _, row := range summaryRows(c) {
+	for _, row := range summaryRows(r) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", row[0], row[1], row[2], row[3])
 	}
 	tw.Flush()
@@ -102,50 +103,56 @@ func compareText(w io.Writer, c *gate.Comparison) error {
 	for _, sec := range []struct {
 		title string
 		ids   []string
-	}{{"regressed", c.Regressed}, {"improved", c.Improved}} {
+	}{{"regressed", r.Regressed}, {"improved", r.Improved}} {
 		fmt.Fprintf(b, "\n%s (%d)\n", sec.title, len(sec.ids))
 		for _, id := range sec.ids {
-			p := c.Query(id)
-			fmt.Fprintf(b, "  %s  %s %s → %s", terminal(id), n.recall, f3(p.Base.Recall), f3(p.Head.Recall))
+			p := byID[id]
+			fmt.Fprintf(b, "  %s  %s %s → %s", terminal(id), n.recall, f3(p.Base.RecallAtN), f3(p.Head.RecallAtN))
 			if len(p.Lost) > 0 {
 				fmt.Fprintf(b, "  lost: %s", terminal(strings.Join(p.Lost, ", ")))
 			}
 			if len(p.Gained) > 0 {
 				fmt.Fprintf(b, "  gained: %s", terminal(strings.Join(p.Gained, ", ")))
 			}
-			fmt.Fprintf(b, "\n      %q\n", terminal(clip(p.Query.Text, 100)))
+			fmt.Fprintf(b, "\n      %q\n", terminal(clip(p.Query, 100)))
 		}
 	}
-	if len(c.RankingOnly) > 0 {
-		fmt.Fprintf(b, "\nranking only (%d): same documents found, order changed\n", len(c.RankingOnly))
-		for _, id := range c.RankingOnly {
-			p := c.Query(id)
+	if len(r.RankingOnly) > 0 {
+		fmt.Fprintf(b, "\nranking only (%d): same documents found, order changed\n", len(r.RankingOnly))
+		for _, id := range r.RankingOnly {
+			p := byID[id]
 			fmt.Fprintf(b, "  %s  %s %s → %s  %s %s → %s  first hit %s → %s\n", terminal(id),
-				n.precision, f3(p.Base.Precision), f3(p.Head.Precision), n.ndcg, f3(p.Base.NDCG), f3(p.Head.NDCG),
-				rank(p.Base.FirstHitRank), rank(p.Head.FirstHitRank))
+				n.precision, f3(p.Base.PrecisionAtK), f3(p.Head.PrecisionAtK), n.ndcg, f3(p.Base.NDCGAtK), f3(p.Head.NDCGAtK),
+				rankPtr(p.Base.FirstHitRank), rankPtr(p.Head.FirstHitRank))
 		}
 	}
-	if len(c.Unanswerable) > 0 {
-		fmt.Fprintf(b, "\nunanswerable (%d, kept out of the metrics)\n", len(c.Unanswerable))
-		for _, u := range c.Unanswerable {
-			fmt.Fprintf(b, "  %s  returned %d → %d documents\n", terminal(u[0].ID), u[0].Returned, u[1].Returned)
+	if len(r.Unanswerable) > 0 {
+		fmt.Fprintf(b, "\nunanswerable (%d, kept out of the metrics)\n", len(r.Unanswerable))
+		for _, u := range r.Unanswerable {
+			fmt.Fprintf(b, "  %s  returned %d → %d documents\n", terminal(u.ID), u.Base.Returned, u.Head.Returned)
 		}
 	}
-	writeWarningsText(b, c.Warnings)
+	writeWarningsText(b, r.Warnings)
 	return b.Flush()
 }
 
+func rankPtr(r *int) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprint(*r)
+}
+
 // summaryRows are the rows of the base/head/delta table.
-func summaryRows(c *gate.Comparison) [][4]string {
-	n := names(c.Depth)
-	zb, zh := len(c.Base.ZeroRecall), len(c.Head.ZeroRecall)
-	bb, bh := len(c.Base.BelowHalf), len(c.Head.BelowHalf)
+func summaryRows(r *CompareReport) [][4]string {
+	n := names(r.depth())
+	sb, sh, d := r.Summary.Base, r.Summary.Head, r.Summary.Delta
 	return [][4]string{
-		{n.recall, f3(c.Base.Recall), f3(c.Head.Recall), signed(c.MeanDelta.Recall)},
-		{n.precision, f3(c.Base.Precision), f3(c.Head.Precision), signed(c.MeanDelta.Precision)},
-		{n.ndcg, f3(c.Base.NDCG), f3(c.Head.NDCG), signed(c.MeanDelta.NDCG)},
-		{n.rr, f3(c.Base.RR), f3(c.Head.RR), signed(c.MeanDelta.RR)},
-		{"zero recall", fmt.Sprint(zb), fmt.Sprint(zh), signedInt(zh - zb)},
-		{n.recall + " < 0.5", fmt.Sprint(bb), fmt.Sprint(bh), signedInt(bh - bb)},
+		{n.recall, f3(sb.RecallAtN), f3(sh.RecallAtN), signed(d.RecallAtN)},
+		{n.precision, f3(sb.PrecisionAtK), f3(sh.PrecisionAtK), signed(d.PrecisionAtK)},
+		{n.ndcg, f3(sb.NDCGAtK), f3(sh.NDCGAtK), signed(d.NDCGAtK)},
+		{n.rr, f3(sb.RR), f3(sh.RR), signed(d.RR)},
+		{"zero recall", fmt.Sprint(len(sb.ZeroRecall)), fmt.Sprint(len(sh.ZeroRecall)), signedInt(d.ZeroRecall)},
+		{n.recall + " < 0.5", fmt.Sprint(sb.BelowHalf), fmt.Sprint(sh.BelowHalf), signedInt(d.BelowHalf)},
 	}
 }
