@@ -1,0 +1,199 @@
+package ghclient
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// setup returns a client whose API root is a test server routed by mux,
+// the go-github way.
+func setup(t *testing.T) (*Client, *http.ServeMux) {
+	t.Helper()
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer t0ken" {
+			http.Error(w, `{"message":"Bad credentials"}`, 401)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(srv.Client(), srv.URL+"/api/v3", "t0ken", "acme/rag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, mux
+}
+
+func TestUpsertCommentFindsMarkerOnSecondPage(t *testing.T) {
+	c, mux := setup(t)
+	marker := Marker("recallgate.toml")
+	var edited string
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("page") == "2" {
+			fmt.Fprintf(w, `[{"id":11,"body":"lgtm"},{"id":12,"body":%q}]`, marker+"\nold report")
+			return
+		}
+		w.Header().Set("Link", fmt.Sprintf(`<%s?page=2>; rel="next", <%s?page=2>; rel="last"`, r.URL.Path, r.URL.Path))
+		fmt.Fprint(w, `[{"id":10,"body":"first!"}]`)
+	})
+	mux.HandleFunc("PATCH /api/v3/repos/acme/rag/issues/comments/12", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Body string }
+		json.NewDecoder(r.Body).Decode(&in)
+		edited = in.Body
+		fmt.Fprint(w, `{"id":12,"html_url":"https://example.test/c/12"}`)
+	})
+	mux.HandleFunc("POST /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		t.Error("created a second comment instead of editing the sticky one")
+	})
+	created, link, err := c.UpsertComment(context.Background(), 7, marker, "new report")
+	if err != nil || created || link != "https://example.test/c/12" {
+		t.Fatalf("created %v link %q err %v", created, link, err)
+	}
+	if edited != marker+"\nnew report" {
+		t.Errorf("edited body %q", edited)
+	}
+}
+
+func TestUpsertCommentCreatesFirstTime(t *testing.T) {
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `[]`)
+	})
+	var body string
+	mux.HandleFunc("POST /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		body = string(b)
+		w.WriteHeader(201)
+		fmt.Fprint(w, `{"id":99,"html_url":"https://example.test/c/99"}`)
+	})
+	created, _, err := c.UpsertComment(context.Background(), 7, Marker("a.toml"), "report")
+	if err != nil || !created || !strings.Contains(body, "recallgate: a.toml") {
+		t.Errorf("created %v err %v body %s", created, err, body)
+	}
+}
+
+func TestPermissionErrors(t *testing.T) {
+	for _, status := range []int{403, 404} {
+		c, mux := setup(t)
+		mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+			fmt.Fprint(w, `{"message":"Resource not accessible by integration"}`)
+		})
+		_, _, err := c.UpsertComment(context.Background(), 7, Marker("x"), "r")
+		var pe *PermissionError
+		if !errors.As(err, &pe) || pe.Status != status {
+			t.Errorf("%d: got %v, want a PermissionError", status, err)
+		}
+	}
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		fmt.Fprint(w, `{"message":"boom"}`)
+	})
+	_, _, err := c.UpsertComment(context.Background(), 7, Marker("x"), "r")
+	var pe *PermissionError
+	if err == nil || errors.As(err, &pe) {
+		t.Errorf("500: got %v, want a plain error", err)
+	}
+}
+
+func TestFileAt(t *testing.T) {
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/contents/cfg/recallgate.toml", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("ref") != "abc123" {
+			http.Error(w, `{"message":"wrong ref"}`, 404)
+			return
+		}
+		fmt.Fprintf(w, `{"type":"file","encoding":"base64","content":%q}`, base64.StdEncoding.EncodeToString([]byte("[retriever]\ntype = \"file\"\n")))
+	})
+	got, err := c.FileAt(context.Background(), "cfg/recallgate.toml", "abc123")
+	if err != nil || string(got) != "[retriever]\ntype = \"file\"\n" {
+		t.Errorf("got %q err %v", got, err)
+	}
+}
+
+func TestUpsertIssue(t *testing.T) {
+	c, mux := setup(t)
+	open := false
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("labels") != "retrieval-drift" || r.URL.Query().Get("state") != "open" {
+			t.Errorf("query %s", r.URL.RawQuery)
+		}
+		if !open {
+			fmt.Fprint(w, `[{"number":3,"pull_request":{"url":"x"}}]`) // a PR with the label does not count
+			return
+		}
+		fmt.Fprint(w, `[{"number":5}]`)
+	})
+	mux.HandleFunc("POST /api/v3/repos/acme/rag/issues", func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Labels []string }
+		json.NewDecoder(r.Body).Decode(&in)
+		if len(in.Labels) != 1 || in.Labels[0] != "retrieval-drift" {
+			t.Errorf("labels %v", in.Labels)
+		}
+		w.WriteHeader(201)
+		fmt.Fprint(w, `{"number":5,"html_url":"https://example.test/i/5"}`)
+	})
+	mux.HandleFunc("PATCH /api/v3/repos/acme/rag/issues/5", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"number":5,"html_url":"https://example.test/i/5"}`)
+	})
+	commented := false
+	mux.HandleFunc("POST /api/v3/repos/acme/rag/issues/5/comments", func(w http.ResponseWriter, r *http.Request) {
+		commented = true
+		w.WriteHeader(201)
+		fmt.Fprint(w, `{"id":1}`)
+	})
+	ctx := context.Background()
+	if ok, err := c.CommentOnIssue(ctx, "retrieval-drift", "passing"); ok || err != nil {
+		t.Errorf("no open issue: %v %v", ok, err)
+	}
+	created, _, err := c.UpsertIssue(ctx, "retrieval-drift", "drift", "body")
+	if err != nil || !created {
+		t.Fatalf("first: created %v err %v", created, err)
+	}
+	open = true
+	created, link, err := c.UpsertIssue(ctx, "retrieval-drift", "drift", "body 2")
+	if err != nil || created || link != "https://example.test/i/5" {
+		t.Errorf("second: created %v err %v", created, err)
+	}
+	if ok, err := c.CommentOnIssue(ctx, "retrieval-drift", "passing"); !ok || err != nil || !commented {
+		t.Errorf("comment: %v %v", ok, err)
+	}
+}
+
+func TestFit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("### verdict\n\n<details><summary>All</summary>\n\n| q | r |\n|--|--|\n")
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&b, "| q%04d | some text here |\n", i)
+	}
+	b.WriteString("\n</details>\n")
+	out := Fit(b.String(), 4096)
+	if len(out) > 4096 || !strings.HasPrefix(out, "### verdict") || !strings.Contains(out, "more lines") {
+		t.Fatalf("len %d:\n%s", len(out), out[len(out)-300:])
+	}
+	if strings.Count(out, "<details>") != strings.Count(out, "</details>") {
+		t.Errorf("details left open:\n%s", out[len(out)-200:])
+	}
+	if short := "small"; Fit(short, 100) != short {
+		t.Error("a short body changed")
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	if _, err := New(nil, "", "t", "noslash"); err == nil {
+		t.Error("bad repository: want an error")
+	}
+	if _, err := New(nil, "", "", "a/b"); err == nil {
+		t.Error("no token: want an error")
+	}
+}
