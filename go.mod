@@ -9,4 +9,7 @@ require (
 	github.com/kljensen/snowball v0.10.0
 )
 
-require github.com/google/go-querystring v1.1.0 // indirect
+require (
+	github.com/google/go-querystring v1.1.0 // indirect
+	github.com/sethvargo/go-githubactions v1.3.0 // indirect
+)

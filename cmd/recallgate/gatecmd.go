@@ -29,6 +29,7 @@ retrieved (it is never scored as a miss).
 		format := fs.String("format", "text", "output format: text, json or markdown")
 		out := fs.String("out", "", "write the report to this file instead of stdout")
 		saveRuns := fs.String("save-runs", "", "also write base.jsonl and head.jsonl runs into this folder")
+		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run")
 		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (default from [gate])")
 		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall (default from [gate])")
 		return func(ctx context.Context, e *env, args []string) error {
@@ -79,6 +80,11 @@ retrieved (it is never scored as a miss).
 					if err := writeRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].results); err != nil {
 						return err
 					}
+				}
+			}
+			if *baseline != "" {
+				if err := writeRunFile(*baseline, runs["head"].results); err != nil {
+					return err
 				}
 			}
 			bc, err := gate.ScoreResults(set, runs["base"].results, cfg.Depth)

@@ -150,8 +150,8 @@ type CompareQuery struct {
 type UnanswerablePair struct {
 	ID    string       `json:"id"`
 	Query string       `json:"query,omitempty"`
-	Base Unanswerable `json:"base"`
-	Head Unanswerable `json:"head"`
+	Base  Unanswerable `json:"base"`
+	Head  Unanswerable `json:"head"`
 }
 
 // CompareReport is the JSON document of `recallgate compare` and `gate`.

@@ -1,0 +1,505 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/ghclient"
+	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
+)
+
+// driftLabel labels the one tracking issue of the nightly drift run.
+const driftLabel = "retrieval-drift"
+
+// actionInputs are the action's inputs (action.yml), validated.
+type actionInputs struct {
+	config, token, baseResults, headResults, baseline, workdir string
+	comment, mode                                              string
+	failOnRegression                                           bool
+}
+
+func readInputs(a *githubactions.Action) (actionInputs, error) {
+	in := actionInputs{
+		config:      a.GetInput("config"),
+		token:       a.GetInput("github-token"),
+		baseResults: a.GetInput("base-results"),
+		headResults: a.GetInput("head-results"),
+		baseline:    a.GetInput("baseline"),
+		workdir:     a.GetInput("working-directory"),
+		comment:     strings.ToLower(a.GetInput("comment")),
+		mode:        strings.ToLower(a.GetInput("mode")),
+	}
+	if in.config == "" {
+		in.config = "recallgate.toml"
+	}
+	if in.comment == "" {
+		in.comment = "always"
+	}
+	if in.mode == "" {
+		in.mode = "auto"
+	}
+	switch in.comment {
+	case "always", "on-change", "never":
+	default:
+		return in, usagef("input comment must be always, on-change or never, got %q", in.comment)
+	}
+	switch in.mode {
+	case "pr", "drift", "auto":
+	default:
+		return in, usagef("input mode must be pr, drift or auto, got %q", in.mode)
+	}
+	fail := a.GetInput("fail-on-regression")
+	if fail == "" {
+		fail = "true"
+	}
+	b, err := strconv.ParseBool(fail)
+	if err != nil {
+		return in, usagef("input fail-on-regression must be true or false, got %q", fail)
+	}
+	in.failOnRegression = b
+	if (in.baseResults == "") != (in.headResults == "") {
+		return in, usagef("inputs base-results and head-results go together: one is missing")
+	}
+	return in, nil
+}
+
+// event is the part of the webhook payload recallgate reads.
+type event struct {
+	Number      int `json:"number"`
+	PullRequest *struct {
+		Number int `json:"number"`
+		Base   struct {
+			SHA string `json:"sha"`
+			Ref string `json:"ref"`
+		} `json:"base"`
+		Head struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	} `json:"pull_request"`
+	MergeGroup *struct {
+		BaseSHA string `json:"base_sha"`
+		HeadSHA string `json:"head_sha"`
+	} `json:"merge_group"`
+}
+
+// readEvent parses GITHUB_EVENT_PATH; no path means an empty event.
+func readEvent(path string) (*event, error) {
+	ev := &event{}
+	if path == "" {
+		return ev, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &gate.InputError{File: path, Err: fmt.Errorf("read event payload: %w", err)}
+	}
+	if err := json.Unmarshal(data, ev); err != nil {
+		return nil, &gate.InputError{File: path, Err: fmt.Errorf("event payload is not JSON: %w", err)}
+	}
+	return ev, nil
+}
+
+// baseSHA is the commit the change is compared against, if the event has one.
+func (ev *event) baseSHA() string {
+	switch {
+	case ev.PullRequest != nil:
+		return ev.PullRequest.Base.SHA
+	case ev.MergeGroup != nil:
+		return ev.MergeGroup.BaseSHA
+	}
+	return ""
+}
+
+// prNumber is the pull request to comment on, or 0.
+func (ev *event) prNumber() int {
+	if ev.PullRequest != nil {
+		return ev.PullRequest.Number
+	}
+	return 0
+}
+
+// resolveMode turns "auto" into pr or drift by the event.
+func resolveMode(mode, eventName string) string {
+	if mode != "auto" {
+		return mode
+	}
+	switch eventName {
+	case "schedule", "workflow_dispatch":
+		return "drift"
+	}
+	return "pr"
+}
+
+var actionCommand = command{
+	name:    "action",
+	summary: "GitHub Actions entrypoint: reads INPUT_* and the event, gates, comments, writes outputs.",
+	usage:   "recallgate action   (configured through the action's inputs, see action.yml)",
+	examples: `  # in a workflow
+  - uses: recallgate/recallgate@v1
+    with:
+      config: recallgate.toml
+      github-token: ${{ github.token }}
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			return runAction(ctx, e)
+		}
+	},
+}
+
+func runAction(ctx context.Context, e *env) error {
+	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.stdout))
+	in, err := readInputs(a)
+	if err != nil {
+		a.Errorf("%v", err)
+		return err
+	}
+	if in.token != "" {
+		a.AddMask(in.token)
+	}
+	ev, err := readEvent(e.getenv("GITHUB_EVENT_PATH"))
+	if err != nil {
+		a.Errorf("%v", err)
+		return err
+	}
+	eventName := e.getenv("GITHUB_EVENT_NAME")
+	mode := resolveMode(in.mode, eventName)
+	inWork := func(p string) string {
+		if p == "" || filepath.IsAbs(p) || in.workdir == "" {
+			return p
+		}
+		return filepath.Join(in.workdir, p)
+	}
+	cfgPath := inWork(in.config)
+	var gh *ghclient.Client
+	if in.token != "" {
+		gh, err = ghclient.New(e.httpClient(), e.getenv("GITHUB_API_URL"), in.token, e.getenv("GITHUB_REPOSITORY"))
+		if err != nil {
+			a.Warningf("GitHub API unavailable, no comment or issue will be written: %v", err)
+			gh = nil
+		}
+	}
+
+	cmp, set, err := actionCompare(ctx, e, a, in, inWork, cfgPath, mode, ev, gh)
+	if err != nil {
+		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
+		return err
+	}
+	rep := report.FromComparison(cmp)
+	var md bytes.Buffer
+	if err := report.WriteCompareReport(&md, rep, report.Markdown); err != nil {
+		return err
+	}
+	reportPath := filepath.Join(firstNonEmpty(e.getenv("RUNNER_TEMP"), os.TempDir()), "recallgate-report.json")
+	if err := writeFileAtomic(reportPath, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
+		return err
+	}
+	a.SetOutput("verdict", rep.Verdict)
+	a.SetOutput("recall-base", fmt.Sprintf("%.4f", rep.Summary.Base.RecallAtN))
+	a.SetOutput("recall-head", fmt.Sprintf("%.4f", rep.Summary.Head.RecallAtN))
+	a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", rep.Summary.Delta.RecallAtN))
+	a.SetOutput("regressed", strings.Join(rep.Regressed, ","))
+	a.SetOutput("improved", strings.Join(rep.Improved, ","))
+	a.SetOutput("report", reportPath)
+	if e.getenv("GITHUB_STEP_SUMMARY") != "" {
+		a.AddStepSummary(ghclient.Fit(md.String(), 1<<20-1024))
+	}
+	annotate(a, rep, workspacePath(e.getenv("GITHUB_WORKSPACE"), set.Path))
+	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
+
+	switch {
+	case mode == "pr" && ev.prNumber() > 0:
+		postComment(ctx, a, gh, in, ev.prNumber(), cfgPath, rep, md.String())
+	case mode == "drift":
+		trackDrift(ctx, a, gh, rep, md.String(), e.getenv("GITHUB_SHA"))
+	}
+	if rep.Verdict == string(gate.Fail) {
+		if in.failOnRegression {
+			return errRegression
+		}
+		a.Warningf("recallgate verdict is fail, but fail-on-regression is false: the step passes")
+	}
+	return nil
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// actionCompare produces the comparison for the mode: run files given as
+// inputs, the config's two sides, the config at the base commit, or the
+// stored baseline for drift.
+func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in actionInputs, inWork func(string) string, cfgPath, mode string, ev *event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
+	if in.baseResults != "" {
+		cfg, set, err := loadConfigSetLoose(cfgPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		bc, err := gate.ScoreRunFile(set, inWork(in.baseResults), cfg.Depth)
+		if err != nil {
+			return nil, nil, fmt.Errorf("score base results: %w", err)
+		}
+		hc, err := gate.ScoreRunFile(set, inWork(in.headResults), cfg.Depth)
+		if err != nil {
+			return nil, nil, fmt.Errorf("score head results: %w", err)
+		}
+		cmp, err := gate.Compare(bc, hc, cfg.Thresholds)
+		return cmp, set, err
+	}
+	cfg, set, err := loadConfigSet(cfgPath, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case mode == "drift":
+		if in.baseline == "" {
+			return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
+		}
+		rf, err := runfile.Load(inWork(in.baseline))
+		if err != nil {
+			return nil, nil, fmt.Errorf("load baseline: %w", err)
+		}
+		bres, err := gate.RetrieveAll(ctx, "baseline", set, rf, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: 1})
+		if err != nil {
+			return nil, nil, err
+		}
+		runs, err := retrieveSides(ctx, e, cfg, set, []string{"head"})
+		if err != nil {
+			return nil, nil, err
+		}
+		if runs["head"].err != nil {
+			return nil, nil, runs["head"].err
+		}
+		return compareResults(set, cfg, bres, runs["head"].results)
+	case cfg.Base == cfg.Head:
+		if base := ev.baseSHA(); base != "" {
+			bcfg, err := configAtCommit(ctx, a, gh, cfgPath, base)
+			if err != nil {
+				return nil, nil, err
+			}
+			if bcfg != nil {
+				cfg.Base = bcfg.Base
+			}
+		} else {
+			a.Warningf("the event has no base commit and %s has one [retriever]: the gate compares it with itself", cfgPath)
+		}
+	}
+	runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := errors.Join(runs["base"].err, runs["head"].err); err != nil {
+		return nil, nil, err
+	}
+	return compareResults(set, cfg, runs["base"].results, runs["head"].results)
+}
+
+func compareResults(set *gate.Set, cfg *config.Config, base, head []gate.Result) (*gate.Comparison, *gate.Set, error) {
+	bc, err := gate.ScoreResults(set, base, cfg.Depth)
+	if err != nil {
+		return nil, nil, fmt.Errorf("score base: %w", err)
+	}
+	hc, err := gate.ScoreResults(set, head, cfg.Depth)
+	if err != nil {
+		return nil, nil, fmt.Errorf("score head: %w", err)
+	}
+	cmp, err := gate.Compare(bc, hc, cfg.Thresholds)
+	return cmp, set, err
+}
+
+// loadConfigSetLoose loads a config and set for scoring run files: no
+// retriever is needed.
+func loadConfigSetLoose(cfgPath string) (*config.Config, *gate.Set, error) {
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Set == "" {
+		return nil, nil, &gate.InputError{File: cfgPath, Field: "set", Err: errors.New("required")}
+	}
+	set, err := gate.LoadSet(cfg.Set)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load set: %w", err)
+	}
+	return cfg, set, nil
+}
+
+// configAtCommit reads the config as it is at the base commit, from the
+// local git history when the checkout has it, else through the contents
+// API. It returns nil (with a warning) when the file is new in the change.
+func configAtCommit(ctx context.Context, a *githubactions.Action, gh *ghclient.Client, cfgPath, sha string) (*config.Config, error) {
+	data, err := gitShow(ctx, cfgPath, sha)
+	if err != nil && gh != nil {
+		rel, rerr := repoPath(ctx, cfgPath)
+		if rerr == nil {
+			data, err = gh.FileAt(ctx, rel, sha)
+		}
+	}
+	if err != nil {
+		a.Warningf("cannot read %s at the base commit %s (%v): the base side uses the head's config, so this run cannot see a config change", cfgPath, shortSHA(sha), err)
+		return nil, nil
+	}
+	// Parse as if it stood where the head's config stands, so its relative
+	// paths resolve in this checkout.
+	bcfg, err := config.Parse(data, cfgPath)
+	if err != nil {
+		return nil, fmt.Errorf("config at base commit %s: %w", shortSHA(sha), err)
+	}
+	if bcfg.Base == nil {
+		return nil, &gate.InputError{File: cfgPath + "@" + shortSHA(sha), Field: "retriever", Err: errors.New("the base commit's config has no retriever")}
+	}
+	return bcfg, nil
+}
+
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// gitShow reads a file at a commit from the local repository.
+func gitShow(ctx context.Context, path, sha string) ([]byte, error) {
+	rel, err := repoPath(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	out, err := exec.CommandContext(ctx, "git", "-C", dir, "show", sha+":"+rel).Output()
+	if err != nil {
+		return nil, fmt.Errorf("git show %s:%s: %w", shortSHA(sha), rel, err)
+	}
+	return out, nil
+}
+
+// repoPath is path relative to the top of its git work tree.
+func repoPath(ctx context.Context, path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	top, err := exec.CommandContext(ctx, "git", "-C", filepath.Dir(abs), "rev-parse", "--show-toplevel").Output()
+	if err != nil {
+		return "", fmt.Errorf("not in a git checkout: %w", err)
+	}
+	rel, err := filepath.Rel(strings.TrimSpace(string(top)), abs)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// workspacePath makes p relative to the workspace, as annotations need.
+func workspacePath(ws, p string) string {
+	if ws == "" {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	rel, err := filepath.Rel(ws, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// annotate puts a warning on the eval set line of each regressed query.
+func annotate(a *githubactions.Action, r *report.CompareReport, setPath string) {
+	byID := map[string]report.CompareQuery{}
+	for _, q := range r.Queries {
+		byID[q.ID] = q
+	}
+	for i, id := range r.Regressed {
+		if i == 10 {
+			a.Warningf("…and %d more regressed queries (see the job summary)", len(r.Regressed)-10)
+			break
+		}
+		q := byID[id]
+		a.WithFieldsMap(map[string]string{"file": setPath, "line": strconv.Itoa(q.Line), "title": "recallgate: query " + id + " regressed"}).
+			Warningf("recall@%d %.3f → %.3f; lost %s", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, strings.Join(q.Lost, ", "))
+	}
+}
+
+// postComment keeps the sticky comment up to date. It never changes the verdict.
+func postComment(ctx context.Context, a *githubactions.Action, gh *ghclient.Client, in actionInputs, pr int, cfgPath string, r *report.CompareReport, md string) {
+	if in.comment == "never" {
+		return
+	}
+	if gh == nil {
+		a.Warningf("no github-token: the PR comment is skipped (the job summary has the report)")
+		return
+	}
+	marker := ghclient.Marker(in.config)
+	if in.comment == "on-change" && len(r.Regressed)+len(r.Improved) == 0 && r.Verdict == string(gate.Pass) {
+		has, err := gh.HasComment(ctx, pr, marker)
+		if err != nil {
+			a.Warningf("PR comment skipped: %v", err)
+			return
+		}
+		if !has {
+			return
+		}
+	}
+	body := ghclient.Fit(marker+"\n"+md, ghclient.MaxCommentLength)
+	created, link, err := gh.UpsertComment(ctx, pr, marker, body)
+	var pe *ghclient.PermissionError
+	switch {
+	case errors.As(err, &pe):
+		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
+	case err != nil:
+		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
+	case created:
+		a.Infof("recallgate: posted %s\n", link)
+	default:
+		a.Infof("recallgate: updated %s\n", link)
+	}
+}
+
+// trackDrift opens or updates the drift issue on a failing nightly run and
+// notes on it when a later run passes. It never closes the issue.
+func trackDrift(ctx context.Context, a *githubactions.Action, gh *ghclient.Client, r *report.CompareReport, md, sha string) {
+	if gh == nil {
+		a.Warningf("no github-token: the drift issue is not updated")
+		return
+	}
+	if r.Verdict == string(gate.Fail) {
+		title := fmt.Sprintf("Retrieval drift: mean recall@%d %+.3f against the baseline", r.Depth.Candidates, r.Summary.Delta.RecallAtN)
+		body := ghclient.Fit(fmt.Sprintf("Nightly recallgate run on %s.\n\n%s", shortSHA(sha), md), ghclient.MaxCommentLength)
+		_, link, err := gh.UpsertIssue(ctx, driftLabel, title, body)
+		if err != nil {
+			a.Warningf("drift issue not updated: %v", err)
+			return
+		}
+		a.Infof("recallgate: drift reported in %s\n", link)
+		return
+	}
+	if ok, err := gh.CommentOnIssue(ctx, driftLabel, fmt.Sprintf("recallgate passes against the baseline again on %s (mean recall@%d %+.3f). Close this issue when the cause is understood.", shortSHA(sha), r.Depth.Candidates, r.Summary.Delta.RecallAtN)); err != nil {
+		a.Warningf("drift issue not updated: %v", err)
+	} else if ok {
+		a.Infof("recallgate: noted the passing run on the open drift issue\n")
+	}
+}
