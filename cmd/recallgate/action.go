@@ -295,7 +295,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		return compareResults(set, cfg, bres, runs["head"].results)
 	case cfg.Base == cfg.Head:
 		if base := ev.baseSHA(); base != "" {
-			bcfg, err := configAtCommit(ctx, a, gh, cfgPath, base)
+			bcfg, err := configAtCommit(ctx, a, gh, cfgPath, base, e.getenv("GITHUB_WORKSPACE"))
 			if err != nil {
 				return nil, nil, err
 			}
@@ -349,11 +349,14 @@ func loadConfigSetLoose(cfgPath string) (*config.Config, *gate.Set, error) {
 // configAtCommit reads the config as it is at the base commit, from the
 // local git history when the checkout has it, else through the contents
 // API. It returns nil (with a warning) when the file is new in the change.
-func configAtCommit(ctx context.Context, a *githubactions.Action, gh *ghclient.Client, cfgPath, sha string) (*config.Config, error) {
+func configAtCommit(ctx context.Context, a *githubactions.Action, gh *ghclient.Client, cfgPath, sha, workspace string) (*config.Config, error) {
 	data, err := gitShow(ctx, cfgPath, sha)
 	if err != nil && gh != nil {
 		rel, rerr := repoPath(ctx, cfgPath)
-		if rerr == nil {
+		if rerr != nil {
+			rel = workspacePath(workspace, cfgPath)
+		}
+		if !filepath.IsAbs(rel) {
 			data, err = gh.FileAt(ctx, rel, sha)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -337,4 +338,35 @@ func workspace(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// TestActionBaseConfigFromContentsAPI: without git history, the base
+// commit's config comes from the contents API; merge_group events carry the
+// base commit too, and get no PR comment.
+func TestActionBaseConfigFromContentsAPI(t *testing.T) {
+	ws := t.TempDir() // not a git checkout
+	corpus, _ := filepath.Abs("../../frozen-set/corpus")
+	queries, _ := filepath.Abs("../../frozen-set/queries.jsonl")
+	cfgText := func(extra string) string {
+		return fmt.Sprintf("set = %q\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"builtin\"\ncorpus = %q\n%s", queries, corpus, extra)
+	}
+	write(t, ws, "rag/recallgate.toml", cfgText("chunk_words = 12\n"))
+	g := &fakeGitHub{}
+	mux := http.NewServeMux()
+	var asked string
+	mux.HandleFunc("GET /repos/acme/rag/contents/rag/recallgate.toml", func(w http.ResponseWriter, r *http.Request) {
+		asked = r.URL.Query().Get("ref")
+		fmt.Fprintf(w, `{"type":"file","encoding":"base64","content":%q}`, base64.StdEncoding.EncodeToString([]byte(cfgText("title_boost = 2.0\n"))))
+	})
+	mux.Handle("/", g.server(t).Config.Handler)
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	ae := newActionEnv(t, srv.URL, "merge_group", `{"merge_group":{"base_sha":"mgbase","head_sha":"mghead"}}`, map[string]string{
+		"working-directory": filepath.Join(ws, "rag"),
+	})
+	ae.vars["GITHUB_WORKSPACE"] = ws
+	code, out, errs := ae.run(t)
+	if code != 1 || asked != "mgbase" || ae.outputs(t)["regressed"] != "q26,q16,q10" || len(g.comments) != 0 {
+		t.Errorf("exit %d ref %q outputs %v comments %d\n%s\n%s", code, asked, ae.outputs(t), len(g.comments), out, errs)
+	}
 }
