@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
+	"time"
 )
 
 // Default gate thresholds.
@@ -23,6 +25,10 @@ type Thresholds struct {
 	MaxRecallDrop float64
 	// MaxNewMisses is how many queries may go from some recall to none.
 	MaxNewMisses int
+	// RequireSignificance makes a recall drop beyond MaxRecallDrop fail
+	// only when the paired sign-flip test finds it significant (p < 0.05);
+	// otherwise the verdict is inconclusive.
+	RequireSignificance bool
 }
 
 // DefaultThresholds returns the default thresholds (0.02 drop, no new misses).
@@ -58,7 +64,66 @@ type Verdict string
 const (
 	Pass Verdict = "pass"
 	Fail Verdict = "fail"
+	// Inconclusive means recall dropped beyond the threshold but, with
+	// significance required, the set is too small to tell it from noise.
+	Inconclusive Verdict = "inconclusive"
 )
+
+// Causes of a lost gold document, for failure attribution.
+const (
+	// CauseRetrieval: out of the candidates entirely; fix the retriever,
+	// chunking, ingestion or filters.
+	CauseRetrieval = "retrieval-miss"
+	// CauseRanking: still a candidate but pushed below the context window;
+	// fix the reranker or fusion weights.
+	CauseRanking = "ranking-miss"
+	// CauseCorpus: the document is not in the corpus at all; a data-quality
+	// bug, not a retrieval failure.
+	CauseCorpus = "missing-from-corpus"
+)
+
+// GoldMove is what happened to one relevant gold document of a query.
+type GoldMove struct {
+	Doc   string
+	Grade int
+	// BaseRank and HeadRank are 1-based ranks in the whole list, 0 when
+	// the document was not returned.
+	BaseRank, HeadRank int
+	Cause              string
+	// TookItsPlace is the head's document at the gold doc's base rank.
+	TookItsPlace string
+}
+
+// Waiver accepts a known regression of one query until it expires.
+type Waiver struct {
+	Query, Reason string
+	// Expires is the last day the waiver holds (UTC date).
+	Expires time.Time
+}
+
+// Segment aggregates the queries that share a label.
+type Segment struct {
+	// Kind is "segment" (declared), "source" or "auto".
+	Kind, Name          string
+	Queries             int
+	Base, Head          float64 // mean recall@N
+	Regressed, Improved int
+}
+
+// Policy is everything besides the two scorecards that shapes a comparison.
+type Policy struct {
+	Thresholds
+	// Waivers accept known regressions.
+	Waivers []Waiver
+	// Corpus holds the known document ids; nil when unknown.
+	Corpus map[string]bool
+	// Unstable marks queries whose results differed between repeats of one
+	// side: they are shown apart and never counted as flips.
+	Unstable map[string]bool
+	// NoiseFloor is the largest difference of mean recall@N seen between
+	// repeats of one side (0 without repeats).
+	NoiseFloor float64
+}
 
 // Delta is head minus base for the four document metrics.
 type Delta struct {
@@ -90,7 +155,20 @@ type PairedQuery struct {
 	Lost, Gained []string
 	// NewMiss is true when base found something and head found nothing.
 	NewMiss bool
+	// Synthetic queries (source "synthetic") are reported apart and never
+	// enter the headline numbers or the verdict.
+	Synthetic bool
+	// Unstable queries changed between repeats of one side.
+	Unstable bool
+	// Waiver, when set, accepts this query's regression.
+	Waiver *Waiver
+	// Moves attributes the lost gold documents of a regressed, ranking-hit
+	// or zero-recall query.
+	Moves []GoldMove
 }
+
+// counted reports whether the query takes part in flips and the verdict.
+func (p *PairedQuery) counted() bool { return !p.Synthetic && !p.Unstable }
 
 // Comparison is the paired comparison of a base and a head run over one set.
 type Comparison struct {
@@ -116,6 +194,26 @@ type Comparison struct {
 	Reasons []string
 	// Warnings are the scorecards' warnings, prefixed by side.
 	Warnings []string
+	// Stats are the paired statistics of the per-query recall@N deltas the
+	// verdict counts (waived regressions count as 0).
+	Stats PairedStats
+	// GateDelta is the mean recall@N delta the verdict uses: counted
+	// queries only, waived regressions as 0.
+	GateDelta float64
+	// Segments are declared segments, sources and automatic groups.
+	Segments []Segment
+	// Synthetic lists synthetic queries; SyntheticBase and SyntheticHead
+	// are their means, kept out of the headline.
+	Synthetic                    []string
+	SyntheticBase, SyntheticHead Summary
+	// Waived lists regressed queries accepted by a waiver.
+	Waived []string
+	// Unstable lists queries whose results changed between repeats.
+	Unstable []string
+	// NoiseFloor is the base-vs-base spread of mean recall@N over repeats.
+	NoiseFloor float64
+	// CorpusKnown says whether attribution could check the corpus.
+	CorpusKnown bool
 
 	index map[string]int // query id → position in Queries
 }
@@ -132,6 +230,12 @@ func (c *Comparison) Query(id string) *PairedQuery {
 // Compare pairs two scorecards of the same set query by query and decides the
 // verdict. Both must be scored at the same depths.
 func Compare(base, head *Scorecard, t Thresholds) (*Comparison, error) {
+	return CompareWith(base, head, Policy{Thresholds: t})
+}
+
+// CompareWith is Compare with waivers, a known corpus and repeat stability.
+func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
+	t := pol.Thresholds
 	if base.Set != head.Set {
 		return nil, fmt.Errorf("base and head were scored against different sets (%s, %s)", base.Set.Path, head.Set.Path)
 	}
@@ -141,7 +245,15 @@ func Compare(base, head *Scorecard, t Thresholds) (*Comparison, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	c := &Comparison{Set: base.Set, Depth: base.Depth, Thresholds: t, Base: base.Summary, Head: head.Summary, index: map[string]int{}}
+	waivers := map[string]*Waiver{}
+	for i, w := range pol.Waivers {
+		if base.Set.Query(w.Query) == nil {
+			return nil, fmt.Errorf("waiver for query %q: no such query in %s", w.Query, base.Set.Path)
+		}
+		waivers[w.Query] = &pol.Waivers[i]
+	}
+	c := &Comparison{Set: base.Set, Depth: base.Depth, Thresholds: t, Base: base.Summary, Head: head.Summary, index: map[string]int{},
+		SyntheticBase: base.SyntheticSummary, SyntheticHead: head.SyntheticSummary, NoiseFloor: pol.NoiseFloor, CorpusKnown: pol.Corpus != nil}
 	c.MeanDelta = Delta{
 		Recall:    head.Summary.Recall - base.Summary.Recall,
 		Precision: head.Summary.Precision - base.Summary.Precision,
@@ -175,8 +287,25 @@ func Compare(base, head *Scorecard, t Thresholds) (*Comparison, error) {
 		q.sortByGrade(p.Lost)
 		q.sortByGrade(p.Gained)
 		p.NewMiss = b.Found > 0 && h.Found == 0
+		p.Synthetic = q.Source == "synthetic"
+		p.Unstable = pol.Unstable[q.ID]
+		if p.Change == Regressed || p.NewMiss {
+			p.Waiver = waivers[q.ID]
+		}
+		p.Moves = attribute(q, &b, &h, c.Depth, pol.Corpus)
 		c.index[q.ID] = len(c.Queries)
 		c.Queries = append(c.Queries, p)
+		switch {
+		case p.Synthetic:
+			c.Synthetic = append(c.Synthetic, q.ID)
+			continue
+		case p.Unstable:
+			c.Unstable = append(c.Unstable, q.ID)
+			continue
+		case p.Waiver != nil:
+			c.Waived = append(c.Waived, q.ID)
+			continue
+		}
 		if p.RankingOnly {
 			c.RankingOnly = append(c.RankingOnly, q.ID)
 		}
@@ -184,6 +313,21 @@ func Compare(base, head *Scorecard, t Thresholds) (*Comparison, error) {
 			c.NewMisses = append(c.NewMisses, q.ID)
 		}
 	}
+	var deltas []float64
+	for i := range c.Queries {
+		p := &c.Queries[i]
+		if !p.counted() {
+			continue
+		}
+		d := p.Delta.Recall
+		if p.Waiver != nil {
+			d = 0
+		}
+		deltas = append(deltas, d)
+	}
+	c.Stats = Paired(deltas)
+	c.GateDelta = c.Stats.MeanDelta
+	c.Segments = segments(c)
 	for i := range base.Unanswerable {
 		c.Unanswerable = append(c.Unanswerable, [2]UnanswerableResult{base.Unanswerable[i], head.Unanswerable[i]})
 	}
@@ -204,7 +348,7 @@ func Compare(base, head *Scorecard, t Thresholds) (*Comparison, error) {
 func (c *Comparison) flipped(ch Change) []string {
 	var ps []PairedQuery
 	for _, p := range c.Queries {
-		if p.Change == ch {
+		if p.Change == ch && p.counted() && (ch != Regressed || p.Waiver == nil) {
 			ps = append(ps, p)
 		}
 	}
@@ -220,16 +364,135 @@ func (c *Comparison) flipped(ch Change) []string {
 
 func (c *Comparison) decide() {
 	c.Verdict = Pass
-	drop := -c.MeanDelta.Recall
-	if drop > c.Thresholds.MaxRecallDrop+epsilon {
+	drop := -c.GateDelta
+	dropped := drop > c.Thresholds.MaxRecallDrop+epsilon
+	missed := len(c.NewMisses) > c.Thresholds.MaxNewMisses
+	if dropped {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("mean recall@%d dropped by %.3f (limit %.3f)", c.Depth.Candidates, drop, c.Thresholds.MaxRecallDrop))
 	}
-	if len(c.NewMisses) > c.Thresholds.MaxNewMisses {
+	if missed {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("%d %s newly at zero recall (limit %d): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), c.Thresholds.MaxNewMisses, joinFirst(c.NewMisses, 10)))
 	}
-	if len(c.Reasons) > 0 {
+	switch {
+	case missed:
+		c.Verdict = Fail
+	case dropped && c.Thresholds.RequireSignificance && !c.Stats.Significant():
+		c.Verdict = Inconclusive
+		c.Reasons = append(c.Reasons, fmt.Sprintf("the drop is not significant (sign-flip p = %.3f ≥ %.2f over %d queries): inconclusive, not failed", c.Stats.PValue, Alpha, c.Stats.N))
+	case dropped:
 		c.Verdict = Fail
 	}
+}
+
+// attribute explains the lost gold documents of a query that regressed,
+// lost context, or has zero recall on the head.
+func attribute(q *Query, b, h *QueryScore, d Depth, corpus map[string]bool) []GoldMove {
+	if h.Found >= b.Found && h.InContext >= b.InContext && h.Found > 0 {
+		return nil
+	}
+	var moves []GoldMove
+	for _, doc := range q.RelevantDocs() {
+		br, hr := b.GoldRanks[doc], h.GoldRanks[doc]
+		in := func(r, depth int) bool { return r > 0 && r <= depth }
+		m := GoldMove{Doc: doc, Grade: q.Gold[doc], BaseRank: br, HeadRank: hr}
+		switch {
+		case corpus != nil && !corpus[doc] && !in(hr, d.Candidates):
+			m.Cause = CauseCorpus
+		case !in(hr, d.Candidates) && (in(br, d.Candidates) || h.Found == 0):
+			m.Cause = CauseRetrieval
+		case in(hr, d.Candidates) && in(br, d.Context) && !in(hr, d.Context):
+			m.Cause = CauseRanking
+		default:
+			continue
+		}
+		if br > 0 && br <= len(h.Docs) && h.Docs[br-1] != doc {
+			m.TookItsPlace = h.Docs[br-1]
+		}
+		moves = append(moves, m)
+	}
+	return moves
+}
+
+// questionWords start natural-language questions.
+var questionWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("how what why when where which who whom whose can could does do did is are was were should would will may might has have am") {
+		questionWords[w] = true
+	}
+}
+
+// ShortQueryWords is the longest query, in words, that counts as short.
+const ShortQueryWords = 3
+
+// autoSegments are the automatic groups of a query: keyword-like or
+// question, short or long.
+func autoSegments(text string) []string {
+	words := strings.Fields(strings.ToLower(text))
+	kind := "keyword"
+	if strings.HasSuffix(strings.TrimSpace(text), "?") || (len(words) > 0 && questionWords[words[0]]) {
+		kind = "question"
+	}
+	length := "long"
+	if len(words) <= ShortQueryWords {
+		length = "short"
+	}
+	return []string{kind, length}
+}
+
+// segments groups the non-synthetic queries by declared segment, by source
+// and automatically; declared first, each kind sorted by name.
+func segments(c *Comparison) []Segment {
+	type key struct{ kind, name string }
+	acc := map[key]*Segment{}
+	add := func(kind, name string, p *PairedQuery) {
+		k := key{kind, name}
+		s := acc[k]
+		if s == nil {
+			s = &Segment{Kind: kind, Name: name}
+			acc[k] = s
+		}
+		s.Queries++
+		s.Base += p.Base.Recall
+		s.Head += p.Head.Recall
+		if p.counted() && p.Waiver == nil && p.Change == Regressed {
+			s.Regressed++
+		}
+		if p.counted() && p.Change == Improved {
+			s.Improved++
+		}
+	}
+	for i := range c.Queries {
+		p := &c.Queries[i]
+		if p.Synthetic {
+			continue
+		}
+		for _, seg := range p.Query.Segments {
+			add("segment", seg, p)
+		}
+		if p.Query.Source != "" {
+			add("source", p.Query.Source, p)
+		}
+		if p.Query.Text != "" {
+			for _, a := range autoSegments(p.Query.Text) {
+				add("auto", a, p)
+			}
+		}
+	}
+	order := map[string]int{"segment": 0, "source": 1, "auto": 2}
+	out := make([]Segment, 0, len(acc))
+	for _, s := range acc {
+		s.Base /= float64(s.Queries)
+		s.Head /= float64(s.Queries)
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return order[out[i].Kind] < order[out[j].Kind]
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
 }
 
 // plural picks the singular or plural form for n.

@@ -73,10 +73,10 @@ func TestCompareThresholds(t *testing.T) {
 		th   Thresholds
 		want Verdict
 	}{
-		{"drop above limit", Thresholds{0.02, 1}, Fail},
-		{"drop within limit", Thresholds{0.05, 1}, Pass},
-		{"drop equal to limit passes", Thresholds{1.0 / 30, 1}, Pass},
-		{"new miss beyond limit", Thresholds{0.05, 0}, Fail},
+		{"drop above limit", Thresholds{MaxRecallDrop: 0.02, MaxNewMisses: 1}, Fail},
+		{"drop within limit", Thresholds{MaxRecallDrop: 0.05, MaxNewMisses: 1}, Pass},
+		{"drop equal to limit passes", Thresholds{MaxRecallDrop: 1.0 / 30, MaxNewMisses: 1}, Pass},
+		{"new miss beyond limit", Thresholds{MaxRecallDrop: 0.05, MaxNewMisses: 0}, Fail},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

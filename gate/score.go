@@ -21,6 +21,16 @@ type Depth struct {
 	Candidates int
 	// Context is k in precision@k and nDCG@k: how many reach the LLM.
 	Context int
+	// Below is the recall@N under which a query counts in the "below"
+	// list; 0 means BelowThreshold (0.5).
+	Below float64
+}
+
+func (d Depth) below() float64 {
+	if d.Below <= 0 {
+		return BelowThreshold
+	}
+	return d.Below
 }
 
 // DefaultDepth returns the default depths (50 candidates, 5 in context).
@@ -33,6 +43,9 @@ func (d Depth) Validate() error {
 	}
 	if d.Context < 1 {
 		return fmt.Errorf("context depth must be at least 1, got %d", d.Context)
+	}
+	if d.Below < 0 || d.Below > 1 {
+		return fmt.Errorf("below must be within 0 and 1, got %v", d.Below)
 	}
 	return nil
 }
@@ -111,7 +124,10 @@ type Scorecard struct {
 	Queries []QueryScore
 	// Unanswerable holds the queries marked unanswerable, in set order.
 	Unanswerable []UnanswerableResult
-	Summary      Summary
+	// Summary covers the answerable queries that are not synthetic; the
+	// synthetic ones are summarised apart and never in the headline.
+	Summary          Summary
+	SyntheticSummary Summary
 	// Missing lists set queries absent from the run (scored as empty results).
 	Missing []string
 	// Unknown lists run query ids that are not in the set (ignored).
@@ -251,7 +267,16 @@ func (s *Scorer) Card() (*Scorecard, error) {
 		c.Queries = append(c.Queries, sc)
 	}
 	c.Unknown = append([]string(nil), s.unknown...)
-	c.Summary = summarize(c.Queries)
+	var real, synthetic []QueryScore
+	for _, q := range c.Queries {
+		if s.set.Query(q.ID).Source == "synthetic" {
+			synthetic = append(synthetic, q)
+		} else {
+			real = append(real, q)
+		}
+	}
+	c.Summary = summarize(real, s.depth.below())
+	c.SyntheticSummary = summarize(synthetic, s.depth.below())
 	return c, nil
 }
 
@@ -268,7 +293,7 @@ func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
 	return c, nil
 }
 
-func summarize(qs []QueryScore) Summary {
+func summarize(qs []QueryScore, below float64) Summary {
 	var s Summary
 	s.Queries = len(qs)
 	for _, q := range qs {
@@ -279,7 +304,7 @@ func summarize(qs []QueryScore) Summary {
 		if q.Found == 0 {
 			s.ZeroRecall = append(s.ZeroRecall, q.ID)
 		}
-		if q.Recall < BelowThreshold {
+		if q.Recall < below {
 			s.BelowHalf = append(s.BelowHalf, q.ID)
 		}
 	}

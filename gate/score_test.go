@@ -37,57 +37,57 @@ func TestScoreQuery(t *testing.T) {
 	}{
 		{
 			name: "binary, first hit at rank 2",
-			gold: map[string]int{"a": 1, "b": 1}, hits: hits("x", "a", "y", "b"), depth: Depth{50, 2},
+			gold: map[string]int{"a": 1, "b": 1}, hits: hits("x", "a", "y", "b"), depth: Depth{Candidates: 50, Context: 2},
 			// P@2 = 1/2; DCG = 0 + 1/log2(3); ideal = 1 + 1/log2(3).
 			recall: 1, prec: 0.5, ndcg: (1 / l3) / (1 + 1/l3), rr: 0.5, first: 2, returned: 4,
 		},
 		{
 			name: "fewer hits than k keeps k as denominator",
-			gold: map[string]int{"a": 1}, hits: hits("a"), depth: Depth{50, 5},
+			gold: map[string]int{"a": 1}, hits: hits("a"), depth: Depth{Candidates: 50, Context: 5},
 			recall: 1, prec: 0.2, ndcg: 1, rr: 1, first: 1, returned: 1,
 		},
 		{
 			name: "duplicate chunks of one doc collapse to the first",
-			gold: map[string]int{"a": 1, "b": 1}, hits: hits("a#1", "a#2", "a#3", "b#1"), depth: Depth{50, 2},
+			gold: map[string]int{"a": 1, "b": 1}, hits: hits("a#1", "a#2", "a#3", "b#1"), depth: Depth{Candidates: 50, Context: 2},
 			// deduplicated list is [a b]: both relevant in the top 2.
 			recall: 1, prec: 1, ndcg: 1, rr: 1, first: 1, returned: 2,
 		},
 		{
 			name: "grade 0 gold doc is judged non-relevant",
-			gold: map[string]int{"a": 0, "b": 2}, hits: hits("a", "b"), depth: Depth{50, 2},
+			gold: map[string]int{"a": 0, "b": 2}, hits: hits("a", "b"), depth: Depth{Candidates: 50, Context: 2},
 			// relevant = {b}; DCG = 0 + 2/log2(3); ideal grades [2 0] → 2.
 			recall: 1, prec: 0.5, ndcg: (2 / l3) / 2, rr: 0.5, first: 2, returned: 2,
 		},
 		{
 			name: "graded nDCG with the ideal order reversed",
-			gold: map[string]int{"a": 3, "b": 2, "c": 1}, hits: hits("c", "b", "a"), depth: Depth{50, 3},
+			gold: map[string]int{"a": 3, "b": 2, "c": 1}, hits: hits("c", "b", "a"), depth: Depth{Candidates: 50, Context: 3},
 			// DCG = 1/1 + 2/log2(3) + 3/2; ideal = 3/1 + 2/log2(3) + 1/2.
 			recall: 1, prec: 1, ndcg: (1 + 2/l3 + 1.5) / (3 + 2/l3 + 0.5), rr: 1, first: 1, returned: 3,
 		},
 		{
 			name: "recall cut at the candidate depth, rr over the whole list",
-			gold: map[string]int{"a": 1, "b": 1}, hits: hits("x", "y", "a", "b"), depth: Depth{3, 2},
+			gold: map[string]int{"a": 1, "b": 1}, hits: hits("x", "y", "a", "b"), depth: Depth{Candidates: 3, Context: 2},
 			recall: 0.5, prec: 0, ndcg: 0, rr: 1.0 / 3, first: 3, returned: 4,
 		},
 		{
 			name: "first relevant doc beyond the candidate depth",
-			gold: map[string]int{"a": 1}, hits: hits("x", "y", "a"), depth: Depth{2, 1},
+			gold: map[string]int{"a": 1}, hits: hits("x", "y", "a"), depth: Depth{Candidates: 2, Context: 1},
 			recall: 0, prec: 0, ndcg: 0, rr: 1.0 / 3, first: 3, returned: 3,
 		},
 		{
 			name: "ideal cut to k",
-			gold: map[string]int{"a": 1, "b": 1, "c": 1}, hits: hits("a"), depth: Depth{50, 2},
+			gold: map[string]int{"a": 1, "b": 1, "c": 1}, hits: hits("a"), depth: Depth{Candidates: 50, Context: 2},
 			// DCG = 1; ideal = 1 + 1/log2(3); recall 1/3.
 			recall: 1.0 / 3, prec: 0.5, ndcg: 1 / (1 + 1/l3), rr: 1, first: 1, returned: 1,
 		},
 		{
 			name: "nothing returned",
-			gold: map[string]int{"a": 2}, hits: nil, depth: Depth{50, 5},
+			gold: map[string]int{"a": 2}, hits: nil, depth: Depth{Candidates: 50, Context: 5},
 			recall: 0, prec: 0, ndcg: 0, rr: 0, first: 0, returned: 0,
 		},
 		{
 			name: "relevant doc repeated after a non-relevant one",
-			gold: map[string]int{"a": 1}, hits: hits("x#1", "a#1", "x#2", "a#2"), depth: Depth{50, 1},
+			gold: map[string]int{"a": 1}, hits: hits("x#1", "a#1", "x#2", "a#2"), depth: Depth{Candidates: 50, Context: 1},
 			recall: 1, prec: 0, ndcg: 0, rr: 0.5, first: 2, returned: 2,
 		},
 	}
@@ -106,11 +106,11 @@ func TestScoreQuery(t *testing.T) {
 
 // TestScoreQueryDecimals pins two of the cases above to decimals worked out by hand.
 func TestScoreQueryDecimals(t *testing.T) {
-	s := ScoreQuery(query(map[string]int{"a": 1, "b": 1}), hits("x", "a", "y", "b"), Depth{50, 2}, nil)
+	s := ScoreQuery(query(map[string]int{"a": 1, "b": 1}), hits("x", "a", "y", "b"), Depth{Candidates: 50, Context: 2}, nil)
 	if got := math.Round(s.NDCG*1e6) / 1e6; got != 0.386853 { // 0.630930 / 1.630930
 		t.Errorf("nDCG@2 = %v, want 0.386853", got)
 	}
-	s = ScoreQuery(query(map[string]int{"a": 3, "b": 2, "c": 1}), hits("c", "b", "a"), Depth{50, 3}, nil)
+	s = ScoreQuery(query(map[string]int{"a": 3, "b": 2, "c": 1}), hits("c", "b", "a"), Depth{Candidates: 50, Context: 3}, nil)
 	if got := math.Round(s.NDCG*1e6) / 1e6; got != 0.789998 { // 3.761860 / 4.761860
 		t.Errorf("nDCG@3 = %v, want 0.789998", got)
 	}
@@ -125,7 +125,7 @@ func TestScorerSummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := NewScorer(set, Depth{50, 5})
+	sc := NewScorer(set, Depth{Candidates: 50, Context: 5})
 	for _, r := range []Result{
 		{ID: "a", Hits: hits("d1")},
 		{ID: "b", Hits: hits("d2", "x")},

@@ -1,0 +1,157 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// diagSet: q1 has gold g1 (3) and g2 (1); others one gold doc each.
+func diagSet(t *testing.T, extra string) *Set {
+	t.Helper()
+	s, err := ParseSet(strings.NewReader(`{"id":"q1","query":"rotate api key","gold":{"g1":3,"g2":1},"segments":["known-failure"],"source":"ticket"}
+{"id":"q2","query":"how do I create a queue?","gold":{"g3":1},"source":"log"}
+{"id":"q3","query":"what is the maximum message size allowed","gold":{"g4":1},"source":"log"}
+`+extra), "diag.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func scoreDocs(t *testing.T, s *Set, d Depth, runs map[string][]string) *Scorecard {
+	t.Helper()
+	sc := NewScorer(s, d)
+	for id, docs := range runs {
+		if err := sc.Add(Result{ID: id, Hits: hits(docs...)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := sc.Card()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestAttribution(t *testing.T) {
+	s := diagSet(t, "")
+	d := Depth{Candidates: 4, Context: 2}
+	base := scoreDocs(t, s, d, map[string][]string{
+		"q1": {"g1", "g2", "x", "y"},
+		"q2": {"g3", "x"},
+		"q3": {"x", "y"},
+	})
+	head := scoreDocs(t, s, d, map[string][]string{
+		"q1": {"a", "b", "g2", "c", "g1"}, // g1 leaves the candidates (rank 5 > 4); g2 drops below the context
+		"q2": {"x", "g3"},                 // g3 drops from rank 1 to 2: still in context, not a loss
+		"q3": {"x", "y"},                  // zero recall both times; g4 is not in the corpus
+	})
+	corpus := map[string]bool{"g1": true, "g2": true, "g3": true, "a": true, "b": true, "c": true, "x": true, "y": true}
+	c, err := CompareWith(base, head, Policy{Thresholds: Thresholds{MaxRecallDrop: 1, MaxNewMisses: 9}, Corpus: corpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Query("q1").Moves
+	if len(m) != 2 {
+		t.Fatalf("q1 moves %+v", m)
+	}
+	if m[0].Doc != "g1" || m[0].Cause != CauseRetrieval || m[0].BaseRank != 1 || m[0].HeadRank != 5 || m[0].TookItsPlace != "a" {
+		t.Errorf("g1 %+v", m[0])
+	}
+	if m[1].Doc != "g2" || m[1].Cause != CauseRanking || m[1].BaseRank != 2 || m[1].HeadRank != 3 || m[1].TookItsPlace != "b" {
+		t.Errorf("g2 %+v", m[1])
+	}
+	if mv := c.Query("q2").Moves; len(mv) != 0 {
+		t.Errorf("q2 lost nothing, got %+v", mv)
+	}
+	if mv := c.Query("q3").Moves; len(mv) != 1 || mv[0].Cause != CauseCorpus {
+		t.Errorf("q3 %+v", mv)
+	}
+	// Without a corpus the same doc is a retrieval miss.
+	c2, _ := Compare(base, head, Thresholds{MaxRecallDrop: 1, MaxNewMisses: 9})
+	if mv := c2.Query("q3").Moves; len(mv) != 1 || mv[0].Cause != CauseRetrieval {
+		t.Errorf("q3 without corpus %+v", mv)
+	}
+}
+
+func TestWaiversSyntheticAndSegments(t *testing.T) {
+	s := diagSet(t, `{"id":"q4","query":"synthetic question about keys","gold":{"g5":1},"source":"synthetic"}`+"\n")
+	d := Depth{Candidates: 5, Context: 3}
+	all := map[string][]string{"q1": {"g1", "g2"}, "q2": {"g3"}, "q3": {"g4"}, "q4": {"g5"}}
+	base := scoreDocs(t, s, d, all)
+	head := scoreDocs(t, s, d, map[string][]string{"q1": {"g1", "g2"}, "q2": {"x"}, "q3": {"g4"}, "q4": {"x"}})
+	// The synthetic q4 lost its doc: not in the headline, not in the verdict.
+	if base.Summary.Queries != 3 || base.SyntheticSummary.Queries != 1 {
+		t.Fatalf("summaries %+v / %+v", base.Summary, base.SyntheticSummary)
+	}
+	c, err := Compare(base, head, DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Fail || strings.Join(c.Regressed, ",") != "q2" || strings.Join(c.Synthetic, ",") != "q4" {
+		t.Errorf("verdict %s regressed %v synthetic %v", c.Verdict, c.Regressed, c.Synthetic)
+	}
+	w := Waiver{Query: "q2", Reason: "index rebuild pending", Expires: time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC)}
+	c, err = CompareWith(base, head, Policy{Thresholds: DefaultThresholds(), Waivers: []Waiver{w}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Pass || len(c.Regressed) != 0 || strings.Join(c.Waived, ",") != "q2" || c.GateDelta != 0 {
+		t.Errorf("waived: verdict %s regressed %v waived %v gate delta %v", c.Verdict, c.Regressed, c.Waived, c.GateDelta)
+	}
+	if _, err := CompareWith(base, head, Policy{Waivers: []Waiver{{Query: "nope"}}}); err == nil {
+		t.Error("waiver for an unknown query: want an error")
+	}
+	seg := map[string]Segment{}
+	for _, sg := range c.Segments {
+		seg[sg.Kind+":"+sg.Name] = sg
+	}
+	if sg := seg["segment:known-failure"]; sg.Queries != 1 || sg.Base != 1 {
+		t.Errorf("known-failure %+v", sg)
+	}
+	if sg := seg["source:log"]; sg.Queries != 2 || sg.Base != 1 || sg.Head != 0.5 {
+		t.Errorf("source:log %+v", sg)
+	}
+	if sg := seg["auto:question"]; sg.Queries != 2 {
+		t.Errorf("auto:question %+v (q2 ends with ?, q3 starts with what)", sg)
+	}
+	if sg := seg["auto:keyword"]; sg.Queries != 1 || seg["auto:short"].Queries != 1 || seg["auto:long"].Queries != 2 {
+		t.Errorf("auto groups %+v", seg)
+	}
+	if _, ok := seg["source:synthetic"]; ok {
+		t.Error("synthetic queries must stay out of the segments")
+	}
+}
+
+func TestInconclusiveAndUnstable(t *testing.T) {
+	s := thirtySet(t)
+	base := card(t, s, nil)
+	head := card(t, s, map[string][]Hit{"q07": hits("x")})
+	th := DefaultThresholds()
+	th.MaxNewMisses = 5
+	th.RequireSignificance = true
+	c, err := Compare(base, head, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One loss of 1.0 among 30: sign-flip p = 1, not significant.
+	if c.Verdict != Inconclusive || c.Stats.PValue != 1 || c.Stats.Losses != 1 || c.Stats.Ties != 29 {
+		t.Errorf("verdict %s stats %+v", c.Verdict, c.Stats)
+	}
+	// Five losses: p = 2/32 = 0.0625, still ≥ 0.05; seven: 2/128 < 0.05 → fail.
+	lose := map[string][]Hit{}
+	for _, id := range []string{"q01", "q02", "q03", "q04", "q05", "q06", "q07"} {
+		lose[id] = hits("x")
+	}
+	th.MaxNewMisses = 10
+	c, _ = Compare(base, card(t, s, lose), th)
+	if c.Verdict != Fail || c.Stats.PValue != 2.0/128 {
+		t.Errorf("seven losses: %s p %v", c.Verdict, c.Stats.PValue)
+	}
+	// An unstable query is shown apart and never counted as a flip.
+	c, _ = CompareWith(base, head, Policy{Thresholds: DefaultThresholds(), Unstable: map[string]bool{"q07": true}})
+	if c.Verdict != Pass || len(c.Regressed) != 0 || strings.Join(c.Unstable, ",") != "q07" {
+		t.Errorf("unstable: %s %v %v", c.Verdict, c.Regressed, c.Unstable)
+	}
+}
