@@ -214,6 +214,11 @@ type Comparison struct {
 	NoiseFloor float64
 	// CorpusKnown says whether attribution could check the corpus.
 	CorpusKnown bool
+	// Health lists the eval set's weaknesses (see Health); set by the caller.
+	Health []string
+	// Fingerprints identify the set, each side's config and corpus, as
+	// name/value pairs in a stable order; set by the caller.
+	Fingerprints [][2]string
 
 	index map[string]int // query id → position in Queries
 }

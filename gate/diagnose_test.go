@@ -155,3 +155,75 @@ func TestInconclusiveAndUnstable(t *testing.T) {
 		t.Errorf("unstable: %s %v %v", c.Verdict, c.Regressed, c.Unstable)
 	}
 }
+
+func TestEvidenceCoverage(t *testing.T) {
+	q := &Query{ID: "q", Text: "rotate key", Gold: map[string]int{"keys": 3, "tokens": 1},
+		Evidence: []string{"Settings → Keys", "revoke the old one", "expires after 90 days"}}
+	q.prepare()
+	hs := []Hit{
+		{Doc: "other", Chunk: "other#0", Text: "Unrelated words here."},
+		{Doc: "keys", Chunk: "keys#0", Text: "Create a key under settings -> keys, then copy it."},
+		{Doc: "keys", Chunk: "keys#0", Text: "Create a key under settings -> keys, then copy it."}, // duplicate chunk
+		{Doc: "tokens", Chunk: "tokens#1", Text: "Tokens start with tpp_."},
+		{Doc: "keys", Chunk: "keys#1", Text: "Deploy it, then revoke the old one."},
+	}
+	s := ScoreQuery(q, hs, Depth{Candidates: 10, Context: 3, ContextTokens: 20}, nil)
+	e := s.Evidence
+	// Budget 20 words: 3 + 10 + 4 = 17 fit; the last passage (7 words) does not.
+	if e == nil || e.Passages != 3 || e.Tokens != 17 || e.NoText {
+		t.Fatalf("evidence %+v", e)
+	}
+	if !e.Facts[0].Found || e.Facts[0].In != "keys" || e.Facts[1].Found || e.Facts[2].Found || e.Covered() != 1 {
+		t.Errorf("facts %+v", e.Facts)
+	}
+	if strings.Join(e.GoldInContext, ",") != "keys,tokens" {
+		t.Errorf("gold in context %v", e.GoldInContext)
+	}
+	s = ScoreQuery(q, hs, Depth{Candidates: 10, Context: 3}, nil)
+	if s.Evidence.Covered() != 2 || s.Evidence.Passages != 4 {
+		t.Errorf("default budget: %+v", s.Evidence)
+	}
+	s = ScoreQuery(q, hits("keys"), DefaultDepth(), nil)
+	if !s.Evidence.NoText || s.Evidence.Covered() != 0 {
+		t.Errorf("no text: %+v", s.Evidence)
+	}
+	if ScoreQuery(query(map[string]int{"a": 1}), hits("a"), DefaultDepth(), nil).Evidence != nil {
+		t.Error("a query without evidence gets no evidence check")
+	}
+}
+
+func TestHealth(t *testing.T) {
+	s, err := ParseSet(strings.NewReader(`{"id":"a","query":"Rotate key","gold":{"d1":1},"segments":["known-failure"],"verified":"2025-01-01"}
+{"id":"b","query":"rotate  KEY!","gold":{"gone":1},"verified":"2026-11-01"}
+{"id":"c","query":"other","gold":{"d1":1}}
+`), "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Health(s, HealthOptions{Corpus: map[string]bool{"d1": true}, Now: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), MaxLabelAge: 180 * 24 * time.Hour})
+	want := []string{
+		"only 3 answerable queries",
+		"query b (line 2): gold not in the corpus: gone",
+		"", // known failures 1 of 3 = 33%: within 30–70%, no finding
+		"1 queries have labels verified more than 180 days ago: a",
+		"1 queries have no \"verified\" date: c",
+		"queries a, b have the same text",
+	}
+	var w []string
+	for _, x := range want {
+		if x != "" {
+			w = append(w, x)
+		}
+	}
+	if len(got) != len(w) {
+		t.Fatalf("findings %q", got)
+	}
+	for i := range w {
+		if !strings.HasPrefix(got[i], w[i]) {
+			t.Errorf("finding %d = %q, want prefix %q", i, got[i], w[i])
+		}
+	}
+	if !strings.HasPrefix(s.Fingerprint, "sha256:") || len(s.Fingerprint) != 71 {
+		t.Errorf("fingerprint %q", s.Fingerprint)
+	}
+}

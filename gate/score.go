@@ -24,6 +24,9 @@ type Depth struct {
 	// Below is the recall@N under which a query counts in the "below"
 	// list; 0 means BelowThreshold (0.5).
 	Below float64
+	// ContextTokens is the budget, in whitespace-separated words, of the
+	// final context packed for evidence coverage; 0 means 2,000.
+	ContextTokens int
 }
 
 func (d Depth) below() float64 {
@@ -83,6 +86,8 @@ type QueryScore struct {
 	GoldRanks map[string]int
 	// Missing is true when the run had no result for this query.
 	Missing bool
+	// Evidence is the context-level fact check, for queries with evidence.
+	Evidence *Evidence
 }
 
 // foundDocs returns the set of relevant docs ranked within the top n.
@@ -184,6 +189,7 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen map[string]struct{}) QuerySc
 		}
 	}
 	s.Returned = rank
+	s.Evidence = checkEvidence(q, hits, d.ContextTokens)
 	if s.Relevant > 0 {
 		s.Recall = float64(s.Found) / float64(s.Relevant)
 	}

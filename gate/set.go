@@ -2,6 +2,8 @@ package gate
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // MaxGrade is the highest relevance grade a gold label may carry.
@@ -35,6 +38,9 @@ type Query struct {
 	Unanswerable bool
 	// Note is a free-form remark for the people who keep the set.
 	Note string
+	// Verified is the day the labels were last checked by a person (zero
+	// when not given).
+	Verified time.Time
 	// Line is the line of the set file the query was read from (its first
 	// line, for qrels).
 	Line int
@@ -108,6 +114,8 @@ type Set struct {
 	Format string
 	// Queries are in file order (order of first appearance, for qrels).
 	Queries []*Query
+	// Fingerprint is "sha256:" and the hex SHA-256 of the file's bytes.
+	Fingerprint string
 
 	byID map[string]*Query
 }
@@ -181,6 +189,8 @@ func LoadSet(path string) (*Set, error) {
 // with an optional header). name is used in error messages.
 func ParseSet(r io.Reader, name string) (*Set, error) {
 	s := &Set{Path: name, byID: map[string]*Query{}}
+	hash := sha256.New()
+	r = io.TeeReader(r, hash)
 	var qrels *qrelsParser
 	err := eachLine(r, name, func(line []byte, n int) error {
 		if s.Format == "" {
@@ -210,6 +220,10 @@ func ParseSet(r io.Reader, name string) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := io.Copy(io.Discard, r); err != nil {
+		return nil, &InputError{File: name, Err: err}
+	}
+	s.Fingerprint = "sha256:" + hex.EncodeToString(hash.Sum(nil))
 	if len(s.Queries) == 0 {
 		return nil, inputErr(name, 0, "", "eval set is empty: no queries")
 	}
@@ -240,6 +254,7 @@ type rawQuery struct {
 	Evidence     []string `json:"evidence"`
 	Unanswerable bool     `json:"unanswerable"`
 	Note         string   `json:"note"`
+	Verified     string   `json:"verified"`
 }
 
 func parseQueryLine(line []byte, file string, n int) (*Query, error) {
@@ -261,6 +276,13 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 		ID: id, Text: *raw.Query, Gold: make(map[string]int, len(raw.Gold)),
 		Segments: raw.Segments, Source: raw.Source, Evidence: raw.Evidence,
 		Unanswerable: raw.Unanswerable, Note: raw.Note, Line: n,
+	}
+	if raw.Verified != "" {
+		v, err := time.Parse("2006-01-02", raw.Verified)
+		if err != nil {
+			return nil, inputErr(file, n, "verified", "query %q: %q is not a date like 2026-11-30", id, raw.Verified)
+		}
+		q.Verified = v
 	}
 	for doc, num := range raw.Gold {
 		if strings.TrimSpace(doc) == "" {

@@ -16,7 +16,7 @@ const (
 	// BootstrapResamples is the number of paired bootstrap resamples.
 	BootstrapResamples = 10000
 	// Alpha is the significance level of the gate and the CI's 1 − coverage.
-	Alpha = 0.05
+	Alpha     = 0.05
 	statsSeed = 0x5eed2026
 )
 

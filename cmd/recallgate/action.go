@@ -265,7 +265,11 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		if err != nil {
 			return nil, nil, fmt.Errorf("score head results: %w", err)
 		}
-		cmp, err := gate.Compare(bc, hc, cfg.Thresholds)
+		in, err := buildInputs(e, cfg, cfg.Thresholds, set, corpusFor("", cfg))
+		if err != nil {
+			return nil, nil, err
+		}
+		cmp, err := compareWith(bc, hc, in)
 		return cmp, set, err
 	}
 	cfg, set, err := loadConfigSet(cfgPath, "")
@@ -285,14 +289,14 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		if err != nil {
 			return nil, nil, err
 		}
-		runs, err := retrieveSides(ctx, e, cfg, set, []string{"head"})
+		runs, err := retrieveSides(ctx, e, cfg, set, []string{"head"}, 1)
 		if err != nil {
 			return nil, nil, err
 		}
 		if runs["head"].err != nil {
 			return nil, nil, runs["head"].err
 		}
-		return compareResults(set, cfg, bres, runs["head"].results)
+		return compareResults(e, set, cfg, bres, runs)
 	case cfg.Base == cfg.Head:
 		if base := ev.baseSHA(); base != "" {
 			bcfg, err := configAtCommit(ctx, a, gh, cfgPath, base, e.getenv("GITHUB_WORKSPACE"))
@@ -306,17 +310,20 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 			a.Warningf("the event has no base commit and %s has one [retriever]: the gate compares it with itself", cfgPath)
 		}
 	}
-	runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"})
+	runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := errors.Join(runs["base"].err, runs["head"].err); err != nil {
 		return nil, nil, err
 	}
-	return compareResults(set, cfg, runs["base"].results, runs["head"].results)
+	return compareResults(e, set, cfg, runs["base"].first(), runs)
 }
 
-func compareResults(set *gate.Set, cfg *config.Config, base, head []gate.Result) (*gate.Comparison, *gate.Set, error) {
+// compareResults scores base and the head run, with health, fingerprints
+// and repeat stability.
+func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Result, runs map[string]sideRun) (*gate.Comparison, *gate.Set, error) {
+	head := runs["head"].first()
 	bc, err := gate.ScoreResults(set, base, cfg.Depth)
 	if err != nil {
 		return nil, nil, fmt.Errorf("score base: %w", err)
@@ -325,7 +332,15 @@ func compareResults(set *gate.Set, cfg *config.Config, base, head []gate.Result)
 	if err != nil {
 		return nil, nil, fmt.Errorf("score head: %w", err)
 	}
-	cmp, err := gate.Compare(bc, hc, cfg.Thresholds)
+	in, err := buildInputs(e, cfg, cfg.Thresholds, set, corpusFor("", cfg))
+	if err != nil {
+		return nil, nil, err
+	}
+	in.addSides(runs)
+	if in.pol.Unstable, in.pol.NoiseFloor, err = stability(set, cfg.Depth, runs); err != nil {
+		return nil, nil, err
+	}
+	cmp, err := compareWith(bc, hc, in)
 	return cmp, set, err
 }
 

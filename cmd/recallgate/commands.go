@@ -49,6 +49,7 @@ type settings struct {
 	depth      gate.Depth
 	thresholds gate.Thresholds
 	format     report.Format
+	cfg        *config.Config // nil without --config
 }
 
 // resolve merges flags over the config file over the defaults and loads the set.
@@ -65,7 +66,7 @@ func (o *common) resolve() (*settings, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.depth, s.thresholds = cfg.Depth, cfg.Thresholds
+		s.depth, s.thresholds, s.cfg = cfg.Depth, cfg.Thresholds, cfg
 		if setPath == "" {
 			setPath = cfg.Set
 		}
@@ -120,10 +121,10 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 
 // decide compares two scorecards, writes the report and turns a failing
 // verdict into errRegression.
-func decide(e *env, base, head *gate.Scorecard, th gate.Thresholds, f report.Format, out string) error {
-	cmp, err := gate.Compare(base, head, th)
+func decide(e *env, base, head *gate.Scorecard, in *inputs, f report.Format, out string) error {
+	cmp, err := compareWith(base, head, in)
 	if err != nil {
-		return fmt.Errorf("compare: %w", err)
+		return err
 	}
 	for _, w := range cmp.Warnings {
 		e.warn("%s", w)
@@ -135,6 +136,17 @@ func decide(e *env, base, head *gate.Scorecard, th gate.Thresholds, f report.For
 		return errRegression
 	}
 	return nil
+}
+
+// compareWith runs the comparison and attaches health and fingerprints.
+func compareWith(base, head *gate.Scorecard, in *inputs) (*gate.Comparison, error) {
+	cmp, err := gate.CompareWith(base, head, in.pol)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	cmp.Health = in.health
+	cmp.Fingerprints = in.fingerprints
+	return cmp, nil
 }
 
 func noArgs(args []string) error {
@@ -197,6 +209,7 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 		head := fs.String("head", "", "head run (the change): JSONL or TREC run (required)")
 		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes")
 		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall")
+		corpus := fs.String("corpus", "", "corpus (folder or JSONL) to tell gold docs missing from it apart from retrieval misses")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -225,7 +238,12 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 			if err != nil {
 				return fmt.Errorf("score head run: %w", err)
 			}
-			return decide(e, bc, hc, s.thresholds, s.format, o.out)
+			in, err := buildInputs(e, s.cfg, s.thresholds, s.set, corpusFor(*corpus, s.cfg))
+			if err != nil {
+				return err
+			}
+			in.fingerprints = append(in.fingerprints, [2]string{"base_run", fingerprintFile(*base)}, [2]string{"head_run", fingerprintFile(*head)})
+			return decide(e, bc, hc, in, s.format, o.out)
 		}
 	},
 }

@@ -59,7 +59,7 @@ retrieved (it is never scored as a miss).
 			if cfg.Base == cfg.Head {
 				e.warn("%s: base and head use the same [retriever]; the gate compares the configuration with itself", cfg.Path)
 			}
-			runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"})
+			runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
 			if err != nil {
 				return err
 			}
@@ -77,25 +77,33 @@ retrieved (it is never scored as a miss).
 					return fmt.Errorf("save runs: %w", err)
 				}
 				for _, side := range []string{"base", "head"} {
-					if err := writeRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].results); err != nil {
+					if err := writeRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].first()); err != nil {
 						return err
 					}
 				}
 			}
 			if *baseline != "" {
-				if err := writeRunFile(*baseline, runs["head"].results); err != nil {
+				if err := writeRunFile(*baseline, runs["head"].first()); err != nil {
 					return err
 				}
 			}
-			bc, err := gate.ScoreResults(set, runs["base"].results, cfg.Depth)
+			bc, err := gate.ScoreResults(set, runs["base"].first(), cfg.Depth)
 			if err != nil {
 				return fmt.Errorf("score base: %w", err)
 			}
-			hc, err := gate.ScoreResults(set, runs["head"].results, cfg.Depth)
+			hc, err := gate.ScoreResults(set, runs["head"].first(), cfg.Depth)
 			if err != nil {
 				return fmt.Errorf("score head: %w", err)
 			}
-			return decide(e, bc, hc, th, f, *out)
+			in, err := buildInputs(e, cfg, th, set, corpusFor("", cfg))
+			if err != nil {
+				return err
+			}
+			in.addSides(runs)
+			if in.pol.Unstable, in.pol.NoiseFloor, err = stability(set, cfg.Depth, runs); err != nil {
+				return err
+			}
+			return decide(e, bc, hc, in, f, *out)
 		}
 	},
 }
@@ -126,17 +134,17 @@ var retrieveCommand = command{
 			if err != nil {
 				return err
 			}
-			runs, err := retrieveSides(ctx, e, cfg, set, []string{*side})
+			runs, err := retrieveSides(ctx, e, cfg, set, []string{*side}, 1)
 			if err != nil {
 				return err
 			}
 			if err := runs[*side].err; err != nil {
 				return err
 			}
-			if err := writeRunFile(*out, runs[*side].results); err != nil {
+			if err := writeRunFile(*out, runs[*side].first()); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", len(runs[*side].results), *out)
+			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", len(runs[*side].first()), *out)
 			return nil
 		}
 	},

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -81,19 +85,26 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 
 // sideRun is one side's retrieval outcome.
 type sideRun struct {
-	results []gate.Result
+	// results holds one run per repeat; results[0] is the one compared.
+	results [][]gate.Result
 	err     error
+	// config and corpus are the side's fingerprints ("" when unknown).
+	config, corpus string
 }
 
+// first is the run the comparison uses.
+func (s sideRun) first() []gate.Result { return s.results[0] }
+
 // retrieveSides retrieves the set for each named side at the same time,
-// so the two sides share the wall time.
-func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Set, sides []string) (map[string]sideRun, error) {
+// so the two sides share the wall time, repeats times over.
+func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Set, sides []string, repeats int) (map[string]sideRun, error) {
 	type built struct {
 		r     gate.Retriever
 		close closer
 		opts  gate.RetrieveOptions
+		fp    sideRun
 	}
-	bs := map[string]built{}
+	bs := map[string]*built{}
 	defer func() {
 		for _, b := range bs {
 			_ = b.close()
@@ -111,23 +122,63 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 		if err != nil {
 			return nil, err
 		}
-		bs[side] = built{r, c, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
+		b := &built{r: r, close: c, opts: gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
+		b.fp.config = fingerprintJSON(rc)
+		if ix, ok := r.(interface{ Fingerprint() string }); ok {
+			b.fp.corpus = ix.Fingerprint()
+		}
+		bs[side] = b
 	}
 	out := map[string]sideRun{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
 	for side, b := range bs {
-		wg.Add(1)
-		go func(side string, b built) {
-			defer wg.Done()
-			res, err := gate.RetrieveAll(ctx, side, set, b.r, b.opts)
-			mu.Lock()
-			out[side] = sideRun{res, err}
-			mu.Unlock()
-		}(side, b)
+		out[side] = b.fp
 	}
-	wg.Wait()
+	for rep := 0; rep < max(repeats, 1); rep++ {
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for side, b := range bs {
+			if out[side].err != nil {
+				continue
+			}
+			wg.Add(1)
+			go func(side string, b *built) {
+				defer wg.Done()
+				res, err := gate.RetrieveAll(ctx, side, set, b.r, b.opts)
+				mu.Lock()
+				sr := out[side]
+				sr.results = append(sr.results, res)
+				sr.err = err
+				out[side] = sr
+				mu.Unlock()
+			}(side, b)
+		}
+		wg.Wait()
+	}
 	return out, nil
+}
+
+// fingerprintJSON hashes a value's JSON form.
+func fingerprintJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// fingerprintFile hashes a file's bytes, or "" when it cannot be read.
+func fingerprintFile(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // loadConfigSet loads the config and its set (with query texts for qrels).

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -41,7 +42,16 @@ type env struct {
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
-	client *http.Client // nil means a default client
+	client *http.Client     // nil means a default client
+	now    func() time.Time // nil means time.Now
+}
+
+// clock is the current time, injectable for tests of waiver expiry and label age.
+func (e *env) clock() time.Time {
+	if e.now != nil {
+		return e.now()
+	}
+	return time.Now()
 }
 
 // httpClient is the client retrievers use; per-query timeouts come from contexts.

@@ -7,6 +7,8 @@ package builtin
 import (
 	"container/heap"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"strings"
@@ -70,14 +72,19 @@ type field struct {
 
 // Index is an in-memory BM25 index. It is safe for concurrent searches.
 type Index struct {
-	opts   Options
+	opts        Options
+	fingerprint string
 	chunks []chunk
 	text   field
 	title  *field
 }
 
-// Documents is how many documents were indexed; Chunks how many chunks.
+// Chunks is how many chunks were indexed.
 func (ix *Index) Chunks() int { return len(ix.chunks) }
+
+// Fingerprint is "sha256:" and the hash of every document's id, title and
+// text, in corpus order: it changes when the corpus does.
+func (ix *Index) Fingerprint() string { return ix.fingerprint }
 
 // Build indexes a corpus (a folder of .txt/.md files or a JSONL file).
 func Build(corpus string, o Options) (*Index, error) {
@@ -103,7 +110,11 @@ func Build(corpus string, o Options) (*Index, error) {
 		}
 		f.lengths = append(f.lengths, float32(len(scratch)))
 	}
+	hash := sha256.New()
 	err := gate.WalkCorpus(corpus, func(d gate.Document) error {
+		for _, part := range []string{d.ID, d.Title, d.Text} {
+			fmt.Fprintf(hash, "%d:%s", len(part), part)
+		}
 		for i, body := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
 			c := chunk{doc: d.ID, id: d.ID, text: body}
 			if o.ChunkWords > 0 {
@@ -122,6 +133,7 @@ func Build(corpus string, o Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.fingerprint = "sha256:" + hex.EncodeToString(hash.Sum(nil))
 	ix.text.avg = mean(ix.text.lengths)
 	if ix.title != nil {
 		ix.title.avg = mean(ix.title.lengths)

@@ -34,6 +34,15 @@ type Config struct {
 	// Base and Head are the two retriever configurations; nil when the file
 	// has none. With a single [retriever] table both point to it.
 	Base, Head *Retriever
+	// Repeats runs each side this many times to find unstable queries (1 = once).
+	Repeats int
+	// Waivers accept known regressions until they expire.
+	Waivers []gate.Waiver
+	// MaxLabelAge flags queries whose `verified` date is older (0 = off).
+	MaxLabelAge time.Duration
+	// Corpus is the corpus the eval set's gold documents should be in, for
+	// attribution and health; "" falls back to a builtin retriever's corpus.
+	Corpus string
 }
 
 // Retriever configures one side's retriever. Which keys apply depends on
@@ -106,10 +115,23 @@ type rawConfig struct {
 		Candidates *int `toml:"candidates"`
 		Context    *int `toml:"context"`
 	} `toml:"depth"`
-	Gate struct {
-		MaxRecallDrop *float64 `toml:"max_recall_drop"`
-		MaxNewMisses  *int     `toml:"max_new_misses"`
+	Corpus string `toml:"corpus"`
+	Gate   struct {
+		MaxRecallDrop       *float64 `toml:"max_recall_drop"`
+		MaxNewMisses        *int     `toml:"max_new_misses"`
+		RequireSignificance bool     `toml:"require_significance"`
+		Repeats             int      `toml:"repeats"`
 	} `toml:"gate"`
+	Report struct {
+		Below         *float64 `toml:"below"`
+		ContextTokens int      `toml:"context_tokens"`
+		MaxLabelAge   string   `toml:"max_label_age"`
+	} `toml:"report"`
+	Waiver []struct {
+		Query   string `toml:"query"`
+		Reason  string `toml:"reason"`
+		Expires string `toml:"expires"`
+	} `toml:"waiver"`
 	Retriever *Retriever `toml:"retriever"`
 	Base      *side      `toml:"base"`
 	Head      *side      `toml:"head"`
@@ -168,8 +190,52 @@ func Parse(data []byte, name string) (*Config, error) {
 	if v := raw.Gate.MaxNewMisses; v != nil {
 		c.Thresholds.MaxNewMisses = *v
 	}
+	c.Thresholds.RequireSignificance = raw.Gate.RequireSignificance
 	if err := c.Thresholds.Validate(); err != nil {
 		return nil, &gate.InputError{File: name, Field: "gate", Err: err}
+	}
+	c.Repeats = raw.Gate.Repeats
+	if c.Repeats == 0 {
+		c.Repeats = 1
+	}
+	if c.Repeats < 1 || c.Repeats > 20 {
+		return nil, &gate.InputError{File: name, Field: "gate.repeats", Err: fmt.Errorf("must be within 1 and 20, got %d", raw.Gate.Repeats)}
+	}
+	if v := raw.Report.Below; v != nil {
+		c.Depth.Below = *v
+	}
+	if raw.Report.ContextTokens < 0 {
+		return nil, &gate.InputError{File: name, Field: "report.context_tokens", Err: errors.New("must not be negative")}
+	}
+	c.Depth.ContextTokens = raw.Report.ContextTokens
+	if err := c.Depth.Validate(); err != nil {
+		return nil, &gate.InputError{File: name, Field: "report", Err: err}
+	}
+	if a := raw.Report.MaxLabelAge; a != "" {
+		d, err := parseAge(a)
+		if err != nil {
+			return nil, &gate.InputError{File: name, Field: "report.max_label_age", Err: err}
+		}
+		c.MaxLabelAge = d
+	}
+	if raw.Corpus != "" {
+		c.Corpus = resolve(dir, raw.Corpus)
+	}
+	seen := map[string]bool{}
+	for i, w := range raw.Waiver {
+		field := fmt.Sprintf("waiver[%d]", i)
+		if w.Query == "" || w.Reason == "" || w.Expires == "" {
+			return nil, &gate.InputError{File: name, Field: field, Err: errors.New("query, reason and expires (YYYY-MM-DD) are all required")}
+		}
+		exp, err := time.Parse("2006-01-02", w.Expires)
+		if err != nil {
+			return nil, &gate.InputError{File: name, Field: field + ".expires", Err: fmt.Errorf("%q is not a date like 2027-01-31", w.Expires)}
+		}
+		if seen[w.Query] {
+			return nil, &gate.InputError{File: name, Field: field + ".query", Err: fmt.Errorf("query %q is waived twice", w.Query)}
+		}
+		seen[w.Query] = true
+		c.Waivers = append(c.Waivers, gate.Waiver{Query: w.Query, Reason: w.Reason, Expires: exp})
 	}
 	if err := c.sides(raw, dir); err != nil {
 		return nil, err
@@ -234,6 +300,38 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	}
 	if r.Corpus != "" {
 		r.Corpus = resolve(dir, r.Corpus)
+	}
+	return nil
+}
+
+// parseAge reads an age like "180d", "26w" or a Go duration.
+func parseAge(s string) (time.Duration, error) {
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			var v int
+			if _, err := fmt.Sscanf(n, "%d", &v); err == nil && v > 0 && fmt.Sprint(v) == n {
+				return time.Duration(v) * unit, nil
+			}
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not an age like \"180d\" or \"26w\"", s)
+	}
+	return d, nil
+}
+
+// ExpiredWaivers returns an error naming the waivers whose last day is before today.
+func (c *Config) ExpiredWaivers(now time.Time) error {
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	var bad []string
+	for _, w := range c.Waivers {
+		if w.Expires.Before(today) {
+			bad = append(bad, fmt.Sprintf("%s (expired %s: %s)", w.Query, w.Expires.Format("2006-01-02"), w.Reason))
+		}
+	}
+	if len(bad) > 0 {
+		return &gate.InputError{File: c.Path, Field: "waiver", Err: fmt.Errorf("expired: %s; fix the regression or renew the waiver", strings.Join(bad, "; "))}
 	}
 	return nil
 }
