@@ -74,9 +74,9 @@ type field struct {
 type Index struct {
 	opts        Options
 	fingerprint string
-	chunks []chunk
-	text   field
-	title  *field
+	chunks      []chunk
+	text        field
+	title       *field
 }
 
 // Chunks is how many chunks were indexed.

@@ -56,6 +56,74 @@ type Scores struct {
 	Found        int     `json:"found"`
 	Returned     int     `json:"returned"`
 	Missing      bool    `json:"missing,omitempty"`
+	// Evidence is the context-level fact check (queries with evidence only).
+	Evidence *EvidenceInfo `json:"evidence,omitempty"`
+}
+
+// EvidenceInfo is the context-level coverage of a query's required facts.
+type EvidenceInfo struct {
+	Covered       int        `json:"covered"`
+	Facts         []FactInfo `json:"facts"`
+	Passages      int        `json:"passages"`
+	Tokens        int        `json:"tokens"`
+	NoText        bool       `json:"no_text,omitempty"`
+	GoldInContext []string   `json:"gold_in_context"`
+}
+
+// FactInfo is one required fact and the document it was found in.
+type FactInfo struct {
+	Fact  string `json:"fact"`
+	Found bool   `json:"found"`
+	In    string `json:"in,omitempty"`
+}
+
+// MoveInfo attributes one lost gold document.
+type MoveInfo struct {
+	Doc          string `json:"doc"`
+	Grade        int    `json:"grade"`
+	BaseRank     *int   `json:"base_rank"`
+	HeadRank     *int   `json:"head_rank"`
+	Cause        string `json:"cause"`
+	TookItsPlace string `json:"took_its_place,omitempty"`
+}
+
+// StatsInfo holds the paired statistics of the per-query recall@N deltas.
+type StatsInfo struct {
+	N           int     `json:"n"`
+	MeanDelta   float64 `json:"mean_delta"`
+	PValue      float64 `json:"p_value"`
+	Exact       bool    `json:"exact"`
+	Significant bool    `json:"significant"`
+	CILow       float64 `json:"ci_low"`
+	CIHigh      float64 `json:"ci_high"`
+	Wins        int     `json:"wins"`
+	Losses      int     `json:"losses"`
+	Ties        int     `json:"ties"`
+}
+
+// SegmentInfo aggregates one group of queries.
+type SegmentInfo struct {
+	Kind       string  `json:"kind"`
+	Name       string  `json:"name"`
+	Queries    int     `json:"queries"`
+	BaseRecall float64 `json:"base_recall"`
+	HeadRecall float64 `json:"head_recall"`
+	Regressed  int     `json:"regressed"`
+	Improved   int     `json:"improved"`
+}
+
+// SyntheticInfo summarises the synthetic queries, kept out of the headline.
+type SyntheticInfo struct {
+	Queries []string    `json:"queries"`
+	Base    SideSummary `json:"base"`
+	Head    SideSummary `json:"head"`
+}
+
+// WaiverInfo is one accepted regression.
+type WaiverInfo struct {
+	ID      string `json:"id"`
+	Reason  string `json:"reason"`
+	Expires string `json:"expires"`
 }
 
 // SideSummary holds the means and distribution counts of one side.
@@ -143,7 +211,11 @@ type CompareQuery struct {
 	// Gold lists the relevant gold documents, highest grade first.
 	Gold []string `json:"gold"`
 	// Line is the query's line in the eval set file.
-	Line int `json:"line"`
+	Line      int        `json:"line"`
+	Synthetic bool       `json:"synthetic,omitempty"`
+	Unstable  bool       `json:"unstable,omitempty"`
+	Waived    bool       `json:"waived,omitempty"`
+	Moves     []MoveInfo `json:"moves,omitempty"`
 }
 
 // UnanswerablePair is an unanswerable query on both sides.
@@ -172,6 +244,17 @@ type CompareReport struct {
 	Queries      []CompareQuery     `json:"queries"`
 	Unanswerable []UnanswerablePair `json:"unanswerable"`
 	Warnings     []string           `json:"warnings"`
+	Stats        StatsInfo          `json:"stats"`
+	// GateDelta is the mean recall@N delta the verdict used.
+	GateDelta    float64           `json:"gate_delta"`
+	Segments     []SegmentInfo     `json:"segments"`
+	Synthetic    SyntheticInfo     `json:"synthetic"`
+	Waived       []WaiverInfo      `json:"waived"`
+	Unstable     []string          `json:"unstable"`
+	NoiseFloor   float64           `json:"noise_floor"`
+	CorpusKnown  bool              `json:"corpus_known"`
+	Health       []string          `json:"health"`
+	Fingerprints map[string]string `json:"fingerprints"`
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -195,6 +278,13 @@ func scores(s gate.QueryScore) Scores {
 	out := Scores{
 		RecallAtN: s.Recall, PrecisionAtK: s.Precision, NDCGAtK: s.NDCG, RR: s.RR,
 		Relevant: s.Relevant, Found: s.Found, Returned: s.Returned, Missing: s.Missing,
+	}
+	if e := s.Evidence; e != nil {
+		ei := &EvidenceInfo{Covered: e.Covered(), Passages: e.Passages, Tokens: e.Tokens, NoText: e.NoText, GoldInContext: list(e.GoldInContext), Facts: []FactInfo{}}
+		for _, f := range e.Facts {
+			ei.Facts = append(ei.Facts, FactInfo{Fact: f.Text, Found: f.Found, In: f.In})
+		}
+		out.Evidence = ei
 	}
 	if s.FirstHitRank > 0 {
 		r := s.FirstHitRank
@@ -246,6 +336,22 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		},
 		Regressed: list(c.Regressed), Improved: list(c.Improved), RankingOnly: list(c.RankingOnly), NewMisses: list(c.NewMisses),
 		Queries: []CompareQuery{}, Unanswerable: []UnanswerablePair{}, Warnings: list(c.Warnings),
+		Stats: StatsInfo{
+			N: c.Stats.N, MeanDelta: c.Stats.MeanDelta, PValue: c.Stats.PValue, Exact: c.Stats.Exact, Significant: c.Stats.Significant(),
+			CILow: c.Stats.CILow, CIHigh: c.Stats.CIHigh, Wins: c.Stats.Wins, Losses: c.Stats.Losses, Ties: c.Stats.Ties,
+		},
+		GateDelta: c.GateDelta, Segments: []SegmentInfo{},
+		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
+		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
+		Health: list(c.Health), Fingerprints: map[string]string{},
+	}
+	for _, s := range c.Segments {
+		r.Segments = append(r.Segments, SegmentInfo{s.Kind, s.Name, s.Queries, s.Base, s.Head, s.Regressed, s.Improved})
+	}
+	for _, fp := range c.Fingerprints {
+		if fp[1] != "" {
+			r.Fingerprints[fp[0]] = fp[1]
+		}
 	}
 	for _, p := range c.Queries {
 		r.Queries = append(r.Queries, CompareQuery{
@@ -253,12 +359,30 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 			Change: string(p.Change), RankingOnly: p.RankingOnly, NewMiss: p.NewMiss,
 			Delta: QueryDelta{p.Delta.Recall, p.Delta.Precision, p.Delta.NDCG, p.Delta.RR},
 			Lost:  list(p.Lost), Gained: list(p.Gained), Gold: list(p.Query.RelevantDocs()), Line: p.Query.Line,
+			Synthetic: p.Synthetic, Unstable: p.Unstable, Waived: p.Waiver != nil, Moves: moves(p.Moves),
 		})
+		if w := p.Waiver; w != nil {
+			r.Waived = append(r.Waived, WaiverInfo{ID: p.Query.ID, Reason: w.Reason, Expires: w.Expires.Format("2006-01-02")})
+		}
 	}
 	for _, u := range c.Unanswerable {
 		r.Unanswerable = append(r.Unanswerable, UnanswerablePair{ID: u[0].ID, Query: c.Set.Query(u[0].ID).Text, Base: unanswerable(u[0]), Head: unanswerable(u[1])})
 	}
 	return r
+}
+
+func moves(ms []gate.GoldMove) []MoveInfo {
+	var out []MoveInfo
+	rank := func(r int) *int {
+		if r == 0 {
+			return nil
+		}
+		return &r
+	}
+	for _, m := range ms {
+		out = append(out, MoveInfo{Doc: m.Doc, Grade: m.Grade, BaseRank: rank(m.BaseRank), HeadRank: rank(m.HeadRank), Cause: m.Cause, TookItsPlace: m.TookItsPlace})
+	}
+	return out
 }
 
 // depth returns the report's depths in the gate's type.
@@ -293,7 +417,7 @@ func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
 	}
-	if r.Tool != "recallgate" || (r.Verdict != string(gate.Pass) && r.Verdict != string(gate.Fail)) {
+	if r.Tool != "recallgate" || (r.Verdict != string(gate.Pass) && r.Verdict != string(gate.Fail) && r.Verdict != string(gate.Inconclusive)) {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("not a recallgate compare report (tool %q, verdict %q)", r.Tool, r.Verdict)}
 	}
 	return &r, nil

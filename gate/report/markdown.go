@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -25,9 +26,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	b := bufio.NewWriter(w)
 	n := names(r.depth())
 	byID := r.byID()
-	icon := "✅"
-	if r.Verdict == string(gate.Fail) {
-		icon = "❌"
+	icon := map[string]string{string(gate.Fail): "❌", string(gate.Inconclusive): "⚠️"}[r.Verdict]
+	if icon == "" {
+		icon = "✅"
 	}
 	fmt.Fprintf(b, "### %s recallgate: %s — %s\n\n", icon, r.Verdict, headline(r))
 	for _, reason := range r.Reasons {
@@ -48,6 +49,8 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", row[0], row[1], row[2], d)
 	}
 
+	fmt.Fprintf(b, "\n%s\n", statsLine(r))
+
 	flipTable := func(title string, ids []string, docsHead string, docs func(*CompareQuery) []string) {
 		if len(ids) == 0 {
 			return
@@ -62,7 +65,16 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if len(r.Regressed)+len(r.Improved) == 0 {
 		fmt.Fprintf(b, "\nNo query changed %s.\n", n.recall)
 	}
-	flipTable("Regressed", r.Regressed, "gold docs lost", func(p *CompareQuery) []string { return p.Lost })
+	flipTable("Regressed", r.Regressed, "gold docs lost (why)", func(p *CompareQuery) []string {
+		if len(p.Moves) == 0 {
+			return p.Lost
+		}
+		var out []string
+		for _, m := range p.Moves {
+			out = append(out, moveText(m))
+		}
+		return out
+	})
 	flipTable("Improved", r.Improved, "gold docs gained", func(p *CompareQuery) []string { return p.Gained })
 
 	if len(r.RankingOnly) > 0 {
@@ -75,12 +87,31 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
+	if len(r.Waived) > 0 {
+		fmt.Fprintf(b, "\n**Waived (%d)**: regressions accepted until their waiver expires\n\n| query | text | recall@%d | reason | expires |\n|:--|:--|--:|:--|:--|\n", len(r.Waived), r.Depth.Candidates)
+		for _, w := range r.Waived {
+			p := byID[w.ID]
+			fmt.Fprintf(b, "| %s | %s | %s → %s | %s | %s |\n", EscapeMarkdown(w.ID), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), EscapeMarkdown(w.Reason), w.Expires)
+		}
+	}
 	if zr := r.Summary.Head.ZeroRecall; len(zr) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Zero recall on head: %d %s</summary>\n\n", len(zr), plural(len(zr), "query", "queries"))
 		b.WriteString("| query | text | gold docs |\n|:--|:--|:--|\n")
 		for _, id := range zr {
 			p := byID[id]
 			fmt.Fprintf(b, "| %s | %s | %s |\n", EscapeMarkdown(id), mdQuery(p.Query), mdList(p.Gold))
+		}
+		b.WriteString("\n</details>\n")
+	}
+
+	writeAttribution(b, r, byID)
+	writeSegments(b, r)
+	writeEvidence(b, r)
+	writeApart(b, r, byID)
+	if len(r.Health) > 0 {
+		fmt.Fprintf(b, "\n<details><summary>Eval-set health: %d %s</summary>\n\n", len(r.Health), plural(len(r.Health), "finding", "findings"))
+		for _, h := range r.Health {
+			fmt.Fprintf(b, "- %s\n", EscapeMarkdown(h))
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -106,8 +137,164 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
+	if len(r.Fingerprints) > 0 {
+		b.WriteString("\n<details><summary>Fingerprints</summary>\n\n| input | sha256 |\n|:--|:--|\n")
+		for _, k := range sortedKeys(r.Fingerprints) {
+			fmt.Fprintf(b, "| %s | %s |\n", k, EscapeMarkdown(strings.TrimPrefix(r.Fingerprints[k], "sha256:")))
+		}
+		b.WriteString("\n</details>\n")
+	}
 	writeWarningsMarkdown(b, r.Warnings)
 	return b.Flush()
+}
+
+// statsLine is the one-line paired test result.
+func statsLine(r *CompareReport) string {
+	st := r.Stats
+	method := "exact sign-flip test"
+	if !st.Exact {
+		method = fmt.Sprintf("sign-flip test, %d seeded flips", gate.MonteCarloFlips)
+	}
+	line := fmt.Sprintf("Paired over %d queries: mean Δ recall@%d %s, 95%% CI [%s, %s], p = %.3f (%s); %d up, %d down, %d unchanged.",
+		st.N, r.Depth.Candidates, signed(st.MeanDelta), signed(st.CILow), signed(st.CIHigh), st.PValue, method, st.Wins, st.Losses, st.Ties)
+	if r.NoiseFloor > 0 || len(r.Unstable) > 0 {
+		line += fmt.Sprintf(" Noise floor between repeats of the base: %.3f; %d unstable %s kept out.", r.NoiseFloor, len(r.Unstable), plural(len(r.Unstable), "query", "queries"))
+	}
+	return line
+}
+
+// causeText is the reader's name of an attribution cause.
+func causeText(c string) string {
+	switch c {
+	case gate.CauseRetrieval:
+		return "retrieval miss"
+	case gate.CauseRanking:
+		return "ranking miss"
+	case gate.CauseCorpus:
+		return "not in corpus"
+	}
+	return c
+}
+
+func rankText(r *int) string {
+	if r == nil {
+		return "—"
+	}
+	return fmt.Sprint(*r)
+}
+
+// moveText explains one lost gold doc in a table cell.
+func moveText(m MoveInfo) string {
+	out := fmt.Sprintf("%s (%s, rank %s → %s", EscapeMarkdown(m.Doc), causeText(m.Cause), rankText(m.BaseRank), rankText(m.HeadRank))
+	if m.TookItsPlace != "" {
+		out += ", replaced by " + EscapeMarkdown(m.TookItsPlace)
+	}
+	return out + ")"
+}
+
+func writeAttribution(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
+	var rows []string
+	for _, q := range r.Queries {
+		for _, m := range q.Moves {
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s → %s | %s | %s |\n", EscapeMarkdown(q.ID), EscapeMarkdown(m.Doc), m.Grade,
+				rankText(m.BaseRank), rankText(m.HeadRank), causeText(m.Cause), EscapeMarkdown(m.TookItsPlace)))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	corpus := "no corpus was given, so a doc missing from it shows as a retrieval miss"
+	if r.CorpusKnown {
+		corpus = "checked against the corpus"
+	}
+	fmt.Fprintf(b, "\n<details><summary>Where it loses: %d gold %s attributed</summary>\n\n", len(rows), plural(len(rows), "doc", "docs"))
+	fmt.Fprintf(b, "Retrieval miss: out of the top %d entirely (retriever, chunking, ingestion, filters). Ranking miss: still a candidate, below the top %d (reranker, fusion weights). Not in corpus: a data-quality bug. Ranks are base → head; %s.\n\n", r.Depth.Candidates, r.Depth.Context, corpus)
+	b.Write([]byte("| query | gold doc | grade | rank | cause | took its place |\n|:--|:--|--:|--:|:--|:--|\n"))
+	for _, row := range rows {
+		io.WriteString(b, row)
+	}
+	io.WriteString(b, "\n</details>\n")
+}
+
+func writeSegments(b io.Writer, r *CompareReport) {
+	if len(r.Segments) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n<details><summary>Segments: %d</summary>\n\n| segment | queries | base recall@%d | head | Δ | regressed | improved |\n|:--|--:|--:|--:|--:|--:|--:|\n", len(r.Segments), r.Depth.Candidates)
+	for _, s := range r.Segments {
+		name := EscapeMarkdown(s.Name)
+		if s.Kind != "segment" {
+			name = s.Kind + ": " + name
+		}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %d | %d |\n", name, s.Queries, f3(s.BaseRecall), f3(s.HeadRecall), signed(s.HeadRecall-s.BaseRecall), s.Regressed, s.Improved)
+	}
+	io.WriteString(b, "\n</details>\n")
+}
+
+func writeEvidence(b io.Writer, r *CompareReport) {
+	var rows []string
+	covered, total := 0, 0
+	for _, q := range r.Queries {
+		e := q.Head.Evidence
+		if e == nil {
+			continue
+		}
+		total += len(e.Facts)
+		covered += e.Covered
+		var missing []string
+		for _, f := range e.Facts {
+			if !f.Found {
+				missing = append(missing, EscapeMarkdown(f.Fact))
+			}
+		}
+		cell := strings.Join(missing, "; ")
+		switch {
+		case e.NoText:
+			cell = "not measurable: the run has no passage text"
+		case len(missing) > 0 && len(e.GoldInContext) > 0:
+			cell += " — in context but lacking it: " + mdList(e.GoldInContext)
+		}
+		rows = append(rows, fmt.Sprintf("| %s | %d/%d | %d | %s |\n", EscapeMarkdown(q.ID), e.Covered, len(e.Facts), e.Passages, cell))
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n<details><summary>Evidence in the head's final context: %d of %d required facts</summary>\n\n", covered, total)
+	io.WriteString(b, "Context level, apart from the document scores: the head's passages packed in rank order under the token budget.\n\n| query | facts found | passages | missing |\n|:--|--:|--:|:--|\n")
+	for _, row := range rows {
+		io.WriteString(b, row)
+	}
+	io.WriteString(b, "\n</details>\n")
+}
+
+// writeApart lists the synthetic and unstable queries, which never count.
+func writeApart(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
+	for _, sec := range []struct {
+		title string
+		ids   []string
+	}{
+		{"Synthetic queries, kept out of the headline and the verdict", r.Synthetic.Queries},
+		{"Unstable queries: results changed between repeats of one side, never counted as flips", r.Unstable},
+	} {
+		if len(sec.ids) == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "\n<details><summary>%s: %d</summary>\n\n| query | text | recall@%d | change |\n|:--|:--|--:|:--|\n", sec.title, len(sec.ids), r.Depth.Candidates)
+		for _, id := range sec.ids {
+			p := byID[id]
+			fmt.Fprintf(b, "| %s | %s | %s → %s | %s |\n", EscapeMarkdown(id), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), p.Change)
+		}
+		io.WriteString(b, "\n</details>\n")
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func writeWarningsMarkdown(b io.Writer, ws []string) {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -254,5 +255,80 @@ func TestReportRoundTrip(t *testing.T) {
 	}
 	if _, err := ReadCompareReport(strings.NewReader(`{"tool":"other"}`), "x.json"); err == nil {
 		t.Error("foreign JSON: want an error")
+	}
+}
+
+// TestDiagnosticsGolden covers the statistics line, attribution (retrieval
+// miss, ranking miss, not in corpus), segments, a waiver, a synthetic and an
+// unstable query, evidence coverage, health and fingerprints.
+func TestDiagnosticsGolden(t *testing.T) {
+	set, err := gate.ParseSet(strings.NewReader(`{"id":"k1","query":"TP-429","gold":{"errors/429":3,"limits":1},"segments":["known-failure","product-code"],"source":"log","evidence":["Retry-After"]}
+{"id":"k2","query":"dlq redrive","gold":{"queues/dlq":2},"segments":["known-failure"],"source":"ticket"}
+{"id":"n1","query":"how do I rotate an api key?","gold":{"security/keys":3,"security/tokens":1},"source":"ticket","evidence":["revoke the old one","Settings → Keys"]}
+{"id":"n2","query":"what is the maximum message size","gold":{"producers/send":1,"deleted/doc":1},"source":"log"}
+{"id":"n3","query":"where are invoices","gold":{"billing/invoices":1},"source":"log"}
+{"id":"s1","query":"generated question about retention","gold":{"queues/retention":1},"source":"synthetic"}
+`), "queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := gate.Depth{Candidates: 4, Context: 2}
+	score := func(runs map[string][]gate.Hit) *gate.Scorecard {
+		sc := gate.NewScorer(set, d)
+		for id, hs := range runs {
+			if err := sc.Add(gate.Result{ID: id, Hits: hs}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := sc.Card()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	h := func(docs ...string) []gate.Hit {
+		var out []gate.Hit
+		for _, doc := range docs {
+			out = append(out, gate.Hit{Doc: doc})
+		}
+		return out
+	}
+	base := score(map[string][]gate.Hit{
+		"k1": {{Doc: "errors/429", Text: "TP-429: wait as Retry-After says."}, {Doc: "limits"}},
+		"k2": h("queues/dlq"),
+		"n1": {{Doc: "security/keys", Text: "Under Settings → Keys create a key, deploy it, then revoke the old one."}, {Doc: "security/tokens"}},
+		"n2": h("producers/send"),
+		"n3": h("billing/invoices"),
+		"s1": h("queues/retention"),
+	})
+	head := score(map[string][]gate.Hit{
+		"k1": {{Doc: "limits", Text: "Rate limits per key."}, {Doc: "x"}, {Doc: "errors/429", Text: "TP-429 means throttled."}},
+		"k2": h("x", "y", "z", "w"),
+		"n1": {{Doc: "security/keys", Text: "Create keys under Settings → Keys."}, {Doc: "security/tokens"}},
+		"n2": h("x"),
+		"n3": h("x", "billing/invoices"),
+		"s1": h("x"),
+	})
+	corpus := map[string]bool{"errors/429": true, "limits": true, "queues/dlq": true, "security/keys": true, "security/tokens": true, "producers/send": true, "billing/invoices": true, "queues/retention": true}
+	c, err := gate.CompareWith(base, head, gate.Policy{
+		Thresholds: gate.DefaultThresholds(),
+		Corpus:     corpus,
+		Waivers:    []gate.Waiver{{Query: "n2", Reason: "send docs are being rewritten", Expires: time.Date(2027, 1, 31, 0, 0, 0, 0, time.UTC)}},
+		Unstable:   map[string]bool{"n3": true},
+		NoiseFloor: 0.2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Health = gate.Health(set, gate.HealthOptions{Corpus: corpus})
+	c.Fingerprints = [][2]string{{"set", set.Fingerprint}, {"head_config", "sha256:0123abcd"}}
+	md := render(t, c, Markdown)
+	golden(t, "diagnostics.golden.md", md)
+	golden(t, "diagnostics.golden.txt", render(t, c, Text))
+	checkTables(t, string(md))
+	for _, want := range []string{"ranking miss", "retrieval miss", "not in corpus", "Segments:", "Waived (1)", "Synthetic queries", "Unstable queries", "Evidence in the head's final context: 1 of 3", "Eval-set health", "p = "} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("diagnostics report lacks %q", want)
+		}
 	}
 }

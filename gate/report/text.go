@@ -99,6 +99,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", row[0], row[1], row[2], row[3])
 	}
 	tw.Flush()
+	fmt.Fprintf(b, "\n%s\n", terminal(statsLine(r)))
 
 	for _, sec := range []struct {
 		title string
@@ -115,7 +116,26 @@ func compareText(w io.Writer, r *CompareReport) error {
 				fmt.Fprintf(b, "  gained: %s", terminal(strings.Join(p.Gained, ", ")))
 			}
 			fmt.Fprintf(b, "\n      %q\n", terminal(clip(p.Query, 100)))
+			for _, m := range p.Moves {
+				fmt.Fprintf(b, "      %s: %s rank %s → %s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank))
+				if m.TookItsPlace != "" {
+					fmt.Fprintf(b, ", replaced by %s", terminal(m.TookItsPlace))
+				}
+				b.WriteString("\n")
+			}
 		}
+	}
+	for _, w := range r.Waived {
+		fmt.Fprintf(b, "\nwaived: %s until %s: %s", terminal(w.ID), w.Expires, terminal(w.Reason))
+	}
+	if len(r.Waived) > 0 {
+		b.WriteString("\n")
+	}
+	if len(r.Synthetic.Queries) > 0 {
+		fmt.Fprintf(b, "\nsynthetic (%d, kept out of the headline): %s\n", len(r.Synthetic.Queries), terminal(strings.Join(r.Synthetic.Queries, ", ")))
+	}
+	if len(r.Unstable) > 0 {
+		fmt.Fprintf(b, "\nunstable between repeats (%d, not counted): %s\n", len(r.Unstable), terminal(strings.Join(r.Unstable, ", ")))
 	}
 	if len(r.RankingOnly) > 0 {
 		fmt.Fprintf(b, "\nranking only (%d): same documents found, order changed\n", len(r.RankingOnly))
@@ -130,6 +150,25 @@ func compareText(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "\nunanswerable (%d, kept out of the metrics)\n", len(r.Unanswerable))
 		for _, u := range r.Unanswerable {
 			fmt.Fprintf(b, "  %s  returned %d → %d documents\n", terminal(u.ID), u.Base.Returned, u.Head.Returned)
+		}
+	}
+	if len(r.Segments) > 0 {
+		fmt.Fprintf(b, "\nsegments (%s)\n", n.recall)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  segment\tqueries\tbase\thead\tregressed\timproved\n")
+		for _, s := range r.Segments {
+			name := s.Name
+			if s.Kind != "segment" {
+				name = s.Kind + ": " + name
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%d\t%d\n", terminal(name), s.Queries, f3(s.BaseRecall), f3(s.HeadRecall), s.Regressed, s.Improved)
+		}
+		tw.Flush()
+	}
+	if len(r.Health) > 0 {
+		fmt.Fprintf(b, "\neval-set health\n")
+		for _, h := range r.Health {
+			fmt.Fprintf(b, "  %s\n", terminal(h))
 		}
 	}
 	writeWarningsText(b, r.Warnings)
