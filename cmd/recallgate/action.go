@@ -230,6 +230,9 @@ func runAction(ctx context.Context, e *env) error {
 	case mode == "drift":
 		trackDrift(ctx, a, gh, rep, md.String(), e.getenv("GITHUB_SHA"))
 	}
+	if rep.Verdict == string(gate.Inconclusive) {
+		a.Warningf("recallgate verdict is inconclusive: %s", strings.Join(rep.Reasons, "; "))
+	}
 	if rep.Verdict == string(gate.Fail) {
 		if in.failOnRegression {
 			return errRegression

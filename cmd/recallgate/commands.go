@@ -251,7 +251,7 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 var validateCommand = command{
 	name:    "validate",
 	summary: "Check an eval set (and that its gold documents exist in a corpus).",
-	usage:   "recallgate validate --set SET [--corpus DIR|FILE]",
+	usage:   "recallgate validate --set SET [--corpus DIR|FILE] [--max-label-age 180d]",
 	examples: `  recallgate validate --set frozen-set/queries.jsonl
   recallgate validate --set frozen-set/queries.jsonl --corpus frozen-set/corpus
   recallgate validate --set qrels.tsv --corpus corpus.jsonl
@@ -259,6 +259,7 @@ var validateCommand = command{
 	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		set := fs.String("set", "", "eval set: JSONL or TREC qrels (required)")
 		corpus := fs.String("corpus", "", "corpus folder of .txt/.md files or JSONL of {\"id\",\"title\",\"text\"}; every gold doc must be in it")
+		maxAge := fs.String("max-label-age", "", "flag labels whose \"verified\" date is older, e.g. 180d or 26w")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -282,12 +283,26 @@ var validateCommand = command{
 			}
 			fmt.Fprintf(e.stdout, "ok: %s: %d queries (%d answerable, %d unanswerable), %d gold labels, %d queries with graded labels\n",
 				s.Path, len(s.Queries), s.Answerable(), len(s.Queries)-s.Answerable(), gold, graded)
-			if *corpus == "" {
-				return nil
+			ho := gate.HealthOptions{Now: e.clock()}
+			if *maxAge != "" {
+				d, err := config.ParseAge(*maxAge)
+				if err != nil {
+					return usagef("--max-label-age: %v", err)
+				}
+				ho.MaxLabelAge = d
 			}
-			ids := map[string]bool{}
-			if err := gate.WalkCorpus(*corpus, func(d gate.Document) error { ids[d.ID] = true; return nil }); err != nil {
-				return err
+			var ids map[string]bool
+			if *corpus != "" {
+				ids = map[string]bool{}
+				if err := gate.WalkCorpus(*corpus, func(d gate.Document) error { ids[d.ID] = true; return nil }); err != nil {
+					return err
+				}
+			}
+			for _, h := range gate.Health(s, ho) {
+				fmt.Fprintf(e.stdout, "health: %s\n", h)
+			}
+			if ids == nil {
+				return nil
 			}
 			missing := gate.MissingGold(s, ids)
 			if len(missing) == 0 {

@@ -2,10 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestDemoGate runs the quick-start command on the project's own frozen set:
@@ -85,5 +92,81 @@ func TestGateConfigErrors(t *testing.T) {
 	code, _, errs := rg(t, "gate", "--config", cfg)
 	if code != 0 || !strings.Contains(errs, "base and head use the same [retriever]") {
 		t.Errorf("same config: exit %d %s", code, errs)
+	}
+}
+
+func TestWaiversAndSignificanceFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	thirty(t, dir, "q17")
+	base := func(extra string) string {
+		return write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n"+extra)
+	}
+	day := func(y, m, d int) func() time.Time {
+		return func() time.Time { return time.Date(y, time.Month(m), d, 12, 0, 0, 0, time.UTC) }
+	}
+	gateAt := func(now func() time.Time, cfg string) (int, string, string) {
+		var out, errb bytes.Buffer
+		e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb, now: now}
+		runner, rest, err := gateCommand.parse([]string{"--config", cfg})
+		if err == nil {
+			err = runner(context.Background(), e, rest)
+		}
+		if err != nil {
+			fmt.Fprintln(&errb, err)
+		}
+		return exitCode(err), out.String(), errb.String()
+	}
+	waiver := "[[waiver]]\nquery = \"q17\"\nreason = \"doc moved, relabel pending\"\nexpires = \"2026-12-31\"\n"
+	if code, out, errs := gateAt(day(2026, 12, 2), base(waiver)); code != 0 || !strings.Contains(out, "waived: q17 until 2026-12-31") {
+		t.Errorf("waived: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := gateAt(day(2027, 1, 1), base(waiver)); code != 2 || !strings.Contains(errs, "waiver: expired: q17 (expired 2026-12-31") {
+		t.Errorf("expired waiver: exit %d %s", code, errs)
+	}
+	if code, _, errs := gateAt(day(2026, 12, 2), base(strings.Replace(waiver, "q17", "q99", 1))); code != 2 || !strings.Contains(errs, "no such query") {
+		t.Errorf("unknown waiver query: exit %d %s", code, errs)
+	}
+	sig := "[gate]\nrequire_significance = true\nmax_new_misses = 1\n"
+	code, out, errs := gateAt(day(2026, 12, 2), base(sig))
+	if code != 0 || !strings.HasPrefix(out, "INCONCLUSIVE") || !strings.Contains(out, "p = 1.000") {
+		t.Errorf("inconclusive: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestRepeatsFindUnstableQueries: a retriever whose answer for one query
+// changes from call to call is caught by repeats and kept out of the flips.
+func TestRepeatsFindUnstableQueries(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Query string }
+		json.NewDecoder(r.Body).Decode(&req)
+		doc, ok := map[string]string{"first": "a", "second": "c", "third": "e"}[req.Query]
+		if !ok {
+			doc = "preflight"
+		}
+		if req.Query == "second" && calls.Add(1)%2 == 0 {
+			doc = "nothing"
+		}
+		fmt.Fprintf(w, `{"results":[{"doc":%q}]}`, doc)
+	}))
+	defer srv.Close()
+	side := func(name string) string {
+		return fmt.Sprintf("[%s.retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\nconcurrency = 1\n", name, srv.URL)
+	}
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[gate]\nrepeats = 3\n"+side("base")+side("head"))
+	code, out, errs := rg(t, "gate", "--config", cfg, "--format", "json")
+	var r struct {
+		Verdict    string   `json:"verdict"`
+		Unstable   []string `json:"unstable"`
+		Regressed  []string `json:"regressed"`
+		NoiseFloor float64  `json:"noise_floor"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("exit %d %v\n%s", code, err, errs)
+	}
+	if code != 0 || strings.Join(r.Unstable, ",") != "q2" || len(r.Regressed) != 0 || r.NoiseFloor == 0 {
+		t.Errorf("exit %d %+v\n%s", code, r, errs)
 	}
 }

@@ -212,7 +212,7 @@ func Parse(data []byte, name string) (*Config, error) {
 		return nil, &gate.InputError{File: name, Field: "report", Err: err}
 	}
 	if a := raw.Report.MaxLabelAge; a != "" {
-		d, err := parseAge(a)
+		d, err := ParseAge(a)
 		if err != nil {
 			return nil, &gate.InputError{File: name, Field: "report.max_label_age", Err: err}
 		}
@@ -304,8 +304,8 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	return nil
 }
 
-// parseAge reads an age like "180d", "26w" or a Go duration.
-func parseAge(s string) (time.Duration, error) {
+// ParseAge reads an age like "180d", "26w" or a Go duration.
+func ParseAge(s string) (time.Duration, error) {
 	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
 		if n, ok := strings.CutSuffix(s, suffix); ok {
 			var v int
