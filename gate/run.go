@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,14 +35,46 @@ type Result struct {
 	Line int `json:"-"`
 }
 
-// ReadRunFile streams the results of a run file to fn, one query at a time.
-func ReadRunFile(path string, fn func(Result) error) error {
+// RunMeta is the optional first line of a JSONL run that recallgate
+// writes, {"recallgate":{"set":"sha256:…","config":"sha256:…"}}: the
+// fingerprints of the eval set and the retriever config the run was made
+// with, so a run is never scored against another set by mistake.
+type RunMeta struct {
+	Set    string `json:"set,omitempty"`
+	Config string `json:"config,omitempty"`
+}
+
+// CheckSet refuses a run made on another eval set than s.
+func (m RunMeta) CheckSet(s *Set, run string) error {
+	if m.Set == "" || m.Set == s.Fingerprint {
+		return nil
+	}
+	return &InputError{File: run, Err: fmt.Errorf("this run was made on a different eval set (%s) than %s (%s): retrieve it again, or re-baseline", short(m.Set), s.Path, short(s.Fingerprint))}
+}
+
+func short(fp string) string {
+	if len(fp) > 19 {
+		return fp[:19]
+	}
+	return fp
+}
+
+// ReadRunFile streams the results of a run file to fn, one query at a time,
+// and returns its metadata line (empty when it has none).
+func ReadRunFile(path string, fn func(Result) error) (RunMeta, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return &InputError{File: path, Err: fmt.Errorf("open run: %w", err)}
+		return RunMeta{}, &InputError{File: path, Err: fmt.Errorf("open run: %w", err)}
 	}
 	defer f.Close()
-	return ReadRun(f, path, fn)
+	var meta RunMeta
+	err = ReadRunMeta(f, path, fn, func(m RunMeta) { meta = m })
+	return meta, err
+}
+
+// ReadRun is ReadRunMeta ignoring the metadata line.
+func ReadRun(r io.Reader, name string, fn func(Result) error) error {
+	return ReadRunMeta(r, name, fn, nil)
 }
 
 // ReadRun streams a run to fn, one query at a time, without holding the whole
@@ -52,9 +85,11 @@ func ReadRunFile(path string, fn func(Result) error) error {
 // TREC results are ordered as trec_eval orders them: by score descending, ties
 // by docid descending (byte order); the rank column is ignored. The lines of
 // one query must be contiguous. A query id appearing twice is an error in
-// both formats. The Result passed to fn is reused after fn returns.
-func ReadRun(r io.Reader, name string, fn func(Result) error) error {
+// both formats. The Result passed to fn is reused after fn returns. A JSONL
+// run may start with a RunMeta line, passed to meta when it is not nil.
+func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunMeta)) error {
 	format := ""
+	first := true
 	seen := map[string]int{}
 	var trec trecGroup
 	var scratch []Hit
@@ -66,6 +101,20 @@ func ReadRun(r io.Reader, name string, fn func(Result) error) error {
 			}
 		}
 		if format == "jsonl" {
+			if first {
+				first = false
+				if bytes.Contains(line, []byte(`"recallgate"`)) {
+					var m struct {
+						Recallgate *RunMeta `json:"recallgate"`
+					}
+					if err := decodeStrict(line, &m); err == nil && m.Recallgate != nil {
+						if meta != nil {
+							meta(*m.Recallgate)
+						}
+						return nil
+					}
+				}
+			}
 			res, err := parseResultLine(line, name, n, scratch)
 			if err != nil {
 				return err
@@ -181,11 +230,19 @@ func parseTRECLine(line []byte, file string, n int) (string, Hit, error) {
 	return fields[0], Hit{Doc: fields[2], Score: score}, nil
 }
 
-// WriteRun writes results as a JSONL run, one query a line, in the order given.
-func WriteRun(w io.Writer, results []Result) error {
+// WriteRun writes results as a JSONL run, one query a line, in the order
+// given, after a metadata line when meta is not nil.
+func WriteRun(w io.Writer, results []Result, meta *RunMeta) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
+	if meta != nil {
+		if err := enc.Encode(struct {
+			Recallgate *RunMeta `json:"recallgate"`
+		}{meta}); err != nil {
+			return err
+		}
+	}
 	for _, r := range results {
 		hits := r.Hits
 		if hits == nil {

@@ -289,7 +289,11 @@ func (s *Scorer) Card() (*Scorecard, error) {
 // ScoreRunFile reads a run file and scores it against the set.
 func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
 	sc := NewScorer(set, d)
-	if err := ReadRunFile(path, sc.Add); err != nil {
+	meta, err := ReadRunFile(path, sc.Add)
+	if err != nil {
+		return nil, err
+	}
+	if err := meta.CheckSet(set, path); err != nil {
 		return nil, err
 	}
 	c, err := sc.Card()

@@ -288,6 +288,9 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		if err != nil {
 			return nil, nil, fmt.Errorf("load baseline: %w", err)
 		}
+		if err := rf.CheckSet(set); err != nil {
+			return nil, nil, fmt.Errorf("baseline: %w", err)
+		}
 		bres, err := gate.RetrieveAll(ctx, "baseline", set, rf, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: 1})
 		if err != nil {
 			return nil, nil, err

@@ -138,8 +138,12 @@ func TestWaiversAndSignificanceFromConfig(t *testing.T) {
 func TestRepeatsFindUnstableQueries(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "set.jsonl", setJSONL)
-	var calls atomic.Int64
+	var baseCalls, headCalls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls := &baseCalls
+		if r.URL.Path == "/head" {
+			calls = &headCalls
+		}
 		var req struct{ Query string }
 		json.NewDecoder(r.Body).Decode(&req)
 		doc, ok := map[string]string{"first": "a", "second": "c", "third": "e"}[req.Query]
@@ -153,7 +157,7 @@ func TestRepeatsFindUnstableQueries(t *testing.T) {
 	}))
 	defer srv.Close()
 	side := func(name string) string {
-		return fmt.Sprintf("[%s.retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\nconcurrency = 1\n", name, srv.URL)
+		return fmt.Sprintf("[%s.retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\nconcurrency = 1\n", name, srv.URL+"/"+name)
 	}
 	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[gate]\nrepeats = 3\n"+side("base")+side("head"))
 	code, out, errs := rg(t, "gate", "--config", cfg, "--format", "json")
@@ -168,5 +172,31 @@ func TestRepeatsFindUnstableQueries(t *testing.T) {
 	}
 	if code != 0 || strings.Join(r.Unstable, ",") != "q2" || len(r.Regressed) != 0 || r.NoiseFloor == 0 {
 		t.Errorf("exit %d %+v\n%s", code, r, errs)
+	}
+}
+
+// TestRunFromAnotherSetRefused: a run that records the fingerprint of
+// another eval set is refused by compare and by the file retriever.
+func TestRunFromAnotherSetRefused(t *testing.T) {
+	dir := t.TempDir()
+	set := write(t, dir, "set.jsonl", setJSONL)
+	other := write(t, dir, "other.jsonl", strings.Replace(setJSONL, "first", "First!", 1))
+	cfg := write(t, dir, "rg.toml", "set = \"other.jsonl\"\n[retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n")
+	write(t, dir, "run.jsonl", runJSONL)
+	// Write a run made on other.jsonl.
+	made := filepath.Join(dir, "made.jsonl")
+	if code, _, errs := rg(t, "retrieve", "--config", cfg, "--out", made); code != 0 {
+		t.Fatalf("retrieve: %d %s", code, errs)
+	}
+	code, _, errs := rg(t, "compare", "--set", set, "--base", made, "--head", made)
+	if code != 2 || !strings.Contains(errs, "was made on a different eval set") {
+		t.Errorf("compare: exit %d %s", code, errs)
+	}
+	if code, _, errs := rg(t, "compare", "--set", other, "--base", made, "--head", made); code != 0 {
+		t.Errorf("same set: exit %d %s", code, errs)
+	}
+	cfg2 := write(t, dir, "rg2.toml", "set = \"set.jsonl\"\n[retriever]\ntype = \"file\"\npath = \"made.jsonl\"\n")
+	if code, _, errs := rg(t, "gate", "--config", cfg2); code != 2 || !strings.Contains(errs, "different eval set") {
+		t.Errorf("file retriever: exit %d %s", code, errs)
 	}
 }

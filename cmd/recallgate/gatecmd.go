@@ -77,13 +77,13 @@ retrieved (it is never scored as a miss).
 					return fmt.Errorf("save runs: %w", err)
 				}
 				for _, side := range []string{"base", "head"} {
-					if err := writeRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].first()); err != nil {
+					if err := writeRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].first(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].config}); err != nil {
 						return err
 					}
 				}
 			}
 			if *baseline != "" {
-				if err := writeRunFile(*baseline, runs["head"].first()); err != nil {
+				if err := writeRunFile(*baseline, runs["head"].first(), gate.RunMeta{Set: set.Fingerprint, Config: runs["head"].config}); err != nil {
 					return err
 				}
 			}
@@ -141,7 +141,7 @@ var retrieveCommand = command{
 			if err := runs[*side].err; err != nil {
 				return err
 			}
-			if err := writeRunFile(*out, runs[*side].first()); err != nil {
+			if err := writeRunFile(*out, runs[*side].first(), gate.RunMeta{Set: set.Fingerprint, Config: runs[*side].config}); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", len(runs[*side].first()), *out)

@@ -4,10 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
-	"os"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -122,8 +121,13 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 		if err != nil {
 			return nil, err
 		}
+		if rf, ok := r.(*runfile.Retriever); ok {
+			if err := rf.CheckSet(set); err != nil {
+				return nil, err
+			}
+		}
 		b := &built{r: r, close: c, opts: gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
-		b.fp.config = fingerprintJSON(rc)
+		b.fp.config = rc.Fingerprint()
 		if ix, ok := r.(interface{ Fingerprint() string }); ok {
 			b.fp.corpus = ix.Fingerprint()
 		}
@@ -155,16 +159,6 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 		wg.Wait()
 	}
 	return out, nil
-}
-
-// fingerprintJSON hashes a value's JSON form.
-func fingerprintJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // fingerprintFile hashes a file's bytes, or "" when it cannot be read.
@@ -208,7 +202,7 @@ func loadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) 
 	return cfg, set, nil
 }
 
-// writeRunFile writes a run atomically.
-func writeRunFile(path string, results []gate.Result) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return gate.WriteRun(w, results) })
+// writeRunFile writes a run atomically, with its metadata line.
+func writeRunFile(path string, results []gate.Result, meta gate.RunMeta) error {
+	return writeFileAtomic(path, func(w io.Writer) error { return gate.WriteRun(w, results, &meta) })
 }

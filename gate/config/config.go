@@ -5,6 +5,9 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -85,7 +88,13 @@ type Retriever struct {
 
 	// Command is the argv of a "command" retriever (no shell).
 	Command []string `toml:"command"`
+
+	fingerprint string
 }
+
+// Fingerprint is "sha256:" and the hash of the table as written (paths
+// unresolved), so it does not depend on the working folder.
+func (r *Retriever) Fingerprint() string { return r.fingerprint }
 
 // Duration is a time.Duration written as a string in TOML ("10s").
 type Duration struct{ time.Duration }
@@ -270,6 +279,10 @@ func (c *Config) sides(raw rawConfig, dir string) error {
 
 // prepare checks one retriever table and resolves its paths.
 func (c *Config) prepare(r *Retriever, dir, table string) error {
+	if b, err := json.Marshal(r); err == nil {
+		sum := sha256.Sum256(b)
+		r.fingerprint = "sha256:" + hex.EncodeToString(sum[:])
+	}
 	if r.Type == "" {
 		return &gate.InputError{File: c.Path, Field: table + ".type", Err: errors.New("required")}
 	}

@@ -14,20 +14,25 @@ import (
 type Retriever struct {
 	path    string
 	results map[string][]gate.Hit
+	meta    gate.RunMeta
 }
 
 // Load reads the whole run file into memory.
 func Load(path string) (*Retriever, error) {
 	r := &Retriever{path: path, results: map[string][]gate.Hit{}}
-	err := gate.ReadRunFile(path, func(res gate.Result) error {
+	meta, err := gate.ReadRunFile(path, func(res gate.Result) error {
 		r.results[res.ID] = append([]gate.Hit(nil), res.Hits...)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
+	r.meta = meta
 	return r, nil
 }
+
+// CheckSet refuses a run file that records another eval set than s.
+func (r *Retriever) CheckSet(s *gate.Set) error { return r.meta.CheckSet(s, r.path) }
 
 // Retrieve implements gate.Retriever. It returns every hit the file holds,
 // whatever k is: the scorer cuts at the candidate depth in documents, and
