@@ -140,10 +140,13 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 	for rep := 0; rep < max(repeats, 1); rep++ {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
+		active := map[string]*built{}
 		for side, b := range bs {
-			if out[side].err != nil {
-				continue
+			if out[side].err == nil {
+				active[side] = b
 			}
+		}
+		for side, b := range active {
 			wg.Add(1)
 			go func(side string, b *built) {
 				defer wg.Done()
