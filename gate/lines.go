@@ -9,8 +9,8 @@ import (
 )
 
 // lineReader yields the lines of a stream one at a time without a limit on
-// line length and without allocating a new buffer per line. The returned slice
-// is valid until the next call.
+// line length and without allocating per line. The returned slice is valid
+// until the next call.
 type lineReader struct {
 	r    *bufio.Reader
 	buf  []byte
@@ -21,29 +21,36 @@ func newLineReader(r io.Reader) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, 1<<16)}
 }
 
-// next returns the next line without its line ending, or io.EOF.
+// next returns the next line without its line ending, or io.EOF. A line
+// that fits the read buffer is returned without copying.
 func (lr *lineReader) next() ([]byte, error) {
-	lr.buf = lr.buf[:0]
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		lr.buf = append(lr.buf, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
+	chunk, err := lr.r.ReadSlice('\n')
+	b := chunk
+	if errors.Is(err, bufio.ErrBufferFull) {
+		lr.buf = append(lr.buf[:0], chunk...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			chunk, err = lr.r.ReadSlice('\n')
+			lr.buf = append(lr.buf, chunk...)
 		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("read line %d: %w", lr.line+1, err)
-		}
-		if len(lr.buf) == 0 && err != nil {
-			return nil, io.EOF
-		}
-		lr.line++
-		b := bytes.TrimSuffix(lr.buf, []byte("\n"))
-		b = bytes.TrimSuffix(b, []byte("\r"))
-		if lr.line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
-		}
-		return b, nil
+		b = lr.buf
 	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read line %d: %w", lr.line+1, err)
+	}
+	if len(b) == 0 && err != nil {
+		return nil, io.EOF
+	}
+	lr.line++
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	if lr.line == 1 {
+		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // UTF-8 byte order mark
+	}
+	return b, nil
 }
 
 // isBlank reports whether a line holds only white space.

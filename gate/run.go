@@ -8,7 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -129,11 +129,12 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 			}
 			return nil
 		}
-		qid, hit, err := parseTRECLine(line, name, n)
+		qidb, hit, err := parseTRECLine(line, name, n)
 		if err != nil {
 			return err
 		}
-		if qid != trec.res.ID || trec.res.Line == 0 {
+		if string(qidb) != trec.res.ID || trec.res.Line == 0 {
+			qid := string(qidb)
 			if trec.res.Line != 0 {
 				if err := trec.flush(fn); err != nil {
 					return err
@@ -168,12 +169,14 @@ func (g *trecGroup) start(qid string, line int) {
 }
 
 func (g *trecGroup) flush(fn func(Result) error) error {
-	hits := g.res.Hits
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
+	slices.SortStableFunc(g.res.Hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
 		}
-		return hits[i].Doc > hits[j].Doc
+		return -strings.Compare(a.Doc, b.Doc)
 	})
 	return fn(g.res)
 }
@@ -215,19 +218,115 @@ func checkResult(r Result, file string) (Result, error) {
 	return r, nil
 }
 
-func parseTRECLine(line []byte, file string, n int) (string, Hit, error) {
-	fields := strings.Fields(string(line))
-	if len(fields) != 6 {
-		return "", Hit{}, inputErr(file, n, "", "not a JSON object and not a TREC run line (want `qid Q0 docid rank score tag`, got %d fields)", len(fields))
+// asciiSpace marks the bytes strings.Fields would split an ASCII line on.
+var asciiSpace = [256]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true}
+
+// fields6 splits a line on ASCII white space into up to six fields without
+// allocating; n counts every field seen, up to seven.
+func fields6(line []byte) (f [6][]byte, n int) {
+	start := -1
+	for i, c := range line {
+		if c <= ' ' && asciiSpace[c] {
+			if start >= 0 {
+				if n < 6 {
+					f[n] = line[start:i]
+				}
+				n++
+				if n == 7 {
+					return f, n
+				}
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
 	}
-	if _, err := strconv.Atoi(fields[3]); err != nil {
-		return "", Hit{}, inputErr(file, n, "rank", "%q is not an integer", fields[3])
+	if start >= 0 {
+		if n < 6 {
+			f[n] = line[start:]
+		}
+		n++
 	}
-	score, err := strconv.ParseFloat(fields[4], 64)
+	return f, n
+}
+
+// pow10 holds the powers of ten that float64 represents exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// fastFloat parses the common plain decimal form, [-]digits[.digits], when
+// the digits fit 15 significant places: the mantissa and the power of ten
+// are then exact and one division rounds correctly (Clinger's fast path),
+// so the result equals strconv.ParseFloat's. Anything else returns false.
+func fastFloat(b []byte) (float64, bool) {
+	neg := false
+	if len(b) > 0 && b[0] == '-' {
+		neg, b = true, b[1:]
+	}
+	if len(b) == 0 || len(b) > 16 {
+		return 0, false
+	}
+	var mant uint64
+	digits, frac := 0, -1
+	for i, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			mant = mant*10 + uint64(c-'0')
+			digits++
+		case c == '.' && frac < 0 && i > 0 && i < len(b)-1:
+			frac = len(b) - i - 1
+		default:
+			return 0, false
+		}
+	}
+	if digits > 15 {
+		return 0, false
+	}
+	v := float64(mant)
+	if frac > 0 {
+		v /= pow10[frac]
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// isInt reports whether b is an optionally signed run of ASCII digits.
+func isInt(b []byte) bool {
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseTRECLine splits one TREC run line; qid aliases line.
+func parseTRECLine(line []byte, file string, n int) ([]byte, Hit, error) {
+	f, count := fields6(line)
+	if count != 6 {
+		return nil, Hit{}, inputErr(file, n, "", "not a JSON object and not a TREC run line (want `qid Q0 docid rank score tag`, got %d fields)", count)
+	}
+	if !isInt(f[3]) {
+		return nil, Hit{}, inputErr(file, n, "rank", "%q is not an integer", f[3])
+	}
+	score, ok := fastFloat(f[4])
+	var err error
+	if !ok {
+		score, err = strconv.ParseFloat(string(f[4]), 64)
+	}
 	if err != nil || math.IsNaN(score) {
-		return "", Hit{}, inputErr(file, n, "score", "%q is not a number", fields[4])
+		return nil, Hit{}, inputErr(file, n, "score", "%q is not a number", f[4])
 	}
-	return fields[0], Hit{Doc: fields[2], Score: score}, nil
+	return f[0], Hit{Doc: string(f[2]), Score: score}, nil
 }
 
 // WriteRun writes results as a JSONL run, one query a line, in the order

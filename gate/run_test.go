@@ -2,6 +2,7 @@ package gate
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -93,4 +94,33 @@ func TestReadRunLongLine(t *testing.T) {
 	if err != nil || len(rs) != 1 || len(rs[0].Hits) != 20000 {
 		t.Fatalf("err %v, %d results", err, len(rs))
 	}
+}
+
+func TestFastFloatMatchesStrconv(t *testing.T) {
+	for _, s := range []string{"0", "1", "-1", "100.0", "0.1", "0.3", "12.125", "-0.000001", "123456789012345", "1234567.89012345", "3.14159265358979", "99.99", "7.", ".5", "1e3", "--1", "1.2.3", "", "-", "0.30000000000000004", "1234567890123456"} {
+		got, ok := fastFloat([]byte(s))
+		want, err := strconv.ParseFloat(s, 64)
+		if ok && (err != nil || got != want) {
+			t.Errorf("fastFloat(%q) = %v, strconv %v (%v)", s, got, want, err)
+		}
+	}
+	if _, ok := fastFloat([]byte("12.5")); !ok {
+		t.Error("plain decimal not taken by the fast path")
+	}
+}
+
+func FuzzFastFloat(f *testing.F) {
+	for _, s := range []string{"1.5", "-0.25", "100.0", "0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := fastFloat([]byte(s))
+		if !ok {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil || got != want {
+			t.Fatalf("fastFloat(%q) = %v, strconv %v (%v)", s, got, want, err)
+		}
+	})
 }

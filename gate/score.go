@@ -289,7 +289,7 @@ func (s *Scorer) Card() (*Scorecard, error) {
 // ScoreRunFile reads a run file and scores it against the set.
 func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
 	sc := NewScorer(set, d)
-	meta, err := ReadRunFile(path, sc.Add)
+	meta, err := scorePipelined(path, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +301,38 @@ func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
 		return nil, &InputError{File: path, Err: err}
 	}
 	return c, nil
+}
+
+// scorePipelined parses the run on one goroutine and scores on another,
+// so a large run uses two cores; results keep their order.
+func scorePipelined(path string, sc *Scorer) (RunMeta, error) {
+	const depth = 8
+	free := make(chan []Hit, depth)
+	for i := 0; i < depth; i++ {
+		free <- nil
+	}
+	work := make(chan Result, depth)
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for r := range work {
+			if err == nil {
+				err = sc.Add(r)
+			}
+			free <- r.Hits[:0]
+		}
+		done <- err
+	}()
+	meta, rerr := ReadRunFile(path, func(r Result) error {
+		buf := append(<-free, r.Hits...)
+		work <- Result{ID: r.ID, Hits: buf, Line: r.Line}
+		return nil
+	})
+	close(work)
+	if err := <-done; rerr == nil {
+		rerr = err
+	}
+	return meta, rerr
 }
 
 func summarize(qs []QueryScore, below float64) Summary {
