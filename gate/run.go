@@ -129,7 +129,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 			}
 			return nil
 		}
-		qidb, hit, err := parseTRECLine(line, name, n)
+		qidb, doc, score, err := parseTRECLine(line, name, n)
 		if err != nil {
 			return err
 		}
@@ -146,7 +146,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 			seen[qid] = n
 			trec.start(qid, n)
 		}
-		trec.res.Hits = append(trec.res.Hits, hit)
+		trec.add(doc, score)
 		return nil
 	})
 	if err != nil {
@@ -162,13 +162,33 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 }
 
 // trecGroup collects the contiguous lines of one query of a TREC run.
-type trecGroup struct{ res Result }
+// The docids of one query are gathered in one byte arena and become
+// substrings of a single string at flush: one allocation per query instead
+// of one per line.
+type trecGroup struct {
+	res   Result
+	arena []byte
+	ends  []int
+}
 
 func (g *trecGroup) start(qid string, line int) {
 	g.res.ID, g.res.Line, g.res.Hits = qid, line, g.res.Hits[:0]
+	g.arena, g.ends = g.arena[:0], g.ends[:0]
+}
+
+func (g *trecGroup) add(doc []byte, score float64) {
+	g.arena = append(g.arena, doc...)
+	g.ends = append(g.ends, len(g.arena))
+	g.res.Hits = append(g.res.Hits, Hit{Score: score})
 }
 
 func (g *trecGroup) flush(fn func(Result) error) error {
+	docs := string(g.arena)
+	start := 0
+	for i, end := range g.ends {
+		g.res.Hits[i].Doc = docs[start:end]
+		start = end
+	}
 	slices.SortStableFunc(g.res.Hits, func(a, b Hit) int {
 		switch {
 		case a.Score > b.Score:
@@ -309,24 +329,23 @@ func isInt(b []byte) bool {
 	return true
 }
 
-// parseTRECLine splits one TREC run line; qid aliases line.
-func parseTRECLine(line []byte, file string, n int) ([]byte, Hit, error) {
+// parseTRECLine splits one TREC run line; qid and doc alias line.
+func parseTRECLine(line []byte, file string, n int) (qid, doc []byte, score float64, err error) {
 	f, count := fields6(line)
 	if count != 6 {
-		return nil, Hit{}, inputErr(file, n, "", "not a JSON object and not a TREC run line (want `qid Q0 docid rank score tag`, got %d fields)", count)
+		return nil, nil, 0, inputErr(file, n, "", "not a JSON object and not a TREC run line (want `qid Q0 docid rank score tag`, got %d fields)", count)
 	}
 	if !isInt(f[3]) {
-		return nil, Hit{}, inputErr(file, n, "rank", "%q is not an integer", f[3])
+		return nil, nil, 0, inputErr(file, n, "rank", "%q is not an integer", f[3])
 	}
 	score, ok := fastFloat(f[4])
-	var err error
 	if !ok {
 		score, err = strconv.ParseFloat(string(f[4]), 64)
 	}
 	if err != nil || math.IsNaN(score) {
-		return nil, Hit{}, inputErr(file, n, "score", "%q is not a number", f[4])
+		return nil, nil, 0, inputErr(file, n, "score", "%q is not a number", f[4])
 	}
-	return f[0], Hit{Doc: string(f[2]), Score: score}, nil
+	return f[0], f[2], score, nil
 }
 
 // WriteRun writes results as a JSONL run, one query a line, in the order

@@ -3,6 +3,7 @@ package gate
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Default depths: the candidate depth for recall and the context depth the
@@ -171,7 +172,9 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen map[string]struct{}) QuerySc
 		seen[h.Doc] = struct{}{}
 		rank++
 		if rank <= keep {
-			s.Docs = append(s.Docs, h.Doc)
+			// Clone: the hit's string may share memory with the whole run
+			// of the query (TREC arena), which must not outlive scoring.
+			s.Docs = append(s.Docs, strings.Clone(h.Doc))
 		}
 		g := q.Gold[h.Doc]
 		if rank <= d.Context && g > 0 {
@@ -179,7 +182,7 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen map[string]struct{}) QuerySc
 			s.InContext++
 		}
 		if g > 0 {
-			s.GoldRanks[h.Doc] = rank
+			s.GoldRanks[strings.Clone(h.Doc)] = rank
 			if rank <= d.Candidates {
 				s.Found++
 			}
