@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -225,5 +226,26 @@ func TestHealth(t *testing.T) {
 	}
 	if !strings.HasPrefix(s.Fingerprint, "sha256:") || len(s.Fingerprint) != 71 {
 		t.Errorf("fingerprint %q", s.Fingerprint)
+	}
+}
+
+func TestLimiterSpacesRequests(t *testing.T) {
+	l := NewLimiter(50) // one every 20 ms
+	start := time.Now()
+	for i := 0; i < 6; i++ {
+		if err := l.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first goes at once, five more wait 20 ms each.
+	if el := time.Since(start); el < 95*time.Millisecond {
+		t.Errorf("6 requests at 50/s took %v, want ≥ 100 ms", el)
+	}
+	if NewLimiter(0) != nil {
+		t.Error("rate 0 means no limiter")
+	}
+	var nilL *Limiter
+	if err := nilL.Wait(context.Background()); err != nil {
+		t.Error(err)
 	}
 }

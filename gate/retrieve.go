@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,53 @@ type RetrieveOptions struct {
 	Concurrency int
 	// Timeout bounds each query; 0 means no limit.
 	Timeout time.Duration
+	// Limiter, when set, is waited on before each request (a rate limit
+	// shared with other sides hitting the same endpoint).
+	Limiter *Limiter
+	// Progress, when set, is called after each query with the count done.
+	Progress func(done int)
+}
+
+// Limiter spaces requests evenly: at most Rate a second.
+type Limiter struct {
+	mu       sync.Mutex
+	interval time.Duration
+	next     time.Time
+}
+
+// NewLimiter allows perSecond requests a second; 0 or less means no limit (nil).
+func NewLimiter(perSecond float64) *Limiter {
+	if perSecond <= 0 {
+		return nil
+	}
+	return &Limiter{interval: time.Duration(float64(time.Second) / perSecond)}
+}
+
+// Wait blocks until the caller may send, or the context ends.
+func (l *Limiter) Wait(ctx context.Context) error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	now := time.Now()
+	if l.next.Before(now) {
+		l.next = now
+	}
+	at := l.next
+	l.next = l.next.Add(l.interval)
+	l.mu.Unlock()
+	d := time.Until(at)
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // RetrievalError lists every query that could not be retrieved. It wraps
@@ -61,6 +109,7 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 	}
 	results := make([]Result, len(set.Queries))
 	errs := make([]error, len(set.Queries))
+	var done atomic.Int64
 	sem := make(chan struct{}, o.Concurrency)
 	var wg sync.WaitGroup
 	for i, q := range set.Queries {
@@ -78,6 +127,15 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 				var cancel context.CancelFunc
 				qctx, cancel = context.WithTimeout(ctx, o.Timeout)
 				defer cancel()
+			}
+			defer func() {
+				if o.Progress != nil {
+					o.Progress(int(done.Add(1)))
+				}
+			}()
+			if err := o.Limiter.Wait(qctx); err != nil {
+				errs[i] = err
+				return
 			}
 			hits, err := r.Retrieve(qctx, q, o.K)
 			if err == nil {

@@ -133,6 +133,26 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 		}
 		bs[side] = b
 	}
+	limiters := map[string]*gate.Limiter{}
+	for _, side := range sides {
+		rc := cfg.Base
+		if side == "head" {
+			rc = cfg.Head
+		}
+		key := rc.URL
+		if key == "" {
+			key = side
+		}
+		if _, ok := limiters[key]; !ok {
+			limiters[key] = gate.NewLimiter(rc.RateLimit)
+		}
+		bs[side].opts.Limiter = limiters[key]
+	}
+	prog := newProgress(e.stderr, len(set.Queries)*len(bs)*max(repeats, 1))
+	defer prog.finish()
+	for _, b := range bs {
+		b.opts.Progress = func(int) { prog.add() }
+	}
 	out := map[string]sideRun{}
 	for side, b := range bs {
 		out[side] = b.fp

@@ -57,6 +57,9 @@ type Retriever struct {
 	Concurrency int `toml:"concurrency"`
 	// Timeout bounds each query, as a Go duration ("10s"; default 30s).
 	Timeout Duration `toml:"timeout"`
+	// RateLimit caps requests a second to the retriever (0 = none); sides
+	// with the same URL share the limit.
+	RateLimit float64 `toml:"rate_limit"`
 
 	// Path is the run file of a "file" retriever, resolved like Set.
 	Path string `toml:"path"`
@@ -304,6 +307,9 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	}
 	if r.Concurrency == 0 {
 		r.Concurrency = 4
+	}
+	if r.RateLimit < 0 {
+		return &gate.InputError{File: c.Path, Field: table + ".rate_limit", Err: errors.New("must not be negative")}
 	}
 	if r.Timeout.Duration == 0 {
 		r.Timeout.Duration = 30 * time.Second
