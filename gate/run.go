@@ -42,6 +42,8 @@ type Result struct {
 type RunMeta struct {
 	Set    string `json:"set,omitempty"`
 	Config string `json:"config,omitempty"`
+	// Shard is "i/n" for a run of one shard of the queries.
+	Shard string `json:"shard,omitempty"`
 }
 
 // CheckSet refuses a run made on another eval set than s.

@@ -134,6 +134,21 @@ func (s *Set) Answerable() int {
 	return n
 }
 
+// Shard returns the set restricted to shard i of n (1-based): the queries
+// at positions i-1, i-1+n, i-1+2n, … The shard keeps the set's fingerprint.
+func (s *Set) Shard(i, n int) (*Set, error) {
+	if n < 1 || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %d/%d: want 1 ≤ i ≤ n", i, n)
+	}
+	out := &Set{Path: s.Path, Format: s.Format, Fingerprint: s.Fingerprint, byID: map[string]*Query{}}
+	for k, q := range s.Queries {
+		if k%n == i-1 {
+			out.add(q)
+		}
+	}
+	return out, nil
+}
+
 // LoadQueryTexts gives the queries of a qrels set their text, from a JSONL
 // file of {"id","text"} lines (the BEIR queries format; "query" is accepted
 // for "text"). Lines for ids outside the set are ignored; a set query left

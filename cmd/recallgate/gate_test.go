@@ -200,3 +200,36 @@ func TestRunFromAnotherSetRefused(t *testing.T) {
 		t.Errorf("file retriever: exit %d %s", code, errs)
 	}
 }
+
+func TestShardAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	set := write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[depth]\ncandidates = 3\ncontext = 2\n[retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n")
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
+		if code, _, errs := rg(t, "retrieve", "--config", cfg, "--shard", fmt.Sprintf("%d/2", i), "--out", p); code != 0 {
+			t.Fatalf("shard %d: %d %s", i, code, errs)
+		}
+		shards = append(shards, p)
+	}
+	merged := filepath.Join(dir, "merged.jsonl")
+	if code, _, errs := rg(t, append([]string{"merge", "--set", set, "--out", merged}, shards...)...); code != 0 {
+		t.Fatalf("merge: %d %s", code, errs)
+	}
+	_, whole, _ := rg(t, "score", "--set", set, "--results", filepath.Join(dir, "run.jsonl"), "--candidates", "3", "--context", "2", "--format", "json")
+	_, fromShards, _ := rg(t, "score", "--set", set, "--results", merged, "--candidates", "3", "--context", "2", "--format", "json")
+	if whole != fromShards {
+		t.Error("the merged shards score differently from the whole run")
+	}
+	if code, _, errs := rg(t, "merge", "--set", set, "--out", merged, shards[0]); code != 2 || !strings.Contains(errs, "in no shard (a gap") {
+		t.Errorf("gap: %d %s", code, errs)
+	}
+	if code, _, errs := rg(t, "merge", "--set", set, "--out", merged, shards[0], shards[0], shards[1]); code != 2 || !strings.Contains(errs, "the shards overlap") {
+		t.Errorf("overlap: %d %s", code, errs)
+	}
+	if code, _, errs := rg(t, "retrieve", "--config", cfg, "--shard", "3/2", "--out", merged); code != 2 || !strings.Contains(errs, "--shard wants i/n") {
+		t.Errorf("bad shard: %d %s", code, errs)
+	}
+}

@@ -111,7 +111,7 @@ retrieved (it is never scored as a miss).
 var retrieveCommand = command{
 	name:    "retrieve",
 	summary: "Run one side's retriever over the eval set and write the run file.",
-	usage:   "recallgate retrieve --config FILE [--side base|head] --out RUN",
+	usage:   "recallgate retrieve --config FILE [--side base|head] [--shard i/n] --out RUN",
 	examples: `  recallgate retrieve --config frozen-set/recallgate.toml --side base --out base.jsonl
   recallgate retrieve --config recallgate.toml --out head.jsonl && recallgate score --config recallgate.toml --results head.jsonl
 `,
@@ -120,6 +120,7 @@ var retrieveCommand = command{
 		setPath := fs.String("set", "", "eval set to use instead of the config's")
 		side := fs.String("side", "head", "which retriever to run: base or head")
 		out := fs.String("out", "", "run file to write, JSONL (required)")
+		shard := fs.String("shard", "", "retrieve only shard i/n of the queries (join the shards with `recallgate merge`)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -134,6 +135,17 @@ var retrieveCommand = command{
 			if err != nil {
 				return err
 			}
+			meta := gate.RunMeta{Set: set.Fingerprint}
+			if *shard != "" {
+				i, n, err := parseShard(*shard)
+				if err != nil {
+					return err
+				}
+				if set, err = set.Shard(i, n); err != nil {
+					return usagef("%v", err)
+				}
+				meta.Shard = *shard
+			}
 			runs, err := retrieveSides(ctx, e, cfg, set, []string{*side}, 1)
 			if err != nil {
 				return err
@@ -141,7 +153,7 @@ var retrieveCommand = command{
 			if err := runs[*side].err; err != nil {
 				return err
 			}
-			if err := writeRunFile(*out, runs[*side].first(), gate.RunMeta{Set: set.Fingerprint, Config: runs[*side].config}); err != nil {
+			if err := writeRunFile(*out, runs[*side].first(), gate.RunMeta{Set: meta.Set, Config: runs[*side].config, Shard: meta.Shard}); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", len(runs[*side].first()), *out)

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// parseShard reads "i/n".
+func parseShard(s string) (int, int, error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, usagef("--shard wants i/n with 1 ≤ i ≤ n, got %q", s)
+	}
+	return i, n, nil
+}
+
+var mergeCommand = command{
+	name:    "merge",
+	summary: "Join the shard runs of `retrieve --shard i/n` into one run, refusing overlaps and gaps.",
+	usage:   "recallgate merge --set SET --out RUN SHARD.jsonl…",
+	examples: `  recallgate retrieve --config recallgate.toml --side head --shard 1/3 --out head-1.jsonl   # job 1
+  recallgate retrieve --config recallgate.toml --side head --shard 2/3 --out head-2.jsonl   # job 2
+  recallgate retrieve --config recallgate.toml --side head --shard 3/3 --out head-3.jsonl   # job 3
+  recallgate merge --set queries.jsonl --out head.jsonl head-*.jsonl
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		setPath := fs.String("set", "", "eval set the shards were retrieved for (required)")
+		out := fs.String("out", "", "merged run to write (required)")
+		return func(ctx context.Context, e *env, args []string) error {
+			if *setPath == "" || *out == "" || len(args) == 0 {
+				return usagef("--set, --out and at least one shard run are required")
+			}
+			set, err := gate.LoadSet(*setPath)
+			if err != nil {
+				return err
+			}
+			from := map[string]string{}
+			byID := map[string]gate.Result{}
+			for _, path := range args {
+				meta, err := gate.ReadRunFile(path, func(r gate.Result) error {
+					if prev, dup := from[r.ID]; dup {
+						return &gate.InputError{File: path, Line: r.Line, Err: fmt.Errorf("query %s is also in %s: the shards overlap", r.ID, prev)}
+					}
+					from[r.ID] = path
+					byID[r.ID] = gate.Result{ID: r.ID, Hits: append([]gate.Hit(nil), r.Hits...)}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				if err := meta.CheckSet(set, path); err != nil {
+					return err
+				}
+			}
+			var missing, unknown []string
+			results := make([]gate.Result, 0, len(set.Queries))
+			for _, q := range set.Queries {
+				r, ok := byID[q.ID]
+				if !ok {
+					missing = append(missing, q.ID)
+					continue
+				}
+				results = append(results, r)
+			}
+			for id := range byID {
+				if set.Query(id) == nil {
+					unknown = append(unknown, id)
+				}
+			}
+			sort.Strings(unknown)
+			if len(missing) > 0 {
+				return &gate.InputError{File: *setPath, Err: fmt.Errorf("%d queries are in no shard (a gap: a shard job is missing or failed): %s", len(missing), strings.Join(first(missing, 10), ", "))}
+			}
+			if len(unknown) > 0 {
+				return &gate.InputError{File: from[unknown[0]], Err: fmt.Errorf("%d queries are not in the set %s: %s", len(unknown), set.Path, strings.Join(first(unknown, 10), ", "))}
+			}
+			if err := writeRunFile(*out, results, gate.RunMeta{Set: set.Fingerprint}); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "recallgate: merged %d shards, %d queries, into %s\n", len(args), len(results), *out)
+			return nil
+		}
+	},
+}
+
+func first(ids []string, n int) []string {
+	if len(ids) > n {
+		return append(ids[:n:n], fmt.Sprintf("…and %d more", len(ids)-n))
+	}
+	return ids
+}
