@@ -279,6 +279,13 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 	if err != nil {
 		return nil, nil, err
 	}
+	if cfg.CacheDir != "" {
+		head := e.getenv("GITHUB_SHA")
+		if ev.PullRequest != nil {
+			head = ev.PullRequest.Head.SHA
+		}
+		e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": ev.baseSHA(), "head": head}}
+	}
 	switch {
 	case mode == "drift":
 		if in.baseline == "" {

@@ -233,3 +233,30 @@ func TestShardAndMerge(t *testing.T) {
 		t.Errorf("bad shard: %d %s", code, errs)
 	}
 }
+
+func TestRunCache(t *testing.T) {
+	dir := t.TempDir()
+	corpus, _ := filepath.Abs("../../frozen-set/corpus")
+	queries, _ := filepath.Abs("../../frozen-set/queries.jsonl")
+	cfg := write(t, dir, "rg.toml", fmt.Sprintf("set = %q\ncache_dir = \"cache\"\n[depth]\ncandidates = 5\ncontext = 3\n[base.retriever]\ntype = \"builtin\"\ncorpus = %q\ntitle_boost = 2.0\n[head.retriever]\ntype = \"builtin\"\ncorpus = %q\nchunk_words = 12\n", queries, corpus, corpus))
+	code1, out1, errs1 := rg(t, "gate", "--config", cfg)
+	if code1 != 1 || strings.Contains(errs1, "reused") {
+		t.Fatalf("first run: %d %s", code1, errs1)
+	}
+	code2, out2, errs2 := rg(t, "gate", "--config", cfg)
+	if code2 != 1 || strings.Count(errs2, "reused the cached run") != 2 || out1 != out2 {
+		t.Errorf("second run: exit %d, stderr %s, same report %v", code2, errs2, out1 == out2)
+	}
+	if _, _, errs := rg(t, "gate", "--config", cfg, "--no-cache"); strings.Contains(errs, "reused") {
+		t.Error("--no-cache reused the cache")
+	}
+	entries, _ := filepath.Glob(filepath.Join(dir, "cache", "run-*.jsonl"))
+	if len(entries) != 2 {
+		t.Fatalf("%d cache entries", len(entries))
+	}
+	os.WriteFile(entries[0], []byte("{not json\n"), 0o644)
+	code3, out3, errs3 := rg(t, "gate", "--config", cfg)
+	if code3 != 1 || !strings.Contains(errs3, "is corrupt and was ignored") || out3 != out1 {
+		t.Errorf("corrupt entry: exit %d %s", code3, errs3)
+	}
+}

@@ -32,6 +32,9 @@ retrieved (it is never scored as a miss).
 		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run")
 		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (default from [gate])")
 		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall (default from [gate])")
+		noCache := fs.Bool("no-cache", false, "ignore cache_dir: retrieve both sides afresh")
+		baseKey := fs.String("base-cache-key", "", "what identifies the base side's index for the cache, e.g. the base commit")
+		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -58,6 +61,9 @@ retrieved (it is never scored as a miss).
 			}
 			if cfg.Base == cfg.Head {
 				e.warn("%s: base and head use the same [retriever]; the gate compares the configuration with itself", cfg.Path)
+			}
+			if cfg.CacheDir != "" && !*noCache {
+				e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": *baseKey, "head": *headKey}}
 			}
 			runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
 			if err != nil {

@@ -89,6 +89,8 @@ type sideRun struct {
 	err     error
 	// config and corpus are the side's fingerprints ("" when unknown).
 	config, corpus string
+	// cached says the run came from the cache.
+	cached bool
 }
 
 // first is the run the comparison uses.
@@ -98,10 +100,11 @@ func (s sideRun) first() []gate.Result { return s.results[0] }
 // so the two sides share the wall time, repeats times over.
 func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Set, sides []string, repeats int) (map[string]sideRun, error) {
 	type built struct {
-		r     gate.Retriever
-		close closer
-		opts  gate.RetrieveOptions
-		fp    sideRun
+		r        gate.Retriever
+		close    closer
+		opts     gate.RetrieveOptions
+		fp       sideRun
+		cacheKey string
 	}
 	bs := map[string]*built{}
 	defer func() {
@@ -157,6 +160,24 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 	for side, b := range bs {
 		out[side] = b.fp
 	}
+	if c := e.cache; c != nil && max(repeats, 1) == 1 {
+		for side, b := range bs {
+			key := c.key(set, b.fp, side)
+			if key == "" {
+				continue
+			}
+			if res, ok := c.load(e, key, set); ok {
+				sr := out[side]
+				sr.results = [][]gate.Result{res}
+				sr.cached = true
+				out[side] = sr
+				fmt.Fprintf(e.stderr, "recallgate: %s: reused the cached run %s\n", side, c.path(key))
+				delete(bs, side)
+				continue
+			}
+			b.cacheKey = key
+		}
+	}
 	for rep := 0; rep < max(repeats, 1); rep++ {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -180,6 +201,13 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 			}(side, b)
 		}
 		wg.Wait()
+	}
+	for side, b := range bs {
+		if b.cacheKey != "" && out[side].err == nil {
+			if err := e.cache.store(b.cacheKey, out[side].first(), gate.RunMeta{Set: set.Fingerprint, Config: b.fp.config}); err != nil {
+				e.warn("cache: %v", err)
+			}
+		}
 	}
 	return out, nil
 }

@@ -44,6 +44,7 @@ type env struct {
 	stderr io.Writer
 	client *http.Client     // nil means a default client
 	now    func() time.Time // nil means time.Now
+	cache  *runCache        // nil means no run cache
 }
 
 // clock is the current time, injectable for tests of waiver expiry and label age.

@@ -46,6 +46,9 @@ type Config struct {
 	// Corpus is the corpus the eval set's gold documents should be in, for
 	// attribution and health; "" falls back to a builtin retriever's corpus.
 	Corpus string
+	// CacheDir keeps retrieved runs (and builtin indexes) between jobs,
+	// e.g. under actions/cache; "" turns caching off.
+	CacheDir string
 }
 
 // Retriever configures one side's retriever. Which keys apply depends on
@@ -127,8 +130,9 @@ type rawConfig struct {
 		Candidates *int `toml:"candidates"`
 		Context    *int `toml:"context"`
 	} `toml:"depth"`
-	Corpus string `toml:"corpus"`
-	Gate   struct {
+	Corpus   string `toml:"corpus"`
+	CacheDir string `toml:"cache_dir"`
+	Gate     struct {
 		MaxRecallDrop       *float64 `toml:"max_recall_drop"`
 		MaxNewMisses        *int     `toml:"max_new_misses"`
 		RequireSignificance bool     `toml:"require_significance"`
@@ -232,6 +236,9 @@ func Parse(data []byte, name string) (*Config, error) {
 	}
 	if raw.Corpus != "" {
 		c.Corpus = resolve(dir, raw.Corpus)
+	}
+	if raw.CacheDir != "" {
+		c.CacheDir = resolve(dir, raw.CacheDir)
 	}
 	seen := map[string]bool{}
 	for i, w := range raw.Waiver {
