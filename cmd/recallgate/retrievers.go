@@ -48,7 +48,13 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 		if err := o.Validate(); err != nil {
 			return nil, none, &gate.InputError{File: cfg.Path, Field: table, Err: err}
 		}
-		ix, err := builtin.Build(r.Corpus, o)
+		build := builtin.Build
+		if e.cache != nil {
+			build = func(corpus string, o builtin.Options) (*builtin.Index, error) {
+				return builtin.BuildCached(corpus, o, e.cache.dir, func(s string) { e.warn("%s", s) })
+			}
+		}
+		ix, err := build(r.Corpus, o)
 		if err != nil {
 			return nil, none, fmt.Errorf("%s: build index: %w", side, err)
 		}

@@ -121,3 +121,73 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildCachedReusesAndRebuilds(t *testing.T) {
+	dir := corpus(t, map[string]string{"a": "# Keys\n\nrotate keys", "b": "other words", "c": "keys keys"})
+	cache := t.TempDir()
+	var warnings []string
+	warn := func(s string) { warnings = append(warnings, s) }
+	o := Options{K1: 0.9, B: 0.4, TitleBoost: 2, Analysis: Analysis{Stem: true}}
+	first, err := BuildCached(dir, o, cache, warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(cache, "bm25-*.gob"))
+	if len(files) != 1 {
+		t.Fatalf("%d saved indexes", len(files))
+	}
+	second, err := BuildCached(dir, o, cache, warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first.Search("rotating keys", 10), second.Search("rotating keys", 10)) || second.Fingerprint() != first.Fingerprint() {
+		t.Error("the loaded index answers differently")
+	}
+	// Other options, another index; a corrupt file is rebuilt with a warning.
+	if _, err := BuildCached(dir, Options{K1: 1.2, B: 0.75}, cache, warn); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ = filepath.Glob(filepath.Join(cache, "bm25-*.gob")); len(files) != 2 {
+		t.Errorf("%d saved indexes, want 2", len(files))
+	}
+	os.WriteFile(files[0], []byte("garbage"), 0o644)
+	os.WriteFile(files[1], []byte("garbage"), 0o644)
+	third, err := BuildCached(dir, o, cache, warn)
+	if err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "unusable and is rebuilt") {
+		t.Fatalf("err %v warnings %q", err, warnings)
+	}
+	if !reflect.DeepEqual(first.Search("keys", 10), third.Search("keys", 10)) {
+		t.Error("rebuilt index differs")
+	}
+	// A changed corpus gets a new index.
+	os.WriteFile(filepath.Join(dir, "b.md"), []byte("keys now"), 0o644)
+	fourth, _ := BuildCached(dir, o, cache, warn)
+	if fourth.Fingerprint() == first.Fingerprint() || len(fourth.Search("keys", 10)) != 3 {
+		t.Error("a changed corpus reused the old index")
+	}
+}
+
+func BenchmarkSciFactIndex(b *testing.B) {
+	path := "../../../shared/data/scifact/corpus.jsonl.gz"
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("SciFact not found")
+	}
+	cache := b.TempDir()
+	if _, err := BuildCached(path, DefaultOptions(), cache, func(string) {}); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("build", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := Build(path, DefaultOptions()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("load-persisted", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := BuildCached(path, DefaultOptions(), cache, func(s string) { b.Fatal(s) }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,190 @@
+package builtin
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// snapshot is the on-disk form of an Index (encoding/gob).
+type snapshot struct {
+	Version     int
+	Options     Options
+	Fingerprint string
+	Docs        []string // chunk i's parent document
+	IDs         []string // chunk ids
+	Texts       []string
+	Text        fieldSnapshot
+	Title       *fieldSnapshot
+}
+
+type fieldSnapshot struct {
+	Terms   []string
+	Chunks  [][]int32
+	TFs     [][]float32
+	Lengths []float32
+	Avg     float64
+}
+
+const snapshotVersion = 1
+
+func (f *field) snapshot() fieldSnapshot {
+	s := fieldSnapshot{Lengths: f.lengths, Avg: f.avg}
+	for t, ps := range f.postings {
+		cs := make([]int32, len(ps))
+		tfs := make([]float32, len(ps))
+		for i, p := range ps {
+			cs[i], tfs[i] = p.chunk, p.tf
+		}
+		s.Terms = append(s.Terms, t)
+		s.Chunks = append(s.Chunks, cs)
+		s.TFs = append(s.TFs, tfs)
+	}
+	return s
+}
+
+func (s *fieldSnapshot) field() (field, error) {
+	f := field{postings: make(map[string][]posting, len(s.Terms)), lengths: s.Lengths, avg: s.Avg}
+	if len(s.Chunks) != len(s.Terms) || len(s.TFs) != len(s.Terms) {
+		return f, fmt.Errorf("postings are inconsistent")
+	}
+	for i, t := range s.Terms {
+		if len(s.Chunks[i]) != len(s.TFs[i]) {
+			return f, fmt.Errorf("postings of %q are inconsistent", t)
+		}
+		ps := make([]posting, len(s.Chunks[i]))
+		for j := range ps {
+			c := s.Chunks[i][j]
+			if c < 0 || int(c) >= len(s.Lengths) {
+				return f, fmt.Errorf("posting points past the last chunk")
+			}
+			ps[j] = posting{chunk: c, tf: s.TFs[i][j]}
+		}
+		f.postings[t] = ps
+	}
+	return f, nil
+}
+
+// corpusFingerprint hashes a corpus the way Build does, without indexing it.
+func corpusFingerprint(corpus string) (string, error) {
+	hash := sha256.New()
+	err := gate.WalkCorpus(corpus, func(d gate.Document) error {
+		for _, part := range []string{d.ID, d.Title, d.Text} {
+			fmt.Fprintf(hash, "%d:%s", len(part), part)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(hash.Sum(nil)), nil
+}
+
+// BuildCached is Build with a persisted index: it reuses dir's index of the
+// same corpus content and options, or builds one and saves it. A corrupt or
+// unreadable saved index is rebuilt; warn hears why.
+func BuildCached(corpus string, o Options, dir string, warn func(string)) (*Index, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	fp, err := corpusFingerprint(corpus)
+	if err != nil {
+		return nil, err
+	}
+	opts, _ := json.Marshal(o)
+	sum := sha256.Sum256(append([]byte(fp+"\x00"), opts...))
+	path := filepath.Join(dir, "bm25-"+hex.EncodeToString(sum[:])[:32]+".gob")
+	if ix, err := loadIndex(path, fp, o); err == nil {
+		return ix, nil
+	} else if !os.IsNotExist(err) {
+		warn(fmt.Sprintf("saved index %s is unusable and is rebuilt: %v", path, err))
+	}
+	ix, err := Build(corpus, o)
+	if err != nil {
+		return nil, err
+	}
+	if ix.fingerprint != fp {
+		return nil, fmt.Errorf("corpus %s changed while it was indexed", corpus)
+	}
+	if err := ix.save(path); err != nil {
+		warn(fmt.Sprintf("cannot save the index: %v", err))
+	}
+	return ix, nil
+}
+
+func loadIndex(path, fp string, o Options) (*Index, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var s snapshot
+	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	if s.Version != snapshotVersion || s.Fingerprint != fp || s.Options != o {
+		return nil, fmt.Errorf("it is for another corpus, options or version")
+	}
+	n := len(s.Docs)
+	if len(s.IDs) != n || len(s.Texts) != n || len(s.Text.Lengths) != n {
+		return nil, fmt.Errorf("chunk lists are inconsistent")
+	}
+	ix := &Index{opts: o, fingerprint: fp}
+	for i := range s.Docs {
+		ix.chunks = append(ix.chunks, chunk{doc: s.Docs[i], id: s.IDs[i], text: s.Texts[i]})
+	}
+	if ix.text, err = s.Text.field(); err != nil {
+		return nil, err
+	}
+	if s.Title != nil {
+		t, err := s.Title.field()
+		if err != nil {
+			return nil, err
+		}
+		ix.title = &t
+	}
+	if (ix.title != nil) != (o.TitleBoost > 0) {
+		return nil, fmt.Errorf("title field does not match the options")
+	}
+	return ix, nil
+}
+
+// save writes the index atomically.
+func (ix *Index) save(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	s := snapshot{Version: snapshotVersion, Options: ix.opts, Fingerprint: ix.fingerprint, Text: ix.text.snapshot()}
+	for _, c := range ix.chunks {
+		s.Docs, s.IDs, s.Texts = append(s.Docs, c.doc), append(s.IDs, c.id), append(s.Texts, c.text)
+	}
+	if ix.title != nil {
+		t := ix.title.snapshot()
+		s.Title = &t
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".bm25-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriter(tmp)
+	if err := gob.NewEncoder(w).Encode(&s); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
