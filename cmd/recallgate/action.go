@@ -255,10 +255,21 @@ func firstNonEmpty(vs ...string) string {
 // inputs, the config's two sides, the config at the base commit, or the
 // stored baseline for drift.
 func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in actionInputs, inWork func(string) string, cfgPath, mode string, ev *event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
+	ws := e.getenv("GITHUB_WORKSPACE")
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := insideWorkspace(ws, cfg, inWork(in.baseResults), inWork(in.headResults), inWork(in.baseline)); err != nil {
+		return nil, nil, err
+	}
 	if in.baseResults != "" {
-		cfg, set, err := loadConfigSetLoose(cfgPath)
+		if cfg.Set == "" {
+			return nil, nil, &gate.InputError{File: cfgPath, Field: "set", Err: errors.New("required")}
+		}
+		set, err := gate.LoadSet(cfg.Set)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("load set: %w", err)
 		}
 		bc, err := gate.ScoreRunFile(set, inWork(in.baseResults), cfg.Depth)
 		if err != nil {
@@ -275,7 +286,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		cmp, err := compareWith(bc, hc, in)
 		return cmp, set, err
 	}
-	cfg, set, err := loadConfigSet(cfgPath, "")
+	set, err := loadSetFor(cfg, "")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -317,6 +328,9 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 				return nil, nil, err
 			}
 			if bcfg != nil {
+				if err := insideWorkspace(ws, bcfg); err != nil {
+					return nil, nil, fmt.Errorf("config at the base commit: %w", err)
+				}
 				cfg.Base = bcfg.Base
 			}
 		} else {
@@ -355,23 +369,6 @@ func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Resul
 	}
 	cmp, err := compareWith(bc, hc, in)
 	return cmp, set, err
-}
-
-// loadConfigSetLoose loads a config and set for scoring run files: no
-// retriever is needed.
-func loadConfigSetLoose(cfgPath string) (*config.Config, *gate.Set, error) {
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		return nil, nil, err
-	}
-	if cfg.Set == "" {
-		return nil, nil, &gate.InputError{File: cfgPath, Field: "set", Err: errors.New("required")}
-	}
-	set, err := gate.LoadSet(cfg.Set)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load set: %w", err)
-	}
-	return cfg, set, nil
 }
 
 // configAtCommit reads the config as it is at the base commit, from the

@@ -243,8 +243,7 @@ func TestActionBaseConfigFromGit(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	repo := t.TempDir()
-	corpus, _ := filepath.Abs("../../frozen-set/corpus")
-	queries, _ := filepath.Abs("../../frozen-set/queries.jsonl")
+	corpus, queries := copyDemo(t, repo)
 	cfgText := func(extra string) string {
 		return fmt.Sprintf("set = %q\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"builtin\"\ncorpus = %q\n%s", queries, corpus, extra)
 	}
@@ -268,6 +267,7 @@ func TestActionBaseConfigFromGit(t *testing.T) {
 	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{
 		"working-directory": filepath.Join(repo, "rag"), "config": "recallgate.toml", "comment": "never",
 	})
+	ae.vars["GITHUB_WORKSPACE"] = repo
 	code, out, errs := ae.run(t)
 	o := ae.outputs(t)
 	if code != 1 || o["regressed"] != "q26,q16,q10" || o["improved"] != "q04,q07,q21" {
@@ -345,8 +345,7 @@ func workspace(t *testing.T) string {
 // base commit too, and get no PR comment.
 func TestActionBaseConfigFromContentsAPI(t *testing.T) {
 	ws := t.TempDir() // not a git checkout
-	corpus, _ := filepath.Abs("../../frozen-set/corpus")
-	queries, _ := filepath.Abs("../../frozen-set/queries.jsonl")
+	corpus, queries := copyDemo(t, ws)
 	cfgText := func(extra string) string {
 		return fmt.Sprintf("set = %q\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"builtin\"\ncorpus = %q\n%s", queries, corpus, extra)
 	}
@@ -368,5 +367,50 @@ func TestActionBaseConfigFromContentsAPI(t *testing.T) {
 	code, out, errs := ae.run(t)
 	if code != 1 || asked != "mgbase" || ae.outputs(t)["regressed"] != "q26,q16,q10" || len(g.comments) != 0 {
 		t.Errorf("exit %d ref %q outputs %v comments %d\n%s\n%s", code, asked, ae.outputs(t), len(g.comments), out, errs)
+	}
+}
+
+// copyDemo copies the demo corpus and queries into dir (a test workspace)
+// and returns their paths.
+func copyDemo(t *testing.T, dir string) (corpus, queries string) {
+	t.Helper()
+	src, _ := filepath.Abs("../../frozen-set")
+	err := filepath.WalkDir(filepath.Join(src, "corpus"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		write(t, filepath.Join(dir, "demo"), rel, string(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(src, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "demo", "corpus"), write(t, filepath.Join(dir, "demo"), "queries.jsonl", string(data))
+}
+
+func TestActionRefusesPathsOutsideWorkspace(t *testing.T) {
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	ws := t.TempDir()
+	write(t, ws, "recallgate.toml", "set = \"/etc/passwd\"\n[retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "b"), map[string]string{"working-directory": ws})
+	ae.vars["GITHUB_WORKSPACE"] = ws
+	code, out, errs := ae.run(t)
+	if code != 2 || !strings.Contains(out+errs, "outside the workspace") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	os.Symlink("/etc", filepath.Join(ws, "link"))
+	write(t, ws, "recallgate.toml", "set = \"link/hostname\"\n[retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n")
+	if code, out, errs := ae.run(t); code != 2 || !strings.Contains(out+errs, "outside the workspace") {
+		t.Errorf("symlink: exit %d\n%s%s", code, out, errs)
 	}
 }

@@ -238,25 +238,31 @@ func loadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) 
 	if err != nil {
 		return nil, nil, err
 	}
+	set, err := loadSetFor(cfg, setOverride)
+	return cfg, set, err
+}
+
+// loadSetFor loads the set a config names, or setOverride.
+func loadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
 	setPath := cfg.Set
 	if setOverride != "" {
 		setPath = setOverride
 	}
 	if setPath == "" {
-		return nil, nil, &gate.InputError{File: path, Field: "set", Err: fmt.Errorf("required: the eval set to run (or --set)")}
+		return nil, &gate.InputError{File: cfg.Path, Field: "set", Err: fmt.Errorf("required: the eval set to run (or --set)")}
 	}
 	set, err := gate.LoadSet(setPath)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load set: %w", err)
+		return nil, fmt.Errorf("load set: %w", err)
 	}
 	if cfg.Queries != "" {
 		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
-			return nil, nil, fmt.Errorf("load query texts: %w", err)
+			return nil, fmt.Errorf("load query texts: %w", err)
 		}
 	} else if set.Format == "qrels" {
-		return nil, nil, &gate.InputError{File: path, Field: "queries", Err: fmt.Errorf("set %s is TREC qrels, which has no query text: name a queries file ({\"id\",\"text\"} lines)", filepath.Base(setPath))}
+		return nil, &gate.InputError{File: cfg.Path, Field: "queries", Err: fmt.Errorf("set %s is TREC qrels, which has no query text: name a queries file ({\"id\",\"text\"} lines)", filepath.Base(setPath))}
 	}
-	return cfg, set, nil
+	return set, nil
 }
 
 // writeRunFile writes a run atomically, with its metadata line.

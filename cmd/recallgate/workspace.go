@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/config"
+)
+
+// insideWorkspace refuses, in action mode, every path that resolves
+// (symbolic links followed) outside GITHUB_WORKSPACE: a config from a pull
+// request must not make the action read the runner's other files.
+func insideWorkspace(ws string, cfg *config.Config, extra ...string) error {
+	if ws == "" {
+		return nil
+	}
+	root, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		return fmt.Errorf("workspace %s: %w", ws, err)
+	}
+	paths := append([]string{}, extra...)
+	if cfg != nil {
+		paths = append(paths, cfg.Path, cfg.Set, cfg.Queries, cfg.Corpus, cfg.CacheDir)
+		for _, r := range []*config.Retriever{cfg.Base, cfg.Head} {
+			if r != nil {
+				paths = append(paths, r.Path, r.Corpus)
+			}
+		}
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return err
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		} else if dir, derr := filepath.EvalSymlinks(filepath.Dir(abs)); derr == nil {
+			abs = filepath.Join(dir, filepath.Base(abs)) // not created yet (a cache folder)
+		}
+		rel, err := filepath.Rel(root, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			file := ""
+			if cfg != nil {
+				file = cfg.Path
+			}
+			return &gate.InputError{File: file, Err: fmt.Errorf("path %s is outside the workspace %s; in action mode every input path must stay inside it", p, ws)}
+		}
+	}
+	return nil
+}
