@@ -157,6 +157,9 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 		}(i, q)
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, &InfraError{Err: fmt.Errorf("%s: interrupted before every query was retrieved (%w); nothing is scored", side, err)}
+	}
 	failures := map[string]error{}
 	for i, err := range errs {
 		if err != nil {

@@ -107,8 +107,17 @@ func readEvent(path string) (*event, error) {
 	if err != nil {
 		return nil, &gate.InputError{File: path, Err: fmt.Errorf("read event payload: %w", err)}
 	}
+	return parseEvent(data, path)
+}
+
+// parseEvent decodes an event payload.
+func parseEvent(data []byte, name string) (*event, error) {
+	ev := &event{}
 	if err := json.Unmarshal(data, ev); err != nil {
-		return nil, &gate.InputError{File: path, Err: fmt.Errorf("event payload is not JSON: %w", err)}
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("event payload is not JSON: %w", err)}
+	}
+	if ev.PullRequest != nil && ev.PullRequest.Number < 0 {
+		return nil, &gate.InputError{File: name, Field: "pull_request.number", Err: errors.New("negative")}
 	}
 	return ev, nil
 }

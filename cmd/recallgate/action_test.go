@@ -414,3 +414,19 @@ func TestActionRefusesPathsOutsideWorkspace(t *testing.T) {
 		t.Errorf("symlink: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+func FuzzParseEvent(f *testing.F) {
+	f.Add([]byte(fmt.Sprintf(prEvent, "abc")))
+	f.Add([]byte(`{"merge_group":{"base_sha":"a","head_sha":"b"}}`))
+	f.Add([]byte(`{"pull_request":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := parseEvent(data, "event.json")
+		if err != nil {
+			return
+		}
+		_ = ev.baseSHA()
+		if ev.prNumber() < 0 {
+			t.Fatal("negative PR number accepted")
+		}
+	})
+}

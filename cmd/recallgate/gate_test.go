@@ -260,3 +260,49 @@ func TestRunCache(t *testing.T) {
 		t.Errorf("corrupt entry: exit %d %s", code3, errs3)
 	}
 }
+
+func TestIdenticalSidesWarn(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n")
+	if code, _, errs := rg(t, "gate", "--config", cfg); code != 0 || !strings.Contains(errs, "are identical") {
+		t.Errorf("exit %d %s", code, errs)
+	}
+}
+
+// TestInterruptWritesNothing: a cancelled run (SIGINT/SIGTERM cancel the
+// context) stops retrieving, exits non-zero and leaves no report behind.
+func TestInterruptWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Query string }
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.Query != "recallgate preflight" {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(5 * time.Second):
+			}
+		}
+		fmt.Fprint(w, `{"results":[{"doc":"a"}]}`)
+	}))
+	defer srv.Close()
+	side := func(name string) string {
+		return fmt.Sprintf("[%s.retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n", name, srv.URL)
+	}
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n"+side("base")+side("head"))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	out := filepath.Join(dir, "report.md")
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(ctx, []string{"gate", "--config", cfg, "--out", out}, func(string) string { return "" }, &stdout, &stderr)
+	if code != 3 || !strings.Contains(stderr.String(), "interrupted before every query was retrieved") || time.Since(start) > 3*time.Second {
+		t.Errorf("exit %d after %v\n%s", code, time.Since(start), stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("an interrupted run left a report")
+	}
+}

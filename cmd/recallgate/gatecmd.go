@@ -59,8 +59,11 @@ retrieved (it is never scored as a miss).
 			if err := th.Validate(); err != nil {
 				return usagef("%v", err)
 			}
-			if cfg.Base == cfg.Head {
+			switch {
+			case cfg.Base == cfg.Head:
 				e.warn("%s: base and head use the same [retriever]; the gate compares the configuration with itself", cfg.Path)
+			case cfg.Base != nil && cfg.Head != nil && cfg.Base.Fingerprint() == cfg.Head.Fingerprint():
+				e.warn("%s: [base.retriever] and [head.retriever] are identical; was the change meant to be in one of them?", cfg.Path)
 			}
 			if cfg.CacheDir != "" && !*noCache {
 				e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": *baseKey, "head": *headKey}}

@@ -212,3 +212,31 @@ func TestParseRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseAnswer: the response path extraction never panics and every
+// hit it returns has a document id.
+func FuzzParseAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"hits":{"hits":[{"_id":"c1","_score":7.5,"_source":{"doc_id":"d","text":"t"}}]}}`,
+		`{"hits":{"hits":[{"_source":{"doc_id":12}}]}}`,
+		`{"hits":{"hits":"nope"}}`,
+		`[1,2,3]`,
+	} {
+		f.Add(s)
+	}
+	r, err := New(Config{URL: "http://127.0.0.1:1", Hits: "hits.hits", Doc: "_source.doc_id", Chunk: "_id", Score: "_score", Text: "_source.text"}, nil, func(string) string { return "" })
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		hits, err := r.parse([]byte(body))
+		if err != nil {
+			return
+		}
+		for _, h := range hits {
+			if h.Doc == "" {
+				t.Fatal("a hit without a doc id")
+			}
+		}
+	})
+}

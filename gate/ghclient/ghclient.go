@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -20,10 +21,20 @@ import (
 // MaxCommentLength is GitHub's limit on an issue or PR comment body.
 const MaxCommentLength = 65536
 
+// DefaultTimeout bounds each API call, so a slow API cannot hang a job.
+const DefaultTimeout = 30 * time.Second
+
 // Client talks to one repository.
 type Client struct {
 	gh          *github.Client
 	owner, repo string
+	// Timeout bounds each API call (DefaultTimeout unless changed).
+	Timeout time.Duration
+}
+
+// call returns a context bounded by the client's timeout.
+func (c *Client) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.Timeout)
 }
 
 // New returns a client for repository "owner/name" at the REST API root
@@ -44,7 +55,7 @@ func New(hc *http.Client, apiURL, token, repository string) (*Client, error) {
 		}
 		gh.BaseURL = u
 	}
-	return &Client{gh: gh, owner: owner, repo: repo}, nil
+	return &Client{gh: gh, owner: owner, repo: repo, Timeout: DefaultTimeout}, nil
 }
 
 // PermissionError means GitHub refused the call for lack of permission, as
@@ -66,6 +77,10 @@ func wrap(op string, resp *github.Response, err error) error {
 	if err == nil {
 		return nil
 	}
+	var rl *github.RateLimitError
+	if errors.As(err, &rl) {
+		return fmt.Errorf("%s: GitHub API rate limit exhausted until %s: %w", op, rl.Rate.Reset.Time.UTC().Format(time.RFC3339), err)
+	}
 	if resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusNotFound) {
 		var rl *github.RateLimitError
 		var arl *github.AbuseRateLimitError
@@ -86,6 +101,8 @@ func Marker(config string) string {
 // all pages, and replaces its body; it creates the comment the first time.
 // It reports whether a comment was created and the comment's URL.
 func (c *Client) UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	if !strings.Contains(body, marker) {
 		body = marker + "\n" + body
 	}
@@ -109,6 +126,8 @@ func (c *Client) UpsertComment(ctx context.Context, pr int, marker, body string)
 
 // HasComment reports whether the PR already carries the sticky comment.
 func (c *Client) HasComment(ctx context.Context, pr int, marker string) (bool, error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	id, err := c.findComment(ctx, pr, marker)
 	return id != 0, err
 }
@@ -134,6 +153,8 @@ func (c *Client) findComment(ctx context.Context, pr int, marker string) (int64,
 
 // FileAt returns the content of path at ref (a commit SHA or branch).
 func (c *Client) FileAt(ctx context.Context, path, ref string) ([]byte, error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	fc, _, resp, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("read %s at %s", path, ref), resp, err)
@@ -151,6 +172,8 @@ func (c *Client) FileAt(ctx context.Context, path, ref string) ([]byte, error) {
 // UpsertIssue keeps one open issue with the label: it updates the body of
 // the oldest open one or opens a new one. It returns the issue's URL.
 func (c *Client) UpsertIssue(ctx context.Context, label, title, body string) (created bool, link string, err error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	is, err := c.openIssue(ctx, label)
 	if err != nil {
 		return false, "", err
@@ -173,6 +196,8 @@ func (c *Client) UpsertIssue(ctx context.Context, label, title, body string) (cr
 // CommentOnIssue adds a comment to the open issue with the label, if any,
 // and reports whether there was one. It never closes the issue: people do.
 func (c *Client) CommentOnIssue(ctx context.Context, label, body string) (bool, error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
 	is, err := c.openIssue(ctx, label)
 	if err != nil || is == nil {
 		return false, err

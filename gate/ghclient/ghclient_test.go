@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // setup returns a client whose API root is a test server routed by mux,
@@ -196,4 +197,58 @@ func TestNewErrors(t *testing.T) {
 	if _, err := New(nil, "", "", "a/b"); err == nil {
 		t.Error("no token: want an error")
 	}
+}
+
+func TestRateLimitIsNotAPermissionError(t *testing.T) {
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-RateLimit-Limit", "5000")
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset", "1893456000")
+		w.WriteHeader(403)
+		fmt.Fprint(w, `{"message":"API rate limit exceeded"}`)
+	})
+	_, _, err := c.UpsertComment(context.Background(), 7, Marker("x"), "r")
+	var pe *PermissionError
+	if err == nil || errors.As(err, &pe) || !strings.Contains(err.Error(), "rate limit exhausted until 2030-01-01") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestSlowAPITimesOut(t *testing.T) {
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	})
+	c.Timeout = 100 * time.Millisecond
+	start := time.Now()
+	_, _, err := c.UpsertComment(context.Background(), 7, Marker("x"), "r")
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Errorf("err %v after %v", err, time.Since(start))
+	}
+}
+
+// FuzzFit: whatever the Markdown, Fit stays under the limit and leaves no
+// <details> open that it did not find closed.
+func FuzzFit(f *testing.F) {
+	f.Add("### a\n<details>\n| x |\n|--|\n| y |\n</details>\n", 40)
+	f.Add(strings.Repeat("line\n", 100), 64)
+	f.Fuzz(func(t *testing.T, body string, limit int) {
+		if limit < 200 || limit > 1<<16 {
+			limit = 200 + (limit%1000+1000)%1000
+		}
+		out := Fit(body, limit)
+		if len(body) <= limit {
+			if out != body {
+				t.Fatal("a body under the limit changed")
+			}
+			return
+		}
+		if len(out) > limit {
+			t.Fatalf("len %d > limit %d", len(out), limit)
+		}
+	})
 }

@@ -1,0 +1,70 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParseSet: any input either parses into a valid set or gives an
+// InputError; it never panics, and an accepted set keeps the rules.
+func FuzzParseSet(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"q1","query":"rotate key","gold":{"a":3,"b":0},"segments":["x"],"source":"log","evidence":["e"],"verified":"2026-01-02"}`,
+		`{"id":"q2","query":"none","gold":{},"unanswerable":true}`,
+		"1 0 d1 2\n1 0 d2 0\n2 0 d3 1\n",
+		"query-id\tcorpus-id\tscore\n1\td1\t1\n",
+		`{"id":"q","query":"a","gold":{"d":1,"d":2}}`,
+		"\xef\xbb\xbf{\"id\":\"q\",\"query\":\"a\",\"gold\":{\"d\":1}}\r\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := ParseSet(strings.NewReader(in), "fuzz.jsonl")
+		if err != nil {
+			if !IsInput(err) {
+				t.Fatalf("error is not an InputError: %v", err)
+			}
+			return
+		}
+		if len(s.Queries) == 0 {
+			t.Fatal("accepted an empty set")
+		}
+		for _, q := range s.Queries {
+			if (q.Relevant() == 0) != q.Unanswerable {
+				t.Fatalf("query %q: relevant %d, unanswerable %v", q.ID, q.Relevant(), q.Unanswerable)
+			}
+			for _, g := range q.Gold {
+				if g < 0 || g > MaxGrade {
+					t.Fatalf("grade %d accepted", g)
+				}
+			}
+		}
+	})
+}
+
+// FuzzReadRun: JSONL and TREC runs never panic, errors are InputErrors,
+// and every accepted hit has a document id.
+func FuzzReadRun(f *testing.F) {
+	for _, s := range []string{
+		`{"id":"q1","hits":[{"doc":"a","chunk":"a#1","score":1.5,"text":"t"}]}`,
+		`{"recallgate":{"set":"sha256:00"}}` + "\n" + `{"id":"q1","hits":[]}`,
+		"q1 Q0 a 1 2.5 run\nq1 Q0 b 2 2.5 run\nq2 Q0 c 1 -1 run\n",
+		"q1 Q0 a 1 NaN run\n",
+		"q1\tQ0\ta\t1\t1e3\trun\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		err := ReadRun(strings.NewReader(in), "fuzz.run", func(r Result) error {
+			for _, h := range r.Hits {
+				if strings.TrimSpace(h.Doc) == "" {
+					t.Fatalf("accepted a hit without a doc in %q", r.ID)
+				}
+			}
+			return nil
+		})
+		if err != nil && !IsInput(err) {
+			t.Fatalf("error is not an InputError: %v", err)
+		}
+	})
+}
