@@ -219,6 +219,8 @@ type Comparison struct {
 	// Fingerprints identify the set, each side's config and corpus, as
 	// name/value pairs in a stable order; set by the caller.
 	Fingerprints [][2]string
+	// NoChart leaves the per-query chart out of the Markdown report.
+	NoChart bool
 
 	index map[string]int // query id → position in Queries
 }

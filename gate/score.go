@@ -89,7 +89,13 @@ type QueryScore struct {
 	Missing bool
 	// Evidence is the context-level fact check, for queries with evidence.
 	Evidence *Evidence
+	// Passages holds, for documents in the context window, the text of
+	// their first passage (clipped), when the run carries text.
+	Passages map[string]string
 }
+
+// passageRunes is how much of a passage a score keeps for drill-downs.
+const passageRunes = 280
 
 // foundDocs returns the set of relevant docs ranked within the top n.
 func (s *QueryScore) foundDocs(n int) map[string]bool {
@@ -171,6 +177,16 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen map[string]struct{}) QuerySc
 		}
 		seen[h.Doc] = struct{}{}
 		rank++
+		if rank <= d.Context && h.Text != "" {
+			if s.Passages == nil {
+				s.Passages = map[string]string{}
+			}
+			t := []rune(h.Text)
+			if len(t) > passageRunes {
+				t = append(t[:passageRunes-1], '…')
+			}
+			s.Passages[strings.Clone(h.Doc)] = string(t)
+		}
 		if rank <= keep {
 			// Clone: the hit's string may share memory with the whole run
 			// of the query (TREC arena), which must not outlive scoring.

@@ -28,7 +28,7 @@ func (o *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.config, "config", "", "recallgate.toml to read the set, [depth] and [gate] from; flags win")
 	fs.IntVar(&o.candidates, "candidates", gate.DefaultCandidates, "candidate depth N for recall@N")
 	fs.IntVar(&o.context, "context", gate.DefaultContext, "context depth k for precision@k and nDCG@k")
-	fs.StringVar(&o.format, "format", "text", "output format: text, json or markdown")
+	fs.StringVar(&o.format, "format", "text", "output format: text, json, markdown, junit, benchmark or html")
 	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 }
 
@@ -146,6 +146,7 @@ func compareWith(base, head *gate.Scorecard, in *inputs) (*gate.Comparison, erro
 	}
 	cmp.Health = in.health
 	cmp.Fingerprints = in.fingerprints
+	cmp.NoChart = in.noChart
 	return cmp, nil
 }
 

@@ -14,6 +14,7 @@ type inputs struct {
 	pol          gate.Policy
 	health       []string
 	fingerprints [][2]string
+	noChart      bool
 }
 
 // corpusFor picks the corpus that attribution and health check gold
@@ -44,6 +45,7 @@ func buildInputs(e *env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 		}
 		in.pol.Waivers = cfg.Waivers
 		ho.MaxLabelAge = cfg.MaxLabelAge
+		in.noChart = cfg.NoChart
 	}
 	if corpus != "" {
 		ids := map[string]bool{}

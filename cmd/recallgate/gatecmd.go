@@ -26,7 +26,7 @@ retrieved (it is never scored as a miss).
 	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		cfgPath := fs.String("config", "recallgate.toml", "recallgate.toml with the set, [depth], [gate] and the retrievers")
 		setPath := fs.String("set", "", "eval set to use instead of the config's")
-		format := fs.String("format", "text", "output format: text, json or markdown")
+		format := fs.String("format", "text", "output format: text, json, markdown, junit, benchmark or html")
 		out := fs.String("out", "", "write the report to this file instead of stdout")
 		saveRuns := fs.String("save-runs", "", "also write base.jsonl and head.jsonl runs into this folder")
 		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run")

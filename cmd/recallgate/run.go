@@ -91,7 +91,7 @@ func (c command) parse(args []string) (func(context.Context, *env, []string) err
 }
 
 func commands() []command {
-	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, commentCommand, actionCommand}
+	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, reportCommand, commentCommand, actionCommand}
 }
 
 // run is the whole program: it parses args, runs the subcommand and maps the

@@ -49,6 +49,8 @@ type Config struct {
 	// CacheDir keeps retrieved runs (and builtin indexes) between jobs,
 	// e.g. under actions/cache; "" turns caching off.
 	CacheDir string
+	// NoChart leaves the Mermaid chart out of Markdown reports.
+	NoChart bool
 }
 
 // Retriever configures one side's retriever. Which keys apply depends on
@@ -142,6 +144,7 @@ type rawConfig struct {
 		Below         *float64 `toml:"below"`
 		ContextTokens int      `toml:"context_tokens"`
 		MaxLabelAge   string   `toml:"max_label_age"`
+		Chart         *bool    `toml:"chart"`
 	} `toml:"report"`
 	Waiver []struct {
 		Query   string `toml:"query"`
@@ -240,6 +243,7 @@ func Parse(data []byte, name string) (*Config, error) {
 	if raw.CacheDir != "" {
 		c.CacheDir = resolve(dir, raw.CacheDir)
 	}
+	c.NoChart = raw.Report.Chart != nil && !*raw.Report.Chart
 	seen := map[string]bool{}
 	for i, w := range raw.Waiver {
 		field := fmt.Sprintf("waiver[%d]", i)

@@ -58,6 +58,11 @@ type Scores struct {
 	Missing      bool    `json:"missing,omitempty"`
 	// Evidence is the context-level fact check (queries with evidence only).
 	Evidence *EvidenceInfo `json:"evidence,omitempty"`
+	// Docs are the first max(N, k) distinct documents, in rank order.
+	Docs []string `json:"docs"`
+	// Passages are the first passages of the context documents, when the
+	// run has text.
+	Passages map[string]string `json:"passages,omitempty"`
 }
 
 // EvidenceInfo is the context-level coverage of a query's required facts.
@@ -210,6 +215,10 @@ type CompareQuery struct {
 	Gained      []string   `json:"gained"`
 	// Gold lists the relevant gold documents, highest grade first.
 	Gold []string `json:"gold"`
+	// Grades maps every gold document (grade 0 included) to its grade.
+	Grades   map[string]int `json:"grades"`
+	Segments []string       `json:"segments,omitempty"`
+	Source   string         `json:"source,omitempty"`
 	// Line is the query's line in the eval set file.
 	Line      int        `json:"line"`
 	Synthetic bool       `json:"synthetic,omitempty"`
@@ -255,6 +264,8 @@ type CompareReport struct {
 	CorpusKnown  bool              `json:"corpus_known"`
 	Health       []string          `json:"health"`
 	Fingerprints map[string]string `json:"fingerprints"`
+	// Chart adds the per-query recall delta chart to the Markdown.
+	Chart bool `json:"chart"`
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -278,6 +289,7 @@ func scores(s gate.QueryScore) Scores {
 	out := Scores{
 		RecallAtN: s.Recall, PrecisionAtK: s.Precision, NDCGAtK: s.NDCG, RR: s.RR,
 		Relevant: s.Relevant, Found: s.Found, Returned: s.Returned, Missing: s.Missing,
+		Docs: list(s.Docs), Passages: s.Passages,
 	}
 	if e := s.Evidence; e != nil {
 		ei := &EvidenceInfo{Covered: e.Covered(), Passages: e.Passages, Tokens: e.Tokens, NoText: e.NoText, GoldInContext: list(e.GoldInContext), Facts: []FactInfo{}}
@@ -343,7 +355,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		GateDelta: c.GateDelta, Segments: []SegmentInfo{},
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
-		Health: list(c.Health), Fingerprints: map[string]string{},
+		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 	}
 	for _, s := range c.Segments {
 		r.Segments = append(r.Segments, SegmentInfo{s.Kind, s.Name, s.Queries, s.Base, s.Head, s.Regressed, s.Improved})
@@ -360,6 +372,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 			Delta: QueryDelta{p.Delta.Recall, p.Delta.Precision, p.Delta.NDCG, p.Delta.RR},
 			Lost:  list(p.Lost), Gained: list(p.Gained), Gold: list(p.Query.RelevantDocs()), Line: p.Query.Line,
 			Synthetic: p.Synthetic, Unstable: p.Unstable, Waived: p.Waiver != nil, Moves: moves(p.Moves),
+			Grades: p.Query.Gold, Segments: p.Query.Segments, Source: p.Query.Source,
 		})
 		if w := p.Waiver; w != nil {
 			r.Waived = append(r.Waived, WaiverInfo{ID: p.Query.ID, Reason: w.Reason, Expires: w.Expires.Format("2006-01-02")})
@@ -430,6 +443,12 @@ func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
 		return writeJSON(w, r)
 	case Markdown:
 		return compareMarkdown(w, r)
+	case JUnit:
+		return compareJUnit(w, r)
+	case Benchmark:
+		return writeJSON(w, benchmarkEntries(r.Summary.Head, r.Depth.Candidates, r.Depth.Context, ""))
+	case HTML:
+		return compareHTML(w, r)
 	default:
 		return compareText(w, r)
 	}

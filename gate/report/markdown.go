@@ -76,6 +76,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		return out
 	})
 	flipTable("Improved", r.Improved, "gold docs gained", func(p *CompareQuery) []string { return p.Gained })
+	if r.Chart {
+		writeChart(b, r, byID)
+	}
 
 	if len(r.RankingOnly) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Ranking only: %d %s found the same documents in a different order</summary>\n\n", len(r.RankingOnly), plural(len(r.RankingOnly), "query", "queries"))
@@ -146,6 +149,48 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 	writeWarningsMarkdown(b, r.Warnings)
 	return b.Flush()
+}
+
+// chartBars is the most bars the delta chart shows.
+const chartBars = 30
+
+// chartLabel keeps a query id safe inside a quoted Mermaid label.
+func chartLabel(id string) string {
+	out := []rune{}
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.', r == '/':
+			out = append(out, r)
+		default:
+			out = append(out, '_')
+		}
+	}
+	return string(clip(string(out), 24))
+}
+
+// writeChart draws the recall@N delta of each flipped query (regressed
+// first) as a Mermaid bar chart, which GitHub renders in comments.
+func writeChart(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
+	ids := append(append([]string{}, r.Regressed...), r.Improved...)
+	if len(ids) == 0 {
+		return
+	}
+	more := 0
+	if len(ids) > chartBars {
+		more = len(ids) - chartBars
+		ids = ids[:chartBars]
+	}
+	var labels, values []string
+	for _, id := range ids {
+		labels = append(labels, fmt.Sprintf("%q", chartLabel(id)))
+		values = append(values, fmt.Sprintf("%.3f", byID[id].Delta.RecallAtN))
+	}
+	title := fmt.Sprintf("recall@%d change per flipped query", r.Depth.Candidates)
+	if more > 0 {
+		title += fmt.Sprintf(" (%d more not shown)", more)
+	}
+	fmt.Fprintf(b, "\n```mermaid\nxychart-beta\n    title \"%s\"\n    x-axis [%s]\n    y-axis \"delta recall@%d\" -1 --> 1\n    bar [%s]\n```\n",
+		title, strings.Join(labels, ", "), r.Depth.Candidates, strings.Join(values, ", "))
 }
 
 // statsLine is the one-line paired test result.

@@ -20,10 +20,16 @@ const (
 	Text     Format = "text"
 	JSON     Format = "json"
 	Markdown Format = "markdown"
+	// JUnit is JUnit XML: one test case per query, regressions as failures.
+	JUnit Format = "junit"
+	// Benchmark is github-action-benchmark's customBiggerIsBetter JSON.
+	Benchmark Format = "benchmark"
+	// HTML is one self-contained page with a sortable, filterable table.
+	HTML Format = "html"
 )
 
 // Formats lists the accepted formats, for help texts.
-var Formats = []Format{Text, JSON, Markdown}
+var Formats = []Format{Text, JSON, Markdown, JUnit, Benchmark, HTML}
 
 // ParseFormat accepts a format name ("md" is short for markdown).
 func ParseFormat(s string) (Format, error) {
@@ -34,8 +40,14 @@ func ParseFormat(s string) (Format, error) {
 		return JSON, nil
 	case "markdown", "md":
 		return Markdown, nil
+	case "junit", "xml":
+		return JUnit, nil
+	case "benchmark":
+		return Benchmark, nil
+	case "html":
+		return HTML, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want text, json or markdown)", s)
+	return "", fmt.Errorf("unknown format %q (want text, json, markdown, junit, benchmark or html)", s)
 }
 
 // Score writes one scored run in the given format.
@@ -45,6 +57,10 @@ func Score(w io.Writer, c *gate.Scorecard, f Format) error {
 		return writeJSON(w, scoreJSON(c))
 	case Markdown:
 		return scoreMarkdown(w, c)
+	case Benchmark:
+		return writeJSON(w, benchmarkEntries(sideSummary(c.Summary), c.Depth.Candidates, c.Depth.Context, ""))
+	case JUnit, HTML:
+		return fmt.Errorf("format %s is for comparisons: use compare or gate", f)
 	default:
 		return scoreText(w, c)
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
 	"flag"
 	"fmt"
 	"os"
@@ -228,8 +229,8 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %v, %v", in, got, err)
 		}
 	}
-	if _, err := ParseFormat("html"); err == nil {
-		t.Error("html: want an error until it exists")
+	if _, err := ParseFormat("pdf"); err == nil {
+		t.Error("pdf: want an error")
 	}
 }
 
@@ -325,10 +326,61 @@ func TestDiagnosticsGolden(t *testing.T) {
 	md := render(t, c, Markdown)
 	golden(t, "diagnostics.golden.md", md)
 	golden(t, "diagnostics.golden.txt", render(t, c, Text))
+	golden(t, "diagnostics.golden.xml", render(t, c, JUnit))
+	golden(t, "diagnostics.golden.benchmark.json", render(t, c, Benchmark))
+	page := render(t, c, HTML)
+	golden(t, "diagnostics.golden.html", page)
+	if bytes.Contains(page, []byte("<script>alert")) {
+		t.Error("unescaped script in the page")
+	}
 	checkTables(t, string(md))
 	for _, want := range []string{"ranking miss", "retrieval miss", "not in corpus", "Segments:", "Waived (1)", "Synthetic queries", "Unstable queries", "Evidence in the head's final context: 1 of 3", "Eval-set health", "p = "} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("diagnostics report lacks %q", want)
 		}
+	}
+}
+
+func TestJUnitAndBenchmark(t *testing.T) {
+	f := newFixture(t, map[string]string{"q03": "a <b> & \"c\""})
+	f.head["q03"] = []string{"nope"}
+	c := f.compare(t)
+	x := render(t, c, JUnit)
+	var doc struct {
+		Tests    int `xml:"tests,attr"`
+		Failures int `xml:"failures,attr"`
+		Suites   []struct {
+			Cases []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(x, &doc); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, x)
+	}
+	// 10 queries + the verdict case; q03 and the verdict fail.
+	if doc.Tests != 11 || doc.Failures != 2 || doc.Suites[0].Cases[2].Failure == nil || doc.Suites[0].Cases[2].Name != "q03" {
+		t.Errorf("junit %+v", doc)
+	}
+	var bench []BenchmarkEntry
+	if err := json.Unmarshal(render(t, c, Benchmark), &bench); err != nil || len(bench) != 4 || bench[0].Name != "recall@10" || bench[0].Value != 0.9 {
+		t.Errorf("benchmark %+v %v", bench, err)
+	}
+}
+
+// TestHTMLEscapesData: data reaches the page only inside the JSON script,
+// with < escaped, so no query text can open a tag or end the script.
+func TestHTMLEscapesData(t *testing.T) {
+	f := newFixture(t, map[string]string{"q03": "</script><img src=x onerror=alert(1)>"})
+	f.head["q03"] = []string{"nope"}
+	page := string(render(t, f.compare(t), HTML))
+	if strings.Contains(page, "<img src=x") || strings.Count(page, "</script>") != 2 {
+		t.Errorf("query text escaped the JSON island:\n%s", page)
+	}
+	if strings.Contains(page, "src=\"http") || strings.Contains(page, "href=\"http") {
+		t.Error("the page loads an external asset")
 	}
 }

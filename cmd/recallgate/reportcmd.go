@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+	"os"
+
+	"github.com/recallgate/recallgate/gate/report"
+)
+
+var reportCommand = command{
+	name:    "report",
+	summary: "Render a saved JSON report again, in any format.",
+	usage:   "recallgate report --in report.json --format html|markdown|junit|benchmark|text|json [--out FILE]",
+	examples: `  recallgate gate --config recallgate.toml --format json --out report.json
+  recallgate report --in report.json --format html --out report.html
+  recallgate report --in report.json --format junit --out recallgate.xml    # GitLab, Jenkins, CircleCI
+  recallgate report --in report.json --format benchmark --out bench.json   # github-action-benchmark
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		in := fs.String("in", "", "JSON report written by compare, gate or the action (required)")
+		format := fs.String("format", "html", "output format: html, markdown, junit, benchmark, text or json")
+		out := fs.String("out", "", "write to this file instead of stdout")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *in == "" {
+				return usagef("--in is required")
+			}
+			f, err := report.ParseFormat(*format)
+			if err != nil {
+				return usagef("--format: %v", err)
+			}
+			file, err := os.Open(*in)
+			if err != nil {
+				return usagef("open report: %v", err)
+			}
+			defer file.Close()
+			r, err := report.ReadCompareReport(file, *in)
+			if err != nil {
+				return err
+			}
+			return emit(e, *out, func(w io.Writer) error { return report.WriteCompareReport(w, r, f) })
+		}
+	},
+}

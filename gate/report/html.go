@@ -1,0 +1,143 @@
+package report
+
+import (
+	"html/template"
+	"io"
+)
+
+// compareHTML writes one self-contained page: no external assets, works
+// offline. The report model is embedded as JSON (html/template escapes it
+// for the script context) and drawn with textContent only, so no text from
+// the eval set or a retriever is ever parsed as HTML.
+func compareHTML(w io.Writer, r *CompareReport) error {
+	return htmlPage.Execute(w, struct {
+		R    *CompareReport
+		Head string
+		Rows [][4]string
+	}{r, headline(r), summaryRows(r)})
+}
+
+var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>recallgate: {{.R.Verdict}}</title>
+<style>
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1f2328;max-width:1200px}
+h1{font-size:20px;margin:0 0 4px} .fail{color:#b42318} .pass{color:#1a7f37} .inconclusive{color:#9a6700}
+table{border-collapse:collapse;margin:8px 0} th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa;cursor:pointer;user-select:none} td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.regressed td:first-child{border-left:4px solid #cf222e} tr.improved td:first-child{border-left:4px solid #1a7f37}
+tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#ddf4ff}
+.filters button{margin:0 4px 4px 0;padding:3px 10px;border:1px solid #d0d7de;border-radius:12px;background:#fff;cursor:pointer}
+.filters button.on{background:#0969da;color:#fff;border-color:#0969da}
+#drill{border:1px solid #d0d7de;border-radius:6px;padding:12px;margin-top:12px} #drill[hidden]{display:none}
+.lists{display:flex;gap:24px} .lists ol{margin:4px 0;padding-left:28px} li.gold{font-weight:600} li.gold::after{content:" ★"}
+.move{color:#57606a;font-size:12px} .passage{color:#57606a;font-size:12px;margin:2px 0 6px;white-space:pre-wrap}
+.muted{color:#57606a}
+</style></head><body>
+<h1 class="{{.R.Verdict}}" id="verdict">recallgate: {{.R.Verdict}} — {{.Head}}</h1>
+{{range .R.Reasons}}<div class="fail">fail: {{.}}</div>{{end}}
+<p class="muted">{{.R.Set.Path}} · {{.R.Set.Queries}} queries · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}} · p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%.3f" .R.Stats.CILow}}, {{printf "%.3f" .R.Stats.CIHigh}}]</p>
+<table id="summary"><tr><th>metric</th><th>base</th><th>head</th><th>Δ</th></tr>
+{{range .Rows}}<tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td></tr>
+{{end}}</table>
+<div class="filters" id="filters">
+<button data-filter="all" class="on">all</button><button data-filter="regressed">regressed</button><button data-filter="improved">improved</button><button data-filter="zero">zero recall</button><button data-filter="ranking">ranking only</button>
+<select id="segment"><option value="">every segment</option></select>
+<span id="count" class="muted"></span>
+</div>
+<table id="queries"><thead><tr>
+<th data-key="id">query</th><th data-key="query">text</th><th data-key="base">recall base</th><th data-key="head">recall head</th><th data-key="delta">Δ</th><th data-key="ndcg">nDCG head</th><th data-key="change">change</th>
+</tr></thead><tbody></tbody></table>
+<section id="drill" hidden></section>
+<script id="data" type="application/json">{{.R}}</script>
+<script>
+(function(){
+"use strict";
+var R = JSON.parse(document.getElementById("data").textContent);
+var N = R.depth.candidates, K = R.depth.context;
+var zero = {}; (R.summary.head.zero_recall||[]).forEach(function(id){zero[id]=true;});
+var state = {filter:"all", segment:"", sort:"", desc:false, open:""};
+function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=String(text); if(cls) e.className=cls; return e;}
+function f3(x){return (Math.round(x*1000)/1000).toFixed(3);}
+function change(q){return q.ranking_only ? "ranking only" : (q.waived ? "waived" : q.change);}
+var segs = {};
+R.queries.forEach(function(q){(q.segments||[]).forEach(function(s){segs[s]=true;}); if(q.source) segs["source: "+q.source]=true;});
+var sel = document.getElementById("segment");
+Object.keys(segs).sort().forEach(function(s){var o=el("option", s); o.value=s; sel.appendChild(o);});
+function keep(q){
+  if (state.filter==="regressed" && !(q.change==="regressed" && !q.waived)) return false;
+  if (state.filter==="improved" && q.change!=="improved") return false;
+  if (state.filter==="zero" && !zero[q.id]) return false;
+  if (state.filter==="ranking" && !q.ranking_only) return false;
+  if (state.segment) {
+    var s = (q.segments||[]).slice(); if (q.source) s.push("source: "+q.source);
+    if (s.indexOf(state.segment) < 0) return false;
+  }
+  return true;
+}
+function key(q, k){
+  switch(k){case "base": return q.base.recall_at_n; case "head": return q.head.recall_at_n; case "delta": return q.delta.recall_at_n;
+  case "ndcg": return q.head.ndcg_at_k; case "change": return change(q); case "query": return q.query||""; default: return q.id;}
+}
+function draw(){
+  var rows = R.queries.filter(keep);
+  if (state.sort) rows.sort(function(a,b){var x=key(a,state.sort), y=key(b,state.sort); var c = x<y?-1:x>y?1:0; return state.desc?-c:c;});
+  var tb = document.querySelector("#queries tbody"); tb.textContent="";
+  rows.forEach(function(q){
+    var tr = el("tr", null, "query "+(q.waived?"":q.change)+(state.open===q.id?" open":"")); tr.dataset.id=q.id;
+    [q.id, q.query, f3(q.base.recall_at_n), f3(q.head.recall_at_n), f3(q.delta.recall_at_n), f3(q.head.ndcg_at_k), change(q)].forEach(function(v,i){
+      tr.appendChild(el("td", v, (i>=2&&i<=5)?"num":""));});
+    tr.addEventListener("click", function(){ open(q.id); });
+    tb.appendChild(tr);
+  });
+  document.getElementById("count").textContent = rows.length + " of " + R.queries.length + " queries";
+}
+function list(title, q, side, other){
+  var box = el("div"); box.appendChild(el("strong", title));
+  var ol = el("ol"), docs = q[side].docs||[], otherDocs = q[other].docs||[];
+  docs.forEach(function(d, i){
+    var grade = q.grades ? q.grades[d] : undefined;
+    var li = el("li", d, grade>0 ? "gold" : "");
+    if (grade>0) {
+      var j = otherDocs.indexOf(d);
+      li.appendChild(el("span", " (grade "+grade+", "+other+" rank "+(j<0?"—":(j+1))+")", "move"));
+    }
+    var p = q[side].passages && q[side].passages[d];
+    if (p) li.appendChild(el("div", p, "passage"));
+    ol.appendChild(li);
+  });
+  if (!docs.length) box.appendChild(el("div", "nothing returned", "muted"));
+  box.appendChild(ol); return box;
+}
+function open(id){
+  state.open = id; draw();
+  var q = R.queries.filter(function(x){return x.id===id;})[0], d = document.getElementById("drill");
+  d.textContent = ""; d.hidden = false;
+  d.appendChild(el("h2", q.id + ": " + (q.query||"")));
+  var gold = el("div"); gold.appendChild(el("strong", "gold documents: "));
+  Object.keys(q.grades||{}).sort(function(a,b){return q.grades[b]-q.grades[a] || (a<b?-1:1);}).forEach(function(g){ gold.appendChild(el("span", g+" ("+q.grades[g]+")  ")); });
+  d.appendChild(gold);
+  (q.moves||[]).forEach(function(m){ d.appendChild(el("div", m.cause+": "+m.doc+" rank "+(m.base_rank||"—")+" → "+(m.head_rank||"—")+(m.took_its_place?", replaced by "+m.took_its_place:""), "move")); });
+  var lists = el("div", null, "lists"); lists.appendChild(list("base", q, "base", "head")); lists.appendChild(list("head", q, "head", "base")); d.appendChild(lists);
+}
+document.querySelectorAll("#filters button").forEach(function(b){
+  b.addEventListener("click", function(){
+    state.filter = b.dataset.filter;
+    document.querySelectorAll("#filters button").forEach(function(x){x.className = x===b ? "on" : "";});
+    draw();
+  });
+});
+sel.addEventListener("change", function(){ state.segment = sel.value; draw(); });
+document.querySelectorAll("#queries th").forEach(function(th){
+  th.addEventListener("click", function(){ var k=th.dataset.key; state.desc = state.sort===k ? !state.desc : false; state.sort=k; draw(); });
+});
+draw();
+// #filter=regressed&query=q07 replays those clicks (used by the browser test).
+var h = new URLSearchParams(location.hash.slice(1));
+if (h.get("filter")) { var b = document.querySelector('#filters button[data-filter="'+h.get("filter")+'"]'); if (b) b.click(); }
+if (h.get("query")) { var tr = document.querySelector('#queries tr[data-id="'+CSS.escape(h.get("query"))+'"]'); if (tr) tr.click(); }
+})();
+</script>
+</body></html>
+`))

@@ -1,0 +1,127 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+// compareJUnit writes one test case per answerable query: a regression is a
+// failure (unless waived), synthetic and unstable queries are skipped, and
+// a failing verdict adds a "verdict" case so the suite fails even when only
+// the mean moved.
+func compareJUnit(w io.Writer, r *CompareReport) error {
+	s := junitSuite{Name: "recallgate " + r.Set.Path, Properties: []junitProperty{
+		{"verdict", r.Verdict},
+		{"recall_base", fmt.Sprintf("%.4f", r.Summary.Base.RecallAtN)},
+		{"recall_head", fmt.Sprintf("%.4f", r.Summary.Head.RecallAtN)},
+		{"candidates", fmt.Sprint(r.Depth.Candidates)},
+		{"context", fmt.Sprint(r.Depth.Context)},
+	}}
+	for _, q := range r.Queries {
+		c := junitCase{Name: q.ID, Classname: "recallgate.query",
+			SystemOut: fmt.Sprintf("%s\nrecall@%d %.3f -> %.3f, nDCG@%d %.3f -> %.3f", q.Query, r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, r.Depth.Context, q.Base.NDCGAtK, q.Head.NDCGAtK)}
+		switch {
+		case q.Synthetic:
+			c.Skipped = &junitSkipped{Message: "synthetic query: kept out of the verdict"}
+		case q.Unstable:
+			c.Skipped = &junitSkipped{Message: "unstable between repeats: kept out of the verdict"}
+		case q.Change == "regressed" && !q.Waived:
+			msg := fmt.Sprintf("recall@%d %.3f -> %.3f", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN)
+			text := "lost gold documents:"
+			for _, d := range q.Lost {
+				text += " " + d
+			}
+			for _, m := range q.Moves {
+				text += fmt.Sprintf("\n%s: %s rank %s -> %s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank))
+			}
+			c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
+		}
+		if c.Failure != nil {
+			s.Failures++
+		}
+		if c.Skipped != nil {
+			s.Skipped++
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	if r.Verdict == "fail" {
+		reasons := ""
+		for _, x := range r.Reasons {
+			reasons += x + "\n"
+		}
+		s.Cases = append(s.Cases, junitCase{Name: "verdict", Classname: "recallgate.gate", Failure: &junitFailure{Message: "the gate failed", Type: "gate", Text: reasons}})
+		s.Failures++
+	}
+	s.Tests = len(s.Cases)
+	doc := junitSuites{Name: "recallgate", Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// BenchmarkEntry is one point of github-action-benchmark's
+// customBiggerIsBetter format.
+type BenchmarkEntry struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Value float64 `json:"value"`
+	Extra string  `json:"extra,omitempty"`
+}
+
+// benchmarkEntries gives the four means of one side as trend points.
+func benchmarkEntries(s SideSummary, n, k int, extra string) []BenchmarkEntry {
+	return []BenchmarkEntry{
+		{Name: fmt.Sprintf("recall@%d", n), Unit: "recall", Value: s.RecallAtN, Extra: extra},
+		{Name: fmt.Sprintf("precision@%d", k), Unit: "precision", Value: s.PrecisionAtK, Extra: extra},
+		{Name: fmt.Sprintf("nDCG@%d", k), Unit: "nDCG", Value: s.NDCGAtK, Extra: extra},
+		{Name: "MRR", Unit: "MRR", Value: s.RR, Extra: extra},
+	}
+}
