@@ -31,7 +31,7 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 .filters button{margin:0 4px 4px 0;padding:3px 10px;border:1px solid #d0d7de;border-radius:12px;background:#fff;cursor:pointer}
 .filters button.on{background:#0969da;color:#fff;border-color:#0969da}
 #drill{border:1px solid #d0d7de;border-radius:6px;padding:12px;margin-top:12px} #drill[hidden]{display:none}
-.lists{display:flex;gap:24px} .lists ol{margin:4px 0;padding-left:28px} li.gold{font-weight:600} li.gold::after{content:" ★"}
+.lists{display:flex;gap:24px} .lists>div{flex:1 1 0} .lists ol{margin:4px 0;padding-left:28px} li.gold{font-weight:600}
 .move{color:#57606a;font-size:12px} .passage{color:#57606a;font-size:12px;margin:2px 0 6px;white-space:pre-wrap}
 .muted{color:#57606a}
 </style></head><body>
@@ -98,7 +98,7 @@ function list(title, q, side, other){
   var ol = el("ol"), docs = q[side].docs||[], otherDocs = q[other].docs||[];
   docs.forEach(function(d, i){
     var grade = q.grades ? q.grades[d] : undefined;
-    var li = el("li", d, grade>0 ? "gold" : "");
+    var li = el("li", (grade>0 ? "★ " : "") + d, grade>0 ? "gold" : "");
     if (grade>0) {
       var j = otherDocs.indexOf(d);
       li.appendChild(el("span", " (grade "+grade+", "+other+" rank "+(j<0?"—":(j+1))+")", "move"));
