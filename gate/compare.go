@@ -378,7 +378,7 @@ func (c *Comparison) decide() {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("mean recall@%d dropped by %.3f (limit %.3f)", c.Depth.Candidates, drop, c.Thresholds.MaxRecallDrop))
 	}
 	if missed {
-		c.Reasons = append(c.Reasons, fmt.Sprintf("%d %s newly at zero recall (limit %d): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), c.Thresholds.MaxNewMisses, joinFirst(c.NewMisses, 10)))
+		c.Reasons = append(c.Reasons, fmt.Sprintf("%d %s newly at zero recall (limit %d): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), c.Thresholds.MaxNewMisses, JoinFirst(c.NewMisses, 10)))
 	}
 	switch {
 	case missed:

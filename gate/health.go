@@ -63,10 +63,10 @@ func Health(s *Set, o HealthOptions) []string {
 			}
 		}
 		if len(stale) > 0 {
-			out = append(out, fmt.Sprintf("%d queries have labels verified more than %d days ago: %s", len(stale), int(o.MaxLabelAge.Hours()/24), joinFirst(stale, 10)))
+			out = append(out, fmt.Sprintf("%d queries have labels verified more than %d days ago: %s", len(stale), int(o.MaxLabelAge.Hours()/24), JoinFirst(stale, 10)))
 		}
 		if len(undated) > 0 {
-			out = append(out, fmt.Sprintf("%d queries have no \"verified\" date: %s", len(undated), joinFirst(undated, 10)))
+			out = append(out, fmt.Sprintf("%d queries have no \"verified\" date: %s", len(undated), JoinFirst(undated, 10)))
 		}
 	}
 	texts := map[string][]string{}

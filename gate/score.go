@@ -153,7 +153,7 @@ func (c *Scorecard) Warnings() []string {
 		w = append(w, fmt.Sprintf("query %s is not in the run; scored as an empty result", id))
 	}
 	if len(c.Unknown) > 0 {
-		w = append(w, fmt.Sprintf("%d run queries are not in the set and were ignored: %s", len(c.Unknown), joinFirst(c.Unknown, 10)))
+		w = append(w, fmt.Sprintf("%d run queries are not in the set and were ignored: %s", len(c.Unknown), JoinFirst(c.Unknown, 10)))
 	}
 	return w
 }
@@ -271,7 +271,7 @@ func (s *Scorer) Add(r Result) error {
 func (s *Scorer) Card() (*Scorecard, error) {
 	c := &Scorecard{Set: s.set, Depth: s.depth}
 	if len(s.scores)+len(s.unans) == 0 {
-		return nil, fmt.Errorf("no query of the set %s is in the run (%d other ids, e.g. %s): wrong file?", s.set.Path, len(s.unknown), joinFirst(s.unknown, 3))
+		return nil, fmt.Errorf("no query of the set %s is in the run (%d other ids, e.g. %s): wrong file?", s.set.Path, len(s.unknown), JoinFirst(s.unknown, 3))
 	}
 	for _, q := range s.set.Queries {
 		if q.Unanswerable {
@@ -378,8 +378,8 @@ func summarize(qs []QueryScore, below float64) Summary {
 	return s
 }
 
-// joinFirst joins up to n ids with ", " and says how many were left out.
-func joinFirst(ids []string, n int) string {
+// JoinFirst joins up to n ids with ", " and says how many were left out.
+func JoinFirst(ids []string, n int) string {
 	if len(ids) == 0 {
 		return "none"
 	}

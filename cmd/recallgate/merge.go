@@ -77,10 +77,10 @@ var mergeCommand = command{
 			}
 			sort.Strings(unknown)
 			if len(missing) > 0 {
-				return &gate.InputError{File: *setPath, Err: fmt.Errorf("%d queries are in no shard (a gap: a shard job is missing or failed): %s", len(missing), strings.Join(first(missing, 10), ", "))}
+				return &gate.InputError{File: *setPath, Err: fmt.Errorf("%d queries are in no shard (a gap: a shard job is missing or failed): %s", len(missing), gate.JoinFirst(missing, 10))}
 			}
 			if len(unknown) > 0 {
-				return &gate.InputError{File: from[unknown[0]], Err: fmt.Errorf("%d queries are not in the set %s: %s", len(unknown), set.Path, strings.Join(first(unknown, 10), ", "))}
+				return &gate.InputError{File: from[unknown[0]], Err: fmt.Errorf("%d queries are not in the set %s: %s", len(unknown), set.Path, gate.JoinFirst(unknown, 10))}
 			}
 			if err := writeRunFile(*out, results, gate.RunMeta{Set: set.Fingerprint}); err != nil {
 				return err
@@ -89,11 +89,4 @@ var mergeCommand = command{
 			return nil
 		}
 	},
-}
-
-func first(ids []string, n int) []string {
-	if len(ids) > n {
-		return append(ids[:n:n], fmt.Sprintf("…and %d more", len(ids)-n))
-	}
-	return ids
 }
