@@ -93,7 +93,7 @@ func checkEvidence(q *Query, hits []Hit, budget int) *Evidence {
 			break
 		}
 		e.Tokens += n
-		packed = append(packed, passage{h.Doc, normalize(h.Text)})
+		packed = append(packed, passage{strings.Clone(h.Doc), normalize(h.Text)})
 	}
 	e.Passages = len(packed)
 	e.NoText = !hasText

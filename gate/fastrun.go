@@ -11,8 +11,12 @@ import (
 // it does not fully understand (escapes it cannot decode, nulls, unknown keys,
 // bad syntax); the caller then falls back to encoding/json, which decides and
 // explains. It never accepts a line encoding/json would reject.
+//
+// The line is copied into one string and every unescaped value is a
+// substring of it: one allocation per line instead of one per field.
+// Callers that keep a value beyond scoring must clone it.
 func fastResult(line []byte, hits []Hit) (id string, out []Hit, ok bool) {
-	p := fastParser{b: line}
+	p := fastParser{b: line, s: string(line)}
 	out = hits[:0]
 	if !p.byte('{') {
 		return "", nil, false
@@ -66,6 +70,7 @@ func fastResult(line []byte, hits []Hit) (id string, out []Hit, ok bool) {
 
 type fastParser struct {
 	b []byte
+	s string // the same bytes as b, for substrings
 	i int
 }
 
@@ -115,7 +120,7 @@ func (p *fastParser) str() (string, bool) {
 				if !utf8.Valid(raw) {
 					return "", false
 				}
-				return string(raw), true
+				return p.s[start:p.i-1], true
 			}
 			return unescapeJSON(raw)
 		case c == '\\':

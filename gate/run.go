@@ -125,7 +125,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 			if prev, dup := seen[res.ID]; dup {
 				return inputErr(name, n, "id", "query %q appears twice in the run (first on line %d)", res.ID, prev)
 			}
-			seen[res.ID] = n
+			seen[strings.Clone(res.ID)] = n
 			if err := fn(res); err != nil {
 				return err
 			}

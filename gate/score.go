@@ -241,7 +241,7 @@ func NewScorer(set *Set, d Depth) *Scorer {
 func (s *Scorer) Add(r Result) error {
 	q := s.set.Query(r.ID)
 	if q == nil {
-		s.unknown = append(s.unknown, r.ID)
+		s.unknown = append(s.unknown, strings.Clone(r.ID))
 		return nil
 	}
 	_, a := s.scores[r.ID]
@@ -258,10 +258,10 @@ func (s *Scorer) Add(r Result) error {
 				n++
 			}
 		}
-		s.unans[r.ID] = UnanswerableResult{ID: r.ID, Returned: n}
+		s.unans[q.ID] = UnanswerableResult{ID: q.ID, Returned: n}
 		return nil
 	}
-	s.scores[r.ID] = ScoreQuery(q, r.Hits, s.depth, s.seen)
+	s.scores[q.ID] = ScoreQuery(q, r.Hits, s.depth, s.seen)
 	return nil
 }
 
