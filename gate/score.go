@@ -149,8 +149,12 @@ type Scorecard struct {
 // Warnings describes, in a stable order, what the scorer had to assume.
 func (c *Scorecard) Warnings() []string {
 	var w []string
-	for _, id := range c.Missing {
-		w = append(w, fmt.Sprintf("query %s is not in the run; scored as an empty result", id))
+	if len(c.Missing) <= 3 {
+		for _, id := range c.Missing {
+			w = append(w, fmt.Sprintf("query %s is not in the run; scored as an empty result", id))
+		}
+	} else {
+		w = append(w, fmt.Sprintf("%d set queries are not in the run; scored as empty results: %s", len(c.Missing), JoinFirst(c.Missing, 10)))
 	}
 	if len(c.Unknown) > 0 {
 		w = append(w, fmt.Sprintf("%d run queries are not in the set and were ignored: %s", len(c.Unknown), JoinFirst(c.Unknown, 10)))
