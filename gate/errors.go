@@ -15,6 +15,7 @@ type InputError struct {
 	Err   error
 }
 
+// Error implements error.
 func (e *InputError) Error() string {
 	loc := e.File
 	if e.Line > 0 {
@@ -26,6 +27,7 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("%s: %v", loc, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // inputErr builds an *InputError from a format string.
@@ -41,6 +43,7 @@ type InfraError struct {
 	Err     error
 }
 
+// Error implements error.
 func (e *InfraError) Error() string {
 	if e.QueryID == "" {
 		return fmt.Sprintf("retrieval failed: %v", e.Err)
@@ -48,6 +51,7 @@ func (e *InfraError) Error() string {
 	return fmt.Sprintf("query %s: retrieval failed: %v", e.QueryID, e.Err)
 }
 
+// Unwrap returns the underlying error.
 func (e *InfraError) Unwrap() error { return e.Err }
 
 // IsInput reports whether err is (or wraps) an *InputError.

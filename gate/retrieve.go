@@ -82,6 +82,7 @@ type RetrievalError struct {
 	Failures map[string]error // query id → reason
 }
 
+// Error lists the failed queries, at most ten, with their reasons.
 func (e *RetrievalError) Error() string {
 	ids := make([]string, 0, len(e.Failures))
 	for id := range e.Failures {

@@ -66,10 +66,12 @@ type PermissionError struct {
 	Err    error
 }
 
+// Error implements error.
 func (e *PermissionError) Error() string {
 	return fmt.Sprintf("%s: GitHub answered %d (the token lacks permission; on a fork PR use the two-workflow pattern): %v", e.Op, e.Status, e.Err)
 }
 
+// Unwrap returns the API error.
 func (e *PermissionError) Unwrap() error { return e.Err }
 
 // wrap classifies an API error.
