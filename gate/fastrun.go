@@ -120,7 +120,7 @@ func (p *fastParser) str() (string, bool) {
 				if !utf8.Valid(raw) {
 					return "", false
 				}
-				return p.s[start:p.i-1], true
+				return p.s[start : p.i-1], true
 			}
 			return unescapeJSON(raw)
 		case c == '\\':
