@@ -15,7 +15,7 @@ import (
 var gateCommand = command{
 	name:    "gate",
 	summary: "Retrieve the set with the base and the head retriever, compare them and decide the gate.",
-	usage:   "recallgate gate --config FILE [--format text|json|markdown] [--out FILE] [--save-runs DIR]",
+	usage:   "recallgate gate --config FILE [--format text|json|markdown|junit|benchmark|html] [--out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache]",
 	examples: `  recallgate gate --config frozen-set/recallgate.toml
   recallgate gate --config recallgate.toml --format markdown --out comment.md --save-runs runs/
   recallgate gate --config recallgate.toml --max-recall-drop 0.05
@@ -30,8 +30,8 @@ retrieved (it is never scored as a miss).
 		out := fs.String("out", "", "write the report to this file instead of stdout")
 		saveRuns := fs.String("save-runs", "", "also write base.jsonl and head.jsonl runs into this folder")
 		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run")
-		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (default from [gate])")
-		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall (default from [gate])")
+		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (overrides [gate])")
+		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall (overrides [gate])")
 		noCache := fs.Bool("no-cache", false, "ignore cache_dir: retrieve both sides afresh")
 		baseKey := fs.String("base-cache-key", "", "what identifies the base side's index for the cache, e.g. the base commit")
 		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
