@@ -391,12 +391,11 @@ func (c *Comparison) decide() {
 	}
 }
 
-// attribute explains the lost gold documents of a query that regressed,
-// lost context, or has zero recall on the head.
+// attribute explains every gold document a query lost from the candidates
+// or the context window (also when another gold doc took its place and the
+// counts did not move), every gold doc of a zero-recall head, and gold docs
+// missing from the corpus.
 func attribute(q *Query, b, h *QueryScore, d Depth, corpus map[string]bool) []GoldMove {
-	if h.Found >= b.Found && h.InContext >= b.InContext && h.Found > 0 {
-		return nil
-	}
 	var moves []GoldMove
 	for _, doc := range q.RelevantDocs() {
 		br, hr := b.GoldRanks[doc], h.GoldRanks[doc]

@@ -249,3 +249,23 @@ func TestLimiterSpacesRequests(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestAttributionOfASwap: the head loses one gold doc and finds another, so
+// recall does not move, but the lost one is still attributed.
+func TestAttributionOfASwap(t *testing.T) {
+	s := diagSet(t, "")
+	d := Depth{Candidates: 2, Context: 1}
+	base := scoreDocs(t, s, d, map[string][]string{"q1": {"g1", "x"}, "q2": {"g3"}, "q3": {"g4"}})
+	head := scoreDocs(t, s, d, map[string][]string{"q1": {"g2", "x"}, "q2": {"g3"}, "q3": {"g4"}})
+	c, err := Compare(base, head, DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Query("q1")
+	if p.Change != Unchanged || len(p.Moves) != 1 || p.Moves[0].Doc != "g1" || p.Moves[0].Cause != CauseRetrieval || p.Moves[0].TookItsPlace != "g2" {
+		t.Errorf("q1 %s moves %+v", p.Change, p.Moves)
+	}
+	if len(c.Query("q2").Moves) != 0 {
+		t.Error("q2 lost nothing")
+	}
+}
