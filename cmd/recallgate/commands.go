@@ -256,25 +256,52 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 var validateCommand = command{
 	name:    "validate",
 	summary: "Check an eval set (and that its gold documents exist in a corpus).",
-	usage:   "recallgate validate --set SET [--corpus DIR|FILE] [--max-label-age 180d]",
+	usage:   "recallgate validate --set SET [--corpus DIR|FILE] [--max-label-age 180d] | --config FILE",
 	examples: `  recallgate validate --set frozen-set/queries.jsonl
+  recallgate validate --config frozen-set/recallgate.toml
   recallgate validate --set frozen-set/queries.jsonl --corpus frozen-set/corpus
   recallgate validate --set qrels.tsv --corpus corpus.jsonl
 `,
 	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		set := fs.String("set", "", "eval set: JSONL or TREC qrels (required)")
+		set := fs.String("set", "", "eval set: JSONL or TREC qrels (required unless --config names one)")
 		corpus := fs.String("corpus", "", "corpus folder of .txt/.md files or JSONL of {\"id\",\"title\",\"text\"}; every gold doc must be in it")
 		maxAge := fs.String("max-label-age", "", "flag labels whose \"verified\" date is older, e.g. 180d or 26w")
+		cfgPath := fs.String("config", "", "also check recallgate.toml: its keys, waivers (expired ones fail) and set; its corpus and max_label_age apply")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
 			}
+			var cfg *config.Config
+			if *cfgPath != "" {
+				var err error
+				if cfg, err = config.Load(*cfgPath); err != nil {
+					return err
+				}
+				if err := cfg.ExpiredWaivers(e.clock()); err != nil {
+					return err
+				}
+				if *set == "" {
+					*set = cfg.Set
+				}
+				*corpus = corpusFor(*corpus, cfg)
+				if *maxAge == "" && cfg.MaxLabelAge > 0 {
+					*maxAge = fmt.Sprintf("%dd", int(cfg.MaxLabelAge.Hours()/24))
+				}
+				fmt.Fprintf(e.stdout, "ok: %s: config is valid (%d waivers)\n", cfg.Path, len(cfg.Waivers))
+			}
 			if *set == "" {
-				return usagef("--set is required")
+				return usagef("--set is required (or --config with set = \"…\")")
 			}
 			s, err := gate.LoadSet(*set)
 			if err != nil {
 				return err
+			}
+			if cfg != nil {
+				for _, w := range cfg.Waivers {
+					if s.Query(w.Query) == nil {
+						return &gate.InputError{File: cfg.Path, Field: "waiver", Err: fmt.Errorf("query %q is not in %s", w.Query, s.Path)}
+					}
+				}
 			}
 			graded, gold := 0, 0
 			for _, q := range s.Queries {

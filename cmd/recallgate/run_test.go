@@ -341,3 +341,16 @@ func TestBinary(t *testing.T) {
 		}
 	}
 }
+
+func TestValidateConfig(t *testing.T) {
+	code, out, errs := rg(t, "validate", "--config", "../../frozen-set/recallgate.toml")
+	if code != 0 || !strings.Contains(out, "config is valid") || !strings.Contains(out, "all gold documents are among its 62 documents") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[[waiver]]\nquery = \"q9\"\nreason = \"r\"\nexpires = \"2999-01-01\"\n")
+	if code, _, errs := rg(t, "validate", "--config", cfg); code != 2 || !strings.Contains(errs, `query "q9" is not in`) {
+		t.Errorf("unknown waiver query: exit %d %s", code, errs)
+	}
+}
