@@ -28,8 +28,6 @@ const (
 	HTML Format = "html"
 )
 
-// Formats lists the accepted formats, for help texts.
-var Formats = []Format{Text, JSON, Markdown, JUnit, Benchmark, HTML}
 
 // ParseFormat accepts a format name ("md" is short for markdown).
 func ParseFormat(s string) (Format, error) {
