@@ -125,7 +125,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 
 // decide compares two scorecards, writes the report and turns a failing
 // verdict into errRegression.
-func decide(e *env, base, head *gate.Scorecard, in *inputs, f report.Format, out string) error {
+func decide(e *env, base, head *gate.Scorecard, in *inputs, f report.Format, out, jsonOut string) error {
 	cmp, err := compareWith(base, head, in)
 	if err != nil {
 		return err
@@ -133,7 +133,13 @@ func decide(e *env, base, head *gate.Scorecard, in *inputs, f report.Format, out
 	for _, w := range cmp.Warnings {
 		e.warn("%s", w)
 	}
-	if err := emit(e, out, func(w io.Writer) error { return report.Compare(w, cmp, f) }); err != nil {
+	rep := report.FromComparison(cmp)
+	if jsonOut != "" {
+		if err := writeFileAtomic(jsonOut, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
+			return err
+		}
+	}
+	if err := emit(e, out, func(w io.Writer) error { return report.WriteCompareReport(w, rep, f) }); err != nil {
 		return err
 	}
 	if cmp.Verdict == gate.Fail {
@@ -215,6 +221,7 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes")
 		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall")
 		corpus := fs.String("corpus", "", "corpus (folder or JSONL) to tell gold docs missing from it apart from retrieval misses")
+		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for `recallgate report` or `comment` later)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -248,7 +255,7 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 				return err
 			}
 			in.fingerprints = append(in.fingerprints, [2]string{"base_run", fingerprintFile(*base)}, [2]string{"head_run", fingerprintFile(*head)})
-			return decide(e, bc, hc, in, s.format, o.out)
+			return decide(e, bc, hc, in, s.format, o.out, *jsonOut)
 		}
 	},
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -304,5 +305,22 @@ func TestInterruptWritesNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("an interrupted run left a report")
+	}
+}
+
+func TestJSONOutBesideTheReport(t *testing.T) {
+	dir := t.TempDir()
+	md, js := filepath.Join(dir, "r.md"), filepath.Join(dir, "r.json")
+	code, _, errs := rg(t, "gate", "--config", "../../frozen-set/recallgate.toml", "--format", "markdown", "--out", md, "--json-out", js)
+	if code != 1 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	var again bytes.Buffer
+	if code := run(context.Background(), []string{"report", "--in", js, "--format", "markdown"}, func(string) string { return "" }, &again, io.Discard); code != 0 {
+		t.Fatalf("report: exit %d", code)
+	}
+	want, _ := os.ReadFile(md)
+	if !bytes.Equal(again.Bytes(), want) {
+		t.Error("the Markdown rendered from --json-out differs from the one gate wrote")
 	}
 }

@@ -33,6 +33,7 @@ retrieved (it is never scored as a miss).
 		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (overrides [gate])")
 		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall (overrides [gate])")
 		noCache := fs.Bool("no-cache", false, "ignore cache_dir: retrieve both sides afresh")
+		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for `recallgate report` or `comment` later)")
 		baseKey := fs.String("base-cache-key", "", "what identifies the base side's index for the cache, e.g. the base commit")
 		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
 		return func(ctx context.Context, e *env, args []string) error {
@@ -112,7 +113,7 @@ retrieved (it is never scored as a miss).
 			if in.pol.Unstable, in.pol.NoiseFloor, err = stability(set, cfg.Depth, runs); err != nil {
 				return err
 			}
-			return decide(e, bc, hc, in, f, *out)
+			return decide(e, bc, hc, in, f, *out, *jsonOut)
 		}
 	},
 }
