@@ -28,7 +28,6 @@ const (
 	HTML Format = "html"
 )
 
-
 // ParseFormat accepts a format name ("md" is short for markdown).
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(s) {
