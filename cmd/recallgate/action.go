@@ -80,7 +80,6 @@ func readInputs(a *githubactions.Action) (actionInputs, error) {
 
 // event is the part of the webhook payload recallgate reads.
 type event struct {
-	Number      int `json:"number"`
 	PullRequest *struct {
 		Number int `json:"number"`
 		Base   struct {
