@@ -1,0 +1,286 @@
+// Package basetree puts the whole tree of a commit (a pull request's base)
+// in a temporary folder, so the base side of a comparison runs on that
+// commit's corpus, scripts and config rather than on the head's checkout.
+//
+// It asks git first, for a detached worktree of the commit; when git or the
+// commit is not there (a shallow checkout, an image without git) it unpacks
+// the commit's archive from an ArchiveSource, refusing any entry that would
+// land outside the folder. Close removes the tree either way.
+package basetree
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// DefaultMaxBytes caps what an archive may unpack to.
+const DefaultMaxBytes int64 = 2 << 30
+
+// Ways a tree was made, in Tree.Via.
+const (
+	ViaWorktree = "git worktree"
+	ViaArchive  = "archive"
+)
+
+// ArchiveSource gives the gzipped tar archive of a commit, as GitHub's
+// REST API serves it (every entry under one top folder).
+type ArchiveSource interface {
+	Archive(ctx context.Context, ref string) (io.ReadCloser, error)
+}
+
+// Options say which commit to materialise and how.
+type Options struct {
+	// Dir is a folder inside the head's checkout; git is asked there.
+	Dir string
+	// Ref is the commit: a SHA, or any name git resolves (origin/main).
+	Ref string
+	// Root is the top of the head's checkout when git cannot tell it (the
+	// archive path; GITHUB_WORKSPACE in a job). Head paths map to the tree
+	// relative to it.
+	Root string
+	// TempDir holds the tree's folder ("" = the system's temp folder).
+	TempDir string
+	// Archive is asked when git cannot give the commit; nil = git only.
+	Archive ArchiveSource
+	// MaxBytes caps the unpacked archive (0 = DefaultMaxBytes).
+	MaxBytes int64
+	// Warn receives one line per fallback taken (nil = silent).
+	Warn func(string)
+}
+
+// Tree is a commit's files in a temporary folder.
+type Tree struct {
+	// Dir is the top of the tree: the repository's root at the commit.
+	Dir string
+	// Commit is the full SHA when git resolved it, else the ref as given.
+	Commit string
+	// Via says how the tree was made: ViaWorktree or ViaArchive.
+	Via string
+	// head is the top of the head's checkout, the root Map works from.
+	head string
+
+	once    sync.Once
+	cleanup func() error
+	err     error
+}
+
+// Map returns where a path of the head's checkout is in the base tree. A
+// path outside the head's checkout has no counterpart and is an error.
+func (t *Tree) Map(headPath string) (string, error) {
+	abs, err := filepath.Abs(headPath)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	rel, err := filepath.Rel(t.head, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is outside the checkout %s, so it has no place in the base commit's tree", headPath, t.head)
+	}
+	return filepath.Join(t.Dir, rel), nil
+}
+
+// Close removes the tree (and, for a worktree, git's record of it). It is
+// safe to call more than once; it does not depend on any context, so it
+// also runs after an interrupt.
+func (t *Tree) Close() error {
+	t.once.Do(func() {
+		if t.cleanup != nil {
+			t.err = t.cleanup()
+		}
+	})
+	return t.err
+}
+
+// UnreachableError means neither git nor the archive source could give the
+// commit. Its message names the fixes.
+type UnreachableError struct {
+	Ref        string
+	Git        error // why git could not (nil when not tried)
+	ArchiveErr error // why the archive could not (nil when not tried)
+}
+
+// Error implements error.
+func (e *UnreachableError) Error() string {
+	var why []string
+	if e.Git != nil {
+		why = append(why, "git: "+e.Git.Error())
+	}
+	if e.ArchiveErr != nil {
+		why = append(why, "archive: "+e.ArchiveErr.Error())
+	} else {
+		why = append(why, "archive: no GitHub token to download it with")
+	}
+	return fmt.Sprintf("base commit %s is not reachable (%s). Fix: check out with history (actions/checkout with fetch-depth: 0, or git fetch origin %s before the run), or give the job a token with contents: read so recallgate can download the commit's archive",
+		short(e.Ref), strings.Join(why, "; "), e.Ref)
+}
+
+// Unwrap returns the causes.
+func (e *UnreachableError) Unwrap() []error {
+	var out []error
+	for _, err := range []error{e.Git, e.ArchiveErr} {
+		if err != nil {
+			out = append(out, err)
+		}
+	}
+	return out
+}
+
+func short(s string) string {
+	if len(s) == 40 && strings.Trim(s, "0123456789abcdef") == "" {
+		return s[:12]
+	}
+	return s
+}
+
+// Open materialises the commit: a git worktree when the checkout has the
+// commit, else the archive. The caller must Close the tree.
+func Open(ctx context.Context, o Options) (*Tree, error) {
+	if o.Ref == "" {
+		return nil, errors.New("no base commit given")
+	}
+	t, gitErr := openWorktree(ctx, o)
+	if gitErr == nil {
+		return t, nil
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if o.Archive == nil {
+		return nil, &UnreachableError{Ref: o.Ref, Git: gitErr}
+	}
+	if o.Warn != nil {
+		o.Warn(fmt.Sprintf("git cannot give the base commit %s (%v); downloading its archive instead", short(o.Ref), gitErr))
+	}
+	t, err := openArchive(ctx, o)
+	if err != nil {
+		var ue *UnsafeArchiveError
+		if errors.As(err, &ue) || ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &UnreachableError{Ref: o.Ref, Git: gitErr, ArchiveErr: err}
+	}
+	return t, nil
+}
+
+// Git runs git in dir with the checkout marked safe: a container action
+// sees a checkout owned by another user, and git refuses such a repository
+// unless told it is trusted. recallgate only reads it and adds a worktree.
+func Git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "safe.directory=*", "-C", dir}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if msg != "" {
+			return "", fmt.Errorf("git %s: %s", args[0], msg)
+		}
+		return "", fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// RepoRoot is the top of the git checkout holding dir.
+func RepoRoot(ctx context.Context, dir string) (string, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return "", errors.New("git is not installed")
+	}
+	top, err := Git(ctx, dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", fmt.Errorf("%s is not in a git checkout: %w", dir, err)
+	}
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	return top, nil
+}
+
+func openWorktree(ctx context.Context, o Options) (*Tree, error) {
+	top, err := RepoRoot(ctx, o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	sha, err := Git(ctx, top, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Ref+"^{commit}")
+	if err != nil || sha == "" {
+		return nil, fmt.Errorf("commit %s is not in the checkout %s (a shallow clone?)", short(o.Ref), top)
+	}
+	tmp, err := os.MkdirTemp(o.TempDir, "recallgate-base-")
+	if err != nil {
+		return nil, fmt.Errorf("base tree: %w", err)
+	}
+	dir := filepath.Join(tmp, "tree")
+	if _, err := Git(ctx, top, "worktree", "add", "--detach", "--quiet", dir, sha); err != nil {
+		os.RemoveAll(tmp)
+		_, _ = Git(context.Background(), top, "worktree", "prune")
+		return nil, fmt.Errorf("worktree of %s: %w", short(sha), err)
+	}
+	t := &Tree{Dir: dir, Commit: sha, Via: ViaWorktree, head: top}
+	t.cleanup = func() error {
+		_, rmErr := Git(context.Background(), top, "worktree", "remove", "--force", dir)
+		err := os.RemoveAll(tmp)
+		_, _ = Git(context.Background(), top, "worktree", "prune")
+		if err != nil {
+			return fmt.Errorf("remove base tree %s: %w", tmp, err)
+		}
+		if rmErr != nil {
+			return fmt.Errorf("remove worktree %s: %w", dir, rmErr)
+		}
+		return nil
+	}
+	return t, nil
+}
+
+func openArchive(ctx context.Context, o Options) (*Tree, error) {
+	head := o.Root
+	if top, err := RepoRoot(ctx, o.Dir); err == nil {
+		head = top
+	}
+	if head == "" {
+		return nil, errors.New("the top of the checkout is unknown (no git, no workspace)")
+	}
+	if abs, err := filepath.Abs(head); err == nil {
+		head = abs
+	}
+	if real, err := filepath.EvalSymlinks(head); err == nil {
+		head = real
+	}
+	rc, err := o.Archive.Archive(ctx, o.Ref)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	tmp, err := os.MkdirTemp(o.TempDir, "recallgate-base-")
+	if err != nil {
+		return nil, fmt.Errorf("base tree: %w", err)
+	}
+	dir := filepath.Join(tmp, "tree")
+	max := o.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	if err := Unpack(rc, dir, max); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	t := &Tree{Dir: dir, Commit: o.Ref, Via: ViaArchive, head: head}
+	t.cleanup = func() error {
+		if err := os.RemoveAll(tmp); err != nil {
+			return fmt.Errorf("remove base tree %s: %w", tmp, err)
+		}
+		return nil
+	}
+	return t, nil
+}

@@ -1,0 +1,266 @@
+package basetree
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// entry is one member of a test archive.
+type entry struct {
+	name, body, link string
+	typ              byte
+	mode             int64
+}
+
+func tarGz(t *testing.T, entries ...entry) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, e := range entries {
+		typ := e.typ
+		if typ == 0 {
+			typ = tar.TypeReg
+		}
+		mode := e.mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		h := &tar.Header{Name: e.name, Typeflag: typ, Mode: mode, Linkname: e.link, Size: int64(len(e.body)), Format: tar.FormatPAX}
+		if typ != tar.TypeReg {
+			h.Size = 0
+		}
+		if typ == tar.TypeXGlobalHeader {
+			h = &tar.Header{Typeflag: typ, Name: "pax_global_header", PAXRecords: map[string]string{"comment": "abc123"}, Format: tar.FormatPAX}
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		if typ == tar.TypeReg {
+			tw.Write([]byte(e.body))
+		}
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+func TestUnpackGoodArchive(t *testing.T) {
+	data := tarGz(t,
+		entry{typ: tar.TypeXGlobalHeader},
+		entry{name: "acme-rag-abc123/", typ: tar.TypeDir},
+		entry{name: "acme-rag-abc123/corpus/a.md", body: "alpha"},
+		entry{name: "acme-rag-abc123/scripts/chunk.py", body: "#!/usr/bin/env python3\n", mode: 0o755},
+		entry{name: "acme-rag-abc123/docs/latest", typ: tar.TypeSymlink, link: "../corpus"},
+	)
+	dest := filepath.Join(t.TempDir(), "tree")
+	if err := Unpack(bytes.NewReader(data), dest, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dest, "corpus/a.md")); err != nil || string(b) != "alpha" {
+		t.Errorf("corpus/a.md = %q, %v", b, err)
+	}
+	if fi, err := os.Stat(filepath.Join(dest, "scripts/chunk.py")); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Errorf("the script lost its exec bit: %v %v", fi, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dest, "docs/latest/a.md")); err != nil || string(b) != "alpha" {
+		t.Errorf("symlink inside the tree: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "acme-rag-abc123")); !os.IsNotExist(err) {
+		t.Error("the top folder must be dropped")
+	}
+}
+
+func TestUnpackRefusesEscapes(t *testing.T) {
+	top := "acme-rag-abc/"
+	for _, tc := range []struct {
+		name    string
+		entries []entry
+		want    string
+	}{
+		{"absolute", []entry{{name: "/etc/cron.d/x", body: "x"}}, "absolute"},
+		{"dotdot", []entry{{name: top + "../../x", body: "x"}}, `".."`},
+		{"dotdot inside", []entry{{name: top + "a/../../x", body: "x"}}, `".."`},
+		{"second top folder", []entry{{name: top + "a", body: "x"}, {name: "other/b", body: "y"}}, "top folder"},
+		{"absolute symlink", []entry{{name: top + "l", typ: tar.TypeSymlink, link: "/etc"}}, "only relative links"},
+		{"symlink out", []entry{{name: top + "a/l", typ: tar.TypeSymlink, link: "../../.."}}, "leaves the tree"},
+		{"link through link", []entry{{name: top + "x", typ: tar.TypeSymlink, link: "."}, {name: top + "x/y", typ: tar.TypeSymlink, link: "../z"}}, "itself a symbolic link"},
+		{"file then link on it", []entry{{name: top + "d/f", body: "x"}, {name: top + "d", typ: tar.TypeSymlink, link: "."}}, "clashes"},
+		{"hard link", []entry{{name: top + "h", typ: tar.TypeLink, link: "/etc/passwd"}}, "not a file, folder or symbolic link"},
+		{"device", []entry{{name: top + "dev", typ: tar.TypeChar}}, "not a file, folder or symbolic link"},
+		{"too big", []entry{{name: top + "a", body: strings.Repeat("x", 600)}, {name: top + "b", body: strings.Repeat("x", 600)}}, "more than 1000 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dest := filepath.Join(t.TempDir(), "tree")
+			err := Unpack(bytes.NewReader(tarGz(t, tc.entries...)), dest, 1000)
+			var ue *UnsafeArchiveError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want an UnsafeArchiveError with %q", err, tc.want)
+			}
+			if _, err := os.Stat(dest); !os.IsNotExist(err) {
+				t.Error("a refused archive must leave nothing behind")
+			}
+		})
+	}
+	if err := Unpack(strings.NewReader("not gzip"), filepath.Join(t.TempDir(), "t"), 10); err == nil || !strings.Contains(err.Error(), "not gzip") {
+		t.Errorf("garbage: %v", err)
+	}
+}
+
+// repo builds a git repository with two commits and returns it and the
+// first commit.
+func repo(t *testing.T) (dir, first string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir = t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	put := func(name, body string) {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	put("rag/corpus/a.md", "base text")
+	git("add", ".")
+	git("commit", "-qm", "base")
+	first = git("rev-parse", "HEAD")
+	put("rag/corpus/a.md", "head text")
+	git("commit", "-qam", "head")
+	return dir, first
+}
+
+func TestWorktreeOfTheBaseCommit(t *testing.T) {
+	dir, first := repo(t)
+	tmp := t.TempDir()
+	tr, err := Open(context.Background(), Options{Dir: filepath.Join(dir, "rag"), Ref: "HEAD~1", TempDir: tmp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Via != ViaWorktree || tr.Commit != first {
+		t.Errorf("via %q commit %q, want worktree of %s", tr.Via, tr.Commit, first)
+	}
+	p, err := tr.Map(filepath.Join(dir, "rag/corpus/a.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "base text" {
+		t.Errorf("base tree has %q", b)
+	}
+	if _, err := tr.Map("/etc/passwd"); err == nil {
+		t.Error("a path outside the checkout must not map")
+	}
+	if err := tr.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind %v", left)
+	}
+	out, _ := exec.Command("git", "-C", dir, "worktree", "list").Output()
+	if n := strings.Count(strings.TrimSpace(string(out)), "\n"); n != 0 {
+		t.Errorf("git still lists the worktree:\n%s", out)
+	}
+}
+
+// fakeArchive serves a fixed archive, or an error.
+type fakeArchive struct {
+	data  []byte
+	err   error
+	asked string
+}
+
+func (f *fakeArchive) Archive(_ context.Context, ref string) (io.ReadCloser, error) {
+	f.asked = ref
+	if f.err != nil {
+		return nil, f.err
+	}
+	return io.NopCloser(bytes.NewReader(f.data)), nil
+}
+
+func TestArchiveWhenGitLacksTheCommit(t *testing.T) {
+	dir, _ := repo(t)
+	missing := strings.Repeat("ab", 20)
+	src := &fakeArchive{data: tarGz(t, entry{name: "acme-rag-abab/rag/corpus/a.md", body: "archived text"})}
+	var warned []string
+	tmp := t.TempDir()
+	tr, err := Open(context.Background(), Options{Dir: filepath.Join(dir, "rag"), Ref: missing, TempDir: tmp, Archive: src, Warn: func(s string) { warned = append(warned, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if tr.Via != ViaArchive || src.asked != missing || len(warned) != 1 {
+		t.Errorf("via %q asked %q warned %q", tr.Via, src.asked, warned)
+	}
+	p, err := tr.Map(filepath.Join(dir, "rag/corpus/a.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "archived text" {
+		t.Errorf("got %q", b)
+	}
+	tr.Close()
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind %v", left)
+	}
+}
+
+func TestArchiveWithoutGitUsesTheRoot(t *testing.T) {
+	ws := t.TempDir() // no git checkout here
+	os.MkdirAll(filepath.Join(ws, "rag"), 0o755)
+	src := &fakeArchive{data: tarGz(t, entry{name: "top/rag/recallgate.toml", body: "x"})}
+	tr, err := Open(context.Background(), Options{Dir: filepath.Join(ws, "rag"), Ref: "abc", Root: ws, TempDir: t.TempDir(), Archive: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	p, err := tr.Map(filepath.Join(ws, "rag/recallgate.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "x" {
+		t.Errorf("got %q", b)
+	}
+}
+
+func TestUnreachableNamesTheFix(t *testing.T) {
+	dir, _ := repo(t)
+	missing := strings.Repeat("cd", 20)
+	_, err := Open(context.Background(), Options{Dir: dir, Ref: missing, TempDir: t.TempDir()})
+	var ue *UnreachableError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "fetch-depth: 0") || !strings.Contains(err.Error(), "contents: read") {
+		t.Errorf("err = %v", err)
+	}
+	_, err = Open(context.Background(), Options{Dir: dir, Ref: missing, TempDir: t.TempDir(), Archive: &fakeArchive{err: errors.New("GitHub answered 403")}})
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "archive: GitHub answered 403") {
+		t.Errorf("err = %v", err)
+	}
+	evil := &fakeArchive{data: tarGz(t, entry{name: "top/../../x", body: "x"})}
+	_, err = Open(context.Background(), Options{Dir: dir, Ref: missing, TempDir: t.TempDir(), Archive: evil})
+	var unsafe *UnsafeArchiveError
+	if !errors.As(err, &unsafe) {
+		t.Errorf("an escaping archive must be refused as such: %v", err)
+	}
+}
