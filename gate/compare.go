@@ -214,6 +214,10 @@ type Comparison struct {
 	NoiseFloor float64
 	// CorpusKnown says whether attribution could check the corpus.
 	CorpusKnown bool
+	// Notes say what was compared when it is not plain (the base side ran
+	// on another commit's tree, the set changed in the change); set by the
+	// caller, shown near the top of every report.
+	Notes []string
 	// Health lists the eval set's weaknesses (see Health); set by the caller.
 	Health []string
 	// Fingerprints identify the set, each side's config and corpus, as

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/ghclient"
 	"github.com/recallgate/recallgate/gate/report"
@@ -305,6 +305,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		}
 		e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": ev.baseSHA(), "head": head}}
 	}
+	var notes []string
 	switch {
 	case mode == "drift":
 		if in.baseline == "" {
@@ -330,20 +331,21 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		}
 		return compareResults(e, set, cfg, bres, runs)
 	case cfg.Base == cfg.Head:
-		if base := ev.baseSHA(); base != "" {
-			bcfg, err := configAtCommit(ctx, a, gh, cfgPath, base, e.getenv("GITHUB_WORKSPACE"))
-			if err != nil {
-				return nil, nil, err
-			}
-			if bcfg != nil {
-				if err := insideWorkspace(ws, bcfg); err != nil {
-					return nil, nil, fmt.Errorf("config at the base commit: %w", err)
-				}
-				cfg.Base = bcfg.Base
-			}
-		} else {
+		base := ev.baseSHA()
+		if base == "" {
 			a.Warningf("the event has no base commit and %s has one [retriever]: the gate compares it with itself", cfgPath)
+			break
 		}
+		var src basetree.ArchiveSource
+		if gh != nil {
+			src = gh
+		}
+		b, err := openBase(ctx, e, cfg, set, baseOptions{ref: base, workspace: ws, archive: src, tempDir: treeTempDir(e.getenv)})
+		if err != nil {
+			return nil, nil, err
+		}
+		defer b.tree.Close()
+		cfg, notes = b.sides(cfg), b.notes
 	}
 	runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
 	if err != nil {
@@ -352,12 +354,12 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 	if err := errors.Join(runs["base"].err, runs["head"].err); err != nil {
 		return nil, nil, err
 	}
-	return compareResults(e, set, cfg, runs["base"].first(), runs)
+	return compareResults(e, set, cfg, runs["base"].first(), runs, notes...)
 }
 
 // compareResults scores base and the head run, with health, fingerprints
 // and repeat stability.
-func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Result, runs map[string]sideRun) (*gate.Comparison, *gate.Set, error) {
+func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Result, runs map[string]sideRun, notes ...string) (*gate.Comparison, *gate.Set, error) {
 	head := runs["head"].first()
 	bc, err := gate.ScoreResults(set, base, cfg.Depth)
 	if err != nil {
@@ -372,6 +374,7 @@ func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Resul
 		return nil, nil, err
 	}
 	in.addSides(runs)
+	in.notes = notes
 	if in.pol.Unstable, in.pol.NoiseFloor, err = stability(set, cfg.Depth, runs); err != nil {
 		return nil, nil, err
 	}
@@ -379,72 +382,11 @@ func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Resul
 	return cmp, set, err
 }
 
-// configAtCommit reads the config as it is at the base commit, from the
-// local git history when the checkout has it, else through the contents
-// API. It returns nil (with a warning) when the file is new in the change.
-func configAtCommit(ctx context.Context, a *githubactions.Action, gh *ghclient.Client, cfgPath, sha, workspace string) (*config.Config, error) {
-	data, err := gitShow(ctx, cfgPath, sha)
-	if err != nil && gh != nil {
-		rel, rerr := repoPath(ctx, cfgPath)
-		if rerr != nil {
-			rel = workspacePath(workspace, cfgPath)
-		}
-		if !filepath.IsAbs(rel) {
-			data, err = gh.FileAt(ctx, rel, sha)
-		}
-	}
-	if err != nil {
-		a.Warningf("cannot read %s at the base commit %s (%v): the base side uses the head's config, so this run cannot see a config change", cfgPath, shortSHA(sha), err)
-		return nil, nil
-	}
-	// Parse as if it stood where the head's config stands, so its relative
-	// paths resolve in this checkout.
-	bcfg, err := config.Parse(data, cfgPath)
-	if err != nil {
-		return nil, fmt.Errorf("config at base commit %s: %w", shortSHA(sha), err)
-	}
-	if bcfg.Base == nil {
-		return nil, &gate.InputError{File: cfgPath + "@" + shortSHA(sha), Field: "retriever", Err: errors.New("the base commit's config has no retriever")}
-	}
-	return bcfg, nil
-}
-
 func shortSHA(s string) string {
 	if len(s) > 12 {
 		return s[:12]
 	}
 	return s
-}
-
-// gitShow reads a file at a commit from the local repository.
-func gitShow(ctx context.Context, path, sha string) ([]byte, error) {
-	rel, err := repoPath(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Dir(path)
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "show", sha+":"+rel).Output()
-	if err != nil {
-		return nil, fmt.Errorf("git show %s:%s: %w", shortSHA(sha), rel, err)
-	}
-	return out, nil
-}
-
-// repoPath is path relative to the top of its git work tree.
-func repoPath(ctx context.Context, path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
-	}
-	top, err := exec.CommandContext(ctx, "git", "-C", filepath.Dir(abs), "rev-parse", "--show-toplevel").Output()
-	if err != nil {
-		return "", fmt.Errorf("not in a git checkout: %w", err)
-	}
-	rel, err := filepath.Rel(strings.TrimSpace(string(top)), abs)
-	if err != nil {
-		return "", err
-	}
-	return filepath.ToSlash(rel), nil
 }
 
 // workspacePath makes p relative to the workspace, as annotations need.

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -27,6 +28,8 @@ type fakeGitHub struct {
 	existing      string // body of an existing PR comment, if any
 	openIssue     bool
 	commentStatus int // status for POST comments, 0 = 201
+	tarball       []byte            // the archive served for any ref, nil = 404
+	tarballRefs   []string          // refs whose archive was asked for
 }
 
 func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
@@ -89,8 +92,32 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 		w.WriteHeader(201)
 		fmt.Fprint(w, `{"id":1}`)
 	})
+	// GitHub answers the tarball endpoint with a 302 to a signed download
+	// link on another host, fetched without the token.
+	mux.HandleFunc("GET /repos/acme/rag/tarball/{ref}", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.tarballRefs = append(g.tarballRefs, r.PathValue("ref"))
+		if g.tarball == nil {
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"message":"Not Found"}`)
+			return
+		}
+		w.Header().Set("Location", "http://"+r.Host+"/_codeload/acme/rag/legacy.tar.gz/"+r.PathValue("ref")+"?token=signed")
+		w.WriteHeader(http.StatusFound)
+	})
+	mux.HandleFunc("GET /_codeload/acme/rag/legacy.tar.gz/{ref}", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-gzip")
+		w.Write(g.tarball)
+	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer ghs_secret123" {
+		if strings.HasPrefix(r.URL.Path, "/_codeload/") {
+			if r.Header.Get("Authorization") != "" {
+				t.Errorf("the token was sent to the download link")
+			}
+		} else if r.Header.Get("Authorization") != "Bearer ghs_secret123" {
 			t.Errorf("request without the token: %s %s", r.Method, r.URL)
 		}
 		mux.ServeHTTP(w, r)
@@ -236,42 +263,27 @@ func TestActionOnChangeSkipsQuietPass(t *testing.T) {
 	}
 }
 
-// TestActionBaseConfigFromGit: one [retriever] in the config; the base side
-// is the same file at the PR's base commit, read from the local git history.
-func TestActionBaseConfigFromGit(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	repo := t.TempDir()
-	corpus, queries := copyDemo(t, repo)
-	cfgText := func(extra string) string {
-		return fmt.Sprintf("set = %q\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"builtin\"\ncorpus = %q\n%s", queries, corpus, extra)
-	}
-	git := func(args ...string) string {
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	write(t, repo, "rag/recallgate.toml", cfgText("title_boost = 2.0\n"))
-	git("add", ".")
-	git("commit", "-qm", "base")
-	base := git("rev-parse", "HEAD")
-	write(t, repo, "rag/recallgate.toml", cfgText("chunk_words = 12\n"))
-
+// TestActionBaseTreeFromGit: one [retriever] in the config; the PR changes
+// only a corpus document; the checkout has the base commit, so the base
+// side runs in a git worktree of it and the regression shows.
+func TestActionBaseTreeFromGit(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	f.put("rag/corpus/security/audit-log.md", "# Office plants\n\nWater the ferns on Fridays.\n")
+	f.commit("head: edit one document")
 	g := &fakeGitHub{}
 	srv := g.server(t)
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{
-		"working-directory": filepath.Join(repo, "rag"), "config": "recallgate.toml", "comment": "never",
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{
+		"working-directory": filepath.Join(f.dir, "rag"), "config": "recallgate.toml", "comment": "never",
 	})
-	ae.vars["GITHUB_WORKSPACE"] = repo
+	ae.vars["GITHUB_WORKSPACE"] = f.dir
 	code, out, errs := ae.run(t)
 	o := ae.outputs(t)
-	if code != 1 || o["regressed"] != "q26,q16,q10" || o["improved"] != "q04,q07,q21" {
-		t.Errorf("exit %d outputs %v\n%s\n%s", code, o, out, errs)
+	if code != 1 || !strings.Contains(o["regressed"], "q26") || len(g.tarballRefs) != 0 {
+		t.Errorf("exit %d outputs %v archive asked %v\n%s\n%s", code, o, g.tarballRefs, out, errs)
+	}
+	summary, _ := os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])
+	if !bytes.Contains(summary, []byte("base side: the tree of commit "+f.base[:12]+" (git worktree)")) {
+		t.Errorf("the summary does not say what the base side was:\n%s", summary)
 	}
 }
 
@@ -340,33 +352,73 @@ func workspace(t *testing.T) string {
 	return w
 }
 
-// TestActionBaseConfigFromContentsAPI: without git history, the base
-// commit's config comes from the contents API; merge_group events carry the
-// base commit too, and get no PR comment.
-func TestActionBaseConfigFromContentsAPI(t *testing.T) {
-	ws := t.TempDir() // not a git checkout
-	corpus, queries := copyDemo(t, ws)
-	cfgText := func(extra string) string {
-		return fmt.Sprintf("set = %q\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"builtin\"\ncorpus = %q\n%s", queries, corpus, extra)
+// archiveFixture turns the fixture into a checkout without history (as
+// an image without git, or a shallow clone, sees it) and returns the base
+// commit's archive the way GitHub serves it.
+func archiveFixture(t *testing.T, f *fixture) []byte {
+	t.Helper()
+	data, err := exec.Command("git", "-C", f.dir, "archive", "--format=tar.gz", "--prefix=acme-rag-"+f.base[:7]+"/", f.base).Output()
+	if err != nil {
+		t.Fatal(err)
 	}
-	write(t, ws, "rag/recallgate.toml", cfgText("chunk_words = 12\n"))
-	g := &fakeGitHub{}
-	mux := http.NewServeMux()
-	var asked string
-	mux.HandleFunc("GET /repos/acme/rag/contents/rag/recallgate.toml", func(w http.ResponseWriter, r *http.Request) {
-		asked = r.URL.Query().Get("ref")
-		fmt.Fprintf(w, `{"type":"file","encoding":"base64","content":%q}`, base64.StdEncoding.EncodeToString([]byte(cfgText("title_boost = 2.0\n"))))
+	if err := os.RemoveAll(filepath.Join(f.dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestActionBaseTreeFromArchive: no git history in the workspace; the base
+// commit's tree comes from the REST archive; merge_group events carry the
+// base commit too, and get no PR comment.
+func TestActionBaseTreeFromArchive(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	g := &fakeGitHub{tarball: archiveFixture(t, f)}
+	f.put("rag/corpus/security/audit-log.md", "# Office plants\n\nWater the ferns on Fridays.\n")
+	srv := g.server(t)
+	ae := newActionEnv(t, srv.URL, "merge_group", fmt.Sprintf(`{"merge_group":{"base_sha":%q,"head_sha":"mghead"}}`, f.base), map[string]string{
+		"working-directory": filepath.Join(f.dir, "rag"),
 	})
-	mux.Handle("/", g.server(t).Config.Handler)
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	ae := newActionEnv(t, srv.URL, "merge_group", `{"merge_group":{"base_sha":"mgbase","head_sha":"mghead"}}`, map[string]string{
-		"working-directory": filepath.Join(ws, "rag"),
-	})
-	ae.vars["GITHUB_WORKSPACE"] = ws
+	ae.vars["GITHUB_WORKSPACE"] = f.dir
 	code, out, errs := ae.run(t)
-	if code != 1 || asked != "mgbase" || ae.outputs(t)["regressed"] != "q26,q16,q10" || len(g.comments) != 0 {
-		t.Errorf("exit %d ref %q outputs %v comments %d\n%s\n%s", code, asked, ae.outputs(t), len(g.comments), out, errs)
+	if code != 1 || len(g.tarballRefs) != 1 || g.tarballRefs[0] != f.base || !strings.Contains(ae.outputs(t)["regressed"], "q26") || len(g.comments) != 0 {
+		t.Errorf("exit %d refs %v outputs %v comments %d\n%s\n%s", code, g.tarballRefs, ae.outputs(t), len(g.comments), out, errs)
+	}
+	left, _ := filepath.Glob(filepath.Join(ae.vars["RUNNER_TEMP"], "recallgate-base-*"))
+	if len(left) != 0 {
+		t.Errorf("the base tree was left behind: %v", left)
+	}
+}
+
+// TestActionBaseTreeRefusals: an unreachable base commit and an archive
+// that tries to leave its folder both stop the run with exit 3.
+func TestActionBaseTreeRefusals(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	archiveFixture(t, f)
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{
+		"working-directory": filepath.Join(f.dir, "rag"), "comment": "never",
+	})
+	ae.vars["GITHUB_WORKSPACE"] = f.dir
+	code, out, errs := ae.run(t)
+	if code != 3 || !strings.Contains(out, "::error::base commit") || !strings.Contains(errs, "fetch-depth: 0") || !strings.Contains(errs, "contents: read") {
+		t.Errorf("no history, archive refused: exit %d\n%s\n%s", code, out, errs)
+	}
+	delete(ae.vars, "INPUT_GITHUB-TOKEN")
+	if code, _, errs := ae.run(t); code != 3 || !strings.Contains(errs, "no GitHub token") || !strings.Contains(errs, "fetch-depth: 0") {
+		t.Errorf("no history, no token: exit %d\n%s", code, errs)
+	}
+	ae.vars["INPUT_GITHUB-TOKEN"] = "ghs_secret123"
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	tw.WriteHeader(&tar.Header{Name: "acme-rag-1/../../escaped", Mode: 0o644, Size: 1, Typeflag: tar.TypeReg})
+	tw.Write([]byte("x"))
+	tw.Close()
+	zw.Close()
+	g.tarball = buf.Bytes()
+	if code, _, errs := ae.run(t); code != 3 || !strings.Contains(errs, "archive entry") || !strings.Contains(errs, "refused") {
+		t.Errorf("escaping archive: exit %d\n%s", code, errs)
 	}
 }
 

@@ -155,6 +155,7 @@ func compareWith(base, head *gate.Scorecard, in *inputs) (*gate.Comparison, erro
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	cmp.Health = in.health
+	cmp.Notes = in.notes
 	cmp.Fingerprints = in.fingerprints
 	cmp.NoChart = in.noChart
 	return cmp, nil

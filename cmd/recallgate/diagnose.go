@@ -15,6 +15,7 @@ type inputs struct {
 	health       []string
 	fingerprints [][2]string
 	noChart      bool
+	notes        []string
 }
 
 // corpusFor picks the corpus that attribution and health check gold

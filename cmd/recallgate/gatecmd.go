@@ -15,8 +15,9 @@ import (
 var gateCommand = command{
 	name:    "gate",
 	summary: "Retrieve the set with the base and the head retriever, compare them and decide the gate.",
-	usage:   "recallgate gate --config FILE [--format text|json|markdown|junit|benchmark|html] [--out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache]",
+	usage:   "recallgate gate --config FILE [--base-ref REF] [--format text|json|markdown|junit|benchmark|html] [--out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache]",
 	examples: `  recallgate gate --config frozen-set/recallgate.toml
+  recallgate gate --config recallgate.toml --base-ref origin/main
   recallgate gate --config recallgate.toml --format markdown --out comment.md --save-runs runs/
   recallgate gate --config recallgate.toml --max-recall-drop 0.05
 
@@ -36,6 +37,7 @@ retrieved (it is never scored as a miss).
 		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for `recallgate report` or `comment` later)")
 		baseKey := fs.String("base-cache-key", "", "what identifies the base side's index for the cache, e.g. the base commit")
 		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
+		baseRef := fs.String("base-ref", "", "run the base side in the whole tree of this commit or ref (e.g. origin/main): its config, corpus and scripts")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -60,7 +62,20 @@ retrieved (it is never scored as a miss).
 			if err := th.Validate(); err != nil {
 				return usagef("%v", err)
 			}
+			var notes []string
+			if *baseRef != "" {
+				b, err := openBase(ctx, e, cfg, set, baseOptions{ref: *baseRef, tempDir: treeTempDir(e.getenv)})
+				if err != nil {
+					return err
+				}
+				defer b.tree.Close()
+				cfg, notes = b.sides(cfg), b.notes
+				if *baseKey == "" {
+					*baseKey = b.tree.Commit
+				}
+			}
 			switch {
+			case *baseRef != "":
 			case cfg.Base == cfg.Head:
 				e.warn("%s: base and head use the same [retriever]; the gate compares the configuration with itself", cfg.Path)
 			case cfg.Base != nil && cfg.Head != nil && cfg.Base.Fingerprint() == cfg.Head.Fingerprint():
@@ -110,6 +125,7 @@ retrieved (it is never scored as a miss).
 				return err
 			}
 			in.addSides(runs)
+			in.notes = notes
 			if in.pol.Unstable, in.pol.NoiseFloor, err = stability(set, cfg.Depth, runs); err != nil {
 				return err
 			}

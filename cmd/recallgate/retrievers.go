@@ -60,7 +60,11 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 		}
 		return ix, none, nil
 	case "command":
-		sp, err := stdio.Start(r.Command, filepath.Dir(cfg.Path), e.stderr)
+		dir := r.Dir
+		if dir == "" {
+			dir = filepath.Dir(cfg.Path)
+		}
+		sp, err := stdio.Start(r.Command, dir, e.stderr)
 		if err != nil {
 			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
 		}

@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/basetree"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -97,6 +99,7 @@ func commands() []command {
 // run is the whole program: it parses args, runs the subcommand and maps the
 // outcome to an exit code in one place.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	stdout, stderr = serialized(stdout), serialized(stderr)
 	e := &env{getenv: getenv, stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, mainUsage())
@@ -140,6 +143,31 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return code
 }
 
+// lockedWriter serialises writes to a writer that is not a file: retrieval
+// goroutines, progress lines and a command retriever's stderr copier all
+// write to stderr at once. It hides io.ReaderFrom on purpose, so a copier
+// blocked in a read holds no state of the writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// serialized wraps w in a lockedWriter unless it is a file, whose writes
+// the kernel orders (and whose terminal-ness progress lines test).
+func serialized(w io.Writer) io.Writer {
+	if _, ok := w.(*os.File); ok {
+		return w
+	}
+	return &lockedWriter{w: w}
+}
+
 // exitCode maps an error to the documented exit code.
 func exitCode(err error) int {
 	switch {
@@ -147,7 +175,7 @@ func exitCode(err error) int {
 		return exitPass
 	case errors.Is(err, errRegression):
 		return exitRegression
-	case gate.IsInfra(err):
+	case gate.IsInfra(err), errors.As(err, new(*basetree.UnreachableError)), errors.As(err, new(*basetree.UnsafeArchiveError)):
 		return exitInfra
 	default:
 		return exitInput

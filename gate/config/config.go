@@ -97,6 +97,10 @@ type Retriever struct {
 	// Command is the argv of a "command" retriever (no shell).
 	Command []string `toml:"command"`
 
+	// Dir is the folder of the config file the table came from: a command
+	// retriever runs there, and relative paths were resolved from it.
+	Dir string `toml:"-" json:"-"`
+
 	fingerprint string
 }
 
@@ -325,6 +329,7 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	if r.Timeout.Duration == 0 {
 		r.Timeout.Duration = 30 * time.Second
 	}
+	r.Dir = dir
 	if r.Path != "" {
 		r.Path = resolve(dir, r.Path)
 	}

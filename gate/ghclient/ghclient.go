@@ -1,5 +1,5 @@
 // Package ghclient is recallgate's GitHub REST client: the sticky pull
-// request comment, the config file at the PR's base commit, and the
+// request comment, the archive of the PR's base commit, and the
 // tracking issue of the nightly drift run. It is the only importer of
 // go-github. A permission refusal (403, or 404 for a token that may not
 // see the repository) comes back as a *PermissionError, so callers can warn
@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -27,6 +28,7 @@ const DefaultTimeout = 30 * time.Second
 // Client talks to one repository.
 type Client struct {
 	gh          *github.Client
+	hc          *http.Client
 	owner, repo string
 	// Timeout bounds each API call (DefaultTimeout unless changed).
 	Timeout time.Duration
@@ -55,7 +57,7 @@ func New(hc *http.Client, apiURL, token, repository string) (*Client, error) {
 		}
 		gh.BaseURL = u
 	}
-	return &Client{gh: gh, owner: owner, repo: repo, Timeout: DefaultTimeout}, nil
+	return &Client{gh: gh, hc: hc, owner: owner, repo: repo, Timeout: DefaultTimeout}, nil
 }
 
 // PermissionError means GitHub refused the call for lack of permission, as
@@ -153,22 +155,58 @@ func (c *Client) findComment(ctx context.Context, pr int, marker string) (int64,
 	}
 }
 
-// FileAt returns the content of path at ref (a commit SHA or branch).
-func (c *Client) FileAt(ctx context.Context, path, ref string) ([]byte, error) {
-	ctx, cancel := c.call(ctx)
+// ArchiveTimeout bounds the download of a commit's archive.
+const ArchiveTimeout = 10 * time.Minute
+
+// Archive returns the gzipped tar archive of the repository at ref (a
+// commit SHA): GitHub answers the tarball endpoint with a redirect to a
+// short-lived download link, which is fetched without the token. A token
+// that may not read the repository's contents gives a *PermissionError.
+func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error) {
+	op := fmt.Sprintf("download the archive of %s", ref)
+	lctx, cancel := c.call(ctx)
 	defer cancel()
-	fc, _, resp, err := c.gh.Repositories.GetContents(ctx, c.owner, c.repo, path, &github.RepositoryContentGetOptions{Ref: ref})
+	link, resp, err := c.gh.Repositories.GetArchiveLink(lctx, c.owner, c.repo, github.Tarball, &github.RepositoryContentGetOptions{Ref: ref}, 1)
 	if err != nil {
-		return nil, wrap(fmt.Sprintf("read %s at %s", path, ref), resp, err)
+		if resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusNotFound) {
+			return nil, fmt.Errorf("%s: GitHub answered %d: the token cannot read the repository's contents (it needs contents: read)", op, resp.StatusCode)
+		}
+		return nil, wrap(op, resp, err)
 	}
-	if fc == nil {
-		return nil, fmt.Errorf("read %s at %s: it is a folder", path, ref)
-	}
-	s, err := fc.GetContent()
+	dctx, dcancel := context.WithTimeout(ctx, ArchiveTimeout)
+	req, err := http.NewRequestWithContext(dctx, http.MethodGet, link.String(), nil)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", path, ref, err)
+		dcancel()
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return []byte(s), nil
+	hc := c.hc
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	dl, err := hc.Do(req)
+	if err != nil {
+		dcancel()
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if dl.StatusCode != http.StatusOK {
+		dl.Body.Close()
+		dcancel()
+		return nil, fmt.Errorf("%s: the download link answered %s", op, dl.Status)
+	}
+	return &cancelBody{ReadCloser: dl.Body, cancel: dcancel}, nil
+}
+
+// cancelBody releases the download's context when the body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+// Close implements io.Closer.
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // UpsertIssue keeps one open issue with the label: it updates the body of

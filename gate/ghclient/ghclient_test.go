@@ -2,7 +2,6 @@ package ghclient
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,21 +103,6 @@ func TestPermissionErrors(t *testing.T) {
 	var pe *PermissionError
 	if err == nil || errors.As(err, &pe) {
 		t.Errorf("500: got %v, want a plain error", err)
-	}
-}
-
-func TestFileAt(t *testing.T) {
-	c, mux := setup(t)
-	mux.HandleFunc("GET /api/v3/repos/acme/rag/contents/cfg/recallgate.toml", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("ref") != "abc123" {
-			http.Error(w, `{"message":"wrong ref"}`, 404)
-			return
-		}
-		fmt.Fprintf(w, `{"type":"file","encoding":"base64","content":%q}`, base64.StdEncoding.EncodeToString([]byte("[retriever]\ntype = \"file\"\n")))
-	})
-	got, err := c.FileAt(context.Background(), "cfg/recallgate.toml", "abc123")
-	if err != nil || string(got) != "[retriever]\ntype = \"file\"\n" {
-		t.Errorf("got %q err %v", got, err)
 	}
 }
 
@@ -251,4 +235,43 @@ func FuzzFit(f *testing.F) {
 			t.Fatalf("len %d > limit %d", len(out), limit)
 		}
 	})
+}
+
+func TestArchive(t *testing.T) {
+	c, mux := setup(t)
+	download := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			t.Error("the token was sent to the download link")
+		}
+		if r.URL.Path != "/acme/rag/legacy.tar.gz/abc123" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "tar.gz bytes")
+	}))
+	defer download.Close()
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/tarball/abc123", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, download.URL+"/acme/rag/legacy.tar.gz/abc123", http.StatusFound)
+	})
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/tarball/secret", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"message":"Not Found"}`, 404)
+	})
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/tarball/gone", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, download.URL+"/nothing", http.StatusFound)
+	})
+	rc, err := c.Archive(context.Background(), "abc123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(rc)
+	rc.Close()
+	if string(b) != "tar.gz bytes" {
+		t.Errorf("got %q", b)
+	}
+	if _, err := c.Archive(context.Background(), "secret"); err == nil || !strings.Contains(err.Error(), "404") || !strings.Contains(err.Error(), "contents: read") {
+		t.Errorf("404: %v", err)
+	}
+	if _, err := c.Archive(context.Background(), "gone"); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("dead link: %v", err)
+	}
 }

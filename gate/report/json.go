@@ -253,7 +253,9 @@ type CompareReport struct {
 	Queries      []CompareQuery     `json:"queries"`
 	Unanswerable []UnanswerablePair `json:"unanswerable"`
 	Warnings     []string           `json:"warnings"`
-	Stats        StatsInfo          `json:"stats"`
+	// Notes say what was compared: the base commit's tree, a changed set.
+	Notes []string  `json:"notes,omitempty"`
+	Stats StatsInfo `json:"stats"`
 	// GateDelta is the mean recall@N delta the verdict used.
 	GateDelta    float64           `json:"gate_delta"`
 	Segments     []SegmentInfo     `json:"segments"`
@@ -347,7 +349,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 			},
 		},
 		Regressed: list(c.Regressed), Improved: list(c.Improved), RankingOnly: list(c.RankingOnly), NewMisses: list(c.NewMisses),
-		Queries: []CompareQuery{}, Unanswerable: []UnanswerablePair{}, Warnings: list(c.Warnings),
+		Queries: []CompareQuery{}, Unanswerable: []UnanswerablePair{}, Warnings: list(c.Warnings), Notes: c.Notes,
 		Stats: StatsInfo{
 			N: c.Stats.N, MeanDelta: c.Stats.MeanDelta, PValue: c.Stats.PValue, Exact: c.Stats.Exact, Significant: c.Stats.Significant(),
 			CILow: c.Stats.CILow, CIHigh: c.Stats.CIHigh, Wins: c.Stats.Wins, Losses: c.Stats.Losses, Ties: c.Stats.Ties,

@@ -39,6 +39,12 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: drop ≤ %.3f, new zero-recall ≤ %d\n\n",
 		r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
+	for _, note := range r.Notes {
+		fmt.Fprintf(b, "- **note:** %s\n", EscapeMarkdown(note))
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n")
+	}
 
 	b.WriteString("| metric | base | head | Δ |\n|:--|--:|--:|--:|\n")
 	for _, row := range summaryRows(r) {

@@ -91,7 +91,11 @@ func compareText(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "  fail: %s\n", terminal(reason))
 	}
 	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
-	fmt.Fprintf(b, "gate: max recall drop %.3f, max new zero-recall queries %d\n\n", r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
+	fmt.Fprintf(b, "gate: max recall drop %.3f, max new zero-recall queries %d\n", r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
+	for _, note := range r.Notes {
+		fmt.Fprintf(b, "note: %s\n", terminal(note))
+	}
+	b.WriteString("\n")
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "metric\tbase\thead\tdelta\t\n")

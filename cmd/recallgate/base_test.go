@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixture is a git repository holding a RAG project: the demo corpus and
+// set under rag/, a recallgate.toml, a dependency-free Python retriever
+// and a README, committed once as the base.
+type fixture struct {
+	t    *testing.T
+	dir  string // the top of the checkout
+	base string // the base commit
+}
+
+// fixtureRetriever indexes the first MAX_WORDS words of each document, the
+// stand-in for a team's chunking script, and ranks by shared terms.
+const fixtureRetriever = `import json, os, re, sys
+MAX_WORDS = 400
+root = sys.argv[1]
+docs = {}
+for dirpath, _, files in os.walk(root):
+    for name in sorted(files):
+        if name.endswith(".md"):
+            p = os.path.join(dirpath, name)
+            doc = os.path.splitext(os.path.relpath(p, root))[0].replace(os.sep, "/")
+            with open(p, encoding="utf-8") as f:
+                docs[doc] = set(re.findall(r"[a-z0-9]+", f.read().lower())[:MAX_WORDS])
+for line in sys.stdin:
+    req = json.loads(line)
+    terms = set(re.findall(r"[a-z0-9]+", req["query"].lower()))
+    scored = sorted(((len(terms & ws), d) for d, ws in docs.items()), key=lambda x: (-x[0], x[1]))
+    hits = [{"doc": d, "score": s} for s, d in scored[: req["k"]] if s > 0]
+    print(json.dumps({"id": req["id"], "hits": hits}), flush=True)
+`
+
+const (
+	builtinConfig = "set = \"queries.jsonl\"\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"builtin\"\ncorpus = \"corpus\"\ntitle_boost = 2.0\n"
+	commandConfig = "set = \"queries.jsonl\"\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"command\"\ncommand = [\"python3\", \"retriever.py\", \"corpus\"]\n"
+)
+
+func newFixture(t *testing.T, config string) *fixture {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	f := &fixture{t: t, dir: dir}
+	f.git("init", "-q", "-b", "main")
+	copyDemo(t, dir) // demo/corpus, demo/queries.jsonl
+	if err := os.Rename(filepath.Join(dir, "demo"), filepath.Join(dir, "rag")); err != nil {
+		t.Fatal(err)
+	}
+	f.put("rag/recallgate.toml", config)
+	f.put("rag/retriever.py", fixtureRetriever)
+	f.put("README.md", "# our RAG service\n")
+	f.base = f.commit("base")
+	return f
+}
+
+func (f *fixture) git(args ...string) string {
+	f.t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", f.dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		f.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (f *fixture) put(name, body string) { write(f.t, f.dir, name, body) }
+
+// edit replaces old with new in a file of the fixture.
+func (f *fixture) edit(name, old, new string) {
+	f.t.Helper()
+	data, err := os.ReadFile(filepath.Join(f.dir, name))
+	if err != nil || !bytes.Contains(data, []byte(old)) {
+		f.t.Fatalf("%s has no %q (%v)", name, old, err)
+	}
+	f.put(name, strings.Replace(string(data), old, new, 1))
+}
+
+func (f *fixture) commit(msg string) string {
+	f.git("add", "-A")
+	f.git("commit", "-qm", msg)
+	return f.git("rev-parse", "HEAD")
+}
+
+// gate runs `recallgate gate --base-ref` on the fixture with RUNNER_TEMP
+// pointing at tmp, and decodes the JSON report.
+func (f *fixture) gate(tmp string, extra ...string) (int, compareJSON, string) {
+	f.t.Helper()
+	args := append([]string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base, "--format", "json"}, extra...)
+	var out, errb bytes.Buffer
+	env := map[string]string{"RUNNER_TEMP": tmp}
+	code := run(context.Background(), args, func(k string) string { return env[k] }, &out, &errb)
+	var rep compareJSON
+	if code < 2 {
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			f.t.Fatalf("report: %v\n%s\n%s", err, out.String(), errb.String())
+		}
+	}
+	return code, rep, errb.String()
+}
+
+// compareJSON is the part of the JSON report these tests read.
+type compareJSON struct {
+	Verdict   string   `json:"verdict"`
+	Regressed []string `json:"regressed"`
+	Improved  []string `json:"improved"`
+	Notes     []string `json:"notes"`
+	Summary   struct {
+		Delta struct {
+			RecallAtN float64 `json:"recall_at_n"`
+		} `json:"delta"`
+	} `json:"summary"`
+	Fingerprints map[string]string `json:"fingerprints"`
+}
+
+// TestBaseRefSeesEveryKindOfChange: a change to only the corpus, only the
+// retriever's script or only the config each reaches the gate, because the
+// base side runs in the base commit's own tree; a change to nothing that
+// retrieval reads passes with identical sides.
+func TestBaseRefSeesEveryKindOfChange(t *testing.T) {
+	python, _ := exec.LookPath("python3")
+	for _, tc := range []struct {
+		name     string
+		config   string
+		change   func(f *fixture)
+		code     int
+		regress  string // a query that must regress ("" = none may)
+		note     string // a note the report must carry
+		needsPy3 bool
+	}{
+		{name: "corpus only", config: builtinConfig, code: 1, regress: "q26", change: func(f *fixture) {
+			f.put("rag/corpus/security/audit-log.md", "# Office plants\n\nWater the ferns on Fridays.\n")
+		}},
+		{name: "config only", config: builtinConfig, code: 1, regress: "q26", change: func(f *fixture) {
+			f.edit("rag/recallgate.toml", "title_boost = 2.0", "chunk_words = 12")
+		}},
+		{name: "chunking script only", config: commandConfig, code: 1, regress: "q26", needsPy3: true, change: func(f *fixture) {
+			f.edit("rag/retriever.py", "MAX_WORDS = 400", "MAX_WORDS = 3")
+		}},
+		{name: "nothing retrieval reads", config: builtinConfig, code: 0, change: func(f *fixture) {
+			f.put("README.md", "# our RAG service\n\nNow with a logo.\n")
+		}},
+		{name: "the set only", config: builtinConfig, code: 0, note: "the eval set changed in this change", change: func(f *fixture) {
+			f.edit("rag/queries.jsonl", `"rotate api key"`, `"rotate an api key"`)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.needsPy3 && python == "" {
+				t.Skip("python3 is not installed")
+			}
+			f := newFixture(t, tc.config)
+			tc.change(f)
+			f.commit(tc.name)
+			tmp := t.TempDir()
+			code, rep, errs := f.gate(tmp)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%+v\n%s", code, tc.code, rep, errs)
+			}
+			if tc.regress == "" && (len(rep.Regressed)+len(rep.Improved) != 0 || rep.Summary.Delta.RecallAtN != 0) {
+				t.Errorf("identical sides expected: %+v", rep)
+			}
+			if tc.regress != "" && !contains(rep.Regressed, tc.regress) {
+				t.Errorf("%s did not regress: %+v", tc.regress, rep)
+			}
+			if !strings.Contains(strings.Join(rep.Notes, "\n"), "base side: the tree of commit "+f.base[:12]+" (git worktree)") {
+				t.Errorf("notes %q", rep.Notes)
+			}
+			if tc.note != "" && !strings.Contains(strings.Join(rep.Notes, "\n"), tc.note) {
+				t.Errorf("notes %q lack %q", rep.Notes, tc.note)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("the base tree was left in %s: %v", tmp, left)
+			}
+			if wt := f.git("worktree", "list"); strings.Count(wt, "\n") != 0 {
+				t.Errorf("git still lists a worktree:\n%s", wt)
+			}
+		})
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TestBaseRefCacheUsesTheCommit: a second run against the same base commit
+// reuses the base side's run from cache_dir.
+func TestBaseRefCacheUsesTheCommit(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	f := newFixture(t, commandConfig+"")
+	f.edit("rag/recallgate.toml", "[depth]", "cache_dir = \"../.rgcache\"\n[depth]")
+	f.commit("cache")
+	f.base = f.git("rev-parse", "HEAD")
+	f.edit("rag/retriever.py", "MAX_WORDS = 400", "MAX_WORDS = 3")
+	f.commit("head")
+	if code, _, errs := f.gate(t.TempDir()); code != 1 || strings.Contains(errs, "reused the cached run") {
+		t.Fatalf("first run: exit %d\n%s", code, errs)
+	}
+	code, _, errs := f.gate(t.TempDir())
+	if code != 1 || !strings.Contains(errs, "base: reused the cached run") {
+		t.Errorf("second run must reuse the base side: exit %d\n%q", code, errs)
+	}
+}
+
+func TestBaseRefUnreachable(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	f.base = strings.Repeat("0123456789", 4)
+	code, _, errs := f.gate(t.TempDir())
+	if code != 3 || !strings.Contains(errs, "fetch-depth: 0") || !strings.Contains(errs, "is not reachable") {
+		t.Errorf("exit %d\n%s", code, errs)
+	}
+}
