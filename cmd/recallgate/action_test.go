@@ -27,9 +27,9 @@ type fakeGitHub struct {
 	issueComments []string
 	existing      string // body of an existing PR comment, if any
 	openIssue     bool
-	commentStatus int // status for POST comments, 0 = 201
-	tarball       []byte            // the archive served for any ref, nil = 404
-	tarballRefs   []string          // refs whose archive was asked for
+	commentStatus int      // status for POST comments, 0 = 201
+	tarball       []byte   // the archive served for any ref, nil = 404
+	tarballRefs   []string // refs whose archive was asked for
 }
 
 func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
