@@ -215,7 +215,10 @@ func runAction(ctx context.Context, e *env) error {
 	if err := report.WriteCompareReport(&md, rep, report.Markdown); err != nil {
 		return err
 	}
-	reportPath := filepath.Join(firstNonEmpty(e.getenv("RUNNER_TEMP"), os.TempDir()), "recallgate-report.json")
+	reportPath, reportOut, err := reportLocation(e.getenv)
+	if err != nil {
+		return err
+	}
 	if err := writeFileAtomic(reportPath, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
 		return err
 	}
@@ -225,7 +228,7 @@ func runAction(ctx context.Context, e *env) error {
 	a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", rep.Summary.Delta.RecallAtN))
 	a.SetOutput("regressed", strings.Join(rep.Regressed, ","))
 	a.SetOutput("improved", strings.Join(rep.Improved, ","))
-	a.SetOutput("report", reportPath)
+	a.SetOutput("report", reportOut)
 	if e.getenv("GITHUB_STEP_SUMMARY") != "" {
 		a.AddStepSummary(ghclient.Fit(md.String(), 1<<20-1024))
 	}
@@ -250,17 +253,31 @@ func runAction(ctx context.Context, e *env) error {
 	return nil
 }
 
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" {
-			return v
-		}
+// reportLocation is where the JSON report is written and the path the
+// report output gives later steps. Run on the runner, that is RUNNER_TEMP.
+// In a Docker action RUNNER_TEMP names a runner folder the container does
+// not have; the workspace is the one folder GitHub documents as shared with
+// later steps, so the report goes to .recallgate/ in it and the output is
+// that path relative to the workspace (where `run:` steps start).
+func reportLocation(getenv func(string) string) (write, output string, err error) {
+	const name = "recallgate-report.json"
+	if d := treeTempDir(getenv); d != "" {
+		p := filepath.Join(d, name)
+		return p, p, nil
 	}
-	return ""
+	if ws := getenv("GITHUB_WORKSPACE"); ws != "" {
+		dir := filepath.Join(ws, ".recallgate")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", "", fmt.Errorf("report folder: %w", err)
+		}
+		return filepath.Join(dir, name), ".recallgate/" + name, nil
+	}
+	p := filepath.Join(os.TempDir(), name)
+	return p, p, nil
 }
 
 // actionCompare produces the comparison for the mode: run files given as
-// inputs, the config's two sides, the config at the base commit, or the
+// inputs, the config's two sides, the base commit's whole tree, or the
 // stored baseline for drift.
 func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in actionInputs, inWork func(string) string, cfgPath, mode string, ev *event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
 	ws := e.getenv("GITHUB_WORKSPACE")
