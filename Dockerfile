@@ -1,19 +1,27 @@
 # recallgate container image.
 #
-#   build:  a static, CGO-free binary.
+#   build:  a static, CGO-free binary, cross-compiled on the build machine
+#           for the target platform (no emulation for linux/arm64).
 #   cli:    distroless, non-root user, CA certificates; for `docker run` and
 #           other CI systems (docker build --target cli).
-#   action: the GitHub Action (the last stage, so `image: Dockerfile` builds
-#           it). GitHub runs Docker actions as root and documents that a
-#           USER instruction breaks access to GITHUB_WORKSPACE and the
-#           file commands, so this stage keeps the default user.
-FROM golang:1.26 AS build
+#   action: the GitHub Action image (the last stage, so a plain
+#           `docker build .` and a fork's `image: Dockerfile` build it); the
+#           release workflow publishes it as ghcr.io/recallgate/recallgate.
+#           GitHub runs Docker actions as root and documents that a USER
+#           instruction breaks access to GITHUB_WORKSPACE and the file
+#           commands, so this stage keeps the default user. It ships no git
+#           (a smaller pull): in it the base commit's tree always comes from
+#           the repository archive through the API (contents: read).
+FROM --platform=$BUILDPLATFORM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/recallgate ./cmd/recallgate
+# Set by BuildKit for each --platform; empty (the build machine's) otherwise.
+ARG TARGETOS
+ARG TARGETARCH
+RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/recallgate ./cmd/recallgate
 
 FROM gcr.io/distroless/static-debian12:nonroot AS cli
 COPY --from=build /out/recallgate /usr/local/bin/recallgate

@@ -33,16 +33,26 @@ type actionInputs struct {
 	failOnRegression                                           bool
 }
 
-func readInputs(a *githubactions.Action) (actionInputs, error) {
+// input reads an action input: INPUT_<NAME> as a Docker action gets it
+// (hyphens kept), else with hyphens as underscores, the spelling a shell
+// step can export (the native composite action sets those).
+func input(a *githubactions.Action, getenv func(string) string, name string) string {
+	if v := a.GetInput(name); v != "" {
+		return v
+	}
+	return strings.TrimSpace(getenv("INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))))
+}
+
+func readInputs(a *githubactions.Action, getenv func(string) string) (actionInputs, error) {
 	in := actionInputs{
-		config:      a.GetInput("config"),
-		token:       a.GetInput("github-token"),
-		baseResults: a.GetInput("base-results"),
-		headResults: a.GetInput("head-results"),
-		baseline:    a.GetInput("baseline"),
-		workdir:     a.GetInput("working-directory"),
-		comment:     strings.ToLower(a.GetInput("comment")),
-		mode:        strings.ToLower(a.GetInput("mode")),
+		config:      input(a, getenv, "config"),
+		token:       input(a, getenv, "github-token"),
+		baseResults: input(a, getenv, "base-results"),
+		headResults: input(a, getenv, "head-results"),
+		baseline:    input(a, getenv, "baseline"),
+		workdir:     input(a, getenv, "working-directory"),
+		comment:     strings.ToLower(input(a, getenv, "comment")),
+		mode:        strings.ToLower(input(a, getenv, "mode")),
 	}
 	if in.config == "" {
 		in.config = "recallgate.toml"
@@ -63,7 +73,7 @@ func readInputs(a *githubactions.Action) (actionInputs, error) {
 	default:
 		return in, usagef("input mode must be pr, drift or auto, got %q", in.mode)
 	}
-	fail := a.GetInput("fail-on-regression")
+	fail := input(a, getenv, "fail-on-regression")
 	if fail == "" {
 		fail = "true"
 	}
@@ -174,7 +184,7 @@ var actionCommand = command{
 
 func runAction(ctx context.Context, e *env) error {
 	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.stdout))
-	in, err := readInputs(a)
+	in, err := readInputs(a, e.getenv)
 	if err != nil {
 		a.Errorf("%v", err)
 		return err

@@ -482,3 +482,35 @@ func FuzzParseEvent(f *testing.F) {
 		}
 	})
 }
+
+// TestNativeActionPythonRetriever is the native path (native/action.yml):
+// recallgate runs on the runner beside the job's Python, reads its inputs
+// with underscores (what a shell step can export), the checkout has
+// history, and the PR changes only the retriever's chunking script.
+func TestNativeActionPythonRetriever(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	f := newFixture(t, commandConfig)
+	f.edit("rag/retriever.py", "MAX_WORDS = 400", "MAX_WORDS = 3")
+	f.commit("head: shorter chunks")
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), nil)
+	delete(ae.vars, "INPUT_GITHUB-TOKEN")
+	for k, v := range map[string]string{
+		"INPUT_CONFIG": "rag/recallgate.toml", "INPUT_GITHUB_TOKEN": "ghs_secret123", "INPUT_COMMENT": "always",
+		"INPUT_FAIL_ON_REGRESSION": "false", "INPUT_MODE": "auto", "INPUT_WORKING_DIRECTORY": f.dir,
+	} {
+		ae.vars[k] = v
+	}
+	ae.vars["GITHUB_WORKSPACE"] = f.dir
+	code, out, errs := ae.run(t)
+	o := ae.outputs(t)
+	if code != 0 || o["verdict"] != "fail" || !strings.Contains(o["regressed"], "q26") {
+		t.Fatalf("exit %d (fail-on-regression false) outputs %v\n%s\n%s", code, o, out, errs)
+	}
+	if len(g.comments) != 1 || !strings.Contains(g.comments[0], "(git worktree)") || len(g.tarballRefs) != 0 {
+		t.Errorf("comments %q, archive asked %v", g.comments, g.tarballRefs)
+	}
+}

@@ -264,3 +264,32 @@ func TestUnreachableNamesTheFix(t *testing.T) {
 		t.Errorf("an escaping archive must be refused as such: %v", err)
 	}
 }
+
+// TestCheckoutOwnedByAnotherUser: a container action sees the checkout
+// owned by the runner's user, not its own; git refuses such a repository
+// ("dubious ownership") unless it is marked safe, which Git does.
+func TestCheckoutOwnedByAnotherUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the checkout to another user")
+	}
+	dir, first := repo(t)
+	if err := filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, 1001, 1001)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").CombinedOutput(); err == nil {
+		t.Skipf("this git does not check ownership (%s)", out)
+	}
+	tr, err := Open(context.Background(), Options{Dir: dir, Ref: first, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if tr.Via != ViaWorktree {
+		t.Errorf("via %s", tr.Via)
+	}
+}
