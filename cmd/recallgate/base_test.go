@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fixture is a git repository holding a RAG project: the demo corpus and
@@ -228,5 +232,39 @@ func TestBaseRefUnreachable(t *testing.T) {
 	code, _, errs := f.gate(t.TempDir())
 	if code != 3 || !strings.Contains(errs, "fetch-depth: 0") || !strings.Contains(errs, "is not reachable") {
 		t.Errorf("exit %d\n%s", code, errs)
+	}
+}
+
+// TestBaseRefInterruptRemovesTheTree: an interrupt during retrieval still
+// removes the base tree and git's record of the worktree.
+func TestBaseRefInterruptRemovesTheTree(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Query string }
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.Query != "recallgate preflight" {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(5 * time.Second):
+			}
+		}
+		fmt.Fprint(w, `{"results":[{"doc":"a"}]}`)
+	}))
+	defer srv.Close()
+	f := newFixture(t, fmt.Sprintf("set = \"queries.jsonl\"\n[retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n", srv.URL))
+	tmp := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base},
+		func(k string) string { return map[string]string{"RUNNER_TEMP": tmp}[k] }, &out, &errb)
+	if code != 3 {
+		t.Errorf("exit %d\n%s", code, errb.String())
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the base tree was left behind: %v", left)
+	}
+	if wt := f.git("worktree", "list"); strings.Count(wt, "\n") != 0 {
+		t.Errorf("git still lists a worktree:\n%s", wt)
 	}
 }
