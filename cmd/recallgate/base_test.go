@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,19 +236,7 @@ func TestBaseRefUnreachable(t *testing.T) {
 // TestBaseRefInterruptRemovesTheTree: an interrupt during retrieval still
 // removes the base tree and git's record of the worktree.
 func TestBaseRefInterruptRemovesTheTree(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct{ Query string }
-		json.NewDecoder(r.Body).Decode(&req)
-		if req.Query != "recallgate preflight" {
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(5 * time.Second):
-			}
-		}
-		fmt.Fprint(w, `{"results":[{"doc":"a"}]}`)
-	}))
-	defer srv.Close()
+	srv := hangingSearch(t)
 	f := newFixture(t, fmt.Sprintf("set = \"queries.jsonl\"\n[retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n", srv.URL))
 	tmp := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())

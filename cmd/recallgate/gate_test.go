@@ -274,9 +274,9 @@ func TestIdenticalSidesWarn(t *testing.T) {
 
 // TestInterruptWritesNothing: a cancelled run (SIGINT/SIGTERM cancel the
 // context) stops retrieving, exits non-zero and leaves no report behind.
-func TestInterruptWritesNothing(t *testing.T) {
-	dir := t.TempDir()
-	write(t, dir, "set.jsonl", setJSONL)
+// hangingSearch answers the preflight at once and every query after five
+// seconds (or never, when the client gives up), for interrupt tests.
+func hangingSearch(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct{ Query string }
 		json.NewDecoder(r.Body).Decode(&req)
@@ -289,7 +289,14 @@ func TestInterruptWritesNothing(t *testing.T) {
 		}
 		fmt.Fprint(w, `{"results":[{"doc":"a"}]}`)
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestInterruptWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	srv := hangingSearch(t)
 	side := func(name string) string {
 		return fmt.Sprintf("[%s.retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n", name, srv.URL)
 	}
