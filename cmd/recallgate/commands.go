@@ -171,7 +171,7 @@ func noArgs(args []string) error {
 var scoreCommand = command{
 	name:    "score",
 	summary: "Score one run against the eval set at the candidate and context depths.",
-	usage:   "recallgate score --set SET --results RUN [--candidates N] [--context K] [--format text|json|markdown]",
+	usage:   "recallgate score --set SET --results RUN [--config FILE] [--candidates N] [--context K] [--format FORMAT] [--out FILE]",
 	examples: `  recallgate score --set queries.jsonl --results run.jsonl
   recallgate score --set qrels.txt --results run.trec --candidates 100 --context 10 --format json
   recallgate score --config recallgate.toml --results head.jsonl --format markdown --out score.md
@@ -206,7 +206,7 @@ var scoreCommand = command{
 var compareCommand = command{
 	name:    "compare",
 	summary: "Compare a base and a head run query by query and decide the gate.",
-	usage:   "recallgate compare --set SET --base RUN --head RUN [--max-recall-drop D] [--max-new-misses M] [--format …]",
+	usage:   "recallgate compare --set SET --base RUN --head RUN [--config FILE] [--candidates N] [--context K] [--max-recall-drop D] [--max-new-misses M] [--corpus DIR|FILE] [--format FORMAT] [--out FILE] [--json-out FILE]",
 	examples: `  recallgate compare --set queries.jsonl --base base.jsonl --head head.jsonl
   recallgate compare --config recallgate.toml --base base.jsonl --head head.jsonl --format markdown --out comment.md
   recallgate compare --set qrels.txt --base base.trec --head head.trec --max-recall-drop 0.05 --max-new-misses 1
@@ -222,7 +222,7 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes")
 		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall")
 		corpus := fs.String("corpus", "", "corpus (folder or JSONL) to tell gold docs missing from it apart from retrieval misses")
-		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for `recallgate report` or `comment` later)")
+		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for 'recallgate report' or 'recallgate comment' later)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err

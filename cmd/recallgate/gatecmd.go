@@ -15,7 +15,7 @@ import (
 var gateCommand = command{
 	name:    "gate",
 	summary: "Retrieve the set with the base and the head retriever, compare them and decide the gate.",
-	usage:   "recallgate gate --config FILE [--base-ref REF] [--format text|json|markdown|junit|benchmark|html] [--out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache]",
+	usage:   "recallgate gate --config FILE [--set SET] [--base-ref REF] [--max-recall-drop D] [--max-new-misses M] [--format FORMAT] [--out FILE] [--json-out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache] [--base-cache-key KEY] [--head-cache-key KEY]",
 	examples: `  recallgate gate --config frozen-set/recallgate.toml
   recallgate gate --config recallgate.toml --base-ref origin/main
   recallgate gate --config recallgate.toml --format markdown --out comment.md --save-runs runs/
@@ -34,7 +34,7 @@ retrieved (it is never scored as a miss).
 		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (overrides [gate])")
 		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall (overrides [gate])")
 		noCache := fs.Bool("no-cache", false, "ignore cache_dir: retrieve both sides afresh")
-		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for `recallgate report` or `comment` later)")
+		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for 'recallgate report' or 'recallgate comment' later)")
 		baseKey := fs.String("base-cache-key", "", "what identifies the base side's index for the cache, e.g. the base commit")
 		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
 		baseRef := fs.String("base-ref", "", "run the base side in the whole tree of this commit or ref (e.g. origin/main): its config, corpus and scripts")
@@ -137,7 +137,7 @@ retrieved (it is never scored as a miss).
 var retrieveCommand = command{
 	name:    "retrieve",
 	summary: "Run one side's retriever over the eval set and write the run file.",
-	usage:   "recallgate retrieve --config FILE [--side base|head] [--shard i/n] --out RUN",
+	usage:   "recallgate retrieve --config FILE [--set SET] [--side base|head] [--shard i/n] --out RUN",
 	examples: `  recallgate retrieve --config frozen-set/recallgate.toml --side base --out base.jsonl
   recallgate retrieve --config recallgate.toml --out head.jsonl && recallgate score --config recallgate.toml --results head.jsonl
 `,
@@ -146,7 +146,7 @@ var retrieveCommand = command{
 		setPath := fs.String("set", "", "eval set to use instead of the config's")
 		side := fs.String("side", "head", "which retriever to run: base or head")
 		out := fs.String("out", "", "run file to write, JSONL (required)")
-		shard := fs.String("shard", "", "retrieve only shard i/n of the queries (join the shards with `recallgate merge`)")
+		shard := fs.String("shard", "", "retrieve only shard i/n of the queries (join the shards with 'recallgate merge')")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err

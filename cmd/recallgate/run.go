@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
@@ -226,13 +227,40 @@ func commandUsage(c command) string {
 	return fmt.Sprintf("%s\n\nUsage:\n  %s\n\n%s\nExamples:\n%s", c.summary, c.usage, flagHelp(c), c.examples)
 }
 
-// flagHelp lists a command's flags with their defaults.
+// metavars name the value each flag takes, as the usage lines write it.
+var metavars = map[string]string{
+	"config": "FILE", "set": "SET", "out": "FILE", "json-out": "FILE", "write-baseline": "FILE",
+	"format": "FORMAT", "results": "RUN", "base": "RUN", "head": "RUN", "save-runs": "DIR",
+	"corpus": "DIR|FILE", "max-recall-drop": "D", "max-new-misses": "M", "candidates": "N",
+	"context": "K", "base-ref": "REF", "base-cache-key": "KEY", "head-cache-key": "KEY",
+	"side": "base|head", "shard": "i/n", "report": "FILE", "in": "FILE", "pr": "N", "max-label-age": "AGE",
+}
+
+// flagHelp lists a command's flags, --name VALUE, with their defaults.
 func flagHelp(c command) string {
-	var b strings.Builder
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	c.setup(fs)
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
+	var b strings.Builder
+	n := 0
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		name := "--" + f.Name
+		if mv, ok := metavars[f.Name]; ok {
+			name += " " + mv
+		} else if kind, _ := flag.UnquoteUsage(f); kind != "" {
+			name += " " + strings.ToUpper(kind)
+		}
+		text := f.Usage
+		if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(text, "(required") {
+			text += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\n", name, text)
+	})
+	tw.Flush()
+	if n == 0 {
+		return "Flags: none\n"
+	}
 	return "Flags:\n" + b.String()
 }
 

@@ -183,12 +183,15 @@ func Parse(data []byte, name string) (*Config, error) {
 		return nil, &gate.InputError{File: name, Err: err}
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
-		}
-		sort.Strings(keys)
-		return nil, &gate.InputError{File: name, Field: keys[0], Err: fmt.Errorf("unknown key (unknown: %s)", strings.Join(keys, ", "))}
+		sort.SliceStable(und, func(i, j int) bool {
+			li, lj := keyLine(data, und[i]), keyLine(data, und[j])
+			if li != lj {
+				return li < lj
+			}
+			return und[i].String() < und[j].String()
+		})
+		line, field, msg := unknownKeyError(data, und)
+		return nil, &gate.InputError{File: name, Line: line, Field: field, Err: errors.New(msg)}
 	}
 	dir := filepath.Dir(name)
 	c := &Config{Path: name, Depth: gate.DefaultDepth(), Thresholds: gate.DefaultThresholds()}

@@ -53,7 +53,12 @@ func TestParseDefaultsAndSingleRetriever(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ name, in, want string }{
-		{"unknown key", "[gate]\nmax_recal_drop = 0.1\n", "r.toml: gate.max_recal_drop: unknown key"},
+		{"unknown key", "[gate]\nmax_recal_drop = 0.1\n", "r.toml:2: gate.max_recal_drop: unknown key; did you mean max_recall_drop?"},
+		{"unknown retriever key", "set = \"s\"\n\n[base.retriever]\ntype = \"builtin\"\ncorpus = \"c\"\nchunk_word = 12\n[head.retriever]\ntype = \"file\"\npath = \"p\"\n", "r.toml:6: base.retriever.chunk_word: unknown key; did you mean chunk_words?"},
+		{"unknown table", "[gaet]\nrepeats = 2\n", "r.toml:1: gaet: unknown key; did you mean gate?"},
+		{"unknown top key, no near one", "# x\nfrobnicate = 1\n", "r.toml:2: frobnicate: unknown key (this table takes set, queries, depth"},
+		{"several unknown", "[depth]\ncandidate = 5\ncontxt = 3\n", "r.toml:2: depth.candidate: unknown key; did you mean candidates?; also unknown: depth.contxt"},
+		{"waiver key", "[[waiver]]\nquery = \"q1\"\nreasn = \"x\"\n", "r.toml:3: waiver.reasn: unknown key; did you mean reason?"},
 		{"syntax", "[gate]\nmax_recall_drop = = 1\n", "r.toml:2:"},
 		{"wrong type", "[depth]\ncandidates = \"fifty\"\n", "r.toml"},
 		{"bad depth", "[depth]\ncontext = 0\n", "depth: context depth must be at least 1"},
@@ -69,5 +74,19 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("got %v, want an input error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"gate", "gate", 0}, {"gaet", "gate", 1}, {"max_recal_drop", "max_recall_drop", 1},
+		{"chunk_word", "chunk_words", 1}, {"kitten", "sitting", 3}, {"", "abc", 3}, {"ca", "abc", 3},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

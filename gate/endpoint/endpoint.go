@@ -14,11 +14,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
@@ -127,15 +129,21 @@ func New(cfg Config, client *http.Client, getenv func(string) string) (*Retrieve
 }
 
 // Preflight sends one request with a harmless query, so a wrong URL or
-// credentials fail before the whole set is run.
+// credentials fail before the whole set is run. A refused connection or an
+// unknown host is not retried there: nothing listens at that address, and
+// waiting for the backoff would only delay the error.
 func (r *Retriever) Preflight(ctx context.Context) error {
-	_, err := r.Retrieve(ctx, &gate.Query{ID: "recallgate-preflight", Text: "recallgate preflight"}, 1)
+	_, err := r.retrieve(ctx, &gate.Query{ID: "recallgate-preflight", Text: "recallgate preflight"}, 1, true)
 	return err
 }
 
 // Retrieve implements gate.Retriever.
 func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.Hit, error) {
-	body, err := r.call(ctx, q, k)
+	return r.retrieve(ctx, q, k, false)
+}
+
+func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, preflight bool) ([]gate.Hit, error) {
+	body, err := r.call(ctx, q, k, preflight)
 	if err != nil {
 		return nil, r.redact(err)
 	}
@@ -163,8 +171,16 @@ func (r *Retriever) request(ctx context.Context, q *gate.Query, k int) (*http.Re
 	return req, nil
 }
 
-// call sends the request, retrying 429, 5xx and transport errors.
-func (r *Retriever) call(ctx context.Context, q *gate.Query, k int) ([]byte, error) {
+// unreachable reports a transport error that says nothing listens at the
+// address: the connection was refused or the host name is unknown.
+func unreachable(err error) bool {
+	var dns *net.DNSError
+	return errors.Is(err, syscall.ECONNREFUSED) || (errors.As(err, &dns) && dns.IsNotFound)
+}
+
+// call sends the request, retrying 429, 5xx and transport errors (in the
+// preflight, all but an unreachable address).
+func (r *Retriever) call(ctx context.Context, q *gate.Query, k int, preflight bool) ([]byte, error) {
 	wait := r.cfg.Backoff
 	for attempt := 0; ; attempt++ {
 		req, err := r.request(ctx, q, k)
@@ -179,6 +195,9 @@ func (r *Retriever) call(ctx context.Context, q *gate.Query, k int) ([]byte, err
 				return nil, ctx.Err()
 			}
 			lastErr = fmt.Errorf("request to %s: %w", redactURL(r.cfg.URL), err)
+			if preflight && unreachable(err) {
+				return nil, fmt.Errorf("%w (nothing answers at that address: is the service running and the url right?)", lastErr)
+			}
 		} else {
 			body, rerr := readLimited(resp.Body, r.cfg.MaxBody)
 			resp.Body.Close()

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -239,4 +242,31 @@ func FuzzParseAnswer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// countingRefuser is a transport whose every dial is refused, counting tries.
+type countingRefuser struct{ tries atomic.Int64 }
+
+func (c *countingRefuser) RoundTrip(*http.Request) (*http.Response, error) {
+	c.tries.Add(1)
+	return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+}
+
+// TestPreflightDoesNotRetryARefusedConnection: the preflight gives up on a
+// refused connection at the first try (nothing listens), while a query of
+// the set still retries it (a service restarting mid-run).
+func TestPreflightDoesNotRetryARefusedConnection(t *testing.T) {
+	rt := &countingRefuser{}
+	r, err := New(Config{URL: "http://127.0.0.1:1/search?q={{query}}", Hits: "hits", Doc: "doc", Retries: 3, Backoff: time.Millisecond}, &http.Client{Transport: rt}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Preflight(context.Background())
+	if err == nil || rt.tries.Load() != 1 || !strings.Contains(err.Error(), "nothing answers at that address") {
+		t.Errorf("preflight: %d tries, %v", rt.tries.Load(), err)
+	}
+	rt.tries.Store(0)
+	if _, err := r.Retrieve(context.Background(), q, 5); err == nil || rt.tries.Load() != 4 {
+		t.Errorf("a query: %d tries (want 1 + 3 retries), %v", rt.tries.Load(), err)
+	}
 }
