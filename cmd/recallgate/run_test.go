@@ -203,7 +203,7 @@ func TestCompareThresholdsFromConfigAndFlags(t *testing.T) {
 		t.Errorf("flag over config: exit %d, want 1", code)
 	}
 	bad := write(t, dir, "bad.toml", "[gate]\nmax_recal_drop = 0.05\n")
-	if code, _, errs := rg(t, "compare", "--config", bad, "--set", set, "--base", base, "--head", head); code != 2 || !strings.Contains(errs, "bad.toml: gate.max_recal_drop: unknown key") {
+	if code, _, errs := rg(t, "compare", "--config", bad, "--set", set, "--base", base, "--head", head); code != 2 || !strings.Contains(errs, "bad.toml:2: gate.max_recal_drop: unknown key; did you mean max_recall_drop?") {
 		t.Errorf("typo in config: exit %d %s", code, errs)
 	}
 }
