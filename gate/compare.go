@@ -64,6 +64,10 @@ type Verdict string
 const (
 	Pass Verdict = "pass"
 	Fail Verdict = "fail"
+	// ReasonFail, ReasonInconclusive and ReasonNote label a verdict's reasons:
+	// a threshold that failed the gate, a threshold broken without failing
+	// it (the drop is not significant), and a line that explains.
+	ReasonFail, ReasonInconclusive, ReasonNote = "fail", "inconclusive", "note"
 	// Inconclusive means recall dropped beyond the threshold but, with
 	// significance required, the set is too small to tell it from noise.
 	Inconclusive Verdict = "inconclusive"
@@ -108,6 +112,20 @@ type Segment struct {
 	Queries             int
 	Base, Head          float64 // mean recall@N
 	Regressed, Improved int
+	// Also names the other groups that hold exactly the same queries
+	// ("auto: keyword"), merged into this row rather than repeated.
+	Also []string
+
+	ids []string
+}
+
+// Label is the group's name as reports show it: declared segments bare,
+// the others with their kind ("source: log", "auto: short").
+func (s Segment) Label() string {
+	if s.Kind == "segment" {
+		return s.Name
+	}
+	return s.Kind + ": " + s.Name
 }
 
 // Policy is everything besides the two scorecards that shapes a comparison.
@@ -190,8 +208,11 @@ type Comparison struct {
 	// Unanswerable pairs what both sides returned for unanswerable queries.
 	Unanswerable [][2]UnanswerableResult
 	Verdict      Verdict
-	// Reasons explains a failing verdict, one line per broken threshold.
-	Reasons []string
+	// Reasons explains a verdict other than pass, one line each, and
+	// ReasonKinds says what each line is (ReasonFail, ReasonInconclusive,
+	// ReasonNote), in the same order.
+	Reasons     []string
+	ReasonKinds []string
 	// Warnings are the scorecards' warnings, prefixed by side.
 	Warnings []string
 	// Stats are the paired statistics of the per-query recall@N deltas the
@@ -378,18 +399,27 @@ func (c *Comparison) decide() {
 	drop := -c.GateDelta
 	dropped := drop > c.Thresholds.MaxRecallDrop+epsilon
 	missed := len(c.NewMisses) > c.Thresholds.MaxNewMisses
+	insignificant := dropped && !missed && c.Thresholds.RequireSignificance && !c.Stats.Significant()
+	add := func(kind, format string, args ...any) {
+		c.Reasons = append(c.Reasons, fmt.Sprintf(format, args...))
+		c.ReasonKinds = append(c.ReasonKinds, kind)
+	}
 	if dropped {
-		c.Reasons = append(c.Reasons, fmt.Sprintf("mean recall@%d dropped by %.3f (limit %.3f)", c.Depth.Candidates, drop, c.Thresholds.MaxRecallDrop))
+		kind := ReasonFail
+		if insignificant {
+			kind = ReasonInconclusive
+		}
+		add(kind, "mean recall@%d dropped by %.3f (limit %.3f)", c.Depth.Candidates, drop, c.Thresholds.MaxRecallDrop)
 	}
 	if missed {
-		c.Reasons = append(c.Reasons, fmt.Sprintf("%d %s newly at zero recall (limit %d): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), c.Thresholds.MaxNewMisses, JoinFirst(c.NewMisses, 10)))
+		add(ReasonFail, "%d %s newly at zero recall (limit %d): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), c.Thresholds.MaxNewMisses, JoinFirst(c.NewMisses, 10))
 	}
 	switch {
 	case missed:
 		c.Verdict = Fail
-	case dropped && c.Thresholds.RequireSignificance && !c.Stats.Significant():
+	case insignificant:
 		c.Verdict = Inconclusive
-		c.Reasons = append(c.Reasons, fmt.Sprintf("the drop is not significant (sign-flip p = %.3f ≥ %.2f over %d queries): inconclusive, not failed", c.Stats.PValue, Alpha, c.Stats.N))
+		add(ReasonNote, "the drop is not significant (sign-flip p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", c.Stats.PValue, Alpha, c.Stats.N)
 	case dropped:
 		c.Verdict = Fail
 	}
@@ -463,6 +493,7 @@ func segments(c *Comparison) []Segment {
 			acc[k] = s
 		}
 		s.Queries++
+		s.ids = append(s.ids, p.Query.ID)
 		s.Base += p.Base.Recall
 		s.Head += p.Head.Recall
 		if p.counted() && p.Waiver == nil && p.Change == Regressed {
@@ -502,7 +533,20 @@ func segments(c *Comparison) []Segment {
 		}
 		return out[i].Name < out[j].Name
 	})
-	return out
+	// Groups of exactly the same queries are one row: the first in order
+	// keeps its place and names the others.
+	merged := out[:0]
+	first := map[string]int{}
+	for _, s := range out {
+		sig := strings.Join(s.ids, "\x00")
+		if i, ok := first[sig]; ok {
+			merged[i].Also = append(merged[i].Also, s.Label())
+			continue
+		}
+		first[sig] = len(merged)
+		merged = append(merged, s)
+	}
+	return merged
 }
 
 // plural picks the singular or plural form for n.

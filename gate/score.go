@@ -94,8 +94,9 @@ type QueryScore struct {
 	Passages map[string]string
 }
 
-// passageRunes is how much of a passage a score keeps for drill-downs.
-const passageRunes = 280
+// PassageRunes is how much of a passage a score keeps for drill-downs; a
+// longer one is clipped and ends with "…".
+const PassageRunes = 280
 
 // foundDocs returns the set of relevant docs ranked within the top n.
 func (s *QueryScore) foundDocs(n int) map[string]bool {
@@ -185,9 +186,9 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen map[string]struct{}) QuerySc
 			if s.Passages == nil {
 				s.Passages = map[string]string{}
 			}
-			t := []rune(h.Text)
-			if len(t) > passageRunes {
-				t = append(t[:passageRunes-1], '…')
+			t := []rune(strings.TrimSpace(h.Text))
+			if len(t) > PassageRunes {
+				t = append(t[:PassageRunes-1], '…')
 			}
 			s.Passages[strings.Clone(h.Doc)] = string(t)
 		}

@@ -29,7 +29,19 @@ func TestHTMLReportInChromium(t *testing.T) {
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
-	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl", "--format", "html", "--out", page); code != 1 {
+	// The demo's base run with q26's passages made longer than a report
+	// keeps, so the drill-down must say they are clipped.
+	base := filepath.Join(dir, "base.jsonl")
+	lines := strings.SplitAfter(string(must(os.ReadFile("../../frozen-set/runs/base.jsonl"))), "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, `{"id":"q26"`) {
+			lines[i] = strings.ReplaceAll(line, `"text":"`, `"text":"`+strings.Repeat("a long passage ", 30))
+		}
+	}
+	if err := os.WriteFile(base, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", base, "--head", "../../frozen-set/runs/head.jsonl", "--format", "html", "--out", page); code != 1 {
 		t.Fatalf("compare: %d %s", code, errs)
 	}
 	url := "file://" + page + "#filter=regressed&query=q26"
@@ -53,11 +65,52 @@ func TestHTMLReportInChromium(t *testing.T) {
 		`<tr class="query regressed open" data-id="q26"`,
 		`<h2>q26: where can I see who deleted a queue</h2>`,
 		`<li class="gold">★ security/audit-log`,
-		`3 of 29 queries`,
+		`3 of 29 answerable queries (1 unanswerable, kept out of the metrics)`,
+		`30 queries (29 answerable, 1 unanswerable kept out of the metrics)`,
+		`3 up, 3 down, 23 unchanged`,
+		`retrieval miss: security/audit-log rank 2 → —, replaced by security/roles`,
+		`Passages are clipped to 280 characters; a clipped one ends with …`,
 	} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("page lacks %q after the clicks", want)
 		}
+	}
+	if strings.Contains(dom, "retrieval-miss:") {
+		t.Error("the drill-down spells the cause retrieval-miss")
+	}
+	if regexp.MustCompile(`<div class="passage">\s`).MatchString(dom) {
+		t.Error("a passage starts with blank space (a gap above it)")
+	}
+
+	// An unchanged query's delta reads ±0.000, as in the metric table, and
+	// the table keeps its width whatever the filter shows: a copy of the
+	// page measures it under each filter.
+	data, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measure := `<script>(function(){var w=[];document.querySelectorAll("#filters button").forEach(function(b){b.click();w.push(b.dataset.filter+"="+Math.round(document.getElementById("queries").getBoundingClientRect().width));});document.querySelector("#filters button").click();var p=document.createElement("pre");p.id="widths";p.textContent=w.join(" ");document.body.appendChild(p);})();</script></body>`
+	probe := filepath.Join(dir, "probe.html")
+	if err := os.WriteFile(probe, []byte(strings.Replace(string(data), "</body>", measure, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, err = runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile3")), "--window-size=1200,1000", "--dump-dom", "file://"+probe))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	m := regexp.MustCompile(`<pre id="widths">([^<]*)</pre>`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatal("the width probe did not run")
+	}
+	widths := map[string]bool{}
+	for _, f := range strings.Fields(m[1]) {
+		widths[f[strings.Index(f, "=")+1:]] = true
+	}
+	if len(widths) != 1 {
+		t.Errorf("the query table changes width with the filter: %s", m[1])
+	}
+	if !regexp.MustCompile(`data-id="q13"><td>q13</td><td>[^<]*</td><td class="num">1\.000</td><td class="num">1\.000</td><td class="num">±0\.000</td>`).MatchString(dom) {
+		t.Errorf("an unchanged query's delta is not ±0.000:\n%s", regexp.MustCompile(`<tr[^>]*data-id="q13".*?</tr>`).FindString(dom))
 	}
 	shot := filepath.Join(dir, "report.png")
 	if _, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile2")), "--window-size=1200,1000", "--screenshot="+shot, url)); err != nil {
@@ -66,6 +119,13 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
 		t.Errorf("screenshot %v %v", st, err)
 	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 func runBrowser(browser string, args []string) (string, error) {

@@ -3,6 +3,8 @@ package report
 import (
 	"html/template"
 	"io"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // compareHTML writes one self-contained page: no external assets, works
@@ -10,11 +12,22 @@ import (
 // for the script context) and drawn with textContent only, so no text from
 // the eval set or a retriever is ever parsed as HTML.
 func compareHTML(w io.Writer, r *CompareReport) error {
+	type reason struct{ Kind, Text string }
+	var reasons []reason
+	for i, t := range r.Reasons {
+		reasons = append(reasons, reason{r.reasonKind(i), t})
+	}
+	// Text symbols, not emoji: they render without an emoji font.
+	icon := map[string]string{string(gate.Fail): "✗", string(gate.Inconclusive): "⚠", string(gate.Pass): "✓"}[r.Verdict]
 	return htmlPage.Execute(w, struct {
-		R    *CompareReport
-		Head string
-		Rows [][4]string
-	}{r, headline(r), summaryRows(r)})
+		R       *CompareReport
+		Icon    string
+		Title   string
+		Head    string
+		Reasons []reason
+		Rows    [][4]string
+		Clip    int
+	}{r, icon, verdictTitle(r.Verdict), headline(r), reasons, summaryRows(r, func(s string) string { return s }), gate.PassageRunes})
 }
 
 var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
@@ -22,22 +35,25 @@ var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>recallgate: {{.R.Verdict}}</title>
 <style>
+html{overflow-y:scroll}
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1f2328;max-width:1200px}
-h1{font-size:20px;margin:0 0 4px} .fail{color:#b42318} .pass{color:#1a7f37} .inconclusive{color:#9a6700}
+h1{font-size:20px;margin:0 0 4px} .fail{color:#b42318} .pass{color:#1a7f37} .inconclusive{color:#9a6700} .note{color:#57606a}
 table{border-collapse:collapse;margin:8px 0} th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;cursor:pointer;user-select:none} td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.regressed td:first-child{border-left:4px solid #cf222e} tr.improved td:first-child{border-left:4px solid #1a7f37}
+#queries{table-layout:fixed;width:100%} #queries td{overflow-wrap:anywhere}
 tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#ddf4ff}
 .filters button{margin:0 4px 4px 0;padding:3px 10px;border:1px solid #d0d7de;border-radius:12px;background:#fff;cursor:pointer}
 .filters button.on{background:#0969da;color:#fff;border-color:#0969da}
 #drill{border:1px solid #d0d7de;border-radius:6px;padding:12px;margin-top:12px} #drill[hidden]{display:none}
 .lists{display:flex;gap:24px} .lists>div{flex:1 1 0} .lists ol{margin:4px 0;padding-left:28px} li.gold{font-weight:600}
-.move{color:#57606a;font-size:12px} .passage{color:#57606a;font-size:12px;margin:2px 0 6px;white-space:pre-wrap}
+.move{color:#57606a;font-size:12px;font-weight:400} .passage{color:#57606a;font-size:12px;font-weight:400;margin:2px 0 6px;white-space:pre-wrap}
+.lists li{margin:0 0 4px}
 .muted{color:#57606a}
 </style></head><body>
-<h1 class="{{.R.Verdict}}" id="verdict">recallgate: {{.R.Verdict}} — {{.Head}}</h1>
-{{range .R.Reasons}}<div class="fail">fail: {{.}}</div>{{end}}
-<p class="muted">{{.R.Set.Path}} · {{.R.Set.Queries}} queries · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}} · p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%.3f" .R.Stats.CILow}}, {{printf "%.3f" .R.Stats.CIHigh}}]</p>
+<h1 class="{{.R.Verdict}}" id="verdict">{{.Icon}} recallgate: {{.Title}} — {{.Head}}</h1>
+{{range .Reasons}}<div class="{{.Kind}} reason">{{.Kind}}: {{.Text}}</div>{{end}}
+<p class="muted" id="subtitle">{{.R.Set.Path}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
 <table id="summary"><tr><th>metric</th><th>base</th><th>head</th><th>Δ</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td></tr>
 {{end}}</table>
@@ -46,7 +62,7 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 <select id="segment"><option value="">every segment</option></select>
 <span id="count" class="muted"></span>
 </div>
-<table id="queries"><thead><tr>
+<table id="queries"><colgroup><col style="width:8%"><col style="width:40%"><col style="width:10%"><col style="width:10%"><col style="width:9%"><col style="width:10%"><col style="width:13%"></colgroup><thead><tr>
 <th data-key="id">query</th><th data-key="query">text</th><th data-key="base">recall base</th><th data-key="head">recall head</th><th data-key="delta">Δ</th><th data-key="ndcg">nDCG head</th><th data-key="change">change</th>
 </tr></thead><tbody></tbody></table>
 <section id="drill" hidden></section>
@@ -60,6 +76,10 @@ var zero = {}; (R.summary.head.zero_recall||[]).forEach(function(id){zero[id]=tr
 var state = {filter:"all", segment:"", sort:"", desc:false, open:""};
 function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=String(text); if(cls) e.className=cls; return e;}
 function f3(x){return (Math.round(x*1000)/1000).toFixed(3);}
+function signed(x){var s=f3(x); if (s==="0.000"||s==="-0.000") return "±0.000"; return x>0 ? "+"+s : s;}
+var CAUSE = {"retrieval-miss":"retrieval miss","ranking-miss":"ranking miss","missing-from-corpus":"not in corpus"};
+var CLIP = {{.Clip}};
+var UNANSWERABLE = (R.unanswerable||[]).length;
 function change(q){return q.ranking_only ? "ranking only" : (q.waived ? "waived" : q.change);}
 var segs = {};
 R.queries.forEach(function(q){(q.segments||[]).forEach(function(s){segs[s]=true;}); if(q.source) segs["source: "+q.source]=true;});
@@ -86,13 +106,15 @@ function draw(){
   var tb = document.querySelector("#queries tbody"); tb.textContent="";
   rows.forEach(function(q){
     var tr = el("tr", null, "query "+(q.waived?"":q.change)+(state.open===q.id?" open":"")); tr.dataset.id=q.id;
-    [q.id, q.query, f3(q.base.recall_at_n), f3(q.head.recall_at_n), f3(q.delta.recall_at_n), f3(q.head.ndcg_at_k), change(q)].forEach(function(v,i){
+    [q.id, q.query, f3(q.base.recall_at_n), f3(q.head.recall_at_n), signed(q.delta.recall_at_n), f3(q.head.ndcg_at_k), change(q)].forEach(function(v,i){
       tr.appendChild(el("td", v, (i>=2&&i<=5)?"num":""));});
     tr.addEventListener("click", function(){ open(q.id); });
     tb.appendChild(tr);
   });
-  document.getElementById("count").textContent = rows.length + " of " + R.queries.length + " queries";
+  document.getElementById("count").textContent = rows.length + " of " + R.queries.length + " answerable queries" +
+    (UNANSWERABLE ? " (" + UNANSWERABLE + " unanswerable, kept out of the metrics)" : "");
 }
+var clipped = false;
 function list(title, q, side, other){
   var box = el("div"); box.appendChild(el("strong", title));
   var ol = el("ol"), docs = q[side].docs||[], otherDocs = q[other].docs||[];
@@ -104,7 +126,7 @@ function list(title, q, side, other){
       li.appendChild(el("span", " (grade "+grade+", "+other+" rank "+(j<0?"—":(j+1))+")", "move"));
     }
     var p = q[side].passages && q[side].passages[d];
-    if (p) li.appendChild(el("div", p, "passage"));
+    if (p) { p = String(p).trim(); li.appendChild(el("div", p, "passage")); if (p.slice(-1)==="…") clipped = true; }
     ol.appendChild(li);
   });
   if (!docs.length) box.appendChild(el("div", "nothing returned", "muted"));
@@ -118,8 +140,10 @@ function open(id){
   var gold = el("div"); gold.appendChild(el("strong", "gold documents: "));
   Object.keys(q.grades||{}).sort(function(a,b){return q.grades[b]-q.grades[a] || (a<b?-1:1);}).forEach(function(g){ gold.appendChild(el("span", g+" ("+q.grades[g]+")  ")); });
   d.appendChild(gold);
-  (q.moves||[]).forEach(function(m){ d.appendChild(el("div", m.cause+": "+m.doc+" rank "+(m.base_rank||"—")+" → "+(m.head_rank||"—")+(m.took_its_place?", replaced by "+m.took_its_place:""), "move")); });
+  (q.moves||[]).forEach(function(m){ d.appendChild(el("div", (CAUSE[m.cause]||m.cause)+": "+m.doc+" rank "+(m.base_rank||"—")+" → "+(m.head_rank||"—")+(m.took_its_place?", replaced by "+m.took_its_place:""), "move")); });
+  clipped = false;
   var lists = el("div", null, "lists"); lists.appendChild(list("base", q, "base", "head")); lists.appendChild(list("head", q, "head", "base")); d.appendChild(lists);
+  if (clipped) d.appendChild(el("div", "Passages are clipped to " + CLIP + " characters; a clipped one ends with …", "muted"));
 }
 document.querySelectorAll("#filters button").forEach(function(b){
   b.addEventListener("click", function(){

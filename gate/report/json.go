@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -115,6 +116,21 @@ type SegmentInfo struct {
 	HeadRecall float64 `json:"head_recall"`
 	Regressed  int     `json:"regressed"`
 	Improved   int     `json:"improved"`
+	// Also names the groups with exactly the same queries, merged here.
+	Also []string `json:"also,omitempty"`
+}
+
+// Label is the group's name as reports show it, with the groups merged
+// into it: "known-failure (= auto: keyword, auto: short)".
+func (s SegmentInfo) Label() string {
+	name := s.Name
+	if s.Kind != "segment" {
+		name = s.Kind + ": " + name
+	}
+	if len(s.Also) > 0 {
+		name += " (= " + strings.Join(s.Also, ", ") + ")"
+	}
+	return name
 }
 
 // SyntheticInfo summarises the synthetic queries, kept out of the headline.
@@ -241,6 +257,8 @@ type CompareReport struct {
 	Command      string             `json:"command"`
 	Verdict      string             `json:"verdict"`
 	Reasons      []string           `json:"reasons"`
+	// ReasonKinds labels each reason: fail, inconclusive or note.
+	ReasonKinds []string `json:"reason_kinds,omitempty"`
 	Set          SetInfo            `json:"set"`
 	Depth        DepthInfo          `json:"depth"`
 	Thresholds   ThresholdInfo      `json:"thresholds"`
@@ -337,7 +355,7 @@ func scoreJSON(c *gate.Scorecard) ScoreReport {
 // FromComparison builds the report model every compare format renders.
 func FromComparison(c *gate.Comparison) *CompareReport {
 	r := &CompareReport{
-		Tool: "recallgate", Command: "compare", Verdict: string(c.Verdict), Reasons: list(c.Reasons),
+		Tool: "recallgate", Command: "compare", Verdict: string(c.Verdict), Reasons: list(c.Reasons), ReasonKinds: c.ReasonKinds,
 		Set: setInfo(c.Set), Depth: DepthInfo{c.Depth.Candidates, c.Depth.Context},
 		Thresholds: ThresholdInfo{c.Thresholds.MaxRecallDrop, c.Thresholds.MaxNewMisses},
 		Metrics:    Metrics(c.Depth),
@@ -360,7 +378,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 	}
 	for _, s := range c.Segments {
-		r.Segments = append(r.Segments, SegmentInfo{s.Kind, s.Name, s.Queries, s.Base, s.Head, s.Regressed, s.Improved})
+		r.Segments = append(r.Segments, SegmentInfo{s.Kind, s.Name, s.Queries, s.Base, s.Head, s.Regressed, s.Improved, s.Also})
 	}
 	for _, fp := range c.Fingerprints {
 		if fp[1] != "" {

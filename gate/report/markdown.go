@@ -30,9 +30,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if icon == "" {
 		icon = "✅"
 	}
-	fmt.Fprintf(b, "### %s recallgate: %s — %s\n\n", icon, r.Verdict, headline(r))
-	for _, reason := range r.Reasons {
-		fmt.Fprintf(b, "- **fail:** %s\n", EscapeMarkdown(reason))
+	fmt.Fprintf(b, "### %s recallgate: %s — %s\n\n", icon, verdictTitle(r.Verdict), headline(r))
+	for i, reason := range r.Reasons {
+		fmt.Fprintf(b, "- **%s:** %s\n", r.reasonKind(i), EscapeMarkdown(reason))
 	}
 	if len(r.Reasons) > 0 {
 		b.WriteString("\n")
@@ -47,7 +47,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 
 	b.WriteString("| metric | base | head | Δ |\n|:--|--:|--:|--:|\n")
-	for _, row := range summaryRows(r) {
+	for _, row := range summaryRows(r, EscapeMarkdown) {
 		d := row[3]
 		if strings.HasPrefix(d, "-") && row[0] == n.recall {
 			d = "**" + d + "**"
@@ -186,17 +186,27 @@ func writeChart(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
 		more = len(ids) - chartBars
 		ids = ids[:chartBars]
 	}
-	var labels, values []string
+	// Mermaid's xychart draws every bar up from the bottom of the plot, not
+	// from zero (barPlot.ts: height = plot bottom - value), so a negative
+	// delta on a -1..1 axis would read as a short bar going up. The chart
+	// therefore plots sizes on a 0-based axis as two series, lost (red,
+	// first) and gained (green), and the labels carry the direction.
+	var labels, lost, gained []string
 	for _, id := range ids {
-		labels = append(labels, fmt.Sprintf("%q", chartLabel(id)))
-		values = append(values, fmt.Sprintf("%.3f", byID[id].Delta.RecallAtN))
+		d := byID[id].Delta.RecallAtN
+		arrow, l, g := "↑", "0", fmt.Sprintf("%.3f", d)
+		if d < 0 {
+			arrow, l, g = "↓", fmt.Sprintf("%.3f", -d), "0"
+		}
+		labels = append(labels, fmt.Sprintf("%q", chartLabel(id)+" "+arrow))
+		lost, gained = append(lost, l), append(gained, g)
 	}
-	title := fmt.Sprintf("recall@%d change per flipped query", r.Depth.Candidates)
+	title := fmt.Sprintf("recall@%d lost (red, ↓) and gained (green, ↑) per flipped query", r.Depth.Candidates)
 	if more > 0 {
 		title += fmt.Sprintf(" (%d more not shown)", more)
 	}
-	fmt.Fprintf(b, "\n```mermaid\nxychart-beta\n    title \"%s\"\n    x-axis [%s]\n    y-axis \"delta recall@%d\" -1 --> 1\n    bar [%s]\n```\n",
-		title, strings.Join(labels, ", "), r.Depth.Candidates, strings.Join(values, ", "))
+	fmt.Fprintf(b, "\n```mermaid\n---\nconfig:\n  themeVariables:\n    xyChart:\n      plotColorPalette: \"#cf222e, #1a7f37\"\n---\nxychart-beta\n    title \"%s\"\n    x-axis [%s]\n    y-axis \"recall@%d change (size)\" 0 --> 1\n    bar [%s]\n    bar [%s]\n```\n",
+		title, strings.Join(labels, ", "), r.Depth.Candidates, strings.Join(lost, ", "), strings.Join(gained, ", "))
 }
 
 // statsLine is the one-line paired test result.
@@ -273,11 +283,7 @@ func writeSegments(b io.Writer, r *CompareReport) {
 	}
 	fmt.Fprintf(b, "\n<details><summary>Segments: %d</summary>\n\n| segment | queries | base recall@%d | head | Δ | regressed | improved |\n|:--|--:|--:|--:|--:|--:|--:|\n", len(r.Segments), r.Depth.Candidates)
 	for _, s := range r.Segments {
-		name := EscapeMarkdown(s.Name)
-		if s.Kind != "segment" {
-			name = s.Kind + ": " + name
-		}
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %d | %d |\n", name, s.Queries, f3(s.BaseRecall), f3(s.HeadRecall), signed(s.HeadRecall-s.BaseRecall), s.Regressed, s.Improved)
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %d | %d |\n", EscapeMarkdown(s.Label()), s.Queries, f3(s.BaseRecall), f3(s.HeadRecall), signed(s.HeadRecall-s.BaseRecall), s.Regressed, s.Improved)
 	}
 	io.WriteString(b, "\n</details>\n")
 }

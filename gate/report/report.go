@@ -121,3 +121,57 @@ func queryCount(s *gate.Set) string {
 	}
 	return out
 }
+
+// reasonKind is what the i-th reason is. Reports written before reasons
+// carried kinds get the verdict's word.
+func (r *CompareReport) reasonKind(i int) string {
+	if i < len(r.ReasonKinds) && r.ReasonKinds[i] != "" {
+		return r.ReasonKinds[i]
+	}
+	if r.Verdict == string(gate.Inconclusive) {
+		return gate.ReasonInconclusive
+	}
+	return gate.ReasonFail
+}
+
+// verdictTitle is the verdict as a headline says it; an inconclusive run
+// says that it did not fail.
+func verdictTitle(v string) string {
+	if v == string(gate.Inconclusive) {
+		return "inconclusive, not failed"
+	}
+	return v
+}
+
+// movement says which queries entered and left a group whose size is
+// compared across sides: "+1 new: q26; -1 recovered: q21", or "" when
+// none moved. ids go through esc for the output format.
+func movement(base, head []string, esc func(string) string) string {
+	in := map[string]bool{}
+	for _, id := range base {
+		in[id] = true
+	}
+	out := map[string]bool{}
+	for _, id := range head {
+		out[id] = true
+	}
+	var added, left []string
+	for _, id := range head {
+		if !in[id] {
+			added = append(added, esc(id))
+		}
+	}
+	for _, id := range base {
+		if !out[id] {
+			left = append(left, esc(id))
+		}
+	}
+	var parts []string
+	if len(added) > 0 {
+		parts = append(parts, fmt.Sprintf("+%d new: %s", len(added), strings.Join(added, ", ")))
+	}
+	if len(left) > 0 {
+		parts = append(parts, fmt.Sprintf("-%d recovered: %s", len(left), strings.Join(left, ", ")))
+	}
+	return strings.Join(parts, "; ")
+}

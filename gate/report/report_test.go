@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"flag"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -383,4 +384,42 @@ func TestHTMLEscapesData(t *testing.T) {
 	if strings.Contains(page, "src=\"http") || strings.Contains(page, "href=\"http") {
 		t.Error("the page loads an external asset")
 	}
+}
+
+// TestInconclusiveAndNettedCounts: an inconclusive run labels its reasons
+// by what they are (never "fail:") and says it did not fail; a zero-recall
+// count that nets out (one query newly at zero, another recovered) still
+// shows both movements, in every format.
+func TestInconclusiveAndNettedCounts(t *testing.T) {
+	f := newFixture(t, nil)
+	f.base["q02"] = []string{"other/a"}          // zero on base, recovered on head
+	f.head["q03"] = []string{"other/b"}          // newly zero on head
+	f.head["q04"] = []string{"doc/04", "other/c"} // loses half
+	th := gate.DefaultThresholds()
+	th.MaxNewMisses, th.RequireSignificance = 1, true
+	c, err := gate.Compare(f.card(t, f.base), f.card(t, f.head), th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != gate.Inconclusive {
+		t.Fatalf("verdict %s, want inconclusive (%v)", c.Verdict, c.Reasons)
+	}
+	md := render(t, c, Markdown)
+	txt := render(t, c, Text)
+	golden(t, "inconclusive.golden.md", md)
+	golden(t, "inconclusive.golden.txt", txt)
+	page := render(t, c, HTML)
+	for format, out := range map[string][]byte{"markdown": md, "text": txt, "html": page} {
+		s := html.UnescapeString(string(out))
+		if strings.Contains(s, "fail:") {
+			t.Errorf("%s: an inconclusive run prints a reason as fail:\n%s", format, s)
+		}
+		if !strings.Contains(strings.ToLower(s), "not failed") || !strings.Contains(s, "note: the drop is not significant") && !strings.Contains(s, "note:** the drop is not significant") {
+			t.Errorf("%s: headline or note missing:\n%s", format, s)
+		}
+		if !strings.Contains(s, "±0 (+1 new: q03; -1 recovered: q02)") {
+			t.Errorf("%s: the zero-recall row hides its movements:\n%s", format, s)
+		}
+	}
+	checkTables(t, string(md))
 }

@@ -86,9 +86,13 @@ func compareText(w io.Writer, r *CompareReport) error {
 	b := bufio.NewWriter(w)
 	n := names(r.depth())
 	byID := r.byID()
-	fmt.Fprintf(b, "%s  %s\n", strings.ToUpper(r.Verdict), headline(r))
-	for _, reason := range r.Reasons {
-		fmt.Fprintf(b, "  fail: %s\n", terminal(reason))
+	title := strings.ToUpper(r.Verdict)
+	if r.Verdict == string(gate.Inconclusive) {
+		title += " (not failed)"
+	}
+	fmt.Fprintf(b, "%s  %s\n", title, headline(r))
+	for i, reason := range r.Reasons {
+		fmt.Fprintf(b, "  %s: %s\n", r.reasonKind(i), terminal(reason))
 	}
 	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
 	fmt.Fprintf(b, "gate: max recall drop %.3f, max new zero-recall queries %d\n", r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
@@ -99,7 +103,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "metric\tbase\thead\tdelta\t\n")
-	for _, row := range summaryRows(r) {
+	for _, row := range summaryRows(r, terminal) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", row[0], row[1], row[2], row[3])
 	}
 	tw.Flush()
@@ -161,11 +165,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  segment\tqueries\tbase\thead\tregressed\timproved\n")
 		for _, s := range r.Segments {
-			name := s.Name
-			if s.Kind != "segment" {
-				name = s.Kind + ": " + name
-			}
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%d\t%d\n", terminal(name), s.Queries, f3(s.BaseRecall), f3(s.HeadRecall), s.Regressed, s.Improved)
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%s\t%d\t%d\n", terminal(s.Label()), s.Queries, f3(s.BaseRecall), f3(s.HeadRecall), s.Regressed, s.Improved)
 		}
 		tw.Flush()
 	}
@@ -187,15 +187,25 @@ func rankPtr(r *int) string {
 }
 
 // summaryRows are the rows of the base/head/delta table.
-func summaryRows(r *CompareReport) [][4]string {
+// summaryRows are the metric table's rows: metric, base, head, delta. The
+// two count rows say which queries entered and left the group, so counts
+// that net out still show both movements; esc escapes those ids.
+func summaryRows(r *CompareReport, esc func(string) string) [][4]string {
 	n := names(r.depth())
 	sb, sh, d := r.Summary.Base, r.Summary.Head, r.Summary.Delta
+	count := func(delta int, base, head []string) string {
+		s := signedInt(delta)
+		if m := movement(base, head, esc); m != "" {
+			s += " (" + m + ")"
+		}
+		return s
+	}
 	return [][4]string{
 		{n.recall, f3(sb.RecallAtN), f3(sh.RecallAtN), signed(d.RecallAtN)},
 		{n.precision, f3(sb.PrecisionAtK), f3(sh.PrecisionAtK), signed(d.PrecisionAtK)},
 		{n.ndcg, f3(sb.NDCGAtK), f3(sh.NDCGAtK), signed(d.NDCGAtK)},
 		{n.rr, f3(sb.RR), f3(sh.RR), signed(d.RR)},
-		{"zero recall", fmt.Sprint(len(sb.ZeroRecall)), fmt.Sprint(len(sh.ZeroRecall)), signedInt(d.ZeroRecall)},
-		{n.recall + " < 0.5", fmt.Sprint(sb.BelowHalf), fmt.Sprint(sh.BelowHalf), signedInt(d.BelowHalf)},
+		{"zero recall", fmt.Sprint(len(sb.ZeroRecall)), fmt.Sprint(len(sh.ZeroRecall)), count(d.ZeroRecall, sb.ZeroRecall, sh.ZeroRecall)},
+		{n.recall + " < 0.5", fmt.Sprint(sb.BelowHalf), fmt.Sprint(sh.BelowHalf), count(d.BelowHalf, sb.BelowHalfIDs, sh.BelowHalfIDs)},
 	}
 }
