@@ -253,12 +253,12 @@ type UnanswerablePair struct {
 
 // CompareReport is the JSON document of `recallgate compare` and `gate`.
 type CompareReport struct {
-	Tool         string             `json:"tool"`
-	Command      string             `json:"command"`
-	Verdict      string             `json:"verdict"`
-	Reasons      []string           `json:"reasons"`
+	Tool    string   `json:"tool"`
+	Command string   `json:"command"`
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons"`
 	// ReasonKinds labels each reason: fail, inconclusive or note.
-	ReasonKinds []string `json:"reason_kinds,omitempty"`
+	ReasonKinds  []string           `json:"reason_kinds,omitempty"`
 	Set          SetInfo            `json:"set"`
 	Depth        DepthInfo          `json:"depth"`
 	Thresholds   ThresholdInfo      `json:"thresholds"`

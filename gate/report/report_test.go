@@ -392,8 +392,8 @@ func TestHTMLEscapesData(t *testing.T) {
 // shows both movements, in every format.
 func TestInconclusiveAndNettedCounts(t *testing.T) {
 	f := newFixture(t, nil)
-	f.base["q02"] = []string{"other/a"}          // zero on base, recovered on head
-	f.head["q03"] = []string{"other/b"}          // newly zero on head
+	f.base["q02"] = []string{"other/a"}           // zero on base, recovered on head
+	f.head["q03"] = []string{"other/b"}           // newly zero on head
 	f.head["q04"] = []string{"doc/04", "other/c"} // loses half
 	th := gate.DefaultThresholds()
 	th.MaxNewMisses, th.RequireSignificance = 1, true
