@@ -41,6 +41,10 @@ type Query struct {
 	// Verified is the day the labels were last checked by a person (zero
 	// when not given).
 	Verified time.Time
+	// Judgments keeps each labeller's own grades (labeller → doc → grade,
+	// 0 included: judged not relevant), so two people's labels can be
+	// compared; Gold holds the grades the set uses.
+	Judgments map[string]map[string]int
 	// Line is the line of the set file the query was read from (its first
 	// line, for qrels).
 	Line int
@@ -203,6 +207,29 @@ func LoadSet(path string) (*Set, error) {
 // (`qid iter docid grade`, or the three-column BEIR `query-id corpus-id score`
 // with an optional header). name is used in error messages.
 func ParseSet(r io.Reader, name string) (*Set, error) {
+	return parseSet(r, name, false)
+}
+
+// LoadDraft reads a set that may still be being labelled: a JSONL query
+// with no relevant gold document is allowed (see Query.Labelled); every
+// other rule holds. It is what `sample` writes and `label` edits.
+func LoadDraft(path string) (*Set, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{File: path, Err: fmt.Errorf("open eval set: %w", err)}
+	}
+	defer f.Close()
+	return ParseDraft(f, path)
+}
+
+// ParseDraft is LoadDraft on a reader; name is used in messages.
+func ParseDraft(r io.Reader, name string) (*Set, error) { return parseSet(r, name, true) }
+
+// Labelled reports whether the query has a relevant gold document or is
+// marked unanswerable: whether a person has labelled it.
+func (q *Query) Labelled() bool { return q.relevant > 0 || q.Unanswerable }
+
+func parseSet(r io.Reader, name string, draft bool) (*Set, error) {
 	s := &Set{Path: name, byID: map[string]*Query{}}
 	hash := sha256.New()
 	r = io.TeeReader(r, hash)
@@ -244,8 +271,8 @@ func ParseSet(r io.Reader, name string) (*Set, error) {
 	}
 	for _, q := range s.Queries {
 		q.prepare()
-		if q.relevant == 0 && !q.Unanswerable {
-			return nil, inputErr(name, q.Line, "gold", "query %q has no relevant gold document (grade > 0); label one or mark it \"unanswerable\": true", q.ID)
+		if q.relevant == 0 && !q.Unanswerable && !draft {
+			return nil, inputErr(name, q.Line, "gold", "query %q has no relevant gold document (grade > 0); label one (recallgate label) or mark it \"unanswerable\": true", q.ID)
 		}
 		if q.relevant > 0 && q.Unanswerable {
 			return nil, inputErr(name, q.Line, "unanswerable", "query %q is marked unanswerable but has relevant gold documents", q.ID)
@@ -261,15 +288,16 @@ func (s *Set) add(q *Query) {
 
 // rawQuery is the JSONL shape of one eval-set line.
 type rawQuery struct {
-	ID           *string  `json:"id"`
-	Query        *string  `json:"query"`
-	Gold         goldMap  `json:"gold"`
-	Segments     []string `json:"segments"`
-	Source       string   `json:"source"`
-	Evidence     []string `json:"evidence"`
-	Unanswerable bool     `json:"unanswerable"`
-	Note         string   `json:"note"`
-	Verified     string   `json:"verified"`
+	ID           *string            `json:"id"`
+	Query        *string            `json:"query"`
+	Gold         goldMap            `json:"gold"`
+	Segments     []string           `json:"segments"`
+	Source       string             `json:"source"`
+	Evidence     []string           `json:"evidence"`
+	Unanswerable bool               `json:"unanswerable"`
+	Note         string             `json:"note"`
+	Verified     string             `json:"verified"`
+	Judgments    map[string]goldMap `json:"judgments"`
 }
 
 func parseQueryLine(line []byte, file string, n int) (*Query, error) {
@@ -309,8 +337,60 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 		}
 		q.Gold[doc] = g
 	}
+	for who, grades := range raw.Judgments {
+		if strings.TrimSpace(who) == "" {
+			return nil, inputErr(file, n, "judgments", "query %q: empty labeller name", id)
+		}
+		if q.Judgments == nil {
+			q.Judgments = map[string]map[string]int{}
+		}
+		q.Judgments[who] = map[string]int{}
+		for doc, num := range grades {
+			g, err := parseGrade(num.String())
+			if err != nil {
+				return nil, inputErr(file, n, "judgments."+who+"."+doc, "query %q: %v", id, err)
+			}
+			q.Judgments[who][doc] = g
+		}
+	}
 	return q, nil
 }
+
+// MarshalLine writes the query as one eval-set JSONL line (no newline),
+// keys in a fixed order, empty optional fields left out.
+func (q *Query) MarshalLine() ([]byte, error) {
+	type line struct {
+		ID           string                    `json:"id"`
+		Query        string                    `json:"query"`
+		Gold         map[string]int            `json:"gold"`
+		Segments     []string                  `json:"segments,omitempty"`
+		Source       string                    `json:"source,omitempty"`
+		Evidence     []string                  `json:"evidence,omitempty"`
+		Unanswerable bool                      `json:"unanswerable,omitempty"`
+		Note         string                    `json:"note,omitempty"`
+		Verified     string                    `json:"verified,omitempty"`
+		Judgments    map[string]map[string]int `json:"judgments,omitempty"`
+	}
+	l := line{ID: q.ID, Query: q.Text, Gold: q.Gold, Segments: q.Segments, Source: q.Source, Evidence: q.Evidence,
+		Unanswerable: q.Unanswerable, Note: q.Note, Judgments: q.Judgments}
+	if l.Gold == nil {
+		l.Gold = map[string]int{}
+	}
+	if !q.Verified.IsZero() {
+		l.Verified = q.Verified.Format("2006-01-02")
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(l); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// Prepare recomputes what scoring derives from the gold labels, after a
+// caller changed them (the labelling tool).
+func (q *Query) Prepare() { q.prepare() }
 
 // goldMap decodes the gold object keeping its order-independent content but
 // rejecting a document id given twice, which a plain map would hide.

@@ -261,6 +261,21 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 	},
 }
 
+// kappaWords reads a kappa the usual way (Landis and Koch's bands).
+func kappaWords(k float64) string {
+	switch {
+	case k < 0.2:
+		return "poor: the labelling guide needs work before the labels can gate"
+	case k < 0.4:
+		return "fair: discuss the disagreements and sharpen the guide"
+	case k < 0.6:
+		return "moderate"
+	case k < 0.8:
+		return "substantial"
+	}
+	return "almost perfect"
+}
+
 var validateCommand = command{
 	name:    "validate",
 	summary: "Check an eval set (and that its gold documents exist in a corpus).",
@@ -323,6 +338,10 @@ var validateCommand = command{
 			}
 			fmt.Fprintf(e.stdout, "ok: %s: %d queries (%d answerable, %d unanswerable), %d gold labels, %d queries with graded labels\n",
 				s.Path, len(s.Queries), s.Answerable(), len(s.Queries)-s.Answerable(), gold, graded)
+			if a, ok := gate.LabellerAgreement(s); ok {
+				fmt.Fprintf(e.stdout, "agreement: %s and %s judged %d documents alike: %.0f%% the same grade, Cohen's kappa %.2f (%s)\n",
+					a.A, a.B, a.Pairs, 100*a.Observed, a.Kappa, kappaWords(a.Kappa))
+			}
 			ho := gate.HealthOptions{Now: e.clock()}
 			if *maxAge != "" {
 				d, err := config.ParseAge(*maxAge)

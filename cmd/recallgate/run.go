@@ -94,7 +94,7 @@ func (c command) parse(args []string) (func(context.Context, *env, []string) err
 }
 
 func commands() []command {
-	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, reportCommand, commentCommand, actionCommand}
+	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, actionCommand}
 }
 
 // run is the whole program: it parses args, runs the subcommand and maps the
@@ -234,6 +234,8 @@ var metavars = map[string]string{
 	"corpus": "DIR|FILE", "max-recall-drop": "D", "max-new-misses": "M", "candidates": "N",
 	"context": "K", "base-ref": "REF", "base-cache-key": "KEY", "head-cache-key": "KEY",
 	"side": "base|head", "shard": "i/n", "report": "FILE", "in": "FILE", "pr": "N", "max-label-age": "AGE",
+	"log": "FILE", "known-bad": "FILE", "size": "N", "seed": "S", "field": "NAME", "column": "NAME", "max-chars": "N",
+	"labeller": "NAME", "pool-config": "FILE", "depth": "D", "port": "PORT", "sample": "N",
 }
 
 // flagHelp lists a command's flags, --name VALUE, with their defaults.
@@ -252,7 +254,7 @@ func flagHelp(c command) string {
 			name += " " + strings.ToUpper(kind)
 		}
 		text := f.Usage
-		if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(text, "(required") {
+		if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(text, "(required") && !strings.Contains(text, "(default") {
 			text += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		fmt.Fprintf(tw, "  %s\t%s\n", name, text)

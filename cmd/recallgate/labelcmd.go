@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/label"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// labelFlags are the flags label and reverify share.
+type labelFlags struct {
+	config, set, labeller string
+	pool                  stringList
+	depth, port           int
+	binary                bool
+}
+
+func (f *labelFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.config, "config", "recallgate.toml", "recallgate.toml: its retrievers make the pool, its corpus gives titles and whole documents")
+	fs.StringVar(&f.set, "set", "", "the draft or set to label (default: the config's set)")
+	fs.StringVar(&f.labeller, "labeller", "", "who labels; each grade is recorded under this name (default: $USER)")
+	fs.Var(&f.pool, "pool-config", "another recallgate.toml whose retrievers add to the pool (repeatable)")
+	fs.IntVar(&f.depth, "depth", 10, "how many top documents of each retriever go into the pool")
+	fs.IntVar(&f.port, "port", 0, "port on 127.0.0.1 (default: a free one, printed)")
+	fs.BoolVar(&f.binary, "binary", false, "grade 0/1 instead of 0–3")
+}
+
+var labelCommand = command{
+	name:    "label",
+	summary: "Label a draft set in the browser: pooled documents from every retriever, graded with the keyboard.",
+	usage:   "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT]",
+	examples: `  recallgate label --config recallgate.toml --set draft.jsonl --labeller ana
+  recallgate label --set draft.jsonl --pool-config experiments/dense.toml --depth 20 --binary
+
+Serves a page on 127.0.0.1 and prints its address. For each query it shows
+the union of the top --depth documents of every retriever in the config
+(and in each --pool-config), shuffled so nothing tells which system found
+what. Keys: j/k move between documents, 0-3 grade, n/p next and previous
+query, u unanswerable, e note. The set file is written after every grade,
+with "verified" set to today. Stop with Ctrl-C.
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var lf labelFlags
+		lf.register(fs)
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			return runLabel(ctx, e, lf, nil)
+		}
+	},
+}
+
+var reverifyCommand = command{
+	name:    "reverify",
+	summary: "Re-check the labels verified longest ago: open the labelling page on a seeded sample of them.",
+	usage:   "recallgate reverify [--sample N] [--seed S] [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT]",
+	examples: `  recallgate reverify --config recallgate.toml --sample 5 --labeller ana
+
+Picks the --sample queries whose "verified" date is oldest (never verified
+first; ties drawn with --seed) and opens the labelling page on them with
+the current corpus and retrievers. A gold document that is no longer in
+the corpus is shown as a data-quality bug to fix, not as a retrieval miss.
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var lf labelFlags
+		lf.register(fs)
+		n := fs.Int("sample", 5, "how many queries to re-check")
+		seed := fs.Uint64("seed", 1, "seed that breaks ties between equally old labels")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *n < 1 {
+				return usagef("--sample must be at least 1")
+			}
+			return runLabel(ctx, e, lf, func(set *gate.Set) []string { return oldestVerified(set, *n, *seed) })
+		}
+	},
+}
+
+// oldestVerified picks n queries, the oldest "verified" first (never
+// verified before all), ties in a seeded random order.
+func oldestVerified(set *gate.Set, n int, seed uint64) []string {
+	qs := append([]*gate.Query(nil), set.Queries...)
+	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
+	rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
+	sort.SliceStable(qs, func(i, j int) bool { return qs[i].Verified.Before(qs[j].Verified) })
+	var ids []string
+	for _, q := range qs[:min(n, len(qs))] {
+		ids = append(ids, q.ID)
+	}
+	return ids
+}
+
+// runLabel builds the pool and serves the page until ctx ends. pick, when
+// given, chooses the queries shown.
+func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) []string) error {
+	if lf.labeller == "" {
+		lf.labeller = e.getenv("USER")
+	}
+	if lf.labeller == "" {
+		return usagef("--labeller is required (who labels)")
+	}
+	if lf.depth < 1 {
+		return usagef("--depth must be at least 1")
+	}
+	cfg, err := config.Load(lf.config)
+	if err != nil {
+		return err
+	}
+	setPath := lf.set
+	if setPath == "" {
+		setPath = cfg.Set
+	}
+	if setPath == "" {
+		return usagef("--set is required (or a config with set = \"…\")")
+	}
+	set, err := gate.LoadDraft(setPath)
+	if err != nil {
+		return err
+	}
+	docs := map[string]gate.Document{}
+	if corpus := corpusFor("", cfg); corpus != "" {
+		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { docs[d.ID] = d; return nil }); err != nil {
+			return fmt.Errorf("read corpus: %w", err)
+		}
+	} else {
+		e.warn("%s names no corpus (corpus = \"…\" or a builtin retriever): titles and whole documents are not shown", cfg.Path)
+	}
+	pool, err := buildPool(ctx, e, cfg, lf.pool, set, lf.depth, docs)
+	if err != nil {
+		return err
+	}
+	o := label.Options{SetPath: setPath, Labeller: lf.labeller, Binary: lf.binary, Pool: pool, Now: e.clock}
+	if len(docs) > 0 {
+		o.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
+		o.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
+	}
+	if pick != nil {
+		o.Only = pick(set)
+	}
+	srv, err := label.New(o)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lf.port))
+	if err != nil {
+		return &gate.InfraError{Err: fmt.Errorf("listen on 127.0.0.1:%d: %w", lf.port, err)}
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	shown := len(set.Queries)
+	if o.Only != nil {
+		shown = len(o.Only)
+	}
+	fmt.Fprintf(e.stdout, "recallgate label: http://%s/ — %d queries of %s, labelling as %s. Ctrl-C stops.\n", ln.Addr(), shown, setPath, lf.labeller)
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+		fmt.Fprintf(e.stderr, "recallgate label: stopped; every grade is in %s\n", setPath)
+		return nil
+	case err := <-done:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return &gate.InfraError{Err: err}
+	}
+}
+
+// buildPool retrieves the set with every retriever of the config and of
+// each pool config, and gathers each query's documents: the union of each
+// retriever's top depth documents, with their passages and, when the corpus
+// is known, title and whole text. A retriever that fails stops it, named.
+func buildPool(ctx context.Context, e *env, cfg *config.Config, extra []string, set *gate.Set, depth int, docs map[string]gate.Document) (map[string][]label.Candidate, error) {
+	type source struct {
+		cfg  *config.Config
+		side string
+	}
+	var sources []source
+	add := func(c *config.Config) {
+		if c.Base == nil {
+			return
+		}
+		sources = append(sources, source{c, "base"})
+		if c.Head != c.Base {
+			sources = append(sources, source{c, "head"})
+		}
+	}
+	add(cfg)
+	for _, p := range extra {
+		c, err := config.Load(p)
+		if err != nil {
+			return nil, fmt.Errorf("--pool-config: %w", err)
+		}
+		if c.Base == nil {
+			return nil, &gate.InputError{File: p, Field: "retriever", Err: errors.New("a pool config needs a retriever")}
+		}
+		add(c)
+	}
+	if len(sources) == 0 {
+		return nil, &gate.InputError{File: cfg.Path, Field: "retriever", Err: errors.New("no retriever to pool from: add [retriever] or --pool-config")}
+	}
+	texts := map[string]map[string][]string{} // query → doc → passages
+	var order = map[string][]string{}         // query → docs in first-seen order
+	for _, src := range sources {
+		c := *src.cfg
+		c.Depth.Candidates = depth
+		runs, err := retrieveSides(ctx, e, &c, set, []string{src.side}, 1)
+		if err == nil {
+			err = runs[src.side].err
+		}
+		if err != nil {
+			return nil, fmt.Errorf("pool from %s (%s side): %w", src.cfg.Path, src.side, err)
+		}
+		for _, res := range runs[src.side].first() {
+			if texts[res.ID] == nil {
+				texts[res.ID] = map[string][]string{}
+			}
+			seen := map[string]bool{}
+			for _, h := range res.Hits {
+				if !seen[h.Doc] && len(seen) == depth {
+					break
+				}
+				if _, ok := texts[res.ID][h.Doc]; !ok {
+					order[res.ID] = append(order[res.ID], h.Doc)
+				}
+				seen[h.Doc] = true
+				if h.Text != "" {
+					texts[res.ID][h.Doc] = append(texts[res.ID][h.Doc], h.Text)
+				} else if texts[res.ID][h.Doc] == nil {
+					texts[res.ID][h.Doc] = []string{}
+				}
+			}
+		}
+	}
+	pool := map[string][]label.Candidate{}
+	for qid, ds := range order {
+		for _, d := range ds {
+			c := label.Candidate{Doc: d, Texts: texts[qid][d]}
+			if doc, ok := docs[d]; ok {
+				c.Title = doc.Title
+				c.Texts = append(c.Texts, doc.Text)
+			}
+			pool[qid] = append(pool[qid], c)
+		}
+	}
+	return pool, nil
+}

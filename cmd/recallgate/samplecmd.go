@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/sample"
+)
+
+var sampleCommand = command{
+	name:    "sample",
+	summary: "Draw a draft eval set from a query log: half known failures, half ordinary traffic by frequency.",
+	usage:   "recallgate sample --log FILE --out SET [--known-bad FILE] [--size N] [--seed S] [--format text|jsonl|csv] [--field NAME] [--column NAME] [--max-chars N] [--append | --force]",
+	examples: `  recallgate sample --log queries.log --known-bad complaints.txt --out draft.jsonl
+  recallgate sample --log search.jsonl --field q --size 50 --seed 7 --out draft.jsonl
+  recallgate sample --log export.csv --column query --out queries.jsonl --append
+
+The draft has empty gold labels; label it with 'recallgate label'. Query
+ids come from the query text, so a rerun gives the same ids. An existing
+file is never replaced without --force; --append adds new queries and
+keeps the labels already there.
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		logPath := fs.String("log", "", "the query log: one query a line, JSONL or CSV (required)")
+		out := fs.String("out", "", "the draft set to write (required)")
+		knownBad := fs.String("known-bad", "", "queries known to fail (complaints, tickets), same format as the log")
+		size := fs.Int("size", 30, "how many queries to draw")
+		seed := fs.Uint64("seed", 1, "seed of the draw; the same seed draws the same queries")
+		format := fs.String("format", "", "log format: text, jsonl or csv (default: from the file name, else text)")
+		field := fs.String("field", "query", "JSONL key holding the query")
+		column := fs.String("column", "query", "CSV column holding the query")
+		maxChars := fs.Int("max-chars", 300, "drop longer lines (pasted documents, not queries)")
+		appendTo := fs.Bool("append", false, "add to an existing set, keeping its queries and labels")
+		force := fs.Bool("force", false, "replace an existing file")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *logPath == "" || *out == "" {
+				return usagef("--log and --out are required")
+			}
+			if *size < 1 {
+				return usagef("--size must be at least 1, got %d", *size)
+			}
+			if *appendTo && *force {
+				return usagef("--append and --force contradict each other")
+			}
+			opts := sample.Options{Field: *field, Column: *column, MaxChars: *maxChars}
+			qs, st, err := readLog(e, *logPath, *format, opts)
+			if err != nil {
+				return err
+			}
+			var bad []sample.Query
+			if *knownBad != "" {
+				if bad, _, err = readLog(e, *knownBad, *format, opts); err != nil {
+					return err
+				}
+			}
+			drafts := sample.Draft(sample.Draw(qs, bad, *size, *seed))
+			var existing []byte
+			switch data, err := os.ReadFile(*out); {
+			case errors.Is(err, iofs.ErrNotExist):
+			case err != nil:
+				return &gate.InputError{File: *out, Err: err}
+			case *force:
+			case !*appendTo:
+				return usagef("%s exists: --append adds new queries to it and keeps its labels, --force replaces it", *out)
+			default:
+				if drafts, err = newQueries(*out, drafts); err != nil {
+					return err
+				}
+				existing = data
+				if len(existing) > 0 && existing[len(existing)-1] != '\n' {
+					existing = append(existing, '\n')
+				}
+			}
+			var buf bytes.Buffer
+			buf.Write(existing)
+			counts := map[string]int{}
+			for _, q := range drafts {
+				line, err := q.MarshalLine()
+				if err != nil {
+					return err
+				}
+				buf.Write(line)
+				buf.WriteByte('\n')
+				counts[q.Segments[0]]++
+			}
+			if err := writeFileAtomic(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+				return err
+			}
+			fmt.Fprintf(e.stderr, "recallgate: %s: %s\n", *logPath, st)
+			verb := "wrote"
+			if len(existing) > 0 {
+				verb = "appended"
+			}
+			fmt.Fprintf(e.stderr, "recallgate: %s %d queries (%d %s, %d %s) to %s\n", verb, len(drafts),
+				counts[sample.KnownFailure], sample.KnownFailure, counts[sample.Ordinary], sample.Ordinary, *out)
+			if len(existing) == 0 && len(drafts) < *size {
+				e.warn("the log and the known failures hold only %d distinct queries, fewer than --size %d", len(drafts), *size)
+			}
+			fmt.Fprintf(e.stderr, "recallgate: next, label them: recallgate label --config recallgate.toml --set %s\n", *out)
+			return nil
+		}
+	},
+}
+
+// readLog reads a log or known-failure file, warning about each skipped
+// line (up to 20) with its line number.
+func readLog(e *env, path, format string, o sample.Options) ([]sample.Query, sample.Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, sample.Stats{}, &gate.InputError{File: path, Err: err}
+	}
+	defer f.Close()
+	o.Format = format
+	if o.Format == "" {
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".jsonl", ".ndjson":
+			o.Format = sample.JSONL
+		case ".csv":
+			o.Format = sample.CSV
+		default:
+			o.Format = sample.Text
+		}
+	}
+	qs, st, err := sample.Read(f, path, o)
+	for _, b := range st.Bad {
+		e.warn("%s:%d: skipped: %s", path, b.Line, b.Reason)
+	}
+	if st.Malformed > len(st.Bad) {
+		e.warn("%s: %d more malformed lines skipped", path, st.Malformed-len(st.Bad))
+	}
+	if err != nil && strings.Contains(err.Error(), "log format") {
+		return nil, st, usagef("--format: %v", err)
+	}
+	return qs, st, err
+}
+
+// newQueries keeps the drafts that the set at path does not hold yet (by
+// id or by normalised text).
+func newQueries(path string, drafts []*gate.Query) ([]*gate.Query, error) {
+	set, err := gate.LoadDraft(path)
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, q := range set.Queries {
+		have[q.ID] = true
+		have["text:"+sample.Normalize(q.Text)] = true
+	}
+	var out []*gate.Query
+	for _, q := range drafts {
+		if !have[q.ID] && !have["text:"+sample.Normalize(q.Text)] {
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}

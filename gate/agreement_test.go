@@ -1,0 +1,67 @@
+package gate
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCohenKappaHandComputed(t *testing.T) {
+	for _, tc := range []struct {
+		a, b        []int
+		obs, kappa  float64
+		description string
+	}{
+		// 8 of 10 agree; each said 1 five times: expected 0.5, kappa (0.8-0.5)/0.5.
+		{[]int{1, 1, 1, 0, 0, 0, 1, 1, 0, 0}, []int{1, 1, 0, 0, 0, 1, 1, 1, 0, 0}, 0.8, 0.6, "binary"},
+		// 3 of 4 agree; expected 1/16 + 2/16 + 1/16 = 0.25; kappa 0.5/0.75.
+		{[]int{3, 2, 2, 0}, []int{3, 2, 1, 0}, 0.75, 2.0 / 3, "graded"},
+		// Chance agreement 0.5 and observed 0: kappa -1.
+		{[]int{1, 0}, []int{0, 1}, 0, -1, "opposite"},
+		{[]int{2, 2}, []int{2, 2}, 1, 1, "one grade throughout"},
+	} {
+		obs, k := cohenKappa(tc.a, tc.b)
+		if math.Abs(obs-tc.obs) > 1e-12 || math.Abs(k-tc.kappa) > 1e-12 {
+			t.Errorf("%s: observed %v kappa %v, want %v %v", tc.description, obs, k, tc.obs, tc.kappa)
+		}
+	}
+}
+
+func TestDraftJudgmentsAndAgreement(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "set.jsonl")
+	text := `{"id":"q1","query":"rotate key","gold":{"a":3,"b":0},"judgments":{"ana":{"a":3,"b":0},"ben":{"a":3,"b":1}}}
+{"id":"q2","query":"dlq redrive","gold":{"c":1},"judgments":{"ana":{"c":1,"d":0},"ben":{"c":1,"d":0}}}
+{"id":"q3","query":"not labelled yet","gold":{}}
+`
+	os.WriteFile(p, []byte(text), 0o644)
+	if _, err := LoadSet(p); err == nil || !strings.Contains(err.Error(), "set.jsonl:3: gold") {
+		t.Errorf("a draft is not a set the gate can use: %v", err)
+	}
+	s, err := LoadDraft(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Queries[2].Labelled() || !s.Queries[0].Labelled() {
+		t.Error("Labelled")
+	}
+	// 4 shared pairs, 3 agree. ana: 3,0,1,0; ben: 3,1,1,0.
+	// expected = P(3)·P(3) + P(1)·P(1) + P(0)·P(0) = 1/4·1/4 + 1/4·2/4 + 2/4·1/4 = 5/16.
+	a, ok := LabellerAgreement(s)
+	want := (0.75 - 5.0/16) / (1 - 5.0/16)
+	if !ok || a.A != "ana" || a.B != "ben" || a.Pairs != 4 || math.Abs(a.Kappa-want) > 1e-12 {
+		t.Errorf("agreement %+v ok %v, want kappa %v", a, ok, want)
+	}
+	line, err := s.Queries[0].MarshalLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(line); got != `{"id":"q1","query":"rotate key","gold":{"a":3,"b":0},"judgments":{"ana":{"a":3,"b":0},"ben":{"a":3,"b":1}}}` {
+		t.Errorf("MarshalLine = %s", got)
+	}
+	if _, err := ParseSet(strings.NewReader(`{"id":"q","query":"x","gold":{"a":1},"judgments":{"ana":{"a":7}}}`), "s"); err == nil || !strings.Contains(err.Error(), "judgments.ana.a") {
+		t.Errorf("a bad judgment grade: %v", err)
+	}
+}

@@ -1,0 +1,551 @@
+// Package label is the labelling page: a small web server on loopback that
+// shows each query of a draft set with its pooled candidate documents (the
+// union of every configured retriever's top documents, in an order that
+// hides which system found them), takes keyboard grades, and writes the set
+// file after every change. It notices when the file changed on disk under
+// it and then refuses to write.
+package label
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// Candidate is one pooled document of a query, before a passage is picked.
+type Candidate struct {
+	Doc string
+	// Title is the document's title ("" when the corpus is unknown).
+	Title string
+	// Texts are passages the retrievers returned for it and, last, the
+	// document's whole text when the corpus is known.
+	Texts []string
+}
+
+// Options configure a Server.
+type Options struct {
+	// SetPath is the draft set to edit (JSONL).
+	SetPath string
+	// Labeller names who grades; every grade is recorded under it.
+	Labeller string
+	// Binary grades 0/1 instead of 0–3.
+	Binary bool
+	// Pool holds each query's candidates, by query id.
+	Pool map[string][]Candidate
+	// Only restricts the page to these query ids, in this order (nil = all).
+	Only []string
+	// Doc returns a document's title and whole text for the document view.
+	Doc func(id string) (title, text string, ok bool)
+	// Corpus says whether a document id is in the corpus (nil = unknown).
+	Corpus func(id string) bool
+	// Now is the clock ("verified" dates); nil means time.Now.
+	Now func() time.Time
+}
+
+// Server serves the labelling page for one set file.
+type Server struct {
+	o    Options
+	mu   sync.Mutex
+	set  *gate.Set
+	sum  string // hash of the file as last read or written
+	ids  []string
+	page *template.Template
+}
+
+// ErrChangedOnDisk means the set file is no longer what the server last
+// read or wrote: someone else edited it, and nothing was written.
+var ErrChangedOnDisk = errors.New("the set file changed on disk since the page loaded it; nothing was written: reload the page (or restart recallgate label) to continue from the file as it is now")
+
+// New loads the set and prepares the page.
+func New(o Options) (*Server, error) {
+	if strings.TrimSpace(o.Labeller) == "" {
+		return nil, errors.New("a labeller name is required (--labeller)")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Server{o: o, page: pageTemplate}
+	if err := s.reload(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) reload() error {
+	data, err := os.ReadFile(s.o.SetPath)
+	if err != nil {
+		return &gate.InputError{File: s.o.SetPath, Err: err}
+	}
+	set, err := gate.ParseDraft(bytes.NewReader(data), s.o.SetPath)
+	if err != nil {
+		return err
+	}
+	if set.Format != "jsonl" {
+		return &gate.InputError{File: s.o.SetPath, Err: errors.New("label edits JSONL sets; this one is TREC qrels")}
+	}
+	s.set, s.sum = set, hash(data)
+	s.ids = s.ids[:0]
+	if s.o.Only != nil {
+		for _, id := range s.o.Only {
+			if set.Query(id) == nil {
+				return &gate.InputError{File: s.o.SetPath, Err: fmt.Errorf("no query %q", id)}
+			}
+			s.ids = append(s.ids, id)
+		}
+	} else {
+		for _, q := range set.Queries {
+			s.ids = append(s.ids, q.ID)
+		}
+	}
+	return nil
+}
+
+func hash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Handler serves the page, its API and the document view.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /api/state", s.state)
+	mux.HandleFunc("POST /api/grade", s.grade)
+	mux.HandleFunc("POST /api/query", s.query)
+	mux.HandleFunc("GET /doc", s.doc)
+	return mux
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'")
+	s.page.Execute(w, struct{ Set string }{filepath.Base(s.o.SetPath)})
+}
+
+// Span is a piece of a passage, marked when it is a query term.
+type Span struct {
+	Text string `json:"t"`
+	Mark bool   `json:"m,omitempty"`
+}
+
+type candidateView struct {
+	Doc     string `json:"doc"`
+	Title   string `json:"title"`
+	Passage []Span `json:"passage"`
+	Grade   *int   `json:"grade"`
+}
+
+type queryView struct {
+	ID           string          `json:"id"`
+	Query        string          `json:"query"`
+	Note         string          `json:"note"`
+	Unanswerable bool            `json:"unanswerable"`
+	Labelled     bool            `json:"labelled"`
+	Verified     string          `json:"verified"`
+	Candidates   []candidateView `json:"candidates"`
+	// MissingGold are gold documents not in the corpus: a data-quality bug.
+	MissingGold []string `json:"missing_gold"`
+}
+
+type stateView struct {
+	Set      string      `json:"set"`
+	Labeller string      `json:"labeller"`
+	Binary   bool        `json:"binary"`
+	Done     int         `json:"done"`
+	Queries  []queryView `json:"queries"`
+}
+
+func (s *Server) state(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	writeJSON(w, http.StatusOK, s.view())
+}
+
+func (s *Server) view() stateView {
+	v := stateView{Set: s.o.SetPath, Labeller: s.o.Labeller, Binary: s.o.Binary, Queries: []queryView{}}
+	for _, id := range s.ids {
+		q := s.set.Query(id)
+		qv := queryView{ID: q.ID, Query: q.Text, Note: q.Note, Unanswerable: q.Unanswerable, Labelled: s.labelled(q), MissingGold: []string{}, Candidates: []candidateView{}}
+		if !q.Verified.IsZero() {
+			qv.Verified = q.Verified.Format("2006-01-02")
+		}
+		if qv.Labelled {
+			v.Done++
+		}
+		shown := map[string]bool{}
+		for _, c := range order(q.ID, s.o.Pool[q.ID]) {
+			shown[c.Doc] = true
+			qv.Candidates = append(qv.Candidates, candidateView{Doc: c.Doc, Title: c.Title, Passage: bestPassage(q.Text, c.Texts), Grade: gradeOf(q, s.o.Labeller, c.Doc)})
+		}
+		// Documents already judged that no retriever found now are shown
+		// too, after the pool.
+		var extra []string
+		for d := range q.Gold {
+			if !shown[d] {
+				extra = append(extra, d)
+				shown[d] = true
+			}
+		}
+		for d := range q.Judgments[s.o.Labeller] {
+			if !shown[d] {
+				extra = append(extra, d)
+				shown[d] = true
+			}
+		}
+		sort.Strings(extra)
+		for _, d := range extra {
+			cv := candidateView{Doc: d, Grade: gradeOf(q, s.o.Labeller, d)}
+			if s.o.Doc != nil {
+				if title, text, ok := s.o.Doc(d); ok {
+					cv.Title, cv.Passage = title, bestPassage(q.Text, []string{text})
+				}
+			}
+			qv.Candidates = append(qv.Candidates, cv)
+		}
+		if s.o.Corpus != nil {
+			for _, d := range sortedKeys(q.Gold) {
+				if q.Gold[d] > 0 && !s.o.Corpus(d) {
+					qv.MissingGold = append(qv.MissingGold, d)
+				}
+			}
+		}
+		v.Queries = append(v.Queries, qv)
+	}
+	return v
+}
+
+// labelled: this labeller has graded the query's pool or marked it.
+func (s *Server) labelled(q *gate.Query) bool {
+	return q.Labelled() && (q.Unanswerable || len(q.Judgments[s.o.Labeller]) > 0 || q.Judgments == nil)
+}
+
+// gradeOf is the grade the page shows: this labeller's own; for a set
+// labelled before judgments were kept, its gold grade. Another labeller's
+// grades are never shown, so a second labeller judges blind.
+func gradeOf(q *gate.Query, labeller, doc string) *int {
+	if g, ok := q.Judgments[labeller][doc]; ok {
+		return &g
+	}
+	if len(q.Judgments) == 0 {
+		if g, ok := q.Gold[doc]; ok {
+			return &g
+		}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// order shuffles the pool by a hash of query and document: stable across
+// restarts, the same for every labeller, and blind to which retriever
+// found a document or at what rank.
+func order(qid string, pool []Candidate) []Candidate {
+	out := append([]Candidate(nil), pool...)
+	key := func(doc string) string { return hash([]byte(qid + "\x00" + doc)) }
+	sort.Slice(out, func(i, j int) bool { return key(out[i].Doc) < key(out[j].Doc) })
+	return out
+}
+
+// bestPassage picks the window of about 40 words, among all the texts,
+// that holds the most distinct query terms, and marks them.
+func bestPassage(query string, texts []string) []Span {
+	terms := map[string]bool{}
+	for _, t := range words(query) {
+		if len([]rune(t)) > 2 {
+			terms[t] = true
+		}
+	}
+	best, bestScore := "", -1
+	for _, text := range texts {
+		fields := strings.Fields(text)
+		for start := 0; start < len(fields) || start == 0; start += 20 {
+			end := min(start+40, len(fields))
+			window := strings.Join(fields[start:end], " ")
+			seen := map[string]bool{}
+			for _, w := range words(window) {
+				if terms[w] {
+					seen[w] = true
+				}
+			}
+			if len(seen) > bestScore {
+				best, bestScore = window, len(seen)
+			}
+			if end == len(fields) {
+				break
+			}
+		}
+	}
+	return mark(best, terms)
+}
+
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// mark splits text into spans, marking the words that are query terms.
+func mark(text string, terms map[string]bool) []Span {
+	var out []Span
+	var cur strings.Builder
+	flush := func(m bool) {
+		if cur.Len() > 0 {
+			if n := len(out); n > 0 && out[n-1].Mark == m {
+				out[n-1].Text += cur.String()
+			} else {
+				out = append(out, Span{Text: cur.String(), Mark: m})
+			}
+			cur.Reset()
+		}
+	}
+	runes := []rune(text)
+	for i := 0; i < len(runes); {
+		if !unicode.IsLetter(runes[i]) && !unicode.IsDigit(runes[i]) {
+			cur.WriteRune(runes[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(runes) && (unicode.IsLetter(runes[j]) || unicode.IsDigit(runes[j])) {
+			j++
+		}
+		w := string(runes[i:j])
+		if terms[strings.ToLower(w)] {
+			flush(false)
+			cur.WriteString(w)
+			flush(true)
+		} else {
+			cur.WriteString(w)
+		}
+		i = j
+	}
+	flush(false)
+	if out == nil {
+		out = []Span{}
+	}
+	return out
+}
+
+type gradeRequest struct {
+	ID    string `json:"id"`
+	Doc   string `json:"doc"`
+	Grade *int   `json:"grade"` // nil clears this labeller's grade
+}
+
+func (s *Server) grade(w http.ResponseWriter, r *http.Request) {
+	var req gradeRequest
+	if err := decode(r, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	s.change(w, req.ID, func(q *gate.Query) error {
+		max := gate.MaxGrade
+		if s.o.Binary {
+			max = 1
+		}
+		if req.Grade != nil && (*req.Grade < 0 || *req.Grade > max) {
+			return fmt.Errorf("grade %d is outside 0–%d", *req.Grade, max)
+		}
+		if req.Doc == "" {
+			return errors.New("no document")
+		}
+		if q.Judgments == nil {
+			q.Judgments = map[string]map[string]int{}
+		}
+		mine := q.Judgments[s.o.Labeller]
+		if mine == nil {
+			mine = map[string]int{}
+			q.Judgments[s.o.Labeller] = mine
+		}
+		if req.Grade == nil {
+			delete(mine, req.Doc)
+			delete(q.Gold, req.Doc)
+			return nil
+		}
+		if *req.Grade > 0 && q.Unanswerable {
+			return errors.New("the query is marked unanswerable: unmark it (u) before grading a document relevant")
+		}
+		mine[req.Doc] = *req.Grade
+		if *req.Grade > 0 {
+			q.Gold[req.Doc] = *req.Grade
+		} else {
+			delete(q.Gold, req.Doc)
+		}
+		return nil
+	})
+}
+
+type queryRequest struct {
+	ID           string  `json:"id"`
+	Unanswerable *bool   `json:"unanswerable"`
+	Note         *string `json:"note"`
+}
+
+func (s *Server) query(w http.ResponseWriter, r *http.Request) {
+	var req queryRequest
+	if err := decode(r, &req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	s.change(w, req.ID, func(q *gate.Query) error {
+		if req.Unanswerable != nil {
+			if *req.Unanswerable && q.Relevant() > 0 {
+				return errors.New("the query has relevant documents: grade them 0 before marking it unanswerable")
+			}
+			q.Unanswerable = *req.Unanswerable
+		}
+		if req.Note != nil {
+			q.Note = strings.TrimSpace(*req.Note)
+		}
+		return nil
+	})
+}
+
+// change applies fn to a query and writes the file, unless the file
+// changed on disk since the server last saw it.
+func (s *Server) change(w http.ResponseWriter, id string, fn func(*gate.Query) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	q := s.set.Query(id)
+	if q == nil {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no query %q", id)})
+		return
+	}
+	before := *q
+	before.Gold, before.Judgments = cloneGrades(q.Gold), cloneJudgments(q.Judgments)
+	if err := fn(q); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+		return
+	}
+	now := s.o.Now()
+	q.Verified = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	q.Prepare()
+	if err := s.write(q); err != nil {
+		*q = before
+		q.Prepare()
+		status := http.StatusInternalServerError
+		if errors.Is(err, ErrChangedOnDisk) {
+			status = http.StatusConflict
+		}
+		writeJSON(w, status, map[string]string{"error": err.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, s.view())
+}
+
+func cloneGrades(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func cloneJudgments(m map[string]map[string]int) map[string]map[string]int {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]map[string]int, len(m))
+	for k, v := range m {
+		out[k] = cloneGrades(v)
+	}
+	return out
+}
+
+// write replaces the query's line in the file, leaving every other line
+// as it was, through a temporary file renamed into place.
+func (s *Server) write(q *gate.Query) error {
+	data, err := os.ReadFile(s.o.SetPath)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", s.o.SetPath, err)
+	}
+	if hash(data) != s.sum {
+		return ErrChangedOnDisk
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	if q.Line < 1 || q.Line > len(lines) {
+		return fmt.Errorf("query %s: line %d is not in the file", q.ID, q.Line)
+	}
+	line, err := q.MarshalLine()
+	if err != nil {
+		return err
+	}
+	nl := ""
+	if strings.HasSuffix(lines[q.Line-1], "\n") {
+		nl = "\n"
+	}
+	lines[q.Line-1] = string(line) + nl
+	out := []byte(strings.Join(lines, ""))
+	dir := filepath.Dir(s.o.SetPath)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.o.SetPath)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), s.o.SetPath); err != nil {
+		return err
+	}
+	s.sum = hash(out)
+	return nil
+}
+
+func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	if s.o.Doc == nil {
+		http.Error(w, "the corpus is not known: set corpus in recallgate.toml", http.StatusNotFound)
+		return
+	}
+	title, text, ok := s.o.Doc(id)
+	if !ok {
+		http.Error(w, fmt.Sprintf("document %q is not in the corpus", id), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	docTemplate.Execute(w, struct{ ID, Title, Text string }{id, title, text})
+}
+
+func decode(r *http.Request, v any) error {
+	dec := json.NewDecoder(io.LimitReader(r.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(true)
+	enc.Encode(v)
+}

@@ -1,0 +1,184 @@
+package label
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const draft = `{"id":"q1","query":"rotate api key","gold":{},"segments":["known-failure"],"source":"log"}
+
+{"id":"q2", "query": "dlq redrive", "gold": {"queues/dlq": 2}, "verified": "2025-01-02"}
+`
+
+func newServer(t *testing.T, dir string, o Options) (*httptest.Server, string) {
+	t.Helper()
+	p := filepath.Join(dir, "draft.jsonl")
+	if _, err := os.Stat(p); err != nil {
+		os.WriteFile(p, []byte(draft), 0o644)
+	}
+	o.SetPath = p
+	if o.Labeller == "" {
+		o.Labeller = "ana"
+	}
+	o.Now = func() time.Time { return time.Date(2026, 12, 3, 15, 0, 0, 0, time.UTC) }
+	o.Pool = map[string][]Candidate{
+		"q1": {{Doc: "security/api-keys", Title: "API keys", Texts: []string{"Keys authenticate programs. To rotate a key, create the new key, deploy it, then revoke the old one."}},
+			{Doc: "security/tokens", Title: "Tokens"}, {Doc: "billing/plans", Title: "Plans"}},
+		"q2": {{Doc: "queues/dlq", Title: "Dead letters"}},
+	}
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	return srv, p
+}
+
+func post(t *testing.T, url, body string) (int, stateView, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var raw json.RawMessage
+	json.NewDecoder(resp.Body).Decode(&raw)
+	var v stateView
+	json.Unmarshal(raw, &v)
+	return resp.StatusCode, v, string(raw)
+}
+
+func TestGradeWritesTheFileLineByLine(t *testing.T) {
+	dir := t.TempDir()
+	srv, p := newServer(t, dir, Options{})
+	code, v, raw := post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"security/api-keys","grade":3}`)
+	if code != 200 || v.Done != 2 {
+		t.Fatalf("%d %s", code, raw)
+	}
+	post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"billing/plans","grade":0}`)
+	data, _ := os.ReadFile(p)
+	lines := strings.Split(string(data), "\n")
+	if lines[0] != `{"id":"q1","query":"rotate api key","gold":{"security/api-keys":3},"segments":["known-failure"],"source":"log","verified":"2026-12-03","judgments":{"ana":{"billing/plans":0,"security/api-keys":3}}}` {
+		t.Errorf("line 1 = %s", lines[0])
+	}
+	if lines[1] != "" || lines[2] != `{"id":"q2", "query": "dlq redrive", "gold": {"queues/dlq": 2}, "verified": "2025-01-02"}` {
+		t.Errorf("untouched lines changed:\n%s", data)
+	}
+	// A restart reads the grades back.
+	s2, err := New(Options{SetPath: p, Labeller: "ana", Pool: map[string][]Candidate{"q1": {{Doc: "security/api-keys"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := s2.view()
+	if g := view.Queries[0].Candidates[0].Grade; g == nil || *g != 3 {
+		t.Errorf("after a restart: %+v", view.Queries[0].Candidates)
+	}
+	// Another labeller sees none of ana's grades (blind), and q2, labelled
+	// before judgments were kept, shows its gold grade.
+	s3, _ := New(Options{SetPath: p, Labeller: "ben", Pool: map[string][]Candidate{"q1": {{Doc: "security/api-keys"}}, "q2": {{Doc: "queues/dlq"}}}})
+	view = s3.view()
+	if view.Queries[0].Candidates[0].Grade != nil || view.Queries[0].Labelled {
+		t.Errorf("ben sees ana's grade: %+v", view.Queries[0])
+	}
+	if g := view.Queries[1].Candidates[0].Grade; g == nil || *g != 2 {
+		t.Errorf("a hand-labelled query's grade: %+v", view.Queries[1].Candidates)
+	}
+}
+
+func TestChangedOnDiskIsNeverOverwritten(t *testing.T) {
+	dir := t.TempDir()
+	srv, p := newServer(t, dir, Options{})
+	edited := strings.Replace(draft, "dlq redrive", "dlq redrive (edited by hand)", 1)
+	os.WriteFile(p, []byte(edited), 0o644)
+	code, _, raw := post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"security/api-keys","grade":3}`)
+	if code != http.StatusConflict || !strings.Contains(raw, "changed on disk") {
+		t.Errorf("%d %s", code, raw)
+	}
+	if data, _ := os.ReadFile(p); string(data) != edited {
+		t.Errorf("the hand edit was overwritten:\n%s", data)
+	}
+}
+
+func TestGradeRules(t *testing.T) {
+	srv, _ := newServer(t, t.TempDir(), Options{Binary: true})
+	for body, want := range map[string]string{
+		`{"id":"q1","doc":"security/api-keys","grade":2}`: "outside 0–1",
+		`{"id":"nope","doc":"x","grade":1}`:               "no query",
+		`{"id":"q1","doc":"x","grade":1,"extra":1}`:       "unknown field",
+	} {
+		if code, _, raw := post(t, srv.URL+"/api/grade", body); code == 200 || !strings.Contains(raw, want) {
+			t.Errorf("%s: %d %s", body, code, raw)
+		}
+	}
+	if code, _, raw := post(t, srv.URL+"/api/query", `{"id":"q2","unanswerable":true}`); code != 400 || !strings.Contains(raw, "has relevant documents") {
+		t.Errorf("unanswerable with gold: %d %s", code, raw)
+	}
+	if code, v, raw := post(t, srv.URL+"/api/query", `{"id":"q1","unanswerable":true,"note":" no doc covers key rotation for SSO "}`); code != 200 || !v.Queries[0].Unanswerable || v.Queries[0].Note != "no doc covers key rotation for SSO" || v.Done != 2 {
+		t.Errorf("mark unanswerable: %d %s", code, raw)
+	}
+	if code, _, raw := post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"security/api-keys","grade":1}`); code != 400 || !strings.Contains(raw, "unanswerable") {
+		t.Errorf("relevant grade on an unanswerable query: %d %s", code, raw)
+	}
+}
+
+func TestPoolOrderAndPassages(t *testing.T) {
+	pool := []Candidate{{Doc: "a"}, {Doc: "b"}, {Doc: "c"}, {Doc: "d"}}
+	rev := []Candidate{{Doc: "d"}, {Doc: "c"}, {Doc: "b"}, {Doc: "a"}}
+	x, y := order("q1", pool), order("q1", rev)
+	for i := range x {
+		if x[i].Doc != y[i].Doc {
+			t.Fatalf("the order depends on who found what first: %v vs %v", x, y)
+		}
+	}
+	if z := order("q2", pool); z[0].Doc == x[0].Doc && z[1].Doc == x[1].Doc && z[2].Doc == x[2].Doc {
+		t.Log("q2 happens to order like q1") // allowed, but unlikely
+	}
+	spans := bestPassage("how to rotate an API key", []string{
+		"Billing plans and invoices are listed under Settings.",
+		"To rotate a key, create the new key, deploy it, then revoke the old API key.",
+	})
+	var marked []string
+	text := ""
+	for _, s := range spans {
+		text += s.Text
+		if s.Mark {
+			marked = append(marked, s.Text)
+		}
+	}
+	if !strings.HasPrefix(text, "To rotate") || strings.Join(marked, ",") != "rotate,key,key,API,key" {
+		t.Errorf("passage %q marks %v", text, marked)
+	}
+}
+
+func TestDocumentViewAndMissingGold(t *testing.T) {
+	docs := map[string][2]string{"queues/dlq": {"Dead letters", "Messages that fail <b>five</b> times land here."}}
+	srv, _ := newServer(t, t.TempDir(), Options{
+		Doc: func(id string) (string, string, bool) { d, ok := docs[id]; return d[0], d[1], ok },
+		Corpus: func(id string) bool { _, ok := docs[id]; return ok },
+	})
+	resp, err := http.Get(srv.URL + "/doc?id=queues/dlq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := make([]byte, 4096)
+	n, _ := resp.Body.Read(body)
+	resp.Body.Close()
+	if !strings.Contains(string(body[:n]), "&lt;b&gt;five&lt;/b&gt;") {
+		t.Errorf("document text must be escaped: %s", body[:n])
+	}
+	if resp, _ := http.Get(srv.URL + "/doc?id=nope"); resp.StatusCode != 404 {
+		t.Errorf("unknown doc: %d", resp.StatusCode)
+	}
+	post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"security/api-keys","grade":2}`)
+	_, v, _ := post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"security/tokens","grade":0}`)
+	if got := strings.Join(v.Queries[0].MissingGold, ","); got != "security/api-keys" {
+		t.Errorf("missing gold %q", got)
+	}
+}

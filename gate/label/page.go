@@ -1,0 +1,148 @@
+package label
+
+import "html/template"
+
+// docTemplate shows one whole document.
+var docTemplate = template.Must(template.New("doc").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.ID}}</title>
+<style>body{font:15px/1.55 system-ui,sans-serif;margin:24px auto;max-width:760px;color:#1f2328} pre{white-space:pre-wrap;font:inherit}</style>
+</head><body><p><code>{{.ID}}</code></p><h1>{{.Title}}</h1><pre>{{.Text}}</pre></body></html>
+`))
+
+// pageTemplate is the labelling page: one query at a time, its pooled
+// documents as cards, everything drawn with textContent from /api/state.
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>recallgate label: {{.Set}}</title>
+<style>
+html{overflow-y:scroll}
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2328}
+header{position:sticky;top:0;background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:10px 24px;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
+main{padding:16px 24px;max-width:1000px}
+h1{font-size:20px;margin:0 0 4px} .muted{color:#57606a} .keys{font-size:12px;color:#57606a}
+kbd{border:1px solid #d0d7de;border-bottom-width:2px;border-radius:4px;padding:0 4px;font:12px ui-monospace,monospace;background:#fff}
+.card{border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;margin:8px 0}
+.card.focus{outline:3px solid #0969da;outline-offset:1px}
+.card .doc{font:12px ui-monospace,monospace;color:#57606a}
+.card .title{font-weight:600}
+.card .passage{margin:4px 0}
+mark{background:#fff8c5;padding:0 1px}
+.grades button{margin-right:4px;min-width:34px;padding:2px 8px;border:1px solid #d0d7de;border-radius:6px;background:#fff;cursor:pointer}
+.grades button.on{background:#0969da;border-color:#0969da;color:#fff}
+.grades{margin-top:6px} .grades a{margin-left:8px;font-size:12px}
+#error{background:#ffebe9;border:1px solid #ff8182;color:#82071e;padding:8px 12px;border-radius:6px;margin:8px 0}
+#error[hidden],#dq[hidden]{display:none}
+#dq{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px;margin:8px 0}
+.unanswerable{color:#9a6700;font-weight:600}
+textarea{width:100%;min-height:40px;font:inherit}
+</style></head><body>
+<header>
+<strong>recallgate label</strong>
+<span id="progress" class="muted"></span>
+<span id="who" class="muted"></span>
+<span class="keys"><kbd>j</kbd>/<kbd>k</kbd> document · <kbd id="gradekeys">0</kbd> grade · <kbd>n</kbd>/<kbd>p</kbd> query · <kbd>u</kbd> unanswerable · <kbd>e</kbd> note</span>
+</header>
+<main>
+<div id="error" hidden></div>
+<p id="position" class="muted"></p>
+<h1 id="query"></h1>
+<div id="status"></div>
+<div id="dq" hidden></div>
+<div id="cards"></div>
+<p><label for="note">Note</label><br><textarea id="note" placeholder="why this grade, what is missing…"></textarea></p>
+</main>
+<script>
+(function(){
+"use strict";
+var S = null, qi = 0, ci = 0, busy = Promise.resolve();
+function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=String(text); if(cls) e.className=cls; return e;}
+function showError(msg){var e=document.getElementById("error"); e.textContent=msg||""; e.hidden=!msg;}
+function api(path, body){
+  return fetch(path, body===undefined ? {} : {method:"POST", headers:{"Content-Type":"application/json"}, body:JSON.stringify(body)})
+    .then(function(r){ return r.json().then(function(j){ if(!r.ok) throw new Error(j.error||r.statusText); return j; }); })
+    .then(function(j){ S=j; showError(""); draw(); }, function(err){ showError(err.message); });
+}
+function q(){ return S.queries[qi]; }
+function draw(){
+  if (!S.queries.length) { document.getElementById("query").textContent = "The set has no queries."; return; }
+  qi = Math.max(0, Math.min(qi, S.queries.length-1));
+  var cur = q();
+  ci = Math.max(0, Math.min(ci, cur.candidates.length-1));
+  document.getElementById("progress").textContent = "labelled " + S.done + " of " + S.queries.length;
+  document.getElementById("who").textContent = "as " + S.labeller + (S.binary ? " · binary grades" : " · grades 0–3");
+  document.getElementById("gradekeys").textContent = S.binary ? "0 1" : "0 1 2 3";
+  document.getElementById("position").textContent = "query " + (qi+1) + " of " + S.queries.length + " · " + cur.id + (cur.verified ? " · verified " + cur.verified : "");
+  document.getElementById("query").textContent = cur.query;
+  var st = document.getElementById("status"); st.textContent = "";
+  if (cur.unanswerable) st.appendChild(el("span", "Marked unanswerable: the corpus holds no answer.", "unanswerable"));
+  var dq = document.getElementById("dq");
+  dq.hidden = !cur.missing_gold.length;
+  dq.textContent = cur.missing_gold.length ? "Data-quality bug, not a retrieval failure: gold document" + (cur.missing_gold.length>1?"s ":" ") + cur.missing_gold.join(", ") + " " + (cur.missing_gold.length>1?"are":"is") + " not in the corpus. Grade another document, or fix the corpus." : "";
+  var note = document.getElementById("note"); if (document.activeElement !== note) note.value = cur.note || "";
+  var box = document.getElementById("cards"); box.textContent = "";
+  if (!cur.candidates.length) box.appendChild(el("p", "No retriever returned a document for this query.", "muted"));
+  cur.candidates.forEach(function(c, i){
+    var card = el("div", null, "card" + (i===ci ? " focus" : "")); card.dataset.doc = c.doc;
+    if (c.grade !== null && c.grade !== undefined) card.dataset.grade = c.grade;
+    card.appendChild(el("div", c.doc, "doc"));
+    if (c.title) card.appendChild(el("div", c.title, "title"));
+    var p = el("div", null, "passage");
+    c.passage.forEach(function(s){ p.appendChild(s.m ? el("mark", s.t) : document.createTextNode(s.t)); });
+    card.appendChild(p);
+    var g = el("div", null, "grades");
+    (S.binary ? [0,1] : [0,1,2,3]).forEach(function(n){
+      var b = el("button", n, c.grade===n ? "on" : ""); b.type="button"; b.setAttribute("aria-pressed", c.grade===n);
+      b.addEventListener("click", function(){ ci=i; grade(n); });
+      g.appendChild(b);
+    });
+    var a = el("a", "whole document"); a.href = "/doc?id=" + encodeURIComponent(c.doc); a.target = "_blank"; g.appendChild(a);
+    card.appendChild(g);
+    card.addEventListener("click", function(ev){ if (ev.target.tagName!=="BUTTON" && ev.target.tagName!=="A") { ci=i; draw(); } });
+    box.appendChild(card);
+  });
+  var f = box.querySelector(".card.focus"); if (f && f.scrollIntoView) f.scrollIntoView({block:"nearest"});
+}
+function grade(n){
+  var cur = q(), c = cur.candidates[ci]; if (!c) return busy;
+  busy = busy.then(function(){ return api("/api/grade", {id:cur.id, doc:c.doc, grade:n}); });
+  return busy;
+}
+function move(d){ qi = Math.max(0, Math.min(S.queries.length-1, qi+d)); ci = 0; history.replaceState(null, "", "#q="+encodeURIComponent(q().id)); draw(); }
+function key(k){
+  if (!S) return busy;
+  var max = S.binary ? 1 : 3;
+  if (/^[0-9]$/.test(k) && +k <= max) return grade(+k);
+  switch (k) {
+  case "j": case "ArrowDown": ci = Math.min(q().candidates.length-1, ci+1); draw(); break;
+  case "k": case "ArrowUp": ci = Math.max(0, ci-1); draw(); break;
+  case "n": case "ArrowRight": move(1); break;
+  case "p": case "ArrowLeft": move(-1); break;
+  case "u": var cur=q(); busy = busy.then(function(){ return api("/api/query", {id:cur.id, unanswerable:!cur.unanswerable}); }); break;
+  case "e": document.getElementById("note").focus(); break;
+  }
+  return busy;
+}
+document.addEventListener("keydown", function(ev){
+  if (ev.target.tagName === "TEXTAREA") { if (ev.key === "Escape") ev.target.blur(); return; }
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  ev.preventDefault && ["j","k","n","p","u","e","ArrowDown","ArrowUp","ArrowLeft","ArrowRight"].indexOf(ev.key) >= 0 && ev.preventDefault();
+  key(ev.key);
+});
+document.getElementById("note").addEventListener("change", function(ev){
+  var cur = q(), v = ev.target.value;
+  busy = busy.then(function(){ return api("/api/query", {id:cur.id, note:v}); });
+});
+api("/api/state").then(function(){
+  var h = new URLSearchParams(location.hash.slice(1));
+  if (h.get("q")) { var i = S.queries.map(function(x){return x.id;}).indexOf(h.get("q")); if (i >= 0) { qi = i; draw(); } }
+  // #keys=2,j,1,n replays those key presses through the page's own handler
+  // (the browser test uses it), one after the other.
+  if (h.get("keys")) h.get("keys").split(",").reduce(function(p, k){
+    return p.then(function(){ document.dispatchEvent(new KeyboardEvent("keydown", {key:k, bubbles:true})); return busy; });
+  }, Promise.resolve()).then(function(){ document.body.dataset.replayed = "yes"; });
+});
+})();
+</script>
+</body></html>
+`))

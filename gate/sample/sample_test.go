@@ -1,0 +1,177 @@
+package sample
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// genLog writes a JSONL query log of n lines shaped like real traffic: a
+// few head queries asked very often, a long tail, case and punctuation
+// variants, near duplicates (a word added), blank lines, pasted documents
+// and broken lines.
+func genLog(n int, seed uint64) (string, int) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	topics := []string{"rotate api key", "dlq redrive", "max message size", "fifo queue ordering", "retention days",
+		"delete a queue", "webhook retries", "billing invoice download", "rate limit 429", "consumer lag alert"}
+	var b strings.Builder
+	malformed := 0
+	for i := 0; i < n; i++ {
+		switch r := rng.IntN(100); {
+		case r < 2:
+			b.WriteString("\n")
+		case r < 3:
+			fmt.Fprintf(&b, `{"query":%q}`+"\n", strings.Repeat("pasted log output ", 40))
+		case r < 4:
+			b.WriteString(`{"query": "unterminated` + "\n")
+			malformed++
+		case r < 40: // head: the topics, in variants
+			t := topics[rng.IntN(len(topics))]
+			switch rng.IntN(4) {
+			case 0:
+				t = strings.ToUpper(t)
+			case 1:
+				t += "?"
+			case 2:
+				t = "how to " + t // near duplicate for the longer topics
+			}
+			fmt.Fprintf(&b, `{"query":%q,"user":"u%d"}`+"\n", t, rng.IntN(50))
+		default: // tail
+			fmt.Fprintf(&b, `{"query":"question %d about topic %d"}`+"\n", rng.IntN(3000), rng.IntN(40))
+		}
+	}
+	return b.String(), malformed
+}
+
+func TestTenThousandLines(t *testing.T) {
+	log, malformed := genLog(10000, 7)
+	qs, st, err := Read(strings.NewReader(log), "log.jsonl", Options{Format: JSONL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Lines != 10000 || st.Malformed != malformed || st.Empty == 0 || st.TooLong == 0 || st.Duplicates == 0 || st.NearDuplicates == 0 {
+		t.Errorf("stats %+v (malformed want %d)", st, malformed)
+	}
+	if len(st.Bad) == 0 || st.Bad[0].Line == 0 || !strings.Contains(st.Bad[0].Reason, "not a JSON object") {
+		t.Errorf("malformed lines must be named with their line: %+v", st.Bad)
+	}
+	if qs[0].Count < qs[len(qs)-1].Count {
+		t.Error("queries are not most asked first")
+	}
+	bad, _, err := Read(strings.NewReader("complaint: DLQ redrive broken\nwebhook retries\nwhere is my invoice\nexport audit log\n"), "bad.txt", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	picks := Draw(qs, bad, 30, 1)
+	var nBad, nOrd int
+	ids := map[string]bool{}
+	for _, p := range picks {
+		if p.Segment == KnownFailure {
+			nBad++
+		} else {
+			nOrd++
+		}
+		ids[ID(p.Key)] = true
+	}
+	if len(picks) != 30 || nBad != 4 || nOrd != 26 || len(ids) != 30 {
+		t.Errorf("%d picks: %d known failures (all 4), %d ordinary, %d distinct ids", len(picks), nBad, nOrd, len(ids))
+	}
+	again := Draw(qs, bad, 30, 1)
+	other := Draw(qs, bad, 30, 2)
+	if fmt.Sprint(again) != fmt.Sprint(picks) {
+		t.Error("the same seed drew differently")
+	}
+	if fmt.Sprint(other) == fmt.Sprint(picks) {
+		t.Error("another seed drew the same")
+	}
+	// With as many known failures as half the size, the split is half and half.
+	many := make([]Query, 40)
+	for i := range many {
+		many[i] = Query{Text: fmt.Sprintf("bad %d", i), Key: fmt.Sprintf("bad %d", i), Count: 1}
+	}
+	half := Draw(qs, many, 30, 1)
+	nBad = 0
+	for _, p := range half {
+		if p.Segment == KnownFailure {
+			nBad++
+		}
+	}
+	if len(half) != 30 || nBad != 15 {
+		t.Errorf("split %d of %d", nBad, len(half))
+	}
+}
+
+func TestWeightedByFrequency(t *testing.T) {
+	// "hot" is asked 1000 times, 50 others once each: over many seeds a
+	// draw of 5 ordinary queries nearly always holds it.
+	qs := []Query{{Text: "hot", Key: "hot", Count: 1000}}
+	for i := 0; i < 50; i++ {
+		k := fmt.Sprintf("cold %d", i)
+		qs = append(qs, Query{Text: k, Key: k, Count: 1})
+	}
+	hits := 0
+	for seed := uint64(0); seed < 200; seed++ {
+		for _, p := range Draw(qs, nil, 5, seed) {
+			if p.Key == "hot" {
+				hits++
+			}
+		}
+	}
+	if hits < 195 {
+		t.Errorf("the most asked query was drawn %d times in 200", hits)
+	}
+}
+
+func TestNormalizeAndNearDuplicates(t *testing.T) {
+	if got := Normalize("  How do I  ROTATE an API-key?? "); got != "how do i rotate an api key" {
+		t.Errorf("Normalize = %q", got)
+	}
+	log := "rotate api key\nRotate API key!\nhow to rotate api key\nrotate the api key now please\ndlq redrive\n"
+	qs, st, err := Read(strings.NewReader(log), "l", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "rotate api key" ×2 exact; "how to rotate api key" has 3 of 5 tokens: 0.6 < 0.8, kept.
+	if st.Duplicates != 1 || len(qs) != 4 || qs[0].Text != "rotate api key" || qs[0].Count != 2 {
+		t.Errorf("stats %+v queries %+v", st, qs)
+	}
+	qs, st, _ = Read(strings.NewReader("rotate api key please\nrotate api key please now\n"), "l", Options{})
+	// 4 of 5 tokens shared: 0.8, merged into the earlier (equally asked).
+	if st.NearDuplicates != 1 || len(qs) != 1 || qs[0].Count != 2 || qs[0].Text != "rotate api key please" {
+		t.Errorf("near: stats %+v queries %+v", st, qs)
+	}
+}
+
+func TestFormatsAndBadInput(t *testing.T) {
+	qs, _, err := Read(strings.NewReader("ts,query,user\n1,\"rotate, api key\",a\n2,dlq redrive,b\n3\n"), "l.csv", Options{Format: CSV})
+	if err != nil || len(qs) != 2 || qs[0].Text != "rotate, api key" {
+		t.Errorf("csv: %v %+v", err, qs)
+	}
+	_, st, err := Read(strings.NewReader("ts,query\n1,ok\n3\n"), "l.csv", Options{Format: CSV})
+	if err != nil || st.Malformed != 1 || st.Bad[0].Line != 3 {
+		t.Errorf("short csv row: %v %+v", err, st)
+	}
+	if _, _, err := Read(strings.NewReader("a,b\n1,2\n"), "l.csv", Options{Format: CSV}); err == nil || !strings.Contains(err.Error(), `no column "query"`) {
+		t.Errorf("missing column: %v", err)
+	}
+	qs, _, err = Read(strings.NewReader(`{"q":"x"}`+"\n"+`{"q":"y"}`+"\n"), "l.jsonl", Options{Format: JSONL, Field: "q"})
+	if err != nil || len(qs) != 2 {
+		t.Errorf("jsonl field: %v %+v", err, qs)
+	}
+	if _, st, err := Read(strings.NewReader("\n\n   \n"+strings.Repeat("x", 400)+"\n"), "empty.log", Options{}); err == nil || !strings.Contains(err.Error(), "no usable query") || st.TooLong != 1 {
+		t.Errorf("nothing usable: %v %+v", err, st)
+	}
+}
+
+func BenchmarkReadAndDraw10k(b *testing.B) {
+	log, _ := genLog(10000, 7)
+	b.SetBytes(int64(len(log)))
+	for i := 0; i < b.N; i++ {
+		qs, _, err := Read(strings.NewReader(log), "log.jsonl", Options{Format: JSONL})
+		if err != nil {
+			b.Fatal(err)
+		}
+		Draw(qs, nil, 30, 1)
+	}
+}
