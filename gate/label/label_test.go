@@ -160,7 +160,7 @@ func TestPoolOrderAndPassages(t *testing.T) {
 func TestDocumentViewAndMissingGold(t *testing.T) {
 	docs := map[string][2]string{"queues/dlq": {"Dead letters", "Messages that fail <b>five</b> times land here."}}
 	srv, _ := newServer(t, t.TempDir(), Options{
-		Doc: func(id string) (string, string, bool) { d, ok := docs[id]; return d[0], d[1], ok },
+		Doc:    func(id string) (string, string, bool) { d, ok := docs[id]; return d[0], d[1], ok },
 		Corpus: func(id string) bool { _, ok := docs[id]; return ok },
 	})
 	resp, err := http.Get(srv.URL + "/doc?id=queues/dlq")
