@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// labelFixture is a draft of three demo queries, unlabelled, and a config
+// whose builtin retrievers (two chunkings) make the pool.
+func labelFixture(t *testing.T) (dir, cfg, draft string) {
+	t.Helper()
+	dir = t.TempDir()
+	copyDemo(t, dir)
+	draft = write(t, dir, "draft.jsonl", `{"id":"q-a","query":"rotate api key","gold":{},"segments":["known-failure"],"source":"log"}
+{"id":"q-b","query":"where can I see who deleted a queue","gold":{},"segments":["ordinary"],"source":"log"}
+{"id":"q-c","query":"dlq redrive","gold":{},"segments":["known-failure"],"source":"log"}
+`)
+	cfg = write(t, dir, "recallgate.toml", "set = \"draft.jsonl\"\n[base.retriever]\ntype = \"builtin\"\ncorpus = \"demo/corpus\"\ntitle_boost = 2.0\n[head.retriever]\ntype = \"builtin\"\ncorpus = \"demo/corpus\"\nchunk_words = 12\n")
+	return dir, cfg, draft
+}
+
+// startLabel runs `recallgate label` until the test ends and returns the
+// page's address, read from what the command prints.
+func startLabel(t *testing.T, args ...string) (string, context.CancelFunc) {
+	t.Helper()
+	return startServing(t, "label", args...)
+}
+
+// startServing runs a command that serves the labelling page (label or
+// reverify) until the test ends.
+func startServing(t *testing.T, name string, args ...string) (string, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var errb strings.Builder
+	go func() {
+		done <- run(ctx, append([]string{name}, args...), func(k string) string { return "" }, pw, &errb)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	m := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	if err != nil || m == "" {
+		cancel()
+		t.Fatalf("label did not start: %q %v (exit %d) %s", line, err, <-done, errb.String())
+	}
+	var once sync.Once
+	stop := func() { once.Do(func() { halt(t, cancel, done, &errb) }) }
+	t.Cleanup(stop)
+	return m, stop
+}
+
+func halt(t *testing.T, cancel context.CancelFunc, done chan int, errb *strings.Builder) {
+	{
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("label exited %d: %s", code, errb.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("label did not stop")
+		}
+	}
+}
+
+type apiState struct {
+	Done    int `json:"done"`
+	Queries []struct {
+		ID         string `json:"id"`
+		Candidates []struct {
+			Doc   string `json:"doc"`
+			Title string `json:"title"`
+			Grade *int   `json:"grade"`
+		} `json:"candidates"`
+	} `json:"queries"`
+}
+
+func getState(t *testing.T, base string) apiState {
+	t.Helper()
+	resp, err := http.Get(base + "api/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s apiState
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestLabelPageInChromium grades with the keyboard in headless Chromium,
+// checks the set file on disk, reloads the page, restarts the server and
+// finds the grades still there.
+func TestLabelPageInChromium(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
+	}
+	dir, cfg, draft := labelFixture(t)
+	base, stop := startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "4")
+	before := getState(t, base)
+	if len(before.Queries) != 3 || len(before.Queries[0].Candidates) < 4 || before.Queries[0].Candidates[0].Title == "" {
+		t.Fatalf("pool %+v", before)
+	}
+	// q-a: first card 2, next card 0; then the next query: first card 1.
+	dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "p1")), "--virtual-time-budget=10000", "--dump-dom", base+"#keys=2,j,0,n,1"))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if !strings.Contains(dom, `data-replayed="yes"`) {
+		t.Fatalf("the key presses did not finish:\n%s", dom)
+	}
+	a0, a1, b0 := before.Queries[0].Candidates[0].Doc, before.Queries[0].Candidates[1].Doc, before.Queries[1].Candidates[0].Doc
+	data, _ := os.ReadFile(draft)
+	lines := strings.Split(string(data), "\n")
+	today := time.Now().Format("2006-01-02")
+	if want := fmt.Sprintf(`"gold":{%q:2}`, a0); !strings.Contains(lines[0], want) || !strings.Contains(lines[0], fmt.Sprintf(`"judgments":{"ana":{`)) || !strings.Contains(lines[0], fmt.Sprintf("%q:0", a1)) || !strings.Contains(lines[0], `"verified":"`+today+`"`) {
+		t.Errorf("q-a on disk: %s (want %s 2, %s 0)", lines[0], a0, a1)
+	}
+	if !strings.Contains(lines[1], fmt.Sprintf(`"gold":{%q:1}`, b0)) {
+		t.Errorf("q-b on disk: %s (want %s 1)", lines[1], b0)
+	}
+	if lines[2] != `{"id":"q-c","query":"dlq redrive","gold":{},"segments":["known-failure"],"source":"log"}` {
+		t.Errorf("an ungraded line changed: %s", lines[2])
+	}
+	if !strings.Contains(dom, "labelled 2 of 3") {
+		t.Error("progress does not say labelled 2 of 3")
+	}
+
+	// Reload the page on q-a: the grades are shown from the server.
+	reload := func(profile string) {
+		t.Helper()
+		dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, profile)), "--dump-dom", base+"#q=q-a"))
+		if err != nil {
+			t.Fatalf("chromium: %v", err)
+		}
+		for doc, g := range map[string]string{a0: "2", a1: "0"} {
+			if !regexp.MustCompile(`<div class="card[^"]*" data-doc="` + regexp.QuoteMeta(doc) + `" data-grade="` + g + `">`).MatchString(dom) {
+				t.Errorf("%s: card %s does not show grade %s", profile, doc, g)
+			}
+		}
+		if !strings.Contains(dom, `<mark>rotate</mark>`) && !strings.Contains(dom, `<mark>key</mark>`) {
+			t.Errorf("%s: no query term is marked in the passages", profile)
+		}
+	}
+	reload("p2")
+	stop()
+	base, _ = startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "4")
+	reload("p3")
+	if s := getState(t, base); s.Done != 2 {
+		t.Errorf("after a restart %d labelled", s.Done)
+	}
+}
+
+// TestLabelRefusals: a pool config whose retriever fails stops label with
+// exit 3 naming it; a draft changed on disk while the page is open is
+// never overwritten.
+func TestLabelRefusals(t *testing.T) {
+	dir, cfg, draft := labelFixture(t)
+	broken := write(t, dir, "broken.toml", "[retriever]\ntype = \"command\"\ncommand = [\"/nonexistent/retriever\"]\n")
+	code, _, errs := rg(t, "label", "--config", cfg, "--labeller", "ana", "--pool-config", broken)
+	if code != 3 || !strings.Contains(errs, "broken.toml") {
+		t.Errorf("failing pool config: exit %d %s", code, errs)
+	}
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "ana")
+	edited := strings.Replace(string(must(os.ReadFile(draft))), "dlq redrive", "dlq redrive how", 1)
+	os.WriteFile(draft, []byte(edited), 0o644)
+	s := getState(t, base)
+	resp, err := http.Post(base+"api/grade", "application/json", strings.NewReader(fmt.Sprintf(`{"id":"q-a","doc":%q,"grade":3}`, s.Queries[0].Candidates[0].Doc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), "changed on disk") {
+		t.Errorf("%d %s", resp.StatusCode, body)
+	}
+	if now, _ := os.ReadFile(draft); string(now) != edited {
+		t.Error("the edited draft was overwritten")
+	}
+}
+
+// TestReverify opens the page on the queries verified longest ago (never
+// verified first) and shows a gold document gone from the corpus as a
+// data-quality bug.
+func TestReverify(t *testing.T) {
+	dir, cfg, _ := labelFixture(t)
+	write(t, dir, "draft.jsonl", `{"id":"old","query":"rotate api key","gold":{"security/api-keys":3},"verified":"2024-01-05"}
+{"id":"new","query":"dlq redrive","gold":{"queues/dead-letter":3},"verified":"2026-11-20"}
+{"id":"gone","query":"where can I see who deleted a queue","gold":{"security/audit-trail":2},"verified":"2025-03-01"}
+{"id":"never","query":"max message size","gold":{"limits/message-size":1}}
+`)
+	base, _ := startServing(t, "reverify", "--config", cfg, "--labeller", "ana", "--sample", "3")
+	resp, err := http.Get(base + "api/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Queries []struct {
+			ID          string   `json:"id"`
+			MissingGold []string `json:"missing_gold"`
+		} `json:"queries"`
+	}
+	json.NewDecoder(resp.Body).Decode(&s)
+	resp.Body.Close()
+	var ids []string
+	for _, q := range s.Queries {
+		ids = append(ids, q.ID)
+	}
+	if strings.Join(ids, ",") != "never,old,gone" {
+		t.Errorf("reverify shows %v, want the three oldest, never verified first", ids)
+	}
+	if len(s.Queries) == 3 && strings.Join(s.Queries[2].MissingGold, ",") != "security/audit-trail" {
+		t.Errorf("missing gold %+v", s.Queries[2])
+	}
+}
