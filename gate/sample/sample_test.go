@@ -175,3 +175,29 @@ func BenchmarkReadAndDraw10k(b *testing.B) {
 		Draw(qs, nil, 30, 1)
 	}
 }
+
+// FuzzRead: no log, however broken, crashes Read or yields a query that is
+// empty, over the limit or counted as asked fewer than once.
+func FuzzRead(f *testing.F) {
+	f.Add([]byte("rotate api key\nRotate API key!\n\nhow to rotate api key\n"), 0)
+	f.Add([]byte(`{"query":"a"}`+"\n"+`{"query": 1}`+"\n"+`{broken`+"\n"), 1)
+	f.Add([]byte("ts,query\n1,\"a, b\"\n2,\"unterminated\n3\n"), 2)
+	f.Fuzz(func(t *testing.T, data []byte, format int) {
+		o := Options{Format: []string{Text, JSONL, CSV}[uint(format)%3], MaxChars: 50}
+		qs, st, err := Read(strings.NewReader(string(data)), "fuzz", o)
+		if err != nil {
+			return
+		}
+		total := 0
+		for _, q := range qs {
+			if strings.TrimSpace(q.Text) == "" || len([]rune(q.Text)) > 50 || q.Count < 1 || Normalize(q.Text) == "" {
+				t.Fatalf("bad query %+v", q)
+			}
+			total += q.Count
+		}
+		if total > st.Lines {
+			t.Fatalf("%d asks from %d lines", total, st.Lines)
+		}
+		Draft(Draw(qs, nil, 5, 1))
+	})
+}
