@@ -3,14 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -18,149 +15,11 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/runfile"
 )
-
-// driftLabel labels the one tracking issue of the nightly drift run.
-const driftLabel = "retrieval-drift"
-
-// actionInputs are the action's inputs (action.yml), validated.
-type actionInputs struct {
-	config, token, baseResults, headResults, baseline, workdir string
-	comment, mode                                              string
-	failOnRegression                                           bool
-}
-
-// input reads an action input: INPUT_<NAME> as a Docker action gets it
-// (hyphens kept), else with hyphens as underscores, the spelling a shell
-// step can export (the native composite action sets those).
-func input(a *githubactions.Action, getenv func(string) string, name string) string {
-	if v := a.GetInput(name); v != "" {
-		return v
-	}
-	return strings.TrimSpace(getenv("INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))))
-}
-
-func readInputs(a *githubactions.Action, getenv func(string) string) (actionInputs, error) {
-	in := actionInputs{
-		config:      input(a, getenv, "config"),
-		token:       input(a, getenv, "github-token"),
-		baseResults: input(a, getenv, "base-results"),
-		headResults: input(a, getenv, "head-results"),
-		baseline:    input(a, getenv, "baseline"),
-		workdir:     input(a, getenv, "working-directory"),
-		comment:     strings.ToLower(input(a, getenv, "comment")),
-		mode:        strings.ToLower(input(a, getenv, "mode")),
-	}
-	if in.config == "" {
-		in.config = "recallgate.toml"
-	}
-	if in.comment == "" {
-		in.comment = "always"
-	}
-	if in.mode == "" {
-		in.mode = "auto"
-	}
-	switch in.comment {
-	case "always", "on-change", "never":
-	default:
-		return in, usagef("input comment must be always, on-change or never, got %q", in.comment)
-	}
-	switch in.mode {
-	case "pr", "drift", "auto":
-	default:
-		return in, usagef("input mode must be pr, drift or auto, got %q", in.mode)
-	}
-	fail := input(a, getenv, "fail-on-regression")
-	if fail == "" {
-		fail = "true"
-	}
-	b, err := strconv.ParseBool(fail)
-	if err != nil {
-		return in, usagef("input fail-on-regression must be true or false, got %q", fail)
-	}
-	in.failOnRegression = b
-	if (in.baseResults == "") != (in.headResults == "") {
-		return in, usagef("inputs base-results and head-results go together: one is missing")
-	}
-	return in, nil
-}
-
-// event is the part of the webhook payload recallgate reads.
-type event struct {
-	PullRequest *struct {
-		Number int `json:"number"`
-		Base   struct {
-			SHA string `json:"sha"`
-			Ref string `json:"ref"`
-		} `json:"base"`
-		Head struct {
-			SHA string `json:"sha"`
-		} `json:"head"`
-	} `json:"pull_request"`
-	MergeGroup *struct {
-		BaseSHA string `json:"base_sha"`
-		HeadSHA string `json:"head_sha"`
-	} `json:"merge_group"`
-}
-
-// readEvent parses GITHUB_EVENT_PATH; no path means an empty event.
-func readEvent(path string) (*event, error) {
-	ev := &event{}
-	if path == "" {
-		return ev, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, &gate.InputError{File: path, Err: fmt.Errorf("read event payload: %w", err)}
-	}
-	return parseEvent(data, path)
-}
-
-// parseEvent decodes an event payload.
-func parseEvent(data []byte, name string) (*event, error) {
-	ev := &event{}
-	if err := json.Unmarshal(data, ev); err != nil {
-		return nil, &gate.InputError{File: name, Err: fmt.Errorf("event payload is not JSON: %w", err)}
-	}
-	if ev.PullRequest != nil && ev.PullRequest.Number < 0 {
-		return nil, &gate.InputError{File: name, Field: "pull_request.number", Err: errors.New("negative")}
-	}
-	return ev, nil
-}
-
-// baseSHA is the commit the change is compared against, if the event has one.
-func (ev *event) baseSHA() string {
-	switch {
-	case ev.PullRequest != nil:
-		return ev.PullRequest.Base.SHA
-	case ev.MergeGroup != nil:
-		return ev.MergeGroup.BaseSHA
-	}
-	return ""
-}
-
-// prNumber is the pull request to comment on, or 0.
-func (ev *event) prNumber() int {
-	if ev.PullRequest != nil {
-		return ev.PullRequest.Number
-	}
-	return 0
-}
-
-// resolveMode turns "auto" into pr or drift by the event.
-func resolveMode(mode, eventName string) string {
-	if mode != "auto" {
-		return mode
-	}
-	switch eventName {
-	case "schedule", "workflow_dispatch":
-		return "drift"
-	}
-	return "pr"
-}
 
 var actionCommand = command{
 	name:    "action",
@@ -184,38 +43,31 @@ var actionCommand = command{
 
 func runAction(ctx context.Context, e *env) error {
 	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.stdout))
-	in, err := readInputs(a, e.getenv)
+	in, err := ghaction.ReadInputs(a, e.getenv)
+	if err != nil {
+		a.Errorf("%v", err)
+		return usagef("%v", err)
+	}
+	if in.Token != "" {
+		a.AddMask(in.Token)
+	}
+	ev, err := ghaction.ReadEvent(e.getenv("GITHUB_EVENT_PATH"))
 	if err != nil {
 		a.Errorf("%v", err)
 		return err
 	}
-	if in.token != "" {
-		a.AddMask(in.token)
-	}
-	ev, err := readEvent(e.getenv("GITHUB_EVENT_PATH"))
-	if err != nil {
-		a.Errorf("%v", err)
-		return err
-	}
-	eventName := e.getenv("GITHUB_EVENT_NAME")
-	mode := resolveMode(in.mode, eventName)
-	inWork := func(p string) string {
-		if p == "" || filepath.IsAbs(p) || in.workdir == "" {
-			return p
-		}
-		return filepath.Join(in.workdir, p)
-	}
-	cfgPath := inWork(in.config)
+	mode := ghaction.ResolveMode(in.Mode, e.getenv("GITHUB_EVENT_NAME"))
+	cfgPath := in.Path(in.Config)
 	var gh *ghclient.Client
-	if in.token != "" {
-		gh, err = ghclient.New(e.httpClient(), e.getenv("GITHUB_API_URL"), in.token, e.getenv("GITHUB_REPOSITORY"))
+	if in.Token != "" {
+		gh, err = ghclient.New(e.httpClient(), e.getenv("GITHUB_API_URL"), in.Token, e.getenv("GITHUB_REPOSITORY"))
 		if err != nil {
 			a.Warningf("GitHub API unavailable, no comment or issue will be written: %v", err)
 			gh = nil
 		}
 	}
 
-	cmp, set, err := actionCompare(ctx, e, a, in, inWork, cfgPath, mode, ev, gh)
+	cmp, set, err := actionCompare(ctx, e, a, in, cfgPath, mode, ev, gh)
 	if err != nil {
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
 		return err
@@ -225,37 +77,36 @@ func runAction(ctx context.Context, e *env) error {
 	if err := report.WriteCompareReport(&md, rep, report.Markdown); err != nil {
 		return err
 	}
-	reportPath, reportOut, err := reportLocation(e.getenv)
+	reportPath, reportOut, err := ghaction.ReportLocation(e.getenv)
 	if err != nil {
 		return err
 	}
 	if err := writeFileAtomic(reportPath, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
 		return err
 	}
-	a.SetOutput("verdict", rep.Verdict)
-	a.SetOutput("recall-base", fmt.Sprintf("%.4f", rep.Summary.Base.RecallAtN))
-	a.SetOutput("recall-head", fmt.Sprintf("%.4f", rep.Summary.Head.RecallAtN))
-	a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", rep.Summary.Delta.RecallAtN))
-	a.SetOutput("regressed", strings.Join(rep.Regressed, ","))
-	a.SetOutput("improved", strings.Join(rep.Improved, ","))
-	a.SetOutput("report", reportOut)
-	if e.getenv("GITHUB_STEP_SUMMARY") != "" {
-		a.AddStepSummary(ghclient.Fit(md.String(), 1<<20-1024))
-	}
-	annotate(a, rep, workspacePath(e.getenv("GITHUB_WORKSPACE"), set.Path))
+	res := actionResult(rep, md.String(), reportOut, workspacePath(e.getenv("GITHUB_WORKSPACE"), set.Path))
+	ghaction.Publish(a, e.getenv, res, ghclient.Fit)
 	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
 
 	switch {
-	case mode == "pr" && ev.prNumber() > 0:
-		postComment(ctx, a, gh, in, ev.prNumber(), cfgPath, rep, md.String())
+	case mode == "pr" && ev.PRNumber() > 0:
+		var c ghaction.Comments
+		if gh != nil {
+			c = gh
+		}
+		ghaction.PostComment(ctx, a, c, in.Comment, ev.PRNumber(), ghclient.Marker(in.Config), res)
 	case mode == "drift":
-		trackDrift(ctx, a, gh, rep, md.String(), e.getenv("GITHUB_SHA"))
+		var c ghaction.Issues
+		if gh != nil {
+			c = gh
+		}
+		ghaction.TrackDrift(ctx, a, c, res, e.getenv("GITHUB_SHA"))
 	}
 	if rep.Verdict == string(gate.Inconclusive) {
 		a.Warningf("recallgate verdict is inconclusive: %s", strings.Join(rep.Reasons, "; "))
 	}
 	if rep.Verdict == string(gate.Fail) {
-		if in.failOnRegression {
+		if in.FailOnRegression {
 			return errRegression
 		}
 		a.Warningf("recallgate verdict is fail, but fail-on-regression is false: the step passes")
@@ -263,42 +114,39 @@ func runAction(ctx context.Context, e *env) error {
 	return nil
 }
 
-// reportLocation is where the JSON report is written and the path the
-// report output gives later steps. Run on the runner, that is RUNNER_TEMP.
-// In a Docker action RUNNER_TEMP names a runner folder the container does
-// not have; the workspace is the one folder GitHub documents as shared with
-// later steps, so the report goes to .recallgate/ in it and the output is
-// that path relative to the workspace (where `run:` steps start).
-func reportLocation(getenv func(string) string) (write, output string, err error) {
-	const name = "recallgate-report.json"
-	if d := treeTempDir(getenv); d != "" {
-		p := filepath.Join(d, name)
-		return p, p, nil
+// actionResult is the report as the action's outputs, summary,
+// annotations, comment and issue need it.
+func actionResult(rep *report.CompareReport, md, reportOut, setPath string) ghaction.Result {
+	res := ghaction.Result{
+		Verdict: rep.Verdict, Reasons: rep.Reasons,
+		RecallBase: rep.Summary.Base.RecallAtN, RecallHead: rep.Summary.Head.RecallAtN, RecallDelta: rep.Summary.Delta.RecallAtN,
+		Regressed: rep.Regressed, Improved: rep.Improved, Candidates: rep.Depth.Candidates,
+		Markdown: md, Report: reportOut, SetPath: setPath,
 	}
-	if ws := getenv("GITHUB_WORKSPACE"); ws != "" {
-		dir := filepath.Join(ws, ".recallgate")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", "", fmt.Errorf("report folder: %w", err)
-		}
-		return filepath.Join(dir, name), ".recallgate/" + name, nil
+	byID := map[string]report.CompareQuery{}
+	for _, q := range rep.Queries {
+		byID[q.ID] = q
 	}
-	p := filepath.Join(os.TempDir(), name)
-	return p, p, nil
+	for _, id := range rep.Regressed {
+		q := byID[id]
+		res.Flagged = append(res.Flagged, ghaction.Regression{ID: id, Line: q.Line, Base: q.Base.RecallAtN, Head: q.Head.RecallAtN, Lost: q.Lost})
+	}
+	return res
 }
 
 // actionCompare produces the comparison for the mode: run files given as
 // inputs, the config's two sides, the base commit's whole tree, or the
 // stored baseline for drift.
-func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in actionInputs, inWork func(string) string, cfgPath, mode string, ev *event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
+func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghaction.Inputs, cfgPath, mode string, ev *ghaction.Event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
 	ws := e.getenv("GITHUB_WORKSPACE")
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := insideWorkspace(ws, cfg, inWork(in.baseResults), inWork(in.headResults), inWork(in.baseline)); err != nil {
+	if err := insideWorkspace(ws, cfg, in.Path(in.BaseResults), in.Path(in.HeadResults), in.Path(in.Baseline)); err != nil {
 		return nil, nil, err
 	}
-	if in.baseResults != "" {
+	if in.BaseResults != "" {
 		if cfg.Set == "" {
 			return nil, nil, &gate.InputError{File: cfgPath, Field: "set", Err: errors.New("required")}
 		}
@@ -306,11 +154,11 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		if err != nil {
 			return nil, nil, fmt.Errorf("load set: %w", err)
 		}
-		bc, err := gate.ScoreRunFile(set, inWork(in.baseResults), cfg.Depth)
+		bc, err := gate.ScoreRunFile(set, in.Path(in.BaseResults), cfg.Depth)
 		if err != nil {
 			return nil, nil, fmt.Errorf("score base results: %w", err)
 		}
-		hc, err := gate.ScoreRunFile(set, inWork(in.headResults), cfg.Depth)
+		hc, err := gate.ScoreRunFile(set, in.Path(in.HeadResults), cfg.Depth)
 		if err != nil {
 			return nil, nil, fmt.Errorf("score head results: %w", err)
 		}
@@ -326,19 +174,15 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		return nil, nil, err
 	}
 	if cfg.CacheDir != "" {
-		head := e.getenv("GITHUB_SHA")
-		if ev.PullRequest != nil {
-			head = ev.PullRequest.Head.SHA
-		}
-		e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": ev.baseSHA(), "head": head}}
+		e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": ev.BaseSHA(), "head": ev.HeadSHA(e.getenv("GITHUB_SHA"))}}
 	}
 	var notes []string
 	switch {
 	case mode == "drift":
-		if in.baseline == "" {
+		if in.Baseline == "" {
 			return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
 		}
-		rf, err := runfile.Load(inWork(in.baseline))
+		rf, err := runfile.Load(in.Path(in.Baseline))
 		if err != nil {
 			return nil, nil, fmt.Errorf("load baseline: %w", err)
 		}
@@ -358,7 +202,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in acti
 		}
 		return compareResults(e, set, cfg, bres, runs)
 	case cfg.Base == cfg.Head:
-		base := ev.baseSHA()
+		base := ev.BaseSHA()
 		if base == "" {
 			a.Warningf("the event has no base commit and %s has one [retriever]: the gate compares it with itself", cfgPath)
 			break
@@ -430,81 +274,4 @@ func workspacePath(ws, p string) string {
 		return p
 	}
 	return filepath.ToSlash(rel)
-}
-
-// annotate puts a warning on the eval set line of each regressed query.
-func annotate(a *githubactions.Action, r *report.CompareReport, setPath string) {
-	byID := map[string]report.CompareQuery{}
-	for _, q := range r.Queries {
-		byID[q.ID] = q
-	}
-	for i, id := range r.Regressed {
-		if i == 10 {
-			a.Warningf("…and %d more regressed queries (see the job summary)", len(r.Regressed)-10)
-			break
-		}
-		q := byID[id]
-		a.WithFieldsMap(map[string]string{"file": setPath, "line": strconv.Itoa(q.Line), "title": "recallgate: query " + id + " regressed"}).
-			Warningf("recall@%d %.3f → %.3f; lost %s", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, strings.Join(q.Lost, ", "))
-	}
-}
-
-// postComment keeps the sticky comment up to date. It never changes the verdict.
-func postComment(ctx context.Context, a *githubactions.Action, gh *ghclient.Client, in actionInputs, pr int, cfgPath string, r *report.CompareReport, md string) {
-	if in.comment == "never" {
-		return
-	}
-	if gh == nil {
-		a.Warningf("no github-token: the PR comment is skipped (the job summary has the report)")
-		return
-	}
-	marker := ghclient.Marker(in.config)
-	if in.comment == "on-change" && len(r.Regressed)+len(r.Improved) == 0 && r.Verdict == string(gate.Pass) {
-		has, err := gh.HasComment(ctx, pr, marker)
-		if err != nil {
-			a.Warningf("PR comment skipped: %v", err)
-			return
-		}
-		if !has {
-			return
-		}
-	}
-	body := ghclient.Fit(marker+"\n"+md, ghclient.MaxCommentLength)
-	created, link, err := gh.UpsertComment(ctx, pr, marker, body)
-	var pe *ghclient.PermissionError
-	switch {
-	case errors.As(err, &pe):
-		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
-	case err != nil:
-		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
-	case created:
-		a.Infof("recallgate: posted %s\n", link)
-	default:
-		a.Infof("recallgate: updated %s\n", link)
-	}
-}
-
-// trackDrift opens or updates the drift issue on a failing nightly run and
-// notes on it when a later run passes. It never closes the issue.
-func trackDrift(ctx context.Context, a *githubactions.Action, gh *ghclient.Client, r *report.CompareReport, md, sha string) {
-	if gh == nil {
-		a.Warningf("no github-token: the drift issue is not updated")
-		return
-	}
-	if r.Verdict == string(gate.Fail) {
-		title := fmt.Sprintf("Retrieval drift: mean recall@%d %+.3f against the baseline", r.Depth.Candidates, r.Summary.Delta.RecallAtN)
-		body := ghclient.Fit(fmt.Sprintf("Nightly recallgate run on %s.\n\n%s", shortSHA(sha), md), ghclient.MaxCommentLength)
-		_, link, err := gh.UpsertIssue(ctx, driftLabel, title, body)
-		if err != nil {
-			a.Warningf("drift issue not updated: %v", err)
-			return
-		}
-		a.Infof("recallgate: drift reported in %s\n", link)
-		return
-	}
-	if ok, err := gh.CommentOnIssue(ctx, driftLabel, fmt.Sprintf("recallgate passes against the baseline again on %s (mean recall@%d %+.3f). Close this issue when the cause is understood.", shortSHA(sha), r.Depth.Candidates, r.Summary.Delta.RecallAtN)); err != nil {
-		a.Warningf("drift issue not updated: %v", err)
-	} else if ok {
-		a.Infof("recallgate: noted the passing run on the open drift issue\n")
-	}
 }

@@ -467,22 +467,6 @@ func TestActionRefusesPathsOutsideWorkspace(t *testing.T) {
 	}
 }
 
-func FuzzParseEvent(f *testing.F) {
-	f.Add([]byte(fmt.Sprintf(prEvent, "abc")))
-	f.Add([]byte(`{"merge_group":{"base_sha":"a","head_sha":"b"}}`))
-	f.Add([]byte(`{"pull_request":null}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		ev, err := parseEvent(data, "event.json")
-		if err != nil {
-			return
-		}
-		_ = ev.baseSHA()
-		if ev.prNumber() < 0 {
-			t.Fatal("negative PR number accepted")
-		}
-	})
-}
-
 // TestNativeActionPythonRetriever is the native path (native/action.yml):
 // recallgate runs on the runner beside the job's Python, reads its inputs
 // with underscores (what a shell step can export), the checkout has

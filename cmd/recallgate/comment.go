@@ -51,7 +51,7 @@ Reads GITHUB_TOKEN, GITHUB_REPOSITORY and GITHUB_API_URL from the environment.
 				return usagef("%v", err)
 			}
 			marker := ghclient.Marker(*name)
-			created, link, err := gh.UpsertComment(ctx, *pr, marker, ghclient.Fit(marker+"\n"+md.String(), ghclient.MaxCommentLength))
+			created, link, err := gh.UpsertComment(ctx, *pr, marker, md.String())
 			var pe *ghclient.PermissionError
 			if errors.As(err, &pe) {
 				e.warn("%v", err)

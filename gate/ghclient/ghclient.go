@@ -103,6 +103,7 @@ func Marker(config string) string {
 
 // UpsertComment finds the comment on the PR that contains marker, across
 // all pages, and replaces its body; it creates the comment the first time.
+// The body is fitted under GitHub's length limit (see Fit).
 // It reports whether a comment was created and the comment's URL.
 func (c *Client) UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error) {
 	ctx, cancel := c.call(ctx)
@@ -110,6 +111,7 @@ func (c *Client) UpsertComment(ctx context.Context, pr int, marker, body string)
 	if !strings.Contains(body, marker) {
 		body = marker + "\n" + body
 	}
+	body = Fit(body, MaxCommentLength)
 	id, err := c.findComment(ctx, pr, marker)
 	if err != nil {
 		return false, "", err
@@ -210,8 +212,9 @@ func (b *cancelBody) Close() error {
 }
 
 // UpsertIssue keeps one open issue with the label: it updates the body of
-// the oldest open one or opens a new one. It returns the issue's URL.
+// the oldest open one or opens a new one. The body is fitted like a comment's. It returns the issue's URL.
 func (c *Client) UpsertIssue(ctx context.Context, label, title, body string) (created bool, link string, err error) {
+	body = Fit(body, MaxCommentLength)
 	ctx, cancel := c.call(ctx)
 	defer cancel()
 	is, err := c.openIssue(ctx, label)
@@ -236,6 +239,7 @@ func (c *Client) UpsertIssue(ctx context.Context, label, title, body string) (cr
 // CommentOnIssue adds a comment to the open issue with the label, if any,
 // and reports whether there was one. It never closes the issue: people do.
 func (c *Client) CommentOnIssue(ctx context.Context, label, body string) (bool, error) {
+	body = Fit(body, MaxCommentLength)
 	ctx, cancel := c.call(ctx)
 	defer cancel()
 	is, err := c.openIssue(ctx, label)

@@ -1,0 +1,352 @@
+// Package ghaction is recallgate's side of the GitHub Actions runner: the
+// action's inputs, the event payload, the step outputs, the job summary and
+// annotations, and what to do with the sticky pull-request comment and the
+// drift issue. The GitHub API is reached through the small interfaces
+// declared here (the GitHub client implements them), so this package does
+// no network and its decisions are tested on their own.
+package ghaction
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// DriftLabel labels the one tracking issue of the nightly drift run.
+const DriftLabel = "retrieval-drift"
+
+// maxAnnotations caps the ::warning annotations one run writes.
+const maxAnnotations = 10
+
+// Inputs are the action's inputs (action.yml), validated.
+type Inputs struct {
+	Config, Token, BaseResults, HeadResults, Baseline, WorkDir string
+	// Comment is always, on-change or never; Mode pr, drift or auto.
+	Comment, Mode    string
+	FailOnRegression bool
+}
+
+// InvalidInputError is an input with a value the action does not take.
+type InvalidInputError struct{ Msg string }
+
+// Error implements error.
+func (e *InvalidInputError) Error() string { return e.Msg }
+
+func invalid(format string, args ...any) error {
+	return &InvalidInputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// input reads INPUT_<NAME> as a Docker action gets it (hyphens kept), else
+// with hyphens as underscores, the spelling a shell step can export (the
+// native composite action sets those).
+func input(a *githubactions.Action, getenv func(string) string, name string) string {
+	if v := a.GetInput(name); v != "" {
+		return v
+	}
+	return strings.TrimSpace(getenv("INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))))
+}
+
+// ReadInputs reads and checks the inputs, with action.yml's defaults.
+func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, error) {
+	in := Inputs{
+		Config:      input(a, getenv, "config"),
+		Token:       input(a, getenv, "github-token"),
+		BaseResults: input(a, getenv, "base-results"),
+		HeadResults: input(a, getenv, "head-results"),
+		Baseline:    input(a, getenv, "baseline"),
+		WorkDir:     input(a, getenv, "working-directory"),
+		Comment:     strings.ToLower(input(a, getenv, "comment")),
+		Mode:        strings.ToLower(input(a, getenv, "mode")),
+	}
+	if in.Config == "" {
+		in.Config = "recallgate.toml"
+	}
+	if in.Comment == "" {
+		in.Comment = "always"
+	}
+	if in.Mode == "" {
+		in.Mode = "auto"
+	}
+	switch in.Comment {
+	case "always", "on-change", "never":
+	default:
+		return in, invalid("input comment must be always, on-change or never, got %q", in.Comment)
+	}
+	switch in.Mode {
+	case "pr", "drift", "auto":
+	default:
+		return in, invalid("input mode must be pr, drift or auto, got %q", in.Mode)
+	}
+	fail := input(a, getenv, "fail-on-regression")
+	if fail == "" {
+		fail = "true"
+	}
+	b, err := strconv.ParseBool(fail)
+	if err != nil {
+		return in, invalid("input fail-on-regression must be true or false, got %q", fail)
+	}
+	in.FailOnRegression = b
+	if (in.BaseResults == "") != (in.HeadResults == "") {
+		return in, invalid("inputs base-results and head-results go together: one is missing")
+	}
+	return in, nil
+}
+
+// Path resolves an input path against working-directory.
+func (in Inputs) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) || in.WorkDir == "" {
+		return p
+	}
+	return filepath.Join(in.WorkDir, p)
+}
+
+// Event is the part of the webhook payload recallgate reads.
+type Event struct {
+	PullRequest *struct {
+		Number int `json:"number"`
+		Base   struct {
+			SHA string `json:"sha"`
+			Ref string `json:"ref"`
+		} `json:"base"`
+		Head struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	} `json:"pull_request"`
+	MergeGroup *struct {
+		BaseSHA string `json:"base_sha"`
+		HeadSHA string `json:"head_sha"`
+	} `json:"merge_group"`
+}
+
+// ReadEvent parses the payload at GITHUB_EVENT_PATH; no path is an empty event.
+func ReadEvent(path string) (*Event, error) {
+	if path == "" {
+		return &Event{}, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &gate.InputError{File: path, Err: fmt.Errorf("read event payload: %w", err)}
+	}
+	return ParseEvent(data, path)
+}
+
+// ParseEvent decodes an event payload; name is used in messages.
+func ParseEvent(data []byte, name string) (*Event, error) {
+	ev := &Event{}
+	if err := json.Unmarshal(data, ev); err != nil {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("event payload is not JSON: %w", err)}
+	}
+	if ev.PullRequest != nil && ev.PullRequest.Number < 0 {
+		return nil, &gate.InputError{File: name, Field: "pull_request.number", Err: errors.New("negative")}
+	}
+	return ev, nil
+}
+
+// BaseSHA is the commit the change is compared against, if the event has one.
+func (ev *Event) BaseSHA() string {
+	switch {
+	case ev.PullRequest != nil:
+		return ev.PullRequest.Base.SHA
+	case ev.MergeGroup != nil:
+		return ev.MergeGroup.BaseSHA
+	}
+	return ""
+}
+
+// HeadSHA is the commit under test when the event names it, else fallback.
+func (ev *Event) HeadSHA(fallback string) string {
+	switch {
+	case ev.PullRequest != nil && ev.PullRequest.Head.SHA != "":
+		return ev.PullRequest.Head.SHA
+	case ev.MergeGroup != nil && ev.MergeGroup.HeadSHA != "":
+		return ev.MergeGroup.HeadSHA
+	}
+	return fallback
+}
+
+// PRNumber is the pull request to comment on, or 0.
+func (ev *Event) PRNumber() int {
+	if ev.PullRequest != nil {
+		return ev.PullRequest.Number
+	}
+	return 0
+}
+
+// ResolveMode turns "auto" into pr or drift by the event's name.
+func ResolveMode(mode, eventName string) string {
+	if mode != "auto" {
+		return mode
+	}
+	switch eventName {
+	case "schedule", "workflow_dispatch":
+		return "drift"
+	}
+	return "pr"
+}
+
+// Regression is one regressed query, for its annotation.
+type Regression struct {
+	ID         string
+	Line       int
+	Base, Head float64
+	Lost       []string
+}
+
+// Result is what a run found, as outputs, summary, annotations, comment
+// and issue need it.
+type Result struct {
+	Verdict                             string
+	Reasons                             []string
+	RecallBase, RecallHead, RecallDelta float64
+	Regressed, Improved                 []string
+	// Candidates is the candidate depth N.
+	Candidates int
+	// Markdown is the report for the summary, the comment and the issue.
+	Markdown string
+	// Report is the report output: the JSON report's path for later steps.
+	Report string
+	// SetPath is the eval set, relative to the workspace, for annotations.
+	SetPath string
+	// Flagged are the regressed queries, largest drop first.
+	Flagged []Regression
+}
+
+// Changed reports whether a query flipped or the gate did not pass.
+func (r Result) Changed() bool {
+	return len(r.Regressed)+len(r.Improved) > 0 || r.Verdict != string(gate.Pass)
+}
+
+// Publish writes the step outputs, the job summary (when the step has
+// one) and a warning annotation on the eval-set line of each regressed
+// query (at most ten, then one line saying how many more).
+func Publish(a *githubactions.Action, getenv func(string) string, r Result, fit func(string, int) string) {
+	a.SetOutput("verdict", r.Verdict)
+	a.SetOutput("recall-base", fmt.Sprintf("%.4f", r.RecallBase))
+	a.SetOutput("recall-head", fmt.Sprintf("%.4f", r.RecallHead))
+	a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", r.RecallDelta))
+	a.SetOutput("regressed", strings.Join(r.Regressed, ","))
+	a.SetOutput("improved", strings.Join(r.Improved, ","))
+	a.SetOutput("report", r.Report)
+	if getenv("GITHUB_STEP_SUMMARY") != "" {
+		a.AddStepSummary(fit(r.Markdown, 1<<20-1024))
+	}
+	for i, q := range r.Flagged {
+		if i == maxAnnotations {
+			a.Warningf("…and %d more regressed queries (see the job summary)", len(r.Flagged)-maxAnnotations)
+			break
+		}
+		a.WithFieldsMap(map[string]string{"file": r.SetPath, "line": strconv.Itoa(q.Line), "title": "recallgate: query " + q.ID + " regressed"}).
+			Warningf("recall@%d %.3f → %.3f; lost %s", r.Candidates, q.Base, q.Head, strings.Join(q.Lost, ", "))
+	}
+}
+
+// ReportLocation is where the JSON report is written and the path the
+// report output gives later steps. Run on the runner, that is RUNNER_TEMP.
+// In a Docker action RUNNER_TEMP names a runner folder the container does
+// not have; the workspace is the one folder GitHub documents as shared with
+// later steps, so the report goes to .recallgate/ in it and the output is
+// that path relative to the workspace (where `run:` steps start).
+func ReportLocation(getenv func(string) string) (write, output string, err error) {
+	const name = "recallgate-report.json"
+	if d := getenv("RUNNER_TEMP"); d != "" {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			p := filepath.Join(d, name)
+			return p, p, nil
+		}
+	}
+	if ws := getenv("GITHUB_WORKSPACE"); ws != "" {
+		dir := filepath.Join(ws, ".recallgate")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", "", fmt.Errorf("report folder: %w", err)
+		}
+		return filepath.Join(dir, name), ".recallgate/" + name, nil
+	}
+	p := filepath.Join(os.TempDir(), name)
+	return p, p, nil
+}
+
+// Comments is the sticky PR comment's API.
+type Comments interface {
+	HasComment(ctx context.Context, pr int, marker string) (bool, error)
+	UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error)
+}
+
+// PostComment keeps the sticky comment up to date: with "on-change" a
+// quiet pass writes nothing unless a comment is already there to update.
+// It never changes the verdict: a refusal is a warning.
+func PostComment(ctx context.Context, a *githubactions.Action, c Comments, when string, pr int, marker string, r Result) {
+	if when == "never" {
+		return
+	}
+	if c == nil {
+		a.Warningf("no github-token: the PR comment is skipped (the job summary has the report)")
+		return
+	}
+	if when == "on-change" && !r.Changed() {
+		has, err := c.HasComment(ctx, pr, marker)
+		if err != nil {
+			a.Warningf("PR comment skipped: %v", err)
+			return
+		}
+		if !has {
+			return
+		}
+	}
+	created, link, err := c.UpsertComment(ctx, pr, marker, r.Markdown)
+	switch {
+	case err != nil:
+		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
+	case created:
+		a.Infof("recallgate: posted %s\n", link)
+	default:
+		a.Infof("recallgate: updated %s\n", link)
+	}
+}
+
+// Issues is the drift issue's API.
+type Issues interface {
+	UpsertIssue(ctx context.Context, label, title, body string) (created bool, link string, err error)
+	CommentOnIssue(ctx context.Context, label, body string) (bool, error)
+}
+
+// TrackDrift opens or updates the drift issue on a failing nightly run and
+// notes on it when a later run passes. It never closes the issue.
+func TrackDrift(ctx context.Context, a *githubactions.Action, c Issues, r Result, sha string) {
+	if c == nil {
+		a.Warningf("no github-token: the drift issue is not updated")
+		return
+	}
+	if r.Verdict == string(gate.Fail) {
+		title := fmt.Sprintf("Retrieval drift: mean recall@%d %+.3f against the baseline", r.Candidates, r.RecallDelta)
+		_, link, err := c.UpsertIssue(ctx, DriftLabel, title, fmt.Sprintf("Nightly recallgate run on %s.\n\n%s", short(sha), r.Markdown))
+		if err != nil {
+			a.Warningf("drift issue not updated: %v", err)
+			return
+		}
+		a.Infof("recallgate: drift reported in %s\n", link)
+		return
+	}
+	ok, err := c.CommentOnIssue(ctx, DriftLabel, fmt.Sprintf("recallgate passes against the baseline again on %s (mean recall@%d %+.3f). Close this issue when the cause is understood.", short(sha), r.Candidates, r.RecallDelta))
+	switch {
+	case err != nil:
+		a.Warningf("drift issue not updated: %v", err)
+	case ok:
+		a.Infof("recallgate: noted the passing run on the open drift issue\n")
+	}
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
