@@ -254,3 +254,39 @@ func TestBaseRefInterruptRemovesTheTree(t *testing.T) {
 		t.Errorf("git still lists a worktree:\n%s", wt)
 	}
 }
+
+// TestRetrieveBaseRef: the base side alone (a shard of it, as a matrix job
+// would) runs in the base commit's tree, and the merged shards compare
+// like gate --base-ref.
+func TestRetrieveBaseRef(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	f.put("rag/corpus/security/audit-log.md", "# Office plants\n\nWater the ferns on Fridays.\n")
+	f.commit("head: edit one document")
+	dir := t.TempDir()
+	cfg := filepath.Join(f.dir, "rag/recallgate.toml")
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("base-%d.jsonl", i))
+		if code, _, errs := rg(t, "retrieve", "--config", cfg, "--side", "base", "--base-ref", f.base, "--shard", fmt.Sprintf("%d/2", i), "--out", out); code != 0 {
+			t.Fatalf("shard %d: exit %d %s", i, code, errs)
+		}
+		shards = append(shards, out)
+	}
+	base := filepath.Join(dir, "base.jsonl")
+	if code, _, errs := rg(t, append([]string{"merge", "--set", filepath.Join(f.dir, "rag/queries.jsonl"), "--out", base}, shards...)...); code != 0 {
+		t.Fatalf("merge: %s", errs)
+	}
+	head := filepath.Join(dir, "head.jsonl")
+	if code, _, errs := rg(t, "retrieve", "--config", cfg, "--out", head); code != 0 {
+		t.Fatalf("head: %s", errs)
+	}
+	code, out, errs := rg(t, "compare", "--config", cfg, "--base", base, "--head", head, "--format", "json")
+	var rep compareJSON
+	json.Unmarshal([]byte(out), &rep)
+	if code != 1 || !contains(rep.Regressed, "q26") {
+		t.Errorf("compare: exit %d regressed %v %s", code, rep.Regressed, errs)
+	}
+	if code, _, errs := rg(t, "retrieve", "--config", cfg, "--base-ref", f.base, "--out", head); code != 2 || !strings.Contains(errs, "--side base") {
+		t.Errorf("--base-ref on the head side: exit %d %s", code, errs)
+	}
+}

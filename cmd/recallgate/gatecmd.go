@@ -137,8 +137,9 @@ retrieved (it is never scored as a miss).
 var retrieveCommand = command{
 	name:    "retrieve",
 	summary: "Run one side's retriever over the eval set and write the run file.",
-	usage:   "recallgate retrieve --config FILE [--set SET] [--side base|head] [--shard i/n] --out RUN",
+	usage:   "recallgate retrieve --config FILE [--set SET] [--side base|head] [--base-ref REF] [--shard i/n] --out RUN",
 	examples: `  recallgate retrieve --config frozen-set/recallgate.toml --side base --out base.jsonl
+  recallgate retrieve --config recallgate.toml --side base --base-ref origin/main --shard 1/4 --out base-1.jsonl
   recallgate retrieve --config recallgate.toml --out head.jsonl && recallgate score --config recallgate.toml --results head.jsonl
 `,
 	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
@@ -147,6 +148,7 @@ var retrieveCommand = command{
 		side := fs.String("side", "head", "which retriever to run: base or head")
 		out := fs.String("out", "", "run file to write, JSONL (required)")
 		shard := fs.String("shard", "", "retrieve only shard i/n of the queries (join the shards with 'recallgate merge')")
+		baseRef := fs.String("base-ref", "", "with --side base: run it in the whole tree of this commit or ref, as 'gate --base-ref' does")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -160,6 +162,17 @@ var retrieveCommand = command{
 			cfg, set, err := loadConfigSet(*cfgPath, *setPath)
 			if err != nil {
 				return err
+			}
+			if *baseRef != "" {
+				if *side != "base" {
+					return usagef("--base-ref goes with --side base")
+				}
+				b, err := openBase(ctx, e, cfg, set, baseOptions{ref: *baseRef, tempDir: treeTempDir(e.getenv)})
+				if err != nil {
+					return err
+				}
+				defer b.tree.Close()
+				cfg = b.sides(cfg)
 			}
 			meta := gate.RunMeta{Set: set.Fingerprint}
 			if *shard != "" {
