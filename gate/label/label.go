@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -120,7 +121,11 @@ func hash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Handler serves the page, its API and the document view.
+// Handler serves the page, its API and the document view. It answers
+// only requests addressed to a loopback host (no DNS rebinding) and takes
+// changes only as JSON from its own page: a cross-site form or a no-CORS
+// fetch from another site cannot send that, so another page open in the
+// browser cannot change the labels.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.index)
@@ -128,7 +133,27 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/grade", s.grade)
 	mux.HandleFunc("POST /api/query", s.query)
 	mux.HandleFunc("GET /doc", s.doc)
-	return mux
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		if host != "127.0.0.1" && host != "localhost" && host != "::1" {
+			http.Error(w, "recallgate label answers on 127.0.0.1 only", http.StatusMisdirectedRequest)
+			return
+		}
+		if r.Method == http.MethodPost {
+			if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+				writeJSON(w, http.StatusUnsupportedMediaType, map[string]string{"error": "changes are JSON (Content-Type: application/json)"})
+				return
+			}
+			if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" && site != "none" {
+				writeJSON(w, http.StatusForbidden, map[string]string{"error": "changes come from the labelling page only"})
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {

@@ -182,3 +182,33 @@ func TestDocumentViewAndMissingGold(t *testing.T) {
 		t.Errorf("missing gold %q", got)
 	}
 }
+
+// TestOnlyItsOwnPageChangesLabels: a simple cross-site POST (text/plain,
+// no preflight), a request from another site, or one addressed to another
+// host name (DNS rebinding) changes nothing.
+func TestOnlyItsOwnPageChangesLabels(t *testing.T) {
+	srv, p := newServer(t, t.TempDir(), Options{})
+	before, _ := os.ReadFile(p)
+	body := `{"id":"q1","doc":"security/api-keys","grade":3}`
+	try := func(name string, mod func(*http.Request), want int) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL+"/api/grade", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		mod(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", name, resp.StatusCode, want)
+		}
+	}
+	try("text/plain", func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }, http.StatusUnsupportedMediaType)
+	try("cross-site", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }, http.StatusForbidden)
+	try("rebinding", func(r *http.Request) { r.Host = "evil.example:80" }, http.StatusMisdirectedRequest)
+	if after, _ := os.ReadFile(p); string(after) != string(before) {
+		t.Errorf("a refused request changed the file:\n%s", after)
+	}
+	try("the page itself", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, http.StatusOK)
+}
