@@ -103,9 +103,10 @@ func getState(t *testing.T, base string) apiState {
 	return s
 }
 
-// TestLabelPageInChromium grades with the keyboard in headless Chromium,
-// checks the set file on disk, reloads the page, restarts the server and
-// finds the grades still there.
+// TestLabelPageInChromium grades with real key presses in headless
+// Chromium (through the DevTools protocol's input pipeline), checks the
+// set file on disk, reloads the page, restarts the server and finds the
+// grades still there.
 func TestLabelPageInChromium(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
@@ -117,19 +118,29 @@ func TestLabelPageInChromium(t *testing.T) {
 	if len(before.Queries) != 3 || len(before.Queries[0].Candidates) < 4 || before.Queries[0].Candidates[0].Title == "" {
 		t.Fatalf("pool %+v", before)
 	}
+	d := startDevtools(t, browser, filepath.Join(dir, "profile"))
+	d.navigate(t, base)
+	d.waitFor(t, `document.querySelectorAll(".card").length >= 4`)
+	focused := `(document.querySelector(".card.focus")||{dataset:{}}).dataset`
 	// q-a: first card 2, next card 0; then the next query: first card 1.
-	dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "p1")), "--virtual-time-budget=10000", "--dump-dom", base+"#keys=2,j,0,n,1"))
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	if !strings.Contains(dom, `data-replayed="yes"`) {
-		t.Fatalf("the key presses did not finish:\n%s", dom)
-	}
+	d.press(t, "2")
+	d.waitFor(t, focused+`.grade === "2"`)
+	d.press(t, "j")
+	d.waitFor(t, focused+`.doc === `+fmt.Sprintf("%q", before.Queries[0].Candidates[1].Doc))
+	d.press(t, "0")
+	d.waitFor(t, focused+`.grade === "0"`)
+	d.press(t, "n")
+	d.waitFor(t, `document.getElementById("query").textContent === "where can I see who deleted a queue"`)
+	d.press(t, "1")
+	d.waitFor(t, focused+`.grade === "1"`)
+	d.waitFor(t, `document.getElementById("progress").textContent === "labelled 2 of 3"`)
+	d.screenshot(t, filepath.Join(dir, "label.png"))
+
 	a0, a1, b0 := before.Queries[0].Candidates[0].Doc, before.Queries[0].Candidates[1].Doc, before.Queries[1].Candidates[0].Doc
 	data, _ := os.ReadFile(draft)
 	lines := strings.Split(string(data), "\n")
 	today := time.Now().Format("2006-01-02")
-	if want := fmt.Sprintf(`"gold":{%q:2}`, a0); !strings.Contains(lines[0], want) || !strings.Contains(lines[0], fmt.Sprintf(`"judgments":{"ana":{`)) || !strings.Contains(lines[0], fmt.Sprintf("%q:0", a1)) || !strings.Contains(lines[0], `"verified":"`+today+`"`) {
+	if want := fmt.Sprintf(`"gold":{%q:2}`, a0); !strings.Contains(lines[0], want) || !strings.Contains(lines[0], `"judgments":{"ana":{`) || !strings.Contains(lines[0], fmt.Sprintf("%q:0", a1)) || !strings.Contains(lines[0], `"verified":"`+today+`"`) {
 		t.Errorf("q-a on disk: %s (want %s 2, %s 0)", lines[0], a0, a1)
 	}
 	if !strings.Contains(lines[1], fmt.Sprintf(`"gold":{%q:1}`, b0)) {
@@ -138,30 +149,28 @@ func TestLabelPageInChromium(t *testing.T) {
 	if lines[2] != `{"id":"q-c","query":"dlq redrive","gold":{},"segments":["known-failure"],"source":"log"}` {
 		t.Errorf("an ungraded line changed: %s", lines[2])
 	}
-	if !strings.Contains(dom, "labelled 2 of 3") {
-		t.Error("progress does not say labelled 2 of 3")
-	}
 
-	// Reload the page on q-a: the grades are shown from the server.
-	reload := func(profile string) {
+	// Reload the page on q-a: the grades are shown from the server, and
+	// query terms are marked in the passages.
+	shows := func(when string) {
 		t.Helper()
-		dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, profile)), "--dump-dom", base+"#q=q-a"))
-		if err != nil {
-			t.Fatalf("chromium: %v", err)
-		}
+		d.waitFor(t, `document.getElementById("query").textContent === "rotate api key"`)
 		for doc, g := range map[string]string{a0: "2", a1: "0"} {
-			if !regexp.MustCompile(`<div class="card[^"]*" data-doc="` + regexp.QuoteMeta(doc) + `" data-grade="` + g + `">`).MatchString(dom) {
-				t.Errorf("%s: card %s does not show grade %s", profile, doc, g)
+			v, _ := d.eval(fmt.Sprintf(`(document.querySelector('.card[data-doc=%q]')||{dataset:{}}).dataset.grade || ""`, doc))
+			if v != fmt.Sprintf("%q", g) {
+				t.Errorf("%s: card %s shows grade %s, want %s", when, doc, v, g)
 			}
 		}
-		if !strings.Contains(dom, `<mark>rotate</mark>`) && !strings.Contains(dom, `<mark>key</mark>`) {
-			t.Errorf("%s: no query term is marked in the passages", profile)
+		if v, _ := d.eval(`Array.from(document.querySelectorAll("mark")).map(function(m){return m.textContent.toLowerCase();}).filter(function(w){return w==="rotate"||w==="key"||w==="api";}).length > 0`); v != "true" {
+			t.Errorf("%s: no query term is marked in the passages", when)
 		}
 	}
-	reload("p2")
+	d.navigate(t, base+"?again=1#q=q-a") // a new URL: a full load, not a jump within the page
+	shows("after a reload")
 	stop()
 	base, _ = startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "4")
-	reload("p3")
+	d.navigate(t, base+"#q=q-a")
+	shows("after a server restart")
 	if s := getState(t, base); s.Done != 2 {
 		t.Errorf("after a restart %d labelled", s.Done)
 	}

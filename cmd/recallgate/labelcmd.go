@@ -174,9 +174,13 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Every grade is already on disk; a browser's preconnected socket
+		// must not hold the stop up.
+		sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
-		hs.Shutdown(sctx)
+		if hs.Shutdown(sctx) != nil {
+			hs.Close()
+		}
 		fmt.Fprintf(e.stderr, "recallgate label: stopped; every grade is in %s\n", setPath)
 		return nil
 	case err := <-done:

@@ -136,8 +136,8 @@ document.getElementById("note").addEventListener("change", function(ev){
 api("/api/state").then(function(){
   var h = new URLSearchParams(location.hash.slice(1));
   if (h.get("q")) { var i = S.queries.map(function(x){return x.id;}).indexOf(h.get("q")); if (i >= 0) { qi = i; draw(); } }
-  // #keys=2,j,1,n replays those key presses through the page's own handler
-  // (the browser test uses it), one after the other.
+  // #keys=2,j,1,n replays those key presses through the page's own handler,
+  // one after the other (bench/label-screenshot.sh uses it).
   if (h.get("keys")) h.get("keys").split(",").reduce(function(p, k){
     return p.then(function(){ document.dispatchEvent(new KeyboardEvent("keydown", {key:k, bubbles:true})); return busy; });
   }, Promise.resolve()).then(function(){ document.body.dataset.replayed = "yes"; });
