@@ -174,6 +174,16 @@ func TestLabelPageInChromium(t *testing.T) {
 	if s := getState(t, base); s.Done != 2 {
 		t.Errorf("after a restart %d labelled", s.Done)
 	}
+
+	// Someone edits the file while the page is open: the next key press
+	// is refused, the page says why, and the edit stays.
+	edited := strings.Replace(string(must(os.ReadFile(draft))), "dlq redrive", "dlq redrive (edited)", 1)
+	os.WriteFile(draft, []byte(edited), 0o644)
+	d.press(t, "3")
+	d.waitFor(t, `!document.getElementById("error").hidden && document.getElementById("error").textContent.indexOf("changed on disk") >= 0`)
+	if now, _ := os.ReadFile(draft); string(now) != edited {
+		t.Error("the page overwrote a file edited on disk")
+	}
 }
 
 // TestLabelRefusals: a pool config whose retriever fails stops label with
