@@ -32,7 +32,7 @@ keeps the labels already there.
 	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		logPath := fs.String("log", "", "the query log: one query a line, JSONL or CSV (required)")
 		out := fs.String("out", "", "the draft set to write (required)")
-		knownBad := fs.String("known-bad", "", "queries known to fail (complaints, tickets), same format as the log")
+		knownBad := fs.String("known-bad", "", "queries known to fail (complaints, tickets): text, or JSONL/CSV by the file name, with --field/--column")
 		size := fs.Int("size", 30, "how many queries to draw")
 		seed := fs.Uint64("seed", 1, "seed of the draw; the same seed draws the same queries")
 		format := fs.String("format", "", "log format: text, jsonl or csv (default: from the file name, else text)")
@@ -61,7 +61,7 @@ keeps the labels already there.
 			}
 			var bad []sample.Query
 			if *knownBad != "" {
-				if bad, _, err = readLog(e, *knownBad, *format, opts); err != nil {
+				if bad, _, err = readLog(e, *knownBad, "", opts); err != nil { // its own format, by its name
 					return err
 				}
 			}
