@@ -23,6 +23,14 @@ type entry struct {
 
 func tarGz(t *testing.T, entries ...entry) []byte {
 	t.Helper()
+	data, err := buildTarGz(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func buildTarGz(entries []entry) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	tw := tar.NewWriter(zw)
@@ -43,7 +51,7 @@ func tarGz(t *testing.T, entries ...entry) []byte {
 			h = &tar.Header{Typeflag: typ, Name: "pax_global_header", PAXRecords: map[string]string{"comment": "abc123"}, Format: tar.FormatPAX}
 		}
 		if err := tw.WriteHeader(h); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if typ == tar.TypeReg {
 			tw.Write([]byte(e.body))
@@ -51,7 +59,7 @@ func tarGz(t *testing.T, entries ...entry) []byte {
 	}
 	tw.Close()
 	zw.Close()
-	return buf.Bytes()
+	return buf.Bytes(), nil
 }
 
 func TestUnpackGoodArchive(t *testing.T) {
@@ -94,6 +102,8 @@ func TestUnpackRefusesEscapes(t *testing.T) {
 		{"absolute symlink", []entry{{name: top + "l", typ: tar.TypeSymlink, link: "/etc"}}, "only relative links"},
 		{"symlink out", []entry{{name: top + "a/l", typ: tar.TypeSymlink, link: "../../.."}}, "leaves the tree"},
 		{"link through link", []entry{{name: top + "x", typ: tar.TypeSymlink, link: "."}, {name: top + "x/y", typ: tar.TypeSymlink, link: "../z"}}, "itself a symbolic link"},
+		{"link out through another link", []entry{{name: top + "a", typ: tar.TypeSymlink, link: "."}, {name: top + "d", typ: tar.TypeSymlink, link: "a/../z"}}, "through another link"},
+		{"link loop", []entry{{name: top + "p", typ: tar.TypeSymlink, link: "q"}, {name: top + "q", typ: tar.TypeSymlink, link: "p"}}, "through another link"},
 		{"file then link on it", []entry{{name: top + "d/f", body: "x"}, {name: top + "d", typ: tar.TypeSymlink, link: "."}}, "clashes"},
 		{"hard link", []entry{{name: top + "h", typ: tar.TypeLink, link: "/etc/passwd"}}, "not a file, folder or symbolic link"},
 		{"device", []entry{{name: top + "dev", typ: tar.TypeChar}}, "not a file, folder or symbolic link"},
@@ -292,4 +302,72 @@ func TestCheckoutOwnedByAnotherUser(t *testing.T) {
 	if tr.Via != ViaWorktree {
 		t.Errorf("via %s", tr.Via)
 	}
+}
+
+// FuzzUnpack: whatever an archive holds, Unpack either refuses it (leaving
+// nothing) or leaves a tree whose every entry, links followed, stays inside
+// the folder. The input is a list of entries, one a line: "f NAME BODY",
+// "d NAME", "l NAME TARGET" (symbolic link) or "h NAME TARGET" (hard link),
+// so the fuzzer explores archive shapes rather than gzip checksums.
+func FuzzUnpack(f *testing.F) {
+	f.Add("f top/a/b.md x\nl top/l a/b.md")
+	f.Add("l top/x .\nl top/x/y ../z")
+	f.Add("l top/a .\nl top/d a/../z")
+	f.Add("f top/../../etc/x x")
+	f.Add("d top/docs\nl top/docs/latest ../corpus\nf top/corpus/a.md hello")
+	f.Fuzz(func(t *testing.T, spec string) {
+		var entries []entry
+		for _, line := range strings.Split(spec, "\n") {
+			parts := strings.SplitN(line, " ", 3)
+			if len(parts) < 2 || parts[1] == "" {
+				continue
+			}
+			e := entry{name: parts[1]}
+			arg := ""
+			if len(parts) == 3 {
+				arg = parts[2]
+			}
+			switch parts[0] {
+			case "f":
+				e.body = arg
+			case "d":
+				e.typ = tar.TypeDir
+			case "l":
+				e.typ, e.link = tar.TypeSymlink, arg
+			case "h":
+				e.typ, e.link = tar.TypeLink, arg
+			default:
+				continue
+			}
+			entries = append(entries, e)
+		}
+		data, err := buildTarGz(entries)
+		if err != nil {
+			return
+		}
+		root := t.TempDir()
+		dest := filepath.Join(root, "tree")
+		if err := Unpack(bytes.NewReader(data), dest, 1<<20); err != nil {
+			if _, serr := os.Lstat(dest); !os.IsNotExist(serr) {
+				t.Fatalf("refused (%v) but left %s behind", err, dest)
+			}
+			return
+		}
+		filepath.Walk(dest, func(p string, info os.FileInfo, err error) error {
+			if err != nil || info.Mode()&os.ModeSymlink == 0 {
+				return nil
+			}
+			rel, _ := filepath.Rel(dest, p)
+			if leaves(dest, filepath.ToSlash(rel)) {
+				t.Fatalf("%s was kept but leaves the tree", rel)
+			}
+			if resolved, err := filepath.EvalSymlinks(p); err == nil {
+				real, _ := filepath.EvalSymlinks(dest)
+				if r, _ := filepath.Rel(real, resolved); r == ".." || strings.HasPrefix(r, "../") {
+					t.Fatalf("%s resolves to %s, outside the tree", p, resolved)
+				}
+			}
+			return nil
+		})
+	})
 }

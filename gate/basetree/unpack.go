@@ -112,7 +112,53 @@ func Unpack(r io.Reader, dest string, maxBytes int64) (err error) {
 			return &UnsafeArchiveError{Entry: l.name, Reason: fmt.Sprintf("symbolic link clashes with another entry: %v", err)}
 		}
 	}
+	// A target that looks inside on its own can still leave through
+	// another link ("a" -> ".", "d" -> "a/../x"): follow every link the
+	// way the system would, existing or not.
+	for _, l := range links {
+		rel, _ := filepath.Rel(dest, l.name)
+		if leaves(dest, filepath.ToSlash(rel)) {
+			return &UnsafeArchiveError{Entry: l.name, Reason: fmt.Sprintf("symbolic link to %q leaves the tree through another link", l.target)}
+		}
+	}
 	return nil
+}
+
+// leaves reports whether resolving the path rel (slash-separated, inside
+// dest) follows links or ".." out of dest, or loops.
+func leaves(dest, rel string) bool {
+	var at []string // resolved components below dest
+	todo := strings.Split(rel, "/")
+	for hops := 0; len(todo) > 0; {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(at) == 0 {
+				return true
+			}
+			at = at[:len(at)-1]
+			continue
+		}
+		at = append(at, c)
+		p := filepath.Join(append([]string{dest}, at...)...)
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		if hops++; hops > 255 {
+			return true
+		}
+		target, err := os.Readlink(p)
+		if err != nil || path.IsAbs(target) {
+			return true
+		}
+		at = at[:len(at)-1]
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	return false
 }
 
 // entryName checks an entry's name and drops the archive's top folder.
