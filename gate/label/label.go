@@ -66,6 +66,21 @@ type Server struct {
 	sum  string // hash of the file as last read or written
 	ids  []string
 	page *template.Template
+	// passages caches each (query, document) passage: the texts do not
+	// change while the server runs, and the page asks for the state on
+	// every key press.
+	passages map[[2]string][]Span
+}
+
+// passage is the marked passage of a document for a query, computed once.
+func (s *Server) passage(q *gate.Query, doc string, texts func() []string) []Span {
+	key := [2]string{q.ID, doc}
+	if p, ok := s.passages[key]; ok {
+		return p
+	}
+	p := bestPassage(q.Text, texts())
+	s.passages[key] = p
+	return p
 }
 
 // ErrChangedOnDisk means the set file is no longer what the server last
@@ -80,7 +95,7 @@ func New(o Options) (*Server, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{o: o, page: pageTemplate}
+	s := &Server{o: o, page: pageTemplate, passages: map[[2]string][]Span{}}
 	if err := s.reload(); err != nil {
 		return nil, err
 	}
@@ -215,7 +230,7 @@ func (s *Server) view() stateView {
 		shown := map[string]bool{}
 		for _, c := range order(q.ID, s.o.Pool[q.ID]) {
 			shown[c.Doc] = true
-			qv.Candidates = append(qv.Candidates, candidateView{Doc: c.Doc, Title: c.Title, Passage: bestPassage(q.Text, c.Texts), Grade: gradeOf(q, s.o.Labeller, c.Doc)})
+			qv.Candidates = append(qv.Candidates, candidateView{Doc: c.Doc, Title: c.Title, Passage: s.passage(q, c.Doc, func() []string { return c.Texts }), Grade: gradeOf(q, s.o.Labeller, c.Doc)})
 		}
 		// Documents already judged that no retriever found now are shown
 		// too, after the pool.
@@ -234,10 +249,10 @@ func (s *Server) view() stateView {
 		}
 		sort.Strings(extra)
 		for _, d := range extra {
-			cv := candidateView{Doc: d, Grade: gradeOf(q, s.o.Labeller, d)}
+			cv := candidateView{Doc: d, Passage: []Span{}, Grade: gradeOf(q, s.o.Labeller, d)}
 			if s.o.Doc != nil {
 				if title, text, ok := s.o.Doc(d); ok {
-					cv.Title, cv.Passage = title, bestPassage(q.Text, []string{text})
+					cv.Title, cv.Passage = title, s.passage(q, d, func() []string { return []string{text} })
 				}
 			}
 			qv.Candidates = append(qv.Candidates, cv)

@@ -77,6 +77,9 @@ func TestGradeWritesTheFileLineByLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	view := s2.view()
+	if js, _ := json.Marshal(view); strings.Contains(string(js), `"passage":null`) {
+		t.Errorf("a candidate without text must still have a passage list (the page iterates it): %s", js)
+	}
 	if g := view.Queries[0].Candidates[0].Grade; g == nil || *g != 3 {
 		t.Errorf("after a restart: %+v", view.Queries[0].Candidates)
 	}
