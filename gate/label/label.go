@@ -313,7 +313,7 @@ func order(qid string, pool []Candidate) []Candidate {
 func bestPassage(query string, texts []string) []Span {
 	terms := map[string]bool{}
 	for _, t := range words(query) {
-		if len([]rune(t)) > 2 {
+		if len([]rune(t)) > 2 && !functionWords[t] {
 			terms[t] = true
 		}
 	}
@@ -338,6 +338,16 @@ func bestPassage(query string, texts []string) []Span {
 		}
 	}
 	return mark(best, terms)
+}
+
+// functionWords are English words that say nothing about a query's
+// topic; they are neither marked nor counted when a passage is picked.
+var functionWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`about after all also and any are because been before but can cannot could did does doing done each for from get got had has have her here his how into its just more most not now off once only other our out over own same she should some such than that the their them then there these they this those through too under until very was were what when where which while who whom why will with would you your`) {
+		functionWords[w] = true
+	}
 }
 
 func words(s string) []string {
