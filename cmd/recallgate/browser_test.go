@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +20,11 @@ func chromiumArgs(profile string) []string {
 }
 
 // TestHTMLReportInChromium opens the demo's HTML report in headless
-// Chromium, clicks the "regressed" filter and a query (through the page's
-// #filter=…&query=… hook, which clicks the real elements), and checks what
-// the page then shows. It also takes a screenshot into the test's temp dir.
+// Chromium: once through the page's #filter=…&query=… address (which
+// clicks the real elements) to check what the page then shows, once with
+// real mouse clicks through the DevTools protocol to check the table's
+// width under every filter and a drill-down. It also takes a screenshot
+// into the test's temp dir.
 func TestHTMLReportInChromium(t *testing.T) {
 	browser, err := exec.LookPath("chromium")
 	if err != nil {
@@ -82,36 +85,26 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Error("a passage starts with blank space (a gap above it)")
 	}
 
-	// An unchanged query's delta reads ±0.000, as in the metric table, and
-	// the table keeps its width whatever the filter shows: a copy of the
-	// page measures it under each filter.
-	data, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
+	// Real clicks (DevTools input events): every filter keeps the table's
+	// width, and an unchanged query's delta reads ±0.000 as in the metric
+	// table.
+	d := startDevtools(t, browser, filepath.Join(dir, "profile-cdp"))
+	d.navigate(t, "file://"+page)
+	d.waitFor(t, `document.querySelectorAll("#queries tbody tr").length === 29`)
+	width := `Math.round(document.getElementById("queries").getBoundingClientRect().width)`
+	first, _ := d.eval(width)
+	for _, f := range []string{"regressed", "improved", "zero", "ranking", "all"} {
+		d.click(t, fmt.Sprintf(`#filters button[data-filter=%q]`, f))
+		d.waitFor(t, fmt.Sprintf(`document.querySelector('#filters button[data-filter=%q]').className === "on"`, f))
+		if w, _ := d.eval(width); w != first {
+			t.Errorf("filter %s: the query table is %s px wide, %s before", f, w, first)
+		}
 	}
-	measure := `<script>(function(){var w=[];document.querySelectorAll("#filters button").forEach(function(b){b.click();w.push(b.dataset.filter+"="+Math.round(document.getElementById("queries").getBoundingClientRect().width));});document.querySelector("#filters button").click();var p=document.createElement("pre");p.id="widths";p.textContent=w.join(" ");document.body.appendChild(p);})();</script></body>`
-	probe := filepath.Join(dir, "probe.html")
-	if err := os.WriteFile(probe, []byte(strings.Replace(string(data), "</body>", measure, 1)), 0o644); err != nil {
-		t.Fatal(err)
+	if v, _ := d.eval(`document.querySelector('#queries tr[data-id="q13"]').children[4].textContent === "±0.000"`); v != "true" {
+		t.Errorf("an unchanged query's delta reads %s", v)
 	}
-	dom, err = runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile3")), "--window-size=1200,1000", "--dump-dom", "file://"+probe))
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	m := regexp.MustCompile(`<pre id="widths">([^<]*)</pre>`).FindStringSubmatch(dom)
-	if m == nil {
-		t.Fatal("the width probe did not run")
-	}
-	widths := map[string]bool{}
-	for _, f := range strings.Fields(m[1]) {
-		widths[f[strings.Index(f, "=")+1:]] = true
-	}
-	if len(widths) != 1 {
-		t.Errorf("the query table changes width with the filter: %s", m[1])
-	}
-	if !regexp.MustCompile(`data-id="q13"><td>q13</td><td>[^<]*</td><td class="num">1\.000</td><td class="num">1\.000</td><td class="num">±0\.000</td>`).MatchString(dom) {
-		t.Errorf("an unchanged query's delta is not ±0.000:\n%s", regexp.MustCompile(`<tr[^>]*data-id="q13".*?</tr>`).FindString(dom))
-	}
+	d.click(t, `#queries tr[data-id="q16"]`)
+	d.waitFor(t, `!document.getElementById("drill").hidden && document.querySelector("#drill h2").textContent.indexOf("q16") === 0`)
 	shot := filepath.Join(dir, "report.png")
 	if _, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile2")), "--window-size=1200,1000", "--screenshot="+shot, url)); err != nil {
 		t.Fatalf("screenshot: %v", err)

@@ -274,6 +274,22 @@ func (d *devtools) press(t *testing.T, key string) {
 	}
 }
 
+// click presses and releases the left mouse button on the middle of the
+// first element matching selector, as a person would.
+func (d *devtools) click(t *testing.T, selector string) {
+	t.Helper()
+	v, err := d.eval(fmt.Sprintf(`(function(){var e=document.querySelector(%q); if(!e) return null; e.scrollIntoView({block:"center"}); var r=e.getBoundingClientRect(); return [r.left+r.width/2, r.top+r.height/2];})()`, selector))
+	var xy []float64
+	if err != nil || json.Unmarshal([]byte(v), &xy) != nil || len(xy) != 2 {
+		t.Fatalf("no element %s to click (%s %v)", selector, v, err)
+	}
+	for _, typ := range []string{"mousePressed", "mouseReleased"} {
+		if _, err := d.call("Input.dispatchMouseEvent", map[string]any{"type": typ, "x": xy[0], "y": xy[1], "button": "left", "clickCount": 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func (d *devtools) navigate(t *testing.T, u string) {
 	t.Helper()
 	if _, err := d.call("Page.navigate", map[string]any{"url": u}); err != nil {
