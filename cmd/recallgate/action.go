@@ -118,7 +118,7 @@ func runAction(ctx context.Context, e *env) error {
 // annotations, comment and issue need it.
 func actionResult(rep *report.CompareReport, md, reportOut, setPath string) ghaction.Result {
 	res := ghaction.Result{
-		Verdict: rep.Verdict, Reasons: rep.Reasons,
+		Verdict:    rep.Verdict,
 		RecallBase: rep.Summary.Base.RecallAtN, RecallHead: rep.Summary.Head.RecallAtN, RecallDelta: rep.Summary.Delta.RecallAtN,
 		Regressed: rep.Regressed, Improved: rep.Improved, Candidates: rep.Depth.Candidates,
 		Markdown: md, Report: reportOut, SetPath: setPath,
@@ -211,7 +211,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 		if gh != nil {
 			src = gh
 		}
-		b, err := openBase(ctx, e, cfg, set, baseOptions{ref: base, workspace: ws, archive: src, tempDir: treeTempDir(e.getenv)})
+		b, err := openBase(ctx, e, cfg, set, baseOptions{ref: base, workspace: ws, archive: src, tempDir: ghaction.RunnerTemp(e.getenv)})
 		if err != nil {
 			return nil, nil, err
 		}

@@ -88,7 +88,7 @@ func (b *baseSide) load(e *env, head *config.Config, cfgAbs string, set *gate.Se
 		switch baseSet := fingerprintFile(p); {
 		case baseSet == "":
 			b.notes = append(b.notes, "the eval set is new in this change; both sides are scored on it")
-		case baseSet != fingerprintFile(set.Path):
+		case baseSet != set.Fingerprint:
 			b.notes = append(b.notes, fmt.Sprintf("the eval set changed in this change; both sides are scored on the head's set (%d queries)", len(set.Queries)))
 		}
 	}
@@ -101,16 +101,4 @@ func (b *baseSide) sides(head *config.Config) *config.Config {
 	c := *head
 	c.Base = b.cfg.Base
 	return &c
-}
-
-// treeTempDir is where the base tree goes: RUNNER_TEMP when it is a folder
-// here (a container action sees the runner's path, which it does not
-// have), else the system's temp folder.
-func treeTempDir(getenv func(string) string) string {
-	if d := getenv("RUNNER_TEMP"); d != "" {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
-		}
-	}
-	return ""
 }

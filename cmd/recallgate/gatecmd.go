@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -64,7 +65,7 @@ retrieved (it is never scored as a miss).
 			}
 			var notes []string
 			if *baseRef != "" {
-				b, err := openBase(ctx, e, cfg, set, baseOptions{ref: *baseRef, tempDir: treeTempDir(e.getenv)})
+				b, err := openBase(ctx, e, cfg, set, baseOptions{ref: *baseRef, tempDir: ghaction.RunnerTemp(e.getenv)})
 				if err != nil {
 					return err
 				}
@@ -167,7 +168,7 @@ var retrieveCommand = command{
 				if *side != "base" {
 					return usagef("--base-ref goes with --side base")
 				}
-				b, err := openBase(ctx, e, cfg, set, baseOptions{ref: *baseRef, tempDir: treeTempDir(e.getenv)})
+				b, err := openBase(ctx, e, cfg, set, baseOptions{ref: *baseRef, tempDir: ghaction.RunnerTemp(e.getenv)})
 				if err != nil {
 					return err
 				}

@@ -172,10 +172,10 @@ func Open(ctx context.Context, o Options) (*Tree, error) {
 	return t, nil
 }
 
-// Git runs git in dir with the checkout marked safe: a container action
+// git runs git in dir with the checkout marked safe: a container action
 // sees a checkout owned by another user, and git refuses such a repository
 // unless told it is trusted. recallgate only reads it and adds a worktree.
-func Git(ctx context.Context, dir string, args ...string) (string, error) {
+func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "safe.directory=*", "-C", dir}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -193,12 +193,12 @@ func Git(ctx context.Context, dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// RepoRoot is the top of the git checkout holding dir.
-func RepoRoot(ctx context.Context, dir string) (string, error) {
+// repoRoot is the top of the git checkout holding dir.
+func repoRoot(ctx context.Context, dir string) (string, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return "", errors.New("git is not installed")
 	}
-	top, err := Git(ctx, dir, "rev-parse", "--show-toplevel")
+	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", fmt.Errorf("%s is not in a git checkout: %w", dir, err)
 	}
@@ -209,11 +209,11 @@ func RepoRoot(ctx context.Context, dir string) (string, error) {
 }
 
 func openWorktree(ctx context.Context, o Options) (*Tree, error) {
-	top, err := RepoRoot(ctx, o.Dir)
+	top, err := repoRoot(ctx, o.Dir)
 	if err != nil {
 		return nil, err
 	}
-	sha, err := Git(ctx, top, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Ref+"^{commit}")
+	sha, err := git(ctx, top, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Ref+"^{commit}")
 	if err != nil || sha == "" {
 		return nil, fmt.Errorf("commit %s is not in the checkout %s (a shallow clone?)", short(o.Ref), top)
 	}
@@ -222,16 +222,16 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 		return nil, fmt.Errorf("base tree: %w", err)
 	}
 	dir := filepath.Join(tmp, "tree")
-	if _, err := Git(ctx, top, "worktree", "add", "--detach", "--quiet", dir, sha); err != nil {
+	if _, err := git(ctx, top, "worktree", "add", "--detach", "--quiet", dir, sha); err != nil {
 		os.RemoveAll(tmp)
-		_, _ = Git(context.Background(), top, "worktree", "prune")
+		_, _ = git(context.Background(), top, "worktree", "prune")
 		return nil, fmt.Errorf("worktree of %s: %w", short(sha), err)
 	}
 	t := &Tree{Dir: dir, Commit: sha, Via: ViaWorktree, head: top}
 	t.cleanup = func() error {
-		_, rmErr := Git(context.Background(), top, "worktree", "remove", "--force", dir)
+		_, rmErr := git(context.Background(), top, "worktree", "remove", "--force", dir)
 		err := os.RemoveAll(tmp)
-		_, _ = Git(context.Background(), top, "worktree", "prune")
+		_, _ = git(context.Background(), top, "worktree", "prune")
 		if err != nil {
 			return fmt.Errorf("remove base tree %s: %w", tmp, err)
 		}
@@ -245,7 +245,7 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 
 func openArchive(ctx context.Context, o Options) (*Tree, error) {
 	head := o.Root
-	if top, err := RepoRoot(ctx, o.Dir); err == nil {
+	if top, err := repoRoot(ctx, o.Dir); err == nil {
 		head = top
 	}
 	if head == "" {

@@ -205,7 +205,6 @@ type Regression struct {
 // and issue need it.
 type Result struct {
 	Verdict                             string
-	Reasons                             []string
 	RecallBase, RecallHead, RecallDelta float64
 	Regressed, Improved                 []string
 	// Candidates is the candidate depth N.
@@ -249,6 +248,17 @@ func Publish(a *githubactions.Action, getenv func(string) string, r Result, fit 
 	}
 }
 
+// RunnerTemp is RUNNER_TEMP when that folder exists here, else "": a
+// Docker action is told the runner's path, which its container lacks.
+func RunnerTemp(getenv func(string) string) string {
+	if d := getenv("RUNNER_TEMP"); d != "" {
+		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
+			return d
+		}
+	}
+	return ""
+}
+
 // ReportLocation is where the JSON report is written and the path the
 // report output gives later steps. Run on the runner, that is RUNNER_TEMP.
 // In a Docker action RUNNER_TEMP names a runner folder the container does
@@ -257,11 +267,9 @@ func Publish(a *githubactions.Action, getenv func(string) string, r Result, fit 
 // that path relative to the workspace (where `run:` steps start).
 func ReportLocation(getenv func(string) string) (write, output string, err error) {
 	const name = "recallgate-report.json"
-	if d := getenv("RUNNER_TEMP"); d != "" {
-		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			p := filepath.Join(d, name)
-			return p, p, nil
-		}
+	if d := RunnerTemp(getenv); d != "" {
+		p := filepath.Join(d, name)
+		return p, p, nil
 	}
 	if ws := getenv("GITHUB_WORKSPACE"); ws != "" {
 		dir := filepath.Join(ws, ".recallgate")

@@ -141,9 +141,6 @@ func TestPoolOrderAndPassages(t *testing.T) {
 			t.Fatalf("the order depends on who found what first: %v vs %v", x, y)
 		}
 	}
-	if z := order("q2", pool); z[0].Doc == x[0].Doc && z[1].Doc == x[1].Doc && z[2].Doc == x[2].Doc {
-		t.Log("q2 happens to order like q1") // allowed, but unlikely
-	}
 	if got := bestPassage("who can see the audit log", []string{"Who can see it? The audit log, which can be exported."}); len(got) == 0 || fmt.Sprint(got) != fmt.Sprint([]Span{{Text: "Who can "}, {Text: "see", Mark: true}, {Text: " it? The "}, {Text: "audit", Mark: true}, {Text: " "}, {Text: "log", Mark: true}, {Text: ", which can be exported."}}) {
 		t.Errorf("function words are marked: %+v", got)
 	}
