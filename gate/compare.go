@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -25,24 +27,74 @@ type Thresholds struct {
 	MaxRecallDrop float64
 	// MaxNewMisses is how many queries may go from some recall to none.
 	MaxNewMisses int
-	// RequireSignificance makes a recall drop beyond MaxRecallDrop fail
-	// only when the paired sign-flip test finds it significant (p < 0.05);
-	// otherwise the verdict is inconclusive.
+	// RequireSignificance makes a mean drop beyond its limit fail only
+	// when the paired sign-flip test on that metric's per-query deltas
+	// finds it significant (p < 0.05); otherwise it is inconclusive.
 	RequireSignificance bool
+	// MaxNDCGDrop and MaxPrecisionDrop bound the drop of mean nDCG@k and
+	// precision@k at the context depth; nil is off.
+	MaxNDCGDrop, MaxPrecisionDrop *float64
+	// MaxBelowIncrease bounds how many more queries than on the base have
+	// recall@N under Depth.Below; nil is off.
+	MaxBelowIncrease *int
+	// MinRecall and MinNDCG are absolute floors on the head's means; nil is off.
+	MinRecall, MinNDCG *float64
+	// MinFlipped is how many queries must move the wrong way before a
+	// mean-drop rule fails (0 means 1); never applied to new misses.
+	MinFlipped int
+	// MaxLatencyRatio bounds head p95 / base p95 latency; 0 is off.
+	MaxLatencyRatio float64
+	// Segments gate segments with their own limits.
+	Segments []SegmentRule
+	// MinSegmentQueries is the smallest segment a segment rule gates
+	// (0 means DefaultMinSegmentQueries); smaller ones are reported as
+	// too small.
+	MinSegmentQueries int
 }
 
-// DefaultThresholds returns the default thresholds (0.02 drop, no new misses).
+// DefaultThresholds returns the default thresholds: recall@N may drop by
+// 0.02, no query may newly reach zero recall, and nDCG@k and precision@k
+// may drop by 0.05. The tail, the floors and latency are off until set.
 func DefaultThresholds() Thresholds {
-	return Thresholds{MaxRecallDrop: DefaultMaxRecallDrop, MaxNewMisses: DefaultMaxNewMisses}
+	ndcg, prec := DefaultMaxNDCGDrop, DefaultMaxPrecisionDrop
+	return Thresholds{MaxRecallDrop: DefaultMaxRecallDrop, MaxNewMisses: DefaultMaxNewMisses,
+		MaxNDCGDrop: &ndcg, MaxPrecisionDrop: &prec, MinFlipped: DefaultMinFlipped}
 }
 
 // Validate reports thresholds that make no sense.
 func (t Thresholds) Validate() error {
 	if t.MaxRecallDrop < 0 || t.MaxRecallDrop > 1 || math.IsNaN(t.MaxRecallDrop) {
-		return fmt.Errorf("max_recall_drop must be within 0–1, got %v", t.MaxRecallDrop)
+		return &RuleError{Key: RuleRecallDrop, Err: fmt.Errorf("must be within 0–1, got %v", t.MaxRecallDrop)}
 	}
 	if t.MaxNewMisses < 0 {
-		return fmt.Errorf("max_new_misses must not be negative, got %d", t.MaxNewMisses)
+		return &RuleError{Key: RuleNewMisses, Err: fmt.Errorf("must not be negative, got %d", t.MaxNewMisses)}
+	}
+	if err := (Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG}).Validate("gate"); err != nil {
+		return err
+	}
+	if t.MinFlipped < 0 {
+		return &RuleError{Key: "min_flipped", Err: fmt.Errorf("must be at least 1, got %d", t.MinFlipped)}
+	}
+	if t.MaxLatencyRatio < 0 || math.IsNaN(t.MaxLatencyRatio) || math.IsInf(t.MaxLatencyRatio, 0) {
+		return &RuleError{Key: RuleLatencyRatio, Err: fmt.Errorf("must be a positive ratio such as 1.5, got %v", t.MaxLatencyRatio)}
+	}
+	if t.MinSegmentQueries < 0 {
+		return &RuleError{Key: "min_segment_queries", Err: fmt.Errorf("must not be negative, got %d", t.MinSegmentQueries)}
+	}
+	for i, s := range t.Segments {
+		if strings.TrimSpace(s.Name) == "" {
+			return &RuleError{Key: fmt.Sprintf("segment[%d].name", i), Err: fmt.Errorf("required: the segment to gate")}
+		}
+		if s.Limits.empty() {
+			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (max_recall_drop, max_ndcg_drop, max_precision_drop, max_below_increase, min_recall or min_ndcg)", s.Name)}
+		}
+		if err := s.Limits.Validate(""); err != nil {
+			var re *RuleError
+			if errors.As(err, &re) {
+				re.Key = fmt.Sprintf("segment[%d].%s", i, re.Key)
+			}
+			return err
+		}
 	}
 	return nil
 }
@@ -103,6 +155,9 @@ type Waiver struct {
 	Query, Reason string
 	// Expires is the last day the waiver holds (UTC date).
 	Expires time.Time
+	// Rules limits the waiver to these rules (RuleRecallDrop, …); empty
+	// means every rule.
+	Rules []string
 }
 
 // Segment aggregates the queries that share a label.
@@ -141,6 +196,9 @@ type Policy struct {
 	// NoiseFloor is the largest difference of mean recall@N seen between
 	// repeats of one side (0 without repeats).
 	NoiseFloor float64
+	// Latency is what each side's retriever calls took (base, head); nil
+	// for a side that was not timed (a cached or stored run).
+	Latency [2]*LatencyStats
 }
 
 // Delta is head minus base for the four document metrics.
@@ -183,6 +241,21 @@ type PairedQuery struct {
 	// Moves attributes the lost gold documents of a regressed, ranking-hit
 	// or zero-recall query.
 	Moves []GoldMove
+	// BaseUnjudged and HeadUnjudged count the documents nobody judged for
+	// this query in each side's top k and top N (when the set records
+	// judgements).
+	BaseUnjudged, HeadUnjudged Unjudged
+	// NewUnjudged are the head's context documents nobody judged that were
+	// not in the base's context window, in rank order.
+	NewUnjudged []string
+}
+
+// Unjudged counts unjudged documents at the two depths.
+type Unjudged struct {
+	// AtK and AtN count unjudged documents in the top k and top N.
+	AtK, AtN int
+	// ReturnedK is how many documents the top k held (the Judged@k denominator).
+	ReturnedK int
 }
 
 // counted reports whether the query takes part in flips and the verdict.
@@ -208,6 +281,14 @@ type Comparison struct {
 	// Unanswerable pairs what both sides returned for unanswerable queries.
 	Unanswerable [][2]UnanswerableResult
 	Verdict      Verdict
+	// Rules are every rule applied, in report order, with their outcomes.
+	Rules []RuleResult
+	// JudgementsKnown says the set records judgements (grade-0 labels or
+	// per-labeller judgments), so unjudged documents can be told apart
+	// from judged non-relevant ones.
+	JudgementsKnown bool
+	// Latency is each side's retriever timing (base, head), nil when not timed.
+	Latency [2]*LatencyStats
 	// Reasons explains a verdict other than pass, one line each, and
 	// ReasonKinds says what each line is (ReasonFail, ReasonInconclusive,
 	// ReasonNote), in the same order.
@@ -247,7 +328,8 @@ type Comparison struct {
 	// NoChart leaves the per-query chart out of the Markdown report.
 	NoChart bool
 
-	index map[string]int // query id → position in Queries
+	index   map[string]int     // query id → position in Queries
+	waivers map[string]*Waiver // query id → its waiver
 }
 
 // Query returns the paired query with the given id, or nil.
@@ -285,7 +367,8 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		waivers[w.Query] = &pol.Waivers[i]
 	}
 	c := &Comparison{Set: base.Set, Depth: base.Depth, Thresholds: t, Base: base.Summary, Head: head.Summary, index: map[string]int{},
-		SyntheticBase: base.SyntheticSummary, SyntheticHead: head.SyntheticSummary, NoiseFloor: pol.NoiseFloor, CorpusKnown: pol.Corpus != nil}
+		SyntheticBase: base.SyntheticSummary, SyntheticHead: head.SyntheticSummary, NoiseFloor: pol.NoiseFloor, CorpusKnown: pol.Corpus != nil,
+		waivers: waivers, Latency: pol.Latency, JudgementsKnown: base.Set.RecordsJudgements()}
 	c.MeanDelta = Delta{
 		Recall:    head.Summary.Recall - base.Summary.Recall,
 		Precision: head.Summary.Precision - base.Summary.Precision,
@@ -321,8 +404,12 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		p.NewMiss = b.Found > 0 && h.Found == 0
 		p.Synthetic = q.Source == "synthetic"
 		p.Unstable = pol.Unstable[q.ID]
-		if p.Change == Regressed || p.NewMiss {
-			p.Waiver = waivers[q.ID]
+		if w := waivers[q.ID]; w != nil && (p.Change == Regressed || p.NewMiss) && (len(w.Rules) == 0 || slices.Contains(w.Rules, RuleRecallDrop) || slices.Contains(w.Rules, RuleNewMisses)) {
+			p.Waiver = w
+		}
+		if c.JudgementsKnown {
+			p.BaseUnjudged, _ = unjudged(q, b.Docs, c.Depth, nil)
+			p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs)
 		}
 		p.Moves = attribute(q, &b, &h, c.Depth, pol.Corpus)
 		c.index[q.ID] = len(c.Queries)
@@ -371,8 +458,44 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	for _, w := range head.Warnings() {
 		c.Warnings = append(c.Warnings, "head: "+w)
 	}
+	if err := c.applyRules(); err != nil {
+		return nil, err
+	}
 	c.decide()
 	return c, nil
+}
+
+// unjudged counts the documents of docs nobody judged for q, in the top k
+// and the top N; with base given, it also lists those in the top k that
+// were not in base's top k.
+func unjudged(q *Query, docs []string, d Depth, base []string) (Unjudged, []string) {
+	var u Unjudged
+	var fresh []string
+	inBase := map[string]bool{}
+	for i, doc := range base {
+		if i >= d.Context {
+			break
+		}
+		inBase[doc] = true
+	}
+	for i, doc := range docs {
+		if i < d.Context {
+			u.ReturnedK++
+		}
+		if q.Judged(doc) {
+			continue
+		}
+		if i < d.Candidates {
+			u.AtN++
+		}
+		if i < d.Context {
+			u.AtK++
+			if base != nil && !inBase[doc] {
+				fresh = append(fresh, doc)
+			}
+		}
+	}
+	return u, fresh
 }
 
 // flipped lists the queries with the given change, the largest recall move
@@ -394,34 +517,35 @@ func (c *Comparison) flipped(ch Change) []string {
 	return ids
 }
 
+// decide turns the rules' outcomes into the verdict and its reasons: fail
+// when any rule fails, else inconclusive when any is, else pass.
 func (c *Comparison) decide() {
 	c.Verdict = Pass
-	drop := -c.GateDelta
-	dropped := drop > c.Thresholds.MaxRecallDrop+epsilon
-	missed := len(c.NewMisses) > c.Thresholds.MaxNewMisses
-	insignificant := dropped && !missed && c.Thresholds.RequireSignificance && !c.Stats.Significant()
-	add := func(kind, format string, args ...any) {
-		c.Reasons = append(c.Reasons, fmt.Sprintf(format, args...))
+	add := func(kind, text string) {
+		c.Reasons = append(c.Reasons, text)
 		c.ReasonKinds = append(c.ReasonKinds, kind)
 	}
-	if dropped {
-		kind := ReasonFail
-		if insignificant {
-			kind = ReasonInconclusive
+	failed, unsure := false, false
+	for _, r := range c.Rules {
+		switch r.Outcome {
+		case RuleFail:
+			failed = true
+			add(ReasonFail, r.Why)
+		case RuleInconclusive:
+			unsure = true
+			add(ReasonInconclusive, r.Why)
 		}
-		add(kind, "mean recall@%d dropped by %.3f (limit %.3f)", c.Depth.Candidates, drop, c.Thresholds.MaxRecallDrop)
 	}
-	if missed {
-		add(ReasonFail, "%d %s newly at zero recall (limit %d): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), c.Thresholds.MaxNewMisses, JoinFirst(c.NewMisses, 10))
+	for _, r := range c.Rules {
+		if r.Note != "" {
+			add(ReasonNote, r.Note)
+		}
 	}
 	switch {
-	case missed:
+	case failed:
 		c.Verdict = Fail
-	case insignificant:
+	case unsure:
 		c.Verdict = Inconclusive
-		add(ReasonNote, "the drop is not significant (sign-flip p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", c.Stats.PValue, Alpha, c.Stats.N)
-	case dropped:
-		c.Verdict = Fail
 	}
 }
 

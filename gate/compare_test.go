@@ -59,7 +59,8 @@ func TestCompareOneLostGoldDocFails(t *testing.T) {
 	if strings.Join(p.Lost, ",") != "d07" || len(p.Gained) != 0 || !p.NewMiss {
 		t.Errorf("q07 %+v", p)
 	}
-	if len(c.Reasons) != 2 || !strings.Contains(c.Reasons[0], "dropped by 0.033 (limit 0.020)") || !strings.Contains(c.Reasons[1], "1 query newly at zero recall (limit 0): q07") {
+	if len(c.Reasons) != 2 || !strings.Contains(c.Reasons[0], "dropped by 0.033 (limit 0.020, max_recall_drop)") ||
+		!strings.Contains(c.Reasons[1], "1 query newly at zero recall (limit 0, max_new_misses): q07") {
 		t.Errorf("reasons %q", c.Reasons)
 	}
 }

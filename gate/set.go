@@ -534,3 +534,29 @@ func jsonLineError(file string, n int, err error) *InputError {
 	}
 	return inputErr(file, n, "", "invalid JSON: %s", strings.TrimPrefix(msg, "json: "))
 }
+
+// Judged reports whether anyone graded doc for the query: it has a gold
+// grade (0 included) or a grade in some labeller's judgments.
+func (q *Query) Judged(doc string) bool {
+	if _, ok := q.Gold[doc]; ok {
+		return true
+	}
+	for _, grades := range q.Judgments {
+		if _, ok := grades[doc]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// RecordsJudgements reports whether the set says which documents were
+// judged not relevant (a grade-0 label or per-labeller judgments): only
+// then can an unjudged document be told from a judged non-relevant one.
+func (s *Set) RecordsJudgements() bool {
+	for _, q := range s.Queries {
+		if len(q.Judgments) > 0 || len(q.Gold) > q.relevant {
+			return true
+		}
+	}
+	return false
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -129,6 +130,17 @@ type side struct {
 	Retriever *Retriever `toml:"retriever"`
 }
 
+// rawSegment is one [[gate.segment]] table.
+type rawSegment struct {
+	Name             string   `toml:"name"`
+	MaxRecallDrop    *float64 `toml:"max_recall_drop"`
+	MaxNDCGDrop      *float64 `toml:"max_ndcg_drop"`
+	MaxPrecisionDrop *float64 `toml:"max_precision_drop"`
+	MaxBelowIncrease *int     `toml:"max_below_increase"`
+	MinRecall        *float64 `toml:"min_recall"`
+	MinNDCG          *float64 `toml:"min_ndcg"`
+}
+
 type rawConfig struct {
 	Set     string `toml:"set"`
 	Queries string `toml:"queries"`
@@ -139,10 +151,19 @@ type rawConfig struct {
 	Corpus   string `toml:"corpus"`
 	CacheDir string `toml:"cache_dir"`
 	Gate     struct {
-		MaxRecallDrop       *float64 `toml:"max_recall_drop"`
-		MaxNewMisses        *int     `toml:"max_new_misses"`
-		RequireSignificance bool     `toml:"require_significance"`
-		Repeats             int      `toml:"repeats"`
+		MaxRecallDrop       *float64     `toml:"max_recall_drop"`
+		MaxNewMisses        *int         `toml:"max_new_misses"`
+		MaxNDCGDrop         *float64     `toml:"max_ndcg_drop"`
+		MaxPrecisionDrop    *float64     `toml:"max_precision_drop"`
+		MaxBelowIncrease    *int         `toml:"max_below_increase"`
+		MinRecall           *float64     `toml:"min_recall"`
+		MinNDCG             *float64     `toml:"min_ndcg"`
+		MinFlipped          *int         `toml:"min_flipped"`
+		MaxLatencyRatio     *float64     `toml:"max_latency_ratio"`
+		MinSegmentQueries   *int         `toml:"min_segment_queries"`
+		RequireSignificance bool         `toml:"require_significance"`
+		Repeats             int          `toml:"repeats"`
+		Segment             []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {
 		Below         *float64 `toml:"below"`
@@ -151,9 +172,10 @@ type rawConfig struct {
 		Chart         *bool    `toml:"chart"`
 	} `toml:"report"`
 	Waiver []struct {
-		Query   string `toml:"query"`
-		Reason  string `toml:"reason"`
-		Expires string `toml:"expires"`
+		Query   string   `toml:"query"`
+		Reason  string   `toml:"reason"`
+		Expires string   `toml:"expires"`
+		Rules   []string `toml:"rules"`
 	} `toml:"waiver"`
 	Retriever *Retriever `toml:"retriever"`
 	Base      *side      `toml:"base"`
@@ -216,9 +238,8 @@ func Parse(data []byte, name string) (*Config, error) {
 	if v := raw.Gate.MaxNewMisses; v != nil {
 		c.Thresholds.MaxNewMisses = *v
 	}
-	c.Thresholds.RequireSignificance = raw.Gate.RequireSignificance
-	if err := c.Thresholds.Validate(); err != nil {
-		return nil, &gate.InputError{File: name, Field: "gate", Err: err}
+	if err := c.gateRules(raw, data); err != nil {
+		return nil, err
 	}
 	c.Repeats = raw.Gate.Repeats
 	if c.Repeats == 0 {
@@ -265,12 +286,108 @@ func Parse(data []byte, name string) (*Config, error) {
 			return nil, &gate.InputError{File: name, Field: field + ".query", Err: fmt.Errorf("query %q is waived twice", w.Query)}
 		}
 		seen[w.Query] = true
-		c.Waivers = append(c.Waivers, gate.Waiver{Query: w.Query, Reason: w.Reason, Expires: exp})
+		for _, r := range w.Rules {
+			if !slices.Contains(gate.RuleNames, r) {
+				return nil, &gate.InputError{File: name, Line: arrayKeyLine(data, "waiver", i, "rules"), Field: field + ".rules", Err: fmt.Errorf("unknown rule %q (rules: %s)", r, strings.Join(gate.RuleNames, ", "))}
+			}
+		}
+		c.Waivers = append(c.Waivers, gate.Waiver{Query: w.Query, Reason: w.Reason, Expires: exp, Rules: w.Rules})
 	}
 	if err := c.sides(raw, dir); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// gateRules reads the [gate] rules and [[gate.segment]] tables into the
+// thresholds; a bad value is an error naming its line and key.
+func (c *Config) gateRules(raw rawConfig, data []byte) error {
+	g := raw.Gate
+	t := &c.Thresholds
+	if v := g.MaxRecallDrop; v != nil {
+		t.MaxRecallDrop = *v
+	}
+	if v := g.MaxNewMisses; v != nil {
+		t.MaxNewMisses = *v
+	}
+	for _, f := range []struct {
+		from *float64
+		to   **float64
+	}{{g.MaxNDCGDrop, &t.MaxNDCGDrop}, {g.MaxPrecisionDrop, &t.MaxPrecisionDrop}, {g.MinRecall, &t.MinRecall}, {g.MinNDCG, &t.MinNDCG}} {
+		if f.from != nil {
+			*f.to = f.from
+		}
+	}
+	if g.MaxBelowIncrease != nil {
+		t.MaxBelowIncrease = g.MaxBelowIncrease
+	}
+	if v := g.MinFlipped; v != nil {
+		if *v < 1 {
+			return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "min_flipped"}), Field: "gate.min_flipped", Err: fmt.Errorf("must be at least 1 (1: any drop beyond the limit counts), got %d", *v)}
+		}
+		t.MinFlipped = *v
+	}
+	if v := g.MaxLatencyRatio; v != nil {
+		if *v <= 0 {
+			return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "max_latency_ratio"}), Field: "gate.max_latency_ratio", Err: fmt.Errorf("must be a ratio above 0 such as 1.5 (leave it out to turn the rule off), got %v", *v)}
+		}
+		t.MaxLatencyRatio = *v
+	}
+	if v := g.MinSegmentQueries; v != nil {
+		if *v < 1 {
+			return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "min_segment_queries"}), Field: "gate.min_segment_queries", Err: fmt.Errorf("must be at least 1, got %d", *v)}
+		}
+		t.MinSegmentQueries = *v
+	}
+	t.RequireSignificance = g.RequireSignificance
+	for i, s := range g.Segment {
+		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"),
+			Limits: gate.Limits{MaxRecallDrop: s.MaxRecallDrop, MaxNDCGDrop: s.MaxNDCGDrop, MaxPrecisionDrop: s.MaxPrecisionDrop, MaxBelowIncrease: s.MaxBelowIncrease, MinRecall: s.MinRecall, MinNDCG: s.MinNDCG}})
+	}
+	if err := t.Validate(); err != nil {
+		ie := &gate.InputError{File: c.Path, Field: "gate", Err: err}
+		var re *gate.RuleError
+		if errors.As(err, &re) {
+			ie.Err = re.Err
+			ie.Field = "gate." + re.Key
+			ie.Line = keyLine(data, toml.Key{"gate", re.Key})
+			var i int
+			var key string
+			if n, _ := fmt.Sscanf(re.Key, "segment[%d].%s", &i, &key); n == 2 {
+				ie.Line = arrayKeyLine(data, "gate.segment", i, key)
+			} else if n, _ := fmt.Sscanf(re.Key, "segment[%d]", &i); n == 1 {
+				ie.Line = arrayKeyLine(data, "gate.segment", i, "")
+			}
+		}
+		return ie
+	}
+	return nil
+}
+
+// arrayKeyLine is the line of key in the i-th [[table]] of the file, or of
+// that table's header when key is "" or not written there; 0 when absent.
+func arrayKeyLine(data []byte, table string, i int, key string) int {
+	seen, header := -1, 0
+	for n, line := range strings.Split(string(data), "\n") {
+		if m := headerLine.FindStringSubmatch(line); m != nil {
+			if seen == i {
+				break
+			}
+			if strings.HasPrefix(strings.TrimSpace(line), "[[") && unquoteKey(m[1]) == table {
+				seen++
+				if seen == i {
+					header = n + 1
+				}
+			}
+			continue
+		}
+		if seen == i && key != "" {
+			if m := keyRe.FindStringSubmatch(line); m != nil && unquoteKey(m[1]) == key {
+				return n + 1
+			}
+		}
+	}
+	return header
 }
 
 func (c *Config) sides(raw rawConfig, dir string) error {

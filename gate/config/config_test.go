@@ -2,6 +2,7 @@ package config
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -30,7 +31,9 @@ path = "/abs/head.jsonl"
 	if c.Set != filepath.Join("cfg", "queries.jsonl") || c.Depth != (gate.Depth{Candidates: 100, Context: 8}) {
 		t.Errorf("set %s depth %+v", c.Set, c.Depth)
 	}
-	if c.Thresholds != (gate.Thresholds{MaxRecallDrop: 0.05, MaxNewMisses: 2}) {
+	want := gate.DefaultThresholds()
+	want.MaxRecallDrop, want.MaxNewMisses = 0.05, 2
+	if !reflect.DeepEqual(c.Thresholds, want) {
 		t.Errorf("thresholds %+v", c.Thresholds)
 	}
 	if c.Base.Path != filepath.Join("cfg", "runs", "base.jsonl") || c.Head.Path != "/abs/head.jsonl" {
@@ -43,7 +46,7 @@ func TestParseDefaultsAndSingleRetriever(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Depth != gate.DefaultDepth() || c.Thresholds != gate.DefaultThresholds() || c.Set != "" {
+	if c.Depth != gate.DefaultDepth() || !reflect.DeepEqual(c.Thresholds, gate.DefaultThresholds()) || c.Set != "" {
 		t.Errorf("defaults: %+v", c)
 	}
 	if c.Base != c.Head || c.Base.Path != filepath.Join("dir", "run.jsonl") {
@@ -62,7 +65,18 @@ func TestParseErrors(t *testing.T) {
 		{"syntax", "[gate]\nmax_recall_drop = = 1\n", "r.toml:2:"},
 		{"wrong type", "[depth]\ncandidates = \"fifty\"\n", "r.toml"},
 		{"bad depth", "[depth]\ncontext = 0\n", "depth: context depth must be at least 1"},
-		{"negative drop", "[gate]\nmax_recall_drop = -0.1\n", "gate: max_recall_drop must be within 0–1"},
+		{"negative drop", "[gate]\nmax_recall_drop = -0.1\n", "r.toml:2: gate.max_recall_drop: must be within 0–1"},
+		{"ndcg over 1", "# x\n[gate]\nmax_ndcg_drop = 1.5\n", "r.toml:3: gate.max_ndcg_drop: must be within 0–1, got 1.5"},
+		{"negative precision", "[gate]\nmax_precision_drop = -0.01\n", "r.toml:2: gate.max_precision_drop: must be within 0–1"},
+		{"negative below", "[gate]\nrepeats = 1\nmax_below_increase = -1\n", "r.toml:3: gate.max_below_increase: must not be negative"},
+		{"floor over 1", "[gate]\nmin_recall = 2\n", "r.toml:2: gate.min_recall: must be within 0–1"},
+		{"min_flipped 0", "[gate]\nmin_flipped = 0\n", "r.toml:2: gate.min_flipped: must be at least 1"},
+		{"latency ratio 0", "[gate]\nmax_latency_ratio = 0.0\n", "r.toml:2: gate.max_latency_ratio: must be a ratio above 0"},
+		{"segment limit", "[gate]\n[[gate.segment]]\nname = \"a\"\nmax_recall_drop = 0.1\n[[gate.segment]]\nname = \"keyword\"\nmax_ndcg_drop = 7\n", "r.toml:7: gate.segment[1].max_ndcg_drop: must be within 0–1, got 7"},
+		{"segment without rule", "[[gate.segment]]\nname = \"keyword\"\n", "r.toml:1: gate.segment[0]: segment \"keyword\" sets no rule"},
+		{"segment without name", "[[gate.segment]]\nmin_ndcg = 0.5\n", "r.toml:1: gate.segment[0].name: required"},
+		{"segment unknown metric", "[[gate.segment]]\nname = \"keyword\"\nmax_mrr_drop = 0.1\n", "r.toml:3: gate.segment.max_mrr_drop: unknown key"},
+		{"waiver unknown rule", "[[waiver]]\nquery = \"q1\"\nreason = \"x\"\nexpires = \"2027-01-01\"\nrules = [\"max_mrr_drop\"]\n", "r.toml:5: waiver[0].rules: unknown rule \"max_mrr_drop\""},
 		{"both forms", "[retriever]\ntype=\"file\"\n[base.retriever]\ntype=\"file\"\n[head.retriever]\ntype=\"file\"\n", "not both"},
 		{"half pair", "[base.retriever]\ntype=\"file\"\n", "one is missing"},
 		{"no type", "[retriever]\npath=\"x\"\n", "retriever.type: required"},

@@ -19,6 +19,16 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 	}
 	// Text symbols, not emoji: they render without an emoji font.
 	icon := map[string]string{string(gate.Fail): "✗", string(gate.Inconclusive): "⚠", string(gate.Pass): "✓"}[r.Verdict]
+	n := names(r.depth())
+	var rules [][7]string
+	for _, ru := range r.Rules {
+		c := ru.cells()
+		seg := ru.Segment
+		if seg == "" {
+			seg = "all"
+		}
+		rules = append(rules, [7]string{ru.label(n), seg, c[0], c[1], c[2], c[3], ru.Outcome})
+	}
 	return htmlPage.Execute(w, struct {
 		R       *CompareReport
 		Icon    string
@@ -27,7 +37,21 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		Reasons []reason
 		Rows    [][4]string
 		Clip    int
-	}{r, icon, verdictTitle(r.Verdict), headline(r), reasons, summaryRows(r, func(s string) string { return s }), gate.PassageRunes})
+		Rules   [][7]string
+		Extra   []string
+	}{r, icon, verdictTitle(r.Verdict), headline(r), reasons, summaryRows(r, func(s string) string { return s }), gate.PassageRunes, rules,
+		nonEmpty(latencyLine(r.Latency), unjudgedLine(r.Unjudged, r.Depth.Context))})
+}
+
+// nonEmpty drops the empty strings.
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
@@ -57,7 +81,11 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 <table id="summary"><tr><th>metric</th><th>base</th><th>head</th><th>Δ</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td></tr>
 {{end}}</table>
-<div class="filters" id="filters">
+{{range .Extra}}<p class="muted extra">{{.}}</p>
+{{end}}{{if .Rules}}<details id="rules"><summary>Gate rules</summary><table><tr><th>rule</th><th>segment</th><th>base</th><th>head</th><th>value</th><th>limit</th><th>outcome</th></tr>
+{{range .Rules}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td><td class="num">{{index . 4}}</td><td class="num">{{index . 5}}</td><td class="{{index . 6}}">{{index . 6}}</td></tr>
+{{end}}</table></details>
+{{end}}<div class="filters" id="filters">
 <button data-filter="all" class="on">all</button><button data-filter="regressed">regressed</button><button data-filter="improved">improved</button><button data-filter="zero">zero recall</button><button data-filter="ranking">ranking only</button>
 <select id="segment"><option value="">every segment</option></select>
 <span id="count" class="muted"></span>

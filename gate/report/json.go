@@ -64,6 +64,10 @@ type Scores struct {
 	// Passages are the first passages of the context documents, when the
 	// run has text.
 	Passages map[string]string `json:"passages,omitempty"`
+	// UnjudgedAtK and UnjudgedAtN count the documents nobody judged in the
+	// top k and top N (compare reports on sets that record judgements).
+	UnjudgedAtK *int `json:"unjudged_at_k,omitempty"`
+	UnjudgedAtN *int `json:"unjudged_at_n,omitempty"`
 }
 
 // EvidenceInfo is the context-level coverage of a query's required facts.
@@ -241,6 +245,9 @@ type CompareQuery struct {
 	Unstable  bool       `json:"unstable,omitempty"`
 	Waived    bool       `json:"waived,omitempty"`
 	Moves     []MoveInfo `json:"moves,omitempty"`
+	// NewUnjudged are the head's context documents nobody judged that the
+	// base's context did not hold.
+	NewUnjudged []string `json:"new_unjudged,omitempty"`
 }
 
 // UnanswerablePair is an unanswerable query on both sides.
@@ -257,6 +264,8 @@ type CompareReport struct {
 	Command string   `json:"command"`
 	Verdict string   `json:"verdict"`
 	Reasons []string `json:"reasons"`
+	// Rules are every gate rule applied, with its outcome.
+	Rules []RuleInfo `json:"rules"`
 	// ReasonKinds labels each reason: fail, inconclusive or note.
 	ReasonKinds  []string           `json:"reason_kinds,omitempty"`
 	Set          SetInfo            `json:"set"`
@@ -286,6 +295,10 @@ type CompareReport struct {
 	Fingerprints map[string]string `json:"fingerprints"`
 	// Chart adds the per-query recall delta chart to the Markdown.
 	Chart bool `json:"chart"`
+	// Unjudged counts the retrieved documents nobody judged.
+	Unjudged UnjudgedInfo `json:"unjudged"`
+	// Latency is each side's retriever timing, when it was measured.
+	Latency *LatencyPair `json:"latency,omitempty"`
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -376,6 +389,10 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
+		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c),
+	}
+	if c.Latency[0] != nil || c.Latency[1] != nil {
+		r.Latency = &LatencyPair{Base: latencyInfo(c.Latency[0]), Head: latencyInfo(c.Latency[1])}
 	}
 	for _, s := range c.Segments {
 		r.Segments = append(r.Segments, SegmentInfo{s.Kind, s.Name, s.Queries, s.Base, s.Head, s.Regressed, s.Improved, s.Also})
@@ -386,8 +403,13 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		}
 	}
 	for _, p := range c.Queries {
+		bs, hs := scores(p.Base), scores(p.Head)
+		if c.JudgementsKnown {
+			bs.UnjudgedAtK, bs.UnjudgedAtN = &p.BaseUnjudged.AtK, &p.BaseUnjudged.AtN
+			hs.UnjudgedAtK, hs.UnjudgedAtN = &p.HeadUnjudged.AtK, &p.HeadUnjudged.AtN
+		}
 		r.Queries = append(r.Queries, CompareQuery{
-			ID: p.Query.ID, Query: p.Query.Text, Base: scores(p.Base), Head: scores(p.Head),
+			ID: p.Query.ID, Query: p.Query.Text, Base: bs, Head: hs, NewUnjudged: p.NewUnjudged,
 			Change: string(p.Change), RankingOnly: p.RankingOnly, NewMiss: p.NewMiss,
 			Delta: QueryDelta{p.Delta.Recall, p.Delta.Precision, p.Delta.NDCG, p.Delta.RR},
 			Lost:  list(p.Lost), Gained: list(p.Gained), Gold: list(p.Query.RelevantDocs()), Line: p.Query.Line,

@@ -56,6 +56,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 
 	fmt.Fprintf(b, "\n%s\n", statsLine(r))
+	if l := latencyLine(r.Latency); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
 
 	flipTable := func(title string, ids []string, docsHead string, docs func(*CompareQuery) []string) {
 		if len(ids) == 0 {
@@ -113,6 +116,8 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		b.WriteString("\n</details>\n")
 	}
 
+	writeUnjudgedMarkdown(b, r)
+	writeRulesMarkdown(b, r)
 	writeAttribution(b, r, byID)
 	writeSegments(b, r)
 	writeEvidence(b, r)
@@ -397,4 +402,52 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 	}
 	writeWarningsMarkdown(b, c.Warnings())
 	return b.Flush()
+}
+
+// writeRulesMarkdown is the table of every rule applied, collapsed, with
+// the rules that decided named in its summary.
+func writeRulesMarkdown(b io.Writer, r *CompareReport) {
+	if len(r.Rules) == 0 {
+		return
+	}
+	n := names(r.depth())
+	decided := 0
+	for _, ru := range r.Rules {
+		if ru.Outcome != gate.RulePass {
+			decided++
+		}
+	}
+	fmt.Fprintf(b, "\n<details><summary>Gate rules: %d applied, %d not passed</summary>\n\n", len(r.Rules), decided)
+	b.Write([]byte("| rule | segment | base | head | value | limit | outcome |\n|:--|:--|--:|--:|--:|--:|:--|\n"))
+	for _, ru := range r.Rules {
+		c := ru.cells()
+		seg := ru.Segment
+		if seg == "" {
+			seg = "all"
+		}
+		out := ru.Outcome
+		if out != gate.RulePass {
+			out = "**" + out + "**"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", EscapeMarkdown(ru.label(n)), EscapeMarkdown(seg), c[0], c[1], c[2], c[3], out)
+	}
+	b.Write([]byte("\n</details>\n"))
+}
+
+// writeUnjudgedMarkdown lists the head's new unjudged context documents,
+// or says once that the set cannot tell.
+func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
+	line := unjudgedLine(r.Unjudged, r.Depth.Context)
+	if line == "" {
+		return
+	}
+	if !r.Unjudged.Known {
+		fmt.Fprintf(b, "\n%s\n", EscapeMarkdown(line))
+		return
+	}
+	fmt.Fprintf(b, "\n<details><summary>Unjudged in the head's context: %d %s</summary>\n\n%s\n\n| query | documents nobody judged |\n|:--|:--|\n", len(r.Unjudged.New), plural(len(r.Unjudged.New), "query", "queries"), line)
+	for _, q := range r.Unjudged.New {
+		fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(q.ID), mdList(q.Docs))
+	}
+	b.Write([]byte("\n</details>\n"))
 }

@@ -414,7 +414,7 @@ func TestInconclusiveAndNettedCounts(t *testing.T) {
 		if strings.Contains(s, "fail:") {
 			t.Errorf("%s: an inconclusive run prints a reason as fail:\n%s", format, s)
 		}
-		if !strings.Contains(strings.ToLower(s), "not failed") || !strings.Contains(s, "note: the drop is not significant") && !strings.Contains(s, "note:** the drop is not significant") {
+		if !strings.Contains(strings.ToLower(s), "not failed") || !strings.Contains(s, "note: the recall@10 drop is not significant") && !strings.Contains(s, "note:** the recall@10 drop is not significant") {
 			t.Errorf("%s: headline or note missing:\n%s", format, s)
 		}
 		if !strings.Contains(s, "±0 (+1 new: q03; -1 recovered: q02)") {

@@ -95,7 +95,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "  %s: %s\n", r.reasonKind(i), terminal(reason))
 	}
 	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
-	fmt.Fprintf(b, "gate: max recall drop %.3f, max new zero-recall queries %d\n", r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
+	fmt.Fprintf(b, "gate: %s\n", rulesSummary(r))
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "note: %s\n", terminal(note))
 	}
@@ -108,6 +108,15 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(b, "\n%s\n", terminal(statsLine(r)))
+	if l := latencyLine(r.Latency); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+	}
+	if l := unjudgedLine(r.Unjudged, r.Depth.Context); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+		for _, q := range r.Unjudged.New {
+			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", terminal(q.ID), terminal(strings.Join(q.Docs, ", ")))
+		}
+	}
 
 	for _, sec := range []struct {
 		title string
@@ -208,4 +217,21 @@ func summaryRows(r *CompareReport, esc func(string) string) [][4]string {
 		{"zero recall", fmt.Sprint(len(sb.ZeroRecall)), fmt.Sprint(len(sh.ZeroRecall)), count(d.ZeroRecall, sb.ZeroRecall, sh.ZeroRecall)},
 		{n.recall + " < 0.5", fmt.Sprint(sb.BelowHalf), fmt.Sprint(sh.BelowHalf), count(d.BelowHalf, sb.BelowHalfIDs, sh.BelowHalfIDs)},
 	}
+}
+
+// rulesSummary is every rule on one line: "max_recall_drop 0.020 pass, …".
+func rulesSummary(r *CompareReport) string {
+	if len(r.Rules) == 0 {
+		return fmt.Sprintf("max recall drop %.3f, max new zero-recall queries %d", r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
+	}
+	var parts []string
+	for _, ru := range r.Rules {
+		name := ru.Name
+		if ru.Segment != "" {
+			name = terminal(ru.Segment) + " " + name
+		}
+		c := ru.cells()
+		parts = append(parts, fmt.Sprintf("%s %s %s", name, c[3], ru.Outcome))
+	}
+	return strings.Join(parts, ", ")
 }

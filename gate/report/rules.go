@@ -1,0 +1,198 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// RuleInfo is one gate rule as applied: what it read, the two sides, the
+// value held against the limit and the outcome.
+type RuleInfo struct {
+	Name    string `json:"name"`
+	Metric  string `json:"metric"`
+	Depth   int    `json:"depth"`
+	Segment string `json:"segment"`
+	Queries int    `json:"queries"`
+	// Base and Head are means, counts, or p95 milliseconds for latency.
+	Base  float64 `json:"base"`
+	Head  float64 `json:"head"`
+	Value float64 `json:"value"`
+	Limit float64 `json:"limit"`
+	// Flipped counts the queries that moved the wrong way on the metric.
+	Flipped int `json:"flipped"`
+	// Outcome is pass, fail, inconclusive or skipped.
+	Outcome string `json:"outcome"`
+	// Reason is the rule's line in the verdict, when it did not pass.
+	Reason string `json:"reason,omitempty"`
+}
+
+// UnjudgedInfo says how many retrieved documents nobody judged (pool bias).
+type UnjudgedInfo struct {
+	// Known is false when the set records no judgements (gold only): then
+	// judged non-relevant and never judged cannot be told apart, and the
+	// counts below are zero.
+	Known bool `json:"known"`
+	// BaseJudgedAtK and HeadJudgedAtK are the mean share of judged
+	// documents in the top k (ir_measures' Judged@k).
+	BaseJudgedAtK float64 `json:"base_judged_at_k"`
+	HeadJudgedAtK float64 `json:"head_judged_at_k"`
+	// BaseAtK … HeadAtN count unjudged documents over all queries.
+	BaseAtK int `json:"base_at_k"`
+	HeadAtK int `json:"head_at_k"`
+	BaseAtN int `json:"base_at_n"`
+	HeadAtN int `json:"head_at_n"`
+	// New lists, per query, the head's context documents nobody judged
+	// that were not in the base's context window: the pairs to label.
+	New []UnjudgedQuery `json:"new"`
+}
+
+// UnjudgedQuery is one query's new unjudged context documents.
+type UnjudgedQuery struct {
+	ID   string   `json:"id"`
+	Docs []string `json:"docs"`
+}
+
+// LatencyInfo is one side's retriever timing, in milliseconds.
+type LatencyInfo struct {
+	Calls   int     `json:"calls"`
+	P50     float64 `json:"p50_ms"`
+	P95     float64 `json:"p95_ms"`
+	Max     float64 `json:"max_ms"`
+	Total   float64 `json:"total_ms"`
+	Startup float64 `json:"startup_ms"`
+}
+
+// LatencyPair is both sides' timing; a side is nil when it was not timed.
+type LatencyPair struct {
+	Base *LatencyInfo `json:"base"`
+	Head *LatencyInfo `json:"head"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func latencyInfo(s *gate.LatencyStats) *LatencyInfo {
+	if s == nil {
+		return nil
+	}
+	return &LatencyInfo{Calls: s.Calls, P50: ms(s.P50), P95: ms(s.P95), Max: ms(s.Max), Total: ms(s.Total), Startup: ms(s.Build)}
+}
+
+func rulesInfo(c *gate.Comparison) []RuleInfo {
+	out := []RuleInfo{}
+	for _, r := range c.Rules {
+		reason := r.Why
+		if r.Outcome != gate.RuleFail && r.Note != "" {
+			reason = r.Note
+		}
+		if r.Outcome == gate.RulePass {
+			reason = ""
+		}
+		out = append(out, RuleInfo{Name: r.Name, Metric: r.Metric, Depth: r.Depth, Segment: r.Segment, Queries: r.Queries,
+			Base: r.Base, Head: r.Head, Value: r.Value, Limit: r.Limit, Flipped: r.Flipped, Outcome: r.Outcome, Reason: reason})
+	}
+	return out
+}
+
+func unjudgedInfo(c *gate.Comparison) UnjudgedInfo {
+	u := UnjudgedInfo{Known: c.JudgementsKnown, New: []UnjudgedQuery{}}
+	if !u.Known {
+		return u
+	}
+	var nb, nh int
+	for _, p := range c.Queries {
+		u.BaseAtK += p.BaseUnjudged.AtK
+		u.HeadAtK += p.HeadUnjudged.AtK
+		u.BaseAtN += p.BaseUnjudged.AtN
+		u.HeadAtN += p.HeadUnjudged.AtN
+		if k := p.BaseUnjudged.ReturnedK; k > 0 {
+			u.BaseJudgedAtK += float64(k-p.BaseUnjudged.AtK) / float64(k)
+			nb++
+		}
+		if k := p.HeadUnjudged.ReturnedK; k > 0 {
+			u.HeadJudgedAtK += float64(k-p.HeadUnjudged.AtK) / float64(k)
+			nh++
+		}
+		if len(p.NewUnjudged) > 0 {
+			u.New = append(u.New, UnjudgedQuery{ID: p.Query.ID, Docs: list(p.NewUnjudged)})
+		}
+	}
+	if nb > 0 {
+		u.BaseJudgedAtK /= float64(nb)
+	}
+	if nh > 0 {
+		u.HeadJudgedAtK /= float64(nh)
+	}
+	return u
+}
+
+// ruleLabel names a rule for a table: "max_ndcg_drop (nDCG@3)".
+func (r RuleInfo) label(n metricNames) string {
+	m := map[string]string{gate.MetricRecall: n.recall, gate.MetricNDCG: n.ndcg, gate.MetricPrecision: n.precision,
+		gate.MetricZero: "zero recall", gate.MetricBelow: n.recall + " < below", gate.MetricLatency: "p95 latency (ms)"}[r.Metric]
+	if m == "" {
+		return r.Name
+	}
+	return r.Name + " (" + m + ")"
+}
+
+// cells are the rule's base, head, value and limit as a table shows them.
+func (r RuleInfo) cells() [4]string {
+	switch r.Metric {
+	case "":
+		return [4]string{"", "", fmt.Sprintf("%d queries", r.Queries), fmt.Sprintf("≥ %d", int(r.Limit))}
+	case gate.MetricZero, gate.MetricBelow:
+		v := fmt.Sprintf("+%d", int(r.Value))
+		if r.Metric == gate.MetricZero {
+			v = fmt.Sprintf("%d new", int(r.Value))
+		}
+		return [4]string{fmt.Sprint(int(r.Base)), fmt.Sprint(int(r.Head)), v, fmt.Sprintf("≤ %d", int(r.Limit))}
+	case gate.MetricLatency:
+		return [4]string{fmt.Sprintf("%.1f", r.Base), fmt.Sprintf("%.1f", r.Head), fmt.Sprintf("%.2f×", r.Value), fmt.Sprintf("≤ %.2f×", r.Limit)}
+	}
+	if strings.HasPrefix(r.Name, "min_") {
+		return [4]string{f3(r.Base), f3(r.Head), f3(r.Value), "≥ " + f3(r.Limit)}
+	}
+	return [4]string{f3(r.Base), f3(r.Head), "drop " + f3(r.Value), "≤ " + f3(r.Limit)}
+}
+
+// latencyLine is the one-line latency summary, or "" when neither side was timed.
+func latencyLine(l *LatencyPair) string {
+	if l == nil || (l.Base == nil && l.Head == nil) {
+		return ""
+	}
+	side := func(name string, s *LatencyInfo) string {
+		if s == nil {
+			return name + " not timed (cached or stored run)"
+		}
+		out := fmt.Sprintf("%s p50 %.1f ms, p95 %.1f ms, max %.1f ms over %d calls (%.0f ms in all", name, s.P50, s.P95, s.Max, s.Calls, s.Total)
+		if s.Startup > 0 {
+			out += fmt.Sprintf(", start-up %.0f ms", s.Startup)
+		}
+		return out + ")"
+	}
+	out := "Latency per query: " + side("base", l.Base) + "; " + side("head", l.Head)
+	if l.Base != nil && l.Head != nil && l.Base.P95 > 0 {
+		out += fmt.Sprintf("; head p95 is %.2f× the base's", l.Head.P95/l.Base.P95)
+	}
+	return out
+}
+
+// unjudgedLine says what is known of unjudged documents, or "" when the
+// head brings none into the context.
+func unjudgedLine(u UnjudgedInfo, k int) string {
+	if !u.Known {
+		return "The set records no judgements (gold only), so documents nobody judged cannot be told from judged non-relevant ones: unjudged counts are unknown."
+	}
+	if len(u.New) == 0 {
+		return ""
+	}
+	n := 0
+	for _, q := range u.New {
+		n += len(q.Docs)
+	}
+	return fmt.Sprintf("The head brings %d %s nobody judged into the top %d of %d %s (judged@%d: base %.3f, head %.3f); they count as non-relevant until judged: `recallgate label --from-report report.json`.",
+		n, plural(n, "document", "documents"), k, len(u.New), plural(len(u.New), "query", "queries"), k, u.BaseJudgedAtK, u.HeadJudgedAtK)
+}

@@ -1,0 +1,462 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Rule names, spelled as the [gate] keys that set them.
+const (
+	RuleRecallDrop    = "max_recall_drop"
+	RuleNewMisses     = "max_new_misses"
+	RuleNDCGDrop      = "max_ndcg_drop"
+	RulePrecisionDrop = "max_precision_drop"
+	RuleBelowIncrease = "max_below_increase"
+	RuleMinRecall     = "min_recall"
+	RuleMinNDCG       = "min_ndcg"
+	RuleLatencyRatio  = "max_latency_ratio"
+)
+
+// RuleNames lists every rule a waiver may name, in the order reports show them.
+var RuleNames = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG, RuleLatencyRatio}
+
+// Metric keys a rule reads: the JSON report's metric keys, plus the count of
+// queries under the `below` recall and the head/base latency ratio.
+const (
+	MetricRecall    = "recall_at_n"
+	MetricPrecision = "precision_at_k"
+	MetricNDCG      = "ndcg_at_k"
+	MetricZero      = "zero_recall"
+	MetricBelow     = "below"
+	MetricLatency   = "latency_p95"
+)
+
+// Outcomes of one rule.
+const (
+	RulePass         = "pass"
+	RuleFail         = "fail"
+	RuleInconclusive = "inconclusive"
+	// RuleSkipped: the rule could not be applied (a segment too small to
+	// gate, latency not measured); the reason says why.
+	RuleSkipped = "skipped"
+)
+
+// Defaults of the rules beyond recall.
+const (
+	// DefaultMaxNDCGDrop is the largest drop of mean nDCG@k that passes.
+	DefaultMaxNDCGDrop = 0.05
+	// DefaultMaxPrecisionDrop is the largest drop of mean precision@k that passes.
+	DefaultMaxPrecisionDrop = 0.05
+	// DefaultMinFlipped is how many queries must move the wrong way before
+	// a mean-drop rule may fail (1: any drop beyond the limit counts).
+	DefaultMinFlipped = 1
+	// DefaultMinSegmentQueries is the smallest segment a segment rule gates.
+	DefaultMinSegmentQueries = 5
+)
+
+// Limits are the rules that apply to a group of queries: the whole set or
+// one segment. A nil field is off.
+type Limits struct {
+	MaxRecallDrop, MaxNDCGDrop, MaxPrecisionDrop *float64
+	MaxBelowIncrease                             *int
+	MinRecall, MinNDCG                           *float64
+}
+
+// Validate reports a limit outside 0–1 or a negative count; where names
+// the table for the message ("gate", "gate.segment[0]").
+func (l Limits) Validate(where string) error {
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{RuleRecallDrop, l.MaxRecallDrop}, {RuleNDCGDrop, l.MaxNDCGDrop}, {RulePrecisionDrop, l.MaxPrecisionDrop}, {RuleMinRecall, l.MinRecall}, {RuleMinNDCG, l.MinNDCG}} {
+		if f.v != nil && (*f.v < 0 || *f.v > 1 || math.IsNaN(*f.v)) {
+			return &RuleError{Key: f.key, Err: fmt.Errorf("must be within 0–1, got %v", *f.v)}
+		}
+	}
+	if l.MaxBelowIncrease != nil && *l.MaxBelowIncrease < 0 {
+		return &RuleError{Key: RuleBelowIncrease, Err: fmt.Errorf("must not be negative, got %d", *l.MaxBelowIncrease)}
+	}
+	return nil
+}
+
+// empty reports whether no rule is set.
+func (l Limits) empty() bool {
+	return l.MaxRecallDrop == nil && l.MaxNDCGDrop == nil && l.MaxPrecisionDrop == nil && l.MaxBelowIncrease == nil && l.MinRecall == nil && l.MinNDCG == nil
+}
+
+// RuleError is a rule key with a bad value; the config reader turns it into
+// an error naming the file and line.
+type RuleError struct {
+	Key string
+	Err error
+}
+
+// Error implements error.
+func (e *RuleError) Error() string { return fmt.Sprintf("%s: %v", e.Key, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *RuleError) Unwrap() error { return e.Err }
+
+// SegmentRule gates one segment of the set with its own limits.
+type SegmentRule struct {
+	// Name is a declared segment ("keyword"), an automatic group ("auto:
+	// short", or bare when no query declares that name) or a source
+	// ("source: log").
+	Name string
+	Limits
+	// File and Line say where the rule was written, for errors.
+	File string
+	Line int
+}
+
+// RuleResult is one rule applied to one group of queries.
+type RuleResult struct {
+	// Name is the rule's key (RuleRecallDrop, …); Metric what it reads.
+	Name, Metric string
+	// Depth is N or k, 0 for latency.
+	Depth int
+	// Segment is the segment's label, "" for the whole set.
+	Segment string
+	// Queries is how many queries the rule looked at.
+	Queries int
+	// Base and Head are the values on each side (means, counts or p95
+	// milliseconds); Value is what is held against Limit (a drop, an
+	// increase, the head's mean, a ratio).
+	Base, Head, Value, Limit float64
+	// Outcome is RulePass, RuleFail, RuleInconclusive or RuleSkipped.
+	Outcome string
+	// Flipped counts the queries that moved the wrong way on the metric.
+	Flipped int
+	// Why is the reason line when the outcome is not pass.
+	Why string
+	// Note explains an inconclusive or skipped outcome.
+	Note string
+}
+
+// resolveSegment finds the queries of a segment rule's name among the
+// counted queries of c. ok is false when no query of the set belongs to
+// such a group and the name is not an automatic group either.
+func resolveSegment(c *Comparison, name string) (label string, members []*PairedQuery, ok bool) {
+	kind, bare := "", strings.TrimSpace(name)
+	if k, v, found := strings.Cut(bare, ":"); found {
+		kind, bare = strings.TrimSpace(k), strings.TrimSpace(v)
+	}
+	declared := false
+	for i := range c.Queries {
+		if slices.Contains(c.Queries[i].Query.Segments, bare) {
+			declared = true
+			break
+		}
+	}
+	autoNames := []string{"keyword", "question", "short", "long"}
+	switch {
+	case kind == "" && declared, kind == "segment":
+		kind = "segment"
+	case kind == "" && slices.Contains(autoNames, bare), kind == "auto" && slices.Contains(autoNames, bare):
+		kind = "auto"
+	case kind == "source":
+	default:
+		return "", nil, false
+	}
+	for i := range c.Queries {
+		p := &c.Queries[i]
+		if p.Synthetic {
+			continue
+		}
+		var in bool
+		switch kind {
+		case "segment":
+			in = slices.Contains(p.Query.Segments, bare)
+		case "auto":
+			in = p.Query.Text != "" && slices.Contains(autoSegments(p.Query.Text), bare)
+		case "source":
+			in = p.Query.Source == bare
+		}
+		if in {
+			members = append(members, p)
+		}
+	}
+	if kind == "source" && len(members) == 0 {
+		return "", nil, false
+	}
+	label = bare
+	if kind != "segment" {
+		label = kind + ": " + bare
+	}
+	return label, members, true
+}
+
+// metricOf reads one metric of a query score.
+func metricOf(s *QueryScore, metric string) float64 {
+	switch metric {
+	case MetricPrecision:
+		return s.Precision
+	case MetricNDCG:
+		return s.NDCG
+	}
+	return s.Recall
+}
+
+// waivedFor reports whether a waiver covers the query for the rule.
+func (c *Comparison) waivedFor(p *PairedQuery, rule string) bool {
+	w := c.waivers[p.Query.ID]
+	return w != nil && (len(w.Rules) == 0 || slices.Contains(w.Rules, rule))
+}
+
+// ruleScope describes the group a set of rules runs over.
+type ruleScope struct {
+	label   string
+	queries []*PairedQuery // counted queries only
+}
+
+// applyLimits evaluates every rule of l over the scope.
+func (c *Comparison) applyLimits(s ruleScope, l Limits) []RuleResult {
+	var out []RuleResult
+	nN, nK := c.Depth.Candidates, c.Depth.Context
+	if l.MaxRecallDrop != nil {
+		out = append(out, c.dropRule(s, RuleRecallDrop, MetricRecall, fmt.Sprintf("recall@%d", nN), nN, *l.MaxRecallDrop))
+	}
+	if l.MaxNDCGDrop != nil {
+		out = append(out, c.dropRule(s, RuleNDCGDrop, MetricNDCG, fmt.Sprintf("nDCG@%d", nK), nK, *l.MaxNDCGDrop))
+	}
+	if l.MaxPrecisionDrop != nil {
+		out = append(out, c.dropRule(s, RulePrecisionDrop, MetricPrecision, fmt.Sprintf("precision@%d", nK), nK, *l.MaxPrecisionDrop))
+	}
+	if l.MaxBelowIncrease != nil {
+		out = append(out, c.belowRule(s, *l.MaxBelowIncrease))
+	}
+	if l.MinRecall != nil {
+		out = append(out, c.floorRule(s, RuleMinRecall, MetricRecall, fmt.Sprintf("recall@%d", nN), nN, *l.MinRecall))
+	}
+	if l.MinNDCG != nil {
+		out = append(out, c.floorRule(s, RuleMinNDCG, MetricNDCG, fmt.Sprintf("nDCG@%d", nK), nK, *l.MinNDCG))
+	}
+	return out
+}
+
+// in prefixes a reason with the segment it is about.
+func (s ruleScope) in() string {
+	if s.label == "" {
+		return ""
+	}
+	return "segment " + s.label + ": "
+}
+
+// dropRule holds the drop of a metric's mean (head − base, waived losses
+// counted as 0) against its limit. Beyond the limit it fails unless fewer
+// than min_flipped queries moved, significance is required and missing, or
+// (at the context depth) the drop is all in queries whose head window holds
+// documents nobody judged: then it is inconclusive.
+func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int, limit float64) RuleResult {
+	r := RuleResult{Name: name, Metric: metric, Depth: depth, Segment: s.label, Queries: len(s.queries), Limit: limit, Outcome: RulePass}
+	if len(s.queries) == 0 {
+		return r
+	}
+	deltas := make([]float64, len(s.queries))
+	withoutUnjudged := make([]float64, len(s.queries))
+	var unjudged []string
+	for i, p := range s.queries {
+		b, h := metricOf(&p.Base, metric), metricOf(&p.Head, metric)
+		r.Base += b
+		r.Head += h
+		d := h - b
+		if d < 0 && c.waivedFor(p, name) {
+			d = 0
+		}
+		if d < -epsilon {
+			r.Flipped++
+		}
+		deltas[i] = d
+		withoutUnjudged[i] = d
+		if d < -epsilon && len(p.NewUnjudged) > 0 {
+			withoutUnjudged[i] = 0
+			unjudged = append(unjudged, p.Query.ID)
+		}
+	}
+	n := float64(len(s.queries))
+	r.Base /= n
+	r.Head /= n
+	r.Value = -mean(deltas)
+	if r.Value <= limit+epsilon {
+		return r
+	}
+	r.Why = fmt.Sprintf("%smean %s dropped by %.3f (limit %.3f, %s)", s.in(), label, r.Value, limit, name)
+	minFlipped := max(c.Thresholds.MinFlipped, 1)
+	switch {
+	case metric != MetricRecall && c.JudgementsKnown && -mean(withoutUnjudged) <= limit+epsilon:
+		r.Outcome = RuleInconclusive
+		r.Note = fmt.Sprintf("%sthe %s drop is within the limit without the queries whose head context holds documents nobody judged (%s): judge them (recallgate label --from-report) and run again", s.in(), label, JoinFirst(unjudged, 10))
+	case r.Flipped < minFlipped:
+		r.Outcome = RuleInconclusive
+		r.Note = fmt.Sprintf("%sonly %d %s moved %s the wrong way (min_flipped %d), so it does not fail the gate", s.in(), r.Flipped, plural(r.Flipped, "query", "queries"), label, minFlipped)
+	case c.Thresholds.RequireSignificance:
+		st := Paired(deltas)
+		if st.Significant() {
+			r.Outcome = RuleFail
+			break
+		}
+		r.Outcome = RuleInconclusive
+		r.Note = fmt.Sprintf("%sthe %s drop is not significant (sign-flip p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", s.in(), label, st.PValue, Alpha, st.N)
+	default:
+		r.Outcome = RuleFail
+	}
+	return r
+}
+
+// belowRule holds the rise in the number of queries under the `below`
+// recall against its limit; a waived query counts as it did on the base.
+func (c *Comparison) belowRule(s ruleScope, limit int) RuleResult {
+	below := c.Depth.below()
+	r := RuleResult{Name: RuleBelowIncrease, Metric: MetricBelow, Depth: c.Depth.Candidates, Segment: s.label, Queries: len(s.queries), Limit: float64(limit), Outcome: RulePass}
+	var entered []string
+	for _, p := range s.queries {
+		b, h := p.Base.Recall < below, p.Head.Recall < below
+		if h && !b && c.waivedFor(p, RuleBelowIncrease) {
+			h = false
+		}
+		if b {
+			r.Base++
+		}
+		if h {
+			r.Head++
+		}
+		if h && !b {
+			entered = append(entered, p.Query.ID)
+			r.Flipped++
+		}
+	}
+	r.Value = r.Head - r.Base
+	if r.Value > float64(limit) {
+		r.Outcome = RuleFail
+		r.Why = fmt.Sprintf("%s%d → %d queries with recall@%d under %.2f (+%d, limit +%d, %s); new: %s", s.in(), int(r.Base), int(r.Head), c.Depth.Candidates, below, int(r.Value), limit, RuleBelowIncrease, JoinFirst(entered, 10))
+	}
+	return r
+}
+
+// floorRule holds the head's mean of a metric against an absolute floor.
+func (c *Comparison) floorRule(s ruleScope, name, metric, label string, depth int, limit float64) RuleResult {
+	r := RuleResult{Name: name, Metric: metric, Depth: depth, Segment: s.label, Queries: len(s.queries), Limit: limit, Outcome: RulePass}
+	if len(s.queries) == 0 {
+		return r
+	}
+	for _, p := range s.queries {
+		r.Base += metricOf(&p.Base, metric)
+		r.Head += metricOf(&p.Head, metric)
+	}
+	r.Base /= float64(len(s.queries))
+	r.Head /= float64(len(s.queries))
+	r.Value = r.Head
+	if r.Head < limit-epsilon {
+		r.Outcome = RuleFail
+		r.Why = fmt.Sprintf("%shead mean %s is %.3f, under the floor %.3f (%s)", s.in(), label, r.Head, limit, name)
+	}
+	return r
+}
+
+// latencyRule holds head p95 / base p95 against its limit.
+func (c *Comparison) latencyRule(limit float64) RuleResult {
+	r := RuleResult{Name: RuleLatencyRatio, Metric: MetricLatency, Limit: limit, Outcome: RulePass}
+	b, h := c.Latency[0], c.Latency[1]
+	if b == nil || h == nil || b.Calls == 0 || h.Calls == 0 || b.P95 <= 0 {
+		r.Outcome = RuleSkipped
+		r.Note = fmt.Sprintf("latency was not measured on both sides (a cached or stored run), so %s was not applied", RuleLatencyRatio)
+		return r
+	}
+	r.Queries = h.Calls
+	r.Base, r.Head = b.P95.Seconds()*1000, h.P95.Seconds()*1000
+	r.Value = r.Head / r.Base
+	if r.Value > limit+epsilon {
+		r.Outcome = RuleFail
+		r.Why = fmt.Sprintf("head p95 latency %.1f ms is %.2f× the base's %.1f ms (limit %.2f×, %s)", r.Head, r.Value, r.Base, limit, RuleLatencyRatio)
+	}
+	return r
+}
+
+// mean is the arithmetic mean of xs (0 for none).
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// applyRules evaluates every rule of the thresholds. It fails with an
+// *InputError when a segment rule names no group of the set.
+func (c *Comparison) applyRules() error {
+	t := c.Thresholds
+	var all []*PairedQuery
+	for i := range c.Queries {
+		if c.Queries[i].counted() {
+			all = append(all, &c.Queries[i])
+		}
+	}
+	whole := ruleScope{queries: all}
+	// The recall rule and the new-miss rule keep their historic form: the
+	// recall drop is the one the paired statistics describe.
+	c.Rules = append(c.Rules, c.dropRule(whole, RuleRecallDrop, MetricRecall, fmt.Sprintf("recall@%d", c.Depth.Candidates), c.Depth.Candidates, t.MaxRecallDrop))
+	miss := RuleResult{Name: RuleNewMisses, Metric: MetricZero, Depth: c.Depth.Candidates, Queries: len(all), Limit: float64(t.MaxNewMisses), Outcome: RulePass,
+		Base: float64(len(c.Base.ZeroRecall)), Head: float64(len(c.Head.ZeroRecall)), Value: float64(len(c.NewMisses)), Flipped: len(c.NewMisses)}
+	if len(c.NewMisses) > t.MaxNewMisses {
+		miss.Outcome = RuleFail
+		miss.Why = fmt.Sprintf("%d %s newly at zero recall (limit %d, %s): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), t.MaxNewMisses, RuleNewMisses, JoinFirst(c.NewMisses, 10))
+	}
+	c.Rules = append(c.Rules, miss)
+	c.Rules = append(c.Rules, c.applyLimits(whole, Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG})...)
+	if t.MaxLatencyRatio > 0 {
+		c.Rules = append(c.Rules, c.latencyRule(t.MaxLatencyRatio))
+	}
+	minSize := t.MinSegmentQueries
+	if minSize <= 0 {
+		minSize = DefaultMinSegmentQueries
+	}
+	for i, sr := range t.Segments {
+		label, members, ok := resolveSegment(c, sr.Name)
+		if !ok {
+			return &InputError{File: sr.File, Line: sr.Line, Field: fmt.Sprintf("gate.segment[%d].name", i),
+				Err: fmt.Errorf("no segment %q in %s (declared segments: %s; automatic: keyword, question, short, long; or source: NAME)", sr.Name, c.Set.Path, orNone(c.Set.declaredSegments()))}
+		}
+		var counted []*PairedQuery
+		for _, p := range members {
+			if p.counted() {
+				counted = append(counted, p)
+			}
+		}
+		if len(counted) < minSize {
+			c.Rules = append(c.Rules, RuleResult{Name: "segment", Segment: label, Queries: len(counted), Limit: float64(minSize), Outcome: RuleSkipped,
+				Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, len(counted), plural(len(counted), "query", "queries"), minSize)})
+			continue
+		}
+		c.Rules = append(c.Rules, c.applyLimits(ruleScope{label: label, queries: counted}, sr.Limits)...)
+	}
+	return nil
+}
+
+// orNone joins names, or says "none".
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// declaredSegments lists the segment names the set's queries declare, sorted.
+func (s *Set) declaredSegments() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, q := range s.Queries {
+		for _, g := range q.Segments {
+			if !seen[g] {
+				seen[g] = true
+				out = append(out, g)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
