@@ -1,0 +1,410 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ruleSet is thirty queries with three gold documents each (gA grade 3, gB
+// and gC grade 1); q01–q06 declare the segment "keyword", q29–q30 "rare".
+// With judged, the seven filler documents x1…x7 carry grade 0 (judged not
+// relevant), so the set records judgements.
+func ruleSet(t *testing.T, judged bool) *Set {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= 30; i++ {
+		seg := ""
+		switch {
+		case i <= 6:
+			seg = `,"segments":["keyword"]`
+		case i >= 29:
+			seg = `,"segments":["rare"]`
+		}
+		zeros := ""
+		if judged {
+			for x := 1; x <= 7; x++ {
+				zeros += fmt.Sprintf(`,"x%d":0`, x)
+			}
+		}
+		fmt.Fprintf(&b, `{"id":"q%02d","query":"how does thing %d work","gold":{"gA":3,"gB":1,"gC":1%s}%s}`+"\n", i, i, zeros, seg)
+	}
+	s, err := ParseSet(strings.NewReader(b.String()), "rules.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var ruleDepth = Depth{Candidates: 10, Context: 5}
+
+// baseline is every query's base list: the gold first, then filler.
+var baseline = []string{"gA", "gB", "gC", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}
+
+// ruleCard scores a run: each query returns baseline unless lists gives
+// its own (by query number, 1-based).
+func ruleCard(t *testing.T, s *Set, lists map[int][]string) *Scorecard {
+	t.Helper()
+	sc := NewScorer(s, ruleDepth)
+	for i, q := range s.Queries {
+		docs, ok := lists[i+1]
+		if !ok {
+			docs = baseline
+		}
+		if err := sc.Add(Result{ID: q.ID, Hits: hits(docs...)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := sc.Card()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// first m queries get the same list.
+func firstM(m int, docs ...string) map[int][]string {
+	out := map[int][]string{}
+	for i := 1; i <= m; i++ {
+		out[i] = docs
+	}
+	return out
+}
+
+func rule(t *testing.T, c *Comparison, name, segment string) RuleResult {
+	t.Helper()
+	for _, r := range c.Rules {
+		if r.Name == name && r.Segment == segment {
+			return r
+		}
+	}
+	t.Fatalf("no rule %s for segment %q in %+v", name, segment, c.Rules)
+	return RuleResult{}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// swapDrop is one query's nDCG@5 loss when gA (3) and gB (1) trade places:
+// 1 − (1 + 3/log2 3 + 1/log2 4) / (3 + 1/log2 3 + 1/log2 4).
+var swapDrop = 1 - (1+3/math.Log2(3)+0.5)/(3+1/math.Log2(3)+0.5)
+
+func TestRulesContextDepth(t *testing.T) {
+	s := ruleSet(t, false)
+	base := ruleCard(t, s, nil)
+	tests := []struct {
+		name        string
+		head        map[int][]string
+		th          func(*Thresholds)
+		verdict     Verdict
+		ndcg, prec  string // outcomes
+		ndcgDrop    float64
+		precDrop    float64
+		wantReasons []string
+	}{
+		// A reranker that swaps the two best documents in 9 of 30 queries:
+		// recall and precision do not move, nDCG@5 drops 9 × 0.1787 / 30 = 0.0536.
+		{name: "reorder of 9 fails on nDCG", head: firstM(9, "gB", "gA", "gC", "x1", "x2", "x3", "x4", "x5", "x6", "x7"),
+			verdict: Fail, ndcg: RuleFail, prec: RulePass, ndcgDrop: 9 * swapDrop / 30,
+			wantReasons: []string{"mean nDCG@5 dropped by 0.054 (limit 0.050, max_ndcg_drop)"}},
+		// 8 of 30: 0.0477, within the limit.
+		{name: "reorder of 8 passes", head: firstM(8, "gB", "gA", "gC", "x1", "x2", "x3", "x4", "x5", "x6", "x7"),
+			verdict: Pass, ndcg: RulePass, prec: RulePass, ndcgDrop: 8 * swapDrop / 30},
+		// The evidence buried below the context in 10 queries: still all
+		// candidates (recall 1.0), precision@5 3/5 → 0 and nDCG@5 1 → 0 there.
+		{name: "buried evidence fails both context rules", head: firstM(10, "x1", "x2", "x3", "x4", "x5", "gA", "gB", "gC"),
+			verdict: Fail, ndcg: RuleFail, prec: RuleFail, ndcgDrop: 10.0 / 30, precDrop: 0.6 * 10 / 30,
+			wantReasons: []string{"mean nDCG@5 dropped by 0.333 (limit 0.050, max_ndcg_drop)", "mean precision@5 dropped by 0.200 (limit 0.050, max_precision_drop)"}},
+		// Nine losses and no wins: sign-flip p = 2/2^9 < 0.05, so significance does not save it.
+		{name: "significant reorder still fails", head: firstM(9, "gB", "gA", "gC", "x1", "x2", "x3", "x4", "x5", "x6", "x7"),
+			th: func(t *Thresholds) { t.RequireSignificance = true }, verdict: Fail, ndcg: RuleFail, prec: RulePass, ndcgDrop: 9 * swapDrop / 30},
+		// Four losses at a 0.02 limit: p = 2/16 = 0.125, inconclusive.
+		{name: "insignificant reorder is inconclusive", head: firstM(4, "gB", "gA", "gC", "x1", "x2", "x3", "x4", "x5", "x6", "x7"),
+			th: func(t *Thresholds) { t.RequireSignificance = true; t.MaxNDCGDrop = ptr(0.02) }, verdict: Inconclusive, ndcg: RuleInconclusive, prec: RulePass, ndcgDrop: 4 * swapDrop / 30,
+			wantReasons: []string{"mean nDCG@5 dropped by 0.024 (limit 0.020, max_ndcg_drop)", "the nDCG@5 drop is not significant (sign-flip p = 0.125 ≥ 0.05 over 30 queries), so, with significance required, it does not fail the gate"}},
+		// min_flipped 10: nine queries moved, so the drop does not fail.
+		{name: "fewer than min_flipped is inconclusive", head: firstM(9, "gB", "gA", "gC", "x1", "x2", "x3", "x4", "x5", "x6", "x7"),
+			th: func(t *Thresholds) { t.MinFlipped = 10 }, verdict: Inconclusive, ndcg: RuleInconclusive, prec: RulePass, ndcgDrop: 9 * swapDrop / 30,
+			wantReasons: []string{"mean nDCG@5 dropped by 0.054 (limit 0.050, max_ndcg_drop)", "only 9 queries moved nDCG@5 the wrong way (min_flipped 10), so it does not fail the gate"}},
+		// Off: a nil limit leaves the rule out.
+		{name: "rule off", head: firstM(10, "x1", "x2", "x3", "x4", "x5", "gA", "gB", "gC"),
+			th: func(t *Thresholds) { t.MaxNDCGDrop, t.MaxPrecisionDrop = nil, nil }, verdict: Pass},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th := DefaultThresholds()
+			if tt.th != nil {
+				tt.th(&th)
+			}
+			c, err := Compare(base, ruleCard(t, s, tt.head), th)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Verdict != tt.verdict {
+				t.Fatalf("verdict %s, want %s (%q)", c.Verdict, tt.verdict, c.Reasons)
+			}
+			if r := rule(t, c, RuleRecallDrop, ""); r.Outcome != RulePass || r.Value != 0 {
+				t.Errorf("recall rule %+v: recall did not move", r)
+			}
+			if tt.ndcg != "" {
+				r := rule(t, c, RuleNDCGDrop, "")
+				if r.Outcome != tt.ndcg || math.Abs(r.Value-tt.ndcgDrop) > 1e-12 || r.Depth != 5 || r.Metric != MetricNDCG {
+					t.Errorf("nDCG rule %+v, want %s at %v", r, tt.ndcg, tt.ndcgDrop)
+				}
+				p := rule(t, c, RulePrecisionDrop, "")
+				if p.Outcome != tt.prec || math.Abs(p.Value-tt.precDrop) > 1e-12 {
+					t.Errorf("precision rule %+v, want %s at %v", p, tt.prec, tt.precDrop)
+				}
+			} else {
+				for _, r := range c.Rules {
+					if r.Name == RuleNDCGDrop || r.Name == RulePrecisionDrop {
+						t.Errorf("rule %s applied while off", r.Name)
+					}
+				}
+			}
+			for _, want := range tt.wantReasons {
+				found := false
+				for _, got := range c.Reasons {
+					found = found || got == want
+				}
+				if !found {
+					t.Errorf("reason %q missing from %q", want, c.Reasons)
+				}
+			}
+		})
+	}
+}
+
+// lossOf3 is the head of the segment tests: three keyword queries (q01–q03)
+// keep only gA, recall 1/3 each.
+var lossOf3 = firstM(3, "gA", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "y1", "y2")
+
+func TestRulesSegmentsTailFloors(t *testing.T) {
+	s := ruleSet(t, false)
+	base := ruleCard(t, s, nil)
+	head := ruleCard(t, s, lossOf3)
+	loose := func(th *Thresholds) { th.MaxRecallDrop = 0.1 } // overall drop 3 × (2/3) / 30 = 0.0667 passes
+	tests := []struct {
+		name    string
+		th      func(*Thresholds)
+		verdict Verdict
+		check   func(t *testing.T, c *Comparison)
+	}{
+		{"the mean holds: pass", loose, Pass, func(t *testing.T, c *Comparison) {
+			if r := rule(t, c, RuleRecallDrop, ""); math.Abs(r.Value-2.0/30) > 1e-12 {
+				t.Errorf("overall drop %v, want 2/30", r.Value)
+			}
+		}},
+		{"keyword segment rule fails", func(th *Thresholds) {
+			loose(th)
+			th.Segments = []SegmentRule{{Name: "keyword", Limits: Limits{MaxRecallDrop: ptr(0.05)}}}
+		}, Fail, func(t *testing.T, c *Comparison) {
+			r := rule(t, c, RuleRecallDrop, "keyword")
+			// 3 of 6 keyword queries lose 2/3: mean drop 1/3.
+			if r.Outcome != RuleFail || r.Queries != 6 || math.Abs(r.Value-1.0/3) > 1e-12 || r.Flipped != 3 {
+				t.Errorf("segment rule %+v", r)
+			}
+			if want := "segment keyword: mean recall@10 dropped by 0.333 (limit 0.050, max_recall_drop)"; len(c.Reasons) == 0 || c.Reasons[0] != want {
+				t.Errorf("reasons %q, want %q first", c.Reasons, want)
+			}
+		}},
+		{"auto segment by bare name", func(th *Thresholds) {
+			loose(th)
+			th.Segments = []SegmentRule{{Name: "question", Limits: Limits{MaxRecallDrop: ptr(0.05)}}}
+		}, Fail, func(t *testing.T, c *Comparison) {
+			if r := rule(t, c, RuleRecallDrop, "auto: question"); r.Queries != 30 || r.Outcome != RuleFail {
+				t.Errorf("auto segment %+v", r)
+			}
+		}},
+		{"too small to gate", func(th *Thresholds) {
+			loose(th)
+			th.Segments = []SegmentRule{{Name: "rare", Limits: Limits{MinRecall: ptr(1.0)}}}
+		}, Pass, func(t *testing.T, c *Comparison) {
+			r := rule(t, c, "segment", "rare")
+			if r.Outcome != RuleSkipped || r.Queries != 2 {
+				t.Errorf("small segment %+v", r)
+			}
+			if want := "segment rare has 2 queries, fewer than min_segment_queries (5): too small to gate, its rules were not applied"; !strings.Contains(strings.Join(c.Reasons, "\n"), want) || c.ReasonKinds[len(c.ReasonKinds)-1] != ReasonNote {
+				t.Errorf("reasons %q %q", c.Reasons, c.ReasonKinds)
+			}
+		}},
+		{"the tail rising fails", func(th *Thresholds) { loose(th); th.MaxBelowIncrease = ptr(0) }, Fail, func(t *testing.T, c *Comparison) {
+			r := rule(t, c, RuleBelowIncrease, "")
+			if r.Outcome != RuleFail || r.Base != 0 || r.Head != 3 || r.Value != 3 {
+				t.Errorf("tail rule %+v", r)
+			}
+			if want := "0 → 3 queries with recall@10 under 0.50 (+3, limit +0, max_below_increase); new: q01, q02, q03"; c.Reasons[0] != want {
+				t.Errorf("reason %q, want %q", c.Reasons[0], want)
+			}
+		}},
+		{"the tail within its limit", func(th *Thresholds) { loose(th); th.MaxBelowIncrease = ptr(3) }, Pass, nil},
+		{"recall floor", func(th *Thresholds) { loose(th); th.MinRecall = ptr(0.95); th.MinNDCG = ptr(0.9) }, Fail, func(t *testing.T, c *Comparison) {
+			// head recall (27 + 3 × 1/3) / 30 = 0.9333 < 0.95; nDCG (27 + 3 × 3/4.1309) / 30 = 0.9726 ≥ 0.9.
+			if r := rule(t, c, RuleMinRecall, ""); r.Outcome != RuleFail || math.Abs(r.Value-28.0/30) > 1e-12 {
+				t.Errorf("floor %+v", r)
+			}
+			if r := rule(t, c, RuleMinNDCG, ""); r.Outcome != RulePass {
+				t.Errorf("nDCG floor %+v", r)
+			}
+		}},
+		{"fewer flips than min_flipped", func(th *Thresholds) { th.MinFlipped = 4; th.MaxRecallDrop = 0.01 }, Inconclusive, func(t *testing.T, c *Comparison) {
+			if r := rule(t, c, RuleRecallDrop, ""); r.Outcome != RuleInconclusive || r.Flipped != 3 {
+				t.Errorf("recall %+v", r)
+			}
+		}},
+		{"waiver for one rule", func(th *Thresholds) {
+			loose(th)
+			th.Segments = []SegmentRule{{Name: "keyword", Limits: Limits{MaxRecallDrop: ptr(0.2)}}}
+		}, Fail, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th := DefaultThresholds()
+			tt.th(&th)
+			c, err := Compare(base, head, th)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Verdict != tt.verdict {
+				t.Fatalf("verdict %s, want %s (%q)", c.Verdict, tt.verdict, c.Reasons)
+			}
+			if tt.check != nil {
+				tt.check(t, c)
+			}
+		})
+	}
+
+	// Waivers per rule: q01 waived for the segment's recall rule brings the
+	// keyword drop to 2 × (2/3) / 6 = 0.222 > 0.2, still failing; q01 and q02
+	// waived bring it to 0.111, passing. A waiver for another rule changes nothing.
+	th := DefaultThresholds()
+	th.MaxRecallDrop = 0.1
+	th.Segments = []SegmentRule{{Name: "keyword", Limits: Limits{MaxRecallDrop: ptr(0.2)}}}
+	far := time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, w := range []struct {
+		waivers []Waiver
+		want    Verdict
+	}{
+		{[]Waiver{{Query: "q01", Reason: "r", Expires: far, Rules: []string{RuleRecallDrop}}}, Fail},
+		{[]Waiver{{Query: "q01", Reason: "r", Expires: far, Rules: []string{RuleRecallDrop}}, {Query: "q02", Reason: "r", Expires: far}}, Pass},
+		{[]Waiver{{Query: "q01", Reason: "r", Expires: far, Rules: []string{RuleNDCGDrop}}, {Query: "q02", Reason: "r", Expires: far, Rules: []string{RuleNDCGDrop}}}, Fail},
+	} {
+		c, err := CompareWith(base, head, Policy{Thresholds: th, Waivers: w.waivers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Verdict != w.want {
+			t.Errorf("waivers %+v: verdict %s, want %s (%q)", w.waivers, c.Verdict, w.want, c.Reasons)
+		}
+	}
+
+	// min_flipped never applies to the new-miss rule: one query at zero fails.
+	th = DefaultThresholds()
+	th.MinFlipped = 30
+	c, err := Compare(base, ruleCard(t, s, firstM(1, "y1")), th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rule(t, c, RuleNewMisses, ""); c.Verdict != Fail || r.Outcome != RuleFail || rule(t, c, RuleRecallDrop, "").Outcome != RuleInconclusive {
+		t.Errorf("new miss with min_flipped 30: %s %q", c.Verdict, c.Reasons)
+	}
+
+	// A segment no query has is an input error naming the rule's line.
+	th = DefaultThresholds()
+	th.Segments = []SegmentRule{{Name: "acronym", File: "recallgate.toml", Line: 12, Limits: Limits{MaxRecallDrop: ptr(0.05)}}}
+	_, err = Compare(base, head, th)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 12 || ie.Field != "gate.segment[0].name" || !strings.Contains(err.Error(), `recallgate.toml:12: gate.segment[0].name: no segment "acronym" in rules.jsonl (declared segments: keyword, rare`) {
+		t.Errorf("unknown segment: %v", err)
+	}
+}
+
+func TestRulesUnjudged(t *testing.T) {
+	judged := ruleSet(t, true)
+	if !judged.RecordsJudgements() || ruleSet(t, false).RecordsJudgements() {
+		t.Fatal("RecordsJudgements: grade-0 labels record judgements, gold alone does not")
+	}
+	base := ruleCard(t, judged, nil)
+	// The head fills the context of 10 queries with n1…n5, which nobody
+	// judged: the nDCG and precision drops are all in those queries.
+	head := ruleCard(t, judged, firstM(10, "n1", "n2", "n3", "n4", "n5", "gA", "gB", "gC"))
+	c, err := Compare(base, head, DefaultThresholds())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Verdict != Inconclusive || !c.JudgementsKnown {
+		t.Fatalf("verdict %s, want inconclusive (%q)", c.Verdict, c.Reasons)
+	}
+	for _, name := range []string{RuleNDCGDrop, RulePrecisionDrop} {
+		if r := rule(t, c, name, ""); r.Outcome != RuleInconclusive || !strings.Contains(r.Note, "documents nobody judged (q01, q02, q03, q04, q05, q06, q07, q08, q09, q10)") {
+			t.Errorf("%s: %+v", name, r)
+		}
+	}
+	p := c.Query("q01")
+	if strings.Join(p.NewUnjudged, ",") != "n1,n2,n3,n4,n5" || p.HeadUnjudged != (Unjudged{AtK: 5, AtN: 5, ReturnedK: 5}) || p.BaseUnjudged != (Unjudged{ReturnedK: 5}) {
+		t.Errorf("q01 unjudged: new %v head %+v base %+v", p.NewUnjudged, p.HeadUnjudged, p.BaseUnjudged)
+	}
+	if q := c.Query("q11"); len(q.NewUnjudged) != 0 {
+		t.Errorf("q11 has new unjudged %v", q.NewUnjudged)
+	}
+
+	// The same burial with documents judged not relevant is a real regression.
+	c, _ = Compare(base, ruleCard(t, judged, firstM(10, "x1", "x2", "x3", "x4", "x5", "gA", "gB", "gC")), DefaultThresholds())
+	if c.Verdict != Fail || len(c.Query("q01").NewUnjudged) != 0 {
+		t.Errorf("judged burial: %s %q", c.Verdict, c.Reasons)
+	}
+
+	// A gold-only set cannot tell: the drop fails, unjudged counts stay empty.
+	plain := ruleSet(t, false)
+	c, _ = Compare(ruleCard(t, plain, nil), ruleCard(t, plain, firstM(10, "n1", "n2", "n3", "n4", "n5", "gA", "gB", "gC")), DefaultThresholds())
+	if c.Verdict != Fail || c.JudgementsKnown || len(c.Query("q01").NewUnjudged) != 0 {
+		t.Errorf("gold-only set: %s known %v", c.Verdict, c.JudgementsKnown)
+	}
+
+	// Judgments by a labeller count as judged too.
+	q := &Query{Gold: map[string]int{"a": 1}, Judgments: map[string]map[string]int{"ana": {"b": 0}}}
+	if !q.Judged("a") || !q.Judged("b") || q.Judged("c") {
+		t.Error("Judged: gold and judgments are judged, anything else is not")
+	}
+}
+
+func TestRulesLatency(t *testing.T) {
+	s := ruleSet(t, false)
+	base, head := ruleCard(t, s, nil), ruleCard(t, s, nil)
+	ms := func(xs ...int) []time.Duration {
+		var out []time.Duration
+		for _, x := range xs {
+			out = append(out, time.Duration(x)*time.Millisecond)
+		}
+		return out
+	}
+	// Nearest rank over 20 calls: p50 is the 10th, p95 the 19th.
+	calls := ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 100)
+	bl := Latencies(calls, 250*time.Millisecond)
+	if bl.P50 != 10*time.Millisecond || bl.P95 != 19*time.Millisecond || bl.Max != 100*time.Millisecond || bl.Total != 290*time.Millisecond || bl.Calls != 20 || bl.Build != 250*time.Millisecond {
+		t.Errorf("latencies %+v", bl)
+	}
+	if Latencies(nil, 0) != nil {
+		t.Error("no calls, no stats")
+	}
+	hl := Latencies(ms(30, 40, 57, 60), 0) // p95 = 60 ms: 3.16× the base's 19
+	th := DefaultThresholds()
+	th.MaxLatencyRatio = 3
+	c, err := CompareWith(base, head, Policy{Thresholds: th, Latency: [2]*LatencyStats{bl, hl}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rule(t, c, RuleLatencyRatio, "")
+	if c.Verdict != Fail || r.Outcome != RuleFail || math.Abs(r.Value-60.0/19) > 1e-12 || r.Base != 19 || r.Head != 60 {
+		t.Errorf("latency rule %+v verdict %s", r, c.Verdict)
+	}
+	if want := "head p95 latency 60.0 ms is 3.16× the base's 19.0 ms (limit 3.00×, max_latency_ratio)"; c.Reasons[0] != want {
+		t.Errorf("reason %q, want %q", c.Reasons[0], want)
+	}
+	c, _ = CompareWith(base, head, Policy{Thresholds: th, Latency: [2]*LatencyStats{nil, hl}})
+	if r := rule(t, c, RuleLatencyRatio, ""); c.Verdict != Pass || r.Outcome != RuleSkipped {
+		t.Errorf("an untimed side skips the rule: %+v %s", r, c.Verdict)
+	}
+}
