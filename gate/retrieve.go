@@ -138,7 +138,9 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 				errs[i] = err
 				return
 			}
+			start := time.Now()
 			hits, err := r.Retrieve(qctx, q, o.K)
+			took := time.Since(start)
 			if err == nil {
 				for j, h := range hits {
 					if strings.TrimSpace(h.Doc) == "" {
@@ -154,7 +156,7 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 				errs[i] = err
 				return
 			}
-			results[i] = Result{ID: q.ID, Hits: hits}
+			results[i] = Result{ID: q.ID, Hits: hits, Latency: took}
 		}(i, q)
 	}
 	wg.Wait()

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Hit is one retrieved chunk, in rank order within its Result.
@@ -33,6 +34,8 @@ type Result struct {
 	Hits []Hit `json:"hits"`
 	// Line is where the result starts in its run file (0 when not from a file).
 	Line int `json:"-"`
+	// Latency is how long the retriever call took (0 when not timed).
+	Latency time.Duration `json:"-"`
 }
 
 // RunMeta is the optional first line of a JSONL run that recallgate

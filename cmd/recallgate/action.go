@@ -201,12 +201,12 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 			return nil, nil, runs["head"].err
 		}
 		return compareResults(e, set, cfg, bres, runs)
+	case cfg.Base == cfg.Head && ev.BaseSHA() == "":
+		if err := identicalSides(e, cfg, in.AllowIdentical, "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"); err != nil {
+			return nil, nil, err
+		}
 	case cfg.Base == cfg.Head:
 		base := ev.BaseSHA()
-		if base == "" {
-			a.Warningf("the event has no base commit and %s has one [retriever]: the gate compares it with itself", cfgPath)
-			break
-		}
 		var src basetree.ArchiveSource
 		if gh != nil {
 			src = gh
@@ -217,6 +217,11 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 		}
 		defer b.tree.Close()
 		cfg, notes = b.sides(cfg), b.notes
+	}
+	if cfg.Base != cfg.Head && len(notes) == 0 {
+		if err := identicalSides(e, cfg, in.AllowIdentical, ""); err != nil {
+			return nil, nil, err
+		}
 	}
 	runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
 	if err != nil {

@@ -64,13 +64,15 @@ func buildInputs(e *env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 	return in, nil
 }
 
-// addSides records each side's retriever config and corpus fingerprints.
+// addSides records each side's retriever config and corpus fingerprints
+// and its latency.
 func (in *inputs) addSides(runs map[string]sideRun) {
-	for _, side := range []string{"base", "head"} {
+	for i, side := range []string{"base", "head"} {
 		r, ok := runs[side]
 		if !ok {
 			continue
 		}
+		in.pol.Latency[i] = r.latency()
 		if r.config != "" {
 			in.fingerprints = append(in.fingerprints, [2]string{side + "_config", r.config})
 		}
@@ -116,4 +118,29 @@ func stability(set *gate.Set, d gate.Depth, runs map[string]sideRun) (map[string
 		}
 	}
 	return unstable, floor, nil
+}
+
+// identicalSides refuses a gate that cannot fail: both sides the same
+// retriever configuration in the same tree. allow turns the refusal into a
+// warning, for a deliberate self-check.
+//
+// oneTable is the fix for one [retriever] table (how to give the base side
+// another tree); two identical tables are told to change one.
+func identicalSides(e *env, cfg *config.Config, allow bool, oneTable string) error {
+	var what, fix string
+	switch {
+	case cfg.Base == nil || cfg.Head == nil:
+		return nil
+	case cfg.Base == cfg.Head:
+		what, fix = "base and head are the same [retriever] in the same tree", oneTable
+	case cfg.Base.Fingerprint() == cfg.Head.Fingerprint():
+		what, fix = "[base.retriever] and [head.retriever] are identical", "change one of them; --allow-identical (the action's allow-identical input) runs it anyway"
+	default:
+		return nil
+	}
+	if allow {
+		e.warn("%s: %s: the gate compares the configuration with itself and cannot fail (allowed)", cfg.Path, what)
+		return nil
+	}
+	return &gate.InputError{File: cfg.Path, Field: "retriever", Err: fmt.Errorf("%s, so this gate cannot fail: %s", what, fix)}
 }

@@ -16,7 +16,7 @@ import (
 var gateCommand = command{
 	name:    "gate",
 	summary: "Retrieve the set with the base and the head retriever, compare them and decide the gate.",
-	usage:   "recallgate gate --config FILE [--set SET] [--base-ref REF] [--max-recall-drop D] [--max-new-misses M] [--format FORMAT] [--out FILE] [--json-out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache] [--base-cache-key KEY] [--head-cache-key KEY]",
+	usage:   "recallgate gate --config FILE [--set SET] [--base-ref REF] [--allow-identical] [--max-recall-drop D] [--max-new-misses M] [--format FORMAT] [--out FILE] [--json-out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache] [--base-cache-key KEY] [--head-cache-key KEY]",
 	examples: `  recallgate gate --config frozen-set/recallgate.toml
   recallgate gate --config recallgate.toml --base-ref origin/main
   recallgate gate --config recallgate.toml --format markdown --out comment.md --save-runs runs/
@@ -39,6 +39,7 @@ retrieved (it is never scored as a miss).
 		baseKey := fs.String("base-cache-key", "", "what identifies the base side's index for the cache, e.g. the base commit")
 		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
 		baseRef := fs.String("base-ref", "", "run the base side in the whole tree of this commit or ref (e.g. origin/main): its config, corpus and scripts")
+		allowIdentical := fs.Bool("allow-identical", false, "run even when both sides are the same retriever configuration in the same tree (a self-check that cannot fail)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -75,12 +76,10 @@ retrieved (it is never scored as a miss).
 					*baseKey = b.tree.Commit
 				}
 			}
-			switch {
-			case *baseRef != "":
-			case cfg.Base == cfg.Head:
-				e.warn("%s: base and head use the same [retriever]; the gate compares the configuration with itself", cfg.Path)
-			case cfg.Base != nil && cfg.Head != nil && cfg.Base.Fingerprint() == cfg.Head.Fingerprint():
-				e.warn("%s: [base.retriever] and [head.retriever] are identical; was the change meant to be in one of them?", cfg.Path)
+			if *baseRef == "" {
+				if err := identicalSides(e, cfg, *allowIdentical, "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway"); err != nil {
+					return err
+				}
 			}
 			if cfg.CacheDir != "" && !*noCache {
 				e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": *baseKey, "head": *headKey}}

@@ -101,6 +101,24 @@ type sideRun struct {
 	config, corpus string
 	// cached says the run came from the cache.
 	cached bool
+	// startup is how long building the retriever took (index, subprocess, preflight).
+	startup time.Duration
+}
+
+// latency summarises the timed calls of every repeat; nil for a cached run.
+func (s sideRun) latency() *gate.LatencyStats {
+	if s.cached {
+		return nil
+	}
+	var calls []time.Duration
+	for _, res := range s.results {
+		for _, r := range res {
+			if r.Latency > 0 {
+				calls = append(calls, r.Latency)
+			}
+		}
+	}
+	return gate.Latencies(calls, s.startup)
 }
 
 // first is the run the comparison uses.
@@ -130,17 +148,19 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 		if rc == nil {
 			return nil, &gate.InputError{File: cfg.Path, Field: side + ".retriever", Err: fmt.Errorf("no retriever configured: add [retriever] or [%s.retriever]", side)}
 		}
+		start := time.Now()
 		r, c, err := newRetriever(ctx, e, cfg, rc, side)
 		if err != nil {
 			return nil, err
 		}
+		startup := time.Since(start)
 		if rf, ok := r.(*runfile.Retriever); ok {
 			if err := rf.CheckSet(set); err != nil {
 				return nil, err
 			}
 		}
 		b := &built{r: r, close: c, opts: gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
-		b.fp.config = rc.Fingerprint()
+		b.fp.config, b.fp.startup = rc.Fingerprint(), startup
 		if ix, ok := r.(interface{ Fingerprint() string }); ok {
 			b.fp.corpus = ix.Fingerprint()
 		}

@@ -33,6 +33,9 @@ type Inputs struct {
 	// Comment is always, on-change or never; Mode pr, drift or auto.
 	Comment, Mode    string
 	FailOnRegression bool
+	// AllowIdentical runs a gate whose two sides are the same retriever
+	// configuration in the same tree (a deliberate self-check).
+	AllowIdentical bool
 }
 
 // InvalidInputError is an input with a value the action does not take.
@@ -95,6 +98,11 @@ func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, er
 		return in, invalid("input fail-on-regression must be true or false, got %q", fail)
 	}
 	in.FailOnRegression = b
+	if v := input(a, getenv, "allow-identical"); v != "" {
+		if in.AllowIdentical, err = strconv.ParseBool(v); err != nil {
+			return in, invalid("input allow-identical must be true or false, got %q", v)
+		}
+	}
 	if (in.BaseResults == "") != (in.HeadResults == "") {
 		return in, invalid("inputs base-results and head-results go together: one is missing")
 	}
