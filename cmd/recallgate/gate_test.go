@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -39,7 +40,7 @@ func TestDemoGate(t *testing.T) {
 		}
 	}
 	// Both sides were timed: the index builds and thirty calls each.
-	if !regexp.MustCompile(`(?m)^Latency per query: base p50 [0-9.]+ ms, p95 [0-9.]+ ms, max [0-9.]+ ms over 30 calls \([0-9]+ ms in all, start-up [0-9]+ ms\); head p50 .* over 30 calls`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^Latency per query: base p50 [0-9.]+ ms, p95 [0-9.]+ ms, max [0-9.]+ ms over 30 calls \([0-9.]+ ms in all, start-up [0-9.]+ ms\); head p50 .* over 30 calls`).MatchString(out) {
 		t.Errorf("no latency line for both sides:\n%s", out)
 	}
 	// The committed runs give the same verdict through compare (stored
@@ -351,5 +352,68 @@ func TestJSONOutBesideTheReport(t *testing.T) {
 	want, _ := os.ReadFile(md)
 	if !bytes.Equal(again.Bytes(), want) {
 		t.Error("the Markdown rendered from --json-out differs from the one gate wrote")
+	}
+}
+
+// TestDemoRerankerRegression: a reranker that reverses the demo base's top
+// five keeps every candidate (recall@5 does not move) and buries the
+// evidence below the context: the default context-depth rules fail it. The
+// base against itself passes, and the demo's own head (nDCG@3 −0.040) fails
+// for its recall reasons alone.
+func TestDemoRerankerRegression(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../frozen-set/runs/base.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if i == 0 { // the metadata line
+			out.WriteString(line + "\n")
+			continue
+		}
+		var r struct {
+			ID   string            `json:"id"`
+			Hits []json.RawMessage `json:"hits"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		slices.Reverse(r.Hits)
+		b, _ := json.Marshal(r)
+		out.Write(append(b, '\n'))
+	}
+	reversed := write(t, dir, "reversed.jsonl", out.String())
+	cfg := "../../frozen-set/recallgate.toml"
+	code, stdout, errs := rg(t, "compare", "--config", cfg, "--base", "../../frozen-set/runs/base.jsonl", "--head", reversed, "--format", "json")
+	if code != 1 {
+		t.Fatalf("reversed top five: exit %d, want 1\n%s", code, errs)
+	}
+	var rep struct {
+		Reasons []string
+		Rules   []struct{ Name, Outcome string }
+		Summary struct {
+			Delta struct {
+				RecallAtN float64 `json:"recall_at_n"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	outcomes := map[string]string{}
+	for _, r := range rep.Rules {
+		outcomes[r.Name] = r.Outcome
+	}
+	if rep.Summary.Delta.RecallAtN != 0 || outcomes["max_recall_drop"] != "pass" || outcomes["max_ndcg_drop"] != "fail" || outcomes["max_precision_drop"] != "fail" {
+		t.Errorf("recall Δ %v, rules %v, reasons %q", rep.Summary.Delta.RecallAtN, outcomes, rep.Reasons)
+	}
+	if code, stdout, _ := rg(t, "compare", "--config", cfg, "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/base.jsonl"); code != 0 {
+		t.Errorf("base against itself: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = rg(t, "compare", "--config", cfg, "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl")
+	want := "  fail: mean recall@5 dropped by 0.023 (limit 0.020, max_recall_drop)\n  fail: 1 query newly at zero recall (limit 0, max_new_misses): q26\nset "
+	if code != 1 || !strings.Contains(stdout, want) {
+		t.Errorf("demo head: exit %d, want exactly the two recall reasons:\n%s", code, stdout)
 	}
 }

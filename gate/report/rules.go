@@ -73,6 +73,18 @@ type LatencyPair struct {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// msText shows milliseconds with the precision their size deserves:
+// "0.042 ms", "3.4 ms", "1250 ms".
+func msText(v float64) string {
+	switch {
+	case v < 1:
+		return fmt.Sprintf("%.3f ms", v)
+	case v < 100:
+		return fmt.Sprintf("%.1f ms", v)
+	}
+	return fmt.Sprintf("%.0f ms", v)
+}
+
 func latencyInfo(s *gate.LatencyStats) *LatencyInfo {
 	if s == nil {
 		return nil
@@ -167,9 +179,9 @@ func latencyLine(l *LatencyPair) string {
 		if s == nil {
 			return name + " not timed (cached or stored run)"
 		}
-		out := fmt.Sprintf("%s p50 %.1f ms, p95 %.1f ms, max %.1f ms over %d calls (%.0f ms in all", name, s.P50, s.P95, s.Max, s.Calls, s.Total)
+		out := fmt.Sprintf("%s p50 %s, p95 %s, max %s over %d calls (%s in all", name, msText(s.P50), msText(s.P95), msText(s.Max), s.Calls, msText(s.Total))
 		if s.Startup > 0 {
-			out += fmt.Sprintf(", start-up %.0f ms", s.Startup)
+			out += ", start-up " + msText(s.Startup)
 		}
 		return out + ")"
 	}
