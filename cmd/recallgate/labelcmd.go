@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/label"
+	"github.com/recallgate/recallgate/gate/report"
 )
 
 // stringList is a repeatable string flag.
@@ -26,9 +28,12 @@ func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 // labelFlags are the flags label and reverify share.
 type labelFlags struct {
 	config, set, labeller string
-	pool                  stringList
-	depth, port           int
-	binary                bool
+	// fromReport is a compare report whose new unjudged context documents
+	// are the only pairs to label (label only).
+	fromReport  string
+	pool        stringList
+	depth, port int
+	binary      bool
 }
 
 func (f *labelFlags) register(fs *flag.FlagSet) {
@@ -44,9 +49,14 @@ func (f *labelFlags) register(fs *flag.FlagSet) {
 var labelCommand = command{
 	name:    "label",
 	summary: "Label a draft set in the browser: pooled documents from every retriever, graded with the keyboard.",
-	usage:   "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT]",
+	usage:   "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json]",
 	examples: `  recallgate label --config recallgate.toml --set draft.jsonl --labeller ana
   recallgate label --set draft.jsonl --pool-config experiments/dense.toml --depth 20 --binary
+  recallgate gate --config recallgate.toml --json-out report.json; recallgate label --config recallgate.toml --from-report report.json
+
+With --from-report, the page shows exactly the query–document pairs the
+report lists as new and unjudged in the head's context (no retrieval):
+judge them and run the gate again.
 
 Serves a page on 127.0.0.1 and prints its address. For each query it shows
 the union of the top --depth documents of every retriever in the config
@@ -58,6 +68,7 @@ with "verified" set to today. Stop with Ctrl-C.
 	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var lf labelFlags
 		lf.register(fs)
+		fs.StringVar(&lf.fromReport, "from-report", "", "a JSON compare report: label only the documents it lists as unjudged in the head's context")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -144,17 +155,26 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	} else {
 		e.warn("%s names no corpus (corpus = \"…\" or a builtin retriever): titles and whole documents are not shown", cfg.Path)
 	}
-	pool, err := buildPool(ctx, e, cfg, lf.pool, set, lf.depth, docs)
+	var pool map[string][]label.Candidate
+	var only []string
+	if lf.fromReport != "" {
+		pool, only, err = poolFromReport(lf.fromReport, set, docs)
+	} else {
+		pool, err = buildPool(ctx, e, cfg, lf.pool, set, lf.depth, docs)
+	}
 	if err != nil {
 		return err
 	}
-	o := label.Options{SetPath: setPath, Labeller: lf.labeller, Binary: lf.binary, Pool: pool, Now: e.clock}
+	o := label.Options{SetPath: setPath, Labeller: lf.labeller, Binary: lf.binary, Pool: pool, Now: e.clock, Only: only, PoolOnly: lf.fromReport != ""}
 	if len(docs) > 0 {
 		o.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
 		o.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
 	}
 	if pick != nil {
 		o.Only = pick(set)
+	}
+	if lf.fromReport != "" {
+		fmt.Fprintf(e.stderr, "recallgate label: the %d query–document pairs %s lists as unjudged in the head's context\n", pairs(pool), lf.fromReport)
 	}
 	srv, err := label.New(o)
 	if err != nil {
@@ -269,4 +289,59 @@ func buildPool(ctx context.Context, e *env, cfg *config.Config, extra []string, 
 		}
 	}
 	return pool, nil
+}
+
+// poolFromReport reads a compare report and returns, as the pool, exactly
+// the query–document pairs it lists as new and unjudged in the head's
+// context, with the head's passages and the corpus text; only lists their
+// queries in report order.
+func poolFromReport(path string, set *gate.Set, docs map[string]gate.Document) (map[string][]label.Candidate, []string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, &gate.InputError{File: path, Err: fmt.Errorf("--from-report: %w", err)}
+	}
+	defer f.Close()
+	rep, err := report.ReadCompareReport(f, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !rep.Unjudged.Known {
+		return nil, nil, &gate.InputError{File: path, Field: "unjudged", Err: errors.New("the report's set records no judgements (gold only), so it cannot say which documents are unjudged: label the set without --from-report")}
+	}
+	if len(rep.Unjudged.New) == 0 {
+		return nil, nil, &gate.InputError{File: path, Field: "unjudged", Err: errors.New("the report lists no unjudged documents in the head's context: nothing to label")}
+	}
+	heads := map[string]map[string]string{}
+	for _, q := range rep.Queries {
+		heads[q.ID] = q.Head.Passages
+	}
+	pool := map[string][]label.Candidate{}
+	var only []string
+	for _, u := range rep.Unjudged.New {
+		if set.Query(u.ID) == nil {
+			return nil, nil, &gate.InputError{File: path, Field: "unjudged", Err: fmt.Errorf("query %q is not in %s: was the report made on another set?", u.ID, set.Path)}
+		}
+		only = append(only, u.ID)
+		for _, d := range u.Docs {
+			c := label.Candidate{Doc: d, Texts: []string{}}
+			if p := heads[u.ID][d]; p != "" {
+				c.Texts = append(c.Texts, p)
+			}
+			if doc, ok := docs[d]; ok {
+				c.Title = doc.Title
+				c.Texts = append(c.Texts, doc.Text)
+			}
+			pool[u.ID] = append(pool[u.ID], c)
+		}
+	}
+	return pool, only, nil
+}
+
+// pairs counts the query–document pairs of a pool.
+func pairs(pool map[string][]label.Candidate) int {
+	n := 0
+	for _, cs := range pool {
+		n += len(cs)
+	}
+	return n
 }

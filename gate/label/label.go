@@ -50,6 +50,10 @@ type Options struct {
 	Pool map[string][]Candidate
 	// Only restricts the page to these query ids, in this order (nil = all).
 	Only []string
+	// PoolOnly shows only the pool's documents (not the ones judged
+	// before), and a query counts as labelled once each of them is graded:
+	// for judging exactly the pairs a report lists.
+	PoolOnly bool
 	// Doc returns a document's title and whole text for the document view.
 	Doc func(id string) (title, text string, ok bool)
 	// Corpus says whether a document id is in the corpus (nil = unknown).
@@ -235,6 +239,10 @@ func (s *Server) view() stateView {
 		// Documents already judged that no retriever found now are shown
 		// too, after the pool.
 		var extra []string
+		if s.o.PoolOnly {
+			v.Queries = append(v.Queries, qv)
+			continue
+		}
 		for d := range q.Gold {
 			if !shown[d] {
 				extra = append(extra, d)
@@ -271,6 +279,14 @@ func (s *Server) view() stateView {
 
 // labelled: this labeller has graded the query's pool or marked it.
 func (s *Server) labelled(q *gate.Query) bool {
+	if s.o.PoolOnly {
+		for _, c := range s.o.Pool[q.ID] {
+			if _, ok := q.Judgments[s.o.Labeller][c.Doc]; !ok {
+				return false
+			}
+		}
+		return true
+	}
 	return q.Labelled() && (q.Unanswerable || len(q.Judgments[s.o.Labeller]) > 0 || q.Judgments == nil)
 }
 

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate/config"
+)
+
+// readmeGateLines returns every `recallgate gate` command the README
+// shows in a code block or a code span, with the line it is on, leaving
+// out the synopsis (placeholders such as FILE).
+func readmeGateLines(t *testing.T) map[int]string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]string{}
+	inBlock := false
+	span := regexp.MustCompile("`([^`]*recallgate gate[^`]*)`")
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			inBlock = !inBlock
+			continue
+		}
+		var cmds []string
+		for _, m := range span.FindAllStringSubmatch(line, -1) {
+			cmds = append(cmds, m[1])
+		}
+		if inBlock && len(cmds) == 0 && strings.Contains(line, "recallgate gate") && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+			cmds = append(cmds, line)
+		}
+		for _, c := range cmds {
+			c = c[strings.Index(c, "recallgate gate"):]
+			c, _, _ = strings.Cut(c, "||")
+			// The synopsis, and deliberate self-checks, are not gates.
+			if strings.Contains(c, "FILE") || strings.Contains(c, "…") || strings.Contains(c, "--allow-identical") {
+				continue
+			}
+			out[i+1] = strings.TrimSpace(c)
+		}
+	}
+	return out
+}
+
+// shellWords splits a command line as a shell would for these examples:
+// on spaces, quotes removed, the CI's variables for the target branch read
+// as "main".
+func shellWords(line string) []string {
+	for _, v := range []string{"${{ github.base_ref }}", "$CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "$GITHUB_BASE_REF"} {
+		line = strings.ReplaceAll(line, v, "main")
+	}
+	var words []string
+	var cur strings.Builder
+	quote := rune(0)
+	for _, r := range line + " " {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == 0 && (r == '"' || r == '\''):
+			quote = r
+		case quote == 0 && r == ' ':
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+		default:
+			cur.WriteRune(r)
+		}
+	}
+	return words
+}
+
+// TestREADMEGatesCanFail runs every `recallgate gate` line of the README
+// in a repository whose pull request deletes gold documents from the
+// corpus, with one [retriever] in recallgate.toml as most teams write it.
+// Each must either catch the regression (exit 1) or refuse, naming the
+// fix, a gate that cannot fail (exit 2): none may pass.
+func TestREADMEGatesCanFail(t *testing.T) {
+	lines := readmeGateLines(t)
+	if len(lines) < 5 {
+		t.Fatalf("found only %d gate lines in README.md: %v", len(lines), lines)
+	}
+	f := newFixture(t, builtinConfig)
+	f.git("update-ref", "refs/remotes/origin/main", f.base)
+	f.git("checkout", "-q", "-b", "pr")
+	for _, doc := range []string{"security/audit-log", "queues/fifo", "troubleshooting/duplicates", "errors/tp-413"} {
+		if err := os.Remove(filepath.Join(f.dir, "rag/corpus", doc+".md")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.commit("tidy the docs")
+	demo, err := filepath.Abs("../../frozen-set/recallgate.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(f.dir, "rag"))
+	if err := os.Mkdir("baselines", 0o755); err != nil { // the drift example writes there
+		t.Fatal(err)
+	}
+	t.Setenv("RUNNER_TEMP", t.TempDir())
+	for n, line := range lines {
+		args := shellWords(line)[1:] // drop "recallgate"
+		for i, a := range args {
+			if a == "frozen-set/recallgate.toml" {
+				args[i] = demo
+			}
+		}
+		code, _, errs := rg(t, args...)
+		switch {
+		case code == 1:
+		case code == 2 && strings.Contains(errs, "so this gate cannot fail: "):
+		default:
+			t.Errorf("README.md:%d `%s` exits %d on a pull request that deletes gold documents: a gate that cannot fail\n%s", n, line, code, errs)
+		}
+	}
+}
+
+// TestREADMEConfigsDiffer: every whole config in the README (one that
+// names its set) with a base and a head table compares two different
+// retrievers.
+func TestREADMEConfigsDiffer(t *testing.T) {
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```toml\n(.*?)```").FindAllStringSubmatch(string(data), -1)
+	checked := 0
+	for _, b := range blocks {
+		if !strings.Contains(b[1], "[base.retriever]") || !strings.HasPrefix(b[1], "set = ") {
+			continue
+		}
+		c, err := config.Parse([]byte(b[1]), "README.toml")
+		if err != nil {
+			t.Errorf("README config does not parse: %v\n%s", err, b[1])
+			continue
+		}
+		checked++
+		if c.Base.Fingerprint() == c.Head.Fingerprint() {
+			t.Errorf("README config compares a retriever with itself:\n%s", b[1])
+		}
+	}
+	if checked == 0 {
+		t.Error("no README config with [base.retriever] was checked")
+	}
+}
