@@ -498,3 +498,30 @@ func TestNativeActionPythonRetriever(t *testing.T) {
 		t.Errorf("comments %q, archive asked %v", g.comments, g.tarballRefs)
 	}
 }
+
+// TestActionRefusesIdenticalSides: an event with no base commit and one
+// [retriever] would compare the config with itself; the action stops with
+// exit 2 and the fix, unless allow-identical asks for the self-check.
+func TestActionRefusesIdenticalSides(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	for _, tt := range []struct {
+		allow string
+		code  int
+		want  string
+	}{
+		{"", 2, "base and head are the same [retriever] in the same tree, so this gate cannot fail: the event has no base commit"},
+		{"true", 0, "cannot fail (allowed)"},
+		{"maybe", 2, "input allow-identical must be true or false"},
+	} {
+		ae := newActionEnv(t, srv.URL, "push", `{}`, map[string]string{
+			"working-directory": filepath.Join(f.dir, "rag"), "config": "recallgate.toml", "comment": "never", "mode": "pr", "allow-identical": tt.allow,
+		})
+		ae.vars["GITHUB_WORKSPACE"] = f.dir
+		code, out, errs := ae.run(t)
+		if code != tt.code || !strings.Contains(out+errs, tt.want) {
+			t.Errorf("allow-identical %q: exit %d, want %d and %q\n%s\n%s", tt.allow, code, tt.code, tt.want, out, errs)
+		}
+	}
+}

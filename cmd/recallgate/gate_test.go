@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -415,5 +416,73 @@ func TestDemoRerankerRegression(t *testing.T) {
 	want := "  fail: mean recall@5 dropped by 0.023 (limit 0.020, max_recall_drop)\n  fail: 1 query newly at zero recall (limit 0, max_new_misses): q26\nset "
 	if code != 1 || !strings.Contains(stdout, want) {
 		t.Errorf("demo head: exit %d, want exactly the two recall reasons:\n%s", code, stdout)
+	}
+}
+
+// sleeper is a command retriever that answers every query after a pause.
+const sleeper = `import json, sys, time
+pause = float(sys.argv[1])
+for line in sys.stdin:
+    req = json.loads(line)
+    time.sleep(pause)
+    print(json.dumps({"id": req["id"], "hits": [{"doc": "a"}, {"doc": "b"}]}), flush=True)
+`
+
+// TestLatencyOfSleepingRetrievers: each side's calls are timed; a head
+// that sleeps 40 ms a query against a base at 5 ms shows it in the
+// report, and max_latency_ratio fails it.
+func TestLatencyOfSleepingRetrievers(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	var set strings.Builder
+	for i := 1; i <= 20; i++ { // twenty calls: the p95 leaves out the first, which waits for Python to start
+		fmt.Fprintf(&set, `{"id":"q%d","query":"question %d","gold":{"a":1}}`+"\n", i, i)
+	}
+	write(t, dir, "set.jsonl", set.String())
+	write(t, dir, "sleeper.py", sleeper)
+	cfg := write(t, dir, "rg.toml", `set = "set.jsonl"
+[depth]
+candidates = 3
+context = 2
+[gate]
+max_latency_ratio = 2.0
+[base.retriever]
+type = "command"
+command = ["python3", "sleeper.py", "0.005"]
+concurrency = 1
+[head.retriever]
+type = "command"
+command = ["python3", "sleeper.py", "0.040"]
+concurrency = 1
+`)
+	jsonOut := filepath.Join(dir, "report.json")
+	code, text, errs := rg(t, "gate", "--config", cfg, "--json-out", jsonOut)
+	out := string(must(os.ReadFile(jsonOut)))
+	var rep struct {
+		Reasons []string
+		Latency struct {
+			Base, Head struct {
+				Calls int
+				P50   float64 `json:"p50_ms"`
+				P95   float64 `json:"p95_ms"`
+				Max   float64 `json:"max_ms"`
+				Total float64 `json:"total_ms"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, out, errs)
+	}
+	b, h := rep.Latency.Base, rep.Latency.Head
+	if b.Calls != 20 || h.Calls != 20 || h.P50 < 40 || h.P50 > 2000 || b.P50 < 5 || b.P50 >= h.P50 || h.Max < h.P95 || h.Total < 800 {
+		t.Errorf("latency base %+v head %+v", b, h)
+	}
+	if code != 1 || len(rep.Reasons) == 0 || !strings.Contains(strings.Join(rep.Reasons, "\n"), "max_latency_ratio") {
+		t.Errorf("exit %d reasons %q, want the latency rule to fail", code, rep.Reasons)
+	}
+	if !regexp.MustCompile(`Latency per query: base p50 [0-9.]+ ms, .* head p50 [0-9.]+ ms, .*; head p95 is [0-9.]+× the base's`).MatchString(text) {
+		t.Errorf("text report lacks the latency line:\n%s", text)
 	}
 }
