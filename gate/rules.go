@@ -135,29 +135,48 @@ type RuleResult struct {
 	Note string
 }
 
-// resolveSegment finds the queries of a segment rule's name among the
-// counted queries of c. ok is false when no query of the set belongs to
-// such a group and the name is not an automatic group either.
-func resolveSegment(c *Comparison, name string) (label string, members []*PairedQuery, ok bool) {
-	kind, bare := "", strings.TrimSpace(name)
+// segmentKind says which kind of group a segment rule's name means in the
+// set: "segment" (declared by some query), "auto" or "source", and the bare
+// name; ok is false when the set has no such group.
+func segmentKind(set *Set, name string) (kind, bare string, ok bool) {
+	bare = strings.TrimSpace(name)
 	if k, v, found := strings.Cut(bare, ":"); found {
 		kind, bare = strings.TrimSpace(k), strings.TrimSpace(v)
 	}
-	declared := false
-	for i := range c.Queries {
-		if slices.Contains(c.Queries[i].Query.Segments, bare) {
-			declared = true
-			break
+	declared, sourced := false, false
+	for _, q := range set.Queries {
+		declared = declared || slices.Contains(q.Segments, bare)
+		sourced = sourced || q.Source == bare
+	}
+	auto := slices.Contains([]string{"keyword", "question", "short", "long"}, bare)
+	switch {
+	case (kind == "" || kind == "segment") && declared:
+		return "segment", bare, true
+	case (kind == "" || kind == "auto") && auto:
+		return "auto", bare, true
+	case kind == "source" && sourced:
+		return "source", bare, true
+	}
+	return "", bare, false
+}
+
+// CheckSegments reports the first segment rule whose name is no group of
+// the set, as an *InputError naming the rule's file and line, so a typo
+// stops the gate before anything is retrieved.
+func (t Thresholds) CheckSegments(set *Set) error {
+	for i, sr := range t.Segments {
+		if _, _, ok := segmentKind(set, sr.Name); !ok {
+			return &InputError{File: sr.File, Line: sr.Line, Field: fmt.Sprintf("gate.segment[%d].name", i),
+				Err: fmt.Errorf("no segment %q in %s (declared segments: %s; automatic: keyword, question, short, long; or source: NAME)", sr.Name, set.Path, orNone(set.declaredSegments()))}
 		}
 	}
-	autoNames := []string{"keyword", "question", "short", "long"}
-	switch {
-	case kind == "" && declared, kind == "segment":
-		kind = "segment"
-	case kind == "" && slices.Contains(autoNames, bare), kind == "auto" && slices.Contains(autoNames, bare):
-		kind = "auto"
-	case kind == "source":
-	default:
+	return nil
+}
+
+// resolveSegment finds the non-synthetic queries of a segment rule's name.
+func resolveSegment(c *Comparison, name string) (label string, members []*PairedQuery, ok bool) {
+	kind, bare, ok := segmentKind(c.Set, name)
+	if !ok {
 		return "", nil, false
 	}
 	for i := range c.Queries {
@@ -177,9 +196,6 @@ func resolveSegment(c *Comparison, name string) (label string, members []*Paired
 		if in {
 			members = append(members, p)
 		}
-	}
-	if kind == "source" && len(members) == 0 {
-		return "", nil, false
 	}
 	label = bare
 	if kind != "segment" {
@@ -415,12 +431,11 @@ func (c *Comparison) applyRules() error {
 	if minSize <= 0 {
 		minSize = DefaultMinSegmentQueries
 	}
-	for i, sr := range t.Segments {
-		label, members, ok := resolveSegment(c, sr.Name)
-		if !ok {
-			return &InputError{File: sr.File, Line: sr.Line, Field: fmt.Sprintf("gate.segment[%d].name", i),
-				Err: fmt.Errorf("no segment %q in %s (declared segments: %s; automatic: keyword, question, short, long; or source: NAME)", sr.Name, c.Set.Path, orNone(c.Set.declaredSegments()))}
-		}
+	if err := t.CheckSegments(c.Set); err != nil {
+		return err
+	}
+	for _, sr := range t.Segments {
+		label, members, _ := resolveSegment(c, sr.Name)
 		var counted []*PairedQuery
 		for _, p := range members {
 			if p.counted() {

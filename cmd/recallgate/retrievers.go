@@ -263,7 +263,10 @@ func loadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) 
 		return nil, nil, err
 	}
 	set, err := loadSetFor(cfg, setOverride)
-	return cfg, set, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return cfg, set, cfg.Thresholds.CheckSegments(set)
 }
 
 // loadSetFor loads the set a config names, or setOverride.
