@@ -359,6 +359,19 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	var outageWarnings []string
+	for _, sc := range []struct {
+		side string
+		card *Scorecard
+	}{{"base", base}, {"head", head}} {
+		w, err := checkOutage(sc.side, sc.card, pol.Corpus)
+		if err != nil {
+			return nil, err
+		}
+		if w != "" {
+			outageWarnings = append(outageWarnings, w)
+		}
+	}
 	waivers := map[string]*Waiver{}
 	for i, w := range pol.Waivers {
 		if base.Set.Query(w.Query) == nil {
@@ -458,6 +471,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	for _, w := range head.Warnings() {
 		c.Warnings = append(c.Warnings, "head: "+w)
 	}
+	c.Warnings = append(c.Warnings, outageWarnings...)
 	if err := c.applyRules(); err != nil {
 		return nil, err
 	}

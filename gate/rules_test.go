@@ -408,3 +408,54 @@ func TestRulesLatency(t *testing.T) {
 		t.Errorf("an untimed side skips the rule: %+v %s", r, c.Verdict)
 	}
 }
+
+func TestOutageIsInfrastructure(t *testing.T) {
+	s := ruleSet(t, false)
+	good := ruleCard(t, s, nil)
+	none := map[int][]string{}
+	foreign := map[int][]string{}
+	some := map[int][]string{}
+	for i := 1; i <= 30; i++ {
+		none[i] = nil
+		foreign[i] = []string{"elsewhere/1", "elsewhere/2"}
+		if i <= 7 {
+			some[i] = nil
+		}
+	}
+	empty := ruleCard(t, s, none)
+	corpus := map[string]bool{"gA": true, "gB": true, "gC": true, "x1": true}
+	for _, tt := range []struct {
+		name       string
+		base, head *Scorecard
+		corpus     map[string]bool
+		want       string
+	}{
+		{"both sides empty", empty, empty, nil, "base: every one of the 30 queries came back with no hits"},
+		{"head empty", good, empty, nil, "head: every one of the 30 queries came back with no hits"},
+		{"head answers from another index", good, ruleCard(t, s, foreign), corpus, "head: no query returned a document the corpus holds"},
+	} {
+		_, err := CompareWith(tt.base, tt.head, Policy{Thresholds: DefaultThresholds(), Corpus: tt.corpus})
+		var ie *InfraError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want an infrastructure error with %q", tt.name, err, tt.want)
+		}
+	}
+	// Unknown documents with no corpus to check are only ids: scored as misses.
+	if _, err := Compare(good, ruleCard(t, s, foreign), DefaultThresholds()); err != nil {
+		t.Errorf("foreign ids without a corpus: %v", err)
+	}
+	// Seven of thirty empty (23%) is scored, with a warning.
+	c, err := Compare(good, ruleCard(t, s, some), DefaultThresholds())
+	if err != nil || !slicesContains(c.Warnings, "head answered 7 of 30 queries with no hits (over 20%): is its index complete?") {
+		t.Errorf("partial emptiness: %v %q", err, c.Warnings)
+	}
+}
+
+func slicesContains(xs []string, x string) bool {
+	for _, s := range xs {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
