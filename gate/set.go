@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // MaxGrade is the highest relevance grade a gold label may carry.
@@ -309,6 +310,9 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 		return nil, inputErr(file, n, "id", "required and must not be empty")
 	}
 	id := *raw.ID
+	if err := plainName(file, n, "id", "query id", id); err != nil {
+		return nil, err
+	}
 	if raw.Query == nil || strings.TrimSpace(*raw.Query) == "" {
 		return nil, inputErr(file, n, "query", "query %q: required and must not be empty", id)
 	}
@@ -327,9 +331,20 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 		}
 		q.Verified = v
 	}
+	if err := plainName(file, n, "source", "source", raw.Source); err != nil {
+		return nil, err
+	}
+	for _, seg := range raw.Segments {
+		if err := plainName(file, n, "segments", "segment", seg); err != nil {
+			return nil, err
+		}
+	}
 	for doc, num := range raw.Gold {
 		if strings.TrimSpace(doc) == "" {
 			return nil, inputErr(file, n, "gold", "query %q: empty document id", id)
+		}
+		if err := plainName(file, n, "gold", "document id", doc); err != nil {
+			return nil, err
 		}
 		g, err := parseGrade(num.String())
 		if err != nil {
@@ -477,8 +492,14 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 		return inputErr(file, n, "", "qrels line has %d fields, want %d like the first line", len(fields), p.columns)
 	}
 	qid, doc, gradeText := fields[0], fields[2], fields[len(fields)-1]
+	if err := plainName(file, n, "", "query id", qid); err != nil {
+		return err
+	}
 	if p.columns == 3 {
 		doc = fields[1]
+	}
+	if err := plainName(file, n, "", "document id", doc); err != nil {
+		return err
 	}
 	g, err := parseGrade(gradeText)
 	if err != nil {
@@ -559,4 +580,17 @@ func (s *Set) RecordsJudgements() bool {
 		}
 	}
 	return false
+}
+
+// plainName refuses a name with a control character (a line break, an
+// escape sequence): ids, segments and sources are printed in logs, PR
+// comments and annotations, where a line break could forge a line of
+// output (a workflow command such as ::set-output).
+func plainName(file string, n int, field, what, s string) error {
+	for i, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return inputErr(file, n, field, "%s %q has a control character (U+%04X at byte %d): names are printed in logs and reports, where it could forge a line", what, s, r, i)
+		}
+	}
+	return nil
 }

@@ -111,3 +111,22 @@ func TestParseSetGoldObjectErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestSetRefusesControlCharacters(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"id":"q1\n::set-output name=verdict::pass","query":"x","gold":{"a":1}}`, `s.jsonl:1: id: query id "q1\n::set-output name=verdict::pass" has a control character (U+000A at byte 2)`},
+		{`{"id":"q1","query":"x","gold":{"a\r::error::x":1}}`, `s.jsonl:1: gold: document id "a\r::error::x" has a control character (U+000D at byte 1)`},
+		{`{"id":"q1","query":"x","gold":{"a":1},"segments":["kw\u001b[31m"]}`, `s.jsonl:1: segments: segment "kw\x1b[31m" has a control character (U+001B at byte 2)`},
+		{`{"id":"q1","query":"x","gold":{"a":1},"source":"log\u2028x"}`, `s.jsonl:1: source: source "log\u2028x" has a control character (U+2028 at byte 3)`},
+		{"q1 0 d\x1b[0m 1\n", `s.jsonl:1: document id "d\x1b[0m" has a control character (U+001B at byte 1)`},
+	} {
+		_, err := ParseSet(strings.NewReader(tt.in), "s.jsonl")
+		if err == nil || !IsInput(err) || err.Error()[:len(tt.want)] != tt.want {
+			t.Errorf("%q: %v\nwant %s…", tt.in, err, tt.want)
+		}
+	}
+	// Query text may hold anything: reports flatten it.
+	if _, err := ParseSet(strings.NewReader(`{"id":"q1","query":"line one\nline two","gold":{"a":1}}`), "s.jsonl"); err != nil {
+		t.Errorf("a multi-line query text: %v", err)
+	}
+}

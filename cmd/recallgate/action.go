@@ -42,7 +42,8 @@ var actionCommand = command{
 }
 
 func runAction(ctx context.Context, e *env) error {
-	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.stdout))
+	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.commands))
+	e.actions = true
 	in, err := ghaction.ReadInputs(a, e.getenv)
 	if err != nil {
 		a.Errorf("%v", err)

@@ -24,7 +24,11 @@ type progress struct {
 
 func newProgress(w io.Writer, total int) *progress {
 	p := &progress{w: w, total: total, start: time.Now()}
-	if f, ok := w.(*os.File); ok {
+	f, ok := w.(*os.File)
+	if fw, isFile := w.(interface{ File() (*os.File, bool) }); isFile {
+		f, ok = fw.File()
+	}
+	if ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.tty = true
 		}

@@ -64,11 +64,13 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 		if dir == "" {
 			dir = filepath.Dir(cfg.Path)
 		}
+		resume := e.fence() // the process's stderr is the PR's text
 		sp, err := stdio.Start(r.Command, dir, e.stderr)
 		if err != nil {
+			resume()
 			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
 		}
-		return sp, func() error { return sp.Close(5 * time.Second) }, nil
+		return sp, func() error { defer resume(); return sp.Close(5 * time.Second) }, nil
 	case "http":
 		retries := endpoint.DefaultRetries
 		if r.Retries != nil {

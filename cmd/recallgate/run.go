@@ -17,6 +17,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/ghaction"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -48,6 +49,41 @@ type env struct {
 	client *http.Client     // nil means a default client
 	now    func() time.Time // nil means time.Now
 	cache  *runCache        // nil means no run cache
+	// commands is the raw stdout, for workflow commands recallgate writes
+	// itself; rawStderr the raw stderr, for ::stop-commands:: blocks.
+	commands, rawStderr io.Writer
+	// actions is true in action mode: untrusted output is also fenced in
+	// ::stop-commands:: blocks.
+	actions bool
+
+	fenceMu     sync.Mutex
+	fences      int
+	fenceResume func()
+}
+
+// fence opens one ::stop-commands:: block in action mode for output
+// recallgate does not control (a subprocess's stderr) and returns its
+// release; blocks of several holders are one, closed by the last release.
+func (e *env) fence() func() {
+	if !e.actions || e.rawStderr == nil {
+		return func() {}
+	}
+	e.fenceMu.Lock()
+	defer e.fenceMu.Unlock()
+	if e.fences == 0 {
+		e.fenceResume = ghaction.StopCommands(e.rawStderr)
+	}
+	e.fences++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			e.fenceMu.Lock()
+			defer e.fenceMu.Unlock()
+			if e.fences--; e.fences == 0 {
+				e.fenceResume()
+			}
+		})
+	}
 }
 
 // clock is the current time, injectable for tests of waiver expiry and label age.
@@ -100,8 +136,12 @@ func commands() []command {
 // run is the whole program: it parses args, runs the subcommand and maps the
 // outcome to an exit code in one place.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	stdout, stderr = serialized(stdout), serialized(stderr)
-	e := &env{getenv: getenv, stdout: stdout, stderr: stderr}
+	// Everything printed may carry text recallgate did not write (set ids,
+	// retriever answers, error bodies): no line of it may act as a
+	// workflow command. recallgate's own commands go to the raw streams.
+	rawOut, rawErr := serialized(stdout), serialized(stderr)
+	stdout, stderr = ghaction.NewInertWriter(rawOut), ghaction.NewInertWriter(rawErr)
+	e := &env{getenv: getenv, stdout: stdout, stderr: stderr, commands: rawOut, rawStderr: rawErr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, mainUsage())
 		return exitInput

@@ -20,6 +20,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
 	"syscall"
 	"time"
 
@@ -264,8 +265,16 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
+// excerpt is the start of a response body for an error message, on one
+// line: the body is the server's text, and a line break in it could forge
+// a line of the log.
 func excerpt(b []byte) string {
-	s := strings.TrimSpace(string(b))
+	s := strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, string(b)))
 	if s == "" {
 		return ""
 	}

@@ -1,0 +1,115 @@
+package ghaction
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"os"
+	"sync"
+)
+
+// zwsp is the zero-width space put in front of a would-be workflow command:
+// the line reads the same, and the runner no longer parses it.
+const zwsp = "\u200b"
+
+// InertWriter passes text through unchanged except that nothing in it can
+// act as a GitHub Actions workflow command: a line whose first non-blank
+// characters are "::" gets a zero-width space before them, and so does the
+// "[" of every "##[" (the older command form). Everything recallgate prints
+// that may carry text it did not write (eval set ids, retriever answers and
+// stderr, error messages) goes through one; recallgate's own commands are
+// written to the raw stream beside it.
+type InertWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	// atStart: no non-blank byte of the current line has been written.
+	atStart bool
+	// pending holds the blanks and at most one ':' of a line start whose
+	// fate is not decided yet.
+	pending []byte
+	// last two bytes written, to spot "##[".
+	prev [2]byte
+	out  []byte
+}
+
+// NewInertWriter wraps w.
+func NewInertWriter(w io.Writer) *InertWriter { return &InertWriter{w: w, atStart: true} }
+
+// File returns the wrapped file, if it is one (so callers can still ask
+// whether it is a terminal).
+func (iw *InertWriter) File() (*os.File, bool) {
+	f, ok := iw.w.(*os.File)
+	return f, ok
+}
+
+// Write implements io.Writer. It reports len(p) written once the inert
+// form of p is written.
+func (iw *InertWriter) Write(p []byte) (int, error) {
+	iw.mu.Lock()
+	defer iw.mu.Unlock()
+	iw.out = iw.out[:0]
+	for _, c := range p {
+		iw.feed(c)
+	}
+	if len(iw.out) > 0 {
+		if _, err := iw.w.Write(iw.out); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+func (iw *InertWriter) emit(b ...byte) {
+	for _, c := range b {
+		if c == '[' && iw.prev == [2]byte{'#', '#'} {
+			iw.out = append(iw.out, zwsp...)
+		}
+		iw.out = append(iw.out, c)
+		iw.prev = [2]byte{iw.prev[1], c}
+	}
+}
+
+func (iw *InertWriter) feed(c byte) {
+	if c == '\n' || c == '\r' {
+		iw.emit(iw.pending...)
+		iw.pending = iw.pending[:0]
+		iw.emit(c)
+		iw.atStart = true
+		return
+	}
+	if !iw.atStart {
+		iw.emit(c)
+		return
+	}
+	colon := len(iw.pending) > 0 && iw.pending[len(iw.pending)-1] == ':'
+	switch {
+	case (c == ' ' || c == '\t') && !colon:
+		iw.pending = append(iw.pending, c)
+	case c == ':' && !colon:
+		iw.pending = append(iw.pending, c)
+	case c == ':' && colon: // "::" starts the line: make it inert
+		iw.emit(iw.pending[:len(iw.pending)-1]...)
+		iw.out = append(iw.out, zwsp...)
+		iw.emit(':', ':')
+		iw.pending = iw.pending[:0]
+		iw.atStart = false
+	default:
+		iw.emit(iw.pending...)
+		iw.pending = iw.pending[:0]
+		iw.emit(c)
+		iw.atStart = false
+	}
+}
+
+// StopCommands brackets output that recallgate did not write (a command
+// retriever's stderr) in the runner's ::stop-commands:: block, with a token
+// nobody can guess, so nothing inside is parsed as a command even where a
+// line escapes InertWriter. It writes the opening line to raw now and
+// returns the function that writes the closing one.
+func StopCommands(raw io.Writer) (resume func()) {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	token := "recallgate-" + hex.EncodeToString(b[:])
+	io.WriteString(raw, "::stop-commands::"+token+"\n")
+	return func() { io.WriteString(raw, "::"+token+"::\n") }
+}
