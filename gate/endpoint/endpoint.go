@@ -20,9 +20,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
 )
