@@ -36,7 +36,7 @@ func WalkCorpus(path string, fn func(Document) error) error {
 	if info.IsDir() {
 		return walkCorpusDir(path, fn)
 	}
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return &InputError{File: path, Err: fmt.Errorf("open corpus: %w", err)}
 	}
@@ -74,8 +74,25 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 	if len(files) == 0 {
 		return &InputError{File: root, Err: errors.New("corpus folder holds no .txt or .md files")}
 	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return &InputError{File: root, Err: fmt.Errorf("read corpus: %w", err)}
+	}
+	if realRoot, err = filepath.Abs(realRoot); err != nil {
+		return &InputError{File: root, Err: fmt.Errorf("read corpus: %w", err)}
+	}
 	for _, p := range files {
-		data, err := os.ReadFile(p)
+		// A document is a regular file inside the corpus folder, symbolic
+		// links followed: a link to /proc/self/environ or to a file
+		// elsewhere on the runner must not be indexed (and quoted back).
+		real, err := CheckInputFile(p)
+		if err != nil {
+			return &InputError{File: p, Err: fmt.Errorf("corpus document refused: %w", err)}
+		}
+		if !within(realRoot, real) {
+			return &InputError{File: p, Err: fmt.Errorf("corpus document refused: it resolves to %s, outside the corpus folder %s", real, realRoot)}
+		}
+		data, err := os.ReadFile(real)
 		if err != nil {
 			return &InputError{File: p, Err: fmt.Errorf("read corpus document: %w", err)}
 		}

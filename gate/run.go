@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,7 +66,7 @@ func short(fp string) string {
 // ReadRunFile streams the results of a run file to fn, one query at a time,
 // and returns its metadata line (empty when it has none).
 func ReadRunFile(path string, fn func(Result) error) (RunMeta, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return RunMeta{}, &InputError{File: path, Err: fmt.Errorf("open run: %w", err)}
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -159,7 +158,7 @@ func (s *Set) Shard(i, n int) (*Set, error) {
 // for "text"). Lines for ids outside the set are ignored; a set query left
 // without text is an error, since it could not be retrieved.
 func (s *Set) LoadQueryTexts(path string) error {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return &InputError{File: path, Err: fmt.Errorf("open queries: %w", err)}
 	}
@@ -195,7 +194,7 @@ func (s *Set) LoadQueryTexts(path string) error {
 
 // LoadSet reads and validates an eval set file (JSONL or TREC qrels).
 func LoadSet(path string) (*Set, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, &InputError{File: path, Err: fmt.Errorf("open eval set: %w", err)}
 	}
@@ -215,7 +214,7 @@ func ParseSet(r io.Reader, name string) (*Set, error) {
 // with no relevant gold document is allowed (see Query.Labelled); every
 // other rule holds. It is what `sample` writes and `label` edits.
 func LoadDraft(path string) (*Set, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return nil, &InputError{File: path, Err: fmt.Errorf("open eval set: %w", err)}
 	}

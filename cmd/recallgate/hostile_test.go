@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -124,5 +129,94 @@ for line in sys.stdin:
 	open := regexp.MustCompile(`(?m)^::stop-commands::(recallgate-[0-9a-f]{32})$`).FindStringSubmatch(errs)
 	if open == nil || !strings.Contains(errs, "::"+open[1]+"::\n") || strings.Index(errs, open[0]) > strings.Index(errs, "INJECTED from the retriever") {
 		t.Errorf("the retriever's stderr is not fenced in a stop-commands block:\n%s", errs)
+	}
+}
+
+// TestTokenOutOfReach: the job token is in the runner's environment, and
+// the pull request's config must not be able to read it: not through a
+// command retriever's environment, not through an http header, not
+// through a corpus file that links to the process's environment.
+func TestTokenOutOfReach(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	envOut := filepath.Join(dir, "child-env.txt")
+	write(t, dir, "spy.py", `import json, os, sys
+with open(sys.argv[1], "w") as f:
+    for k, v in sorted(os.environ.items()):
+        f.write(k + "=" + v + "\n")
+for line in sys.stdin:
+    req = json.loads(line)
+    print(json.dumps({"id": req["id"], "hits": [{"doc": "a"}, {"doc": "c"}]}), flush=True)
+`)
+	write(t, dir, "spy.toml", fmt.Sprintf("set = \"set.jsonl\"\n[base.retriever]\ntype = \"command\"\ncommand = [\"python3\", \"spy.py\", %q]\nenv = [\"EMBEDDER_KEY\"]\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n", envOut))
+	ae := newActionEnv(t, "http://127.0.0.1:1", "pull_request", `{}`, map[string]string{"working-directory": dir, "config": "spy.toml", "comment": "never"})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	ae.vars["PATH"] = os.Getenv("PATH")
+	ae.vars["GITHUB_TOKEN"] = "ghs_secret123"
+	ae.vars["ACTIONS_RUNTIME_TOKEN"] = "runtime-secret"
+	ae.vars["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = "oidc-secret"
+	ae.vars["EMBEDDER_KEY"] = "the-embedder-key"
+	ae.vars["UNLISTED_SECRET"] = "not-asked-for"
+	if code, out, errs := ae.run(t); code > 1 {
+		t.Fatalf("action: exit %d\n%s\n%s", code, out, errs)
+	}
+	child := string(must(os.ReadFile(envOut)))
+	for _, leaked := range []string{"ghs_secret123", "runtime-secret", "oidc-secret", "not-asked-for", "INPUT_", "GITHUB_TOKEN"} {
+		if strings.Contains(child, leaked) {
+			t.Errorf("the command retriever's environment holds %q:\n%s", leaked, child)
+		}
+	}
+	if !strings.Contains(child, "EMBEDDER_KEY=the-embedder-key\n") || !strings.Contains(child, "PATH=") {
+		t.Errorf("the command retriever lacks PATH or the variable its config names:\n%s", child)
+	}
+	bad := write(t, dir, "bad-env.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"command\"\ncommand = [\"python3\", \"spy.py\"]\nenv = [\"INPUT_GITHUB-TOKEN\"]\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n")
+	if code, _, errs := rg(t, "gate", "--config", bad); code != 2 || !strings.Contains(errs, "base.retriever.env: INPUT_GITHUB-TOKEN is one of the runner's credentials") {
+		t.Errorf("env naming the token: exit %d %s", code, errs)
+	}
+
+	// An http header that reads the token: refused before any request.
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("Authorization"))
+		fmt.Fprint(w, `{"hits":[{"doc":"a"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	for _, v := range []string{"${INPUT_GITHUB-TOKEN}", "Bearer ${GITHUB_TOKEN}", "${ACTIONS_RUNTIME_TOKEN}"} {
+		cfg := write(t, dir, "hdr.toml", fmt.Sprintf("set = \"set.jsonl\"\n[base.retriever]\ntype = \"http\"\nurl = %q\nheaders = { Authorization = %q }\nhits = \"hits\"\ndoc = \"doc\"\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n", srv.URL, v))
+		var out, errb bytes.Buffer
+		env := map[string]string{"GITHUB_TOKEN": "ghs_secret123", "INPUT_GITHUB-TOKEN": "ghs_secret123", "ACTIONS_RUNTIME_TOKEN": "runtime-secret"}
+		code := run(context.Background(), []string{"gate", "--config", cfg}, func(k string) string { return env[k] }, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), "base.retriever: header Authorization reads") || !strings.Contains(errb.String(), "never sent to a retriever") {
+			t.Errorf("header %s: exit %d %s", v, code, errb.String())
+		}
+	}
+	if len(got) != 0 {
+		t.Errorf("the service was called with %q", got)
+	}
+
+	// Corpus files that link to the process's environment or out of the
+	// corpus folder are refused, naming the file.
+	for name, target := range map[string]string{"env.md": "/proc/self/environ", "outside.md": filepath.Join(dir, "set.jsonl")} {
+		c := filepath.Join(dir, "corpus-"+name)
+		write(t, c, "ok.md", "# ok\n\nfine\n")
+		if err := os.Symlink(target, filepath.Join(c, name)); err != nil {
+			t.Fatal(err)
+		}
+		cfg := write(t, dir, "corpus.toml", fmt.Sprintf("set = \"set.jsonl\"\n[base.retriever]\ntype = \"builtin\"\ncorpus = %q\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n", c))
+		code, _, errs := rg(t, "gate", "--config", cfg)
+		if code != 2 || !strings.Contains(errs, filepath.Join(c, name)+": corpus document refused") {
+			t.Errorf("corpus link %s → %s: exit %d %s", name, target, code, errs)
+		}
+	}
+	// A set that is a FIFO would hang the run: refused at once.
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err == nil {
+		if code, _, errs := rg(t, "score", "--set", fifo, "--results", filepath.Join(dir, "run.jsonl")); code != 2 || !strings.Contains(errs, "not a regular file") {
+			t.Errorf("a FIFO set: exit %d %s", code, errs)
+		}
 	}
 }

@@ -65,7 +65,7 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 			dir = filepath.Dir(cfg.Path)
 		}
 		resume := e.fence() // the process's stderr is the PR's text
-		sp, err := stdio.Start(r.Command, dir, e.stderr)
+		sp, err := stdio.Start(r.Command, dir, gate.ChildEnv(e.getenv, r.Env), e.stderr)
 		if err != nil {
 			resume()
 			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}

@@ -97,6 +97,9 @@ type Retriever struct {
 
 	// Command is the argv of a "command" retriever (no shell).
 	Command []string `toml:"command"`
+	// Env names the variables a command retriever gets besides the
+	// defaults (gate.ChildEnvNames); the runner's credentials never.
+	Env []string `toml:"env" json:",omitempty"`
 
 	// Dir is the folder of the config file the table came from: a command
 	// retriever runs there, and relative paths were resolved from it.
@@ -436,6 +439,14 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	}
 	if r.Type == "command" && len(r.Command) == 0 {
 		return &gate.InputError{File: c.Path, Field: table + ".command", Err: errors.New("required for a command retriever: the argv array, e.g. [\"python3\", \"retriever.py\"]")}
+	}
+	for _, name := range r.Env {
+		switch {
+		case gate.RunnerSecret(name):
+			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%s is one of the runner's credentials (GITHUB_TOKEN, GH_TOKEN, INPUT_*, ACTIONS_*), which are never given to a retriever", name)}
+		case name == "" || strings.ContainsAny(name, "= \t\n\x00"):
+			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%q is not a variable name", name)}
+		}
 	}
 	if r.Concurrency < 0 {
 		return &gate.InputError{File: c.Path, Field: table + ".concurrency", Err: errors.New("must not be negative")}

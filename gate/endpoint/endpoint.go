@@ -107,14 +107,21 @@ func New(cfg Config, client *http.Client, getenv func(string) string) (*Retrieve
 		r.fields[i] = splitPath(p)
 	}
 	for name, v := range cfg.Headers {
-		var missing []string
+		var missing, secret []string
 		val := os.Expand(v, func(k string) string {
+			if gate.RunnerSecret(k) {
+				secret = append(secret, k)
+				return ""
+			}
 			s := getenv(k)
 			if s == "" {
 				missing = append(missing, k)
 			}
 			return s
 		})
+		if len(secret) > 0 {
+			return nil, fmt.Errorf("header %s reads %s: the runner's credentials are never sent to a retriever (a pull request's config is code running next to them); give the service its own key in another variable", name, strings.Join(secret, ", "))
+		}
 		if len(missing) > 0 {
 			return nil, fmt.Errorf("header %s reads unset environment variable %s", name, strings.Join(missing, ", "))
 		}

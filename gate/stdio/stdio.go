@@ -37,14 +37,16 @@ type lineOrErr struct {
 	err  error
 }
 
-// Start launches argv[0] with the remaining arguments in dir. stderr
-// receives the process's stderr.
-func Start(argv []string, dir string, stderr io.Writer) (*Retriever, error) {
+// Start launches argv[0] with the remaining arguments in dir, with exactly
+// the environment env (KEY=value entries; nil is an empty environment, never
+// recallgate's own). stderr receives the process's stderr.
+func Start(argv []string, dir string, env []string, stderr io.Writer) (*Retriever, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("command is empty")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
+	cmd.Env = append([]string{}, env...)
 	cmd.Stderr = stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

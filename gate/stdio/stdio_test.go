@@ -58,7 +58,7 @@ func start(t *testing.T, mode string, stderr *bytes.Buffer) *Retriever {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Start([]string{exe}, "", stderr)
+	r, err := Start([]string{exe}, "", []string{"RG_FAKE_RETRIEVER=" + mode}, stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,10 @@ func TestHangTimesOut(t *testing.T) {
 }
 
 func TestStartErrors(t *testing.T) {
-	if _, err := Start(nil, "", os.Stderr); err == nil {
+	if _, err := Start(nil, "", nil, os.Stderr); err == nil {
 		t.Error("empty argv: want an error")
 	}
-	if _, err := Start([]string{"/nonexistent/retriever"}, "", os.Stderr); err == nil {
+	if _, err := Start([]string{"/nonexistent/retriever"}, "", nil, os.Stderr); err == nil {
 		t.Error("missing program: want an error")
 	}
 }

@@ -1,0 +1,97 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// specialRoots hold files that look regular but are the machine's state
+// (a process's environment, kernel settings, devices): never an input.
+var specialRoots = []string{"/proc", "/sys", "/dev"}
+
+// ErrNotRegular is wrapped by CheckInputFile for a path that is not a
+// regular file (a FIFO would hang the run, a device or /proc would leak the
+// machine's state into a report).
+var ErrNotRegular = errors.New("not a regular file")
+
+// CheckInputFile resolves path (symbolic links followed) and refuses it
+// unless it is a regular file outside /proc, /sys and /dev. It returns the
+// resolved path.
+func CheckInputFile(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(real)
+	if err != nil {
+		return "", err
+	}
+	for _, root := range specialRoots {
+		if abs == root || strings.HasPrefix(abs, root+string(filepath.Separator)) {
+			return "", fmt.Errorf("%s resolves to %s: %w (files under %s are the machine's, never an input)", path, abs, ErrNotRegular, root)
+		}
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !info.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, info.Mode().Type())
+	}
+	return abs, nil
+}
+
+// openInput opens a file recallgate reads as input after CheckInputFile.
+func openInput(path string) (*os.File, error) {
+	if _, err := CheckInputFile(path); err != nil {
+		return nil, err
+	}
+	return os.Open(path)
+}
+
+// within reports whether the resolved path p lies inside the resolved root.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// RunnerSecret reports whether an environment variable holds the CI
+// runner's credentials: GITHUB_TOKEN, GH_TOKEN, the action's inputs
+// (INPUT_GITHUB-TOKEN among them) and the ACTIONS_* runtime and OIDC
+// tokens. A pull request's config is code that runs next to them, so they
+// are never handed to a retriever, whatever the config asks.
+func RunnerSecret(name string) bool {
+	n := strings.ToUpper(name)
+	return n == "GITHUB_TOKEN" || n == "GH_TOKEN" || strings.HasPrefix(n, "INPUT_") || strings.HasPrefix(n, "ACTIONS_")
+}
+
+// ChildEnvNames are the variables a command retriever always gets (when
+// set): what a program needs to find itself, its language runtime, the
+// locale, temp space, certificates and proxies. The config adds more by
+// name with `env`; RunnerSecret names are never passed.
+var ChildEnvNames = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "TZ", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
+	"TMPDIR", "TMP", "TEMP", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy",
+	"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "LD_LIBRARY_PATH", "XDG_CACHE_HOME", "HF_HOME", "CI", "RUNNER_TEMP",
+}
+
+// ChildEnv builds a command retriever's environment from getenv: the
+// ChildEnvNames and the extra names, each only when set.
+func ChildEnv(getenv func(string) string, extra []string) []string {
+	var env []string
+	seen := map[string]bool{}
+	for _, name := range append(append([]string{}, ChildEnvNames...), extra...) {
+		if seen[name] || RunnerSecret(name) {
+			continue
+		}
+		seen[name] = true
+		if v := getenv(name); v != "" {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
