@@ -327,6 +327,9 @@ type Comparison struct {
 	Fingerprints [][2]string
 	// NoChart leaves the per-query chart out of the Markdown report.
 	NoChart bool
+	// BaseSHA and HeadSHA are the commits compared, when known; set by the
+	// caller. A later `recallgate comment` checks the report against them.
+	BaseSHA, HeadSHA string
 
 	index   map[string]int     // query id → position in Queries
 	waivers map[string]*Waiver // query id → its waiver

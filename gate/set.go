@@ -520,6 +520,9 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 
 // decodeStrict decodes one JSON value, rejecting unknown fields and trailing data.
 func decodeStrict(line []byte, v any) error {
+	if err := CheckDuplicateKeys(line); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -540,8 +543,19 @@ func decodeStrict(line []byte, v any) error {
 func jsonLineError(file string, n int, err error) *InputError {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var dup *DuplicateKeyError
 	msg := err.Error()
 	switch {
+	case errors.As(err, &dup):
+		field := strings.TrimPrefix(strings.TrimPrefix(dup.Path, "$"), ".")
+		if field != "" {
+			field += "."
+		}
+		what := "key listed twice"
+		if field == "gold." || strings.HasPrefix(field, "judgments.") {
+			what = "document listed twice"
+		}
+		return inputErr(file, n, field+dup.Key, "%s (a reader would keep only one of them)", what)
 	case errors.As(err, &syn):
 		return inputErr(file, n, "", "invalid JSON at column %d: %s", syn.Offset, strings.TrimPrefix(msg, "json: "))
 	case errors.As(err, &typ):
@@ -586,10 +600,19 @@ func (s *Set) RecordsJudgements() bool {
 // comments and annotations, where a line break could forge a line of
 // output (a workflow command such as ::set-output).
 func plainName(file string, n int, field, what, s string) error {
-	for i, r := range s {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return inputErr(file, n, field, "%s %q has a control character (U+%04X at byte %d): names are printed in logs and reports, where it could forge a line", what, s, r, i)
-		}
+	if r, i, bad := ControlChar(s); bad {
+		return inputErr(file, n, field, "%s %q has a control character (U+%04X at byte %d): names are printed in logs and reports, where it could forge a line", what, s, r, i)
 	}
 	return nil
+}
+
+// ControlChar finds the first control character of s (line and paragraph
+// separators included): the rune, its byte offset, and whether there is one.
+func ControlChar(s string) (rune, int, bool) {
+	for i, r := range s {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return r, i, true
+		}
+	}
+	return 0, 0, false
 }

@@ -130,3 +130,19 @@ func TestSetRefusesControlCharacters(t *testing.T) {
 		t.Errorf("a multi-line query text: %v", err)
 	}
 }
+
+func TestDuplicateKeysRefused(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"id":"q1","query":"x","gold":{"a":1},"id":"q2"}`, `s.jsonl:1: id: key listed twice`},
+		{`{"id":"q1","query":"x","gold":{"a":1,"a":0}}`, `s.jsonl:1: gold.a: document listed twice`},
+		{`{"id":"q1","query":"x","gold":{"a":1},"judgments":{"ana":{"b":0,"b":2}}}`, `s.jsonl:1: judgments.ana.b: document listed twice`},
+	} {
+		_, err := ParseSet(strings.NewReader(tt.in), "s.jsonl")
+		if err == nil || !strings.Contains(err.Error(), "s.jsonl:1") || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.in, err, tt.want)
+		}
+	}
+	if err := CheckDuplicateKeys([]byte(`[{"a":1},{"a":2}]`)); err != nil {
+		t.Errorf("the same key in two objects: %v", err)
+	}
+}

@@ -73,6 +73,14 @@ func runAction(ctx context.Context, e *env) error {
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
 		return err
 	}
+	// The commits compared, so a later `recallgate comment` can tie the
+	// report to the pull request it belongs to.
+	if sha := ev.BaseSHA(); mode == "pr" && report.IsCommitSHA(sha) {
+		cmp.BaseSHA = sha
+	}
+	if sha := ev.HeadSHA(e.getenv("GITHUB_SHA")); report.IsCommitSHA(sha) {
+		cmp.HeadSHA = sha
+	}
 	rep := report.FromComparison(cmp)
 	var md bytes.Buffer
 	if err := report.WriteCompareReport(&md, rep, report.Markdown); err != nil {

@@ -41,7 +41,7 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 			fmt.Fprint(w, `[]`)
 			return
 		}
-		fmt.Fprintf(w, `[{"id":5,"body":%q}]`, g.existing)
+		fmt.Fprintf(w, `[{"id":5,"body":%q,"user":{"login":"github-actions[bot]","type":"Bot"}}]`, g.existing)
 	})
 	mux.HandleFunc("POST /repos/acme/rag/issues/42/comments", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()

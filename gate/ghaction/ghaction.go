@@ -133,6 +133,31 @@ type Event struct {
 		BaseSHA string `json:"base_sha"`
 		HeadSHA string `json:"head_sha"`
 	} `json:"merge_group"`
+	// WorkflowRun is the run a workflow_run event reports on: the
+	// pull_request run whose report a privileged workflow posts.
+	WorkflowRun *WorkflowRun `json:"workflow_run"`
+}
+
+// WorkflowRun is the part of a workflow_run event's run recallgate reads.
+type WorkflowRun struct {
+	HeadSHA    string `json:"head_sha"`
+	HeadBranch string `json:"head_branch"`
+	Event      string `json:"event"`
+	// HeadRepository is the repository the head commit came from (the
+	// fork, for a fork's pull request).
+	HeadRepository struct {
+		Owner struct {
+			Login string `json:"login"`
+		} `json:"owner"`
+	} `json:"head_repository"`
+	// PullRequests lists the run's pull requests; GitHub leaves it empty
+	// for pull requests from forks.
+	PullRequests []struct {
+		Number int `json:"number"`
+		Head   struct {
+			SHA string `json:"sha"`
+		} `json:"head"`
+	} `json:"pull_requests"`
 }
 
 // ReadEvent parses the payload at GITHUB_EVENT_PATH; no path is an empty event.

@@ -101,8 +101,8 @@ func Marker(config string) string {
 	return fmt.Sprintf("<!-- recallgate: %s -->", strings.NewReplacer("--", "-", ">", "").Replace(config))
 }
 
-// UpsertComment finds the comment on the PR that contains marker, across
-// all pages, and replaces its body; it creates the comment the first time.
+// UpsertComment finds the comment on the PR that a bot wrote starting with
+// marker, across all pages, and replaces its body; it creates the comment the first time.
 // The body is fitted under GitHub's length limit (see Fit).
 // It reports whether a comment was created and the comment's URL.
 func (c *Client) UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error) {
@@ -146,8 +146,45 @@ func (c *Client) findComment(ctx context.Context, pr int, marker string) (int64,
 			return 0, wrap("list PR comments", resp, err)
 		}
 		for _, cm := range cms {
-			if strings.Contains(cm.GetBody(), marker) {
+			// Only a comment a bot wrote that starts with the marker: a
+			// person (or a PR author) quoting the marker in a comment of
+			// their own must not become the sticky comment.
+			if strings.HasPrefix(cm.GetBody(), marker) && cm.GetUser().GetType() == "Bot" {
 				return cm.GetID(), nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return 0, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// PullRequestHead returns the head commit SHA of pull request n.
+func (c *Client) PullRequestHead(ctx context.Context, n int) (string, error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	pr, resp, err := c.gh.PullRequests.Get(ctx, c.owner, c.repo, n)
+	if err != nil {
+		return "", wrap(fmt.Sprintf("read pull request %d", n), resp, err)
+	}
+	return pr.GetHead().GetSHA(), nil
+}
+
+// FindPullRequest returns the open pull request whose head is headOwner's
+// branch at commit sha, or 0 when there is none.
+func (c *Client) FindPullRequest(ctx context.Context, headOwner, branch, sha string) (int, error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	opt := &github.PullRequestListOptions{State: "open", Head: headOwner + ":" + branch, ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		prs, resp, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, opt)
+		if err != nil {
+			return 0, wrap("list pull requests", resp, err)
+		}
+		for _, pr := range prs {
+			if pr.GetHead().GetSHA() == sha {
+				return pr.GetNumber(), nil
 			}
 		}
 		if resp.NextPage == 0 {

@@ -39,7 +39,7 @@ func TestUpsertCommentFindsMarkerOnSecondPage(t *testing.T) {
 	var edited string
 	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("page") == "2" {
-			fmt.Fprintf(w, `[{"id":11,"body":"lgtm"},{"id":12,"body":%q}]`, marker+"\nold report")
+			fmt.Fprintf(w, `[{"id":11,"body":"lgtm"},{"id":13,"body":%q,"user":{"login":"mallory","type":"User"}},{"id":12,"body":%q,"user":{"login":"github-actions[bot]","type":"Bot"}}]`, marker+"\nquoted by a person", marker+"\nold report")
 			return
 		}
 		w.Header().Set("Link", fmt.Sprintf(`<%s?page=2>; rel="next", <%s?page=2>; rel="last"`, r.URL.Path, r.URL.Path))

@@ -299,6 +299,9 @@ type CompareReport struct {
 	Unjudged UnjudgedInfo `json:"unjudged"`
 	// Latency is each side's retriever timing, when it was measured.
 	Latency *LatencyPair `json:"latency,omitempty"`
+	// BaseSHA and HeadSHA are the commits compared, when known.
+	BaseSHA string `json:"base_sha,omitempty"`
+	HeadSHA string `json:"head_sha,omitempty"`
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -389,7 +392,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
-		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c),
+		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA,
 	}
 	if c.Latency[0] != nil || c.Latency[1] != nil {
 		r.Latency = &LatencyPair{Base: latencyInfo(c.Latency[0]), Head: latencyInfo(c.Latency[1])}
@@ -461,21 +464,6 @@ func (s SetInfo) count() string {
 		out += fmt.Sprintf(" (%d answerable, %d unanswerable)", s.Answerable, s.Unanswerable)
 	}
 	return out
-}
-
-// ReadCompareReport reads a JSON report written by compare or gate, so it
-// can be rendered again (for a PR comment posted by a later workflow).
-func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
-	dec := json.NewDecoder(rd)
-	dec.DisallowUnknownFields()
-	var r CompareReport
-	if err := dec.Decode(&r); err != nil {
-		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
-	}
-	if r.Tool != "recallgate" || (r.Verdict != string(gate.Pass) && r.Verdict != string(gate.Fail) && r.Verdict != string(gate.Inconclusive)) {
-		return nil, &gate.InputError{File: name, Err: fmt.Errorf("not a recallgate compare report (tool %q, verdict %q)", r.Tool, r.Verdict)}
-	}
-	return &r, nil
 }
 
 // WriteCompareReport renders an already built report model.

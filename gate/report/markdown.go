@@ -32,7 +32,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 	fmt.Fprintf(b, "### %s recallgate: %s — %s\n\n", icon, verdictTitle(r.Verdict), headline(r))
 	for i, reason := range r.Reasons {
-		fmt.Fprintf(b, "- **%s:** %s\n", r.reasonKind(i), EscapeMarkdown(reason))
+		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), EscapeMarkdown(reason))
 	}
 	if len(r.Reasons) > 0 {
 		b.WriteString("\n")
@@ -103,7 +103,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "\n**Waived (%d)**: regressions accepted until their waiver expires\n\n| query | text | recall@%d | reason | expires |\n|:--|:--|--:|:--|:--|\n", len(r.Waived), r.Depth.Candidates)
 		for _, w := range r.Waived {
 			p := byID[w.ID]
-			fmt.Fprintf(b, "| %s | %s | %s → %s | %s | %s |\n", EscapeMarkdown(w.ID), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), EscapeMarkdown(w.Reason), w.Expires)
+			fmt.Fprintf(b, "| %s | %s | %s → %s | %s | %s |\n", EscapeMarkdown(w.ID), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), EscapeMarkdown(w.Reason), EscapeMarkdown(w.Expires))
 		}
 	}
 	if zr := r.Summary.Head.ZeroRecall; len(zr) > 0 {
@@ -154,7 +154,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if len(r.Fingerprints) > 0 {
 		b.WriteString("\n<details><summary>Fingerprints</summary>\n\n| input | sha256 |\n|:--|:--|\n")
 		for _, k := range sortedKeys(r.Fingerprints) {
-			fmt.Fprintf(b, "| %s | %s |\n", k, EscapeMarkdown(strings.TrimPrefix(r.Fingerprints[k], "sha256:")))
+			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), EscapeMarkdown(strings.TrimPrefix(r.Fingerprints[k], "sha256:")))
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -239,7 +239,7 @@ func causeText(c string) string {
 	case gate.CauseCorpus:
 		return "not in corpus"
 	}
-	return c
+	return flatten(c)
 }
 
 func rankText(r *int) string {
@@ -344,7 +344,7 @@ func writeApart(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
 		fmt.Fprintf(b, "\n<details><summary>%s: %d</summary>\n\n| query | text | recall@%d | change |\n|:--|:--|--:|:--|\n", sec.title, len(sec.ids), r.Depth.Candidates)
 		for _, id := range sec.ids {
 			p := byID[id]
-			fmt.Fprintf(b, "| %s | %s | %s → %s | %s |\n", EscapeMarkdown(id), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), p.Change)
+			fmt.Fprintf(b, "| %s | %s | %s → %s | %s |\n", EscapeMarkdown(id), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), EscapeMarkdown(p.Change))
 		}
 		io.WriteString(b, "\n</details>\n")
 	}

@@ -92,7 +92,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	fmt.Fprintf(b, "%s  %s\n", title, headline(r))
 	for i, reason := range r.Reasons {
-		fmt.Fprintf(b, "  %s: %s\n", r.reasonKind(i), terminal(reason))
+		fmt.Fprintf(b, "  %s: %s\n", terminal(r.reasonKind(i)), terminal(reason))
 	}
 	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
 	fmt.Fprintf(b, "gate: %s\n", rulesSummary(r))
@@ -143,7 +143,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 		}
 	}
 	for _, w := range r.Waived {
-		fmt.Fprintf(b, "\nwaived: %s until %s: %s", terminal(w.ID), w.Expires, terminal(w.Reason))
+		fmt.Fprintf(b, "\nwaived: %s until %s: %s", terminal(w.ID), terminal(w.Expires), terminal(w.Reason))
 	}
 	if len(r.Waived) > 0 {
 		b.WriteString("\n")

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// hostile is what a fork's job could write into any free-text field of the
+// report it uploads.
+const hostile = "</details><img src=x onerror=alert(1)>@octocat [x](javascript:alert(1)) <script>alert(2)</script> ::error::x"
+
+// demoReport is a real compare report as JSON, parsed into a generic map
+// a test can vandalise.
+func demoReport(t testing.TB) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile("testdata/mixed.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func encode(t testing.TB, m map[string]any) []byte {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestHostileReportRefused: a closed field holding anything but one of its
+// values, a date that is not a date, a fingerprint name recallgate does not
+// write, an id with a line break, a duplicate key or trailing data: the
+// report is refused, never rendered.
+func TestHostileReportRefused(t *testing.T) {
+	query := func(m map[string]any) map[string]any { return m["queries"].([]any)[3].(map[string]any) }
+	for name, vandal := range map[string]func(m map[string]any){
+		"reason kind": func(m map[string]any) {
+			m["reasons"] = []any{"x"}
+			m["reason_kinds"] = []any{hostile}
+		},
+		"waiver expiry": func(m map[string]any) {
+			m["waived"] = []any{map[string]any{"id": "q04", "reason": "r", "expires": hostile}}
+		},
+		"change":           func(m map[string]any) { query(m)["change"] = hostile },
+		"cause":            func(m map[string]any) { query(m)["moves"] = []any{map[string]any{"doc": "d", "grade": 1, "base_rank": 1, "head_rank": nil, "cause": hostile}} },
+		"fingerprint name": func(m map[string]any) { m["fingerprints"] = map[string]any{hostile: "sha256:00"} },
+		"fingerprint":      func(m map[string]any) { m["fingerprints"] = map[string]any{"set": hostile} },
+		"rule outcome":     func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["outcome"] = hostile },
+		"head sha":         func(m map[string]any) { m["head_sha"] = hostile },
+		"query id":         func(m map[string]any) { query(m)["id"] = "q04\n::error::x" },
+		"segment kind":     func(m map[string]any) { m["segments"].([]any)[0].(map[string]any)["kind"] = hostile },
+		"unknown field":    func(m map[string]any) { m["extra"] = 1 },
+	} {
+		m := demoReport(t)
+		vandal(m)
+		if _, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err == nil || !strings.HasPrefix(err.Error(), "report.json: ") {
+			t.Errorf("%s: %v, want the report refused", name, err)
+		}
+	}
+	good := encode(t, demoReport(t))
+	if _, err := ReadCompareReport(bytes.NewReader(good), "report.json"); err != nil {
+		t.Fatalf("the untouched report: %v", err)
+	}
+	for name, data := range map[string][]byte{
+		"duplicate key": append([]byte(`{"verdict":"fail",`), good[1:]...),
+		"trailing data": append(append([]byte{}, good...), []byte(`{"verdict":"pass"}`)...),
+	} {
+		if _, err := ReadCompareReport(bytes.NewReader(data), "report.json"); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestHostileTextEscaped: free text (reasons, notes, health, warnings,
+// query text, waiver reasons) is accepted and every renderer escapes it:
+// the comment has no raw HTML, no javascript: link, no live mention, and
+// the text report no line that starts a workflow command.
+func TestHostileTextEscaped(t *testing.T) {
+	m := demoReport(t)
+	m["reasons"] = []any{hostile}
+	m["reason_kinds"] = []any{"fail"}
+	m["notes"] = []any{hostile}
+	m["health"] = []any{hostile}
+	m["warnings"] = []any{hostile}
+	m["waived"] = []any{map[string]any{"id": "q04", "reason": hostile, "expires": "2027-01-31"}}
+	for _, q := range m["queries"].([]any) {
+		q.(map[string]any)["query"] = hostile
+	}
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, txt bytes.Buffer
+	if err := WriteCompareReport(&md, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCompareReport(&txt, r, Text); err != nil {
+		t.Fatal(err)
+	}
+	body := md.String()
+	for _, raw := range []string{"<img", "<script", "</details><img", "](javascript:", "@octocat", "\n::error"} {
+		if strings.Contains(body, raw) {
+			t.Errorf("the comment carries %q raw", raw)
+		}
+	}
+	if strings.Count(body, "@\u200boctocat") < 5 {
+		t.Errorf("the hostile text should appear, inert, in every place it was put:\n%s", body)
+	}
+	for _, line := range strings.Split(txt.String(), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "::") {
+			t.Errorf("text report line starts a workflow command: %q", line)
+		}
+	}
+}
+
+// FuzzReadAndRender: any bytes read as an untrusted report either are
+// refused or render in every format without a raw tag or a live mention
+// coming from the input.
+func FuzzReadAndRender(f *testing.F) {
+	// Small seeds: the fuzzer mutates a large document slowly.
+	small := `{"tool":"recallgate","command":"compare","verdict":"fail","reasons":["r @x"],"reason_kinds":["fail"],"depth":{"candidates":2,"context":1},` +
+		`"regressed":["q1"],"queries":[{"id":"q1","query":"<b>x</b>","base":{"recall_at_n":1,"docs":["a"]},"head":{"recall_at_n":0,"docs":["b"]},"change":"regressed",` +
+		`"moves":[{"doc":"a","grade":1,"base_rank":1,"head_rank":null,"cause":"retrieval-miss"}],"gold":["a"],"grades":{"a":1}}],` +
+		`"waived":[{"id":"q1","reason":"w","expires":"2027-01-31"}],"fingerprints":{"set":"sha256:00"},"segments":[{"kind":"auto","name":"short","queries":1}]}`
+	f.Add([]byte(small))
+	f.Add([]byte(strings.Replace(small, `"r @x"`, `"`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`, 1)))
+	f.Add([]byte(`{"tool":"recallgate","command":"compare","verdict":"pass","depth":{"candidates":1,"context":1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ReadCompareReport(bytes.NewReader(data), "fuzz.json")
+		if err != nil {
+			return
+		}
+		for _, format := range []Format{Markdown, Text, HTML, JUnit, JSON} {
+			var b bytes.Buffer
+			if err := WriteCompareReport(&b, r, format); err != nil {
+				t.Fatalf("%v: %v", format, err)
+			}
+			if format == Markdown && (strings.Contains(b.String(), "<img") || strings.Contains(b.String(), "<script")) {
+				t.Fatalf("markdown carries raw HTML from the input:\n%s", b.String())
+			}
+		}
+	})
+}

@@ -1,0 +1,206 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// MaxReportBytes is the largest JSON report ReadCompareReport reads.
+const MaxReportBytes = 64 << 20
+
+// ReadCompareReport reads a JSON report written by compare or gate, so it
+// can be rendered again (for a PR comment posted by a later workflow).
+// The report may come from a pull request's job, so it is parsed, not
+// trusted: unknown fields and duplicate keys are refused, every closed
+// field (verdict, reason kinds, changes, causes, rule outcomes, segment
+// kinds, fingerprint names) must hold one of its values, dates must be
+// dates, commits hex, and no id may carry a control character. Every
+// renderer escapes the free text that remains.
+func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
+	data, err := io.ReadAll(io.LimitReader(rd, MaxReportBytes+1))
+	if err != nil {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
+	}
+	if len(data) > MaxReportBytes {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: larger than %d MiB", MaxReportBytes>>20)}
+	}
+	if err := gate.CheckDuplicateKeys(data); err != nil {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r CompareReport
+	if err := dec.Decode(&r); err != nil {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &gate.InputError{File: name, Err: errors.New("read report: unexpected data after the JSON object")}
+	}
+	if r.Tool != "recallgate" || !slices.Contains([]string{string(gate.Pass), string(gate.Fail), string(gate.Inconclusive)}, r.Verdict) {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("not a recallgate compare report (tool %q, verdict %q)", r.Tool, r.Verdict)}
+	}
+	if err := r.validate(); err != nil {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("report refused: %w", err)}
+	}
+	return &r, nil
+}
+
+var (
+	hexCommit   = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+	fingerprint = regexp.MustCompile(`^(sha256:)?[0-9a-f]{1,64}$`)
+	// fingerprintNames are the inputs a report fingerprints.
+	fingerprintNames = []string{"set", "config", "base_config", "head_config", "base_corpus", "head_corpus", "base_run", "head_run"}
+	changes          = []string{string(gate.Regressed), string(gate.Improved), string(gate.Unchanged)}
+	causes           = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus}
+	reasonKinds      = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
+	outcomes         = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
+	ruleMetrics      = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency}
+	segmentKinds     = []string{"segment", "source", "auto"}
+)
+
+// validate checks every closed field and every id of a report read back.
+func (r *CompareReport) validate() error {
+	if r.Command != "compare" {
+		return fmt.Errorf("command %q: want compare", r.Command)
+	}
+	if r.Depth.Candidates < 1 || r.Depth.Context < 1 {
+		return fmt.Errorf("depth %+v: both depths must be at least 1", r.Depth)
+	}
+	if len(r.ReasonKinds) != 0 && len(r.ReasonKinds) != len(r.Reasons) {
+		return fmt.Errorf("%d reason kinds for %d reasons", len(r.ReasonKinds), len(r.Reasons))
+	}
+	for i, k := range r.ReasonKinds {
+		if !slices.Contains(reasonKinds, k) {
+			return fmt.Errorf("reason_kinds[%d] %q: want one of %v", i, k, reasonKinds)
+		}
+	}
+	for i, ru := range r.Rules {
+		switch {
+		case !slices.Contains(gate.RuleNames, ru.Name) && ru.Name != "segment":
+			return fmt.Errorf("rules[%d].name %q is no rule", i, ru.Name)
+		case !slices.Contains(ruleMetrics, ru.Metric):
+			return fmt.Errorf("rules[%d].metric %q is no metric", i, ru.Metric)
+		case !slices.Contains(outcomes, ru.Outcome):
+			return fmt.Errorf("rules[%d].outcome %q: want one of %v", i, ru.Outcome, outcomes)
+		}
+		if err := plain(fmt.Sprintf("rules[%d].segment", i), ru.Segment); err != nil {
+			return err
+		}
+	}
+	for _, sha := range []struct{ key, v string }{{"base_sha", r.BaseSHA}, {"head_sha", r.HeadSHA}} {
+		if sha.v != "" && !hexCommit.MatchString(sha.v) {
+			return fmt.Errorf("%s %q is not a commit SHA", sha.key, sha.v)
+		}
+	}
+	for k, v := range r.Fingerprints {
+		if !slices.Contains(fingerprintNames, k) {
+			return fmt.Errorf("fingerprints: unknown input %q (want one of %v)", k, fingerprintNames)
+		}
+		if !fingerprint.MatchString(v) {
+			return fmt.Errorf("fingerprints.%s %q is not a sha256 hash", k, v)
+		}
+	}
+	for i, w := range r.Waived {
+		if _, err := time.Parse("2006-01-02", w.Expires); err != nil {
+			return fmt.Errorf("waived[%d].expires %q is not a date like 2027-01-31", i, w.Expires)
+		}
+		if err := plain(fmt.Sprintf("waived[%d].id", i), w.ID); err != nil {
+			return err
+		}
+	}
+	for i, s := range r.Segments {
+		if !slices.Contains(segmentKinds, s.Kind) {
+			return fmt.Errorf("segments[%d].kind %q: want one of %v", i, s.Kind, segmentKinds)
+		}
+		if err := plain(fmt.Sprintf("segments[%d].name", i), s.Name); err != nil {
+			return err
+		}
+	}
+	for i, q := range r.Queries {
+		at := fmt.Sprintf("queries[%d]", i)
+		if !slices.Contains(changes, q.Change) {
+			return fmt.Errorf("%s.change %q: want one of %v", at, q.Change, changes)
+		}
+		for j, m := range q.Moves {
+			if !slices.Contains(causes, m.Cause) {
+				return fmt.Errorf("%s.moves[%d].cause %q: want one of %v", at, j, m.Cause, causes)
+			}
+			if err := plainAll(at+".moves", m.Doc, m.TookItsPlace); err != nil {
+				return err
+			}
+		}
+		if err := plainAll(at, append(append(append(append([]string{q.ID, q.Source}, q.Segments...), q.Lost...), q.Gained...), q.Gold...)...); err != nil {
+			return err
+		}
+		if err := plainAll(at+".docs", append(append([]string{}, q.Base.Docs...), q.Head.Docs...)...); err != nil {
+			return err
+		}
+	}
+	// Every list of query ids names queries of the report: the renderers
+	// look each one up.
+	known := make(map[string]bool, len(r.Queries))
+	for _, q := range r.Queries {
+		if known[q.ID] {
+			return fmt.Errorf("query %q appears twice", q.ID)
+		}
+		known[q.ID] = true
+	}
+	lists := map[string][]string{"regressed": r.Regressed, "improved": r.Improved, "ranking_only": r.RankingOnly, "new_misses": r.NewMisses,
+		"unstable": r.Unstable, "synthetic.queries": r.Synthetic.Queries, "summary.base.zero_recall": r.Summary.Base.ZeroRecall,
+		"summary.head.zero_recall": r.Summary.Head.ZeroRecall, "summary.base.below_half_ids": r.Summary.Base.BelowHalfIDs, "summary.head.below_half_ids": r.Summary.Head.BelowHalfIDs}
+	for _, w := range r.Waived {
+		lists["waived"] = append(lists["waived"], w.ID)
+	}
+	for _, u := range r.Unjudged.New {
+		lists["unjudged.new"] = append(lists["unjudged.new"], u.ID)
+		if err := plainAll("unjudged.new", u.Docs...); err != nil {
+			return err
+		}
+	}
+	names := make([]string, 0, len(lists))
+	for name := range lists {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		for _, id := range lists[name] {
+			if !known[id] {
+				return fmt.Errorf("%s names query %q, which the report does not hold", name, id)
+			}
+		}
+	}
+	for i, u := range r.Unanswerable {
+		if err := plain(fmt.Sprintf("unanswerable[%d].id", i), u.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IsCommitSHA reports whether s looks like a commit SHA (7–64 lowercase hex digits).
+func IsCommitSHA(s string) bool { return hexCommit.MatchString(s) }
+
+// plain refuses an id with a control character.
+func plain(field, s string) error {
+	if c, i, bad := gate.ControlChar(s); bad {
+		return fmt.Errorf("%s %q has a control character (U+%04X at byte %d)", field, s, c, i)
+	}
+	return nil
+}
+
+func plainAll(field string, ss ...string) error {
+	for _, s := range ss {
+		if err := plain(field, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
