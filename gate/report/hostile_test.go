@@ -50,8 +50,10 @@ func TestHostileReportRefused(t *testing.T) {
 		"waiver expiry": func(m map[string]any) {
 			m["waived"] = []any{map[string]any{"id": "q04", "reason": "r", "expires": hostile}}
 		},
-		"change":           func(m map[string]any) { query(m)["change"] = hostile },
-		"cause":            func(m map[string]any) { query(m)["moves"] = []any{map[string]any{"doc": "d", "grade": 1, "base_rank": 1, "head_rank": nil, "cause": hostile}} },
+		"change": func(m map[string]any) { query(m)["change"] = hostile },
+		"cause": func(m map[string]any) {
+			query(m)["moves"] = []any{map[string]any{"doc": "d", "grade": 1, "base_rank": 1, "head_rank": nil, "cause": hostile}}
+		},
 		"fingerprint name": func(m map[string]any) { m["fingerprints"] = map[string]any{hostile: "sha256:00"} },
 		"fingerprint":      func(m map[string]any) { m["fingerprints"] = map[string]any{"set": hostile} },
 		"rule outcome":     func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["outcome"] = hostile },
