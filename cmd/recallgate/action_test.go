@@ -30,6 +30,10 @@ type fakeGitHub struct {
 	commentStatus int      // status for POST comments, 0 = 201
 	tarball       []byte   // the archive served for any ref, nil = 404
 	tarballRefs   []string // refs whose archive was asked for
+	// pulls maps open PR numbers to their head commits; pullLists records
+	// the head filters of list calls.
+	pulls     map[int]string
+	pullLists []string
 }
 
 func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
@@ -91,6 +95,29 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 		g.issueComments = append(g.issueComments, in.Body)
 		w.WriteHeader(201)
 		fmt.Fprint(w, `{"id":1}`)
+	})
+	mux.HandleFunc("GET /repos/acme/rag/pulls", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.pullLists = append(g.pullLists, r.URL.Query().Get("state")+" "+r.URL.Query().Get("head"))
+		var out []string
+		for n, sha := range g.pulls {
+			out = append(out, fmt.Sprintf(`{"number":%d,"head":{"sha":%q}}`, n, sha))
+		}
+		fmt.Fprintf(w, "[%s]", strings.Join(out, ","))
+	})
+	mux.HandleFunc("GET /repos/acme/rag/pulls/{n}", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		var n int
+		fmt.Sscan(r.PathValue("n"), &n)
+		sha, ok := g.pulls[n]
+		if !ok {
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"message":"Not Found"}`)
+			return
+		}
+		fmt.Fprintf(w, `{"number":%d,"head":{"sha":%q}}`, n, sha)
 	})
 	// GitHub answers the tarball endpoint with a 302 to a signed download
 	// link on another host, fetched without the token.

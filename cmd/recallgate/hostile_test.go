@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -218,5 +219,55 @@ for line in sys.stdin:
 		if code, _, errs := rg(t, "score", "--set", fifo, "--results", filepath.Join(dir, "run.jsonl")); code != 2 || !strings.Contains(errs, "not a regular file") {
 			t.Errorf("a FIFO set: exit %d %s", code, errs)
 		}
+	}
+}
+
+// TestCommentFromWorkflowRun: the privileged workflow_run job finds the PR
+// by the run's head commit (pull_requests is empty for forks) and refuses
+// a report made on another commit, or a --pr that names another PR.
+func TestCommentFromWorkflowRun(t *testing.T) {
+	const head = "abc1234def567890abc1234def567890abc12345"
+	g := &fakeGitHub{pulls: map[int]string{42: head, 7: "0000000111111122222223333333444444455555"}}
+	srv := g.server(t)
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "report.json")
+	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl", "--format", "json", "--out", rep); code != 1 {
+		t.Fatalf("compare: %d %s", code, errs)
+	}
+	stamped := func(sha string) string {
+		var m map[string]any
+		json.Unmarshal(must(os.ReadFile(rep)), &m)
+		if sha != "" {
+			m["head_sha"] = sha
+		}
+		b, _ := json.Marshal(m)
+		return write(t, dir, "r-"+sha+".json", string(b))
+	}
+	event := write(t, dir, "event.json", fmt.Sprintf(`{"workflow_run":{"head_sha":%q,"head_branch":"fix-typo","event":"pull_request","head_repository":{"owner":{"login":"forker"}},"pull_requests":[]}}`, head))
+	comment := func(args ...string) (int, string) {
+		env := map[string]string{"GITHUB_TOKEN": "ghs_secret123", "GITHUB_REPOSITORY": "acme/rag", "GITHUB_API_URL": srv.URL, "GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": event}
+		var out, eb bytes.Buffer
+		code := run(context.Background(), append([]string{"comment"}, args...), func(k string) string { return env[k] }, &out, &eb)
+		return code, out.String() + eb.String()
+	}
+	code, out := comment("--report", stamped(head))
+	if code != 0 || len(g.comments) != 1 || strings.Join(g.pullLists, ";") != "open forker:fix-typo" {
+		t.Fatalf("matching report: exit %d, %d comments, list calls %q\n%s", code, len(g.comments), g.pullLists, out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--report", stamped("0123456789abcdef0123456789abcdef01234567")}, "the report was made on commit 0123456789abcdef0123456789abcdef01234567 but the workflow run tested " + head + ": refused"},
+		{[]string{"--report", stamped("")}, "head_sha: the report records no head commit"},
+		{[]string{"--report", stamped(head), "--pr", "7"}, "--pr: pull request 7 has head 0000000111111122222223333333444444455555, not the run's"},
+	} {
+		code, out := comment(tt.args...)
+		if code != 2 || !strings.Contains(out, tt.want) {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s", tt.args, code, tt.want, out)
+		}
+	}
+	if len(g.comments) != 1 || len(g.edits) != 0 {
+		t.Errorf("a refused report still wrote: %d comments, %d edits", len(g.comments), len(g.edits))
 	}
 }
