@@ -346,8 +346,8 @@ func parseTRECLine(line []byte, file string, n int) (qid, doc []byte, score floa
 	if !ok {
 		score, err = strconv.ParseFloat(string(f[4]), 64)
 	}
-	if err != nil || math.IsNaN(score) {
-		return nil, nil, 0, inputErr(file, n, "score", "%q is not a number", f[4])
+	if err != nil || math.IsNaN(score) || math.IsInf(score, 0) {
+		return nil, nil, 0, inputErr(file, n, "score", "%q is not a finite number", f[4])
 	}
 	return f[0], f[2], score, nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -559,7 +560,7 @@ func jsonLineError(file string, n int, err error) *InputError {
 	case errors.As(err, &syn):
 		return inputErr(file, n, "", "invalid JSON at column %d: %s", syn.Offset, strings.TrimPrefix(msg, "json: "))
 	case errors.As(err, &typ):
-		return inputErr(file, n, typ.Field, "wrong type: got JSON %s, want %s", typ.Value, typ.Type)
+		return inputErr(file, n, typ.Field, "wrong type: got JSON %s, want %s", typ.Value, jsonTypeName(typ.Type))
 	case strings.HasPrefix(msg, "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
 		return inputErr(file, n, field, "unknown field")
@@ -615,4 +616,30 @@ func ControlChar(s string) (rune, int, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// jsonTypeName says what JSON a Go type takes, for messages that must not
+// speak Go ("a string", not "string"; "an object", not "map[string]gate.goldMap").
+func jsonTypeName(t reflect.Type) string {
+	if t == nil {
+		return "another type"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a finite number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another type"
 }

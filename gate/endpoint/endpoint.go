@@ -358,6 +358,12 @@ func (r *Retriever) parse(body []byte) ([]gate.Hit, error) {
 	if err := dec.Decode(&root); err != nil {
 		return nil, fmt.Errorf("answer is not JSON: %v%s", err, excerpt(body))
 	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("answer has data after its JSON value%s", excerpt(body))
+	}
+	if err := gate.CheckDuplicateKeys(body); err != nil {
+		return nil, fmt.Errorf("answer is ambiguous: %v", err)
+	}
 	arr, ok := lookup(root, r.hits)
 	if !ok {
 		return nil, fmt.Errorf("answer has no %q", r.cfg.Hits)
@@ -379,14 +385,16 @@ func (r *Retriever) parse(body []byte) ([]gate.Hit, error) {
 		if v, ok := lookup(item, r.fields[1]); ok && r.fields[1] != nil {
 			h.Chunk, _ = scalar(v)
 		}
-		if v, ok := lookup(item, r.fields[2]); ok && r.fields[2] != nil {
-			if n, isNum := v.(json.Number); isNum {
-				f, err := n.Float64()
-				if err != nil || math.IsInf(f, 0) {
-					return nil, fmt.Errorf("hit %d: score %s is not a finite number", i, n)
-				}
-				h.Score = f
+		if v, ok := lookup(item, r.fields[2]); ok && r.fields[2] != nil && v != nil {
+			n, isNum := v.(json.Number)
+			if !isNum {
+				return nil, fmt.Errorf("hit %d: %q is %s, not a number", i, r.cfg.Score, jsonKind(v))
 			}
+			f, err := n.Float64()
+			if err != nil || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("hit %d: score %s is not a finite number", i, n)
+			}
+			h.Score = f
 		}
 		if v, ok := lookup(item, r.fields[3]); ok && r.fields[3] != nil {
 			h.Text, _ = scalar(v)
@@ -405,4 +413,21 @@ func scalar(v any) (string, bool) {
 		return t.String(), true
 	}
 	return "", false
+}
+
+// jsonKind names a decoded JSON value's kind as JSON does.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	case nil:
+		return "null"
+	}
+	return "a number"
 }

@@ -270,3 +270,26 @@ func TestPreflightDoesNotRetryARefusedConnection(t *testing.T) {
 		t.Errorf("a query: %d tries (want 1 + 3 retries), %v", rt.tries.Load(), err)
 	}
 }
+
+func TestAmbiguousAnswersRefused(t *testing.T) {
+	r, err := New(Config{URL: "http://127.0.0.1:1", Hits: "hits", Doc: "doc", Score: "score"}, nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for body, want := range map[string]string{
+		`{"hits":[{"doc":"a"}]}{"hits":[]}`:           "answer has data after its JSON value",
+		`{"hits":[{"doc":"a"}]} trailing`:             "answer has data after its JSON value",
+		`{"hits":[{"doc":"a"}],"hits":[{"doc":"b"}]}`: `answer is ambiguous: key "hits" appears twice`,
+		`{"hits":[{"doc":"a","doc":"b"}]}`:            `key "doc" appears twice in the object at $.hits[0]`,
+		`{"hits":[{"doc":"a","score":"12.5"}]}`:       `hit 0: "score" is a string, not a number`,
+		`{"hits":[{"doc":"a","score":true}]}`:         `hit 0: "score" is a boolean, not a number`,
+		`{"hits":[{"doc":"a","score":1e999}]}`:        "score 1e999 is not a finite number",
+	} {
+		if _, err := r.parse([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+	if hits, err := r.parse([]byte(`{"hits":[{"doc":"a","score":null},{"doc":"b"}]}` + "\n")); err != nil || len(hits) != 2 {
+		t.Errorf("a null or absent score is no score: %v %v", hits, err)
+	}
+}
