@@ -105,6 +105,8 @@ func TestUnpackRefusesEscapes(t *testing.T) {
 		{"link out through another link", []entry{{name: top + "a", typ: tar.TypeSymlink, link: "."}, {name: top + "d", typ: tar.TypeSymlink, link: "a/../z"}}, "through another link"},
 		{"link loop", []entry{{name: top + "p", typ: tar.TypeSymlink, link: "q"}, {name: top + "q", typ: tar.TypeSymlink, link: "p"}}, "through another link"},
 		{"file then link on it", []entry{{name: top + "d/f", body: "x"}, {name: top + "d", typ: tar.TypeSymlink, link: "."}}, "clashes"},
+		{"duplicate entry", []entry{{name: top + "corpus/a.md", body: "checked"}, {name: top + "corpus/a.md", body: "swapped"}}, "holds this entry twice"},
+		{"file and link of one name", []entry{{name: top + "a", body: "x"}, {name: top + "a", typ: tar.TypeSymlink, link: "b"}}, "holds this entry twice"},
 		{"hard link", []entry{{name: top + "h", typ: tar.TypeLink, link: "/etc/passwd"}}, "not a file, folder or symbolic link"},
 		{"device", []entry{{name: top + "dev", typ: tar.TypeChar}}, "not a file, folder or symbolic link"},
 		{"too big", []entry{{name: top + "a", body: strings.Repeat("x", 600)}, {name: top + "b", body: strings.Repeat("x", 600)}}, "more than 1000 bytes"},

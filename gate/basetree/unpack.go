@@ -49,6 +49,7 @@ func Unpack(r io.Reader, dest string, maxBytes int64) (err error) {
 	type link struct{ name, target string }
 	var links []link // made last, so no entry can be written through one
 	var total int64
+	seen := map[string]bool{} // entries other than folders, by name
 	prefix := ""
 	tr := tar.NewReader(zr)
 	for n := 0; ; n++ {
@@ -73,6 +74,12 @@ func Unpack(r io.Reader, dest string, maxBytes int64) (err error) {
 			continue // the top folder itself
 		}
 		target := filepath.Join(dest, filepath.FromSlash(name))
+		if h.Typeflag != tar.TypeDir {
+			if seen[name] {
+				return &UnsafeArchiveError{Entry: h.Name, Reason: "the archive holds this entry twice (a later copy could replace what was checked)"}
+			}
+			seen[name] = true
+		}
 		switch h.Typeflag {
 		case tar.TypeDir:
 			if err := os.MkdirAll(target, 0o755); err != nil {

@@ -7,10 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 )
 
 // snapshot is the on-disk form of an Index (encoding/gob).
@@ -169,22 +171,5 @@ func (ix *Index) save(path string) error {
 		t := ix.title.snapshot()
 		s.Title = &t
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".bm25-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	if err := gob.NewEncoder(w).Encode(&s); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return gob.NewEncoder(w).Encode(&s) })
 }

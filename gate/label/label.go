@@ -26,6 +26,7 @@ import (
 	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 )
 
 // Candidate is one pooled document of a query, before a passage is picked.
@@ -562,24 +563,7 @@ func (s *Server) write(q *gate.Query) error {
 	}
 	lines[q.Line-1] = string(line) + nl
 	out := []byte(strings.Join(lines, ""))
-	dir := filepath.Dir(s.o.SetPath)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.o.SetPath)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), s.o.SetPath); err != nil {
+	if err := atomicfile.Write(s.o.SetPath, 0o644, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
 		return err
 	}
 	s.sum = hash(out)
