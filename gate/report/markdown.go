@@ -37,8 +37,8 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if len(r.Reasons) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: drop ≤ %.3f, new zero-recall ≤ %d\n\n",
-		r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",
+		r.Set.count(), r.Depth.Candidates, r.Depth.Context, gateLine(r))
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "- **note:** %s\n", EscapeMarkdown(note))
 	}
@@ -450,4 +450,28 @@ func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
 		fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(q.ID), mdList(q.Docs))
 	}
 	b.Write([]byte("\n</details>\n"))
+}
+
+// gateLine is the whole set's rules in a few words: "recall@5 drop ≤ 0.020,
+// new zero-recall ≤ 0, nDCG@3 drop ≤ 0.050, …"; segment rules are in the
+// rules table.
+func gateLine(r *CompareReport) string {
+	if len(r.Rules) == 0 {
+		return fmt.Sprintf("drop ≤ %.3f, new zero-recall ≤ %d", r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
+	}
+	n := names(r.depth())
+	var parts []string
+	for _, ru := range r.Rules {
+		if ru.Segment != "" || ru.Name == "segment" {
+			continue
+		}
+		c := ru.cells()
+		what := map[string]string{
+			gate.RuleRecallDrop: n.recall + " drop", gate.RuleNewMisses: "new zero-recall", gate.RuleNDCGDrop: n.ndcg + " drop",
+			gate.RulePrecisionDrop: n.precision + " drop", gate.RuleBelowIncrease: "tail growth",
+			gate.RuleMinRecall: n.recall, gate.RuleMinNDCG: n.ndcg, gate.RuleLatencyRatio: "p95 latency ratio",
+		}[ru.Name]
+		parts = append(parts, what+" "+c[3])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -78,8 +78,22 @@ func writeWarningsText(b io.Writer, ws []string) {
 // headline is the one-line verdict shared by the text and Markdown reports.
 func headline(r *CompareReport) string {
 	n := names(r.depth())
-	return fmt.Sprintf("mean %s %s → %s (%s), %d regressed, %d improved", n.recall,
+	out := fmt.Sprintf("mean %s %s → %s (%s), %d regressed, %d improved", n.recall,
 		f3(r.Summary.Base.RecallAtN), f3(r.Summary.Head.RecallAtN), signed(r.Summary.Delta.RecallAtN), len(r.Regressed), len(r.Improved))
+	// A context-depth rule that failed the whole set is news the recall
+	// figures do not carry: name its mean too.
+	for _, m := range []struct {
+		key, name  string
+		base, head float64
+	}{{gate.MetricNDCG, n.ndcg, r.Summary.Base.NDCGAtK, r.Summary.Head.NDCGAtK}, {gate.MetricPrecision, n.precision, r.Summary.Base.PrecisionAtK, r.Summary.Head.PrecisionAtK}} {
+		for _, ru := range r.Rules {
+			if ru.Metric == m.key && ru.Segment == "" && ru.Outcome == gate.RuleFail && !strings.HasPrefix(ru.Name, "min_") {
+				out += fmt.Sprintf("; %s %s → %s", m.name, f3(m.base), f3(m.head))
+				break
+			}
+		}
+	}
+	return out
 }
 
 func compareText(w io.Writer, r *CompareReport) error {
