@@ -13,6 +13,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/ghaction"
@@ -152,7 +153,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := insideWorkspace(ws, cfg, in.Path(in.BaseResults), in.Path(in.HeadResults), in.Path(in.Baseline)); err != nil {
+	if err := pipeline.InsideWorkspace(ws, cfg, in.Path(in.BaseResults), in.Path(in.HeadResults), in.Path(in.Baseline)); err != nil {
 		return nil, nil, err
 	}
 	if in.BaseResults != "" {
@@ -171,19 +172,19 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 		if err != nil {
 			return nil, nil, fmt.Errorf("score head results: %w", err)
 		}
-		in, err := buildInputs(e, cfg, cfg.Thresholds, set, corpusFor("", cfg))
+		in, err := pipeline.BuildInputs(e.job(), cfg, cfg.Thresholds, set, pipeline.CorpusFor("", cfg))
 		if err != nil {
 			return nil, nil, err
 		}
 		cmp, err := compareWith(bc, hc, in)
 		return cmp, set, err
 	}
-	set, err := loadSetFor(cfg, "")
+	set, err := pipeline.LoadSetFor(cfg, "")
 	if err != nil {
 		return nil, nil, err
 	}
 	if cfg.CacheDir != "" {
-		e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": ev.BaseSHA(), "head": ev.HeadSHA(e.getenv("GITHUB_SHA"))}}
+		e.cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: map[string]string{"base": ev.BaseSHA(), "head": ev.HeadSHA(e.getenv("GITHUB_SHA"))}}
 	}
 	var notes []string
 	switch {
@@ -202,16 +203,16 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 		if err != nil {
 			return nil, nil, err
 		}
-		runs, err := retrieveSides(ctx, e, cfg, set, []string{"head"}, 1)
+		runs, err := pipeline.Retrieve(ctx, e.job(), cfg, set, []string{"head"}, 1)
 		if err != nil {
 			return nil, nil, err
 		}
-		if runs["head"].err != nil {
-			return nil, nil, runs["head"].err
+		if runs["head"].Err != nil {
+			return nil, nil, runs["head"].Err
 		}
 		return compareResults(e, set, cfg, bres, runs)
 	case cfg.Base == cfg.Head && ev.BaseSHA() == "":
-		if err := identicalSides(e, cfg, in.AllowIdentical, "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"); err != nil {
+		if err := pipeline.IdenticalSides(e.job(), cfg, in.AllowIdentical, "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"); err != nil {
 			return nil, nil, err
 		}
 	case cfg.Base == cfg.Head:
@@ -220,32 +221,32 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 		if gh != nil {
 			src = gh
 		}
-		b, err := openBase(ctx, e, cfg, set, baseOptions{ref: base, workspace: ws, archive: src, tempDir: ghaction.RunnerTemp(e.getenv)})
+		b, err := pipeline.OpenBase(ctx, e.job(), cfg, set, pipeline.BaseOptions{Ref: base, Workspace: ws, Archive: src, TempDir: ghaction.RunnerTemp(e.getenv)})
 		if err != nil {
 			return nil, nil, err
 		}
-		defer b.tree.Close()
-		cfg, notes = b.sides(cfg), b.notes
+		defer b.Tree.Close()
+		cfg, notes = b.Sides(cfg), b.Notes
 	}
 	if cfg.Base != cfg.Head && len(notes) == 0 {
-		if err := identicalSides(e, cfg, in.AllowIdentical, ""); err != nil {
+		if err := pipeline.IdenticalSides(e.job(), cfg, in.AllowIdentical, ""); err != nil {
 			return nil, nil, err
 		}
 	}
-	runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
+	runs, err := pipeline.Retrieve(ctx, e.job(), cfg, set, []string{"base", "head"}, cfg.Repeats)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := errors.Join(runs["base"].err, runs["head"].err); err != nil {
+	if err := errors.Join(runs["base"].Err, runs["head"].Err); err != nil {
 		return nil, nil, err
 	}
-	return compareResults(e, set, cfg, runs["base"].first(), runs, notes...)
+	return compareResults(e, set, cfg, runs["base"].First(), runs, notes...)
 }
 
 // compareResults scores base and the head run, with health, fingerprints
 // and repeat stability.
-func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Result, runs map[string]sideRun, notes ...string) (*gate.Comparison, *gate.Set, error) {
-	head := runs["head"].first()
+func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Result, runs map[string]pipeline.SideRun, notes ...string) (*gate.Comparison, *gate.Set, error) {
+	head := runs["head"].First()
 	bc, err := gate.ScoreResults(set, base, cfg.Depth)
 	if err != nil {
 		return nil, nil, fmt.Errorf("score base: %w", err)
@@ -254,24 +255,17 @@ func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Resul
 	if err != nil {
 		return nil, nil, fmt.Errorf("score head: %w", err)
 	}
-	in, err := buildInputs(e, cfg, cfg.Thresholds, set, corpusFor("", cfg))
+	in, err := pipeline.BuildInputs(e.job(), cfg, cfg.Thresholds, set, pipeline.CorpusFor("", cfg))
 	if err != nil {
 		return nil, nil, err
 	}
-	in.addSides(runs)
-	in.notes = notes
-	if in.pol.Unstable, in.pol.NoiseFloor, err = stability(set, cfg.Depth, runs); err != nil {
+	in.AddSides(runs)
+	in.Notes = notes
+	if in.Policy.Unstable, in.Policy.NoiseFloor, err = pipeline.Stability(set, cfg.Depth, runs); err != nil {
 		return nil, nil, err
 	}
 	cmp, err := compareWith(bc, hc, in)
 	return cmp, set, err
-}
-
-func shortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // workspacePath makes p relative to the workspace, as annotations need.

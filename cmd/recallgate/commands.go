@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
@@ -105,7 +106,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 
 // decide compares two scorecards, writes the report and turns a failing
 // verdict into errRegression.
-func decide(e *env, base, head *gate.Scorecard, in *inputs, f report.Format, out, jsonOut string) error {
+func decide(e *env, base, head *gate.Scorecard, in *pipeline.Inputs, f report.Format, out, jsonOut string) error {
 	cmp, err := compareWith(base, head, in)
 	if err != nil {
 		return err
@@ -129,15 +130,15 @@ func decide(e *env, base, head *gate.Scorecard, in *inputs, f report.Format, out
 }
 
 // compareWith runs the comparison and attaches health and fingerprints.
-func compareWith(base, head *gate.Scorecard, in *inputs) (*gate.Comparison, error) {
-	cmp, err := gate.CompareWith(base, head, in.pol)
+func compareWith(base, head *gate.Scorecard, in *pipeline.Inputs) (*gate.Comparison, error) {
+	cmp, err := gate.CompareWith(base, head, in.Policy)
 	if err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	cmp.Health = in.health
-	cmp.Notes = in.notes
-	cmp.Fingerprints = in.fingerprints
-	cmp.NoChart = in.noChart
+	cmp.Health = in.Health
+	cmp.Notes = in.Notes
+	cmp.Fingerprints = in.Fingerprints
+	cmp.NoChart = in.NoChart
 	return cmp, nil
 }
 
@@ -231,11 +232,11 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 			if err != nil {
 				return fmt.Errorf("score head run: %w", err)
 			}
-			in, err := buildInputs(e, s.cfg, s.thresholds, s.set, corpusFor(*corpus, s.cfg))
+			in, err := pipeline.BuildInputs(e.job(), s.cfg, s.thresholds, s.set, pipeline.CorpusFor(*corpus, s.cfg))
 			if err != nil {
 				return err
 			}
-			in.fingerprints = append(in.fingerprints, [2]string{"base_run", fingerprintFile(*base)}, [2]string{"head_run", fingerprintFile(*head)})
+			in.Fingerprints = append(in.Fingerprints, [2]string{"base_run", pipeline.FingerprintFile(*base)}, [2]string{"head_run", pipeline.FingerprintFile(*head)})
 			return decide(e, bc, hc, in, s.format, o.out, *jsonOut)
 		}
 	},
@@ -286,7 +287,7 @@ var validateCommand = command{
 				if *set == "" {
 					*set = cfg.Set
 				}
-				*corpus = corpusFor(*corpus, cfg)
+				*corpus = pipeline.CorpusFor(*corpus, cfg)
 				if *maxAge == "" && cfg.MaxLabelAge > 0 {
 					*maxAge = fmt.Sprintf("%dd", int(cfg.MaxLabelAge.Hours()/24))
 				}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -48,7 +49,7 @@ retrieved (it is never scored as a miss).
 			if err != nil {
 				return usagef("--format: %v", err)
 			}
-			cfg, set, err := loadConfigSet(*cfgPath, *setPath)
+			cfg, set, err := pipeline.LoadConfigSet(*cfgPath, *setPath)
 			if err != nil {
 				return err
 			}
@@ -66,32 +67,32 @@ retrieved (it is never scored as a miss).
 			}
 			var notes []string
 			if *baseRef != "" {
-				b, err := openBase(ctx, e, cfg, set, baseOptions{ref: *baseRef, tempDir: ghaction.RunnerTemp(e.getenv)})
+				b, err := pipeline.OpenBase(ctx, e.job(), cfg, set, pipeline.BaseOptions{Ref: *baseRef, TempDir: ghaction.RunnerTemp(e.getenv)})
 				if err != nil {
 					return err
 				}
-				defer b.tree.Close()
-				cfg, notes = b.sides(cfg), b.notes
+				defer b.Tree.Close()
+				cfg, notes = b.Sides(cfg), b.Notes
 				if *baseKey == "" {
-					*baseKey = b.tree.Commit
+					*baseKey = b.Tree.Commit
 				}
 			}
 			if *baseRef == "" {
-				if err := identicalSides(e, cfg, *allowIdentical, "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway"); err != nil {
+				if err := pipeline.IdenticalSides(e.job(), cfg, *allowIdentical, "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway"); err != nil {
 					return err
 				}
 			}
 			if cfg.CacheDir != "" && !*noCache {
-				e.cache = &runCache{dir: cfg.CacheDir, keys: map[string]string{"base": *baseKey, "head": *headKey}}
+				e.cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: map[string]string{"base": *baseKey, "head": *headKey}}
 			}
-			runs, err := retrieveSides(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
+			runs, err := pipeline.Retrieve(ctx, e.job(), cfg, set, []string{"base", "head"}, cfg.Repeats)
 			if err != nil {
 				return err
 			}
 			var failed []error
 			for _, side := range []string{"base", "head"} {
-				if runs[side].err != nil {
-					failed = append(failed, runs[side].err)
+				if runs[side].Err != nil {
+					failed = append(failed, runs[side].Err)
 				}
 			}
 			if len(failed) > 0 {
@@ -102,31 +103,31 @@ retrieved (it is never scored as a miss).
 					return fmt.Errorf("save runs: %w", err)
 				}
 				for _, side := range []string{"base", "head"} {
-					if err := writeRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].first(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].config}); err != nil {
+					if err := pipeline.WriteRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
 						return err
 					}
 				}
 			}
 			if *baseline != "" {
-				if err := writeRunFile(*baseline, runs["head"].first(), gate.RunMeta{Set: set.Fingerprint, Config: runs["head"].config}); err != nil {
+				if err := pipeline.WriteRunFile(*baseline, runs["head"].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs["head"].Config}); err != nil {
 					return err
 				}
 			}
-			bc, err := gate.ScoreResults(set, runs["base"].first(), cfg.Depth)
+			bc, err := gate.ScoreResults(set, runs["base"].First(), cfg.Depth)
 			if err != nil {
 				return fmt.Errorf("score base: %w", err)
 			}
-			hc, err := gate.ScoreResults(set, runs["head"].first(), cfg.Depth)
+			hc, err := gate.ScoreResults(set, runs["head"].First(), cfg.Depth)
 			if err != nil {
 				return fmt.Errorf("score head: %w", err)
 			}
-			in, err := buildInputs(e, cfg, th, set, corpusFor("", cfg))
+			in, err := pipeline.BuildInputs(e.job(), cfg, th, set, pipeline.CorpusFor("", cfg))
 			if err != nil {
 				return err
 			}
-			in.addSides(runs)
-			in.notes = notes
-			if in.pol.Unstable, in.pol.NoiseFloor, err = stability(set, cfg.Depth, runs); err != nil {
+			in.AddSides(runs)
+			in.Notes = notes
+			if in.Policy.Unstable, in.Policy.NoiseFloor, err = pipeline.Stability(set, cfg.Depth, runs); err != nil {
 				return err
 			}
 			return decide(e, bc, hc, in, f, *out, *jsonOut)
@@ -159,7 +160,7 @@ var retrieveCommand = command{
 			if *out == "" {
 				return usagef("--out is required")
 			}
-			cfg, set, err := loadConfigSet(*cfgPath, *setPath)
+			cfg, set, err := pipeline.LoadConfigSet(*cfgPath, *setPath)
 			if err != nil {
 				return err
 			}
@@ -167,12 +168,12 @@ var retrieveCommand = command{
 				if *side != "base" {
 					return usagef("--base-ref goes with --side base")
 				}
-				b, err := openBase(ctx, e, cfg, set, baseOptions{ref: *baseRef, tempDir: ghaction.RunnerTemp(e.getenv)})
+				b, err := pipeline.OpenBase(ctx, e.job(), cfg, set, pipeline.BaseOptions{Ref: *baseRef, TempDir: ghaction.RunnerTemp(e.getenv)})
 				if err != nil {
 					return err
 				}
-				defer b.tree.Close()
-				cfg = b.sides(cfg)
+				defer b.Tree.Close()
+				cfg = b.Sides(cfg)
 			}
 			meta := gate.RunMeta{Set: set.Fingerprint}
 			if *shard != "" {
@@ -185,17 +186,17 @@ var retrieveCommand = command{
 				}
 				meta.Shard = *shard
 			}
-			runs, err := retrieveSides(ctx, e, cfg, set, []string{*side}, 1)
+			runs, err := pipeline.Retrieve(ctx, e.job(), cfg, set, []string{*side}, 1)
 			if err != nil {
 				return err
 			}
-			if err := runs[*side].err; err != nil {
+			if err := runs[*side].Err; err != nil {
 				return err
 			}
-			if err := writeRunFile(*out, runs[*side].first(), gate.RunMeta{Set: meta.Set, Config: runs[*side].config, Shard: meta.Shard}); err != nil {
+			if err := pipeline.WriteRunFile(*out, runs[*side].First(), gate.RunMeta{Set: meta.Set, Config: runs[*side].Config, Shard: meta.Shard}); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", len(runs[*side].first()), *out)
+			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", len(runs[*side].First()), *out)
 			return nil
 		}
 	},

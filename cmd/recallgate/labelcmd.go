@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/report"
@@ -148,7 +149,7 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 		return err
 	}
 	docs := map[string]gate.Document{}
-	if corpus := corpusFor("", cfg); corpus != "" {
+	if corpus := pipeline.CorpusFor("", cfg); corpus != "" {
 		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { docs[d.ID] = d; return nil }); err != nil {
 			return fmt.Errorf("read corpus: %w", err)
 		}
@@ -249,14 +250,14 @@ func buildPool(ctx context.Context, e *env, cfg *config.Config, extra []string, 
 	for _, src := range sources {
 		c := *src.cfg
 		c.Depth.Candidates = depth
-		runs, err := retrieveSides(ctx, e, &c, set, []string{src.side}, 1)
+		runs, err := pipeline.Retrieve(ctx, e.job(), &c, set, []string{src.side}, 1)
 		if err == nil {
-			err = runs[src.side].err
+			err = runs[src.side].Err
 		}
 		if err != nil {
 			return nil, fmt.Errorf("pool from %s (%s side): %w", src.cfg.Path, src.side, err)
 		}
-		for _, res := range runs[src.side].first() {
+		for _, res := range runs[src.side].First() {
 			if texts[res.ID] == nil {
 				texts[res.ID] = map[string][]string{}
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
 // parseShard reads "i/n".
@@ -82,7 +83,7 @@ var mergeCommand = command{
 			if len(unknown) > 0 {
 				return &gate.InputError{File: from[unknown[0]], Err: fmt.Errorf("%d queries are not in the set %s: %s", len(unknown), set.Path, gate.JoinFirst(unknown, 10))}
 			}
-			if err := writeRunFile(*out, results, gate.RunMeta{Set: set.Fingerprint}); err != nil {
+			if err := pipeline.WriteRunFile(*out, results, gate.RunMeta{Set: set.Fingerprint}); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "recallgate: merged %d shards, %d queries, into %s\n", len(args), len(results), *out)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/ghaction"
 )
@@ -48,7 +49,7 @@ type env struct {
 	stderr io.Writer
 	client *http.Client     // nil means a default client
 	now    func() time.Time // nil means time.Now
-	cache  *runCache        // nil means no run cache
+	cache  *pipeline.RunCache       // nil means no run cache
 	// commands is the raw stdout, for workflow commands recallgate writes
 	// itself; rawStderr the raw stderr, for ::stop-commands:: blocks.
 	commands, rawStderr io.Writer
@@ -84,6 +85,11 @@ func (e *env) fence() func() {
 			}
 		})
 	}
+}
+
+// job is the gate job's view of the environment.
+func (e *env) job() *pipeline.Env {
+	return &pipeline.Env{Getenv: e.getenv, Stderr: e.stderr, Client: e.client, Now: e.now, Cache: e.cache, Fence: e.fence}
 }
 
 // clock is the current time, injectable for tests of waiver expiry and label age.

@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -10,18 +10,18 @@ import (
 )
 
 // inputs is what a comparison needs besides the two scorecards.
-type inputs struct {
-	pol          gate.Policy
-	health       []string
-	fingerprints [][2]string
-	noChart      bool
-	notes        []string
+type Inputs struct {
+	Policy       gate.Policy
+	Health       []string
+	Fingerprints [][2]string
+	NoChart      bool
+	Notes        []string
 }
 
-// corpusFor picks the corpus that attribution and health check gold
+// CorpusFor picks the corpus that attribution and health check gold
 // documents against: the flag, the config's `corpus`, else the head's
 // builtin retriever's corpus.
-func corpusFor(flagValue string, cfg *config.Config) string {
+func CorpusFor(flagValue string, cfg *config.Config) string {
 	switch {
 	case flagValue != "":
 		return flagValue
@@ -35,49 +35,49 @@ func corpusFor(flagValue string, cfg *config.Config) string {
 	return ""
 }
 
-// buildInputs checks the waivers against today, reads the corpus ids and
+// BuildInputs checks the waivers against today, reads the corpus ids and
 // runs the eval-set health check.
-func buildInputs(e *env, cfg *config.Config, th gate.Thresholds, set *gate.Set, corpus string) (*inputs, error) {
-	in := &inputs{pol: gate.Policy{Thresholds: th}}
-	ho := gate.HealthOptions{Now: e.clock()}
+func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, corpus string) (*Inputs, error) {
+	in := &Inputs{Policy: gate.Policy{Thresholds: th}}
+	ho := gate.HealthOptions{Now: e.Clock()}
 	if cfg != nil {
-		if err := cfg.ExpiredWaivers(e.clock()); err != nil {
+		if err := cfg.ExpiredWaivers(e.Clock()); err != nil {
 			return nil, err
 		}
-		in.pol.Waivers = cfg.Waivers
+		in.Policy.Waivers = cfg.Waivers
 		ho.MaxLabelAge = cfg.MaxLabelAge
-		in.noChart = cfg.NoChart
+		in.NoChart = cfg.NoChart
 	}
 	if corpus != "" {
 		ids := map[string]bool{}
 		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; return nil }); err != nil {
 			return nil, fmt.Errorf("read corpus for attribution: %w", err)
 		}
-		in.pol.Corpus = ids
+		in.Policy.Corpus = ids
 		ho.Corpus = ids
 	}
-	in.health = gate.Health(set, ho)
-	in.fingerprints = append(in.fingerprints, [2]string{"set", set.Fingerprint})
+	in.Health = gate.Health(set, ho)
+	in.Fingerprints = append(in.Fingerprints, [2]string{"set", set.Fingerprint})
 	if cfg != nil {
-		in.fingerprints = append(in.fingerprints, [2]string{"config", fingerprintFile(cfg.Path)})
+		in.Fingerprints = append(in.Fingerprints, [2]string{"config", FingerprintFile(cfg.Path)})
 	}
 	return in, nil
 }
 
 // addSides records each side's retriever config and corpus fingerprints
 // and its latency.
-func (in *inputs) addSides(runs map[string]sideRun) {
+func (in *Inputs) AddSides(runs map[string]SideRun) {
 	for i, side := range []string{"base", "head"} {
 		r, ok := runs[side]
 		if !ok {
 			continue
 		}
-		in.pol.Latency[i] = r.latency()
-		if r.config != "" {
-			in.fingerprints = append(in.fingerprints, [2]string{side + "_config", r.config})
+		in.Policy.Latency[i] = r.Latency()
+		if r.Config != "" {
+			in.Fingerprints = append(in.Fingerprints, [2]string{side + "_config", r.Config})
 		}
-		if r.corpus != "" {
-			in.fingerprints = append(in.fingerprints, [2]string{side + "_corpus", r.corpus})
+		if r.Corpus != "" {
+			in.Fingerprints = append(in.Fingerprints, [2]string{side + "_corpus", r.Corpus})
 		}
 	}
 }
@@ -85,16 +85,16 @@ func (in *inputs) addSides(runs map[string]sideRun) {
 // stability finds the queries whose top-N documents differ between repeats
 // of one side, and the largest spread of mean recall@N between two repeats
 // of the base: the noise floor a real change must clear.
-func stability(set *gate.Set, d gate.Depth, runs map[string]sideRun) (map[string]bool, float64, error) {
+func Stability(set *gate.Set, d gate.Depth, runs map[string]SideRun) (map[string]bool, float64, error) {
 	unstable := map[string]bool{}
 	floor := 0.0
 	for _, side := range []string{"base", "head"} {
 		r, ok := runs[side]
-		if !ok || len(r.results) < 2 {
+		if !ok || len(r.Results) < 2 {
 			continue
 		}
 		var cards []*gate.Scorecard
-		for _, res := range r.results {
+		for _, res := range r.Results {
 			c, err := gate.ScoreResults(set, res, d)
 			if err != nil {
 				return nil, 0, err
@@ -120,13 +120,13 @@ func stability(set *gate.Set, d gate.Depth, runs map[string]sideRun) (map[string
 	return unstable, floor, nil
 }
 
-// identicalSides refuses a gate that cannot fail: both sides the same
+// IdenticalSides refuses a gate that cannot fail: both sides the same
 // retriever configuration in the same tree. allow turns the refusal into a
 // warning, for a deliberate self-check.
 //
 // oneTable is the fix for one [retriever] table (how to give the base side
 // another tree); two identical tables are told to change one.
-func identicalSides(e *env, cfg *config.Config, allow bool, oneTable string) error {
+func IdenticalSides(e *Env, cfg *config.Config, allow bool, oneTable string) error {
 	var what, fix string
 	switch {
 	case cfg.Base == nil || cfg.Head == nil:
@@ -139,7 +139,7 @@ func identicalSides(e *env, cfg *config.Config, allow bool, oneTable string) err
 		return nil
 	}
 	if allow {
-		e.warn("%s: %s: the gate compares the configuration with itself and cannot fail (allowed)", cfg.Path, what)
+		e.Warn("%s: %s: the gate compares the configuration with itself and cannot fail (allowed)", cfg.Path, what)
 		return nil
 	}
 	return &gate.InputError{File: cfg.Path, Field: "retriever", Err: fmt.Errorf("%s, so this gate cannot fail: %s", what, fix)}

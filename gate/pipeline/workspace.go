@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/recallgate/recallgate/gate/config"
 )
 
-// insideWorkspace refuses, in action mode, every path that resolves
+// InsideWorkspace refuses, in action mode, every path that resolves
 // (symbolic links followed) outside GITHUB_WORKSPACE: a config from a pull
 // request must not make the action read the runner's other files.
-func insideWorkspace(ws string, cfg *config.Config, extra ...string) error {
+func InsideWorkspace(ws string, cfg *config.Config, extra ...string) error {
 	if ws == "" {
 		return nil
 	}

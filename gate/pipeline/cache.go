@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"crypto/sha256"
@@ -10,34 +10,34 @@ import (
 	"github.com/recallgate/recallgate/gate"
 )
 
-// runCache keeps each side's retrieved run under a key of what determines
+// RunCache keeps each side's retrieved run under a key of what determines
 // it: the set, the retriever config, the corpus (builtin) and, for
 // retrievers whose index recallgate cannot see, a caller's key such as the
 // commit the index was built from.
-type runCache struct {
-	dir string
+type RunCache struct {
+	Dir string
 	// keys are the caller's extra key per side ("" = none given).
-	keys map[string]string
+	Keys map[string]string
 }
 
 // key returns the cache key of a side, or "" when the side must not be
 // cached: a file run needs no cache, and a remote index with no caller key
 // could change under the same config.
-func (c *runCache) key(set *gate.Set, fp sideRun, side string) string {
-	extra := c.keys[side]
-	if fp.corpus == "" && extra == "" {
+func (c *RunCache) key(set *gate.Set, fp SideRun, side string) string {
+	extra := c.Keys[side]
+	if fp.Corpus == "" && extra == "" {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "recallgate-run-cache-v1\x00%s\x00%s\x00%s\x00%s", set.Fingerprint, fp.config, fp.corpus, extra)
+	fmt.Fprintf(h, "recallgate-run-cache-v1\x00%s\x00%s\x00%s\x00%s", set.Fingerprint, fp.Config, fp.Corpus, extra)
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 
-func (c *runCache) path(key string) string { return filepath.Join(c.dir, "run-"+key+".jsonl") }
+func (c *RunCache) path(key string) string { return filepath.Join(c.Dir, "run-"+key+".jsonl") }
 
 // load returns a cached run; a missing entry is a miss, a corrupt one is
 // ignored with a warning.
-func (c *runCache) load(e *env, key string, set *gate.Set) ([]gate.Result, bool) {
+func (c *RunCache) load(e *Env, key string, set *gate.Set) ([]gate.Result, bool) {
 	p := c.path(key)
 	if _, err := os.Stat(p); err != nil {
 		return nil, false
@@ -62,16 +62,16 @@ func (c *runCache) load(e *env, key string, set *gate.Set) ([]gate.Result, bool)
 		}
 	}
 	if err != nil {
-		e.warn("cache entry %s is corrupt and was ignored: %v", p, err)
+		e.Warn("cache entry %s is corrupt and was ignored: %v", p, err)
 		return nil, false
 	}
 	return res, true
 }
 
 // store writes a run atomically.
-func (c *runCache) store(key string, res []gate.Result, meta gate.RunMeta) error {
-	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+func (c *RunCache) store(key string, res []gate.Result, meta gate.RunMeta) error {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
-	return writeRunFile(c.path(key), res, meta)
+	return WriteRunFile(c.path(key), res, meta)
 }

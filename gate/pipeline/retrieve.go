@@ -1,4 +1,4 @@
-package main
+package pipeline
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/builtin"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/endpoint"
@@ -23,7 +24,7 @@ import (
 type closer func() error
 
 // newRetriever builds the retriever a config table describes.
-func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Retriever, side string) (gate.Retriever, closer, error) {
+func newRetriever(ctx context.Context, e *Env, cfg *config.Config, r *config.Retriever, side string) (gate.Retriever, closer, error) {
 	none := func() error { return nil }
 	table := side + ".retriever"
 	switch r.Type {
@@ -49,9 +50,9 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 			return nil, none, &gate.InputError{File: cfg.Path, Field: table, Err: err}
 		}
 		build := builtin.Build
-		if e.cache != nil {
+		if e.Cache != nil {
 			build = func(corpus string, o builtin.Options) (*builtin.Index, error) {
-				return builtin.BuildCached(corpus, o, e.cache.dir, func(s string) { e.warn("%s", s) })
+				return builtin.BuildCached(corpus, o, e.Cache.Dir, func(s string) { e.Warn("%s", s) })
 			}
 		}
 		ix, err := build(r.Corpus, o)
@@ -65,7 +66,7 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 			dir = filepath.Dir(cfg.Path)
 		}
 		resume := e.fence() // the process's stderr is the PR's text
-		sp, err := stdio.Start(r.Command, dir, gate.ChildEnv(e.getenv, r.Env), e.stderr)
+		sp, err := stdio.Start(r.Command, dir, gate.ChildEnv(e.Getenv, r.Env), e.Stderr)
 		if err != nil {
 			resume()
 			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
@@ -80,7 +81,7 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 			URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
 			Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
 			Retries: retries, MaxBody: r.MaxBody,
-		}, e.httpClient(), e.getenv)
+		}, e.HTTPClient(), e.Getenv)
 		if err != nil {
 			return nil, none, &gate.InputError{File: cfg.Path, Field: table, Err: err}
 		}
@@ -94,46 +95,47 @@ func newRetriever(ctx context.Context, e *env, cfg *config.Config, r *config.Ret
 	return nil, none, &gate.InputError{File: cfg.Path, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
 }
 
-// sideRun is one side's retrieval outcome.
-type sideRun struct {
-	// results holds one run per repeat; results[0] is the one compared.
-	results [][]gate.Result
-	err     error
-	// config and corpus are the side's fingerprints ("" when unknown).
-	config, corpus string
-	// cached says the run came from the cache.
-	cached bool
-	// startup is how long building the retriever took (index, subprocess, preflight).
-	startup time.Duration
+// SideRun is one side's retrieval outcome.
+type SideRun struct {
+	// Results holds one run per repeat; Results[0] is the one compared.
+	Results [][]gate.Result
+	// Err is why the side could not be retrieved.
+	Err error
+	// Config and Corpus are the side's fingerprints ("" when unknown).
+	Config, Corpus string
+	// Cached says the run came from the cache.
+	Cached bool
+	// Startup is how long building the retriever took (index, subprocess, preflight).
+	Startup time.Duration
 }
 
 // latency summarises the timed calls of every repeat; nil for a cached run.
-func (s sideRun) latency() *gate.LatencyStats {
-	if s.cached {
+func (s SideRun) Latency() *gate.LatencyStats {
+	if s.Cached {
 		return nil
 	}
 	var calls []time.Duration
-	for _, res := range s.results {
+	for _, res := range s.Results {
 		for _, r := range res {
 			if r.Latency > 0 {
 				calls = append(calls, r.Latency)
 			}
 		}
 	}
-	return gate.Latencies(calls, s.startup)
+	return gate.Latencies(calls, s.Startup)
 }
 
 // first is the run the comparison uses.
-func (s sideRun) first() []gate.Result { return s.results[0] }
+func (s SideRun) First() []gate.Result { return s.Results[0] }
 
-// retrieveSides retrieves the set for each named side at the same time,
+// Retrieve retrieves the set for each named side at the same time,
 // so the two sides share the wall time, repeats times over.
-func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Set, sides []string, repeats int) (map[string]sideRun, error) {
+func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, sides []string, repeats int) (map[string]SideRun, error) {
 	type built struct {
 		r        gate.Retriever
 		close    closer
 		opts     gate.RetrieveOptions
-		fp       sideRun
+		fp       SideRun
 		cacheKey string
 	}
 	bs := map[string]*built{}
@@ -162,9 +164,9 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 			}
 		}
 		b := &built{r: r, close: c, opts: gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
-		b.fp.config, b.fp.startup = rc.Fingerprint(), startup
+		b.fp.Config, b.fp.Startup = rc.Fingerprint(), startup
 		if ix, ok := r.(interface{ Fingerprint() string }); ok {
-			b.fp.corpus = ix.Fingerprint()
+			b.fp.Corpus = ix.Fingerprint()
 		}
 		bs[side] = b
 	}
@@ -183,16 +185,16 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 		}
 		bs[side].opts.Limiter = limiters[key]
 	}
-	prog := newProgress(e.stderr, len(set.Queries)*len(bs)*max(repeats, 1))
+	prog := newProgress(e.Stderr, len(set.Queries)*len(bs)*max(repeats, 1))
 	defer prog.finish()
 	for _, b := range bs {
 		b.opts.Progress = func(int) { prog.add() }
 	}
-	out := map[string]sideRun{}
+	out := map[string]SideRun{}
 	for side, b := range bs {
 		out[side] = b.fp
 	}
-	if c := e.cache; c != nil && max(repeats, 1) == 1 {
+	if c := e.Cache; c != nil && max(repeats, 1) == 1 {
 		for side, b := range bs {
 			key := c.key(set, b.fp, side)
 			if key == "" {
@@ -200,10 +202,10 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 			}
 			if res, ok := c.load(e, key, set); ok {
 				sr := out[side]
-				sr.results = [][]gate.Result{res}
-				sr.cached = true
+				sr.Results = [][]gate.Result{res}
+				sr.Cached = true
 				out[side] = sr
-				fmt.Fprintf(e.stderr, "recallgate: %s: reused the cached run %s\n", side, c.path(key))
+				fmt.Fprintf(e.Stderr, "recallgate: %s: reused the cached run %s\n", side, c.path(key))
 				delete(bs, side)
 				continue
 			}
@@ -215,7 +217,7 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 		var wg sync.WaitGroup
 		active := map[string]*built{}
 		for side, b := range bs {
-			if out[side].err == nil {
+			if out[side].Err == nil {
 				active[side] = b
 			}
 		}
@@ -226,8 +228,8 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 				res, err := gate.RetrieveAll(ctx, side, set, b.r, b.opts)
 				mu.Lock()
 				sr := out[side]
-				sr.results = append(sr.results, res)
-				sr.err = err
+				sr.Results = append(sr.Results, res)
+				sr.Err = err
 				out[side] = sr
 				mu.Unlock()
 			}(side, b)
@@ -235,17 +237,17 @@ func retrieveSides(ctx context.Context, e *env, cfg *config.Config, set *gate.Se
 		wg.Wait()
 	}
 	for side, b := range bs {
-		if b.cacheKey != "" && out[side].err == nil {
-			if err := e.cache.store(b.cacheKey, out[side].first(), gate.RunMeta{Set: set.Fingerprint, Config: b.fp.config}); err != nil {
-				e.warn("cache: %v", err)
+		if b.cacheKey != "" && out[side].Err == nil {
+			if err := e.Cache.store(b.cacheKey, out[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: b.fp.Config}); err != nil {
+				e.Warn("cache: %v", err)
 			}
 		}
 	}
 	return out, nil
 }
 
-// fingerprintFile hashes a file's bytes, or "" when it cannot be read.
-func fingerprintFile(path string) string {
+// FingerprintFile hashes a file's bytes, or "" when it cannot be read.
+func FingerprintFile(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
 		return ""
@@ -258,21 +260,21 @@ func fingerprintFile(path string) string {
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// loadConfigSet loads the config and its set (with query texts for qrels).
-func loadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) {
+// LoadConfigSet loads the config and its set (with query texts for qrels).
+func LoadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	set, err := loadSetFor(cfg, setOverride)
+	set, err := LoadSetFor(cfg, setOverride)
 	if err != nil {
 		return nil, nil, err
 	}
 	return cfg, set, cfg.Thresholds.CheckSegments(set)
 }
 
-// loadSetFor loads the set a config names, or setOverride.
-func loadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
+// LoadSetFor loads the set a config names, or setOverride.
+func LoadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
 	setPath := cfg.Set
 	if setOverride != "" {
 		setPath = setOverride
@@ -294,7 +296,7 @@ func loadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
 	return set, nil
 }
 
-// writeRunFile writes a run atomically, with its metadata line.
-func writeRunFile(path string, results []gate.Result, meta gate.RunMeta) error {
-	return writeFileAtomic(path, func(w io.Writer) error { return gate.WriteRun(w, results, &meta) })
+// WriteRunFile writes a run atomically, with its metadata line.
+func WriteRunFile(path string, results []gate.Result, meta gate.RunMeta) error {
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return gate.WriteRun(w, results, &meta) })
 }

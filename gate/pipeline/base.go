@@ -1,0 +1,116 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/config"
+)
+
+// BaseSide is the base side of a comparison run from another commit's
+// whole tree: its config parsed where it stands in that tree, so the
+// corpus, the command's working folder and file runs all come from it.
+type BaseSide struct {
+	Tree *basetree.Tree
+	cfg  *config.Config
+	// notes say what was compared, for the report.
+	Notes []string
+}
+
+// BaseOptions are what OpenBase needs besides the head's config.
+type BaseOptions struct {
+	// Ref is the base commit or ref.
+	Ref string
+	// Workspace is GITHUB_WORKSPACE in a job ("" on a laptop): paths must stay in the tree.
+	Workspace string
+	// Archive downloads the commit when git cannot give it; nil means git only.
+	Archive basetree.ArchiveSource
+	// TempDir is where the tree is made ("" = the system's).
+	TempDir string
+}
+
+// OpenBase materialises the base commit and loads the head config's
+// counterpart in it. The caller must close the tree. With no config at that
+// path in the base commit (recallgate is new in the change), the head's
+// config text is read in the base tree instead, with a warning.
+func OpenBase(ctx context.Context, e *Env, head *config.Config, set *gate.Set, o BaseOptions) (*BaseSide, error) {
+	cfgAbs, err := filepath.Abs(head.Path)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := basetree.Open(ctx, basetree.Options{
+		Dir: filepath.Dir(cfgAbs), Ref: o.Ref, Root: o.Workspace, TempDir: o.TempDir, Archive: o.Archive,
+		Warn: func(s string) { e.Warn("%s", s) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	b := &BaseSide{Tree: tree}
+	if err := b.load(e, head, cfgAbs, set, o); err != nil {
+		tree.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Set, o BaseOptions) error {
+	short := ShortSHA(b.Tree.Commit)
+	at, err := b.Tree.Map(cfgAbs)
+	if err != nil {
+		return &gate.InputError{File: head.Path, Err: err}
+	}
+	bcfg, err := config.Load(at)
+	if errors.Is(err, fs.ErrNotExist) {
+		e.Warn("%s does not exist at the base commit %s: the base side runs the head's config in the base commit's tree", head.Path, short)
+		data, rerr := os.ReadFile(head.Path)
+		if rerr != nil {
+			return &gate.InputError{File: head.Path, Err: rerr}
+		}
+		bcfg, err = config.Parse(data, at)
+	}
+	if err != nil {
+		return fmt.Errorf("config at the base commit %s: %w", short, err)
+	}
+	if bcfg.Base == nil {
+		return &gate.InputError{File: head.Path + "@" + short, Field: "retriever", Err: errors.New("the base commit's config has no retriever")}
+	}
+	if o.Workspace != "" {
+		// Only what the base side reads: the set and thresholds are the head's.
+		if err := InsideWorkspace(b.Tree.Dir, nil, bcfg.Base.Path, bcfg.Base.Corpus); err != nil {
+			return &gate.InputError{File: head.Path + "@" + short, Field: "retriever", Err: fmt.Errorf("the base commit's config must keep its paths inside its own tree: %w", err)}
+		}
+	}
+	b.cfg = bcfg
+	b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s), with its own config, corpus and scripts; head side: this checkout", short, b.Tree.Via))
+	if p, err := b.Tree.Map(set.Path); err == nil {
+		switch baseSet := FingerprintFile(p); {
+		case baseSet == "":
+			b.Notes = append(b.Notes, "the eval set is new in this change; both sides are scored on it")
+		case baseSet != set.Fingerprint:
+			b.Notes = append(b.Notes, fmt.Sprintf("the eval set changed in this change; both sides are scored on the head's set (%d queries)", len(set.Queries)))
+		}
+	}
+	return nil
+}
+
+// sides returns the config to retrieve with: the head's, with the base
+// side's retriever taken from the base commit's config.
+func (b *BaseSide) Sides(head *config.Config) *config.Config {
+	c := *head
+	c.Base = b.cfg.Base
+	return &c
+}
+
+// ShortSHA is a commit as reports show it: its first twelve characters.
+func ShortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
