@@ -176,7 +176,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 		if err != nil {
 			return nil, nil, err
 		}
-		cmp, err := compareWith(bc, hc, in)
+		cmp, err := in.Compare(bc, hc)
 		return cmp, set, err
 	}
 	set, err := pipeline.LoadSetFor(cfg, "")
@@ -243,28 +243,9 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 	return compareResults(e, set, cfg, runs["base"].First(), runs, notes...)
 }
 
-// compareResults scores base and the head run, with health, fingerprints
-// and repeat stability.
+// compareResults compares base with the head run under the config's thresholds.
 func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Result, runs map[string]pipeline.SideRun, notes ...string) (*gate.Comparison, *gate.Set, error) {
-	head := runs["head"].First()
-	bc, err := gate.ScoreResults(set, base, cfg.Depth)
-	if err != nil {
-		return nil, nil, fmt.Errorf("score base: %w", err)
-	}
-	hc, err := gate.ScoreResults(set, head, cfg.Depth)
-	if err != nil {
-		return nil, nil, fmt.Errorf("score head: %w", err)
-	}
-	in, err := pipeline.BuildInputs(e.job(), cfg, cfg.Thresholds, set, pipeline.CorpusFor("", cfg))
-	if err != nil {
-		return nil, nil, err
-	}
-	in.AddSides(runs)
-	in.Notes = notes
-	if in.Policy.Unstable, in.Policy.NoiseFloor, err = pipeline.Stability(set, cfg.Depth, runs); err != nil {
-		return nil, nil, err
-	}
-	cmp, err := compareWith(bc, hc, in)
+	cmp, err := pipeline.CompareRuns(e.job(), set, cfg, cfg.Thresholds, base, runs, notes)
 	return cmp, set, err
 }
 

@@ -104,13 +104,18 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return atomicfile.Write(path, 0o644, write)
 }
 
-// decide compares two scorecards, writes the report and turns a failing
-// verdict into errRegression.
+// decide compares two scorecards and publishes the comparison.
 func decide(e *env, base, head *gate.Scorecard, in *pipeline.Inputs, f report.Format, out, jsonOut string) error {
-	cmp, err := compareWith(base, head, in)
+	cmp, err := in.Compare(base, head)
 	if err != nil {
 		return err
 	}
+	return publish(e, cmp, f, out, jsonOut)
+}
+
+// publish prints the comparison's warnings, writes its report (and the
+// JSON one beside it) and turns a failing verdict into errRegression.
+func publish(e *env, cmp *gate.Comparison, f report.Format, out, jsonOut string) error {
 	for _, w := range cmp.Warnings {
 		e.warn("%s", w)
 	}
@@ -127,19 +132,6 @@ func decide(e *env, base, head *gate.Scorecard, in *pipeline.Inputs, f report.Fo
 		return errRegression
 	}
 	return nil
-}
-
-// compareWith runs the comparison and attaches health and fingerprints.
-func compareWith(base, head *gate.Scorecard, in *pipeline.Inputs) (*gate.Comparison, error) {
-	cmp, err := gate.CompareWith(base, head, in.Policy)
-	if err != nil {
-		return nil, fmt.Errorf("compare: %w", err)
-	}
-	cmp.Health = in.Health
-	cmp.Notes = in.Notes
-	cmp.Fingerprints = in.Fingerprints
-	cmp.NoChart = in.NoChart
-	return cmp, nil
 }
 
 func noArgs(args []string) error {

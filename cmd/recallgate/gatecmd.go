@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
@@ -65,72 +62,15 @@ retrieved (it is never scored as a miss).
 			if err := th.Validate(); err != nil {
 				return usagef("%v", err)
 			}
-			var notes []string
-			if *baseRef != "" {
-				b, err := pipeline.OpenBase(ctx, e.job(), cfg, set, pipeline.BaseOptions{Ref: *baseRef, TempDir: ghaction.RunnerTemp(e.getenv)})
-				if err != nil {
-					return err
-				}
-				defer b.Tree.Close()
-				cfg, notes = b.Sides(cfg), b.Notes
-				if *baseKey == "" {
-					*baseKey = b.Tree.Commit
-				}
-			}
-			if *baseRef == "" {
-				if err := pipeline.IdenticalSides(e.job(), cfg, *allowIdentical, "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway"); err != nil {
-					return err
-				}
-			}
-			if cfg.CacheDir != "" && !*noCache {
-				e.cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: map[string]string{"base": *baseKey, "head": *headKey}}
-			}
-			runs, err := pipeline.Retrieve(ctx, e.job(), cfg, set, []string{"base", "head"}, cfg.Repeats)
+			cmp, err := pipeline.Gate(ctx, e.job(), pipeline.GateOptions{
+				Config: cfg, Set: set, Thresholds: th, BaseRef: *baseRef, TempDir: ghaction.RunnerTemp(e.getenv),
+				AllowIdentical: *allowIdentical, IdenticalFix: "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway",
+				CacheKeys: map[string]string{"base": *baseKey, "head": *headKey}, NoCache: *noCache, SaveRuns: *saveRuns, Baseline: *baseline,
+			})
 			if err != nil {
 				return err
 			}
-			var failed []error
-			for _, side := range []string{"base", "head"} {
-				if runs[side].Err != nil {
-					failed = append(failed, runs[side].Err)
-				}
-			}
-			if len(failed) > 0 {
-				return errors.Join(failed...)
-			}
-			if *saveRuns != "" {
-				if err := os.MkdirAll(*saveRuns, 0o755); err != nil {
-					return fmt.Errorf("save runs: %w", err)
-				}
-				for _, side := range []string{"base", "head"} {
-					if err := pipeline.WriteRunFile(filepath.Join(*saveRuns, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
-						return err
-					}
-				}
-			}
-			if *baseline != "" {
-				if err := pipeline.WriteRunFile(*baseline, runs["head"].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs["head"].Config}); err != nil {
-					return err
-				}
-			}
-			bc, err := gate.ScoreResults(set, runs["base"].First(), cfg.Depth)
-			if err != nil {
-				return fmt.Errorf("score base: %w", err)
-			}
-			hc, err := gate.ScoreResults(set, runs["head"].First(), cfg.Depth)
-			if err != nil {
-				return fmt.Errorf("score head: %w", err)
-			}
-			in, err := pipeline.BuildInputs(e.job(), cfg, th, set, pipeline.CorpusFor("", cfg))
-			if err != nil {
-				return err
-			}
-			in.AddSides(runs)
-			in.Notes = notes
-			if in.Policy.Unstable, in.Policy.NoiseFloor, err = pipeline.Stability(set, cfg.Depth, runs); err != nil {
-				return err
-			}
-			return decide(e, bc, hc, in, f, *out, *jsonOut)
+			return publish(e, cmp, f, *out, *jsonOut)
 		}
 	},
 }

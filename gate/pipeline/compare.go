@@ -1,0 +1,128 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/config"
+)
+
+// Compare runs the comparison with the inputs' policy and attaches health,
+// notes, fingerprints and the chart setting.
+func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) {
+	cmp, err := gate.CompareWith(base, head, in.Policy)
+	if err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
+	}
+	cmp.Health = in.Health
+	cmp.Notes = in.Notes
+	cmp.Fingerprints = in.Fingerprints
+	cmp.NoChart = in.NoChart
+	return cmp, nil
+}
+
+// CompareRuns scores the base run and the head side's run, gathers the
+// comparison inputs (waivers, corpus, health, fingerprints, latency,
+// repeat stability) and compares them under th.
+func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string) (*gate.Comparison, error) {
+	bc, err := gate.ScoreResults(set, base, cfg.Depth)
+	if err != nil {
+		return nil, fmt.Errorf("score base: %w", err)
+	}
+	hc, err := gate.ScoreResults(set, runs["head"].First(), cfg.Depth)
+	if err != nil {
+		return nil, fmt.Errorf("score head: %w", err)
+	}
+	in, err := BuildInputs(e, cfg, th, set, CorpusFor("", cfg))
+	if err != nil {
+		return nil, err
+	}
+	in.AddSides(runs)
+	in.Notes = notes
+	if in.Policy.Unstable, in.Policy.NoiseFloor, err = Stability(set, cfg.Depth, runs); err != nil {
+		return nil, err
+	}
+	return in.Compare(bc, hc)
+}
+
+// GateOptions are the choices of one pre-merge gate run.
+type GateOptions struct {
+	// Config and Set are the loaded config and eval set.
+	Config *config.Config
+	Set    *gate.Set
+	// Thresholds decide the verdict (the config's, with flags applied).
+	Thresholds gate.Thresholds
+	// BaseRef, when set, runs the base side in that commit's whole tree.
+	BaseRef string
+	// Workspace confines the base tree's paths ("" on a laptop); Archive
+	// downloads the base commit when git cannot give it (nil: git only);
+	// TempDir is where the base tree is made.
+	Workspace string
+	Archive   basetree.ArchiveSource
+	TempDir   string
+	// AllowIdentical runs a gate whose two sides are one configuration.
+	AllowIdentical bool
+	// IdenticalFix is the fix the refusal names for one [retriever] table.
+	IdenticalFix string
+	// CacheKeys are the callers' cache keys per side ("base", "head"); the
+	// base commit is the base key when BaseRef is given and none is.
+	CacheKeys map[string]string
+	// NoCache ignores the config's cache_dir.
+	NoCache bool
+	// SaveRuns, when set, is a folder to write base.jsonl and head.jsonl
+	// into; Baseline a file to write the head run to (a drift baseline).
+	SaveRuns, Baseline string
+}
+
+// Gate is the pre-merge gate job: the base side (in its commit's tree when
+// asked), the head side, both retrieved at once with repeats and the run
+// cache, the runs saved when asked, and the comparison.
+func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) {
+	cfg, set := o.Config, o.Set
+	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
+	var notes []string
+	if o.BaseRef != "" {
+		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir})
+		if err != nil {
+			return nil, err
+		}
+		defer b.Tree.Close()
+		cfg, notes = b.Sides(cfg), b.Notes
+		if keys["base"] == "" {
+			keys["base"] = b.Tree.Commit
+		}
+	} else if err := IdenticalSides(e, cfg, o.AllowIdentical, o.IdenticalFix); err != nil {
+		return nil, err
+	}
+	if cfg.CacheDir != "" && !o.NoCache {
+		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
+	}
+	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
+	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(runs["base"].Err, runs["head"].Err); err != nil {
+		return nil, err
+	}
+	if o.SaveRuns != "" {
+		if err := os.MkdirAll(o.SaveRuns, 0o755); err != nil {
+			return nil, fmt.Errorf("save runs: %w", err)
+		}
+		for _, side := range []string{"base", "head"} {
+			if err := WriteRunFile(filepath.Join(o.SaveRuns, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if o.Baseline != "" {
+		if err := WriteRunFile(o.Baseline, runs["head"].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs["head"].Config}); err != nil {
+			return nil, err
+		}
+	}
+	return CompareRuns(e, set, cfg, o.Thresholds, runs["base"].First(), runs, notes)
+}
