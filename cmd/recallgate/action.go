@@ -14,12 +14,10 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
-	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
 	"github.com/recallgate/recallgate/gate/report"
-	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 var actionCommand = command{
@@ -164,88 +162,35 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 		if err != nil {
 			return nil, nil, fmt.Errorf("load set: %w", err)
 		}
-		bc, err := gate.ScoreRunFile(set, in.Path(in.BaseResults), cfg.Depth)
-		if err != nil {
-			return nil, nil, fmt.Errorf("score base results: %w", err)
-		}
-		hc, err := gate.ScoreRunFile(set, in.Path(in.HeadResults), cfg.Depth)
-		if err != nil {
-			return nil, nil, fmt.Errorf("score head results: %w", err)
-		}
-		in, err := pipeline.BuildInputs(e.job(), cfg, cfg.Thresholds, set, pipeline.CorpusFor("", cfg))
-		if err != nil {
-			return nil, nil, err
-		}
-		cmp, err := in.Compare(bc, hc)
+		cmp, err := pipeline.CompareFiles(e.job(), cfg, set, cfg.Depth, cfg.Thresholds, pipeline.CorpusFor("", cfg), in.Path(in.BaseResults), in.Path(in.HeadResults))
 		return cmp, set, err
 	}
 	set, err := pipeline.LoadSetFor(cfg, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	if cfg.CacheDir != "" {
-		e.cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: map[string]string{"base": ev.BaseSHA(), "head": ev.HeadSHA(e.getenv("GITHUB_SHA"))}}
-	}
-	var notes []string
-	switch {
-	case mode == "drift":
+	keys := map[string]string{"base": ev.BaseSHA(), "head": ev.HeadSHA(e.getenv("GITHUB_SHA"))}
+	if mode == "drift" {
 		if in.Baseline == "" {
 			return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
 		}
-		rf, err := runfile.Load(in.Path(in.Baseline))
-		if err != nil {
-			return nil, nil, fmt.Errorf("load baseline: %w", err)
+		job := e.job()
+		if cfg.CacheDir != "" {
+			job.Cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: keys}
 		}
-		if err := rf.CheckSet(set); err != nil {
-			return nil, nil, fmt.Errorf("baseline: %w", err)
-		}
-		bres, err := gate.RetrieveAll(ctx, "baseline", set, rf, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: 1})
-		if err != nil {
-			return nil, nil, err
-		}
-		runs, err := pipeline.Retrieve(ctx, e.job(), cfg, set, []string{"head"}, 1)
-		if err != nil {
-			return nil, nil, err
-		}
-		if runs["head"].Err != nil {
-			return nil, nil, runs["head"].Err
-		}
-		return compareResults(e, set, cfg, bres, runs)
-	case cfg.Base == cfg.Head && ev.BaseSHA() == "":
-		if err := pipeline.IdenticalSides(e.job(), cfg, in.AllowIdentical, "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"); err != nil {
-			return nil, nil, err
-		}
-	case cfg.Base == cfg.Head:
-		base := ev.BaseSHA()
-		var src basetree.ArchiveSource
-		if gh != nil {
-			src = gh
-		}
-		b, err := pipeline.OpenBase(ctx, e.job(), cfg, set, pipeline.BaseOptions{Ref: base, Workspace: ws, Archive: src, TempDir: ghaction.RunnerTemp(e.getenv)})
-		if err != nil {
-			return nil, nil, err
-		}
-		defer b.Tree.Close()
-		cfg, notes = b.Sides(cfg), b.Notes
+		cmp, err := pipeline.Drift(ctx, job, cfg, set, in.Path(in.Baseline))
+		return cmp, set, err
 	}
-	if cfg.Base != cfg.Head && len(notes) == 0 {
-		if err := pipeline.IdenticalSides(e.job(), cfg, in.AllowIdentical, ""); err != nil {
-			return nil, nil, err
-		}
+	o := pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: ws, TempDir: ghaction.RunnerTemp(e.getenv),
+		AllowIdentical: in.AllowIdentical, CacheKeys: keys,
+		IdenticalFix:   "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"}
+	if gh != nil {
+		o.Archive = gh
 	}
-	runs, err := pipeline.Retrieve(ctx, e.job(), cfg, set, []string{"base", "head"}, cfg.Repeats)
-	if err != nil {
-		return nil, nil, err
+	if cfg.Base == cfg.Head {
+		o.BaseRef = ev.BaseSHA()
 	}
-	if err := errors.Join(runs["base"].Err, runs["head"].Err); err != nil {
-		return nil, nil, err
-	}
-	return compareResults(e, set, cfg, runs["base"].First(), runs, notes...)
-}
-
-// compareResults compares base with the head run under the config's thresholds.
-func compareResults(e *env, set *gate.Set, cfg *config.Config, base []gate.Result, runs map[string]pipeline.SideRun, notes ...string) (*gate.Comparison, *gate.Set, error) {
-	cmp, err := pipeline.CompareRuns(e.job(), set, cfg, cfg.Thresholds, base, runs, notes)
+	cmp, err := pipeline.Gate(ctx, e.job(), o)
 	return cmp, set, err
 }
 

@@ -104,15 +104,6 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return atomicfile.Write(path, 0o644, write)
 }
 
-// decide compares two scorecards and publishes the comparison.
-func decide(e *env, base, head *gate.Scorecard, in *pipeline.Inputs, f report.Format, out, jsonOut string) error {
-	cmp, err := in.Compare(base, head)
-	if err != nil {
-		return err
-	}
-	return publish(e, cmp, f, out, jsonOut)
-}
-
 // publish prints the comparison's warnings, writes its report (and the
 // JSON one beside it) and turns a failing verdict into errRegression.
 func publish(e *env, cmp *gate.Comparison, f report.Format, out, jsonOut string) error {
@@ -216,20 +207,11 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 			if err := s.thresholds.Validate(); err != nil {
 				return usagef("%v", err)
 			}
-			bc, err := gate.ScoreRunFile(s.set, *base, s.depth)
-			if err != nil {
-				return fmt.Errorf("score base run: %w", err)
-			}
-			hc, err := gate.ScoreRunFile(s.set, *head, s.depth)
-			if err != nil {
-				return fmt.Errorf("score head run: %w", err)
-			}
-			in, err := pipeline.BuildInputs(e.job(), s.cfg, s.thresholds, s.set, pipeline.CorpusFor(*corpus, s.cfg))
+			cmp, err := pipeline.CompareFiles(e.job(), s.cfg, s.set, s.depth, s.thresholds, pipeline.CorpusFor(*corpus, s.cfg), *base, *head)
 			if err != nil {
 				return err
 			}
-			in.Fingerprints = append(in.Fingerprints, [2]string{"base_run", pipeline.FingerprintFile(*base)}, [2]string{"head_run", pipeline.FingerprintFile(*head)})
-			return decide(e, bc, hc, in, s.format, o.out, *jsonOut)
+			return publish(e, cmp, s.format, o.out, *jsonOut)
 		}
 	},
 }

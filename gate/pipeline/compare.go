@@ -10,6 +10,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Compare runs the comparison with the inputs' policy and attaches health,
@@ -125,4 +126,49 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		}
 	}
 	return CompareRuns(e, set, cfg, o.Thresholds, runs["base"].First(), runs, notes)
+}
+
+// CompareFiles compares two run files made elsewhere on the set, with the
+// config's waivers, health and chart setting when cfg is given, and the
+// runs' fingerprints in the report. corpus is the corpus attribution
+// checks against ("" for none).
+func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string) (*gate.Comparison, error) {
+	bc, err := gate.ScoreRunFile(set, base, d)
+	if err != nil {
+		return nil, fmt.Errorf("score base run: %w", err)
+	}
+	hc, err := gate.ScoreRunFile(set, head, d)
+	if err != nil {
+		return nil, fmt.Errorf("score head run: %w", err)
+	}
+	in, err := BuildInputs(e, cfg, th, set, corpus)
+	if err != nil {
+		return nil, err
+	}
+	in.Fingerprints = append(in.Fingerprints, [2]string{"base_run", FingerprintFile(base)}, [2]string{"head_run", FingerprintFile(head)})
+	return in.Compare(bc, hc)
+}
+
+// Drift is the nightly drift job: the head side retrieved now against the
+// stored baseline run (written by a reviewed `gate --write-baseline`).
+func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, baseline string) (*gate.Comparison, error) {
+	rf, err := runfile.Load(baseline)
+	if err != nil {
+		return nil, fmt.Errorf("load baseline: %w", err)
+	}
+	if err := rf.CheckSet(set); err != nil {
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	bres, err := gate.RetrieveAll(ctx, "baseline", set, rf, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: 1})
+	if err != nil {
+		return nil, err
+	}
+	runs, err := Retrieve(ctx, e, cfg, set, []string{"head"}, 1)
+	if err != nil {
+		return nil, err
+	}
+	if runs["head"].Err != nil {
+		return nil, runs["head"].Err
+	}
+	return CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, nil)
 }
