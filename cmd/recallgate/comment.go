@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
 	"github.com/recallgate/recallgate/gate/report"
@@ -60,7 +59,7 @@ GITHUB_EVENT_PATH from the environment.
 			if err != nil {
 				return usagef("%v", err)
 			}
-			number, err := commentTarget(ctx, e, gh, r, *in, *pr)
+			number, err := ghaction.CommentTarget(ctx, e.getenv, gh, r.HeadSHA, *in, *pr)
 			if err != nil {
 				return err
 			}
@@ -84,58 +83,3 @@ GITHUB_EVENT_PATH from the environment.
 	},
 }
 
-// pullRequests is what commentTarget asks of the API.
-type pullRequests interface {
-	PullRequestHead(ctx context.Context, n int) (string, error)
-	FindPullRequest(ctx context.Context, headOwner, branch, sha string) (int, error)
-}
-
-// commentTarget decides which pull request a report's comment goes to. In
-// a workflow_run job the report must record the run's head commit, and the
-// PR is the open one with that head (from the event, else the API); a --pr
-// given there must be that PR. Elsewhere --pr is required.
-func commentTarget(ctx context.Context, e *env, gh pullRequests, r *report.CompareReport, file string, pr int) (int, error) {
-	if e.getenv("GITHUB_EVENT_NAME") != "workflow_run" {
-		if pr <= 0 {
-			return 0, usagef("--pr is required outside a workflow_run job")
-		}
-		return pr, nil
-	}
-	ev, err := ghaction.ReadEvent(e.getenv("GITHUB_EVENT_PATH"))
-	if err != nil {
-		return 0, err
-	}
-	run := ev.WorkflowRun
-	if run == nil || !report.IsCommitSHA(run.HeadSHA) {
-		return 0, &gate.InputError{File: e.getenv("GITHUB_EVENT_PATH"), Field: "workflow_run.head_sha", Err: errors.New("the workflow_run event names no head commit")}
-	}
-	switch {
-	case r.HeadSHA == "":
-		return 0, &gate.InputError{File: file, Field: "head_sha", Err: errors.New("the report records no head commit, so it cannot be tied to the run's pull request (make it with the recallgate action on a pull_request event)")}
-	case r.HeadSHA != run.HeadSHA:
-		return 0, &gate.InputError{File: file, Field: "head_sha", Err: fmt.Errorf("the report was made on commit %s but the workflow run tested %s: refused", r.HeadSHA, run.HeadSHA)}
-	}
-	if pr > 0 {
-		head, err := gh.PullRequestHead(ctx, pr)
-		if err != nil {
-			return 0, err
-		}
-		if head != run.HeadSHA {
-			return 0, &gate.InputError{File: file, Field: "--pr", Err: fmt.Errorf("pull request %d has head %s, not the run's %s: refused", pr, head, run.HeadSHA)}
-		}
-		return pr, nil
-	}
-	for _, p := range run.PullRequests {
-		if p.Head.SHA == run.HeadSHA && p.Number > 0 {
-			return p.Number, nil
-		}
-	}
-	n, err := gh.FindPullRequest(ctx, run.HeadRepository.Owner.Login, run.HeadBranch, run.HeadSHA)
-	if err != nil {
-		return 0, err
-	}
-	if n == 0 {
-		return 0, &gate.InputError{File: e.getenv("GITHUB_EVENT_PATH"), Field: "workflow_run", Err: fmt.Errorf("no open pull request has head commit %s (%s:%s): nothing to comment on", run.HeadSHA, run.HeadRepository.Owner.Login, run.HeadBranch)}
-	}
-	return n, nil
-}

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,7 +14,6 @@ import (
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/label"
-	"github.com/recallgate/recallgate/gate/report"
 )
 
 // stringList is a repeatable string flag.
@@ -102,23 +98,9 @@ the corpus is shown as a data-quality bug to fix, not as a retrieval miss.
 			if *n < 1 {
 				return usagef("--sample must be at least 1")
 			}
-			return runLabel(ctx, e, lf, func(set *gate.Set) []string { return oldestVerified(set, *n, *seed) })
+			return runLabel(ctx, e, lf, func(set *gate.Set) []string { return pipeline.OldestVerified(set, *n, *seed) })
 		}
 	},
-}
-
-// oldestVerified picks n queries, the oldest "verified" first (never
-// verified before all), ties in a seeded random order.
-func oldestVerified(set *gate.Set, n int, seed uint64) []string {
-	qs := append([]*gate.Query(nil), set.Queries...)
-	rng := rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
-	rng.Shuffle(len(qs), func(i, j int) { qs[i], qs[j] = qs[j], qs[i] })
-	sort.SliceStable(qs, func(i, j int) bool { return qs[i].Verified.Before(qs[j].Verified) })
-	var ids []string
-	for _, q := range qs[:min(n, len(qs))] {
-		ids = append(ids, q.ID)
-	}
-	return ids
 }
 
 // runLabel builds the pool and serves the page until ctx ends. pick, when
@@ -159,9 +141,9 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	var pool map[string][]label.Candidate
 	var only []string
 	if lf.fromReport != "" {
-		pool, only, err = poolFromReport(lf.fromReport, set, docs)
+		pool, only, err = pipeline.PoolFromReport(lf.fromReport, set, docs)
 	} else {
-		pool, err = buildPool(ctx, e, cfg, lf.pool, set, lf.depth, docs)
+		pool, err = pipeline.Pool(ctx, e.job(), cfg, lf.pool, set, lf.depth, docs)
 	}
 	if err != nil {
 		return err
@@ -175,7 +157,7 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 		o.Only = pick(set)
 	}
 	if lf.fromReport != "" {
-		fmt.Fprintf(e.stderr, "recallgate label: the %d query–document pairs %s lists as unjudged in the head's context\n", pairs(pool), lf.fromReport)
+		fmt.Fprintf(e.stderr, "recallgate label: the %d query–document pairs %s lists as unjudged in the head's context\n", pipeline.Pairs(pool), lf.fromReport)
 	}
 	srv, err := label.New(o)
 	if err != nil {
@@ -212,137 +194,3 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	}
 }
 
-// buildPool retrieves the set with every retriever of the config and of
-// each pool config, and gathers each query's documents: the union of each
-// retriever's top depth documents, with their passages and, when the corpus
-// is known, title and whole text. A retriever that fails stops it, named.
-func buildPool(ctx context.Context, e *env, cfg *config.Config, extra []string, set *gate.Set, depth int, docs map[string]gate.Document) (map[string][]label.Candidate, error) {
-	type source struct {
-		cfg  *config.Config
-		side string
-	}
-	var sources []source
-	add := func(c *config.Config) {
-		if c.Base == nil {
-			return
-		}
-		sources = append(sources, source{c, "base"})
-		if c.Head != c.Base {
-			sources = append(sources, source{c, "head"})
-		}
-	}
-	add(cfg)
-	for _, p := range extra {
-		c, err := config.Load(p)
-		if err != nil {
-			return nil, fmt.Errorf("--pool-config: %w", err)
-		}
-		if c.Base == nil {
-			return nil, &gate.InputError{File: p, Field: "retriever", Err: errors.New("a pool config needs a retriever")}
-		}
-		add(c)
-	}
-	if len(sources) == 0 {
-		return nil, &gate.InputError{File: cfg.Path, Field: "retriever", Err: errors.New("no retriever to pool from: add [retriever] or --pool-config")}
-	}
-	texts := map[string]map[string][]string{} // query → doc → passages
-	var order = map[string][]string{}         // query → docs in first-seen order
-	for _, src := range sources {
-		c := *src.cfg
-		c.Depth.Candidates = depth
-		runs, err := pipeline.Retrieve(ctx, e.job(), &c, set, []string{src.side}, 1)
-		if err == nil {
-			err = runs[src.side].Err
-		}
-		if err != nil {
-			return nil, fmt.Errorf("pool from %s (%s side): %w", src.cfg.Path, src.side, err)
-		}
-		for _, res := range runs[src.side].First() {
-			if texts[res.ID] == nil {
-				texts[res.ID] = map[string][]string{}
-			}
-			seen := map[string]bool{}
-			for _, h := range res.Hits {
-				if !seen[h.Doc] && len(seen) == depth {
-					break
-				}
-				if _, ok := texts[res.ID][h.Doc]; !ok {
-					order[res.ID] = append(order[res.ID], h.Doc)
-				}
-				seen[h.Doc] = true
-				if h.Text != "" {
-					texts[res.ID][h.Doc] = append(texts[res.ID][h.Doc], h.Text)
-				} else if texts[res.ID][h.Doc] == nil {
-					texts[res.ID][h.Doc] = []string{}
-				}
-			}
-		}
-	}
-	pool := map[string][]label.Candidate{}
-	for qid, ds := range order {
-		for _, d := range ds {
-			c := label.Candidate{Doc: d, Texts: texts[qid][d]}
-			if doc, ok := docs[d]; ok {
-				c.Title = doc.Title
-				c.Texts = append(c.Texts, doc.Text)
-			}
-			pool[qid] = append(pool[qid], c)
-		}
-	}
-	return pool, nil
-}
-
-// poolFromReport reads a compare report and returns, as the pool, exactly
-// the query–document pairs it lists as new and unjudged in the head's
-// context, with the head's passages and the corpus text; only lists their
-// queries in report order.
-func poolFromReport(path string, set *gate.Set, docs map[string]gate.Document) (map[string][]label.Candidate, []string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, &gate.InputError{File: path, Err: fmt.Errorf("--from-report: %w", err)}
-	}
-	defer f.Close()
-	rep, err := report.ReadCompareReport(f, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !rep.Unjudged.Known {
-		return nil, nil, &gate.InputError{File: path, Field: "unjudged", Err: errors.New("the report's set records no judgements (gold only), so it cannot say which documents are unjudged: label the set without --from-report")}
-	}
-	if len(rep.Unjudged.New) == 0 {
-		return nil, nil, &gate.InputError{File: path, Field: "unjudged", Err: errors.New("the report lists no unjudged documents in the head's context: nothing to label")}
-	}
-	heads := map[string]map[string]string{}
-	for _, q := range rep.Queries {
-		heads[q.ID] = q.Head.Passages
-	}
-	pool := map[string][]label.Candidate{}
-	var only []string
-	for _, u := range rep.Unjudged.New {
-		if set.Query(u.ID) == nil {
-			return nil, nil, &gate.InputError{File: path, Field: "unjudged", Err: fmt.Errorf("query %q is not in %s: was the report made on another set?", u.ID, set.Path)}
-		}
-		only = append(only, u.ID)
-		for _, d := range u.Docs {
-			c := label.Candidate{Doc: d, Texts: []string{}}
-			if p := heads[u.ID][d]; p != "" {
-				c.Texts = append(c.Texts, p)
-			}
-			if doc, ok := docs[d]; ok {
-				c.Title = doc.Title
-				c.Texts = append(c.Texts, doc.Text)
-			}
-			pool[u.ID] = append(pool[u.ID], c)
-		}
-	}
-	return pool, only, nil
-}
-
-// pairs counts the query–document pairs of a pool.
-func pairs(pool map[string][]label.Candidate) int {
-	n := 0
-	for _, cs := range pool {
-		n += len(cs)
-	}
-	return n
-}

@@ -9,7 +9,6 @@ import (
 	"io"
 	iofs "io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -75,7 +74,7 @@ keeps the labels already there.
 			case !*appendTo:
 				return usagef("%s exists: --append adds new queries to it and keeps its labels, --force replaces it", *out)
 			default:
-				if drafts, err = newQueries(*out, drafts); err != nil {
+				if drafts, err = sample.NewQueries(*out, drafts); err != nil {
 					return err
 				}
 				existing = data
@@ -122,17 +121,7 @@ func readLog(e *env, path, format string, o sample.Options) ([]sample.Query, sam
 		return nil, sample.Stats{}, &gate.InputError{File: path, Err: err}
 	}
 	defer f.Close()
-	o.Format = format
-	if o.Format == "" {
-		switch strings.ToLower(filepath.Ext(path)) {
-		case ".jsonl", ".ndjson":
-			o.Format = sample.JSONL
-		case ".csv":
-			o.Format = sample.CSV
-		default:
-			o.Format = sample.Text
-		}
-	}
+	o.Format = sample.FormatFor(path, format)
 	qs, st, err := sample.Read(f, path, o)
 	for _, b := range st.Bad {
 		e.warn("%s:%d: skipped: %s", path, b.Line, b.Reason)
@@ -146,23 +135,3 @@ func readLog(e *env, path, format string, o sample.Options) ([]sample.Query, sam
 	return qs, st, err
 }
 
-// newQueries keeps the drafts that the set at path does not hold yet (by
-// id or by normalised text).
-func newQueries(path string, drafts []*gate.Query) ([]*gate.Query, error) {
-	set, err := gate.LoadDraft(path)
-	if err != nil {
-		return nil, err
-	}
-	have := map[string]bool{}
-	for _, q := range set.Queries {
-		have[q.ID] = true
-		have["text:"+sample.Normalize(q.Text)] = true
-	}
-	var out []*gate.Query
-	for _, q := range drafts {
-		if !have[q.ID] && !have["text:"+sample.Normalize(q.Text)] {
-			out = append(out, q)
-		}
-	}
-	return out, nil
-}
