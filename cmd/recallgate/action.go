@@ -13,10 +13,10 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -183,7 +183,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 	}
 	o := pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: ws, TempDir: ghaction.RunnerTemp(e.getenv),
 		AllowIdentical: in.AllowIdentical, CacheKeys: keys,
-		IdenticalFix:   "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"}
+		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"}
 	if gh != nil {
 		o.Archive = gh
 	}

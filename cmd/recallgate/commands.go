@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/report"
 )
 

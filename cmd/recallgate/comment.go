@@ -82,4 +82,3 @@ GITHUB_EVENT_PATH from the environment.
 		}
 	},
 }
-

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/label"
+	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
 // stringList is a repeatable string flag.
@@ -193,4 +193,3 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 		return &gate.InfraError{Err: err}
 	}
 }
-

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/ghaction"
+	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -47,9 +47,9 @@ type env struct {
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
-	client *http.Client     // nil means a default client
-	now    func() time.Time // nil means time.Now
-	cache  *pipeline.RunCache       // nil means no run cache
+	client *http.Client       // nil means a default client
+	now    func() time.Time   // nil means time.Now
+	cache  *pipeline.RunCache // nil means no run cache
 	// commands is the raw stdout, for workflow commands recallgate writes
 	// itself; rawStderr the raw stderr, for ::stop-commands:: blocks.
 	commands, rawStderr io.Writer

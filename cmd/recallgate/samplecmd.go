@@ -134,4 +134,3 @@ func readLog(e *env, path, format string, o sample.Options) ([]sample.Query, sam
 	}
 	return qs, st, err
 }
-
