@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
@@ -216,21 +215,6 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 	},
 }
 
-// kappaWords reads a kappa the usual way (Landis and Koch's bands).
-func kappaWords(k float64) string {
-	switch {
-	case k < 0.2:
-		return "poor: the labelling guide needs work before the labels can gate"
-	case k < 0.4:
-		return "fair: discuss the disagreements and sharpen the guide"
-	case k < 0.6:
-		return "moderate"
-	case k < 0.8:
-		return "substantial"
-	}
-	return "almost perfect"
-}
-
 var validateCommand = command{
 	name:    "validate",
 	summary: "Check an eval set (and that its gold documents exist in a corpus).",
@@ -249,91 +233,16 @@ var validateCommand = command{
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			var cfg *config.Config
-			if *cfgPath != "" {
-				var err error
-				if cfg, err = config.Load(*cfgPath); err != nil {
-					return err
-				}
-				if err := cfg.ExpiredWaivers(e.clock()); err != nil {
-					return err
-				}
-				if *set == "" {
-					*set = cfg.Set
-				}
-				*corpus = pipeline.CorpusFor(*corpus, cfg)
-				if *maxAge == "" && cfg.MaxLabelAge > 0 {
-					*maxAge = fmt.Sprintf("%dd", int(cfg.MaxLabelAge.Hours()/24))
-				}
-				fmt.Fprintf(e.stdout, "ok: %s: config is valid (%d waivers)\n", cfg.Path, len(cfg.Waivers))
-			}
-			if *set == "" {
-				return usagef("--set is required (or --config with set = \"…\")")
-			}
-			s, err := gate.LoadSet(*set)
-			if err != nil {
-				return err
-			}
-			if cfg != nil {
-				for _, w := range cfg.Waivers {
-					if s.Query(w.Query) == nil {
-						return &gate.InputError{File: cfg.Path, Field: "waiver", Err: fmt.Errorf("query %q is not in %s", w.Query, s.Path)}
-					}
-				}
-			}
-			graded, gold := 0, 0
-			for _, q := range s.Queries {
-				gold += len(q.Gold)
-				for _, g := range q.Gold {
-					if g > 1 {
-						graded++
-						break
-					}
-				}
-			}
-			fmt.Fprintf(e.stdout, "ok: %s: %d queries (%d answerable, %d unanswerable), %d gold labels, %d queries with graded labels\n",
-				s.Path, len(s.Queries), s.Answerable(), len(s.Queries)-s.Answerable(), gold, graded)
-			if a, ok := gate.LabellerAgreement(s); ok {
-				fmt.Fprintf(e.stdout, "agreement: %s and %s judged %d documents alike: %.0f%% the same grade, Cohen's kappa %.2f (%s)\n",
-					a.A, a.B, a.Pairs, 100*a.Observed, a.Kappa, kappaWords(a.Kappa))
-			}
-			ho := gate.HealthOptions{Now: e.clock()}
 			if *maxAge != "" {
-				d, err := config.ParseAge(*maxAge)
-				if err != nil {
+				if _, err := config.ParseAge(*maxAge); err != nil {
 					return usagef("--max-label-age: %v", err)
 				}
-				ho.MaxLabelAge = d
 			}
-			var ids map[string]bool
-			if *corpus != "" {
-				ids = map[string]bool{}
-				if err := gate.WalkCorpus(*corpus, func(d gate.Document) error { ids[d.ID] = true; return nil }); err != nil {
-					return err
-				}
+			err := pipeline.Validate(e.job(), pipeline.ValidateOptions{Set: *set, Corpus: *corpus, MaxLabelAge: *maxAge, Config: *cfgPath}, e.stdout)
+			if errors.Is(err, pipeline.ErrNoSet) {
+				return usagef("--set is required (or --config with set = \"…\")")
 			}
-			for _, h := range gate.Health(s, ho) {
-				fmt.Fprintf(e.stdout, "health: %s\n", h)
-			}
-			if ids == nil {
-				return nil
-			}
-			missing := gate.MissingGold(s, ids)
-			if len(missing) == 0 {
-				fmt.Fprintf(e.stdout, "ok: %s: all gold documents are among its %d documents\n", *corpus, len(ids))
-				return nil
-			}
-			qids := make([]string, 0, len(missing))
-			for id := range missing {
-				qids = append(qids, id)
-			}
-			sort.Slice(qids, func(i, j int) bool { return s.Query(qids[i]).Line < s.Query(qids[j]).Line })
-			var lines []string
-			for _, id := range qids {
-				lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, s.Query(id).Line, id, strings.Join(missing[id], ", ")))
-			}
-			return &gate.InputError{File: *corpus, Err: fmt.Errorf("%d %s name gold documents missing from the corpus (a data-quality bug, not a retrieval failure):\n  %s",
-				len(qids), map[bool]string{true: "query", false: "queries"}[len(qids) == 1], strings.Join(lines, "\n  "))}
+			return err
 		}
 	},
 }

@@ -1,0 +1,135 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/config"
+)
+
+// ErrNoSet is Validate's error when neither the options nor the config
+// name an eval set.
+var ErrNoSet = errors.New("no eval set given")
+
+// ValidateOptions say what Validate checks.
+type ValidateOptions struct {
+	// Set is the eval set ("" = the config's); Corpus the corpus its gold
+	// documents must be in ("" = the config's, or none); MaxLabelAge flags
+	// older labels ("180d"; "" = the config's).
+	Set, Corpus, MaxLabelAge string
+	// Config is a recallgate.toml to check too ("" = none): its keys,
+	// waivers (an expired one fails) and set.
+	Config string
+}
+
+// Validate checks an eval set, and the config and corpus when given, and
+// writes what it found to out, one "ok:", "agreement:" or "health:" line
+// each. Gold documents missing from the corpus are an *gate.InputError
+// listing every query with its line.
+func Validate(e *Env, o ValidateOptions, out io.Writer) error {
+	var cfg *config.Config
+	if o.Config != "" {
+		var err error
+		if cfg, err = config.Load(o.Config); err != nil {
+			return err
+		}
+		if err := cfg.ExpiredWaivers(e.Clock()); err != nil {
+			return err
+		}
+		if o.Set == "" {
+			o.Set = cfg.Set
+		}
+		o.Corpus = CorpusFor(o.Corpus, cfg)
+		if o.MaxLabelAge == "" && cfg.MaxLabelAge > 0 {
+			o.MaxLabelAge = fmt.Sprintf("%dd", int(cfg.MaxLabelAge.Hours()/24))
+		}
+		fmt.Fprintf(out, "ok: %s: config is valid (%d waivers)\n", cfg.Path, len(cfg.Waivers))
+	}
+	if o.Set == "" {
+		return ErrNoSet
+	}
+	s, err := gate.LoadSet(o.Set)
+	if err != nil {
+		return err
+	}
+	if cfg != nil {
+		for _, w := range cfg.Waivers {
+			if s.Query(w.Query) == nil {
+				return &gate.InputError{File: cfg.Path, Field: "waiver", Err: fmt.Errorf("query %q is not in %s", w.Query, s.Path)}
+			}
+		}
+	}
+	graded, gold := 0, 0
+	for _, q := range s.Queries {
+		gold += len(q.Gold)
+		for _, g := range q.Gold {
+			if g > 1 {
+				graded++
+				break
+			}
+		}
+	}
+	fmt.Fprintf(out, "ok: %s: %d queries (%d answerable, %d unanswerable), %d gold labels, %d queries with graded labels\n",
+		s.Path, len(s.Queries), s.Answerable(), len(s.Queries)-s.Answerable(), gold, graded)
+	if a, ok := gate.LabellerAgreement(s); ok {
+		fmt.Fprintf(out, "agreement: %s and %s judged %d documents alike: %.0f%% the same grade, Cohen's kappa %.2f (%s)\n",
+			a.A, a.B, a.Pairs, 100*a.Observed, a.Kappa, kappaWords(a.Kappa))
+	}
+	ho := gate.HealthOptions{Now: e.Clock()}
+	if o.MaxLabelAge != "" {
+		d, err := config.ParseAge(o.MaxLabelAge)
+		if err != nil {
+			return fmt.Errorf("max label age: %w", err)
+		}
+		ho.MaxLabelAge = d
+	}
+	var ids map[string]bool
+	if o.Corpus != "" {
+		ids = map[string]bool{}
+		if err := gate.WalkCorpus(o.Corpus, func(d gate.Document) error { ids[d.ID] = true; return nil }); err != nil {
+			return err
+		}
+	}
+	for _, h := range gate.Health(s, ho) {
+		fmt.Fprintf(out, "health: %s\n", h)
+	}
+	if ids == nil {
+		return nil
+	}
+	missing := gate.MissingGold(s, ids)
+	if len(missing) == 0 {
+		fmt.Fprintf(out, "ok: %s: all gold documents are among its %d documents\n", o.Corpus, len(ids))
+		return nil
+	}
+	qids := make([]string, 0, len(missing))
+	for id := range missing {
+		qids = append(qids, id)
+	}
+	sort.Slice(qids, func(i, j int) bool { return s.Query(qids[i]).Line < s.Query(qids[j]).Line })
+	var lines []string
+	for _, id := range qids {
+		lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, s.Query(id).Line, id, strings.Join(missing[id], ", ")))
+	}
+	return &gate.InputError{File: o.Corpus, Err: fmt.Errorf("%d %s name gold documents missing from the corpus (a data-quality bug, not a retrieval failure):\n  %s",
+		len(qids), map[bool]string{true: "query", false: "queries"}[len(qids) == 1], strings.Join(lines, "\n  "))}
+}
+
+// kappaWords reads a kappa the usual way (Landis and Koch's bands).
+func kappaWords(k float64) string {
+	switch {
+	case k < 0.2:
+		return "poor: the labelling guide needs work before the labels can gate"
+	case k < 0.4:
+		return "fair: discuss the disagreements and sharpen the guide"
+	case k < 0.6:
+		return "moderate"
+	case k < 0.8:
+		return "substantial"
+	}
+	return "almost perfect"
+}
+
