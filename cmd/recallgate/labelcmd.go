@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/config"
-	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
@@ -115,63 +113,24 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	if lf.depth < 1 {
 		return usagef("--depth must be at least 1")
 	}
-	cfg, err := config.Load(lf.config)
-	if err != nil {
-		return err
-	}
-	setPath := lf.set
-	if setPath == "" {
-		setPath = cfg.Set
-	}
-	if setPath == "" {
-		return usagef("--set is required (or a config with set = \"…\")")
-	}
-	set, err := gate.LoadDraft(setPath)
-	if err != nil {
-		return err
-	}
-	docs := map[string]gate.Document{}
-	if corpus := pipeline.CorpusFor("", cfg); corpus != "" {
-		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { docs[d.ID] = d; return nil }); err != nil {
-			return fmt.Errorf("read corpus: %w", err)
-		}
-	} else {
-		e.warn("%s names no corpus (corpus = \"…\" or a builtin retriever): titles and whole documents are not shown", cfg.Path)
-	}
-	var pool map[string][]label.Candidate
-	var only []string
-	if lf.fromReport != "" {
-		pool, only, err = pipeline.PoolFromReport(lf.fromReport, set, docs)
-	} else {
-		pool, err = pipeline.Pool(ctx, e.job(), cfg, lf.pool, set, lf.depth, docs)
-	}
-	if err != nil {
-		return err
-	}
-	o := label.Options{SetPath: setPath, Labeller: lf.labeller, Binary: lf.binary, Pool: pool, Now: e.clock, Only: only, PoolOnly: lf.fromReport != ""}
-	if len(docs) > 0 {
-		o.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
-		o.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
-	}
-	if pick != nil {
-		o.Only = pick(set)
-	}
-	if lf.fromReport != "" {
-		fmt.Fprintf(e.stderr, "recallgate label: the %d query–document pairs %s lists as unjudged in the head's context\n", pipeline.Pairs(pool), lf.fromReport)
-	}
-	srv, err := label.New(o)
-	if err != nil {
-		return err
-	}
+	// The port first: a busy one is said at once, before any retrieval.
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lf.port))
 	if err != nil {
 		return &gate.InfraError{Err: fmt.Errorf("listen on 127.0.0.1:%d: %w", lf.port, err)}
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	shown := len(set.Queries)
-	if o.Only != nil {
-		shown = len(o.Only)
+	defer ln.Close()
+	job, err := pipeline.Label(ctx, e.job(), pipeline.LabelOptions{
+		Config: lf.config, Set: lf.set, Labeller: lf.labeller, PoolConfigs: lf.pool, Depth: lf.depth,
+		Binary: lf.binary, FromReport: lf.fromReport, Pick: pick,
+	})
+	if errors.Is(err, pipeline.ErrNoSet) {
+		return usagef("--set is required (or a config with set = \"…\")")
 	}
+	if err != nil {
+		return err
+	}
+	srv, setPath, shown := job.Server, job.SetPath, job.Shown
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stdout, "recallgate label: http://%s/ — %d queries of %s, labelling as %s. Ctrl-C stops.\n", ln.Addr(), shown, setPath, lf.labeller)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()

@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/label"
+)
+
+// LabelOptions say what the labelling page shows.
+type LabelOptions struct {
+	// Config gives the retrievers of the pool and the corpus; Set the set
+	// to label ("" = the config's).
+	Config, Set string
+	// Labeller names who grades.
+	Labeller string
+	// PoolConfigs add other configs' retrievers to the pool; Depth is how
+	// many top documents of each retriever go into it.
+	PoolConfigs []string
+	Depth       int
+	// Binary grades 0/1.
+	Binary bool
+	// FromReport, when set, is a compare report whose new unjudged context
+	// documents are the only pairs shown (no retrieval).
+	FromReport string
+	// Pick, when set, chooses the queries shown (re-verification).
+	Pick func(*gate.Set) []string
+}
+
+// LabelJob is a labelling page ready to serve.
+type LabelJob struct {
+	Server  *label.Server
+	SetPath string
+	// Shown is how many queries the page shows.
+	Shown int
+}
+
+// Label loads the config, the set and the corpus, builds the pool (or
+// takes a report's unjudged pairs) and makes the labelling page.
+func Label(ctx context.Context, e *Env, o LabelOptions) (*LabelJob, error) {
+	cfg, err := config.Load(o.Config)
+	if err != nil {
+		return nil, err
+	}
+	setPath := o.Set
+	if setPath == "" {
+		setPath = cfg.Set
+	}
+	if setPath == "" {
+		return nil, ErrNoSet
+	}
+	set, err := gate.LoadDraft(setPath)
+	if err != nil {
+		return nil, err
+	}
+	docs := map[string]gate.Document{}
+	if corpus := CorpusFor("", cfg); corpus != "" {
+		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { docs[d.ID] = d; return nil }); err != nil {
+			return nil, fmt.Errorf("read corpus: %w", err)
+		}
+	} else {
+		e.Warn("%s names no corpus (corpus = \"…\" or a builtin retriever): titles and whole documents are not shown", cfg.Path)
+	}
+	var pool map[string][]label.Candidate
+	var only []string
+	if o.FromReport != "" {
+		pool, only, err = PoolFromReport(o.FromReport, set, docs)
+	} else {
+		pool, err = Pool(ctx, e, cfg, o.PoolConfigs, set, o.Depth, docs)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lo := label.Options{SetPath: setPath, Labeller: o.Labeller, Binary: o.Binary, Pool: pool, Now: e.Clock, Only: only, PoolOnly: o.FromReport != ""}
+	if len(docs) > 0 {
+		lo.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
+		lo.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
+	}
+	if o.Pick != nil {
+		lo.Only = o.Pick(set)
+	}
+	if o.FromReport != "" {
+		fmt.Fprintf(e.Stderr, "recallgate label: the %d query–document pairs %s lists as unjudged in the head's context\n", Pairs(pool), o.FromReport)
+	}
+	srv, err := label.New(lo)
+	if err != nil {
+		return nil, err
+	}
+	shown := len(set.Queries)
+	if lo.Only != nil {
+		shown = len(lo.Only)
+	}
+	return &LabelJob{Server: srv, SetPath: setPath, Shown: shown}, nil
+}
