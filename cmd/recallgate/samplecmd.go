@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	iofs "io/fs"
 	"os"
 	"strings"
 
@@ -65,46 +62,22 @@ keeps the labels already there.
 				}
 			}
 			drafts := sample.Draft(sample.Draw(qs, bad, *size, *seed))
-			var existing []byte
-			switch data, err := os.ReadFile(*out); {
-			case errors.Is(err, iofs.ErrNotExist):
-			case err != nil:
-				return &gate.InputError{File: *out, Err: err}
-			case *force:
-			case !*appendTo:
+			res, err := sample.WriteDraft(*out, drafts, *appendTo, *force)
+			if errors.Is(err, sample.ErrExists) {
 				return usagef("%s exists: --append adds new queries to it and keeps its labels, --force replaces it", *out)
-			default:
-				if drafts, err = sample.NewQueries(*out, drafts); err != nil {
-					return err
-				}
-				existing = data
-				if len(existing) > 0 && existing[len(existing)-1] != '\n' {
-					existing = append(existing, '\n')
-				}
 			}
-			var buf bytes.Buffer
-			buf.Write(existing)
-			counts := map[string]int{}
-			for _, q := range drafts {
-				line, err := q.MarshalLine()
-				if err != nil {
-					return err
-				}
-				buf.Write(line)
-				buf.WriteByte('\n')
-				counts[q.Segments[0]]++
-			}
-			if err := writeFileAtomic(*out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			if err != nil {
 				return err
 			}
+			drafts, counts := res.Written, res.Counts
 			fmt.Fprintf(e.stderr, "recallgate: %s: %s\n", *logPath, st)
 			verb := "wrote"
-			if len(existing) > 0 {
+			if res.Appended {
 				verb = "appended"
 			}
 			fmt.Fprintf(e.stderr, "recallgate: %s %d queries (%d %s, %d %s) to %s\n", verb, len(drafts),
 				counts[sample.KnownFailure], sample.KnownFailure, counts[sample.Ordinary], sample.Ordinary, *out)
-			if len(existing) == 0 && len(drafts) < *size {
+			if !res.Appended && len(drafts) < *size {
 				e.warn("the log and the known failures hold only %d distinct queries, fewer than --size %d", len(drafts), *size)
 			}
 			fmt.Fprintf(e.stderr, "recallgate: next, label them: recallgate label --config recallgate.toml --set %s\n", *out)
