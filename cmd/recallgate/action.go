@@ -80,6 +80,13 @@ func runAction(ctx context.Context, e *env) error {
 	if sha := ev.HeadSHA(e.getenv("GITHUB_SHA")); report.IsCommitSHA(sha) {
 		cmp.HeadSHA = sha
 	}
+	return publishAction(ctx, e, a, in, mode, ev, gh, cmp, set)
+}
+
+// publishAction writes the report where later steps find it, the outputs,
+// summary and annotations, the comment or the drift issue, and turns the
+// verdict into the step's outcome.
+func publishAction(ctx context.Context, e *env, a *githubactions.Action, in ghaction.Inputs, mode string, ev *ghaction.Event, gh *ghclient.Client, cmp *gate.Comparison, set *gate.Set) error {
 	rep := report.FromComparison(cmp)
 	var md bytes.Buffer
 	if err := report.WriteCompareReport(&md, rep, report.Markdown); err != nil {
