@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/retriever"
 )
 
 // Config is a loaded recallgate.toml with defaults applied and paths resolved
@@ -54,79 +55,12 @@ type Config struct {
 	NoChart bool
 }
 
-// Retriever configures one side's retriever. Which keys apply depends on
-// Type: "builtin" (BM25 over a corpus), "http", "command" or "file".
-type Retriever struct {
-	// Type names the retriever kind.
-	Type string `toml:"type"`
-	// Concurrency is how many queries run at once (default 4).
-	Concurrency int `toml:"concurrency"`
-	// Timeout bounds each query, as a Go duration ("10s"; default 30s).
-	Timeout Duration `toml:"timeout"`
-	// RateLimit caps requests a second to the retriever (0 = none); sides
-	// with the same URL share the limit.
-	RateLimit float64 `toml:"rate_limit"`
-
-	// Path is the run file of a "file" retriever, resolved like Set.
-	Path string `toml:"path"`
-
-	// Corpus is the folder or JSONL file a "builtin" retriever indexes.
-	Corpus       string   `toml:"corpus"`
-	ChunkWords   int      `toml:"chunk_words"`
-	ChunkOverlap int      `toml:"chunk_overlap"`
-	K1           *float64 `toml:"k1"`
-	B            *float64 `toml:"b"`
-	TitleBoost   float64  `toml:"title_boost"`
-	Stem         *bool    `toml:"stem"`
-	StopWords    *bool    `toml:"stop_words"`
-
-	// URL, Method, Body and Headers describe an "http" retriever's request.
-	URL     string            `toml:"url"`
-	Method  string            `toml:"method"`
-	Body    string            `toml:"body"`
-	Headers map[string]string `toml:"headers"`
-	// Hits, Doc, Chunk, Score and Text are paths into the JSON response:
-	// Hits to the array of hits, the others relative to one hit.
-	Hits      string `toml:"hits"`
-	DocPath   string `toml:"doc"`
-	ChunkPath string `toml:"chunk"`
-	ScorePath string `toml:"score"`
-	TextPath  string `toml:"text"`
-	Retries   *int   `toml:"retries"`
-	MaxBody   int64  `toml:"max_body_bytes"`
-
-	// Command is the argv of a "command" retriever (no shell).
-	Command []string `toml:"command"`
-	// Env names the variables a command retriever gets besides the
-	// defaults (gate.ChildEnvNames); the runner's credentials never.
-	Env []string `toml:"env" json:",omitempty"`
-
-	// Dir is the folder of the config file the table came from: a command
-	// retriever runs there, and relative paths were resolved from it.
-	Dir string `toml:"-" json:"-"`
-
-	fingerprint string
-}
-
-// Fingerprint is "sha256:" and the hash of the table as written (paths
-// unresolved), so it does not depend on the working folder.
-func (r *Retriever) Fingerprint() string { return r.fingerprint }
+// Retriever configures one side's retriever: the table type lives beside
+// the retrievers, in gate/retriever.
+type Retriever = retriever.Table
 
 // Duration is a time.Duration written as a string in TOML ("10s").
-type Duration struct{ time.Duration }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return fmt.Errorf("not a duration like \"10s\": %w", err)
-	}
-	if v < 0 {
-		return fmt.Errorf("duration must not be negative, got %s", v)
-	}
-	d.Duration = v
-	return nil
-}
+type Duration = retriever.Duration
 
 // side is a [base] or [head] table.
 type side struct {
@@ -422,19 +356,15 @@ func (c *Config) sides(raw rawConfig, dir string) error {
 func (c *Config) prepare(r *Retriever, dir, table string) error {
 	if b, err := json.Marshal(r); err == nil {
 		sum := sha256.Sum256(b)
-		r.fingerprint = "sha256:" + hex.EncodeToString(sum[:])
+		r.Sum = "sha256:" + hex.EncodeToString(sum[:])
 	}
 	if r.Type == "" {
 		return &gate.InputError{File: c.Path, Field: table + ".type", Err: errors.New("required")}
 	}
-	switch r.Type {
-	case "builtin", "http", "command", "file":
-	default:
-		return &gate.InputError{File: c.Path, Field: table + ".type", Err: fmt.Errorf("unknown retriever type %q (want builtin, http, command or file)", r.Type)}
+	if !slices.Contains(retriever.Kinds, r.Type) {
+		return &gate.InputError{File: c.Path, Field: table + ".type", Err: fmt.Errorf("unknown retriever type %q (want %s)", r.Type, retriever.KindList())}
 	}
-	need := map[string]string{"builtin": r.Corpus, "http": r.URL, "file": r.Path}
-	if v, ok := need[r.Type]; ok && v == "" {
-		key := map[string]string{"builtin": "corpus", "http": "url", "file": "path"}[r.Type]
+	if key, v := r.RequiredKey(); key != "" && v == "" {
 		return &gate.InputError{File: c.Path, Field: table + "." + key, Err: fmt.Errorf("required for a %s retriever", r.Type)}
 	}
 	if r.Type == "command" && len(r.Command) == 0 {

@@ -10,7 +10,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
-	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/retriever/file"
 )
 
 // Compare runs the comparison with the inputs' policy and attaches health,
@@ -152,7 +152,7 @@ func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 // Drift is the nightly drift job: the head side retrieved now against the
 // stored baseline run (written by a reviewed `gate --write-baseline`).
 func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, baseline string) (*gate.Comparison, error) {
-	rf, err := runfile.Load(baseline)
+	rf, err := file.Load(baseline)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline: %w", err)
 	}

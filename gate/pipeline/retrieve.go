@@ -13,87 +13,11 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
-	"github.com/recallgate/recallgate/gate/builtin"
 	"github.com/recallgate/recallgate/gate/config"
-	"github.com/recallgate/recallgate/gate/endpoint"
-	"github.com/recallgate/recallgate/gate/runfile"
-	"github.com/recallgate/recallgate/gate/stdio"
+	"github.com/recallgate/recallgate/gate/retriever"
+	"github.com/recallgate/recallgate/gate/retriever/builtin"
+	"github.com/recallgate/recallgate/gate/retriever/file"
 )
-
-// closer releases what a retriever holds (a subprocess, connections).
-type closer func() error
-
-// newRetriever builds the retriever a config table describes.
-func newRetriever(ctx context.Context, e *Env, cfg *config.Config, r *config.Retriever, side string) (gate.Retriever, closer, error) {
-	none := func() error { return nil }
-	table := side + ".retriever"
-	switch r.Type {
-	case "file":
-		rt, err := runfile.Load(r.Path)
-		return rt, none, err
-	case "builtin":
-		o := builtin.DefaultOptions()
-		o.ChunkWords, o.ChunkOverlap, o.TitleBoost = r.ChunkWords, r.ChunkOverlap, r.TitleBoost
-		if r.K1 != nil {
-			o.K1 = *r.K1
-		}
-		if r.B != nil {
-			o.B = *r.B
-		}
-		if r.Stem != nil {
-			o.Analysis.Stem = *r.Stem
-		}
-		if r.StopWords != nil {
-			o.Analysis.StopWords = *r.StopWords
-		}
-		if err := o.Validate(); err != nil {
-			return nil, none, &gate.InputError{File: cfg.Path, Field: table, Err: err}
-		}
-		build := builtin.Build
-		if e.Cache != nil {
-			build = func(corpus string, o builtin.Options) (*builtin.Index, error) {
-				return builtin.BuildCached(corpus, o, e.Cache.Dir, func(s string) { e.Warn("%s", s) })
-			}
-		}
-		ix, err := build(r.Corpus, o)
-		if err != nil {
-			return nil, none, fmt.Errorf("%s: build index: %w", side, err)
-		}
-		return ix, none, nil
-	case "command":
-		dir := r.Dir
-		if dir == "" {
-			dir = filepath.Dir(cfg.Path)
-		}
-		resume := e.fence() // the process's stderr is the PR's text
-		sp, err := stdio.Start(r.Command, dir, gate.ChildEnv(e.Getenv, r.Env), e.Stderr)
-		if err != nil {
-			resume()
-			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
-		}
-		return sp, func() error { defer resume(); return sp.Close(5 * time.Second) }, nil
-	case "http":
-		retries := endpoint.DefaultRetries
-		if r.Retries != nil {
-			retries = *r.Retries
-		}
-		ep, err := endpoint.New(endpoint.Config{
-			URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
-			Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
-			Retries: retries, MaxBody: r.MaxBody,
-		}, e.HTTPClient(), e.Getenv)
-		if err != nil {
-			return nil, none, &gate.InputError{File: cfg.Path, Field: table, Err: err}
-		}
-		pctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
-		defer cancel()
-		if err := ep.Preflight(pctx); err != nil {
-			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: preflight request failed: %w", side, err)}
-		}
-		return ep, none, nil
-	}
-	return nil, none, &gate.InputError{File: cfg.Path, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
-}
 
 // SideRun is one side's retrieval outcome.
 type SideRun struct {
@@ -129,13 +53,14 @@ func (s SideRun) Latency() *gate.LatencyStats {
 func (s SideRun) First() []gate.Result { return s.Results[0] }
 
 // Retrieve retrieves the set for each named side at the same time,
-// so the two sides share the wall time, repeats times over.
+// so the two sides share the wall time, repeats times over. A side whose
+// run is in the cache is never built: no index loaded, no subprocess
+// started. Every retriever that was built is closed before it returns.
 func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, sides []string, repeats int) (map[string]SideRun, error) {
 	type built struct {
 		r        gate.Retriever
-		close    closer
+		close    retriever.Closer
 		opts     gate.RetrieveOptions
-		fp       SideRun
 		cacheKey string
 	}
 	bs := map[string]*built{}
@@ -144,6 +69,8 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 			_ = b.close()
 		}
 	}()
+	out := map[string]SideRun{}
+	cacheOn := e.Cache != nil && max(repeats, 1) == 1
 	for _, side := range sides {
 		rc := cfg.Base
 		if side == "head" {
@@ -152,26 +79,52 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		if rc == nil {
 			return nil, &gate.InputError{File: cfg.Path, Field: side + ".retriever", Err: fmt.Errorf("no retriever configured: add [retriever] or [%s.retriever]", side)}
 		}
+		fp := SideRun{Config: rc.Fingerprint()}
+		var cacheKey string
+		if cacheOn {
+			if rc.Type == "builtin" {
+				var err error
+				if fp.Corpus, err = builtin.CorpusFingerprint(rc.Corpus); err != nil {
+					return nil, fmt.Errorf("%s: %w", side, err)
+				}
+			}
+			if cacheKey = e.Cache.key(set, fp, side); cacheKey != "" {
+				if res, ok := e.Cache.load(e, cacheKey, set); ok {
+					fp.Results, fp.Cached = [][]gate.Result{res}, true
+					out[side] = fp
+					fmt.Fprintf(e.Stderr, "recallgate: %s: reused the cached run %s\n", side, e.Cache.path(cacheKey))
+					continue
+				}
+			}
+		}
 		start := time.Now()
-		r, c, err := newRetriever(ctx, e, cfg, rc, side)
+		deps := retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr, Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence}
+		if e.Cache != nil {
+			deps.IndexDir = e.Cache.Dir
+		}
+		r, c, err := retriever.New(ctx, rc, deps)
 		if err != nil {
 			return nil, err
 		}
-		startup := time.Since(start)
-		if rf, ok := r.(*runfile.Retriever); ok {
+		b := &built{r: r, close: c, cacheKey: cacheKey, opts: gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
+		bs[side] = b
+		fp.Startup = time.Since(start)
+		if rf, ok := r.(*file.Retriever); ok {
 			if err := rf.CheckSet(set); err != nil {
 				return nil, err
 			}
 		}
-		b := &built{r: r, close: c, opts: gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
-		b.fp.Config, b.fp.Startup = rc.Fingerprint(), startup
-		if ix, ok := r.(interface{ Fingerprint() string }); ok {
-			b.fp.Corpus = ix.Fingerprint()
+		if ix, ok := r.(interface{ Fingerprint() string }); ok && fp.Corpus == "" {
+			fp.Corpus = ix.Fingerprint()
 		}
-		bs[side] = b
+		out[side] = fp
 	}
 	limiters := map[string]*gate.Limiter{}
 	for _, side := range sides {
+		b, ok := bs[side]
+		if !ok {
+			continue
+		}
 		rc := cfg.Base
 		if side == "head" {
 			rc = cfg.Head
@@ -183,34 +136,12 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		if _, ok := limiters[key]; !ok {
 			limiters[key] = gate.NewLimiter(rc.RateLimit)
 		}
-		bs[side].opts.Limiter = limiters[key]
+		b.opts.Limiter = limiters[key]
 	}
 	prog := newProgress(e.Stderr, len(set.Queries)*len(bs)*max(repeats, 1))
 	defer prog.finish()
 	for _, b := range bs {
 		b.opts.Progress = func(int) { prog.add() }
-	}
-	out := map[string]SideRun{}
-	for side, b := range bs {
-		out[side] = b.fp
-	}
-	if c := e.Cache; c != nil && max(repeats, 1) == 1 {
-		for side, b := range bs {
-			key := c.key(set, b.fp, side)
-			if key == "" {
-				continue
-			}
-			if res, ok := c.load(e, key, set); ok {
-				sr := out[side]
-				sr.Results = [][]gate.Result{res}
-				sr.Cached = true
-				out[side] = sr
-				fmt.Fprintf(e.Stderr, "recallgate: %s: reused the cached run %s\n", side, c.path(key))
-				delete(bs, side)
-				continue
-			}
-			b.cacheKey = key
-		}
 	}
 	for rep := 0; rep < max(repeats, 1); rep++ {
 		var mu sync.Mutex
@@ -238,7 +169,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 	}
 	for side, b := range bs {
 		if b.cacheKey != "" && out[side].Err == nil {
-			if err := e.Cache.store(b.cacheKey, out[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: b.fp.Config}); err != nil {
+			if err := e.Cache.store(b.cacheKey, out[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: out[side].Config}); err != nil {
 				e.Warn("cache: %v", err)
 			}
 		}

@@ -132,4 +132,3 @@ func kappaWords(k float64) string {
 	}
 	return "almost perfect"
 }
-

@@ -1,10 +1,10 @@
-// Package endpoint is the "http" retriever: it sends each query to a search
-// service over HTTP and reads the ranked hits out of the JSON answer with
+// Package httpretriever, in gate/retriever/http, is the "http" retriever:
+// it sends each query to a search service over HTTP and reads the ranked hits out of the JSON answer with
 // configurable paths, so Elasticsearch/OpenSearch, Qdrant and home-made
 // services work without code. It retries throttling and server errors a
 // bounded number of times, honours Retry-After, limits the size of what it
 // reads and never prints header values.
-package endpoint
+package httpretriever
 
 import (
 	"bytes"
@@ -431,3 +431,6 @@ func jsonKind(v any) string {
 	}
 	return "a number"
 }
+
+// The http retriever answers queries as gate.Retriever says.
+var _ gate.Retriever = (*Retriever)(nil)

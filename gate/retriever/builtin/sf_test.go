@@ -15,7 +15,7 @@ import (
 // figures (Anserini/Pyserini BEIR regressions: title and text as one field,
 // k1 = 0.9, b = 0.4) are nDCG@10 0.679 and R@100 0.925.
 func TestSciFactBM25Quality(t *testing.T) {
-	dir := "../../../shared/data/scifact/"
+	dir := "../../../../shared/data/scifact/"
 	if _, err := os.Stat(dir + "corpus.jsonl.gz"); err != nil {
 		t.Skipf("SciFact data not found beside the repository (%v)", err)
 	}

@@ -74,8 +74,10 @@ func (s *fieldSnapshot) field() (field, error) {
 	return f, nil
 }
 
-// corpusFingerprint hashes a corpus the way Build does, without indexing it.
-func corpusFingerprint(corpus string) (string, error) {
+// CorpusFingerprint hashes a corpus the way Build does, without indexing
+// it: what Index.Fingerprint would say, for a cache key that must not cost
+// an index build or load.
+func CorpusFingerprint(corpus string) (string, error) {
 	hash := sha256.New()
 	err := gate.WalkCorpus(corpus, func(d gate.Document) error {
 		for _, part := range []string{d.ID, d.Title, d.Text} {
@@ -96,7 +98,7 @@ func BuildCached(corpus string, o Options, dir string, warn func(string)) (*Inde
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	fp, err := corpusFingerprint(corpus)
+	fp, err := CorpusFingerprint(corpus)
 	if err != nil {
 		return nil, err
 	}

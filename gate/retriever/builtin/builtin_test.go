@@ -168,7 +168,7 @@ func TestBuildCachedReusesAndRebuilds(t *testing.T) {
 }
 
 func BenchmarkSciFactIndex(b *testing.B) {
-	path := "../../../shared/data/scifact/corpus.jsonl.gz"
+	path := "../../../../shared/data/scifact/corpus.jsonl.gz"
 	if _, err := os.Stat(path); err != nil {
 		b.Skip("SciFact not found")
 	}

@@ -256,3 +256,6 @@ func (h *topK) Pop() any {
 	*h = old[:len(old)-1]
 	return x
 }
+
+// The builtin BM25 index answers queries as gate.Retriever says.
+var _ gate.Retriever = (*Index)(nil)

@@ -1,9 +1,9 @@
-// Package stdio is the "command" retriever: a long-lived subprocess that
+// Package command is the "command" retriever: a long-lived subprocess that
 // reads one JSON request a line on stdin, {"id","query","k"}, and answers one
 // JSON line on stdout, {"id","hits":[…]}. The process starts once, so a
 // Python retriever loads its model once for the whole set. It is started
 // from an argv array, never through a shell; its stderr is passed through.
-package stdio
+package command
 
 import (
 	"bufio"
@@ -157,3 +157,6 @@ func (r *Retriever) Close(grace time.Duration) error {
 	}()
 	return nil
 }
+
+// The command retriever answers queries as gate.Retriever says.
+var _ gate.Retriever = (*Retriever)(nil)

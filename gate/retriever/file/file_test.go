@@ -1,4 +1,4 @@
-package runfile
+package file
 
 import (
 	"context"

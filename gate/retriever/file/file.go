@@ -1,7 +1,7 @@
-// Package runfile is the "file" retriever: it serves the results of a run
+// Package file is the "file" retriever: it serves the results of a run
 // file (JSONL or TREC) that an earlier CI step produced, so teams whose
 // retrieval runs elsewhere can still gate on it.
-package runfile
+package file
 
 import (
 	"context"
@@ -45,3 +45,6 @@ func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.
 	}
 	return hits, nil
 }
+
+// The file retriever answers queries as gate.Retriever says.
+var _ gate.Retriever = (*Retriever)(nil)

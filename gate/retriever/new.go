@@ -1,0 +1,115 @@
+package retriever
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/retriever/builtin"
+	"github.com/recallgate/recallgate/gate/retriever/command"
+	"github.com/recallgate/recallgate/gate/retriever/file"
+	httpretriever "github.com/recallgate/recallgate/gate/retriever/http"
+)
+
+// Deps are what a retriever may need of the world.
+type Deps struct {
+	// ConfigPath is the config file the table came from, for errors; Side
+	// is "base" or "head" (the table is "<side>.retriever").
+	ConfigPath, Side string
+	// Getenv reads the environment: a command retriever's allowlisted
+	// variables, http header values.
+	Getenv func(string) string
+	// Stderr receives a command retriever's stderr.
+	Stderr io.Writer
+	// Client is the http retrievers' client.
+	Client *http.Client
+	// Warn reports something the build had to work around.
+	Warn func(string)
+	// IndexDir, when set, keeps builtin indexes between jobs.
+	IndexDir string
+	// Fence, when set, fences a subprocess's output (action mode) and
+	// returns the release.
+	Fence func() func()
+}
+
+// Closer releases what a retriever holds (a subprocess, connections).
+type Closer func() error
+
+// New builds the retriever a table describes.
+func New(ctx context.Context, r *Table, d Deps) (gate.Retriever, Closer, error) {
+	none := func() error { return nil }
+	table, side := d.Side+".retriever", d.Side
+	switch r.Type {
+	case "file":
+		rt, err := file.Load(r.Path)
+		return rt, none, err
+	case "builtin":
+		o := builtin.DefaultOptions()
+		o.ChunkWords, o.ChunkOverlap, o.TitleBoost = r.ChunkWords, r.ChunkOverlap, r.TitleBoost
+		if r.K1 != nil {
+			o.K1 = *r.K1
+		}
+		if r.B != nil {
+			o.B = *r.B
+		}
+		if r.Stem != nil {
+			o.Analysis.Stem = *r.Stem
+		}
+		if r.StopWords != nil {
+			o.Analysis.StopWords = *r.StopWords
+		}
+		if err := o.Validate(); err != nil {
+			return nil, none, &gate.InputError{File: d.ConfigPath, Field: table, Err: err}
+		}
+		build := builtin.Build
+		if d.IndexDir != "" {
+			build = func(corpus string, o builtin.Options) (*builtin.Index, error) {
+				return builtin.BuildCached(corpus, o, d.IndexDir, d.Warn)
+			}
+		}
+		ix, err := build(r.Corpus, o)
+		if err != nil {
+			return nil, none, fmt.Errorf("%s: build index: %w", side, err)
+		}
+		return ix, none, nil
+	case "command":
+		dir := r.Dir
+		if dir == "" {
+			dir = filepath.Dir(d.ConfigPath)
+		}
+		resume := func() {}
+		if d.Fence != nil {
+			resume = d.Fence() // the process's stderr is the PR's text
+		}
+		sp, err := command.Start(r.Command, dir, gate.ChildEnv(d.Getenv, r.Env), d.Stderr)
+		if err != nil {
+			resume()
+			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
+		}
+		return sp, func() error { defer resume(); return sp.Close(5 * time.Second) }, nil
+	case "http":
+		retries := httpretriever.DefaultRetries
+		if r.Retries != nil {
+			retries = *r.Retries
+		}
+		ep, err := httpretriever.New(httpretriever.Config{
+			URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
+			Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
+			Retries: retries, MaxBody: r.MaxBody,
+		}, d.Client, d.Getenv)
+		if err != nil {
+			return nil, none, &gate.InputError{File: d.ConfigPath, Field: table, Err: err}
+		}
+		pctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
+		defer cancel()
+		if err := ep.Preflight(pctx); err != nil {
+			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: preflight request failed: %w", side, err)}
+		}
+		return ep, none, nil
+	}
+	return nil, none, &gate.InputError{File: d.ConfigPath, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
+}

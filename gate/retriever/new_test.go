@@ -1,0 +1,67 @@
+package retriever
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+func TestNewBuildsEveryKind(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	os.MkdirAll(corpus, 0o755)
+	os.WriteFile(filepath.Join(corpus, "a.md"), []byte("# Keys\n\nrotate the api key\n"), 0o644)
+	run := filepath.Join(dir, "run.jsonl")
+	os.WriteFile(run, []byte(`{"id":"q1","hits":[{"doc":"a"}]}`+"\n"), 0o644)
+	d := Deps{ConfigPath: "rg.toml", Side: "head", Getenv: func(string) string { return "" }, Stderr: os.Stderr}
+	q := &gate.Query{ID: "q1", Text: "rotate key"}
+	for _, tt := range []struct {
+		table Table
+		want  string
+	}{
+		{Table{Type: "builtin", Corpus: corpus}, "a"},
+		{Table{Type: "file", Path: run}, "a"},
+	} {
+		r, closeFn, err := New(context.Background(), &tt.table, d)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.table.Type, err)
+		}
+		hits, err := r.Retrieve(context.Background(), q, 5)
+		if err != nil || len(hits) == 0 || hits[0].Doc != tt.want {
+			t.Errorf("%s: hits %v, %v", tt.table.Type, hits, err)
+		}
+		if err := closeFn(); err != nil {
+			t.Errorf("%s: close: %v", tt.table.Type, err)
+		}
+	}
+	// A builtin table with bad chunking is the config's fault, named by table.
+	_, _, err := New(context.Background(), &Table{Type: "builtin", Corpus: corpus, ChunkWords: 5, ChunkOverlap: 5}, d)
+	var ie *gate.InputError
+	if !errors.As(err, &ie) || ie.File != "rg.toml" || ie.Field != "head.retriever" {
+		t.Errorf("bad chunking: %v", err)
+	}
+	// A command that cannot start is infrastructure.
+	_, _, err = New(context.Background(), &Table{Type: "command", Command: []string{"/nonexistent/retriever"}, Dir: dir}, d)
+	if !gate.IsInfra(err) || !strings.Contains(err.Error(), "head:") {
+		t.Errorf("a command that cannot start: %v", err)
+	}
+	if _, _, err = New(context.Background(), &Table{Type: "vector"}, d); !gate.IsInput(err) || !strings.Contains(err.Error(), `retriever type "vector" is not available`) {
+		t.Errorf("unknown kind: %v", err)
+	}
+}
+
+func TestKindsAndRequiredKeys(t *testing.T) {
+	if KindList() != "builtin, http, command or file" {
+		t.Errorf("KindList %q", KindList())
+	}
+	for kind, key := range map[string]string{"builtin": "corpus", "http": "url", "file": "path", "command": ""} {
+		if k, _ := (&Table{Type: kind}).RequiredKey(); k != key {
+			t.Errorf("%s requires %q, want %q", kind, k, key)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+// Package retriever is the room of the retrievers: the config table every
+// kind is described by, the one list of kinds the config checks against,
+// and the factory that builds a retriever from its table. Each kind is a
+// package of its own beside this one, named as the config names it:
+// builtin (BM25 over a corpus), http (a search service), command (a
+// long-lived subprocess) and file (a run made elsewhere). To add a kind,
+// add its package, its name to Kinds, its required key to RequiredKey and
+// its case to New.
+package retriever
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kinds are the retriever types a config may name, in the order messages list them.
+var Kinds = []string{"builtin", "http", "command", "file"}
+
+// KindList is Kinds as a message says it: "builtin, http, command or file".
+func KindList() string {
+	return strings.Join(Kinds[:len(Kinds)-1], ", ") + " or " + Kinds[len(Kinds)-1]
+}
+
+// RequiredKey is the key a table of its kind cannot do without and its
+// value ("" and "" when the kind has none that is a string).
+func (r *Table) RequiredKey() (key, value string) {
+	switch r.Type {
+	case "builtin":
+		return "corpus", r.Corpus
+	case "http":
+		return "url", r.URL
+	case "file":
+		return "path", r.Path
+	}
+	return "", ""
+}
+
+// Table configures one side's retriever, as a [retriever], [base.retriever]
+// or [head.retriever] table of recallgate.toml. Which keys apply depends on
+// Type, one of Kinds.
+type Table struct {
+	// Type names the retriever kind.
+	Type string `toml:"type"`
+	// Concurrency is how many queries run at once (default 4).
+	Concurrency int `toml:"concurrency"`
+	// Timeout bounds each query, as a Go duration ("10s"; default 30s).
+	Timeout Duration `toml:"timeout"`
+	// RateLimit caps requests a second to the retriever (0 = none); sides
+	// with the same URL share the limit.
+	RateLimit float64 `toml:"rate_limit"`
+
+	// Path is the run file of a "file" retriever, resolved like Set.
+	Path string `toml:"path"`
+
+	// Corpus is the folder or JSONL file a "builtin" retriever indexes.
+	Corpus       string   `toml:"corpus"`
+	ChunkWords   int      `toml:"chunk_words"`
+	ChunkOverlap int      `toml:"chunk_overlap"`
+	K1           *float64 `toml:"k1"`
+	B            *float64 `toml:"b"`
+	TitleBoost   float64  `toml:"title_boost"`
+	Stem         *bool    `toml:"stem"`
+	StopWords    *bool    `toml:"stop_words"`
+
+	// URL, Method, Body and Headers describe an "http" retriever's request.
+	URL     string            `toml:"url"`
+	Method  string            `toml:"method"`
+	Body    string            `toml:"body"`
+	Headers map[string]string `toml:"headers"`
+	// Hits, Doc, Chunk, Score and Text are paths into the JSON response:
+	// Hits to the array of hits, the others relative to one hit.
+	Hits      string `toml:"hits"`
+	DocPath   string `toml:"doc"`
+	ChunkPath string `toml:"chunk"`
+	ScorePath string `toml:"score"`
+	TextPath  string `toml:"text"`
+	Retries   *int   `toml:"retries"`
+	MaxBody   int64  `toml:"max_body_bytes"`
+
+	// Command is the argv of a "command" retriever (no shell).
+	Command []string `toml:"command"`
+	// Env names the variables a command retriever gets besides the
+	// defaults (gate.ChildEnvNames); the runner's credentials never.
+	Env []string `toml:"env" json:",omitempty"`
+
+	// Dir is the folder of the config file the table came from: a command
+	// retriever runs there, and relative paths were resolved from it.
+	Dir string `toml:"-" json:"-"`
+	// Sum is set by the config reader: "sha256:" and the hash of the table
+	// as written (paths unresolved).
+	Sum string `toml:"-" json:"-"`
+}
+
+// Fingerprint is "sha256:" and the hash of the table as written (paths
+// unresolved), so it does not depend on the working folder.
+func (r *Table) Fingerprint() string { return r.Sum }
+
+// Duration is a time.Duration written as a string in TOML ("10s").
+type Duration struct{ time.Duration }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration like \"10s\": %w", err)
+	}
+	if v < 0 {
+		return fmt.Errorf("duration must not be negative, got %s", v)
+	}
+	d.Duration = v
+	return nil
+}
