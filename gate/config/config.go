@@ -20,7 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/retriever"
+	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
 // Config is a loaded recallgate.toml with defaults applied and paths resolved
@@ -56,11 +56,11 @@ type Config struct {
 }
 
 // Retriever configures one side's retriever: the table type lives beside
-// the retrievers, in gate/retriever.
-type Retriever = retriever.Table
+// the retrievers, in gate/retriever/spec.
+type Retriever = spec.Retriever
 
 // Duration is a time.Duration written as a string in TOML ("10s").
-type Duration = retriever.Duration
+type Duration = spec.Duration
 
 // side is a [base] or [head] table.
 type side struct {
@@ -361,8 +361,8 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	if r.Type == "" {
 		return &gate.InputError{File: c.Path, Field: table + ".type", Err: errors.New("required")}
 	}
-	if !slices.Contains(retriever.Kinds, r.Type) {
-		return &gate.InputError{File: c.Path, Field: table + ".type", Err: fmt.Errorf("unknown retriever type %q (want %s)", r.Type, retriever.KindList())}
+	if !slices.Contains(spec.Kinds, r.Type) {
+		return &gate.InputError{File: c.Path, Field: table + ".type", Err: fmt.Errorf("unknown retriever type %q (want %s)", r.Type, spec.KindList())}
 	}
 	if key, v := r.RequiredKey(); key != "" && v == "" {
 		return &gate.InputError{File: c.Path, Field: table + "." + key, Err: fmt.Errorf("required for a %s retriever", r.Type)}

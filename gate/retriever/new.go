@@ -1,3 +1,9 @@
+// Package retriever builds a retriever from its spec (the config's table)
+// and holds the kinds, each a package of its own in this folder, named as
+// the config names it: builtin (BM25 over a corpus), http (a search
+// service), command (a long-lived subprocess) and file (a run made
+// elsewhere). To add a kind: its package here, its name in spec.Kinds (and
+// its required key in spec.Retriever.RequiredKey), its case in New.
 package retriever
 
 import (
@@ -13,6 +19,7 @@ import (
 	"github.com/recallgate/recallgate/gate/retriever/command"
 	"github.com/recallgate/recallgate/gate/retriever/file"
 	httpretriever "github.com/recallgate/recallgate/gate/retriever/http"
+	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
 // Deps are what a retriever may need of the world.
@@ -40,7 +47,7 @@ type Deps struct {
 type Closer func() error
 
 // New builds the retriever a table describes.
-func New(ctx context.Context, r *Table, d Deps) (gate.Retriever, Closer, error) {
+func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer, error) {
 	none := func() error { return nil }
 	table, side := d.Side+".retriever", d.Side
 	switch r.Type {

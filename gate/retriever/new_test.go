@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
 func TestNewBuildsEveryKind(t *testing.T) {
@@ -21,11 +22,11 @@ func TestNewBuildsEveryKind(t *testing.T) {
 	d := Deps{ConfigPath: "rg.toml", Side: "head", Getenv: func(string) string { return "" }, Stderr: os.Stderr}
 	q := &gate.Query{ID: "q1", Text: "rotate key"}
 	for _, tt := range []struct {
-		table Table
+		table spec.Retriever
 		want  string
 	}{
-		{Table{Type: "builtin", Corpus: corpus}, "a"},
-		{Table{Type: "file", Path: run}, "a"},
+		{spec.Retriever{Type: "builtin", Corpus: corpus}, "a"},
+		{spec.Retriever{Type: "file", Path: run}, "a"},
 	} {
 		r, closeFn, err := New(context.Background(), &tt.table, d)
 		if err != nil {
@@ -40,27 +41,27 @@ func TestNewBuildsEveryKind(t *testing.T) {
 		}
 	}
 	// A builtin table with bad chunking is the config's fault, named by table.
-	_, _, err := New(context.Background(), &Table{Type: "builtin", Corpus: corpus, ChunkWords: 5, ChunkOverlap: 5}, d)
+	_, _, err := New(context.Background(), &spec.Retriever{Type: "builtin", Corpus: corpus, ChunkWords: 5, ChunkOverlap: 5}, d)
 	var ie *gate.InputError
 	if !errors.As(err, &ie) || ie.File != "rg.toml" || ie.Field != "head.retriever" {
 		t.Errorf("bad chunking: %v", err)
 	}
 	// A command that cannot start is infrastructure.
-	_, _, err = New(context.Background(), &Table{Type: "command", Command: []string{"/nonexistent/retriever"}, Dir: dir}, d)
+	_, _, err = New(context.Background(), &spec.Retriever{Type: "command", Command: []string{"/nonexistent/retriever"}, Dir: dir}, d)
 	if !gate.IsInfra(err) || !strings.Contains(err.Error(), "head:") {
 		t.Errorf("a command that cannot start: %v", err)
 	}
-	if _, _, err = New(context.Background(), &Table{Type: "vector"}, d); !gate.IsInput(err) || !strings.Contains(err.Error(), `retriever type "vector" is not available`) {
+	if _, _, err = New(context.Background(), &spec.Retriever{Type: "vector"}, d); !gate.IsInput(err) || !strings.Contains(err.Error(), `retriever type "vector" is not available`) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }
 
 func TestKindsAndRequiredKeys(t *testing.T) {
-	if KindList() != "builtin, http, command or file" {
-		t.Errorf("KindList %q", KindList())
+	if spec.KindList() != "builtin, http, command or file" {
+		t.Errorf("KindList %q", spec.KindList())
 	}
 	for kind, key := range map[string]string{"builtin": "corpus", "http": "url", "file": "path", "command": ""} {
-		if k, _ := (&Table{Type: kind}).RequiredKey(); k != key {
+		if k, _ := (&spec.Retriever{Type: kind}).RequiredKey(); k != key {
 			t.Errorf("%s requires %q, want %q", kind, k, key)
 		}
 	}

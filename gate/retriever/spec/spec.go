@@ -1,12 +1,9 @@
-// Package retriever is the room of the retrievers: the config table every
-// kind is described by, the one list of kinds the config checks against,
-// and the factory that builds a retriever from its table. Each kind is a
-// package of its own beside this one, named as the config names it:
-// builtin (BM25 over a corpus), http (a search service), command (a
-// long-lived subprocess) and file (a run made elsewhere). To add a kind,
-// add its package, its name to Kinds, its required key to RequiredKey and
-// its case to New.
-package retriever
+// Package spec is how a config describes a retriever: the table type of
+// [retriever], [base.retriever] and [head.retriever], and the one list of
+// kinds the config checks against. It imports nothing of recallgate's, so
+// the config reader can use it without pulling in the retrievers; the
+// factory in gate/retriever builds a retriever from a spec.
+package spec
 
 import (
 	"fmt"
@@ -24,7 +21,7 @@ func KindList() string {
 
 // RequiredKey is the key a table of its kind cannot do without and its
 // value ("" and "" when the kind has none that is a string).
-func (r *Table) RequiredKey() (key, value string) {
+func (r *Retriever) RequiredKey() (key, value string) {
 	switch r.Type {
 	case "builtin":
 		return "corpus", r.Corpus
@@ -36,10 +33,10 @@ func (r *Table) RequiredKey() (key, value string) {
 	return "", ""
 }
 
-// Table configures one side's retriever, as a [retriever], [base.retriever]
+// Retriever configures one side's retriever, as a [retriever], [base.retriever]
 // or [head.retriever] table of recallgate.toml. Which keys apply depends on
 // Type, one of Kinds.
-type Table struct {
+type Retriever struct {
 	// Type names the retriever kind.
 	Type string `toml:"type"`
 	// Concurrency is how many queries run at once (default 4).
@@ -94,7 +91,7 @@ type Table struct {
 
 // Fingerprint is "sha256:" and the hash of the table as written (paths
 // unresolved), so it does not depend on the working folder.
-func (r *Table) Fingerprint() string { return r.Sum }
+func (r *Retriever) Fingerprint() string { return r.Sum }
 
 // Duration is a time.Duration written as a string in TOML ("10s").
 type Duration struct{ time.Duration }

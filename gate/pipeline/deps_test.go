@@ -1,0 +1,50 @@
+package pipeline
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDependencyStar keeps the house's shape (docs/ARCHITECTURE.md): the
+// domain imports nothing third-party, every adapter imports only the
+// domain and the two leaves (atomic files, the retriever spec), only the
+// GitHub client imports go-github, and only the composition rooms (the
+// retriever factory, this job package, cmd) join adapters together.
+func TestDependencyStar(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the packages with")
+	}
+	out, err := exec.Command(goBin, "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "github.com/recallgate/recallgate/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/recallgate/recallgate/"
+	leaves := map[string]bool{"gate/atomicfile": true, "gate/retriever/spec": true}
+	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "cmd/recallgate": true, "bench/gen": true}
+	checked := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		pkg := strings.TrimPrefix(fields[0], mod)
+		for _, imp := range fields[1:] {
+			own := strings.HasPrefix(imp, mod)
+			name := strings.TrimPrefix(imp, mod)
+			thirdParty := !own && strings.Contains(strings.SplitN(imp, "/", 2)[0], ".")
+			switch {
+			case pkg == "gate" && (own || thirdParty):
+				t.Errorf("gate imports %s: the domain imports the standard library only", imp)
+			case strings.HasPrefix(imp, "github.com/google/go-github") && pkg != "gate/ghclient":
+				t.Errorf("%s imports go-github: only gate/ghclient may", pkg)
+			case own && leaves[pkg]:
+				t.Errorf("%s imports %s: a leaf imports nothing of recallgate's", pkg, name)
+			case own && !composition[pkg] && !leaves[pkg] && pkg != "gate" && name != "gate" && !leaves[name]:
+				t.Errorf("%s imports %s: an adapter imports only gate and the leaves, never another adapter", pkg, name)
+			}
+		}
+		checked++
+	}
+	if checked < 15 {
+		t.Errorf("only %d packages listed", checked)
+	}
+}
