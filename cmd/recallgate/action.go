@@ -17,6 +17,7 @@ import (
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
 	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/publish"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -51,23 +52,24 @@ func runAction(ctx context.Context, e *env) error {
 	if in.Token != "" {
 		a.AddMask(in.Token)
 	}
-	ev, err := ghaction.ReadEvent(e.getenv("GITHUB_EVENT_PATH"))
+	rn := ghaction.ReadRunner(e.getenv)
+	ev, err := ghaction.ReadEvent(rn.EventPath)
 	if err != nil {
 		a.Errorf("%v", err)
 		return err
 	}
-	mode := ghaction.ResolveMode(in.Mode, e.getenv("GITHUB_EVENT_NAME"))
+	mode := ghaction.ResolveMode(in.Mode, rn.EventName)
 	cfgPath := in.Path(in.Config)
 	var gh *ghclient.Client
 	if in.Token != "" {
-		gh, err = ghclient.New(e.httpClient(), e.getenv("GITHUB_API_URL"), in.Token, e.getenv("GITHUB_REPOSITORY"))
+		gh, err = ghclient.New(e.httpClient(), rn.APIURL, in.Token, rn.Repository)
 		if err != nil {
 			a.Warningf("GitHub API unavailable, no comment or issue will be written: %v", err)
 			gh = nil
 		}
 	}
 
-	cmp, set, err := actionCompare(ctx, e, a, in, cfgPath, mode, ev, gh)
+	cmp, set, err := actionCompare(ctx, e, rn, in, cfgPath, mode, ev, gh)
 	if err != nil {
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
 		return err
@@ -77,45 +79,45 @@ func runAction(ctx context.Context, e *env) error {
 	if sha := ev.BaseSHA(); mode == "pr" && report.IsCommitSHA(sha) {
 		cmp.BaseSHA = sha
 	}
-	if sha := ev.HeadSHA(e.getenv("GITHUB_SHA")); report.IsCommitSHA(sha) {
+	if sha := ev.HeadSHA(rn.SHA); report.IsCommitSHA(sha) {
 		cmp.HeadSHA = sha
 	}
-	return publishAction(ctx, e, a, in, mode, ev, gh, cmp, set)
+	return publishAction(ctx, e, a, rn, in, mode, ev, gh, cmp, set)
 }
 
 // publishAction writes the report where later steps find it, the outputs,
 // summary and annotations, the comment or the drift issue, and turns the
 // verdict into the step's outcome.
-func publishAction(ctx context.Context, e *env, a *githubactions.Action, in ghaction.Inputs, mode string, ev *ghaction.Event, gh *ghclient.Client, cmp *gate.Comparison, set *gate.Set) error {
+func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghaction.Runner, in ghaction.Inputs, mode string, ev *ghaction.Event, gh *ghclient.Client, cmp *gate.Comparison, set *gate.Set) error {
 	rep := report.FromComparison(cmp)
 	var md bytes.Buffer
 	if err := report.WriteCompareReport(&md, rep, report.Markdown); err != nil {
 		return err
 	}
-	reportPath, reportOut, err := ghaction.ReportLocation(e.getenv)
+	reportPath, reportOut, err := ghaction.ReportLocation(rn)
 	if err != nil {
 		return err
 	}
 	if err := writeFileAtomic(reportPath, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
 		return err
 	}
-	res := actionResult(rep, md.String(), reportOut, workspacePath(e.getenv("GITHUB_WORKSPACE"), set.Path))
-	ghaction.Publish(a, e.getenv, res, ghclient.Fit)
+	res := actionResult(rep, md.String(), reportOut, workspacePath(rn.Workspace, set.Path))
+	ghaction.Publish(a, rn, res, ghclient.Fit)
 	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
 
 	switch {
 	case mode == "pr" && ev.PRNumber() > 0:
-		var c ghaction.Comments
+		var c publish.Comments
 		if gh != nil {
 			c = gh
 		}
-		ghaction.PostComment(ctx, a, c, in.Comment, ev.PRNumber(), ghclient.Marker(in.Config), res)
+		publish.PostComment(ctx, a, c, in.Comment, ev.PRNumber(), ghclient.Marker(in.Config), res)
 	case mode == "drift":
-		var c ghaction.Issues
+		var c publish.Issues
 		if gh != nil {
 			c = gh
 		}
-		ghaction.TrackDrift(ctx, a, c, res, e.getenv("GITHUB_SHA"))
+		publish.TrackDrift(ctx, a, c, res, rn.SHA)
 	}
 	if rep.Verdict == string(gate.Inconclusive) {
 		a.Warningf("recallgate verdict is inconclusive: %s", strings.Join(rep.Reasons, "; "))
@@ -131,8 +133,8 @@ func publishAction(ctx context.Context, e *env, a *githubactions.Action, in ghac
 
 // actionResult is the report as the action's outputs, summary,
 // annotations, comment and issue need it.
-func actionResult(rep *report.CompareReport, md, reportOut, setPath string) ghaction.Result {
-	res := ghaction.Result{
+func actionResult(rep *report.CompareReport, md, reportOut, setPath string) publish.Result {
+	res := publish.Result{
 		Verdict:    rep.Verdict,
 		RecallBase: rep.Summary.Base.RecallAtN, RecallHead: rep.Summary.Head.RecallAtN, RecallDelta: rep.Summary.Delta.RecallAtN,
 		Regressed: rep.Regressed, Improved: rep.Improved, Candidates: rep.Depth.Candidates,
@@ -144,7 +146,7 @@ func actionResult(rep *report.CompareReport, md, reportOut, setPath string) ghac
 	}
 	for _, id := range rep.Regressed {
 		q := byID[id]
-		res.Flagged = append(res.Flagged, ghaction.Regression{ID: id, Line: q.Line, Base: q.Base.RecallAtN, Head: q.Head.RecallAtN, Lost: q.Lost})
+		res.Flagged = append(res.Flagged, publish.Regression{ID: id, Line: q.Line, Base: q.Base.RecallAtN, Head: q.Head.RecallAtN, Lost: q.Lost})
 	}
 	return res
 }
@@ -152,8 +154,8 @@ func actionResult(rep *report.CompareReport, md, reportOut, setPath string) ghac
 // actionCompare produces the comparison for the mode: run files given as
 // inputs, the config's two sides, the base commit's whole tree, or the
 // stored baseline for drift.
-func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghaction.Inputs, cfgPath, mode string, ev *ghaction.Event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
-	ws := e.getenv("GITHUB_WORKSPACE")
+func actionCompare(ctx context.Context, e *env, rn ghaction.Runner, in ghaction.Inputs, cfgPath, mode string, ev *ghaction.Event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
+	ws := rn.Workspace
 	cfg, err := config.Load(cfgPath)
 	if err != nil {
 		return nil, nil, err
@@ -176,7 +178,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 	if err != nil {
 		return nil, nil, err
 	}
-	keys := map[string]string{"base": ev.BaseSHA(), "head": ev.HeadSHA(e.getenv("GITHUB_SHA"))}
+	keys := map[string]string{"base": ev.BaseSHA(), "head": ev.HeadSHA(rn.SHA)}
 	if mode == "drift" {
 		if in.Baseline == "" {
 			return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
@@ -188,7 +190,7 @@ func actionCompare(ctx context.Context, e *env, a *githubactions.Action, in ghac
 		cmp, err := pipeline.Drift(ctx, job, cfg, set, in.Path(in.Baseline))
 		return cmp, set, err
 	}
-	o := pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: ws, TempDir: ghaction.RunnerTemp(e.getenv),
+	o := pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: ws, TempDir: rn.Temp,
 		AllowIdentical: in.AllowIdentical, CacheKeys: keys,
 		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"}
 	if gh != nil {

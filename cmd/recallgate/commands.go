@@ -103,9 +103,9 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	return atomicfile.Write(path, 0o644, write)
 }
 
-// publish prints the comparison's warnings, writes its report (and the
+// publishComparison prints the comparison's warnings, writes its report (and the
 // JSON one beside it) and turns a failing verdict into errRegression.
-func publish(e *env, cmp *gate.Comparison, f report.Format, out, jsonOut string) error {
+func publishComparison(e *env, cmp *gate.Comparison, f report.Format, out, jsonOut string) error {
 	for _, w := range cmp.Warnings {
 		e.warn("%s", w)
 	}
@@ -210,7 +210,7 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 			if err != nil {
 				return err
 			}
-			return publish(e, cmp, s.format, o.out, *jsonOut)
+			return publishComparison(e, cmp, s.format, o.out, *jsonOut)
 		}
 	},
 }

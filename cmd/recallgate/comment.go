@@ -55,11 +55,12 @@ GITHUB_EVENT_PATH from the environment.
 			if err := report.WriteCompareReport(&md, r, report.Markdown); err != nil {
 				return err
 			}
-			gh, err := ghclient.New(e.httpClient(), e.getenv("GITHUB_API_URL"), e.getenv("GITHUB_TOKEN"), e.getenv("GITHUB_REPOSITORY"))
+			rn := ghaction.ReadRunner(e.getenv)
+			gh, err := ghclient.New(e.httpClient(), rn.APIURL, e.getenv("GITHUB_TOKEN"), rn.Repository)
 			if err != nil {
 				return usagef("%v", err)
 			}
-			number, err := ghaction.CommentTarget(ctx, e.getenv, gh, r.HeadSHA, *in, *pr)
+			number, err := ghaction.CommentTarget(ctx, rn, gh, r.HeadSHA, *in, *pr)
 			if err != nil {
 				return err
 			}

@@ -63,14 +63,14 @@ retrieved (it is never scored as a miss).
 				return usagef("%v", err)
 			}
 			cmp, err := pipeline.Gate(ctx, e.job(), pipeline.GateOptions{
-				Config: cfg, Set: set, Thresholds: th, BaseRef: *baseRef, TempDir: ghaction.RunnerTemp(e.getenv),
+				Config: cfg, Set: set, Thresholds: th, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(),
 				AllowIdentical: *allowIdentical, IdenticalFix: "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway",
 				CacheKeys: map[string]string{"base": *baseKey, "head": *headKey}, NoCache: *noCache, SaveRuns: *saveRuns, Baseline: *baseline,
 			})
 			if err != nil {
 				return err
 			}
-			return publish(e, cmp, f, *out, *jsonOut)
+			return publishComparison(e, cmp, f, *out, *jsonOut)
 		}
 	},
 }
@@ -108,7 +108,7 @@ var retrieveCommand = command{
 				if *side != "base" {
 					return usagef("--base-ref goes with --side base")
 				}
-				b, err := pipeline.OpenBase(ctx, e.job(), cfg, set, pipeline.BaseOptions{Ref: *baseRef, TempDir: ghaction.RunnerTemp(e.getenv)})
+				b, err := pipeline.OpenBase(ctx, e.job(), cfg, set, pipeline.BaseOptions{Ref: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir()})
 				if err != nil {
 					return err
 				}

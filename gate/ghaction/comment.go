@@ -16,24 +16,24 @@ type PullRequests interface {
 }
 
 // CommentTarget decides which pull request a report's comment goes to. In
-// a workflow_run job (GITHUB_EVENT_NAME) the report must record the run's
+// a workflow_run job (the runner's event) the report must record the run's
 // head commit (reportHead), and the PR is the open one with that head (from
 // the event, else the API); a pr given there must be that PR. Elsewhere pr
 // is required. file names the report in errors.
-func CommentTarget(ctx context.Context, getenv func(string) string, gh PullRequests, reportHead, file string, pr int) (int, error) {
-	if getenv("GITHUB_EVENT_NAME") != "workflow_run" {
+func CommentTarget(ctx context.Context, rn Runner, gh PullRequests, reportHead, file string, pr int) (int, error) {
+	if rn.EventName != "workflow_run" {
 		if pr <= 0 {
 			return 0, invalid("--pr is required outside a workflow_run job")
 		}
 		return pr, nil
 	}
-	ev, err := ReadEvent(getenv("GITHUB_EVENT_PATH"))
+	ev, err := ReadEvent(rn.EventPath)
 	if err != nil {
 		return 0, err
 	}
 	run := ev.WorkflowRun
 	if run == nil || !commitSHA.MatchString(run.HeadSHA) {
-		return 0, &gate.InputError{File: getenv("GITHUB_EVENT_PATH"), Field: "workflow_run.head_sha", Err: errors.New("the workflow_run event names no head commit")}
+		return 0, &gate.InputError{File: rn.EventPath, Field: "workflow_run.head_sha", Err: errors.New("the workflow_run event names no head commit")}
 	}
 	switch {
 	case reportHead == "":
@@ -61,7 +61,7 @@ func CommentTarget(ctx context.Context, getenv func(string) string, gh PullReque
 		return 0, err
 	}
 	if n == 0 {
-		return 0, &gate.InputError{File: getenv("GITHUB_EVENT_PATH"), Field: "workflow_run", Err: fmt.Errorf("no open pull request has head commit %s (%s:%s): nothing to comment on", run.HeadSHA, run.HeadRepository.Owner.Login, run.HeadBranch)}
+		return 0, &gate.InputError{File: rn.EventPath, Field: "workflow_run", Err: fmt.Errorf("no open pull request has head commit %s (%s:%s): nothing to comment on", run.HeadSHA, run.HeadRepository.Owner.Login, run.HeadBranch)}
 	}
 	return n, nil
 }

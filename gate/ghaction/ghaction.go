@@ -7,7 +7,6 @@
 package ghaction
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,10 +18,8 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/publish"
 )
-
-// DriftLabel labels the one tracking issue of the nightly drift run.
-const DriftLabel = "retrieval-drift"
 
 // maxAnnotations caps the ::warning annotations one run writes.
 const maxAnnotations = 10
@@ -226,41 +223,10 @@ func ResolveMode(mode, eventName string) string {
 	return "pr"
 }
 
-// Regression is one regressed query, for its annotation.
-type Regression struct {
-	ID         string
-	Line       int
-	Base, Head float64
-	Lost       []string
-}
-
-// Result is what a run found, as outputs, summary, annotations, comment
-// and issue need it.
-type Result struct {
-	Verdict                             string
-	RecallBase, RecallHead, RecallDelta float64
-	Regressed, Improved                 []string
-	// Candidates is the candidate depth N.
-	Candidates int
-	// Markdown is the report for the summary, the comment and the issue.
-	Markdown string
-	// Report is the report output: the JSON report's path for later steps.
-	Report string
-	// SetPath is the eval set, relative to the workspace, for annotations.
-	SetPath string
-	// Flagged are the regressed queries, largest drop first.
-	Flagged []Regression
-}
-
-// Changed reports whether a query flipped or the gate did not pass.
-func (r Result) Changed() bool {
-	return len(r.Regressed)+len(r.Improved) > 0 || r.Verdict != string(gate.Pass)
-}
-
 // Publish writes the step outputs, the job summary (when the step has
 // one) and a warning annotation on the eval-set line of each regressed
 // query (at most ten, then one line saying how many more).
-func Publish(a *githubactions.Action, getenv func(string) string, r Result, fit func(string, int) string) {
+func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(string, int) string) {
 	a.SetOutput("verdict", r.Verdict)
 	a.SetOutput("recall-base", fmt.Sprintf("%.4f", r.RecallBase))
 	a.SetOutput("recall-head", fmt.Sprintf("%.4f", r.RecallHead))
@@ -268,7 +234,7 @@ func Publish(a *githubactions.Action, getenv func(string) string, r Result, fit 
 	a.SetOutput("regressed", strings.Join(r.Regressed, ","))
 	a.SetOutput("improved", strings.Join(r.Improved, ","))
 	a.SetOutput("report", r.Report)
-	if getenv("GITHUB_STEP_SUMMARY") != "" {
+	if rn.StepSummary != "" {
 		a.AddStepSummary(fit(r.Markdown, 1<<20-1024))
 	}
 	for i, q := range r.Flagged {
@@ -281,15 +247,41 @@ func Publish(a *githubactions.Action, getenv func(string) string, r Result, fit 
 	}
 }
 
-// RunnerTemp is RUNNER_TEMP when that folder exists here, else "": a
-// Docker action is told the runner's path, which its container lacks.
-func RunnerTemp(getenv func(string) string) string {
+// Runner is the job's state as the runner hands it to a step, read once.
+type Runner struct {
+	// Actions says the step runs under GitHub Actions (GITHUB_ACTIONS=true).
+	Actions bool
+	// Workspace, EventName, EventPath, SHA, APIURL, Repository and
+	// StepSummary are the GITHUB_* variables of those names.
+	Workspace, EventName, EventPath, SHA, APIURL, Repository, StepSummary string
+	// Temp is RUNNER_TEMP when that folder exists here, else "": a Docker
+	// action is told the runner's path, which its container lacks.
+	Temp string
+}
+
+// ReadRunner reads the runner's variables through getenv.
+func ReadRunner(getenv func(string) string) Runner {
+	rn := Runner{
+		Actions: getenv("GITHUB_ACTIONS") == "true", Workspace: getenv("GITHUB_WORKSPACE"), EventName: getenv("GITHUB_EVENT_NAME"),
+		EventPath: getenv("GITHUB_EVENT_PATH"), SHA: getenv("GITHUB_SHA"), APIURL: getenv("GITHUB_API_URL"),
+		Repository: getenv("GITHUB_REPOSITORY"), StepSummary: getenv("GITHUB_STEP_SUMMARY"),
+	}
 	if d := getenv("RUNNER_TEMP"); d != "" {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
-			return d
+			rn.Temp = d
 		}
 	}
-	return ""
+	return rn
+}
+
+// TempDir is where a job under Actions makes its temporary trees (the
+// runner's temp folder, when this process can see it); "" elsewhere, so a
+// laptop run never reads RUNNER_TEMP.
+func (rn Runner) TempDir() string {
+	if !rn.Actions {
+		return ""
+	}
+	return rn.Temp
 }
 
 // ReportLocation is where the JSON report is written and the path the
@@ -298,13 +290,13 @@ func RunnerTemp(getenv func(string) string) string {
 // not have; the workspace is the one folder GitHub documents as shared with
 // later steps, so the report goes to .recallgate/ in it and the output is
 // that path relative to the workspace (where `run:` steps start).
-func ReportLocation(getenv func(string) string) (write, output string, err error) {
+func ReportLocation(rn Runner) (write, output string, err error) {
 	const name = "recallgate-report.json"
-	if d := RunnerTemp(getenv); d != "" {
+	if d := rn.Temp; d != "" {
 		p := filepath.Join(d, name)
 		return p, p, nil
 	}
-	if ws := getenv("GITHUB_WORKSPACE"); ws != "" {
+	if ws := rn.Workspace; ws != "" {
 		dir := filepath.Join(ws, ".recallgate")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return "", "", fmt.Errorf("report folder: %w", err)
@@ -313,81 +305,4 @@ func ReportLocation(getenv func(string) string) (write, output string, err error
 	}
 	p := filepath.Join(os.TempDir(), name)
 	return p, p, nil
-}
-
-// Comments is the sticky PR comment's API.
-type Comments interface {
-	HasComment(ctx context.Context, pr int, marker string) (bool, error)
-	UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error)
-}
-
-// PostComment keeps the sticky comment up to date: with "on-change" a
-// quiet pass writes nothing unless a comment is already there to update.
-// It never changes the verdict: a refusal is a warning.
-func PostComment(ctx context.Context, a *githubactions.Action, c Comments, when string, pr int, marker string, r Result) {
-	if when == "never" {
-		return
-	}
-	if c == nil {
-		a.Warningf("no github-token: the PR comment is skipped (the job summary has the report)")
-		return
-	}
-	if when == "on-change" && !r.Changed() {
-		has, err := c.HasComment(ctx, pr, marker)
-		if err != nil {
-			a.Warningf("PR comment skipped: %v", err)
-			return
-		}
-		if !has {
-			return
-		}
-	}
-	created, link, err := c.UpsertComment(ctx, pr, marker, r.Markdown)
-	switch {
-	case err != nil:
-		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
-	case created:
-		a.Infof("recallgate: posted %s\n", link)
-	default:
-		a.Infof("recallgate: updated %s\n", link)
-	}
-}
-
-// Issues is the drift issue's API.
-type Issues interface {
-	UpsertIssue(ctx context.Context, label, title, body string) (created bool, link string, err error)
-	CommentOnIssue(ctx context.Context, label, body string) (bool, error)
-}
-
-// TrackDrift opens or updates the drift issue on a failing nightly run and
-// notes on it when a later run passes. It never closes the issue.
-func TrackDrift(ctx context.Context, a *githubactions.Action, c Issues, r Result, sha string) {
-	if c == nil {
-		a.Warningf("no github-token: the drift issue is not updated")
-		return
-	}
-	if r.Verdict == string(gate.Fail) {
-		title := fmt.Sprintf("Retrieval drift: mean recall@%d %+.3f against the baseline", r.Candidates, r.RecallDelta)
-		_, link, err := c.UpsertIssue(ctx, DriftLabel, title, fmt.Sprintf("Nightly recallgate run on %s.\n\n%s", short(sha), r.Markdown))
-		if err != nil {
-			a.Warningf("drift issue not updated: %v", err)
-			return
-		}
-		a.Infof("recallgate: drift reported in %s\n", link)
-		return
-	}
-	ok, err := c.CommentOnIssue(ctx, DriftLabel, fmt.Sprintf("recallgate passes against the baseline again on %s (mean recall@%d %+.3f). Close this issue when the cause is understood.", short(sha), r.Candidates, r.RecallDelta))
-	switch {
-	case err != nil:
-		a.Warningf("drift issue not updated: %v", err)
-	case ok:
-		a.Infof("recallgate: noted the passing run on the open drift issue\n")
-	}
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

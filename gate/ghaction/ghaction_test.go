@@ -2,7 +2,6 @@ package ghaction
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/sethvargo/go-githubactions"
+
+	"github.com/recallgate/recallgate/gate/publish"
 )
 
 // runner is a step's environment: variables and the action's log.
@@ -80,12 +81,12 @@ func TestEventAndMode(t *testing.T) {
 	}
 }
 
-func result(regressed int) Result {
-	r := Result{Verdict: "fail", RecallBase: 0.8333, RecallHead: 0.81034, RecallDelta: -0.023, Candidates: 5, Markdown: "### report", Report: ".recallgate/recallgate-report.json", SetPath: "rag/queries.jsonl"}
+func result(regressed int) publish.Result {
+	r := publish.Result{Verdict: "fail", RecallBase: 0.8333, RecallHead: 0.81034, RecallDelta: -0.023, Candidates: 5, Markdown: "### report", Report: ".recallgate/recallgate-report.json", SetPath: "rag/queries.jsonl"}
 	for i := 0; i < regressed; i++ {
 		id := fmt.Sprintf("q%02d", i+1)
 		r.Regressed = append(r.Regressed, id)
-		r.Flagged = append(r.Flagged, Regression{ID: id, Line: i + 1, Base: 1, Head: 0, Lost: []string{"doc/" + id}})
+		r.Flagged = append(r.Flagged, publish.Regression{ID: id, Line: i + 1, Base: 1, Head: 0, Lost: []string{"doc/" + id}})
 	}
 	return r
 }
@@ -96,7 +97,7 @@ func TestPublish(t *testing.T) {
 	os.WriteFile(out, nil, 0o644)
 	os.WriteFile(sum, nil, 0o644)
 	r := newRunner(map[string]string{"GITHUB_OUTPUT": out, "GITHUB_STEP_SUMMARY": sum})
-	Publish(r.action(), r.getenv, result(12), func(s string, n int) string { return s + fmt.Sprintf(" (fitted to %d)", n) })
+	Publish(r.action(), ReadRunner(r.getenv), result(12), func(s string, n int) string { return s + fmt.Sprintf(" (fitted to %d)", n) })
 	data, _ := os.ReadFile(out)
 	for _, want := range []string{"verdict<<", "\nfail\n", "recall-base<<", "\n0.8333\n", "\n0.8103\n", "\n-0.0230\n", "\nq01,q02,q03,q04,q05,q06,q07,q08,q09,q10,q11,q12\n", "\n.recallgate/recallgate-report.json\n"} {
 		if !strings.Contains(string(data), want) {
@@ -117,86 +118,16 @@ func TestPublish(t *testing.T) {
 
 func TestReportLocation(t *testing.T) {
 	tmp, ws := t.TempDir(), t.TempDir()
-	w, o, err := ReportLocation(func(k string) string { return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": ws}[k] })
+	w, o, err := ReportLocation(ReadRunner(func(k string) string { return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": ws}[k] }))
 	if err != nil || w != filepath.Join(tmp, "recallgate-report.json") || o != w {
 		t.Errorf("on the runner: %s %s %v", w, o, err)
 	}
 	// In a container RUNNER_TEMP names a folder that is not there.
-	w, o, err = ReportLocation(func(k string) string {
+	w, o, err = ReportLocation(ReadRunner(func(k string) string {
 		return map[string]string{"RUNNER_TEMP": "/home/runner/work/_temp/nothere", "GITHUB_WORKSPACE": ws}[k]
-	})
+	}))
 	if err != nil || w != filepath.Join(ws, ".recallgate", "recallgate-report.json") || o != ".recallgate/recallgate-report.json" {
 		t.Errorf("in a container: %s %s %v", w, o, err)
-	}
-}
-
-// fakeAPI records calls to the comment and issue APIs.
-type fakeAPI struct {
-	has      bool
-	err      error
-	upserts  []string
-	issues   []string
-	comments []string
-}
-
-func (f *fakeAPI) HasComment(context.Context, int, string) (bool, error) { return f.has, f.err }
-func (f *fakeAPI) UpsertComment(_ context.Context, pr int, marker, body string) (bool, string, error) {
-	f.upserts = append(f.upserts, fmt.Sprintf("%d %s %s", pr, marker, body))
-	return !f.has, "https://example.test/c", f.err
-}
-func (f *fakeAPI) UpsertIssue(_ context.Context, label, title, body string) (bool, string, error) {
-	f.issues = append(f.issues, label+"|"+title+"|"+body)
-	return true, "https://example.test/i", f.err
-}
-func (f *fakeAPI) CommentOnIssue(_ context.Context, label, body string) (bool, error) {
-	f.comments = append(f.comments, label+"|"+body)
-	return true, f.err
-}
-
-func TestPostComment(t *testing.T) {
-	ctx := context.Background()
-	quiet := Result{Verdict: "pass", Markdown: "all good"}
-	for _, tc := range []struct {
-		name    string
-		when    string
-		api     *fakeAPI
-		r       Result
-		upserts int
-		log     string
-	}{
-		{"always", "always", &fakeAPI{}, quiet, 1, "posted"},
-		{"never", "never", &fakeAPI{}, result(1), 0, ""},
-		{"on-change, quiet, no comment yet", "on-change", &fakeAPI{}, quiet, 0, ""},
-		{"on-change, quiet, a comment to update", "on-change", &fakeAPI{has: true}, quiet, 1, "updated"},
-		{"on-change, a regression", "on-change", &fakeAPI{}, result(1), 1, "posted"},
-		{"refused", "always", &fakeAPI{err: errors.New("403 Resource not accessible")}, result(1), 1, "::warning::PR comment not posted: 403"},
-	} {
-		r := newRunner(map[string]string{})
-		PostComment(ctx, r.action(), tc.api, tc.when, 42, "<!-- m -->", tc.r)
-		if len(tc.api.upserts) != tc.upserts || !strings.Contains(r.out.String(), tc.log) {
-			t.Errorf("%s: %d upserts %v\n%s", tc.name, len(tc.api.upserts), tc.api.upserts, r.out.String())
-		}
-	}
-	r := newRunner(map[string]string{})
-	PostComment(ctx, r.action(), nil, "always", 42, "m", quiet)
-	if !strings.Contains(r.out.String(), "no github-token") {
-		t.Error("no client: no warning")
-	}
-}
-
-func TestTrackDrift(t *testing.T) {
-	ctx := context.Background()
-	api := &fakeAPI{}
-	r := newRunner(map[string]string{})
-	TrackDrift(ctx, r.action(), api, result(1), "0123456789abcdef")
-	if len(api.issues) != 1 || api.issues[0] != "retrieval-drift|Retrieval drift: mean recall@5 -0.023 against the baseline|Nightly recallgate run on 0123456789ab.\n\n### report" {
-		t.Errorf("failing run: %q", api.issues)
-	}
-	pass := result(0)
-	pass.Verdict = "pass"
-	TrackDrift(ctx, r.action(), api, pass, "fedcba")
-	if len(api.comments) != 1 || !strings.HasPrefix(api.comments[0], "retrieval-drift|recallgate passes against the baseline again on fedcba") || len(api.issues) != 1 {
-		t.Errorf("passing run: %q", api.comments)
 	}
 }
 
@@ -215,4 +146,16 @@ func FuzzParseEvent(f *testing.F) {
 			t.Fatal("negative PR number accepted")
 		}
 	})
+}
+
+func TestRunnerTempOnlyUnderActions(t *testing.T) {
+	tmp := t.TempDir()
+	laptop := ReadRunner(func(k string) string { return map[string]string{"RUNNER_TEMP": tmp}[k] })
+	if laptop.TempDir() != "" {
+		t.Errorf("a laptop run takes RUNNER_TEMP %q", laptop.TempDir())
+	}
+	job := ReadRunner(func(k string) string { return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_ACTIONS": "true"}[k] })
+	if job.TempDir() != tmp || !job.Actions {
+		t.Errorf("a job's temp %q", job.TempDir())
+	}
 }

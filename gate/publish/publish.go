@@ -1,0 +1,131 @@
+// Package publish holds the rules for what a CI run writes besides its
+// exit code, whatever the CI: keep one sticky comment per change up to date
+// (always, on change, or never), and keep one drift issue open while the
+// nightly run fails, with a note when it passes again. The CI's REST client
+// implements the ports (Comments, Issues); its runner log implements Log.
+package publish
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// DriftLabel labels the one tracking issue of the nightly drift run.
+const DriftLabel = "retrieval-drift"
+
+// Log is where the rules say what they did: the CI's log, whose warnings
+// are annotations (githubactions.Action is one).
+type Log interface {
+	Warningf(format string, args ...any)
+	Infof(format string, args ...any)
+}
+
+// Regression is one regressed query, for its annotation.
+type Regression struct {
+	ID         string
+	Line       int
+	Base, Head float64
+	Lost       []string
+}
+
+// Result is what a run found, as outputs, summary, annotations, comment
+// and issue need it.
+type Result struct {
+	Verdict                             string
+	RecallBase, RecallHead, RecallDelta float64
+	Regressed, Improved                 []string
+	// Candidates is the candidate depth N.
+	Candidates int
+	// Markdown is the report for the summary, the comment and the issue.
+	Markdown string
+	// Report is the report output: the JSON report's path for later steps.
+	Report string
+	// SetPath is the eval set, relative to the workspace, for annotations.
+	SetPath string
+	// Flagged are the regressed queries, largest drop first.
+	Flagged []Regression
+}
+
+// Changed reports whether a query flipped or the gate did not pass.
+func (r Result) Changed() bool {
+	return len(r.Regressed)+len(r.Improved) > 0 || r.Verdict != string(gate.Pass)
+}
+
+// Comments is the sticky PR comment's API.
+type Comments interface {
+	HasComment(ctx context.Context, pr int, marker string) (bool, error)
+	UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error)
+}
+
+// PostComment keeps the sticky comment up to date: with "on-change" a
+// quiet pass writes nothing unless a comment is already there to update.
+// It never changes the verdict: a refusal is a warning.
+func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, marker string, r Result) {
+	if when == "never" {
+		return
+	}
+	if c == nil {
+		a.Warningf("no API client (no token, or the repository is not owner/name): the PR comment is skipped (the job summary has the report)")
+		return
+	}
+	if when == "on-change" && !r.Changed() {
+		has, err := c.HasComment(ctx, pr, marker)
+		if err != nil {
+			a.Warningf("PR comment skipped: %v", err)
+			return
+		}
+		if !has {
+			return
+		}
+	}
+	created, link, err := c.UpsertComment(ctx, pr, marker, r.Markdown)
+	switch {
+	case err != nil:
+		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
+	case created:
+		a.Infof("recallgate: posted %s\n", link)
+	default:
+		a.Infof("recallgate: updated %s\n", link)
+	}
+}
+
+// Issues is the drift issue's API.
+type Issues interface {
+	UpsertIssue(ctx context.Context, label, title, body string) (created bool, link string, err error)
+	CommentOnIssue(ctx context.Context, label, body string) (bool, error)
+}
+
+// TrackDrift opens or updates the drift issue on a failing nightly run and
+// notes on it when a later run passes. It never closes the issue.
+func TrackDrift(ctx context.Context, a Log, c Issues, r Result, sha string) {
+	if c == nil {
+		a.Warningf("no API client (no token, or the repository is not owner/name): the drift issue is not updated")
+		return
+	}
+	if r.Verdict == string(gate.Fail) {
+		title := fmt.Sprintf("Retrieval drift: mean recall@%d %+.3f against the baseline", r.Candidates, r.RecallDelta)
+		_, link, err := c.UpsertIssue(ctx, DriftLabel, title, fmt.Sprintf("Nightly recallgate run on %s.\n\n%s", short(sha), r.Markdown))
+		if err != nil {
+			a.Warningf("drift issue not updated: %v", err)
+			return
+		}
+		a.Infof("recallgate: drift reported in %s\n", link)
+		return
+	}
+	ok, err := c.CommentOnIssue(ctx, DriftLabel, fmt.Sprintf("recallgate passes against the baseline again on %s (mean recall@%d %+.3f). Close this issue when the cause is understood.", short(sha), r.Candidates, r.RecallDelta))
+	switch {
+	case err != nil:
+		a.Warningf("drift issue not updated: %v", err)
+	case ok:
+		a.Infof("recallgate: noted the passing run on the open drift issue\n")
+	}
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

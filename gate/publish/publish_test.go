@@ -1,0 +1,102 @@
+package publish_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/sethvargo/go-githubactions"
+
+	"github.com/recallgate/recallgate/gate/publish"
+)
+
+// runner is a step's log, as GitHub's runner reads it.
+type runner struct{ out bytes.Buffer }
+
+func newRunner(map[string]string) *runner { return &runner{} }
+
+func (r *runner) action() *githubactions.Action {
+	return githubactions.New(githubactions.WithGetenv(func(string) string { return "" }), githubactions.WithWriter(&r.out))
+}
+
+func result(regressed int) publish.Result {
+	r := publish.Result{Verdict: "fail", RecallBase: 0.8333, RecallHead: 0.81034, RecallDelta: -0.023, Candidates: 5, Markdown: "### report"}
+	for i := 0; i < regressed; i++ {
+		id := fmt.Sprintf("q%02d", i+1)
+		r.Regressed = append(r.Regressed, id)
+	}
+	return r
+}
+
+// fakeAPI records calls to the comment and issue APIs.
+type fakeAPI struct {
+	has      bool
+	err      error
+	upserts  []string
+	issues   []string
+	comments []string
+}
+
+func (f *fakeAPI) HasComment(context.Context, int, string) (bool, error) { return f.has, f.err }
+func (f *fakeAPI) UpsertComment(_ context.Context, pr int, marker, body string) (bool, string, error) {
+	f.upserts = append(f.upserts, fmt.Sprintf("%d %s %s", pr, marker, body))
+	return !f.has, "https://example.test/c", f.err
+}
+func (f *fakeAPI) UpsertIssue(_ context.Context, label, title, body string) (bool, string, error) {
+	f.issues = append(f.issues, label+"|"+title+"|"+body)
+	return true, "https://example.test/i", f.err
+}
+func (f *fakeAPI) CommentOnIssue(_ context.Context, label, body string) (bool, error) {
+	f.comments = append(f.comments, label+"|"+body)
+	return true, f.err
+}
+
+func TestPostComment(t *testing.T) {
+	ctx := context.Background()
+	quiet := publish.Result{Verdict: "pass", Markdown: "all good"}
+	for _, tc := range []struct {
+		name    string
+		when    string
+		api     *fakeAPI
+		r       publish.Result
+		upserts int
+		log     string
+	}{
+		{"always", "always", &fakeAPI{}, quiet, 1, "posted"},
+		{"never", "never", &fakeAPI{}, result(1), 0, ""},
+		{"on-change, quiet, no comment yet", "on-change", &fakeAPI{}, quiet, 0, ""},
+		{"on-change, quiet, a comment to update", "on-change", &fakeAPI{has: true}, quiet, 1, "updated"},
+		{"on-change, a regression", "on-change", &fakeAPI{}, result(1), 1, "posted"},
+		{"refused", "always", &fakeAPI{err: errors.New("403 Resource not accessible")}, result(1), 1, "::warning::PR comment not posted: 403"},
+	} {
+		r := newRunner(map[string]string{})
+		publish.PostComment(ctx, r.action(), tc.api, tc.when, 42, "<!-- m -->", tc.r)
+		if len(tc.api.upserts) != tc.upserts || !strings.Contains(r.out.String(), tc.log) {
+			t.Errorf("%s: %d upserts %v\n%s", tc.name, len(tc.api.upserts), tc.api.upserts, r.out.String())
+		}
+	}
+	r := newRunner(map[string]string{})
+	publish.PostComment(ctx, r.action(), nil, "always", 42, "m", quiet)
+	if !strings.Contains(r.out.String(), "no API client (no token, or the repository is not owner/name)") {
+		t.Error("no client: no warning")
+	}
+}
+
+func TestTrackDrift(t *testing.T) {
+	ctx := context.Background()
+	api := &fakeAPI{}
+	r := newRunner(map[string]string{})
+	publish.TrackDrift(ctx, r.action(), api, result(1), "0123456789abcdef")
+	if len(api.issues) != 1 || api.issues[0] != "retrieval-drift|Retrieval drift: mean recall@5 -0.023 against the baseline|Nightly recallgate run on 0123456789ab.\n\n### report" {
+		t.Errorf("failing run: %q", api.issues)
+	}
+	pass := result(0)
+	pass.Verdict = "pass"
+	publish.TrackDrift(ctx, r.action(), api, pass, "fedcba")
+	if len(api.comments) != 1 || !strings.HasPrefix(api.comments[0], "retrieval-drift|recallgate passes against the baseline again on fedcba") || len(api.issues) != 1 {
+		t.Errorf("passing run: %q", api.comments)
+	}
+}
