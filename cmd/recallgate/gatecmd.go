@@ -100,43 +100,23 @@ var retrieveCommand = command{
 			if *out == "" {
 				return usagef("--out is required")
 			}
-			cfg, set, err := pipeline.LoadConfigSet(*cfgPath, *setPath)
-			if err != nil {
-				return err
+			if *baseRef != "" && *side != "base" {
+				return usagef("--base-ref goes with --side base")
 			}
-			if *baseRef != "" {
-				if *side != "base" {
-					return usagef("--base-ref goes with --side base")
-				}
-				b, err := pipeline.OpenBase(ctx, e.job(), cfg, set, pipeline.BaseOptions{Ref: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir()})
-				if err != nil {
-					return err
-				}
-				defer b.Tree.Close()
-				cfg = b.Sides(cfg)
-			}
-			meta := gate.RunMeta{Set: set.Fingerprint}
+			var i, n int
 			if *shard != "" {
-				i, n, err := parseShard(*shard)
-				if err != nil {
+				var err error
+				if i, n, err = parseShard(*shard); err != nil {
 					return err
 				}
-				if set, err = set.Shard(i, n); err != nil {
-					return usagef("%v", err)
-				}
-				meta.Shard = *shard
 			}
-			runs, err := pipeline.Retrieve(ctx, e.job(), cfg, set, []string{*side}, 1)
+			wrote, err := pipeline.RetrieveRun(ctx, e.job(), pipeline.RetrieveOptions{
+				Config: *cfgPath, Set: *setPath, Side: *side, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(), Shard: i, Shards: n, Out: *out,
+			})
 			if err != nil {
 				return err
 			}
-			if err := runs[*side].Err; err != nil {
-				return err
-			}
-			if err := pipeline.WriteRunFile(*out, runs[*side].First(), gate.RunMeta{Set: meta.Set, Config: runs[*side].Config, Shard: meta.Shard}); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", len(runs[*side].First()), *out)
+			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", wrote, *out)
 			return nil
 		}
 	},

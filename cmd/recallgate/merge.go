@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -43,45 +42,9 @@ var mergeCommand = command{
 			if err != nil {
 				return err
 			}
-			from := map[string]string{}
-			byID := map[string]gate.Result{}
-			for _, path := range args {
-				meta, err := gate.ReadRunFile(path, func(r gate.Result) error {
-					if prev, dup := from[r.ID]; dup {
-						return &gate.InputError{File: path, Line: r.Line, Err: fmt.Errorf("query %s is also in %s: the shards overlap", r.ID, prev)}
-					}
-					from[r.ID] = path
-					byID[r.ID] = gate.Result{ID: r.ID, Hits: append([]gate.Hit(nil), r.Hits...)}
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-				if err := meta.CheckSet(set, path); err != nil {
-					return err
-				}
-			}
-			var missing, unknown []string
-			results := make([]gate.Result, 0, len(set.Queries))
-			for _, q := range set.Queries {
-				r, ok := byID[q.ID]
-				if !ok {
-					missing = append(missing, q.ID)
-					continue
-				}
-				results = append(results, r)
-			}
-			for id := range byID {
-				if set.Query(id) == nil {
-					unknown = append(unknown, id)
-				}
-			}
-			sort.Strings(unknown)
-			if len(missing) > 0 {
-				return &gate.InputError{File: *setPath, Err: fmt.Errorf("%d queries are in no shard (a gap: a shard job is missing or failed): %s", len(missing), gate.JoinFirst(missing, 10))}
-			}
-			if len(unknown) > 0 {
-				return &gate.InputError{File: from[unknown[0]], Err: fmt.Errorf("%d queries are not in the set %s: %s", len(unknown), set.Path, gate.JoinFirst(unknown, 10))}
+			results, err := gate.MergeShards(set, args)
+			if err != nil {
+				return err
 			}
 			if err := pipeline.WriteRunFile(*out, results, gate.RunMeta{Set: set.Fingerprint}); err != nil {
 				return err

@@ -172,3 +172,52 @@ func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, basel
 	}
 	return CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, nil)
 }
+
+// RetrieveOptions are the choices of one `retrieve` run.
+type RetrieveOptions struct {
+	// Config and Set are the paths given ("" Set = the config's).
+	Config, Set string
+	// Side is base or head; BaseRef, with the base side, runs it in that
+	// commit's tree (made under TempDir).
+	Side, BaseRef, TempDir string
+	// Shard of Shards (1-based) retrieves only that part of the set; 0 is all.
+	Shard, Shards int
+	// Out is the run file to write.
+	Out string
+}
+
+// RetrieveRun retrieves one side (a shard of it, when asked) and writes
+// the run with its metadata line; it returns how many queries it wrote.
+func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
+	cfg, set, err := LoadConfigSet(o.Config, o.Set)
+	if err != nil {
+		return 0, err
+	}
+	if o.BaseRef != "" {
+		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir})
+		if err != nil {
+			return 0, err
+		}
+		defer b.Tree.Close()
+		cfg = b.Sides(cfg)
+	}
+	meta := gate.RunMeta{Set: set.Fingerprint}
+	if o.Shards > 0 {
+		if set, err = set.Shard(o.Shard, o.Shards); err != nil {
+			return 0, &gate.InputError{File: o.Config, Field: "shard", Err: err}
+		}
+		meta.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
+	}
+	runs, err := Retrieve(ctx, e, cfg, set, []string{o.Side}, 1)
+	if err != nil {
+		return 0, err
+	}
+	if err := runs[o.Side].Err; err != nil {
+		return 0, err
+	}
+	meta.Config = runs[o.Side].Config
+	if err := WriteRunFile(o.Out, runs[o.Side].First(), meta); err != nil {
+		return 0, err
+	}
+	return len(runs[o.Side].First()), nil
+}
