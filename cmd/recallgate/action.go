@@ -13,7 +13,6 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
 	"github.com/recallgate/recallgate/gate/pipeline"
@@ -43,7 +42,7 @@ var actionCommand = command{
 
 func runAction(ctx context.Context, e *env) error {
 	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.commands))
-	e.actions = true
+	e.fence = ghaction.NewFence(e.rawStderr)
 	in, err := ghaction.ReadInputs(a, e.getenv)
 	if err != nil {
 		a.Errorf("%v", err)
@@ -101,7 +100,7 @@ func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghac
 	if err := writeFileAtomic(reportPath, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
 		return err
 	}
-	res := actionResult(rep, md.String(), reportOut, workspacePath(rn.Workspace, set.Path))
+	res := rep.PublishResult(md.String(), reportOut, workspacePath(rn.Workspace, set.Path))
 	ghaction.Publish(a, rn, res, ghclient.Fit)
 	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
 
@@ -131,75 +130,21 @@ func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghac
 	return nil
 }
 
-// actionResult is the report as the action's outputs, summary,
-// annotations, comment and issue need it.
-func actionResult(rep *report.CompareReport, md, reportOut, setPath string) publish.Result {
-	res := publish.Result{
-		Verdict:    rep.Verdict,
-		RecallBase: rep.Summary.Base.RecallAtN, RecallHead: rep.Summary.Head.RecallAtN, RecallDelta: rep.Summary.Delta.RecallAtN,
-		Regressed: rep.Regressed, Improved: rep.Improved, Candidates: rep.Depth.Candidates,
-		Markdown: md, Report: reportOut, SetPath: setPath,
-	}
-	byID := map[string]report.CompareQuery{}
-	for _, q := range rep.Queries {
-		byID[q.ID] = q
-	}
-	for _, id := range rep.Regressed {
-		q := byID[id]
-		res.Flagged = append(res.Flagged, publish.Regression{ID: id, Line: q.Line, Base: q.Base.RecallAtN, Head: q.Head.RecallAtN, Lost: q.Lost})
-	}
-	return res
-}
-
-// actionCompare produces the comparison for the mode: run files given as
-// inputs, the config's two sides, the base commit's whole tree, or the
-// stored baseline for drift.
+// actionCompare runs the CI job the mode and inputs ask for.
 func actionCompare(ctx context.Context, e *env, rn ghaction.Runner, in ghaction.Inputs, cfgPath, mode string, ev *ghaction.Event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
-	ws := rn.Workspace
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		return nil, nil, err
+	o := pipeline.CIOptions{
+		Config: cfgPath, Workspace: rn.Workspace, TempDir: rn.Temp, Drift: mode == "drift",
+		BaseResults: in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
+		BaseSHA: ev.BaseSHA(), HeadSHA: ev.HeadSHA(rn.SHA), AllowIdentical: in.AllowIdentical,
+		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway",
 	}
-	if err := pipeline.InsideWorkspace(ws, cfg, in.Path(in.BaseResults), in.Path(in.HeadResults), in.Path(in.Baseline)); err != nil {
-		return nil, nil, err
-	}
-	if in.BaseResults != "" {
-		if cfg.Set == "" {
-			return nil, nil, &gate.InputError{File: cfgPath, Field: "set", Err: errors.New("required")}
-		}
-		set, err := gate.LoadSet(cfg.Set)
-		if err != nil {
-			return nil, nil, fmt.Errorf("load set: %w", err)
-		}
-		cmp, err := pipeline.CompareFiles(e.job(), cfg, set, cfg.Depth, cfg.Thresholds, pipeline.CorpusFor("", cfg), in.Path(in.BaseResults), in.Path(in.HeadResults))
-		return cmp, set, err
-	}
-	set, err := pipeline.LoadSetFor(cfg, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	keys := map[string]string{"base": ev.BaseSHA(), "head": ev.HeadSHA(rn.SHA)}
-	if mode == "drift" {
-		if in.Baseline == "" {
-			return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
-		}
-		job := e.job()
-		if cfg.CacheDir != "" {
-			job.Cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: keys}
-		}
-		cmp, err := pipeline.Drift(ctx, job, cfg, set, in.Path(in.Baseline))
-		return cmp, set, err
-	}
-	o := pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: ws, TempDir: rn.Temp,
-		AllowIdentical: in.AllowIdentical, CacheKeys: keys,
-		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway"}
 	if gh != nil {
 		o.Archive = gh
 	}
-	if cfg.Base == cfg.Head {
-		o.BaseRef = ev.BaseSHA()
+	cmp, set, err := pipeline.CI(ctx, e.job(), o)
+	if errors.Is(err, pipeline.ErrNoBaseline) {
+		return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
 	}
-	cmp, err := pipeline.Gate(ctx, e.job(), o)
 	return cmp, set, err
 }
 

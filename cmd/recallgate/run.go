@@ -51,45 +51,16 @@ type env struct {
 	now    func() time.Time   // nil means time.Now
 	cache  *pipeline.RunCache // nil means no run cache
 	// commands is the raw stdout, for workflow commands recallgate writes
-	// itself; rawStderr the raw stderr, for ::stop-commands:: blocks.
+	// itself; rawStderr the raw stderr, where a fence opens.
 	commands, rawStderr io.Writer
-	// actions is true in action mode: untrusted output is also fenced in
-	// ::stop-commands:: blocks.
-	actions bool
-
-	fenceMu     sync.Mutex
-	fences      int
-	fenceResume func()
-}
-
-// fence opens one ::stop-commands:: block in action mode for output
-// recallgate does not control (a subprocess's stderr) and returns its
-// release; blocks of several holders are one, closed by the last release.
-func (e *env) fence() func() {
-	if !e.actions || e.rawStderr == nil {
-		return func() {}
-	}
-	e.fenceMu.Lock()
-	defer e.fenceMu.Unlock()
-	if e.fences == 0 {
-		e.fenceResume = ghaction.StopCommands(e.rawStderr)
-	}
-	e.fences++
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			e.fenceMu.Lock()
-			defer e.fenceMu.Unlock()
-			if e.fences--; e.fences == 0 {
-				e.fenceResume()
-			}
-		})
-	}
+	// fence, in action mode, fences output recallgate does not control
+	// (a subprocess's stderr) in ::stop-commands:: blocks; nil elsewhere.
+	fence *ghaction.Fence
 }
 
 // job is the gate job's view of the environment.
 func (e *env) job() *pipeline.Env {
-	return &pipeline.Env{Getenv: e.getenv, Stderr: e.stderr, Client: e.client, Now: e.now, Cache: e.cache, Fence: e.fence}
+	return &pipeline.Env{Getenv: e.getenv, Stderr: e.stderr, Client: e.client, Now: e.now, Cache: e.cache, Fence: e.fence.Open}
 }
 
 // clock is the current time, injectable for tests of waiver expiry and label age.

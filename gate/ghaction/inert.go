@@ -113,3 +113,39 @@ func StopCommands(raw io.Writer) (resume func()) {
 	io.WriteString(raw, "::stop-commands::"+token+"\n")
 	return func() { io.WriteString(raw, "::"+token+"::\n") }
 }
+
+// Fence keeps one ::stop-commands:: block open on raw while anyone needs
+// it: several subprocesses running at once share one block, closed by the
+// last release. A nil *Fence opens nothing (outside Actions).
+type Fence struct {
+	mu     sync.Mutex
+	raw    io.Writer
+	n      int
+	resume func()
+}
+
+// NewFence fences output on raw, the stream untrusted lines go to.
+func NewFence(raw io.Writer) *Fence { return &Fence{raw: raw} }
+
+// Open opens the block (or joins the open one) and returns its release.
+func (f *Fence) Open() func() {
+	if f == nil || f.raw == nil {
+		return func() {}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.resume = StopCommands(f.raw)
+	}
+	f.n++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.n--; f.n == 0 {
+				f.resume()
+			}
+		})
+	}
+}

@@ -221,3 +221,73 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 	}
 	return len(runs[o.Side].First()), nil
 }
+
+// ErrNoBaseline is CI's error for a drift run without a baseline run.
+var ErrNoBaseline = errors.New("a drift run needs a baseline run")
+
+// CIOptions are what a CI job knows: the config, the runner's workspace
+// and temp folder, the run files an earlier step made (if any), the
+// baseline (drift), the commits of the event and how to get the base one.
+type CIOptions struct {
+	Config, Workspace, TempDir string
+	// BaseResults and HeadResults, when given, are compared as they are.
+	BaseResults, HeadResults string
+	// Drift compares the head side with Baseline, a stored run.
+	Drift    bool
+	Baseline string
+	// BaseSHA and HeadSHA are the event's commits ("" when it has none):
+	// the base side of one [retriever] runs in BaseSHA's tree; both key
+	// the run cache.
+	BaseSHA, HeadSHA string
+	// Archive downloads the base commit when git cannot give it.
+	Archive basetree.ArchiveSource
+	// AllowIdentical and IdenticalFix are as in GateOptions.
+	AllowIdentical bool
+	IdenticalFix   string
+}
+
+// CI is the job a CI step runs: two run files compared, the nightly drift
+// run, or the pre-merge gate (the base side in the base commit's tree when
+// the config has one [retriever]). Every path must stay in the workspace.
+func CI(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Set, error) {
+	cfg, err := config.Load(o.Config)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := InsideWorkspace(o.Workspace, cfg, o.BaseResults, o.HeadResults, o.Baseline); err != nil {
+		return nil, nil, err
+	}
+	if o.BaseResults != "" {
+		if cfg.Set == "" {
+			return nil, nil, &gate.InputError{File: o.Config, Field: "set", Err: errors.New("required")}
+		}
+		set, err := gate.LoadSet(cfg.Set)
+		if err != nil {
+			return nil, nil, fmt.Errorf("load set: %w", err)
+		}
+		cmp, err := CompareFiles(e, cfg, set, cfg.Depth, cfg.Thresholds, CorpusFor("", cfg), o.BaseResults, o.HeadResults)
+		return cmp, set, err
+	}
+	set, err := LoadSetFor(cfg, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	keys := map[string]string{"base": o.BaseSHA, "head": o.HeadSHA}
+	if o.Drift {
+		if o.Baseline == "" {
+			return nil, nil, ErrNoBaseline
+		}
+		if cfg.CacheDir != "" {
+			e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
+		}
+		cmp, err := Drift(ctx, e, cfg, set, o.Baseline)
+		return cmp, set, err
+	}
+	g := GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: o.Workspace, TempDir: o.TempDir, Archive: o.Archive,
+		AllowIdentical: o.AllowIdentical, IdenticalFix: o.IdenticalFix, CacheKeys: keys}
+	if cfg.Base == cfg.Head {
+		g.BaseRef = o.BaseSHA
+	}
+	cmp, err := Gate(ctx, e, g)
+	return cmp, set, err
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/publish"
 )
 
 // Format names an output format.
@@ -174,4 +175,25 @@ func movement(base, head []string, esc func(string) string) string {
 		parts = append(parts, fmt.Sprintf("-%d recovered: %s", len(left), strings.Join(left, ", ")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// PublishResult is the report as a CI's outputs, summary, annotations,
+// comment and issue need it: md is the Markdown report, reportOut the JSON
+// report's path for later steps, setPath the set as annotations name it.
+func (rep *CompareReport) PublishResult(md, reportOut, setPath string) publish.Result {
+	res := publish.Result{
+		Verdict:    rep.Verdict,
+		RecallBase: rep.Summary.Base.RecallAtN, RecallHead: rep.Summary.Head.RecallAtN, RecallDelta: rep.Summary.Delta.RecallAtN,
+		Regressed: rep.Regressed, Improved: rep.Improved, Candidates: rep.Depth.Candidates,
+		Markdown: md, Report: reportOut, SetPath: setPath,
+	}
+	byID := map[string]CompareQuery{}
+	for _, q := range rep.Queries {
+		byID[q.ID] = q
+	}
+	for _, id := range rep.Regressed {
+		q := byID[id]
+		res.Flagged = append(res.Flagged, publish.Regression{ID: id, Line: q.Line, Base: q.Base.RecallAtN, Head: q.Head.RecallAtN, Lost: q.Lost})
+	}
+	return res
 }
