@@ -61,7 +61,7 @@ func runAction(ctx context.Context, e *env) error {
 	cfgPath := in.Path(in.Config)
 	var gh *ghclient.Client
 	if in.Token != "" {
-		gh, err = ghclient.New(e.httpClient(), rn.APIURL, in.Token, rn.Repository)
+		gh, err = ghclient.New(e.job().HTTPClient(), rn.APIURL, in.Token, rn.Repository)
 		if err != nil {
 			a.Warningf("GitHub API unavailable, no comment or issue will be written: %v", err)
 			gh = nil

@@ -42,51 +42,25 @@ func (o *common) isSet(name string) bool {
 	return found
 }
 
-// settings are the resolved inputs of a scoring command.
-type settings struct {
-	set        *gate.Set
-	depth      gate.Depth
-	thresholds gate.Thresholds
-	format     report.Format
-	cfg        *config.Config // nil without --config
-}
-
-// resolve merges flags over the config file over the defaults and loads the set.
-func (o *common) resolve() (*settings, error) {
-	s := &settings{depth: gate.DefaultDepth(), thresholds: gate.DefaultThresholds()}
+// resolve loads what a scoring command runs with: the flags given win
+// over the config, the config over the defaults.
+func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
 	f, err := report.ParseFormat(o.format)
 	if err != nil {
-		return nil, usagef("--format: %v", err)
+		return nil, f, usagef("--format: %v", err)
 	}
-	s.format = f
-	setPath := o.set
-	if o.config != "" {
-		cfg, err := config.Load(o.config)
-		if err != nil {
-			return nil, err
-		}
-		s.depth, s.thresholds, s.cfg = cfg.Depth, cfg.Thresholds, cfg
-		if setPath == "" {
-			setPath = cfg.Set
-		}
-	}
+	so := pipeline.ScoringOptions{Config: o.config, Set: o.set}
 	if o.isSet("candidates") {
-		s.depth.Candidates = o.candidates
+		so.Candidates = &o.candidates
 	}
 	if o.isSet("context") {
-		s.depth.Context = o.context
+		so.Context = &o.context
 	}
-	if err := s.depth.Validate(); err != nil {
-		return nil, usagef("%v", err)
+	s, err := pipeline.LoadScoring(so)
+	if errors.Is(err, pipeline.ErrNoSet) {
+		return nil, f, usagef("--set is required (or a config with set = \"…\")")
 	}
-	if setPath == "" {
-		return nil, usagef("--set is required (or a config with set = \"…\")")
-	}
-	s.set, err = gate.LoadSet(setPath)
-	if err != nil {
-		return nil, fmt.Errorf("load set: %w", err)
-	}
-	return s, nil
+	return s, f, err
 }
 
 // emit writes a report to --out (atomically) or to stdout.
@@ -107,7 +81,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 // JSON one beside it) and turns a failing verdict into errRegression.
 func publishComparison(e *env, cmp *gate.Comparison, f report.Format, out, jsonOut string) error {
 	for _, w := range cmp.Warnings {
-		e.warn("%s", w)
+		e.job().Warn("%s", w)
 	}
 	rep := report.FromComparison(cmp)
 	if jsonOut != "" {
@@ -150,18 +124,18 @@ var scoreCommand = command{
 			if *results == "" {
 				return usagef("--results is required")
 			}
-			s, err := o.resolve()
+			s, f, err := o.resolve()
 			if err != nil {
 				return err
 			}
-			card, err := gate.ScoreRunFile(s.set, *results, s.depth)
+			card, err := gate.ScoreRunFile(s.Set, *results, s.Depth)
 			if err != nil {
 				return fmt.Errorf("score run: %w", err)
 			}
 			for _, w := range card.Warnings() {
-				e.warn("%s: %s", *results, w)
+				e.job().Warn("%s: %s", *results, w)
 			}
-			return emit(e, o.out, func(w io.Writer) error { return report.Score(w, card, s.format) })
+			return emit(e, o.out, func(w io.Writer) error { return report.Score(w, card, f) })
 		}
 	},
 }
@@ -174,8 +148,10 @@ var compareCommand = command{
   recallgate compare --config recallgate.toml --base base.jsonl --head head.jsonl --format markdown --out comment.md
   recallgate compare --set qrels.txt --base base.trec --head head.trec --max-recall-drop 0.05 --max-new-misses 1
 
-Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
---max-new-misses queries newly reach zero recall.
+Exits 1 when a gate rule fails: mean recall@N drops by more than
+--max-recall-drop, more than --max-new-misses queries newly reach zero
+recall, or a rule of the config's [gate] breaks (nDCG@k and precision@k
+drops, the tail, floors, segments).
 `,
 	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var o common
@@ -193,24 +169,24 @@ Exits 1 when mean recall@N drops by more than --max-recall-drop or more than
 			if *base == "" || *head == "" {
 				return usagef("--base and --head are required")
 			}
-			s, err := o.resolve()
+			s, f, err := o.resolve()
 			if err != nil {
 				return err
 			}
 			if o.isSet("max-recall-drop") {
-				s.thresholds.MaxRecallDrop = *drop
+				s.Thresholds.MaxRecallDrop = *drop
 			}
 			if o.isSet("max-new-misses") {
-				s.thresholds.MaxNewMisses = *misses
+				s.Thresholds.MaxNewMisses = *misses
 			}
-			if err := s.thresholds.Validate(); err != nil {
+			if err := s.Thresholds.Validate(); err != nil {
 				return usagef("%v", err)
 			}
-			cmp, err := pipeline.CompareFiles(e.job(), s.cfg, s.set, s.depth, s.thresholds, pipeline.CorpusFor(*corpus, s.cfg), *base, *head)
+			cmp, err := pipeline.CompareFiles(e.job(), s.Config, s.Set, s.Depth, s.Thresholds, pipeline.CorpusFor(*corpus, s.Config), *base, *head)
 			if err != nil {
 				return err
 			}
-			return publishComparison(e, cmp, s.format, o.out, *jsonOut)
+			return publishComparison(e, cmp, f, o.out, *jsonOut)
 		}
 	},
 }

@@ -56,7 +56,7 @@ GITHUB_EVENT_PATH from the environment.
 				return err
 			}
 			rn := ghaction.ReadRunner(e.getenv)
-			gh, err := ghclient.New(e.httpClient(), rn.APIURL, e.getenv("GITHUB_TOKEN"), rn.Repository)
+			gh, err := ghclient.New(e.job().HTTPClient(), rn.APIURL, e.getenv("GITHUB_TOKEN"), rn.Repository)
 			if err != nil {
 				return usagef("%v", err)
 			}
@@ -68,7 +68,7 @@ GITHUB_EVENT_PATH from the environment.
 			created, link, err := gh.UpsertComment(ctx, number, marker, md.String())
 			var pe *ghclient.PermissionError
 			if errors.As(err, &pe) {
-				e.warn("%v", err)
+				e.job().Warn("%v", err)
 				return nil
 			}
 			if err != nil {

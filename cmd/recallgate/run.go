@@ -47,9 +47,8 @@ type env struct {
 	getenv func(string) string
 	stdout io.Writer
 	stderr io.Writer
-	client *http.Client       // nil means a default client
-	now    func() time.Time   // nil means time.Now
-	cache  *pipeline.RunCache // nil means no run cache
+	client *http.Client     // nil means a default client
+	now    func() time.Time // nil means time.Now
 	// commands is the raw stdout, for workflow commands recallgate writes
 	// itself; rawStderr the raw stderr, where a fence opens.
 	commands, rawStderr io.Writer
@@ -58,30 +57,10 @@ type env struct {
 	fence *ghaction.Fence
 }
 
-// job is the gate job's view of the environment.
+// job is the gate job's view of the environment; its Warn and HTTPClient
+// serve the commands too.
 func (e *env) job() *pipeline.Env {
-	return &pipeline.Env{Getenv: e.getenv, Stderr: e.stderr, Client: e.client, Now: e.now, Cache: e.cache, Fence: e.fence.Open}
-}
-
-// clock is the current time, injectable for tests of waiver expiry and label age.
-func (e *env) clock() time.Time {
-	if e.now != nil {
-		return e.now()
-	}
-	return time.Now()
-}
-
-// httpClient is the client retrievers use; per-query timeouts come from contexts.
-func (e *env) httpClient() *http.Client {
-	if e.client != nil {
-		return e.client
-	}
-	return &http.Client{Transport: http.DefaultTransport}
-}
-
-// warn prints a warning line on stderr.
-func (e *env) warn(format string, args ...any) {
-	fmt.Fprintf(e.stderr, "recallgate: warning: "+format+"\n", args...)
+	return &pipeline.Env{Getenv: e.getenv, Stderr: e.stderr, Client: e.client, Now: e.now, Fence: e.fence.Open}
 }
 
 // command is one subcommand. setup registers its flags on fs and returns the

@@ -78,7 +78,7 @@ keeps the labels already there.
 			fmt.Fprintf(e.stderr, "recallgate: %s %d queries (%d %s, %d %s) to %s\n", verb, len(drafts),
 				counts[sample.KnownFailure], sample.KnownFailure, counts[sample.Ordinary], sample.Ordinary, *out)
 			if !res.Appended && len(drafts) < *size {
-				e.warn("the log and the known failures hold only %d distinct queries, fewer than --size %d", len(drafts), *size)
+				e.job().Warn("the log and the known failures hold only %d distinct queries, fewer than --size %d", len(drafts), *size)
 			}
 			fmt.Fprintf(e.stderr, "recallgate: next, label them: recallgate label --config recallgate.toml --set %s\n", *out)
 			return nil
@@ -97,10 +97,10 @@ func readLog(e *env, path, format string, o sample.Options) ([]sample.Query, sam
 	o.Format = sample.FormatFor(path, format)
 	qs, st, err := sample.Read(f, path, o)
 	for _, b := range st.Bad {
-		e.warn("%s:%d: skipped: %s", path, b.Line, b.Reason)
+		e.job().Warn("%s:%d: skipped: %s", path, b.Line, b.Reason)
 	}
 	if st.Malformed > len(st.Bad) {
-		e.warn("%s: %d more malformed lines skipped", path, st.Malformed-len(st.Bad))
+		e.job().Warn("%s: %d more malformed lines skipped", path, st.Malformed-len(st.Bad))
 	}
 	if err != nil && strings.Contains(err.Error(), "log format") {
 		return nil, st, usagef("--format: %v", err)

@@ -132,3 +132,55 @@ func kappaWords(k float64) string {
 	}
 	return "almost perfect"
 }
+
+// ScoringOptions are a scoring command's inputs: the config and set paths
+// and the depths given on the command line (nil when not given).
+type ScoringOptions struct {
+	Config, Set         string
+	Candidates, Context *int
+}
+
+// Scoring is what score and compare run with: the set, the depths and the
+// thresholds, from the command line over the config over the defaults.
+type Scoring struct {
+	Set        *gate.Set
+	Depth      gate.Depth
+	Thresholds gate.Thresholds
+	// Config is the loaded config, nil without one.
+	Config *config.Config
+}
+
+// LoadScoring merges the command line over the config over the defaults
+// and loads the set. It returns ErrNoSet when neither names a set.
+func LoadScoring(o ScoringOptions) (*Scoring, error) {
+	s := &Scoring{Depth: gate.DefaultDepth(), Thresholds: gate.DefaultThresholds()}
+	setPath := o.Set
+	if o.Config != "" {
+		cfg, err := config.Load(o.Config)
+		if err != nil {
+			return nil, err
+		}
+		s.Depth, s.Thresholds, s.Config = cfg.Depth, cfg.Thresholds, cfg
+		if setPath == "" {
+			setPath = cfg.Set
+		}
+	}
+	if o.Candidates != nil {
+		s.Depth.Candidates = *o.Candidates
+	}
+	if o.Context != nil {
+		s.Depth.Context = *o.Context
+	}
+	if err := s.Depth.Validate(); err != nil {
+		return nil, &gate.InputError{File: o.Config, Field: "depth", Err: err}
+	}
+	if setPath == "" {
+		return nil, ErrNoSet
+	}
+	set, err := gate.LoadSet(setPath)
+	if err != nil {
+		return nil, fmt.Errorf("load set: %w", err)
+	}
+	s.Set = set
+	return s, nil
+}
