@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/ghaction"
@@ -71,53 +70,6 @@ retrieved (it is never scored as a miss).
 				return err
 			}
 			return publishComparison(e, cmp, f, *out, *jsonOut)
-		}
-	},
-}
-
-var retrieveCommand = command{
-	name:    "retrieve",
-	summary: "Run one side's retriever over the eval set and write the run file.",
-	usage:   "recallgate retrieve --config FILE [--set SET] [--side base|head] [--base-ref REF] [--shard i/n] --out RUN",
-	examples: `  recallgate retrieve --config frozen-set/recallgate.toml --side base --out base.jsonl
-  recallgate retrieve --config recallgate.toml --side base --base-ref origin/main --shard 1/4 --out base-1.jsonl
-  recallgate retrieve --config recallgate.toml --out head.jsonl && recallgate score --config recallgate.toml --results head.jsonl
-`,
-	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
-		cfgPath := fs.String("config", "recallgate.toml", "recallgate.toml with the set and the retrievers")
-		setPath := fs.String("set", "", "eval set to use instead of the config's")
-		side := fs.String("side", "head", "which retriever to run: base or head")
-		out := fs.String("out", "", "run file to write, JSONL (required)")
-		shard := fs.String("shard", "", "retrieve only shard i/n of the queries (join the shards with 'recallgate merge')")
-		baseRef := fs.String("base-ref", "", "with --side base: run it in the whole tree of this commit or ref, as 'gate --base-ref' does")
-		return func(ctx context.Context, e *env, args []string) error {
-			if err := noArgs(args); err != nil {
-				return err
-			}
-			if *side != "base" && *side != "head" {
-				return usagef("--side must be base or head, got %q", *side)
-			}
-			if *out == "" {
-				return usagef("--out is required")
-			}
-			if *baseRef != "" && *side != "base" {
-				return usagef("--base-ref goes with --side base")
-			}
-			var i, n int
-			if *shard != "" {
-				var err error
-				if i, n, err = parseShard(*shard); err != nil {
-					return err
-				}
-			}
-			wrote, err := pipeline.RetrieveRun(ctx, e.job(), pipeline.RetrieveOptions{
-				Config: *cfgPath, Set: *setPath, Side: *side, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(), Shard: i, Shards: n, Out: *out,
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", wrote, *out)
-			return nil
 		}
 	},
 }

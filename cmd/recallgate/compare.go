@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/pipeline"
+)
+
+var compareCommand = command{
+	name:    "compare",
+	summary: "Compare a base and a head run query by query and decide the gate.",
+	usage:   "recallgate compare --set SET --base RUN --head RUN [--config FILE] [--candidates N] [--context K] [--max-recall-drop D] [--max-new-misses M] [--corpus DIR|FILE] [--format FORMAT] [--out FILE] [--json-out FILE]",
+	examples: `  recallgate compare --set queries.jsonl --base base.jsonl --head head.jsonl
+  recallgate compare --config recallgate.toml --base base.jsonl --head head.jsonl --format markdown --out comment.md
+  recallgate compare --set qrels.txt --base base.trec --head head.trec --max-recall-drop 0.05 --max-new-misses 1
+
+Exits 1 when a gate rule fails: mean recall@N drops by more than
+--max-recall-drop, more than --max-new-misses queries newly reach zero
+recall, or a rule of the config's [gate] breaks (nDCG@k and precision@k
+drops, the tail, floors, segments).
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var o common
+		o.register(fs)
+		base := fs.String("base", "", "base run (the target branch): JSONL or TREC run (required)")
+		head := fs.String("head", "", "head run (the change): JSONL or TREC run (required)")
+		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes")
+		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall")
+		corpus := fs.String("corpus", "", "corpus (folder or JSONL) to tell gold docs missing from it apart from retrieval misses")
+		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for 'recallgate report' or 'recallgate comment' later)")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *base == "" || *head == "" {
+				return usagef("--base and --head are required")
+			}
+			s, f, err := o.resolve()
+			if err != nil {
+				return err
+			}
+			if o.isSet("max-recall-drop") {
+				s.Thresholds.MaxRecallDrop = *drop
+			}
+			if o.isSet("max-new-misses") {
+				s.Thresholds.MaxNewMisses = *misses
+			}
+			if err := s.Thresholds.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			cmp, err := pipeline.CompareFiles(e.job(), s.Config, s.Set, s.Depth, s.Thresholds, pipeline.CorpusFor(*corpus, s.Config), *base, *head)
+			if err != nil {
+				return err
+			}
+			return publishComparison(e, cmp, f, o.out, *jsonOut)
+		}
+	},
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"io"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
+	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/report"
+)
+
+// common are the flags shared by score and compare.
+type common struct {
+	set, config, format, out string
+	candidates, context      int
+	fs                       *flag.FlagSet
+}
+
+func (o *common) register(fs *flag.FlagSet) {
+	o.fs = fs
+	fs.StringVar(&o.set, "set", "", "eval set: JSONL or TREC qrels (default: the set named in --config)")
+	fs.StringVar(&o.config, "config", "", "recallgate.toml to read the set, [depth] and [gate] from; flags win")
+	fs.IntVar(&o.candidates, "candidates", gate.DefaultCandidates, "candidate depth N for recall@N")
+	fs.IntVar(&o.context, "context", gate.DefaultContext, "context depth k for precision@k and nDCG@k")
+	fs.StringVar(&o.format, "format", "text", "output format: text, json, markdown, junit, benchmark or html")
+	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
+}
+
+// isSet reports whether a flag was given on the command line.
+func (o *common) isSet(name string) bool {
+	found := false
+	o.fs.Visit(func(f *flag.Flag) {
+		if f.Name == name {
+			found = true
+		}
+	})
+	return found
+}
+
+// resolve loads what a scoring command runs with: the flags given win
+// over the config, the config over the defaults.
+func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return nil, f, usagef("--format: %v", err)
+	}
+	so := pipeline.ScoringOptions{Config: o.config, Set: o.set}
+	if o.isSet("candidates") {
+		so.Candidates = &o.candidates
+	}
+	if o.isSet("context") {
+		so.Context = &o.context
+	}
+	s, err := pipeline.LoadScoring(so)
+	if errors.Is(err, pipeline.ErrNoSet) {
+		return nil, f, usagef("--set is required (or a config with set = \"…\")")
+	}
+	return s, f, err
+}
+
+// emit writes a report to --out (atomically) or to stdout.
+func emit(e *env, out string, write func(io.Writer) error) error {
+	if out == "" {
+		return write(e.stdout)
+	}
+	return writeFileAtomic(out, write)
+}
+
+// writeFileAtomic writes through a temporary file in the same folder and
+// renames it into place, so a reader never sees half a report.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	return atomicfile.Write(path, 0o644, write)
+}
+
+// publishComparison prints the comparison's warnings, writes its report (and the
+// JSON one beside it) and turns a failing verdict into errRegression.
+func publishComparison(e *env, cmp *gate.Comparison, f report.Format, out, jsonOut string) error {
+	for _, w := range cmp.Warnings {
+		e.job().Warn("%s", w)
+	}
+	rep := report.FromComparison(cmp)
+	if jsonOut != "" {
+		if err := writeFileAtomic(jsonOut, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
+			return err
+		}
+	}
+	if err := emit(e, out, func(w io.Writer) error { return report.WriteCompareReport(w, rep, f) }); err != nil {
+		return err
+	}
+	if cmp.Verdict == gate.Fail {
+		return errRegression
+	}
+	return nil
+}
+
+func noArgs(args []string) error {
+	if len(args) > 0 {
+		return usagef("unexpected argument %q (flags start with --)", args[0])
+	}
+	return nil
+}

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/pipeline"
+)
+
+var reverifyCommand = command{
+	name:    "reverify",
+	summary: "Re-check the labels verified longest ago: open the labelling page on a seeded sample of them.",
+	usage:   "recallgate reverify [--sample N] [--seed S] [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT]",
+	examples: `  recallgate reverify --config recallgate.toml --sample 5 --labeller ana
+
+Picks the --sample queries whose "verified" date is oldest (never verified
+first; ties drawn with --seed) and opens the labelling page on them with
+the current corpus and retrievers. A gold document that is no longer in
+the corpus is shown as a data-quality bug to fix, not as a retrieval miss.
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		var lf labelFlags
+		lf.register(fs)
+		n := fs.Int("sample", 5, "how many queries to re-check")
+		seed := fs.Uint64("seed", 1, "seed that breaks ties between equally old labels")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *n < 1 {
+				return usagef("--sample must be at least 1")
+			}
+			return runLabel(ctx, e, lf, func(set *gate.Set) []string { return pipeline.OldestVerified(set, *n, *seed) })
+		}
+	},
+}

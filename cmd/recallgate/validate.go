@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/pipeline"
+)
+
+var validateCommand = command{
+	name:    "validate",
+	summary: "Check an eval set (and that its gold documents exist in a corpus).",
+	usage:   "recallgate validate --set SET [--corpus DIR|FILE] [--max-label-age 180d] | --config FILE",
+	examples: `  recallgate validate --set frozen-set/queries.jsonl
+  recallgate validate --config frozen-set/recallgate.toml
+  recallgate validate --set frozen-set/queries.jsonl --corpus frozen-set/corpus
+  recallgate validate --set qrels.tsv --corpus corpus.jsonl
+`,
+	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+		set := fs.String("set", "", "eval set: JSONL or TREC qrels (required unless --config names one)")
+		corpus := fs.String("corpus", "", "corpus folder of .txt/.md files or JSONL of {\"id\",\"title\",\"text\"}; every gold doc must be in it")
+		maxAge := fs.String("max-label-age", "", "flag labels whose \"verified\" date is older, e.g. 180d or 26w")
+		cfgPath := fs.String("config", "", "also check recallgate.toml: its keys, waivers (expired ones fail) and set; its corpus and max_label_age apply")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *maxAge != "" {
+				if _, err := config.ParseAge(*maxAge); err != nil {
+					return usagef("--max-label-age: %v", err)
+				}
+			}
+			err := pipeline.Validate(e.job(), pipeline.ValidateOptions{Set: *set, Corpus: *corpus, MaxLabelAge: *maxAge, Config: *cfgPath}, e.stdout)
+			if errors.Is(err, pipeline.ErrNoSet) {
+				return usagef("--set is required (or --config with set = \"…\")")
+			}
+			return err
+		}
+	},
+}
