@@ -11,21 +11,30 @@ import (
 	"github.com/recallgate/recallgate/gate/report"
 )
 
+// output are --format and --out, the flags of every command that writes a
+// report; the formats are the report package's.
+type output struct{ format, out string }
+
+func (o *output) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.format, "format", "text", "output format: "+report.FormatList())
+	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
+}
+
 // common are the flags shared by score and compare.
 type common struct {
-	set, config, format, out string
-	candidates, context      int
-	fs                       *flag.FlagSet
+	output
+	set, config         string
+	candidates, context int
+	fs                  *flag.FlagSet
 }
 
 func (o *common) register(fs *flag.FlagSet) {
 	o.fs = fs
+	o.output.register(fs)
 	fs.StringVar(&o.set, "set", "", "eval set: JSONL or TREC qrels (default: the set named in --config)")
 	fs.StringVar(&o.config, "config", "", "recallgate.toml to read the set, [depth] and [gate] from; flags win")
 	fs.IntVar(&o.candidates, "candidates", gate.DefaultCandidates, "candidate depth N for recall@N")
 	fs.IntVar(&o.context, "context", gate.DefaultContext, "context depth k for precision@k and nDCG@k")
-	fs.StringVar(&o.format, "format", "text", "output format: text, json, markdown, junit, benchmark or html")
-	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 }
 
 // isSet reports whether a flag was given on the command line.

@@ -25,8 +25,8 @@ retrieved (it is never scored as a miss).
 	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		cfgPath := fs.String("config", "recallgate.toml", "recallgate.toml with the set, [depth], [gate] and the retrievers")
 		setPath := fs.String("set", "", "eval set to use instead of the config's")
-		format := fs.String("format", "text", "output format: text, json, markdown, junit, benchmark or html")
-		out := fs.String("out", "", "write the report to this file instead of stdout")
+		var o output
+		o.register(fs)
 		saveRuns := fs.String("save-runs", "", "also write base.jsonl and head.jsonl runs into this folder")
 		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run")
 		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (overrides [gate])")
@@ -41,7 +41,7 @@ retrieved (it is never scored as a miss).
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			f, err := report.ParseFormat(*format)
+			f, err := report.ParseFormat(o.format)
 			if err != nil {
 				return usagef("--format: %v", err)
 			}
@@ -69,7 +69,7 @@ retrieved (it is never scored as a miss).
 			if err != nil {
 				return err
 			}
-			return publishComparison(e, cmp, f, *out, *jsonOut)
+			return publishComparison(e, cmp, f, o.out, *jsonOut)
 		}
 	},
 }

@@ -29,6 +29,18 @@ const (
 	HTML Format = "html"
 )
 
+// Formats are every output format, in the order help texts list them.
+var Formats = []Format{Text, JSON, Markdown, JUnit, Benchmark, HTML}
+
+// FormatList is Formats as a sentence says it: "text, json, … or html".
+func FormatList() string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 // ParseFormat accepts a format name ("md" is short for markdown).
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(s) {
@@ -45,7 +57,7 @@ func ParseFormat(s string) (Format, error) {
 	case "html":
 		return HTML, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want text, json, markdown, junit, benchmark or html)", s)
+	return "", fmt.Errorf("unknown format %q (want %s)", s, FormatList())
 }
 
 // Score writes one scored run in the given format.
