@@ -689,11 +689,3 @@ func segments(c *Comparison) []Segment {
 	}
 	return merged
 }
-
-// plural picks the singular or plural form for n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

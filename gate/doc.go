@@ -2,7 +2,12 @@
 // runs, document-level scoring at the candidate and context depths, the paired
 // comparison of a base and a head run, and the verdict of the gate.
 //
-// It is pure logic: it reads from io.Readers, never from the network, and
-// imports no third-party module. Adapters (config, retrievers, reports, the
-// GitHub client) live in sub-packages and depend on it, not the other way.
+// It is pure logic and imports no third-party module. What it reads, it reads
+// as files the user named: eval sets (JSONL or TREC qrels, with the queries'
+// texts), runs (JSONL or TREC), corpora (a folder of text and Markdown files,
+// or JSONL), each a regular file that must not be a device, a FIFO or under
+// /proc; it never touches the network or the environment beyond what callers
+// pass in. Adapters (config, retrievers, reports, the CI clients) live in
+// sub-packages and depend on it, not the other way; docs/ARCHITECTURE.md
+// draws the rooms.
 package gate

@@ -82,3 +82,29 @@ func eachLine(r io.Reader, name string, fn func(line []byte, n int) error) error
 		}
 	}
 }
+
+// plural picks the singular or plural form for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// JoinFirst joins up to n ids with ", " and says how many were left out.
+func JoinFirst(ids []string, n int) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	out := ""
+	for i, id := range ids {
+		if i == n {
+			return fmt.Sprintf("%s, …and %d more", out, len(ids)-n)
+		}
+		if i > 0 {
+			out += ", "
+		}
+		out += id
+	}
+	return out
+}

@@ -174,14 +174,3 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 	}
 	return results, nil
 }
-
-// ScoreResults scores results already in memory.
-func ScoreResults(set *Set, results []Result, d Depth) (*Scorecard, error) {
-	sc := NewScorer(set, d)
-	for _, r := range results {
-		if err := sc.Add(r); err != nil {
-			return nil, err
-		}
-	}
-	return sc.Card()
-}

@@ -383,20 +383,13 @@ func summarize(qs []QueryScore, below float64) Summary {
 	return s
 }
 
-// JoinFirst joins up to n ids with ", " and says how many were left out.
-func JoinFirst(ids []string, n int) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	out := ""
-	for i, id := range ids {
-		if i == n {
-			return fmt.Sprintf("%s, …and %d more", out, len(ids)-n)
+// ScoreResults scores results already in memory.
+func ScoreResults(set *Set, results []Result, d Depth) (*Scorecard, error) {
+	sc := NewScorer(set, d)
+	for _, r := range results {
+		if err := sc.Add(r); err != nil {
+			return nil, err
 		}
-		if i > 0 {
-			out += ", "
-		}
-		out += id
 	}
-	return out
+	return sc.Card()
 }

@@ -465,21 +465,3 @@ func (s SetInfo) count() string {
 	}
 	return out
 }
-
-// WriteCompareReport renders an already built report model.
-func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
-	switch f {
-	case JSON:
-		return writeJSON(w, r)
-	case Markdown:
-		return compareMarkdown(w, r)
-	case JUnit:
-		return compareJUnit(w, r)
-	case Benchmark:
-		return writeJSON(w, benchmarkEntries(r.Summary.Head, r.Depth.Candidates, r.Depth.Context, ""))
-	case HTML:
-		return compareHTML(w, r)
-	default:
-		return compareText(w, r)
-	}
-}

@@ -1,6 +1,9 @@
-// Package report renders scorecards and comparisons for people and machines:
-// plain text for the terminal, JSON with stable keys for tools, and Markdown
-// for pull-request comments and job summaries. Every renderer is
+// Package report renders scorecards and comparisons for people and machines,
+// in every format of Formats: plain text for the terminal, JSON with stable
+// keys for tools, Markdown for pull-request comments and job summaries, one
+// self-contained HTML page, JUnit XML for CI test views, and
+// github-action-benchmark's JSON for trend charts. It also reads a JSON
+// report back, as untrusted input (ReadCompareReport). Every renderer is
 // deterministic: same input, same bytes.
 package report
 
@@ -208,4 +211,22 @@ func (rep *CompareReport) PublishResult(md, reportOut, setPath string) publish.R
 		res.Flagged = append(res.Flagged, publish.Regression{ID: id, Line: q.Line, Base: q.Base.RecallAtN, Head: q.Head.RecallAtN, Lost: q.Lost})
 	}
 	return res
+}
+
+// WriteCompareReport renders an already built report model.
+func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
+	switch f {
+	case JSON:
+		return writeJSON(w, r)
+	case Markdown:
+		return compareMarkdown(w, r)
+	case JUnit:
+		return compareJUnit(w, r)
+	case Benchmark:
+		return writeJSON(w, benchmarkEntries(r.Summary.Head, r.Depth.Candidates, r.Depth.Context, ""))
+	case HTML:
+		return compareHTML(w, r)
+	default:
+		return compareText(w, r)
+	}
 }
