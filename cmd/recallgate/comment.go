@@ -14,10 +14,10 @@ import (
 )
 
 var commentCommand = command{
-	name:    "comment",
-	summary: "Post (or update) the sticky PR comment from a saved JSON report.",
-	usage:   "recallgate comment --report report.json [--pr N] [--config NAME]",
-	examples: `  # in a workflow_run workflow that may write to pull requests, after
+	Name:    "comment",
+	Summary: "Post (or update) the sticky PR comment from a saved JSON report.",
+	Usage:   "recallgate comment --report report.json [--pr N] [--config NAME]",
+	Examples: `  # in a workflow_run workflow that may write to pull requests, after
   # downloading the report artifact the pull_request workflow uploaded:
   recallgate comment --report report.json
 
@@ -31,7 +31,7 @@ artifact cannot aim the comment at another PR; --pr, when given, must name
 that PR. Reads GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL and
 GITHUB_EVENT_PATH from the environment.
 `,
-	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		in := fs.String("report", "", "JSON report written by compare, gate or the action (required)")
 		pr := fs.Int("pr", 0, "pull request number (found from the event in a workflow_run job)")
 		name := fs.String("config", "recallgate.toml", "config name the sticky comment is keyed by (the action's config input)")

@@ -112,7 +112,7 @@ func TestWaiversAndSignificanceFromConfig(t *testing.T) {
 	gateAt := func(now func() time.Time, cfg string) (int, string, string) {
 		var out, errb bytes.Buffer
 		e := &env{getenv: func(string) string { return "" }, stdout: &out, stderr: &errb, now: now}
-		runner, rest, err := gateCommand.parse([]string{"--config", cfg})
+		runner, rest, err := gateCommand.Parse([]string{"--config", cfg})
 		if err == nil {
 			err = runner(context.Background(), e, rest)
 		}

@@ -16,30 +16,30 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // text may hold a back-quoted word, which Go's flag package would take
 // for the flag's value name.
 func TestHelpGolden(t *testing.T) {
-	cmds := append(commands(), command{name: "main"})
+	cmds := append(commands(), command{Name: "main"})
 	for _, c := range cmds {
-		t.Run(c.name, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			var got string
-			if c.name == "main" {
+			if c.Name == "main" {
 				got = mainUsage()
 			} else {
-				code, out, errs := rg(t, c.name, "--help")
+				code, out, errs := rg(t, c.Name, "--help")
 				if code != 0 || errs != "" {
 					t.Fatalf("exit %d %s", code, errs)
 				}
 				got = out
-				fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-				c.setup(fs)
+				fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+				c.Setup(fs)
 				fs.VisitAll(func(f *flag.Flag) {
-					if !strings.Contains(c.usage+" ", "--"+f.Name+" ") && !strings.Contains(c.usage, "--"+f.Name+"]") {
-						t.Errorf("usage line %q lacks --%s", c.usage, f.Name)
+					if !strings.Contains(c.Usage+" ", "--"+f.Name+" ") && !strings.Contains(c.Usage, "--"+f.Name+"]") {
+						t.Errorf("usage line %q lacks --%s", c.Usage, f.Name)
 					}
 					if strings.Contains(f.Usage, "`") {
 						t.Errorf("--%s: a back-quoted word in %q becomes the value name", f.Name, f.Usage)
 					}
 				})
 			}
-			path := filepath.Join("testdata", "help", c.name+".golden")
+			path := filepath.Join("testdata", "help", c.Name+".golden")
 			if *update {
 				os.MkdirAll(filepath.Dir(path), 0o755)
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

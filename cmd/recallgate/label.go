@@ -42,10 +42,10 @@ func (f *labelFlags) register(fs *flag.FlagSet) {
 }
 
 var labelCommand = command{
-	name:    "label",
-	summary: "Label a draft set in the browser: pooled documents from every retriever, graded with the keyboard.",
-	usage:   "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json]",
-	examples: `  recallgate label --config recallgate.toml --set draft.jsonl --labeller ana
+	Name:    "label",
+	Summary: "Label a draft set in the browser: pooled documents from every retriever, graded with the keyboard.",
+	Usage:   "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json]",
+	Examples: `  recallgate label --config recallgate.toml --set draft.jsonl --labeller ana
   recallgate label --set draft.jsonl --pool-config experiments/dense.toml --depth 20 --binary
   recallgate gate --config recallgate.toml --json-out report.json; recallgate label --config recallgate.toml --from-report report.json
 
@@ -60,7 +60,7 @@ what. Keys: j/k move between documents, 0-3 grade, n/p next and previous
 query, u unanswerable, e note. The set file is written after every grade,
 with "verified" set to today. Stop with Ctrl-C.
 `,
-	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var lf labelFlags
 		lf.register(fs)
 		fs.StringVar(&lf.fromReport, "from-report", "", "a JSON compare report: label only the documents it lists as unjudged in the head's context")

@@ -10,15 +10,15 @@ import (
 )
 
 var reportCommand = command{
-	name:    "report",
-	summary: "Render a saved JSON report again, in any format.",
-	usage:   "recallgate report --in report.json --format html|markdown|junit|benchmark|text|json [--out FILE]",
-	examples: `  recallgate gate --config recallgate.toml --format json --out report.json
+	Name:    "report",
+	Summary: "Render a saved JSON report again, in any format.",
+	Usage:   "recallgate report --in report.json --format html|markdown|junit|benchmark|text|json [--out FILE]",
+	Examples: `  recallgate gate --config recallgate.toml --format json --out report.json
   recallgate report --in report.json --format html --out report.html
   recallgate report --in report.json --format junit --out recallgate.xml    # GitLab, Jenkins, CircleCI
   recallgate report --in report.json --format benchmark --out bench.json   # github-action-benchmark
 `,
-	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		in := fs.String("in", "", "JSON report written by compare, gate or the action (required)")
 		format := fs.String("format", "html", "output format: html, markdown, junit, benchmark, text or json")
 		out := fs.String("out", "", "write to this file instead of stdout")

@@ -9,17 +9,17 @@ import (
 )
 
 var reverifyCommand = command{
-	name:    "reverify",
-	summary: "Re-check the labels verified longest ago: open the labelling page on a seeded sample of them.",
-	usage:   "recallgate reverify [--sample N] [--seed S] [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT]",
-	examples: `  recallgate reverify --config recallgate.toml --sample 5 --labeller ana
+	Name:    "reverify",
+	Summary: "Re-check the labels verified longest ago: open the labelling page on a seeded sample of them.",
+	Usage:   "recallgate reverify [--sample N] [--seed S] [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT]",
+	Examples: `  recallgate reverify --config recallgate.toml --sample 5 --labeller ana
 
 Picks the --sample queries whose "verified" date is oldest (never verified
 first; ties drawn with --seed) and opens the labelling page on them with
 the current corpus and retrievers. A gold document that is no longer in
 the corpus is shown as a data-quality bug to fix, not as a retrieval miss.
 `,
-	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var lf labelFlags
 		lf.register(fs)
 		n := fs.Int("sample", 5, "how many queries to re-check")

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"text/tabwriter"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
@@ -35,12 +35,8 @@ const (
 // errRegression is returned by a command whose verdict is fail.
 var errRegression = errors.New("regression")
 
-// usageError is a mistake on the command line.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+// usagef is a mistake on the command line (exit 2, with a pointer to --help).
+func usagef(format string, args ...any) error { return cli.Usagef(format, args...) }
 
 // env bundles what a command may touch of the world, so tests replace it.
 type env struct {
@@ -63,27 +59,8 @@ func (e *env) job() *pipeline.Env {
 	return &pipeline.Env{Getenv: e.getenv, Stderr: e.stderr, Client: e.client, Now: e.now, Fence: e.fence.Open}
 }
 
-// command is one subcommand. setup registers its flags on fs and returns the
-// function that runs it once the flags are parsed.
-type command struct {
-	name, summary, usage, examples string
-	setup                          func(fs *flag.FlagSet) func(ctx context.Context, e *env, args []string) error
-}
-
-// parse registers the command's flags and parses args; it returns the runner
-// and the positional arguments.
-func (c command) parse(args []string) (func(context.Context, *env, []string) error, []string, error) {
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	runner := c.setup(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, nil, err
-		}
-		return nil, nil, usagef("%v", err)
-	}
-	return runner, fs.Args(), nil
-}
+// command is one subcommand, run with the env.
+type command = cli.Command[*env]
 
 func commands() []command {
 	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, actionCommand}
@@ -121,7 +98,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "recallgate: unknown command %q\n\n%s", args[0], mainUsage())
 		return exitInput
 	}
-	runner, rest, err := c.parse(args[1:])
+	runner, rest, err := c.Parse(args[1:])
 	if err == nil {
 		err = runner(ctx, e, rest)
 	}
@@ -132,10 +109,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	code := exitCode(err)
 	switch {
 	case err == nil, code == exitRegression:
-	case code == exitInput && isUsage(err):
-		fmt.Fprintf(stderr, "recallgate %s: %v\nRun 'recallgate %s --help' for usage.\n", c.name, err, c.name)
+	case code == exitInput && cli.IsUsage(err):
+		fmt.Fprintf(stderr, "recallgate %s: %v\nRun 'recallgate %s --help' for usage.\n", c.Name, err, c.Name)
 	default:
-		fmt.Fprintf(stderr, "recallgate %s: %v\n", c.name, err)
+		fmt.Fprintf(stderr, "recallgate %s: %v\n", c.Name, err)
 	}
 	return code
 }
@@ -179,14 +156,9 @@ func exitCode(err error) int {
 	}
 }
 
-func isUsage(err error) bool {
-	var ue *usageError
-	return errors.As(err, &ue)
-}
-
 func lookup(name string) (command, bool) {
 	for _, c := range commands() {
-		if c.name == name {
+		if c.Name == name {
 			return c, true
 		}
 	}
@@ -203,7 +175,7 @@ Usage:
 Commands:
 `)
 	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "  %-10s %s\n", c.Name, c.Summary)
 	}
 	b.WriteString(`
 Examples:
@@ -219,9 +191,7 @@ Run 'recallgate <command> --help' for a command's flags; 'recallgate --version' 
 	return b.String()
 }
 
-func commandUsage(c command) string {
-	return fmt.Sprintf("%s\n\nUsage:\n  %s\n\n%s\nExamples:\n%s", c.summary, c.usage, flagHelp(c), c.examples)
-}
+func commandUsage(c command) string { return c.Help(metavars) }
 
 // metavars name the value each flag takes, as the usage lines write it.
 var metavars = map[string]string{
@@ -232,34 +202,6 @@ var metavars = map[string]string{
 	"side": "base|head", "shard": "i/n", "report": "FILE", "in": "FILE", "pr": "N", "max-label-age": "AGE",
 	"log": "FILE", "known-bad": "FILE", "size": "N", "seed": "S", "field": "NAME", "column": "NAME", "max-chars": "N",
 	"labeller": "NAME", "pool-config": "FILE", "depth": "D", "port": "PORT", "sample": "N",
-}
-
-// flagHelp lists a command's flags, --name VALUE, with their defaults.
-func flagHelp(c command) string {
-	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
-	c.setup(fs)
-	var b strings.Builder
-	n := 0
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fs.VisitAll(func(f *flag.Flag) {
-		n++
-		name := "--" + f.Name
-		if mv, ok := metavars[f.Name]; ok {
-			name += " " + mv
-		} else if kind, _ := flag.UnquoteUsage(f); kind != "" {
-			name += " " + strings.ToUpper(kind)
-		}
-		text := f.Usage
-		if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(text, "(required") && !strings.Contains(text, "(default") {
-			text += fmt.Sprintf(" (default %s)", f.DefValue)
-		}
-		fmt.Fprintf(tw, "  %s\t%s\n", name, text)
-	})
-	tw.Flush()
-	if n == 0 {
-		return "Flags: none\n"
-	}
-	return "Flags:\n" + b.String()
 }
 
 // signalContext is cancelled on SIGINT or SIGTERM.

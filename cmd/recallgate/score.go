@@ -11,14 +11,14 @@ import (
 )
 
 var scoreCommand = command{
-	name:    "score",
-	summary: "Score one run against the eval set at the candidate and context depths.",
-	usage:   "recallgate score --set SET --results RUN [--config FILE] [--candidates N] [--context K] [--format FORMAT] [--out FILE]",
-	examples: `  recallgate score --set queries.jsonl --results run.jsonl
+	Name:    "score",
+	Summary: "Score one run against the eval set at the candidate and context depths.",
+	Usage:   "recallgate score --set SET --results RUN [--config FILE] [--candidates N] [--context K] [--format FORMAT] [--out FILE]",
+	Examples: `  recallgate score --set queries.jsonl --results run.jsonl
   recallgate score --set qrels.txt --results run.trec --candidates 100 --context 10 --format json
   recallgate score --config recallgate.toml --results head.jsonl --format markdown --out score.md
 `,
-	setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var o common
 		o.register(fs)
 		results := fs.String("results", "", "run to score: JSONL or TREC run (required)")
