@@ -6,9 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
-	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
@@ -102,25 +100,10 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 		return err
 	}
 	srv, setPath, shown := job.Server, job.SetPath, job.Shown
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stdout, "recallgate label: http://%s/ — %d queries of %s, labelling as %s. Ctrl-C stops.\n", ln.Addr(), shown, setPath, lf.labeller)
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		// Every grade is already on disk; a browser's preconnected socket
-		// must not hold the stop up.
-		sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		defer cancel()
-		if hs.Shutdown(sctx) != nil {
-			hs.Close()
-		}
-		fmt.Fprintf(e.stderr, "recallgate label: stopped; every grade is in %s\n", setPath)
-		return nil
-	case err := <-done:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
+	if err := srv.Serve(ctx, ln); err != nil {
 		return &gate.InfraError{Err: err}
 	}
+	fmt.Fprintf(e.stderr, "recallgate label: stopped; every grade is in %s\n", setPath)
+	return nil
 }

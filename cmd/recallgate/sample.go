@@ -5,10 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"strings"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/sample"
 )
 
@@ -89,20 +86,11 @@ keeps the labels already there.
 // readLog reads a log or known-failure file, warning about each skipped
 // line (up to 20) with its line number.
 func readLog(e *env, path, format string, o sample.Options) ([]sample.Query, sample.Stats, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, sample.Stats{}, &gate.InputError{File: path, Err: err}
+	qs, st, err := sample.ReadFile(path, format, o)
+	for _, w := range st.Warnings(path) {
+		e.job().Warn("%s", w)
 	}
-	defer f.Close()
-	o.Format = sample.FormatFor(path, format)
-	qs, st, err := sample.Read(f, path, o)
-	for _, b := range st.Bad {
-		e.job().Warn("%s:%d: skipped: %s", path, b.Line, b.Reason)
-	}
-	if st.Malformed > len(st.Bad) {
-		e.job().Warn("%s: %d more malformed lines skipped", path, st.Malformed-len(st.Bad))
-	}
-	if err != nil && strings.Contains(err.Error(), "log format") {
+	if errors.Is(err, sample.ErrFormat) {
 		return nil, st, usagef("--format: %v", err)
 	}
 	return qs, st, err

@@ -3,6 +3,7 @@ package sample
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	iofs "io/fs"
 	"os"
@@ -66,6 +67,34 @@ func WriteDraft(path string, drafts []*gate.Query, appendTo, force bool) (Writte
 	}
 	w.Written = drafts
 	return w, nil
+}
+
+// ErrFormat is wrapped by Read for a format it does not know.
+var ErrFormat = errors.New("log format")
+
+// ReadFile reads a log or known-failure file at path, in format (or the
+// one its name says, see FormatFor).
+func ReadFile(path, format string, o Options) ([]Query, Stats, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Stats{}, &gate.InputError{File: path, Err: err}
+	}
+	defer f.Close()
+	o.Format = FormatFor(path, format)
+	return Read(f, path, o)
+}
+
+// Warnings are the skipped lines of a read of path, one line each (the
+// first ones with their line numbers, then how many more).
+func (st Stats) Warnings(path string) []string {
+	var out []string
+	for _, b := range st.Bad {
+		out = append(out, fmt.Sprintf("%s:%d: skipped: %s", path, b.Line, b.Reason))
+	}
+	if st.Malformed > len(st.Bad) {
+		out = append(out, fmt.Sprintf("%s: %d more malformed lines skipped", path, st.Malformed-len(st.Bad)))
+	}
+	return out
 }
 
 // FormatFor is the log format to read path with: format when given, else

@@ -184,7 +184,7 @@ func Read(r io.Reader, name string, o Options) ([]Query, Stats, error) {
 	case CSV:
 		err = readCSV(r, o.Column, &st, add, bad)
 	default:
-		return nil, st, fmt.Errorf("log format %q: want text, jsonl or csv", o.Format)
+		return nil, st, fmt.Errorf("%w %q: want text, jsonl or csv", ErrFormat, o.Format)
 	}
 	if err != nil {
 		return nil, st, &gate.InputError{File: name, Err: err}
