@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -100,32 +99,18 @@ func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghac
 	if err := writeFileAtomic(reportPath, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
 		return err
 	}
-	res := rep.PublishResult(md.String(), reportOut, workspacePath(rn.Workspace, set.Path))
+	res := rep.PublishResult(md.String(), reportOut, rn.Relative(set.Path))
 	ghaction.Publish(a, rn, res, ghclient.Fit)
 	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
 
-	switch {
-	case mode == "pr" && ev.PRNumber() > 0:
-		var c publish.Comments
-		if gh != nil {
-			c = gh
-		}
-		publish.PostComment(ctx, a, c, in.Comment, ev.PRNumber(), ghclient.Marker(in.Config), res)
-	case mode == "drift":
-		var c publish.Issues
-		if gh != nil {
-			c = gh
-		}
-		publish.TrackDrift(ctx, a, c, res, rn.SHA)
+	o := publish.Options{Mode: mode, PR: ev.PRNumber(), When: in.Comment, Marker: ghclient.Marker(in.Config), SHA: rn.SHA, FailOnRegression: in.FailOnRegression, Reasons: rep.Reasons}
+	var c publish.Comments
+	var is publish.Issues
+	if gh != nil {
+		c, is = gh, gh
 	}
-	if rep.Verdict == string(gate.Inconclusive) {
-		a.Warningf("recallgate verdict is inconclusive: %s", strings.Join(rep.Reasons, "; "))
-	}
-	if rep.Verdict == string(gate.Fail) {
-		if in.FailOnRegression {
-			return errRegression
-		}
-		a.Warningf("recallgate verdict is fail, but fail-on-regression is false: the step passes")
+	if publish.Outcome(ctx, a, o, c, is, res) {
+		return errRegression
 	}
 	return nil
 }
@@ -146,20 +131,4 @@ func actionCompare(ctx context.Context, e *env, rn ghaction.Runner, in ghaction.
 		return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
 	}
 	return cmp, set, err
-}
-
-// workspacePath makes p relative to the workspace, as annotations need.
-func workspacePath(ws, p string) string {
-	if ws == "" {
-		return p
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return p
-	}
-	rel, err := filepath.Rel(ws, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return p
-	}
-	return filepath.ToSlash(rel)
 }

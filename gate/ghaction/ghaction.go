@@ -274,6 +274,23 @@ func ReadRunner(getenv func(string) string) Runner {
 	return rn
 }
 
+// Relative makes p relative to the workspace, as annotations need it
+// (unchanged when it is not inside).
+func (rn Runner) Relative(p string) string {
+	if rn.Workspace == "" {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	rel, err := filepath.Rel(rn.Workspace, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
 // TempDir is where a job under Actions makes its temporary trees (the
 // runner's temp folder, when this process can see it); "" elsewhere, so a
 // laptop run never reads RUNNER_TEMP.

@@ -8,6 +8,7 @@ package publish
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -128,4 +129,42 @@ func short(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// Options are a run's publishing choices.
+type Options struct {
+	// Mode is pr or drift; PR the pull request (0 when none).
+	Mode string
+	PR   int
+	// When is always, on-change or never; Marker finds the sticky comment.
+	When, Marker string
+	// SHA is the commit the run tested.
+	SHA string
+	// FailOnRegression makes a failing verdict fail the step.
+	FailOnRegression bool
+	// Reasons are the verdict's reasons, for the log.
+	Reasons []string
+}
+
+// Outcome applies the rules once a run is scored: the sticky comment on a
+// pull request, the drift issue on a drift run, the verdict said in the
+// log; it reports whether the step must fail. Comments and issues may be
+// nil (no client): the rules then warn and the verdict stands.
+func Outcome(ctx context.Context, log Log, o Options, c Comments, is Issues, r Result) (fail bool) {
+	switch {
+	case o.Mode == "pr" && o.PR > 0:
+		PostComment(ctx, log, c, o.When, o.PR, o.Marker, r)
+	case o.Mode == "drift":
+		TrackDrift(ctx, log, is, r, o.SHA)
+	}
+	switch r.Verdict {
+	case string(gate.Inconclusive):
+		log.Warningf("recallgate verdict is inconclusive: %s", strings.Join(o.Reasons, "; "))
+	case string(gate.Fail):
+		if o.FailOnRegression {
+			return true
+		}
+		log.Warningf("recallgate verdict is fail, but fail-on-regression is false: the step passes")
+	}
+	return false
 }

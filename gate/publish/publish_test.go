@@ -100,3 +100,31 @@ func TestTrackDrift(t *testing.T) {
 		t.Errorf("passing run: %q", api.comments)
 	}
 }
+
+func TestOutcome(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name    string
+		o       publish.Options
+		verdict string
+		fail    bool
+		log     string
+		upserts int
+		issues  int
+	}{
+		{"failing PR fails the step", publish.Options{Mode: "pr", PR: 42, When: "always", FailOnRegression: true}, "fail", true, "posted", 1, 0},
+		{"fail-on-regression false warns", publish.Options{Mode: "pr", PR: 42, When: "never"}, "fail", false, "fail-on-regression is false", 0, 0},
+		{"inconclusive warns, passes", publish.Options{Mode: "pr", PR: 42, When: "never", FailOnRegression: true, Reasons: []string{"not significant"}}, "inconclusive", false, "verdict is inconclusive: not significant", 0, 0},
+		{"drift files the issue", publish.Options{Mode: "drift", SHA: "abc", FailOnRegression: true}, "fail", true, "drift reported", 0, 1},
+		{"a push without a PR comments nowhere", publish.Options{Mode: "pr", When: "always"}, "pass", false, "", 0, 0},
+	} {
+		api := &fakeAPI{}
+		r := newRunner(nil)
+		res := result(1)
+		res.Verdict = tc.verdict
+		fail := publish.Outcome(ctx, r.action(), tc.o, api, api, res)
+		if fail != tc.fail || !strings.Contains(r.out.String(), tc.log) || len(api.upserts) != tc.upserts || len(api.issues) != tc.issues {
+			t.Errorf("%s: fail %v, %d upserts, %d issues\n%s", tc.name, fail, len(api.upserts), len(api.issues), r.out.String())
+		}
+	}
+}
