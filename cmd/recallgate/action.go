@@ -20,15 +20,10 @@ import (
 )
 
 var actionCommand = command{
-	Name:    "action",
-	Summary: "GitHub Actions entrypoint: reads INPUT_* and the event, gates, comments, writes outputs.",
-	Usage:   "recallgate action   (configured through the action's inputs, see action.yml)",
-	Examples: `  # in a workflow
-  - uses: recallgate/recallgate@v1
-    with:
-      config: recallgate.toml
-      github-token: ${{ github.token }}
-`,
+	Name:     "action",
+	Summary:  "GitHub Actions entrypoint: reads INPUT_* and the event, gates, comments, writes outputs.",
+	Usage:    "recallgate action   (configured through the action's inputs, see action.yml)",
+	Examples: examples("action"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {

@@ -14,23 +14,10 @@ import (
 )
 
 var commentCommand = command{
-	Name:    "comment",
-	Summary: "Post (or update) the sticky PR comment from a saved JSON report.",
-	Usage:   "recallgate comment --report report.json [--pr N] [--config NAME]",
-	Examples: `  # in a workflow_run workflow that may write to pull requests, after
-  # downloading the report artifact the pull_request workflow uploaded:
-  recallgate comment --report report.json
-
-  # by hand, for one pull request:
-  recallgate comment --report report.json --pr 42
-
-In a workflow_run job (GITHUB_EVENT_NAME=workflow_run) the pull request is
-found from the event and the API: the open PR whose head commit is the
-run's head_sha. The report must record that same head commit, so an
-artifact cannot aim the comment at another PR; --pr, when given, must name
-that PR. Reads GITHUB_TOKEN, GITHUB_REPOSITORY, GITHUB_API_URL and
-GITHUB_EVENT_PATH from the environment.
-`,
+	Name:     "comment",
+	Summary:  "Post (or update) the sticky PR comment from a saved JSON report.",
+	Usage:    "recallgate comment --report report.json [--pr N] [--config NAME]",
+	Examples: examples("comment"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		in := fs.String("report", "", "JSON report written by compare, gate or the action (required)")
 		pr := fs.Int("pr", 0, "pull request number (found from the event in a workflow_run job)")

@@ -9,18 +9,10 @@ import (
 )
 
 var compareCommand = command{
-	Name:    "compare",
-	Summary: "Compare a base and a head run query by query and decide the gate.",
-	Usage:   "recallgate compare --set SET --base RUN --head RUN [--config FILE] [--candidates N] [--context K] [--max-recall-drop D] [--max-new-misses M] [--corpus DIR|FILE] [--format FORMAT] [--out FILE] [--json-out FILE]",
-	Examples: `  recallgate compare --set queries.jsonl --base base.jsonl --head head.jsonl
-  recallgate compare --config recallgate.toml --base base.jsonl --head head.jsonl --format markdown --out comment.md
-  recallgate compare --set qrels.txt --base base.trec --head head.trec --max-recall-drop 0.05 --max-new-misses 1
-
-Exits 1 when a gate rule fails: mean recall@N drops by more than
---max-recall-drop, more than --max-new-misses queries newly reach zero
-recall, or a rule of the config's [gate] breaks (nDCG@k and precision@k
-drops, the tail, floors, segments).
-`,
+	Name:     "compare",
+	Summary:  "Compare a base and a head run query by query and decide the gate.",
+	Usage:    "recallgate compare --set SET --base RUN --head RUN [--config FILE] [--candidates N] [--context K] [--max-recall-drop D] [--max-new-misses M] [--corpus DIR|FILE] [--format FORMAT] [--out FILE] [--json-out FILE]",
+	Examples: examples("compare"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var o common
 		o.register(fs)

@@ -11,17 +11,10 @@ import (
 )
 
 var gateCommand = command{
-	Name:    "gate",
-	Summary: "Retrieve the set with the base and the head retriever, compare them and decide the gate.",
-	Usage:   "recallgate gate --config FILE [--set SET] [--base-ref REF] [--allow-identical] [--max-recall-drop D] [--max-new-misses M] [--format FORMAT] [--out FILE] [--json-out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache] [--base-cache-key KEY] [--head-cache-key KEY]",
-	Examples: `  recallgate gate --config frozen-set/recallgate.toml
-  recallgate gate --config recallgate.toml --base-ref origin/main
-  recallgate gate --config recallgate.toml --format markdown --out comment.md --save-runs runs/
-  recallgate gate --config recallgate.toml --max-recall-drop 0.05
-
-Exits 1 on a regression, 3 when any query of either side could not be
-retrieved (it is never scored as a miss).
-`,
+	Name:     "gate",
+	Summary:  "Retrieve the set with the base and the head retriever, compare them and decide the gate.",
+	Usage:    "recallgate gate --config FILE [--set SET] [--base-ref REF] [--allow-identical] [--max-recall-drop D] [--max-new-misses M] [--format FORMAT] [--out FILE] [--json-out FILE] [--save-runs DIR] [--write-baseline FILE] [--no-cache] [--base-cache-key KEY] [--head-cache-key KEY]",
+	Examples: examples("gate"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		cfgPath := fs.String("config", "recallgate.toml", "recallgate.toml with the set, [depth], [gate] and the retrievers")
 		setPath := fs.String("set", "", "eval set to use instead of the config's")

@@ -40,24 +40,10 @@ func (f *labelFlags) register(fs *flag.FlagSet) {
 }
 
 var labelCommand = command{
-	Name:    "label",
-	Summary: "Label a draft set in the browser: pooled documents from every retriever, graded with the keyboard.",
-	Usage:   "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json]",
-	Examples: `  recallgate label --config recallgate.toml --set draft.jsonl --labeller ana
-  recallgate label --set draft.jsonl --pool-config experiments/dense.toml --depth 20 --binary
-  recallgate gate --config recallgate.toml --json-out report.json; recallgate label --config recallgate.toml --from-report report.json
-
-With --from-report, the page shows exactly the query–document pairs the
-report lists as new and unjudged in the head's context (no retrieval):
-judge them and run the gate again.
-
-Serves a page on 127.0.0.1 and prints its address. For each query it shows
-the union of the top --depth documents of every retriever in the config
-(and in each --pool-config), shuffled so nothing tells which system found
-what. Keys: j/k move between documents, 0-3 grade, n/p next and previous
-query, u unanswerable, e note. The set file is written after every grade,
-with "verified" set to today. Stop with Ctrl-C.
-`,
+	Name:     "label",
+	Summary:  "Label a draft set in the browser: pooled documents from every retriever, graded with the keyboard.",
+	Usage:    "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json]",
+	Examples: examples("label"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var lf labelFlags
 		lf.register(fs)

@@ -23,14 +23,10 @@ func parseShard(s string) (int, int, error) {
 }
 
 var mergeCommand = command{
-	Name:    "merge",
-	Summary: "Join the shard runs of `retrieve --shard i/n` into one run, refusing overlaps and gaps.",
-	Usage:   "recallgate merge --set SET --out RUN SHARD.jsonl…",
-	Examples: `  recallgate retrieve --config recallgate.toml --side head --shard 1/3 --out head-1.jsonl   # job 1
-  recallgate retrieve --config recallgate.toml --side head --shard 2/3 --out head-2.jsonl   # job 2
-  recallgate retrieve --config recallgate.toml --side head --shard 3/3 --out head-3.jsonl   # job 3
-  recallgate merge --set queries.jsonl --out head.jsonl head-*.jsonl
-`,
+	Name:     "merge",
+	Summary:  "Join the shard runs of `retrieve --shard i/n` into one run, refusing overlaps and gaps.",
+	Usage:    "recallgate merge --set SET --out RUN SHARD.jsonl…",
+	Examples: examples("merge"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		setPath := fs.String("set", "", "eval set the shards were retrieved for (required)")
 		out := fs.String("out", "", "merged run to write (required)")

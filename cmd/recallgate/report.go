@@ -10,14 +10,10 @@ import (
 )
 
 var reportCommand = command{
-	Name:    "report",
-	Summary: "Render a saved JSON report again, in any format.",
-	Usage:   "recallgate report --in report.json --format html|markdown|junit|benchmark|text|json [--out FILE]",
-	Examples: `  recallgate gate --config recallgate.toml --format json --out report.json
-  recallgate report --in report.json --format html --out report.html
-  recallgate report --in report.json --format junit --out recallgate.xml    # GitLab, Jenkins, CircleCI
-  recallgate report --in report.json --format benchmark --out bench.json   # github-action-benchmark
-`,
+	Name:     "report",
+	Summary:  "Render a saved JSON report again, in any format.",
+	Usage:    "recallgate report --in report.json --format html|markdown|junit|benchmark|text|json [--out FILE]",
+	Examples: examples("report"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		in := fs.String("in", "", "JSON report written by compare, gate or the action (required)")
 		format := fs.String("format", "html", "output format: html, markdown, junit, benchmark, text or json")

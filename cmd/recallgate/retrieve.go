@@ -10,13 +10,10 @@ import (
 )
 
 var retrieveCommand = command{
-	Name:    "retrieve",
-	Summary: "Run one side's retriever over the eval set and write the run file.",
-	Usage:   "recallgate retrieve --config FILE [--set SET] [--side base|head] [--base-ref REF] [--shard i/n] --out RUN",
-	Examples: `  recallgate retrieve --config frozen-set/recallgate.toml --side base --out base.jsonl
-  recallgate retrieve --config recallgate.toml --side base --base-ref origin/main --shard 1/4 --out base-1.jsonl
-  recallgate retrieve --config recallgate.toml --out head.jsonl && recallgate score --config recallgate.toml --results head.jsonl
-`,
+	Name:     "retrieve",
+	Summary:  "Run one side's retriever over the eval set and write the run file.",
+	Usage:    "recallgate retrieve --config FILE [--set SET] [--side base|head] [--base-ref REF] [--shard i/n] --out RUN",
+	Examples: examples("retrieve"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		cfgPath := fs.String("config", "recallgate.toml", "recallgate.toml with the set and the retrievers")
 		setPath := fs.String("set", "", "eval set to use instead of the config's")

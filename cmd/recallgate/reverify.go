@@ -9,16 +9,10 @@ import (
 )
 
 var reverifyCommand = command{
-	Name:    "reverify",
-	Summary: "Re-check the labels verified longest ago: open the labelling page on a seeded sample of them.",
-	Usage:   "recallgate reverify [--sample N] [--seed S] [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT]",
-	Examples: `  recallgate reverify --config recallgate.toml --sample 5 --labeller ana
-
-Picks the --sample queries whose "verified" date is oldest (never verified
-first; ties drawn with --seed) and opens the labelling page on them with
-the current corpus and retrievers. A gold document that is no longer in
-the corpus is shown as a data-quality bug to fix, not as a retrieval miss.
-`,
+	Name:     "reverify",
+	Summary:  "Re-check the labels verified longest ago: open the labelling page on a seeded sample of them.",
+	Usage:    "recallgate reverify [--sample N] [--seed S] [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT]",
+	Examples: examples("reverify"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var lf labelFlags
 		lf.register(fs)

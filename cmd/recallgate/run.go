@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -165,30 +166,25 @@ func lookup(name string) (command, bool) {
 	return command{}, false
 }
 
+// mainUsage is the top-level --help: help/main.txt with the command list.
 func mainUsage() string {
 	var b strings.Builder
-	b.WriteString(`recallgate gates pull requests on the retrieval quality of a RAG system.
-
-Usage:
-  recallgate <command> [flags]
-
-Commands:
-`)
 	for _, c := range commands() {
 		fmt.Fprintf(&b, "  %-10s %s\n", c.Name, c.Summary)
 	}
-	b.WriteString(`
-Examples:
-  recallgate gate     --config frozen-set/recallgate.toml
-  recallgate retrieve --config frozen-set/recallgate.toml --side head --out head.jsonl
-  recallgate validate --set frozen-set/queries.jsonl
-  recallgate score    --set queries.jsonl --results head.jsonl
-  recallgate compare  --set queries.jsonl --base base.jsonl --head head.jsonl --format markdown
+	return strings.Replace(examples("main"), "{{commands}}", b.String(), 1)
+}
 
-Exit codes: 0 pass · 1 regression · 2 usage, config or input error · 3 retriever or infrastructure error.
-Run 'recallgate <command> --help' for a command's flags; 'recallgate --version' for the version.
-`)
-	return b.String()
+// helpFiles hold the help texts: the examples of each command, and the
+// top-level page.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// examples is a command's help text from help/NAME.txt.
+func examples(name string) string {
+	b, _ := helpFiles.ReadFile("help/" + name + ".txt") // embedded at build time; TestHelpGolden sees every one
+	return string(b)
 }
 
 func commandUsage(c command) string { return c.Help(metavars) }

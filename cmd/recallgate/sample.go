@@ -10,18 +10,10 @@ import (
 )
 
 var sampleCommand = command{
-	Name:    "sample",
-	Summary: "Draw a draft eval set from a query log: half known failures, half ordinary traffic by frequency.",
-	Usage:   "recallgate sample --log FILE --out SET [--known-bad FILE] [--size N] [--seed S] [--format text|jsonl|csv] [--field NAME] [--column NAME] [--max-chars N] [--append | --force]",
-	Examples: `  recallgate sample --log queries.log --known-bad complaints.txt --out draft.jsonl
-  recallgate sample --log search.jsonl --field q --size 50 --seed 7 --out draft.jsonl
-  recallgate sample --log export.csv --column query --out queries.jsonl --append
-
-The draft has empty gold labels; label it with 'recallgate label'. Query
-ids come from the query text, so a rerun gives the same ids. An existing
-file is never replaced without --force; --append adds new queries and
-keeps the labels already there.
-`,
+	Name:     "sample",
+	Summary:  "Draw a draft eval set from a query log: half known failures, half ordinary traffic by frequency.",
+	Usage:    "recallgate sample --log FILE --out SET [--known-bad FILE] [--size N] [--seed S] [--format text|jsonl|csv] [--field NAME] [--column NAME] [--max-chars N] [--append | --force]",
+	Examples: examples("sample"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		logPath := fs.String("log", "", "the query log: one query a line, JSONL or CSV (required)")
 		out := fs.String("out", "", "the draft set to write (required)")

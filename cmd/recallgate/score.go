@@ -11,13 +11,10 @@ import (
 )
 
 var scoreCommand = command{
-	Name:    "score",
-	Summary: "Score one run against the eval set at the candidate and context depths.",
-	Usage:   "recallgate score --set SET --results RUN [--config FILE] [--candidates N] [--context K] [--format FORMAT] [--out FILE]",
-	Examples: `  recallgate score --set queries.jsonl --results run.jsonl
-  recallgate score --set qrels.txt --results run.trec --candidates 100 --context 10 --format json
-  recallgate score --config recallgate.toml --results head.jsonl --format markdown --out score.md
-`,
+	Name:     "score",
+	Summary:  "Score one run against the eval set at the candidate and context depths.",
+	Usage:    "recallgate score --set SET --results RUN [--config FILE] [--candidates N] [--context K] [--format FORMAT] [--out FILE]",
+	Examples: examples("score"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var o common
 		o.register(fs)

@@ -10,14 +10,10 @@ import (
 )
 
 var validateCommand = command{
-	Name:    "validate",
-	Summary: "Check an eval set (and that its gold documents exist in a corpus).",
-	Usage:   "recallgate validate --set SET [--corpus DIR|FILE] [--max-label-age 180d] | --config FILE",
-	Examples: `  recallgate validate --set frozen-set/queries.jsonl
-  recallgate validate --config frozen-set/recallgate.toml
-  recallgate validate --set frozen-set/queries.jsonl --corpus frozen-set/corpus
-  recallgate validate --set qrels.tsv --corpus corpus.jsonl
-`,
+	Name:     "validate",
+	Summary:  "Check an eval set (and that its gold documents exist in a corpus).",
+	Usage:    "recallgate validate --set SET [--corpus DIR|FILE] [--max-label-age 180d] | --config FILE",
+	Examples: examples("validate"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		set := fs.String("set", "", "eval set: JSONL or TREC qrels (required unless --config names one)")
 		corpus := fs.String("corpus", "", "corpus folder of .txt/.md files or JSONL of {\"id\",\"title\",\"text\"}; every gold doc must be in it")
