@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -83,18 +81,18 @@ func runAction(ctx context.Context, e *env) error {
 // verdict into the step's outcome.
 func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghaction.Runner, in ghaction.Inputs, mode string, ev *ghaction.Event, gh *ghclient.Client, cmp *gate.Comparison, set *gate.Set) error {
 	rep := report.FromComparison(cmp)
-	var md bytes.Buffer
-	if err := report.WriteCompareReport(&md, rep, report.Markdown); err != nil {
+	md, err := report.Render(rep, report.Markdown)
+	if err != nil {
 		return err
 	}
 	reportPath, reportOut, err := ghaction.ReportLocation(rn)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(reportPath, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
+	if err := report.WriteComparison(nil, rep, report.JSON, reportPath, ""); err != nil {
 		return err
 	}
-	res := rep.PublishResult(md.String(), reportOut, rn.Relative(set.Path))
+	res := rep.PublishResult(md, reportOut, rn.Relative(set.Path))
 	ghaction.Publish(a, rn, res, ghclient.Fit)
 	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
 

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
@@ -29,17 +27,12 @@ var commentCommand = command{
 			if *in == "" {
 				return usagef("--report is required")
 			}
-			f, err := os.Open(*in)
-			if err != nil {
-				return fmt.Errorf("open report: %w", err)
-			}
-			defer f.Close()
-			r, err := report.ReadCompareReport(f, *in)
+			r, err := report.ReadCompareReportFile(*in)
 			if err != nil {
 				return err
 			}
-			var md bytes.Buffer
-			if err := report.WriteCompareReport(&md, r, report.Markdown); err != nil {
+			md, err := report.Render(r, report.Markdown)
+			if err != nil {
 				return err
 			}
 			rn := ghaction.ReadRunner(e.getenv)
@@ -52,7 +45,7 @@ var commentCommand = command{
 				return err
 			}
 			marker := ghclient.Marker(*name)
-			created, link, err := gh.UpsertComment(ctx, number, marker, md.String())
+			created, link, err := gh.UpsertComment(ctx, number, marker, md)
 			var pe *ghclient.PermissionError
 			if errors.As(err, &pe) {
 				e.job().Warn("%v", err)

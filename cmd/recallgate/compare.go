@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
@@ -18,10 +17,9 @@ var compareCommand = command{
 		o.register(fs)
 		base := fs.String("base", "", "base run (the target branch): JSONL or TREC run (required)")
 		head := fs.String("head", "", "head run (the change): JSONL or TREC run (required)")
-		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes")
-		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall")
+		var v verdicts
+		v.register(fs, "")
 		corpus := fs.String("corpus", "", "corpus (folder or JSONL) to tell gold docs missing from it apart from retrieval misses")
-		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for 'recallgate report' or 'recallgate comment' later)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -33,20 +31,14 @@ var compareCommand = command{
 			if err != nil {
 				return err
 			}
-			if o.isSet("max-recall-drop") {
-				s.Thresholds.MaxRecallDrop = *drop
-			}
-			if o.isSet("max-new-misses") {
-				s.Thresholds.MaxNewMisses = *misses
-			}
-			if err := s.Thresholds.Validate(); err != nil {
-				return usagef("%v", err)
+			if err := v.apply(&s.Thresholds); err != nil {
+				return err
 			}
 			cmp, err := pipeline.CompareFiles(e.job(), s.Config, s.Set, s.Depth, s.Thresholds, pipeline.CorpusFor(*corpus, s.Config), *base, *head)
 			if err != nil {
 				return err
 			}
-			return publishComparison(e, cmp, f, o.out, *jsonOut)
+			return publishComparison(e, cmp, f, o.out, v.jsonOut)
 		}
 	},
 }

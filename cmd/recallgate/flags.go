@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -71,31 +70,49 @@ func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
 
 // emit writes a report to --out (atomically) or to stdout.
 func emit(e *env, out string, write func(io.Writer) error) error {
-	if out == "" {
-		return write(e.stdout)
+	return report.WriteTo(e.stdout, out, write)
+}
+
+// verdicts are the flags that change the gate's thresholds and keep its
+// JSON report, shared by gate and compare.
+type verdicts struct {
+	drop    float64
+	misses  int
+	jsonOut string
+	fs      *flag.FlagSet
+}
+
+func (v *verdicts) register(fs *flag.FlagSet, overrides string) {
+	v.fs = fs
+	fs.Float64Var(&v.drop, "max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes"+overrides)
+	fs.IntVar(&v.misses, "max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall"+overrides)
+	fs.StringVar(&v.jsonOut, "json-out", "", "also write the JSON report to this file (for 'recallgate report' or 'recallgate comment' later)")
+}
+
+// apply puts the thresholds given on the command line over th.
+func (v *verdicts) apply(th *gate.Thresholds) error {
+	v.fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "max-recall-drop":
+			th.MaxRecallDrop = v.drop
+		case "max-new-misses":
+			th.MaxNewMisses = v.misses
+		}
+	})
+	if err := th.Validate(); err != nil {
+		return usagef("%v", err)
 	}
-	return writeFileAtomic(out, write)
+	return nil
 }
 
-// writeFileAtomic writes through a temporary file in the same folder and
-// renames it into place, so a reader never sees half a report.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	return atomicfile.Write(path, 0o644, write)
-}
-
-// publishComparison prints the comparison's warnings, writes its report (and the
-// JSON one beside it) and turns a failing verdict into errRegression.
+// publishComparison prints the comparison's warnings, writes its report
+// (and the JSON one beside it) and turns a failing verdict into
+// errRegression.
 func publishComparison(e *env, cmp *gate.Comparison, f report.Format, out, jsonOut string) error {
 	for _, w := range cmp.Warnings {
 		e.job().Warn("%s", w)
 	}
-	rep := report.FromComparison(cmp)
-	if jsonOut != "" {
-		if err := writeFileAtomic(jsonOut, func(w io.Writer) error { return report.WriteCompareReport(w, rep, report.JSON) }); err != nil {
-			return err
-		}
-	}
-	if err := emit(e, out, func(w io.Writer) error { return report.WriteCompareReport(w, rep, f) }); err != nil {
+	if err := report.WriteComparison(e.stdout, report.FromComparison(cmp), f, out, jsonOut); err != nil {
 		return err
 	}
 	if cmp.Verdict == gate.Fail {

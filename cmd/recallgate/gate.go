@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/report"
@@ -22,10 +21,9 @@ var gateCommand = command{
 		o.register(fs)
 		saveRuns := fs.String("save-runs", "", "also write base.jsonl and head.jsonl runs into this folder")
 		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run")
-		drop := fs.Float64("max-recall-drop", gate.DefaultMaxRecallDrop, "largest absolute drop of mean recall@N that passes (overrides [gate])")
-		misses := fs.Int("max-new-misses", gate.DefaultMaxNewMisses, "how many queries may newly reach zero recall (overrides [gate])")
+		var v verdicts
+		v.register(fs, " (overrides [gate])")
 		noCache := fs.Bool("no-cache", false, "ignore cache_dir: retrieve both sides afresh")
-		jsonOut := fs.String("json-out", "", "also write the JSON report to this file (for 'recallgate report' or 'recallgate comment' later)")
 		baseKey := fs.String("base-cache-key", "", "what identifies the base side's index for the cache, e.g. the base commit")
 		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
 		baseRef := fs.String("base-ref", "", "run the base side in the whole tree of this commit or ref (e.g. origin/main): its config, corpus and scripts")
@@ -43,16 +41,8 @@ var gateCommand = command{
 				return err
 			}
 			th := cfg.Thresholds
-			fs.Visit(func(fl *flag.Flag) {
-				switch fl.Name {
-				case "max-recall-drop":
-					th.MaxRecallDrop = *drop
-				case "max-new-misses":
-					th.MaxNewMisses = *misses
-				}
-			})
-			if err := th.Validate(); err != nil {
-				return usagef("%v", err)
+			if err := v.apply(&th); err != nil {
+				return err
 			}
 			cmp, err := pipeline.Gate(ctx, e.job(), pipeline.GateOptions{
 				Config: cfg, Set: set, Thresholds: th, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(),
@@ -62,7 +52,7 @@ var gateCommand = command{
 			if err != nil {
 				return err
 			}
-			return publishComparison(e, cmp, f, o.out, *jsonOut)
+			return publishComparison(e, cmp, f, o.out, v.jsonOut)
 		}
 	},
 }

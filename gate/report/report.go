@@ -10,9 +10,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/publish"
 )
 
@@ -229,4 +231,41 @@ func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
 	default:
 		return compareText(w, r)
 	}
+}
+
+// WriteTo writes what render makes to path, atomically (a reader never
+// sees half a report), or to w when path is "".
+func WriteTo(w io.Writer, path string, render func(io.Writer) error) error {
+	if path == "" {
+		return render(w)
+	}
+	return atomicfile.Write(path, 0o644, render)
+}
+
+// WriteComparison writes the report in format f to out (or w), and its
+// JSON to jsonOut when given.
+func WriteComparison(w io.Writer, r *CompareReport, f Format, out, jsonOut string) error {
+	if jsonOut != "" {
+		if err := WriteTo(nil, jsonOut, func(w io.Writer) error { return WriteCompareReport(w, r, JSON) }); err != nil {
+			return err
+		}
+	}
+	return WriteTo(w, out, func(w io.Writer) error { return WriteCompareReport(w, r, f) })
+}
+
+// Render is the report in format f as a string.
+func Render(r *CompareReport, f Format) (string, error) {
+	var b strings.Builder
+	err := WriteCompareReport(&b, r, f)
+	return b.String(), err
+}
+
+// ReadCompareReportFile reads a JSON report from a file (see ReadCompareReport).
+func ReadCompareReportFile(path string) (*CompareReport, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &gate.InputError{File: path, Err: fmt.Errorf("open report: %w", err)}
+	}
+	defer f.Close()
+	return ReadCompareReport(f, path)
 }
