@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"io"
-	"os"
 
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -29,12 +28,7 @@ var reportCommand = command{
 			if err != nil {
 				return usagef("--format: %v", err)
 			}
-			file, err := os.Open(*in)
-			if err != nil {
-				return usagef("open report: %v", err)
-			}
-			defer file.Close()
-			r, err := report.ReadCompareReport(file, *in)
+			r, err := report.ReadCompareReportFile(*in)
 			if err != nil {
 				return err
 			}

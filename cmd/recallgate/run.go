@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -73,7 +72,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// Everything printed may carry text recallgate did not write (set ids,
 	// retriever answers, error bodies): no line of it may act as a
 	// workflow command. recallgate's own commands go to the raw streams.
-	rawOut, rawErr := serialized(stdout), serialized(stderr)
+	rawOut, rawErr := ghaction.Serialized(stdout), ghaction.Serialized(stderr)
 	stdout, stderr = ghaction.NewInertWriter(rawOut), ghaction.NewInertWriter(rawErr)
 	e := &env{getenv: getenv, stdout: stdout, stderr: stderr, commands: rawOut, rawStderr: rawErr}
 	if len(args) == 0 {
@@ -116,31 +115,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "recallgate %s: %v\n", c.Name, err)
 	}
 	return code
-}
-
-// lockedWriter serialises writes to a writer that is not a file: retrieval
-// goroutines, progress lines and a command retriever's stderr copier all
-// write to stderr at once. It hides io.ReaderFrom on purpose, so a copier
-// blocked in a read holds no state of the writer.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// Write implements io.Writer.
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// serialized wraps w in a lockedWriter unless it is a file, whose writes
-// the kernel orders (and whose terminal-ness progress lines test).
-func serialized(w io.Writer) io.Writer {
-	if _, ok := w.(*os.File); ok {
-		return w
-	}
-	return &lockedWriter{w: w}
 }
 
 // exitCode maps an error to the documented exit code.

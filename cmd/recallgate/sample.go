@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/sample"
 )
 
@@ -39,51 +39,17 @@ var sampleCommand = command{
 			if *appendTo && *force {
 				return usagef("--append and --force contradict each other")
 			}
-			opts := sample.Options{Field: *field, Column: *column, MaxChars: *maxChars}
-			qs, st, err := readLog(e, *logPath, *format, opts)
-			if err != nil {
-				return err
-			}
-			var bad []sample.Query
-			if *knownBad != "" {
-				if bad, _, err = readLog(e, *knownBad, "", opts); err != nil { // its own format, by its name
-					return err
-				}
-			}
-			drafts := sample.Draft(sample.Draw(qs, bad, *size, *seed))
-			res, err := sample.WriteDraft(*out, drafts, *appendTo, *force)
-			if errors.Is(err, sample.ErrExists) {
+			err := pipeline.Sample(e.job(), pipeline.SampleOptions{
+				Log: *logPath, KnownBad: *knownBad, Format: *format, Read: sample.Options{Field: *field, Column: *column, MaxChars: *maxChars},
+				Size: *size, Seed: *seed, Out: *out, Append: *appendTo, Force: *force,
+			})
+			switch {
+			case errors.Is(err, sample.ErrFormat):
+				return usagef("--format: %v", err)
+			case errors.Is(err, sample.ErrExists):
 				return usagef("%s exists: --append adds new queries to it and keeps its labels, --force replaces it", *out)
 			}
-			if err != nil {
-				return err
-			}
-			drafts, counts := res.Written, res.Counts
-			fmt.Fprintf(e.stderr, "recallgate: %s: %s\n", *logPath, st)
-			verb := "wrote"
-			if res.Appended {
-				verb = "appended"
-			}
-			fmt.Fprintf(e.stderr, "recallgate: %s %d queries (%d %s, %d %s) to %s\n", verb, len(drafts),
-				counts[sample.KnownFailure], sample.KnownFailure, counts[sample.Ordinary], sample.Ordinary, *out)
-			if !res.Appended && len(drafts) < *size {
-				e.job().Warn("the log and the known failures hold only %d distinct queries, fewer than --size %d", len(drafts), *size)
-			}
-			fmt.Fprintf(e.stderr, "recallgate: next, label them: recallgate label --config recallgate.toml --set %s\n", *out)
-			return nil
+			return err
 		}
 	},
-}
-
-// readLog reads a log or known-failure file, warning about each skipped
-// line (up to 20) with its line number.
-func readLog(e *env, path, format string, o sample.Options) ([]sample.Query, sample.Stats, error) {
-	qs, st, err := sample.ReadFile(path, format, o)
-	for _, w := range st.Warnings(path) {
-		e.job().Warn("%s", w)
-	}
-	if errors.Is(err, sample.ErrFormat) {
-		return nil, st, usagef("--format: %v", err)
-	}
-	return qs, st, err
 }

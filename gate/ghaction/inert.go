@@ -149,3 +149,28 @@ func (f *Fence) Open() func() {
 		})
 	}
 }
+
+// lockedWriter serialises writes to a writer that is not a file: retrieval
+// goroutines, progress lines and a command retriever's stderr copier all
+// write to stderr at once. It hides io.ReaderFrom on purpose, so a copier
+// blocked in a read holds no state of the writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// Serialized wraps w in a lockedWriter unless it is a file, whose writes
+// the kernel orders (and whose terminal-ness progress lines test).
+func Serialized(w io.Writer) io.Writer {
+	if _, ok := w.(*os.File); ok {
+		return w
+	}
+	return &lockedWriter{w: w}
+}

@@ -1,0 +1,61 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/recallgate/recallgate/gate/sample"
+)
+
+// SampleOptions say how to draw a draft set from a query log.
+type SampleOptions struct {
+	// Log is the query log; KnownBad, when given, the queries known to
+	// fail (read in the format its name says); Format the log's format ("" =
+	// by its name).
+	Log, KnownBad, Format string
+	// Read are the reader's options (JSONL field, CSV column, longest line).
+	Read sample.Options
+	// Size and Seed are the draw's.
+	Size int
+	Seed uint64
+	// Out is the draft to write; Append adds to it, Force replaces it.
+	Out           string
+	Append, Force bool
+}
+
+// Sample reads the log and the known failures (warning about each skipped
+// line), draws the draft and writes it, and says what it did on Stderr.
+func Sample(e *Env, o SampleOptions) error {
+	read := func(path, format string) ([]sample.Query, sample.Stats, error) {
+		qs, st, err := sample.ReadFile(path, format, o.Read)
+		for _, w := range st.Warnings(path) {
+			e.Warn("%s", w)
+		}
+		return qs, st, err
+	}
+	qs, st, err := read(o.Log, o.Format)
+	if err != nil {
+		return err
+	}
+	var bad []sample.Query
+	if o.KnownBad != "" {
+		if bad, _, err = read(o.KnownBad, ""); err != nil {
+			return err
+		}
+	}
+	res, err := sample.WriteDraft(o.Out, sample.Draft(sample.Draw(qs, bad, o.Size, o.Seed)), o.Append, o.Force)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.Stderr, "recallgate: %s: %s\n", o.Log, st)
+	verb := "wrote"
+	if res.Appended {
+		verb = "appended"
+	}
+	fmt.Fprintf(e.Stderr, "recallgate: %s %d queries (%d %s, %d %s) to %s\n", verb, len(res.Written),
+		res.Counts[sample.KnownFailure], sample.KnownFailure, res.Counts[sample.Ordinary], sample.Ordinary, o.Out)
+	if !res.Appended && len(res.Written) < o.Size {
+		e.Warn("the log and the known failures hold only %d distinct queries, fewer than --size %d", len(res.Written), o.Size)
+	}
+	fmt.Fprintf(e.Stderr, "recallgate: next, label them: recallgate label --config recallgate.toml --set %s\n", o.Out)
+	return nil
+}
