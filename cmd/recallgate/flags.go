@@ -19,6 +19,22 @@ func (o *output) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 }
 
+// parse reads --format.
+func (o *output) parse() (report.Format, error) {
+	f, err := report.ParseFormat(o.format)
+	if err != nil {
+		return f, usagef("--format: %v", err)
+	}
+	return f, nil
+}
+
+// given lists the flags given on the command line.
+func given(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
 // common are the flags shared by score and compare.
 type common struct {
 	output
@@ -36,29 +52,18 @@ func (o *common) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.context, "context", gate.DefaultContext, "context depth k for precision@k and nDCG@k")
 }
 
-// isSet reports whether a flag was given on the command line.
-func (o *common) isSet(name string) bool {
-	found := false
-	o.fs.Visit(func(f *flag.Flag) {
-		if f.Name == name {
-			found = true
-		}
-	})
-	return found
-}
-
 // resolve loads what a scoring command runs with: the flags given win
 // over the config, the config over the defaults.
 func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
-	f, err := report.ParseFormat(o.format)
+	f, err := o.parse()
 	if err != nil {
-		return nil, f, usagef("--format: %v", err)
+		return nil, f, err
 	}
-	so := pipeline.ScoringOptions{Config: o.config, Set: o.set}
-	if o.isSet("candidates") {
+	so, flags := pipeline.ScoringOptions{Config: o.config, Set: o.set}, given(o.fs)
+	if flags["candidates"] {
 		so.Candidates = &o.candidates
 	}
-	if o.isSet("context") {
+	if flags["context"] {
 		so.Context = &o.context
 	}
 	s, err := pipeline.LoadScoring(so)
@@ -91,14 +96,13 @@ func (v *verdicts) register(fs *flag.FlagSet, overrides string) {
 
 // apply puts the thresholds given on the command line over th.
 func (v *verdicts) apply(th *gate.Thresholds) error {
-	v.fs.Visit(func(fl *flag.Flag) {
-		switch fl.Name {
-		case "max-recall-drop":
-			th.MaxRecallDrop = v.drop
-		case "max-new-misses":
-			th.MaxNewMisses = v.misses
-		}
-	})
+	flags := given(v.fs)
+	if flags["max-recall-drop"] {
+		th.MaxRecallDrop = v.drop
+	}
+	if flags["max-new-misses"] {
+		th.MaxNewMisses = v.misses
+	}
 	if err := th.Validate(); err != nil {
 		return usagef("%v", err)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/pipeline"
-	"github.com/recallgate/recallgate/gate/report"
 )
 
 var gateCommand = command{
@@ -32,9 +31,9 @@ var gateCommand = command{
 			if err := noArgs(args); err != nil {
 				return err
 			}
-			f, err := report.ParseFormat(o.format)
+			f, err := o.parse()
 			if err != nil {
-				return usagef("--format: %v", err)
+				return err
 			}
 			cfg, set, err := pipeline.LoadConfigSet(*cfgPath, *setPath)
 			if err != nil {
