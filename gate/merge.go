@@ -3,6 +3,8 @@ package gate
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // MergeShards joins the shard runs of one set, read with ReadRunFile, into
@@ -51,4 +53,15 @@ func MergeShards(set *Set, paths []string) ([]Result, error) {
 		return nil, &InputError{File: from[unknown[0]], Err: fmt.Errorf("%d queries are not in the set %s: %s", len(unknown), set.Path, JoinFirst(unknown, 10))}
 	}
 	return results, nil
+}
+
+// ParseShard reads a shard "i/n" (1 ≤ i ≤ n).
+func ParseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("wants i/n with 1 ≤ i ≤ n, got %q", s)
+	}
+	return i, n, nil
 }

@@ -50,7 +50,6 @@ func runAction(ctx context.Context, e *env) error {
 		return err
 	}
 	mode := ghaction.ResolveMode(in.Mode, rn.EventName)
-	cfgPath := in.Path(in.Config)
 	var gh *ghclient.Client
 	if in.Token != "" {
 		gh, err = ghclient.New(e.job().HTTPClient(), rn.APIURL, in.Token, rn.Repository)
@@ -60,18 +59,10 @@ func runAction(ctx context.Context, e *env) error {
 		}
 	}
 
-	cmp, set, err := actionCompare(ctx, e, rn, in, cfgPath, mode, ev, gh)
+	cmp, set, err := actionCompare(ctx, e, rn, in, in.Path(in.Config), mode, ev, gh)
 	if err != nil {
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
 		return err
-	}
-	// The commits compared, so a later `recallgate comment` can tie the
-	// report to the pull request it belongs to.
-	if sha := ev.BaseSHA(); mode == "pr" && report.IsCommitSHA(sha) {
-		cmp.BaseSHA = sha
-	}
-	if sha := ev.HeadSHA(rn.SHA); report.IsCommitSHA(sha) {
-		cmp.HeadSHA = sha
 	}
 	return publishAction(ctx, e, a, rn, in, mode, ev, gh, cmp, set)
 }

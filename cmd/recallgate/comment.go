@@ -54,11 +54,7 @@ var commentCommand = command{
 			if err != nil {
 				return err
 			}
-			verb := "updated"
-			if created {
-				verb = "posted"
-			}
-			fmt.Fprintf(e.stdout, "recallgate: %s %s\n", verb, link)
+			fmt.Fprintf(e.stdout, "recallgate: %s %s\n", map[bool]string{true: "posted", false: "updated"}[created], link)
 			return nil
 		}
 	},

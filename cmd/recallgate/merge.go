@@ -4,23 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
-
-// parseShard reads "i/n".
-func parseShard(s string) (int, int, error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, usagef("--shard wants i/n with 1 ≤ i ≤ n, got %q", s)
-	}
-	return i, n, nil
-}
 
 var mergeCommand = command{
 	Name:     "merge",

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
@@ -37,8 +38,8 @@ var retrieveCommand = command{
 			var i, n int
 			if *shard != "" {
 				var err error
-				if i, n, err = parseShard(*shard); err != nil {
-					return err
+				if i, n, err = gate.ParseShard(*shard); err != nil {
+					return usagef("--shard %v", err)
 				}
 			}
 			wrote, err := pipeline.RetrieveRun(ctx, e.job(), pipeline.RetrieveOptions{

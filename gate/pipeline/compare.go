@@ -10,6 +10,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/retriever/file"
 )
 
@@ -249,7 +250,23 @@ type CIOptions struct {
 // CI is the job a CI step runs: two run files compared, the nightly drift
 // run, or the pre-merge gate (the base side in the base commit's tree when
 // the config has one [retriever]). Every path must stay in the workspace.
+// The comparison records the commits compared, so a later `recallgate
+// comment` can tie its report to the pull request it belongs to.
 func CI(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Set, error) {
+	cmp, set, err := ciJob(ctx, e, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !o.Drift && report.IsCommitSHA(o.BaseSHA) {
+		cmp.BaseSHA = o.BaseSHA
+	}
+	if report.IsCommitSHA(o.HeadSHA) {
+		cmp.HeadSHA = o.HeadSHA
+	}
+	return cmp, set, nil
+}
+
+func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Set, error) {
 	cfg, err := config.Load(o.Config)
 	if err != nil {
 		return nil, nil, err
