@@ -23,13 +23,14 @@ type RunCache struct {
 // key returns the cache key of a side, or "" when the side must not be
 // cached: a file run needs no cache, and a remote index with no caller key
 // could change under the same config.
-func (c *RunCache) key(set *gate.Set, fp SideRun, side string) string {
+func (c *RunCache) key(set *gate.Set, fp SideRun, side string, k int) string {
 	extra := c.Keys[side]
 	if fp.Corpus == "" && extra == "" {
 		return ""
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "recallgate-run-cache-v1\x00%s\x00%s\x00%s\x00%s", set.Fingerprint, fp.Config, fp.Corpus, extra)
+	// k is in the key: a run cached at 50 candidates cannot answer for 100.
+	fmt.Fprintf(h, "recallgate-run-cache-v2\x00%s\x00%s\x00%s\x00%s\x00%d", set.Fingerprint, fp.Config, fp.Corpus, extra, k)
 	return hex.EncodeToString(h.Sum(nil))[:32]
 }
 

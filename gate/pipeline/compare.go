@@ -104,7 +104,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if cfg.CacheDir != "" && !o.NoCache {
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 	}
-	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Repeats)
+	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, cfg.Repeats)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, basel
 	if err != nil {
 		return nil, err
 	}
-	runs, err := Retrieve(ctx, e, cfg, set, []string{"head"}, 1)
+	runs, err := Retrieve(ctx, e, cfg, set, []string{"head"}, cfg.Depth.Candidates, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +209,7 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		}
 		meta.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
 	}
-	runs, err := Retrieve(ctx, e, cfg, set, []string{o.Side}, 1)
+	runs, err := Retrieve(ctx, e, cfg, set, []string{o.Side}, cfg.Depth.Candidates, 1)
 	if err != nil {
 		return 0, err
 	}

@@ -69,7 +69,7 @@ for line in sys.stdin:
 		var stderr bytes.Buffer
 		e := testEnv(&stderr)
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: map[string]string{"base": "commit-1"}}
-		runs, err := Retrieve(context.Background(), e, cfg, set, []string{"base", "head"}, 1)
+		runs, err := Retrieve(context.Background(), e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, 1)
 		if err != nil || runs["base"].Err != nil {
 			t.Fatalf("run %d: %v %v", i, err, runs["base"].Err)
 		}
@@ -83,6 +83,14 @@ for line in sys.stdin:
 		if len(runs["base"].First()) != 2 {
 			t.Errorf("run %d: base has %d results", i, len(runs["base"].First()))
 		}
+	}
+	// Another candidate depth is another run: not taken from the cache.
+	var stderr bytes.Buffer
+	e := testEnv(&stderr)
+	e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: map[string]string{"base": "commit-1"}}
+	runs, err := Retrieve(context.Background(), e, cfg, set, []string{"base"}, 100, 1)
+	if err != nil || runs["base"].Cached {
+		t.Errorf("a deeper retrieval reused the cached run: %v\n%s", err, stderr.String())
 	}
 }
 

@@ -64,9 +64,7 @@ func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *
 	texts := map[string]map[string][]string{} // query → doc → passages
 	var order = map[string][]string{}         // query → docs in first-seen order
 	for _, src := range sources {
-		c := *src.cfg
-		c.Depth.Candidates = depth
-		runs, err := Retrieve(ctx, e, &c, set, []string{src.side}, 1)
+		runs, err := Retrieve(ctx, e, src.cfg, set, []string{src.side}, depth, 1)
 		if err == nil {
 			err = runs[src.side].Err
 		}

@@ -52,11 +52,12 @@ func (s SideRun) Latency() *gate.LatencyStats {
 // first is the run the comparison uses.
 func (s SideRun) First() []gate.Result { return s.Results[0] }
 
-// Retrieve retrieves the set for each named side at the same time,
-// so the two sides share the wall time, repeats times over. A side whose
+// Retrieve retrieves the top k hits of every query of the set for each
+// named side at the same time, so the two sides share the wall time,
+// repeats times over. A side whose
 // run is in the cache is never built: no index loaded, no subprocess
 // started. Every retriever that was built is closed before it returns.
-func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, sides []string, repeats int) (map[string]SideRun, error) {
+func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, sides []string, k, repeats int) (map[string]SideRun, error) {
 	type built struct {
 		r        gate.Retriever
 		close    retriever.Closer
@@ -88,7 +89,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 					return nil, fmt.Errorf("%s: %w", side, err)
 				}
 			}
-			if cacheKey = e.Cache.key(set, fp, side); cacheKey != "" {
+			if cacheKey = e.Cache.key(set, fp, side, k); cacheKey != "" {
 				if res, ok := e.Cache.load(e, cacheKey, set); ok {
 					fp.Results, fp.Cached = [][]gate.Result{res}, true
 					out[side] = fp
@@ -106,7 +107,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		if err != nil {
 			return nil, err
 		}
-		b := &built{r: r, close: c, cacheKey: cacheKey, opts: gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
+		b := &built{r: r, close: c, cacheKey: cacheKey, opts: gate.RetrieveOptions{K: k, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
 		bs[side] = b
 		fp.Startup = time.Since(start)
 		if rf, ok := r.(*file.Retriever); ok {
