@@ -468,10 +468,11 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	}
 	c.Regressed = c.flipped(Regressed)
 	c.Improved = c.flipped(Improved)
-	for _, w := range base.Warnings() {
+	c.Warnings = append(c.Warnings, base.Set.Warnings...)
+	for _, w := range base.RunWarnings() {
 		c.Warnings = append(c.Warnings, "base: "+w)
 	}
-	for _, w := range head.Warnings() {
+	for _, w := range head.RunWarnings() {
 		c.Warnings = append(c.Warnings, "head: "+w)
 	}
 	c.Warnings = append(c.Warnings, outageWarnings...)

@@ -127,6 +127,16 @@ type Summary struct {
 	ZeroRecall []string
 	// BelowHalf lists, in set order, the queries with recall@N < 0.5.
 	BelowHalf []string
+	// TrecEval, for a qrels set with queries judged only grade 0, is the
+	// means as trec_eval averages them: over those queries too, each
+	// scored 0. Nil otherwise.
+	TrecEval *TrecMeans
+}
+
+// TrecMeans are the four means over trec_eval's queries.
+type TrecMeans struct {
+	Queries                     int
+	Recall, Precision, NDCG, RR float64
 }
 
 // Scorecard is the scored form of one run against a set.
@@ -147,8 +157,14 @@ type Scorecard struct {
 	Unknown []string
 }
 
-// Warnings describes, in a stable order, what the scorer had to assume.
+// Warnings describes, in a stable order, what reading the set and scoring
+// the run had to assume.
 func (c *Scorecard) Warnings() []string {
+	return append(append([]string{}, c.Set.Warnings...), c.RunWarnings()...)
+}
+
+// RunWarnings are the run's part of Warnings.
+func (c *Scorecard) RunWarnings() []string {
 	var w []string
 	if len(c.Missing) <= 3 {
 		for _, id := range c.Missing {
@@ -307,6 +323,18 @@ func (s *Scorer) Card() (*Scorecard, error) {
 	}
 	c.Summary = summarize(real, s.depth.below())
 	c.SyntheticSummary = summarize(synthetic, s.depth.below())
+	zeros := 0
+	for _, q := range s.set.Queries {
+		if q.OnlyZero {
+			zeros++
+		}
+	}
+	if zeros > 0 {
+		n := float64(c.Summary.Queries + zeros)
+		c.Summary.TrecEval = &TrecMeans{Queries: c.Summary.Queries + zeros,
+			Recall: c.Summary.Recall * float64(c.Summary.Queries) / n, Precision: c.Summary.Precision * float64(c.Summary.Queries) / n,
+			NDCG: c.Summary.NDCG * float64(c.Summary.Queries) / n, RR: c.Summary.RR * float64(c.Summary.Queries) / n}
+	}
 	return c, nil
 }
 

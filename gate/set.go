@@ -39,6 +39,10 @@ type Query struct {
 	Unanswerable bool
 	// Note is a free-form remark for the people who keep the set.
 	Note string
+	// OnlyZero marks a TREC qrels query whose judgements are all grade 0:
+	// qrels cannot say "unanswerable", so it is kept apart as one, and
+	// counts as 0 in the trec_eval means (Summary.TrecEval).
+	OnlyZero bool
 	// Verified is the day the labels were last checked by a person (zero
 	// when not given).
 	Verified time.Time
@@ -121,6 +125,9 @@ type Set struct {
 	Queries []*Query
 	// Fingerprint is "sha256:" and the hex SHA-256 of the file's bytes.
 	Fingerprint string
+	// Warnings say what reading the set had to assume (qrels queries
+	// judged only grade 0).
+	Warnings []string
 
 	byID map[string]*Query
 }
@@ -270,14 +277,28 @@ func parseSet(r io.Reader, name string, draft bool) (*Set, error) {
 	if len(s.Queries) == 0 {
 		return nil, inputErr(name, 0, "", "eval set is empty: no queries")
 	}
+	var onlyZero []string
 	for _, q := range s.Queries {
 		q.prepare()
+		if q.relevant == 0 && s.Format == "qrels" && !draft {
+			// TREC qrels have no way to say "unanswerable": a query judged
+			// only grade 0 is one, scored 0 where trec_eval's means are asked.
+			q.Unanswerable, q.OnlyZero = true, true
+			onlyZero = append(onlyZero, q.ID)
+		}
 		if q.relevant == 0 && !q.Unanswerable && !draft {
 			return nil, inputErr(name, q.Line, "gold", "query %q has no relevant gold document (grade > 0); label one (recallgate label) or mark it \"unanswerable\": true", q.ID)
 		}
 		if q.relevant > 0 && q.Unanswerable {
 			return nil, inputErr(name, q.Line, "unanswerable", "query %q is marked unanswerable but has relevant gold documents", q.ID)
 		}
+	}
+	if len(onlyZero) > 0 {
+		if len(onlyZero) == len(s.Queries) {
+			return nil, inputErr(name, 0, "", "no query of the qrels has a relevant document (grade > 0): nothing to score")
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%d %s of the qrels %s judged only grade 0 (no relevant document): kept apart as unanswerable, and scored 0 in the trec_eval means: %s",
+			len(onlyZero), plural(len(onlyZero), "query", "queries"), plural(len(onlyZero), "is", "are"), JoinFirst(onlyZero, 10)))
 	}
 	return s, nil
 }

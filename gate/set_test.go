@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"math"
 	"errors"
 	"strings"
 	"testing"
@@ -73,7 +74,7 @@ func TestParseSetErrors(t *testing.T) {
 		{"qrels grade out of range", "1 0 d 4\n", "grade 4 is outside", 1},
 		{"qrels short line", "1 0 d 1\n2 0 d\n", "has 3 fields, want 4", 2},
 		{"qrels duplicate pair", "1 0 d 1\n1 0 d 2\n", "judged twice (first on line 1)", 2},
-		{"qrels no relevant", "1 0 d 0\n", "no relevant gold", 1},
+		{"qrels no relevant", "1 0 d 0\n", "no query of the qrels has a relevant document", 0},
 		{"garbage", "hello\n", "not a qrels line", 1},
 	}
 	for _, tt := range tests {
@@ -144,5 +145,49 @@ func TestDuplicateKeysRefused(t *testing.T) {
 	}
 	if err := CheckDuplicateKeys([]byte(`[{"a":1},{"a":2}]`)); err != nil {
 		t.Errorf("the same key in two objects: %v", err)
+	}
+}
+
+// TestQrelsJudgedOnlyZero: a TREC qrels query judged only grade 0 is not a
+// refusal of the file: it is kept apart as unanswerable with one warning,
+// and scored 0 in the means trec_eval would print (averaged over it too).
+func TestQrelsJudgedOnlyZero(t *testing.T) {
+	qrels := "q1 0 a 1\nq1 0 b 0\nq2 0 c 0\nq2 0 d 0\nq3 0 e 2\nq4 0 f 0\n"
+	s, err := ParseSet(strings.NewReader(qrels), "qrels.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := s.Query("q2"); !q.Unanswerable || !q.OnlyZero || s.Answerable() != 2 {
+		t.Errorf("q2 %+v, %d answerable", q, s.Answerable())
+	}
+	if len(s.Warnings) != 1 || s.Warnings[0] != "2 queries of the qrels are judged only grade 0 (no relevant document): kept apart as unanswerable, and scored 0 in the trec_eval means: q2, q4" {
+		t.Errorf("warnings %q", s.Warnings)
+	}
+	// q1 finds a at rank 1 (recall 1, P@2 1/2, nDCG 1, RR 1); q3 finds e at
+	// rank 2 (recall 1, P@2 1/2, nDCG 2/log2(3) / 2 = 0.6309, RR 1/2).
+	sc := NewScorer(s, Depth{Candidates: 10, Context: 2})
+	for _, r := range []Result{{ID: "q1", Hits: hits("a", "x")}, {ID: "q2", Hits: hits("c")}, {ID: "q3", Hits: hits("x", "e")}, {ID: "q4"}} {
+		if err := sc.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := sc.Card()
+	if err != nil {
+		t.Fatal(err)
+	}
+	te := c.Summary.TrecEval
+	ndcg3 := 1 / math.Log2(3)
+	if c.Summary.Queries != 2 || te == nil || te.Queries != 4 || !near(te.Recall, 2.0/4) || !near(te.Precision, 1.0/4) || !near(te.NDCG, (1+ndcg3)/4) || !near(te.RR, 1.5/4) {
+		t.Errorf("summary %+v trec_eval %+v", c.Summary, te)
+	}
+	if !near(c.Summary.Recall, 1) || !near(c.Summary.NDCG, (1+ndcg3)/2) {
+		t.Errorf("the answerable means %+v", c.Summary)
+	}
+	if w := c.Warnings(); len(w) == 0 || !strings.HasPrefix(w[0], "2 queries of the qrels") {
+		t.Errorf("scorecard warnings %q", w)
+	}
+	// JSONL sets still refuse a query with no relevant document.
+	if _, err := ParseSet(strings.NewReader(`{"id":"q1","query":"x","gold":{"a":0}}`), "s.jsonl"); err == nil {
+		t.Error("a JSONL query with only grade 0 passed")
 	}
 }

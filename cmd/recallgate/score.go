@@ -34,7 +34,10 @@ var scoreCommand = command{
 			if err != nil {
 				return fmt.Errorf("score run: %w", err)
 			}
-			for _, w := range card.Warnings() {
+			for _, w := range s.Set.Warnings {
+				e.job().Warn("%s: %s", s.Set.Path, w)
+			}
+			for _, w := range card.RunWarnings() {
 				e.job().Warn("%s: %s", *results, w)
 			}
 			return emit(e, o.out, func(w io.Writer) error { return report.Score(w, card, f) })

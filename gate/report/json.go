@@ -161,6 +161,18 @@ type SideSummary struct {
 	ZeroRecall   []string `json:"zero_recall"`
 	BelowHalf    int      `json:"below_half"`
 	BelowHalfIDs []string `json:"below_half_ids"`
+	// TrecEval, for a qrels set with queries judged only grade 0, are the
+	// means as trec_eval averages them (those queries scored 0).
+	TrecEval *TrecEvalMeans `json:"trec_eval,omitempty"`
+}
+
+// TrecEvalMeans are the means over trec_eval's queries.
+type TrecEvalMeans struct {
+	Queries      int     `json:"queries"`
+	RecallAtN    float64 `json:"recall_at_n"`
+	PrecisionAtK float64 `json:"precision_at_k"`
+	NDCGAtK      float64 `json:"ndcg_at_k"`
+	RR           float64 `json:"rr"`
 }
 
 // DeltaSummary is head minus base of the means and counts.
@@ -342,10 +354,14 @@ func scores(s gate.QueryScore) Scores {
 }
 
 func sideSummary(s gate.Summary) SideSummary {
-	return SideSummary{
+	out := SideSummary{
 		Queries: s.Queries, RecallAtN: s.Recall, PrecisionAtK: s.Precision, NDCGAtK: s.NDCG, RR: s.RR,
 		ZeroRecall: list(s.ZeroRecall), BelowHalf: len(s.BelowHalf), BelowHalfIDs: list(s.BelowHalf),
 	}
+	if t := s.TrecEval; t != nil {
+		out.TrecEval = &TrecEvalMeans{Queries: t.Queries, RecallAtN: t.Recall, PrecisionAtK: t.Precision, NDCGAtK: t.NDCG, RR: t.RR}
+	}
+	return out
 }
 
 func unanswerable(u gate.UnanswerableResult) Unanswerable {

@@ -29,6 +29,10 @@ func scoreText(w io.Writer, c *gate.Scorecard) error {
 	fmt.Fprintf(tw, "zero recall\t%d\t\n", len(s.ZeroRecall))
 	fmt.Fprintf(tw, "%s < 0.5\t%d\t\n", n.recall, len(s.BelowHalf))
 	tw.Flush()
+	if t := s.TrecEval; t != nil {
+		fmt.Fprintf(b, "as trec_eval averages (%d queries, those judged only grade 0 as 0): %s %s, %s %s, %s %s, %s %s\n",
+			t.Queries, n.recall, f3(t.Recall), n.precision, f3(t.Precision), n.ndcg, f3(t.NDCG), n.rr, f3(t.RR))
+	}
 	if len(s.ZeroRecall) > 0 {
 		fmt.Fprintf(b, "\nzero recall (%d)\n", len(s.ZeroRecall))
 		for _, id := range s.ZeroRecall {
