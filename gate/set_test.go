@@ -1,8 +1,8 @@
 package gate
 
 import (
-	"math"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 )
