@@ -193,7 +193,7 @@ func (g *trecGroup) flush(fn func(Result) error) error {
 		g.res.Hits[i].Doc = docs[start:end]
 		start = end
 	}
-	slices.SortStableFunc(g.res.Hits, func(a, b Hit) int {
+	order := func(a, b Hit) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
@@ -201,7 +201,12 @@ func (g *trecGroup) flush(fn func(Result) error) error {
 			return 1
 		}
 		return -strings.Compare(a.Doc, b.Doc)
-	})
+	}
+	// Runs usually arrive in trec_eval's order already: check in one pass
+	// before sorting (a stable sort of sorted input changes nothing).
+	if !slices.IsSortedFunc(g.res.Hits, order) {
+		slices.SortStableFunc(g.res.Hits, order)
+	}
 	return fn(g.res)
 }
 
@@ -276,6 +281,31 @@ func fields6(line []byte) (f [6][]byte, n int) {
 	return f, n
 }
 
+// fields6Fast splits the common shape, six fields apart by single spaces,
+// in one tight pass; anything else (tabs, runs of blanks, control bytes,
+// more or fewer fields) is left to fields6's general loop, which gives the
+// same fields for the lines this one accepts.
+func fields6Fast(line []byte) (f [6][]byte, ok bool) {
+	i := 0
+	for k := 0; k < 6; k++ {
+		start := i
+		for i < len(line) && line[i] > ' ' {
+			i++
+		}
+		if i == start {
+			return f, false
+		}
+		f[k] = line[start:i]
+		if k < 5 {
+			if i >= len(line) || line[i] != ' ' {
+				return f, false
+			}
+			i++
+		}
+	}
+	return f, i == len(line)
+}
+
 // pow10 holds the powers of ten that float64 represents exactly.
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
@@ -335,14 +365,18 @@ func isInt(b []byte) bool {
 
 // parseTRECLine splits one TREC run line; qid and doc alias line.
 func parseTRECLine(line []byte, file string, n int) (qid, doc []byte, score float64, err error) {
-	f, count := fields6(line)
+	f, ok := fields6Fast(line)
+	count := 6
+	if !ok {
+		f, count = fields6(line)
+	}
 	if count != 6 {
 		return nil, nil, 0, inputErr(file, n, "", "not a JSON object and not a TREC run line (want `qid Q0 docid rank score tag`, got %d fields)", count)
 	}
 	if !isInt(f[3]) {
 		return nil, nil, 0, inputErr(file, n, "rank", "%q is not an integer", f[3])
 	}
-	score, ok := fastFloat(f[4])
+	score, ok = fastFloat(f[4])
 	if !ok {
 		score, err = strconv.ParseFloat(string(f[4]), 64)
 	}

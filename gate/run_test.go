@@ -129,3 +129,26 @@ func FuzzFastFloat(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFields6Fast: the single-space fast path gives exactly the fields of
+// the general splitter for every line it accepts.
+func FuzzFields6Fast(f *testing.F) {
+	for _, s := range []string{"q1 Q0 doc 1 2.5 run", "q1\tQ0 doc 1 2.5 run", "q1  Q0 doc 1 2.5 run", " q1 Q0 d 1 2 r", "q1 Q0 d 1 2 r ", "a b c d e", "a b c d e f g", "q\x01 Q0 d 1 2 r", "q1 Q0 d\v 1 2 r"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		fast, ok := fields6Fast([]byte(line))
+		if !ok {
+			return
+		}
+		slow, n := fields6([]byte(line))
+		if n != 6 {
+			t.Fatalf("%q: the fast path took %d fields as six", line, n)
+		}
+		for i := range fast {
+			if string(fast[i]) != string(slow[i]) {
+				t.Fatalf("%q: field %d %q, want %q", line, i, fast[i], slow[i])
+			}
+		}
+	})
+}
