@@ -193,10 +193,12 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen map[string]struct{}) QuerySc
 	dcg := 0.0
 	rank := 0
 	for _, h := range hits {
-		if _, dup := seen[h.Doc]; dup {
+		// One hash operation a hit: the set grows only for a new document.
+		before := len(seen)
+		seen[h.Doc] = struct{}{}
+		if len(seen) == before {
 			continue
 		}
-		seen[h.Doc] = struct{}{}
 		rank++
 		if rank <= d.Context && h.Text != "" {
 			if s.Passages == nil {
@@ -341,6 +343,16 @@ func (s *Scorer) Card() (*Scorecard, error) {
 // ScoreRunFile reads a run file and scores it against the set.
 func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
 	sc := NewScorer(set, d)
+	if done, err := scoreInSegments(path, sc); done || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		c, err := sc.Card()
+		if err != nil {
+			return nil, &InputError{File: path, Err: err}
+		}
+		return c, nil
+	}
 	meta, err := scorePipelined(path, sc)
 	if err != nil {
 		return nil, err
@@ -353,6 +365,25 @@ func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
 		return nil, &InputError{File: path, Err: err}
 	}
 	return c, nil
+}
+
+// scoreInSegments scores a large TREC run in segments, one a core; done is
+// false when the run is not one to split (JSONL, small, one query).
+func scoreInSegments(path string, sc *Scorer) (done bool, err error) {
+	f, err := openInput(path)
+	if err != nil {
+		return false, nil // the ordinary path reports it
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return false, nil
+	}
+	cuts := trecSegments(f, info.Size(), segmentsFor())
+	if cuts == nil {
+		return false, nil
+	}
+	return true, scoreSegments(f, path, cuts, sc)
 }
 
 // scorePipelined parses the run on one goroutine and scores on another,
