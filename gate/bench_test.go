@@ -3,6 +3,9 @@ package gate
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -80,4 +83,50 @@ func BenchmarkCompare(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkScoreRunFileTREC is the command's path on a TREC file of 1,000
+// queries × 1,000 hits: cut into segments at query boundaries, one a core.
+func BenchmarkScoreRunFileTREC(b *testing.B) {
+	set, run := benchCase(b, 1000, 1000, true)
+	path := filepath.Join(b.TempDir(), "run.trec")
+	if err := os.WriteFile(path, run, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(run)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ScoreRunFile(set, path, DefaultDepth()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/1k-queries×1k-hits")
+}
+
+// BenchmarkMemoryPerQuery reports the heap a scorecard keeps per query
+// (after scoring 2,000 queries × 100 hits, a forced GC): what grows with
+// the number of queries.
+func BenchmarkMemoryPerQuery(b *testing.B) {
+	const nq = 2000
+	set, run := benchCase(b, nq, 100, true)
+	var kept uint64
+	for i := 0; i < b.N; i++ {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		sc := NewScorer(set, DefaultDepth())
+		if err := ReadRun(bytes.NewReader(run), "bench", sc.Add); err != nil {
+			b.Fatal(err)
+		}
+		card, err := sc.Card()
+		if err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		kept = after.HeapAlloc - before.HeapAlloc
+		runtime.KeepAlive(card)
+	}
+	b.ReportMetric(float64(kept)/nq, "B/query")
 }
