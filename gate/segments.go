@@ -13,7 +13,7 @@ import (
 
 // minSegmentBytes is the least a segment of a TREC run scored on its own
 // core holds: below it, the split costs more than it saves.
-const minSegmentBytes = 8 << 20
+var minSegmentBytes int64 = 8 << 20
 
 // trecSegments cuts a TREC run file into up to n byte ranges that each
 // start on a query's first line, so each can be parsed and scored on its
