@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -53,7 +55,7 @@ func startServing(t *testing.T, name string, args ...string) (string, context.Ca
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	go io.Copy(io.Discard, pr)
-	m := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	m := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?t=[0-9a-f]{32}`).FindString(line)
 	if err != nil || m == "" {
 		cancel()
 		t.Fatalf("label did not start: %q %v (exit %d) %s", line, err, <-done, errb.String())
@@ -90,9 +92,20 @@ type apiState struct {
 	} `json:"queries"`
 }
 
+// apiURL is the page's API path at base, with the run's key base carries.
+func apiURL(t *testing.T, base, path string) string {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + path
+	return u.String()
+}
+
 func getState(t *testing.T, base string) apiState {
 	t.Helper()
-	resp, err := http.Get(base + "api/state")
+	resp, err := http.Get(apiURL(t, base, "api/state"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +148,11 @@ func TestLabelPageInChromium(t *testing.T) {
 	d.press(t, "1")
 	d.waitFor(t, focused+`.grade === "1"`)
 	d.waitFor(t, `document.getElementById("progress").textContent === "labelled 2 of 3"`)
-	d.screenshot(t, filepath.Join(dir, "label.png"))
+	shot := filepath.Join(dir, "label.png")
+	if p := os.Getenv("RECALLGATE_LABEL_SCREENSHOT"); p != "" { // bench/label-screenshot.sh
+		shot = p
+	}
+	d.screenshot(t, shot)
 
 	a0, a1, b0 := before.Queries[0].Candidates[0].Doc, before.Queries[0].Candidates[1].Doc, before.Queries[1].Candidates[0].Doc
 	data, _ := os.ReadFile(draft)
@@ -166,7 +183,7 @@ func TestLabelPageInChromium(t *testing.T) {
 			t.Errorf("%s: no query term is marked in the passages", when)
 		}
 	}
-	d.navigate(t, base+"?again=1#q=q-a") // a new URL: a full load, not a jump within the page
+	d.navigate(t, base+"&again=1#q=q-a") // a new URL: a full load, not a jump within the page
 	shows("after a reload")
 	stop()
 	base, _ = startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "4")
@@ -201,7 +218,7 @@ func TestLabelRefusals(t *testing.T) {
 	edited := strings.Replace(string(must(os.ReadFile(draft))), "dlq redrive", "dlq redrive how", 1)
 	os.WriteFile(draft, []byte(edited), 0o644)
 	s := getState(t, base)
-	resp, err := http.Post(base+"api/grade", "application/json", strings.NewReader(fmt.Sprintf(`{"id":"q-a","doc":%q,"grade":3}`, s.Queries[0].Candidates[0].Doc)))
+	resp, err := http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(fmt.Sprintf(`{"id":"q-a","doc":%q,"grade":3}`, s.Queries[0].Candidates[0].Doc)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +243,7 @@ func TestReverify(t *testing.T) {
 {"id":"never","query":"max message size","gold":{"limits/message-size":1}}
 `)
 	base, _ := startServing(t, "reverify", "--config", cfg, "--labeller", "ana", "--sample", "3")
-	resp, err := http.Get(base + "api/state")
+	resp, err := http.Get(apiURL(t, base, "api/state"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,4 +394,46 @@ func TestUnjudgedLoopInChromium(t *testing.T) {
 		t.Errorf("after judging: exit %d\n%s", code, out)
 	}
 
+}
+
+// TestOtherSitesCannotLabel: a page on another loopback origin that frames
+// the labelling page, or navigates to it with key presses in the fragment,
+// with or without the run's key, changes nothing on disk: the page needs
+// its key, refuses to be framed, and replays nothing from its URL.
+func TestOtherSitesCannotLabel(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
+	}
+	dir, cfg, draft := labelFixture(t)
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "4")
+	before := string(must(os.ReadFile(draft)))
+	keyless := strings.SplitN(base, "?", 2)[0]
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!DOCTYPE html><html><body>
+<iframe id="a" src="%s#keys=2,j,0,n"></iframe>
+<iframe id="b" src="%s#keys=2,j,0,n"></iframe>
+<script>setTimeout(function(){ location = %q; }, 1500);</script>
+</body></html>`, base, keyless, keyless+"#keys=3,j,3")
+	}))
+	t.Cleanup(attacker.Close)
+	d := startDevtools(t, browser, filepath.Join(dir, "profile"))
+	d.navigate(t, attacker.URL)
+	time.Sleep(3 * time.Second)
+	// And the page itself, opened with its key and key presses in the URL.
+	d.navigate(t, base+"#keys=3,j,3,n,3")
+	d.waitFor(t, `document.querySelectorAll(".card").length >= 1`)
+	time.Sleep(time.Second)
+	if after := string(must(os.ReadFile(draft))); after != before {
+		t.Errorf("another site changed the labels:\n%s", after)
+	}
+	resp, err := http.Get(keyless)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Errorf("the page without its key: %d, X-Frame-Options %q, CSP %q", resp.StatusCode, resp.Header.Get("X-Frame-Options"), resp.Header.Get("Content-Security-Policy"))
+	}
 }

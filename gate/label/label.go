@@ -9,7 +9,9 @@ package label
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,6 +54,9 @@ type Options struct {
 	Pool map[string][]Candidate
 	// Only restricts the page to these query ids, in this order (nil = all).
 	Only []string
+	// Token is the run's key, required on every request (as ?t= or the
+	// X-Recallgate-Token header); "" makes a random one (see Token).
+	Token string
 	// PoolOnly shows only the pool's documents (not the ones judged
 	// before), and a query counts as labelled once each of them is graded:
 	// for judging exactly the pairs a report lists.
@@ -101,6 +106,13 @@ func New(o Options) (*Server, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Token == "" {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("make the page's key: %w", err)
+		}
+		o.Token = hex.EncodeToString(b[:])
+	}
 	s := &Server{o: o, page: pageTemplate, passages: map[[2]string][]Span{}}
 	if err := s.reload(); err != nil {
 		return nil, err
@@ -142,6 +154,19 @@ func hash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// Token is the key every request must carry: recallgate label prints the
+// page's address with it (?t=…), as notebook servers do.
+func (s *Server) Token() string { return s.o.Token }
+
+// authorized reports whether the request carries the run's key.
+func (s *Server) authorized(r *http.Request) bool {
+	got := r.Header.Get("X-Recallgate-Token")
+	if got == "" {
+		got = r.URL.Query().Get("t")
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(s.o.Token)) == 1
+}
+
 // Handler serves the page, its API and the document view. It answers
 // only requests addressed to a loopback host (no DNS rebinding) and takes
 // changes only as JSON from its own page: a cross-site form or a no-CORS
@@ -155,12 +180,19 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/query", s.query)
 	mux.HandleFunc("GET /doc", s.doc)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// No other site may frame the page (clickjacking, key replay).
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
 		host := r.Host
 		if h, _, err := net.SplitHostPort(host); err == nil {
 			host = h
 		}
 		if host != "127.0.0.1" && host != "localhost" && host != "::1" {
 			http.Error(w, "recallgate label answers on 127.0.0.1 only", http.StatusMisdirectedRequest)
+			return
+		}
+		if !s.authorized(r) {
+			http.Error(w, "this page needs its key: open the address recallgate label printed (it ends in ?t=…)", http.StatusForbidden)
 			return
 		}
 		if r.Method == http.MethodPost {
@@ -179,7 +211,7 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'")
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	s.page.Execute(w, struct{ Set string }{filepath.Base(s.o.SetPath)})
 }
 

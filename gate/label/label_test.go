@@ -28,6 +28,7 @@ func newServer(t *testing.T, dir string, o Options) (*httptest.Server, string) {
 		o.Labeller = "ana"
 	}
 	o.Now = func() time.Time { return time.Date(2026, 12, 3, 15, 0, 0, 0, time.UTC) }
+	o.Token = testToken
 	o.Pool = map[string][]Candidate{
 		"q1": {{Doc: "security/api-keys", Title: "API keys", Texts: []string{"Keys authenticate programs. To rotate a key, create the new key, deploy it, then revoke the old one."}},
 			{Doc: "security/tokens", Title: "Tokens"}, {Doc: "billing/plans", Title: "Plans"}},
@@ -42,9 +43,15 @@ func newServer(t *testing.T, dir string, o Options) (*httptest.Server, string) {
 	return srv, p
 }
 
+// testToken is the key the test servers require.
+const testToken = "k3y"
+
 func post(t *testing.T, url, body string) (int, stateView, string) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Recallgate-Token", testToken)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +174,7 @@ func TestDocumentViewAndMissingGold(t *testing.T) {
 		Doc:    func(id string) (string, string, bool) { d, ok := docs[id]; return d[0], d[1], ok },
 		Corpus: func(id string) bool { _, ok := docs[id]; return ok },
 	})
-	resp, err := http.Get(srv.URL + "/doc?id=queues/dlq")
+	resp, err := http.Get(srv.URL + "/doc?id=queues/dlq&t=" + testToken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +184,7 @@ func TestDocumentViewAndMissingGold(t *testing.T) {
 	if !strings.Contains(string(body[:n]), "&lt;b&gt;five&lt;/b&gt;") {
 		t.Errorf("document text must be escaped: %s", body[:n])
 	}
-	if resp, _ := http.Get(srv.URL + "/doc?id=nope"); resp.StatusCode != 404 {
+	if resp, _ := http.Get(srv.URL + "/doc?id=nope&t=" + testToken); resp.StatusCode != 404 {
 		t.Errorf("unknown doc: %d", resp.StatusCode)
 	}
 	post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"security/api-keys","grade":2}`)
@@ -198,6 +205,7 @@ func TestOnlyItsOwnPageChangesLabels(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", srv.URL+"/api/grade", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Recallgate-Token", testToken)
 		mod(req)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -211,6 +219,8 @@ func TestOnlyItsOwnPageChangesLabels(t *testing.T) {
 	try("text/plain", func(r *http.Request) { r.Header.Set("Content-Type", "text/plain") }, http.StatusUnsupportedMediaType)
 	try("cross-site", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }, http.StatusForbidden)
 	try("rebinding", func(r *http.Request) { r.Host = "evil.example:80" }, http.StatusMisdirectedRequest)
+	try("no key", func(r *http.Request) { r.Header.Del("X-Recallgate-Token") }, http.StatusForbidden)
+	try("a wrong key", func(r *http.Request) { r.Header.Set("X-Recallgate-Token", "guess") }, http.StatusForbidden)
 	if after, _ := os.ReadFile(p); string(after) != string(before) {
 		t.Errorf("a refused request changed the file:\n%s", after)
 	}

@@ -58,8 +58,11 @@ textarea{width:100%;min-height:40px;font:inherit}
 var S = null, qi = 0, ci = 0, busy = Promise.resolve();
 function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=String(text); if(cls) e.className=cls; return e;}
 function showError(msg){var e=document.getElementById("error"); e.textContent=msg||""; e.hidden=!msg;}
+// T is this run's key, from the address recallgate label printed: every
+// call carries it, so a page that does not know it can change nothing.
+var T = new URLSearchParams(location.search).get("t") || "";
 function api(path, body){
-  return fetch(path, body===undefined ? {} : {method:"POST", headers:{"Content-Type":"application/json"}, body:JSON.stringify(body)})
+  return fetch(path, body===undefined ? {headers:{"X-Recallgate-Token":T}} : {method:"POST", headers:{"Content-Type":"application/json","X-Recallgate-Token":T}, body:JSON.stringify(body)})
     .then(function(r){ return r.json().then(function(j){ if(!r.ok) throw new Error(j.error||r.statusText); return j; }); })
     .then(function(j){ S=j; showError(""); draw(); }, function(err){ showError(err.message); });
 }
@@ -96,7 +99,7 @@ function draw(){
       b.addEventListener("click", function(){ ci=i; grade(n); });
       g.appendChild(b);
     });
-    var a = el("a", "whole document"); a.href = "/doc?id=" + encodeURIComponent(c.doc); a.target = "_blank"; g.appendChild(a);
+    var a = el("a", "whole document"); a.href = "/doc?id=" + encodeURIComponent(c.doc) + "&t=" + encodeURIComponent(T); a.target = "_blank"; g.appendChild(a);
     card.appendChild(g);
     card.addEventListener("click", function(ev){ if (ev.target.tagName!=="BUTTON" && ev.target.tagName!=="A") { ci=i; draw(); } });
     box.appendChild(card);
@@ -136,11 +139,6 @@ document.getElementById("note").addEventListener("change", function(ev){
 api("/api/state").then(function(){
   var h = new URLSearchParams(location.hash.slice(1));
   if (h.get("q")) { var i = S.queries.map(function(x){return x.id;}).indexOf(h.get("q")); if (i >= 0) { qi = i; draw(); } }
-  // #keys=2,j,1,n replays those key presses through the page's own handler,
-  // one after the other (bench/label-screenshot.sh uses it).
-  if (h.get("keys")) h.get("keys").split(",").reduce(function(p, k){
-    return p.then(function(){ document.dispatchEvent(new KeyboardEvent("keydown", {key:k, bubbles:true})); return busy; });
-  }, Promise.resolve()).then(function(){ document.body.dataset.replayed = "yes"; });
 });
 })();
 </script>
