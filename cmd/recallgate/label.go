@@ -85,6 +85,7 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	if err != nil {
 		return err
 	}
+	defer job.Release()
 	srv, setPath, shown := job.Server, job.SetPath, job.Shown
 	fmt.Fprintf(e.stdout, "recallgate label: http://%s/?t=%s — %d queries of %s, labelling as %s. Ctrl-C stops.\n", ln.Addr(), srv.Token(), shown, setPath, lf.labeller)
 	if err := srv.Serve(ctx, ln); err != nil {

@@ -206,7 +206,7 @@ func TestLabelPageInChromium(t *testing.T) {
 
 // TestLabelRefusals: a pool config whose retriever fails stops label with
 // exit 3 naming it; a draft changed on disk while the page is open is
-// never overwritten.
+// never overwritten, and a reload continues from it.
 func TestLabelRefusals(t *testing.T) {
 	dir, cfg, draft := labelFixture(t)
 	broken := write(t, dir, "broken.toml", "[retriever]\ntype = \"command\"\ncommand = [\"/nonexistent/retriever\"]\n")
@@ -215,20 +215,32 @@ func TestLabelRefusals(t *testing.T) {
 		t.Errorf("failing pool config: exit %d %s", code, errs)
 	}
 	base, _ := startLabel(t, "--config", cfg, "--labeller", "ana")
+	s := getState(t, base)
 	edited := strings.Replace(string(must(os.ReadFile(draft))), "dlq redrive", "dlq redrive how", 1)
 	os.WriteFile(draft, []byte(edited), 0o644)
-	s := getState(t, base)
-	resp, err := http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(fmt.Sprintf(`{"id":"q-a","doc":%q,"grade":3}`, s.Queries[0].Candidates[0].Doc)))
-	if err != nil {
-		t.Fatal(err)
+	grade := func() (int, string) {
+		resp, err := http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(fmt.Sprintf(`{"id":"q-a","doc":%q,"grade":3}`, s.Queries[0].Candidates[0].Doc)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), "changed on disk") {
-		t.Errorf("%d %s", resp.StatusCode, body)
+	if code, body := grade(); code != http.StatusConflict || !strings.Contains(body, "changed on disk") {
+		t.Errorf("%d %s", code, body)
 	}
 	if now, _ := os.ReadFile(draft); string(now) != edited {
 		t.Error("the edited draft was overwritten")
+	}
+	// Reloading the page reads the file again: the grade then goes in
+	// beside the edit, which stays.
+	s = getState(t, base)
+	if code, body := grade(); code != http.StatusOK {
+		t.Errorf("after a reload: %d %s", code, body)
+	}
+	if now := string(must(os.ReadFile(draft))); !strings.Contains(now, "dlq redrive how") || !strings.Contains(now, `"judgments":{"ana":{`) {
+		t.Errorf("after a reload the file is:\n%s", now)
 	}
 }
 
@@ -435,5 +447,20 @@ func TestOtherSitesCannotLabel(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden || resp.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
 		t.Errorf("the page without its key: %d, X-Frame-Options %q, CSP %q", resp.StatusCode, resp.Header.Get("X-Frame-Options"), resp.Header.Get("Content-Security-Policy"))
+	}
+}
+
+// TestOneLabelPerFile: a second label on the same set stops at once,
+// naming the process that holds it; the lock goes when the first stops.
+func TestOneLabelPerFile(t *testing.T) {
+	_, cfg, draft := labelFixture(t)
+	_, stop := startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "2")
+	code, _, errs := rg(t, "label", "--config", cfg, "--labeller", "ben", "--depth", "2")
+	if code != 2 || !strings.Contains(errs, fmt.Sprintf("in use by another recallgate (pid %d)", os.Getpid())) {
+		t.Errorf("second label: exit %d %s", code, errs)
+	}
+	stop()
+	if _, err := os.Stat(draft + ".lock"); !os.IsNotExist(err) {
+		t.Error("the lock outlived the first label")
 	}
 }

@@ -135,3 +135,40 @@ func alive(pid int) liveness {
 	}
 	return liveUnknown
 }
+
+// LockedError means another live process holds a file's lock.
+type LockedError struct {
+	Path string
+	PID  int
+}
+
+// Error implements error.
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("%s is in use by another recallgate (pid %d): stop it first, or label another file", e.Path, e.PID)
+}
+
+// Lock takes path's writer lock, the file path+".lock" holding this
+// process's pid, made with O_EXCL. A lock whose process no longer runs is
+// taken over; one held by a live process is a *LockedError naming it. The
+// returned release removes the lock.
+func Lock(path string) (release func(), err error) {
+	lock := path + ".lock"
+	for attempt := 0; attempt < 2; attempt++ {
+		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%d\n", os.Getpid())
+			f.Close()
+			return func() { os.Remove(lock) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		data, rerr := os.ReadFile(lock)
+		pid, perr := strconv.Atoi(strings.TrimSpace(string(data)))
+		if rerr == nil && perr == nil && (pid == os.Getpid() || alive(pid) != liveNo) {
+			return nil, &LockedError{Path: path, PID: pid}
+		}
+		os.Remove(lock) // a dead holder's, or unreadable: take it over
+	}
+	return nil, fmt.Errorf("lock %s: another process keeps taking %s.lock", path, path)
+}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,5 +64,35 @@ func TestStaleTempFilesCleaned(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Error("another target's temporary file was removed")
+	}
+}
+
+func TestLock(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "set.jsonl")
+	release, err := Lock(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A live holder (this test's parent stands in for another label).
+	os.WriteFile(p+".lock", []byte(strconv.Itoa(os.Getppid())+"\n"), 0o644)
+	_, err = Lock(p)
+	var le *LockedError
+	if !errors.As(err, &le) || le.PID != os.Getppid() || !strings.Contains(err.Error(), "in use by another recallgate (pid ") {
+		t.Errorf("a live holder: %v", err)
+	}
+	// A dead holder's lock is taken over.
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err == nil {
+		os.WriteFile(p+".lock", []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644)
+		r2, err := Lock(p)
+		if err != nil {
+			t.Errorf("a dead holder's lock: %v", err)
+		} else {
+			r2()
+		}
+	}
+	release()
+	if _, err := os.Stat(p + ".lock"); !os.IsNotExist(err) {
+		t.Error("release left the lock")
 	}
 }

@@ -96,7 +96,7 @@ func (s *Server) passage(q *gate.Query, doc string, texts func() []string) []Spa
 
 // ErrChangedOnDisk means the set file is no longer what the server last
 // read or wrote: someone else edited it, and nothing was written.
-var ErrChangedOnDisk = errors.New("the set file changed on disk since the page loaded it; nothing was written: reload the page (or restart recallgate label) to continue from the file as it is now")
+var ErrChangedOnDisk = errors.New("the set file changed on disk since the page loaded it; nothing was written: reload the page to continue from the file as it is now")
 
 // New loads the set and prepares the page.
 func New(o Options) (*Server, error) {
@@ -246,12 +246,27 @@ type stateView struct {
 	Binary   bool        `json:"binary"`
 	Done     int         `json:"done"`
 	Queries  []queryView `json:"queries"`
+	// Reloaded says the file had changed on disk and was read again.
+	Reloaded bool `json:"reloaded,omitempty"`
 }
 
+// state is the page's view; a set file changed on disk since it was read
+// (another labeller, an edit) is read again first, so reloading the page
+// continues from the file as it is, never overwriting what it holds.
 func (s *Server) state(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	writeJSON(w, http.StatusOK, s.view())
+	reloaded := false
+	if data, err := os.ReadFile(s.o.SetPath); err == nil && hash(data) != s.sum {
+		if err := s.reload(); err != nil {
+			writeJSON(w, http.StatusConflict, map[string]string{"error": "the set file changed on disk and cannot be read: " + err.Error()})
+			return
+		}
+		reloaded = true
+	}
+	v := s.view()
+	v.Reloaded = reloaded
+	writeJSON(w, http.StatusOK, v)
 }
 
 func (s *Server) view() stateView {
@@ -479,18 +494,13 @@ func (s *Server) grade(w http.ResponseWriter, r *http.Request) {
 		}
 		if req.Grade == nil {
 			delete(mine, req.Doc)
-			delete(q.Gold, req.Doc)
-			return nil
-		}
-		if *req.Grade > 0 && q.Unanswerable {
-			return errors.New("the query is marked unanswerable: unmark it (u) before grading a document relevant")
-		}
-		mine[req.Doc] = *req.Grade
-		if *req.Grade > 0 {
-			q.Gold[req.Doc] = *req.Grade
 		} else {
-			delete(q.Gold, req.Doc)
+			if *req.Grade > 0 && q.Unanswerable {
+				return errors.New("the query is marked unanswerable: unmark it (u) before grading a document relevant")
+			}
+			mine[req.Doc] = *req.Grade
 		}
+		deriveGold(q, req.Doc)
 		return nil
 	})
 }
@@ -653,5 +663,26 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			return nil
 		}
 		return err
+	}
+}
+
+// deriveGold sets the gold grade of doc from every labeller's judgment:
+// the highest grade any of them gave (so one labeller's 0 never removes
+// another's relevant document); gold loses doc only when no labeller grades
+// it relevant any more. Gold no labeller judged (labelled before judgments
+// were kept) is left as it is.
+func deriveGold(q *gate.Query, doc string) {
+	best, judged := 0, false
+	for _, grades := range q.Judgments {
+		if g, ok := grades[doc]; ok {
+			judged = true
+			best = max(best, g)
+		}
+	}
+	switch {
+	case best > 0:
+		q.Gold[doc] = best
+	case judged || len(q.Judgments) > 0:
+		delete(q.Gold, doc)
 	}
 }

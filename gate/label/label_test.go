@@ -226,3 +226,59 @@ func TestOnlyItsOwnPageChangesLabels(t *testing.T) {
 	}
 	try("the page itself", func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "same-origin") }, http.StatusOK)
 }
+
+// TestGoldIsDerivedFromEveryLabeller: gold is the highest grade any
+// labeller gave; a second labeller's 0 never removes the first one's
+// relevant document, and no write removes another labeller's grade.
+func TestGoldIsDerivedFromEveryLabeller(t *testing.T) {
+	dir := t.TempDir()
+	ana, p := newServer(t, dir, Options{Labeller: "ana"})
+	post(t, ana.URL+"/api/grade", `{"id":"q1","doc":"security/api-keys","grade":1}`)
+	ben, _ := newServer(t, dir, Options{Labeller: "ben"})
+	line := func() string {
+		data, _ := os.ReadFile(p)
+		return strings.SplitN(string(data), "\n", 2)[0]
+	}
+	steps := []struct {
+		srv          *httptest.Server
+		body, gold   string
+		judgmentsHas []string
+	}{
+		{ben, `{"id":"q1","doc":"security/api-keys","grade":0}`, `"gold":{"security/api-keys":1}`, []string{`"ana":{"security/api-keys":1}`, `"ben":{"security/api-keys":0}`}},
+		{ben, `{"id":"q1","doc":"security/api-keys","grade":3}`, `"gold":{"security/api-keys":3}`, []string{`"ana":{"security/api-keys":1}`, `"ben":{"security/api-keys":3}`}},
+		{ana, `{"id":"q1","doc":"security/api-keys","grade":null}`, `"gold":{"security/api-keys":3}`, []string{`"ben":{"security/api-keys":3}`}},
+		{ben, `{"id":"q1","doc":"security/api-keys","grade":0}`, `"gold":{}`, []string{`"ben":{"security/api-keys":0}`}},
+	}
+	for i, st := range steps {
+		// The other labeller wrote the file: this one's write is refused
+		// until its page reloads, which reads the file again.
+		code, _, _ := post(t, st.srv.URL+"/api/grade", st.body)
+		if code == http.StatusConflict {
+			req, _ := http.NewRequest("GET", st.srv.URL+"/api/state", nil)
+			req.Header.Set("X-Recallgate-Token", testToken)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v stateView
+			json.NewDecoder(resp.Body).Decode(&v)
+			resp.Body.Close()
+			if !v.Reloaded {
+				t.Errorf("step %d: the reload did not read the file again", i)
+			}
+			code, _, _ = post(t, st.srv.URL+"/api/grade", st.body)
+		}
+		if code != 200 {
+			t.Fatalf("step %d: %d", i, code)
+		}
+		got := line()
+		if !strings.Contains(got, st.gold) {
+			t.Errorf("step %d: %s, want %s", i, got, st.gold)
+		}
+		for _, j := range st.judgmentsHas {
+			if !strings.Contains(got, j) {
+				t.Errorf("step %d: %s lacks %s", i, got, j)
+			}
+		}
+	}
+}

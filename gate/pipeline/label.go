@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/label"
 )
@@ -35,6 +36,8 @@ type LabelJob struct {
 	SetPath string
 	// Shown is how many queries the page shows.
 	Shown int
+	// Release gives the set file's writer lock back.
+	Release func()
 }
 
 // Label loads the config, the set and the corpus, builds the pool (or
@@ -51,6 +54,21 @@ func Label(ctx context.Context, e *Env, o LabelOptions) (*LabelJob, error) {
 	if setPath == "" {
 		return nil, ErrNoSet
 	}
+	// One file, one writer: a second label on it stops here, at once.
+	release, err := atomicfile.Lock(setPath)
+	if err != nil {
+		return nil, &gate.InputError{File: setPath, Err: err}
+	}
+	job, err := makeLabelJob(ctx, e, o, cfg, setPath)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	job.Release = release
+	return job, nil
+}
+
+func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Config, setPath string) (*LabelJob, error) {
 	set, err := gate.LoadDraft(setPath)
 	if err != nil {
 		return nil, err
