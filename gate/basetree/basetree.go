@@ -101,6 +101,47 @@ func (t *Tree) Close() error {
 	return t.err
 }
 
+// MissingRefError is a base ref git cannot resolve in the checkout: in a
+// shallow clone the history may just be missing; in a full clone the ref
+// does not exist.
+type MissingRefError struct {
+	Ref, Dir string
+	Shallow  bool
+}
+
+// Error implements error.
+func (e *MissingRefError) Error() string {
+	if e.Shallow {
+		return fmt.Sprintf("%s is not in the checkout %s (a shallow clone, or not fetched)", short(e.Ref), e.Dir)
+	}
+	return fmt.Sprintf("no commit or ref %q in %s (a typo? `git branch -a` lists the refs)", e.Ref, e.Dir)
+}
+
+// Fix is the command that brings the ref into a shallow clone, for the
+// ref as it was asked: a remote-tracking branch is fetched into its own
+// ref (a plain `git fetch origin main` writes only FETCH_HEAD), a commit
+// by its SHA, and a ref relative to another (main~5) needs the history.
+func (e *MissingRefError) Fix() string {
+	ref := e.Ref
+	switch {
+	case strings.ContainsAny(ref, "~^@:"):
+		return "check out with history (actions/checkout with fetch-depth: 0, or git fetch --unshallow)"
+	case isSHA(ref):
+		return fmt.Sprintf("git fetch origin %s (or actions/checkout with fetch-depth: 0)", ref)
+	case strings.HasPrefix(ref, "origin/"):
+		b := strings.TrimPrefix(ref, "origin/")
+		return fmt.Sprintf("git fetch origin %s:refs/remotes/origin/%s (or actions/checkout with fetch-depth: 0)", b, b)
+	case strings.HasPrefix(ref, "refs/"):
+		return fmt.Sprintf("git fetch origin %s:%s (or actions/checkout with fetch-depth: 0)", ref, ref)
+	}
+	return fmt.Sprintf("git fetch origin %s:refs/remotes/origin/%s and pass --base-ref origin/%s (or actions/checkout with fetch-depth: 0)", ref, ref, ref)
+}
+
+// isSHA reports whether ref looks like a commit SHA (7 to 40 hex digits).
+func isSHA(ref string) bool {
+	return len(ref) >= 7 && len(ref) <= 40 && strings.Trim(ref, "0123456789abcdef") == ""
+}
+
 // UnreachableError means neither git nor the archive source could give the
 // commit. Its message names the fixes.
 type UnreachableError struct {
@@ -120,8 +161,13 @@ func (e *UnreachableError) Error() string {
 	} else {
 		why = append(why, "archive: no GitHub token to download it with")
 	}
-	return fmt.Sprintf("base commit %s is not reachable (%s). Fix: check out with history (actions/checkout with fetch-depth: 0, or git fetch origin %s before the run), or give the job a token with contents: read so recallgate can download the commit's archive",
-		short(e.Ref), strings.Join(why, "; "), e.Ref)
+	fix := "check out with history (actions/checkout with fetch-depth: 0)"
+	var mr *MissingRefError
+	if errors.As(e.Git, &mr) {
+		fix = mr.Fix()
+	}
+	return fmt.Sprintf("base commit %s is not reachable (%s). Fix: %s, or give the job a token with contents: read so recallgate can download the commit's archive",
+		short(e.Ref), strings.Join(why, "; "), fix)
 }
 
 // Unwrap returns the causes.
@@ -154,6 +200,10 @@ func Open(ctx context.Context, o Options) (*Tree, error) {
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	var mr *MissingRefError
+	if errors.As(gitErr, &mr) && !mr.Shallow {
+		return nil, mr // a ref that does not exist: no archive has it either
 	}
 	if o.Archive == nil {
 		return nil, &UnreachableError{Ref: o.Ref, Git: gitErr}
@@ -215,7 +265,9 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 	}
 	sha, err := git(ctx, top, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Ref+"^{commit}")
 	if err != nil || sha == "" {
-		return nil, fmt.Errorf("commit %s is not in the checkout %s (a shallow clone?)", short(o.Ref), top)
+		// A commit SHA may just not be fetched; a name in a full clone is wrong.
+		shallow, _ := git(ctx, top, "rev-parse", "--is-shallow-repository")
+		return nil, &MissingRefError{Ref: o.Ref, Dir: top, Shallow: strings.TrimSpace(shallow) == "true" || isSHA(o.Ref)}
 	}
 	tmp, err := os.MkdirTemp(o.TempDir, "recallgate-base-")
 	if err != nil {

@@ -373,3 +373,44 @@ func FuzzUnpack(f *testing.F) {
 		})
 	})
 }
+
+func TestMissingRefFixFitsTheRef(t *testing.T) {
+	for ref, want := range map[string]string{
+		"origin/main":        "git fetch origin main:refs/remotes/origin/main",
+		"main":               "git fetch origin main:refs/remotes/origin/main and pass --base-ref origin/main",
+		"0123abcd4567":       "git fetch origin 0123abcd4567",
+		"main~5":             "fetch-depth: 0, or git fetch --unshallow",
+		"refs/heads/release": "git fetch origin refs/heads/release:refs/heads/release",
+	} {
+		if got := (&MissingRefError{Ref: ref, Shallow: true}).Fix(); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", ref, got, want)
+		}
+	}
+}
+
+// TestMissingRefInAFullClone: a typo in a clone with all its history is
+// said as such, without the shallow-clone advice or an archive download.
+func TestMissingRefInAFullClone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	_, err := Open(context.Background(), Options{Dir: dir, Ref: "nosuchbranch", Archive: failingArchive{}})
+	var mr *MissingRefError
+	if !errors.As(err, &mr) || mr.Shallow || !strings.Contains(err.Error(), `no commit or ref "nosuchbranch"`) || strings.Contains(err.Error(), "fetch-depth") {
+		t.Errorf("typo in a full clone: %v", err)
+	}
+}
+
+// failingArchive must not be asked.
+type failingArchive struct{}
+
+func (failingArchive) Archive(context.Context, string) (io.ReadCloser, error) {
+	return nil, errors.New("the archive was asked for a ref that does not exist")
+}
