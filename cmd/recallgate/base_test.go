@@ -290,3 +290,22 @@ func TestRetrieveBaseRef(t *testing.T) {
 		t.Errorf("--base-ref on the head side: exit %d %s", code, errs)
 	}
 }
+
+// TestBaseWithoutConfigSaysSo: when recallgate is new in the change, the
+// base side runs the head's config in the base tree, and the report's note
+// says so rather than claiming the base's own config.
+func TestBaseWithoutConfigSaysSo(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	f.git("rm", "-q", "rag/recallgate.toml")
+	base := f.commit("before recallgate")
+	f.put("rag/recallgate.toml", builtinConfig)
+	f.commit("add recallgate")
+	f.base = base
+	code, rep, errs := f.gate(t.TempDir())
+	if code > 1 || !strings.Contains(errs, "does not exist at the base commit") {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "but the head's config: recallgate.toml does not exist at that commit") || strings.Contains(rep.Notes[0], "with its own config") {
+		t.Errorf("notes %q", rep.Notes)
+	}
+}

@@ -66,7 +66,9 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 		return &gate.InputError{File: head.Path, Err: err}
 	}
 	bcfg, err := config.Load(at)
+	ownConfig := true
 	if errors.Is(err, fs.ErrNotExist) {
+		ownConfig = false
 		e.Warn("%s does not exist at the base commit %s: the base side runs the head's config in the base commit's tree", head.Path, short)
 		data, rerr := os.ReadFile(head.Path)
 		if rerr != nil {
@@ -87,7 +89,11 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 		}
 	}
 	b.cfg = bcfg
-	b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s), with its own config, corpus and scripts; head side: this checkout", short, b.Tree.Via))
+	if ownConfig {
+		b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s), with its own config, corpus and scripts; head side: this checkout", short, b.Tree.Via))
+	} else {
+		b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s) with its own corpus and scripts, but the head's config: %s does not exist at that commit; head side: this checkout", short, b.Tree.Via, filepath.Base(head.Path)))
+	}
 	if p, err := b.Tree.Map(set.Path); err == nil {
 		switch baseSet := FingerprintFile(p); {
 		case baseSet == "":
