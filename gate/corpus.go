@@ -72,6 +72,9 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 	}
 	sort.Strings(files)
 	if len(files) == 0 {
+		if entries, _ := os.ReadDir(root); len(entries) == 0 {
+			return &InfraError{Err: fmt.Errorf("corpus folder %s is empty (a git submodule not checked out?): %s", root, checkoutFix)}
+		}
 		return &InputError{File: root, Err: errors.New("corpus folder holds no .txt or .md files")}
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
@@ -93,6 +96,9 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 			return &InputError{File: p, Err: fmt.Errorf("corpus document refused: it resolves to %s, outside the corpus folder %s", real, realRoot)}
 		}
 		data, err := os.ReadFile(real)
+		if err == nil && isLFSPointer(data) {
+			return LFSPointerError(p)
+		}
 		if err != nil {
 			return &InputError{File: p, Err: fmt.Errorf("read corpus document: %w", err)}
 		}

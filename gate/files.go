@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,12 +46,44 @@ func CheckInputFile(path string) (string, error) {
 	return abs, nil
 }
 
-// openInput opens a file recallgate reads as input after CheckInputFile.
+// lfsPointer starts a Git LFS pointer file: what a checkout without LFS
+// (or a repository archive) holds instead of the file.
+const lfsPointer = "version https://git-lfs.github.com/spec/v1"
+
+// checkoutFix says how to get the real files into a CI checkout.
+const checkoutFix = "check out with actions/checkout and lfs: true (submodules: true, fetch-depth: 0 for the base side), and use the native action or the CLI: a repository archive holds LFS pointers and no submodules"
+
+// LFSPointerError means an input is a Git LFS pointer, not the file: the
+// checkout did not fetch LFS objects. Scoring it would be silently wrong,
+// so it is an infrastructure error.
+func LFSPointerError(path string) error {
+	return &InfraError{Err: fmt.Errorf("%s is a Git LFS pointer, not the file: %s", path, checkoutFix)}
+}
+
+// isLFSPointer reports whether data starts like a Git LFS pointer.
+func isLFSPointer(data []byte) bool { return bytes.HasPrefix(data, []byte(lfsPointer)) }
+
+// openInput opens a file recallgate reads as input after CheckInputFile,
+// refusing a Git LFS pointer.
 func openInput(path string) (*os.File, error) {
 	if _, err := CheckInputFile(path); err != nil {
 		return nil, err
 	}
-	return os.Open(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, len(lfsPointer))
+	n, _ := io.ReadFull(f, head)
+	if isLFSPointer(head[:n]) {
+		f.Close()
+		return nil, LFSPointerError(path)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // within reports whether the resolved path p lies inside the resolved root.
