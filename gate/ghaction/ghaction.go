@@ -247,6 +247,9 @@ func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(stri
 	}
 }
 
+// DockerWorkspace is where a Docker action sees the workspace.
+const DockerWorkspace = "/github/workspace"
+
 // Runner is the job's state as the runner hands it to a step, read once.
 type Runner struct {
 	// Actions says the step runs under GitHub Actions (GITHUB_ACTIONS=true).
@@ -291,6 +294,17 @@ func (rn Runner) Relative(p string) string {
 	return filepath.ToSlash(rel)
 }
 
+// sharedTemp is RUNNER_TEMP when later steps see it too: on the runner.
+// In a Docker action the workspace (/github/workspace) is the folder shared
+// with later steps; a RUNNER_TEMP the container happens to have (as under
+// act) is not.
+func (rn Runner) sharedTemp() string {
+	if rn.Workspace == DockerWorkspace {
+		return ""
+	}
+	return rn.Temp
+}
+
 // TempDir is where a job under Actions makes its temporary trees (the
 // runner's temp folder, when this process can see it); "" elsewhere, so a
 // laptop run never reads RUNNER_TEMP.
@@ -309,7 +323,7 @@ func (rn Runner) TempDir() string {
 // that path relative to the workspace (where `run:` steps start).
 func ReportLocation(rn Runner) (write, output string, err error) {
 	const name = "recallgate-report.json"
-	if d := rn.Temp; d != "" {
+	if d := rn.sharedTemp(); d != "" {
 		p := filepath.Join(d, name)
 		return p, p, nil
 	}

@@ -129,6 +129,12 @@ func TestReportLocation(t *testing.T) {
 	if err != nil || w != filepath.Join(ws, ".recallgate", "recallgate-report.json") || o != ".recallgate/recallgate-report.json" {
 		t.Errorf("in a container: %s %s %v", w, o, err)
 	}
+	// Under act a Docker action's container has a RUNNER_TEMP of its own,
+	// which later steps do not share: the workspace still wins.
+	rn := ReadRunner(func(k string) string { return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": DockerWorkspace}[k] })
+	if d := rn.sharedTemp(); d != "" {
+		t.Errorf("a Docker action would write the report to its own RUNNER_TEMP %s", d)
+	}
 }
 
 func FuzzParseEvent(f *testing.F) {
