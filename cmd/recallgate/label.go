@@ -6,17 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"net"
-	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string     { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 // labelFlags are the flags label and reverify share.
 type labelFlags struct {
@@ -24,7 +17,7 @@ type labelFlags struct {
 	// fromReport is a compare report whose new unjudged context documents
 	// are the only pairs to label (label only).
 	fromReport  string
-	pool        stringList
+	pool        []string
 	depth, port int
 	binary      bool
 }
@@ -33,7 +26,7 @@ func (f *labelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "recallgate.toml", "recallgate.toml: its retrievers make the pool, its corpus gives titles and whole documents")
 	fs.StringVar(&f.set, "set", "", "the draft or set to label (default: the config's set)")
 	fs.StringVar(&f.labeller, "labeller", "", "who labels; each grade is recorded under this name (default: $USER)")
-	fs.Var(&f.pool, "pool-config", "another recallgate.toml whose retrievers add to the pool (repeatable)")
+	fs.Func("pool-config", "another recallgate.toml whose retrievers add to the pool (repeatable)", func(v string) error { f.pool = append(f.pool, v); return nil })
 	fs.IntVar(&f.depth, "depth", 10, "how many top documents of each retriever go into the pool")
 	fs.IntVar(&f.port, "port", 0, "port on 127.0.0.1 (default: a free one, printed)")
 	fs.BoolVar(&f.binary, "binary", false, "grade 0/1 instead of 0–3")
