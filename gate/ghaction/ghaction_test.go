@@ -131,7 +131,9 @@ func TestReportLocation(t *testing.T) {
 	}
 	// Under act a Docker action's container has a RUNNER_TEMP of its own,
 	// which later steps do not share: the workspace still wins.
-	rn := ReadRunner(func(k string) string { return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": DockerWorkspace}[k] })
+	rn := ReadRunner(func(k string) string {
+		return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": DockerWorkspace}[k]
+	})
 	if d := rn.sharedTemp(); d != "" {
 		t.Errorf("a Docker action would write the report to its own RUNNER_TEMP %s", d)
 	}
