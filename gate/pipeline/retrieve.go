@@ -72,6 +72,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 	}()
 	out := map[string]SideRun{}
 	cacheOn := e.Cache != nil && max(repeats, 1) == 1
+	corpusSums := map[string]string{} // both sides often index one corpus: hash it once
 	for _, side := range sides {
 		rc := cfg.Base
 		if side == "head" {
@@ -84,9 +85,12 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		var cacheKey string
 		if cacheOn {
 			if rc.Type == "builtin" {
-				var err error
-				if fp.Corpus, err = builtin.CorpusFingerprint(rc.Corpus); err != nil {
-					return nil, fmt.Errorf("%s: %w", side, err)
+				if fp.Corpus = corpusSums[rc.Corpus]; fp.Corpus == "" {
+					var err error
+					if fp.Corpus, err = builtin.CorpusFingerprint(rc.Corpus); err != nil {
+						return nil, fmt.Errorf("%s: %w", side, err)
+					}
+					corpusSums[rc.Corpus] = fp.Corpus
 				}
 			}
 			if cacheKey = e.Cache.key(set, fp, side, k); cacheKey != "" {
