@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -480,4 +482,43 @@ func (s SetInfo) count() string {
 		out += fmt.Sprintf(" (%d answerable, %d unanswerable)", s.Answerable, s.Unanswerable)
 	}
 	return out
+}
+
+// writeScoreJSON writes a score report as writeJSON would, byte for byte,
+// but query by query: the whole document is never held in memory, so a
+// run of many queries costs the writer a buffer, not a copy of the report.
+func writeScoreJSON(w io.Writer, r ScoreReport) error {
+	queries := r.Queries
+	r.Queries = []ScoreQuery{}
+	var skel bytes.Buffer
+	if err := writeJSON(&skel, r); err != nil {
+		return err
+	}
+	const hole = `"queries": [],`
+	i := bytes.Index(skel.Bytes(), []byte(hole))
+	if i < 0 || len(queries) == 0 {
+		r.Queries = queries
+		return writeJSON(w, r)
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.Write(skel.Bytes()[:i])
+	bw.WriteString("\"queries\": [\n")
+	var b bytes.Buffer
+	for j, q := range queries {
+		b.Reset()
+		enc := json.NewEncoder(&b)
+		enc.SetIndent("    ", "  ")
+		if err := enc.Encode(q); err != nil {
+			return err
+		}
+		bw.WriteString("    ")
+		bw.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+		if j < len(queries)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("  ],")
+	bw.Write(skel.Bytes()[i+len(hole):])
+	return bw.Flush()
 }

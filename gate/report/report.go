@@ -69,7 +69,7 @@ func ParseFormat(s string) (Format, error) {
 func Score(w io.Writer, c *gate.Scorecard, f Format) error {
 	switch f {
 	case JSON:
-		return writeJSON(w, scoreJSON(c))
+		return writeScoreJSON(w, scoreJSON(c))
 	case Markdown:
 		return scoreMarkdown(w, c)
 	case Benchmark:
