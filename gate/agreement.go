@@ -14,6 +14,11 @@ type Agreement struct {
 	// expected agreement from each labeller's own grade frequencies. 1 is
 	// perfect agreement, 0 what chance gives.
 	Kappa float64
+	// Weighted is the quadratic-weighted kappa, for graded labels: a 3
+	// against a 2 counts as a near miss, a 3 against a 0 as a full miss.
+	Weighted float64
+	// Binary is Cohen's kappa on relevant (grade > 0) against not.
+	Binary float64
 }
 
 // LabellerAgreement compares the two labellers who judged the most
@@ -54,7 +59,39 @@ func LabellerAgreement(s *Set) (Agreement, bool) {
 	}
 	a.Pairs = len(ga)
 	a.Observed, a.Kappa = cohenKappa(ga, gb)
+	a.Weighted = weightedKappa(ga, gb)
+	ba, bb := make([]int, len(ga)), make([]int, len(gb))
+	for i := range ga {
+		ba[i], bb[i] = min(ga[i], 1), min(gb[i], 1)
+	}
+	_, a.Binary = cohenKappa(ba, bb)
 	return a, true
+}
+
+// weightedKappa is Cohen's kappa with quadratic weights over the grades
+// 0–MaxGrade: 1 − Σ w·observed / Σ w·expected, w = (i − j)² / MaxGrade².
+// It is 1 when the expected disagreement is 0 (one grade throughout).
+func weightedKappa(a, b []int) float64 {
+	n := float64(len(a))
+	var fa, fb [MaxGrade + 1]float64
+	var obs [MaxGrade + 1][MaxGrade + 1]float64
+	for i := range a {
+		fa[a[i]]++
+		fb[b[i]]++
+		obs[a[i]][b[i]]++
+	}
+	num, den := 0.0, 0.0
+	for i := 0; i <= MaxGrade; i++ {
+		for j := 0; j <= MaxGrade; j++ {
+			w := float64((i-j)*(i-j)) / float64(MaxGrade*MaxGrade)
+			num += w * obs[i][j] / n
+			den += w * (fa[i] / n) * (fb[j] / n)
+		}
+	}
+	if den == 0 {
+		return 1
+	}
+	return 1 - num/den
 }
 
 // cohenKappa returns the observed agreement and Cohen's kappa of two

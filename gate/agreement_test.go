@@ -54,6 +54,25 @@ func TestDraftJudgmentsAndAgreement(t *testing.T) {
 	if !ok || a.A != "ana" || a.B != "ben" || a.Pairs != 4 || math.Abs(a.Kappa-want) > 1e-12 {
 		t.Errorf("agreement %+v ok %v, want kappa %v", a, ok, want)
 	}
+	// Quadratic weights w = (i−j)²/9: the one disagreement (0 vs 1) weighs
+	// 1/9, so Σ w·observed = (1/9)/4 = 1/36; Σ w·expected runs over the
+	// grade frequencies, ana {3: 1/4, 1: 1/4, 0: 1/2}, ben {3: 1/4, 1: 1/2, 0: 1/4}.
+	pa := map[int]float64{3: 0.25, 1: 0.25, 0: 0.5}
+	pb := map[int]float64{3: 0.25, 1: 0.5, 0: 0.25}
+	exp := 0.0
+	for i, x := range pa {
+		for j, y := range pb {
+			exp += float64((i-j)*(i-j)) / 9 * x * y
+		}
+	}
+	if wantW := 1 - (1.0/36)/exp; math.Abs(a.Weighted-wantW) > 1e-12 {
+		t.Errorf("weighted kappa %v, want %v", a.Weighted, wantW)
+	}
+	// Relevant or not: ana 1,0,1,0; ben 1,1,1,0: observed 3/4, expected
+	// 1/2·3/4 + 1/2·1/4 = 1/2, kappa 0.5.
+	if math.Abs(a.Binary-0.5) > 1e-12 {
+		t.Errorf("binary kappa %v, want 0.5", a.Binary)
+	}
 	line, err := s.Queries[0].MarshalLine()
 	if err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func TestValidateReportsAgreement(t *testing.T) {
 {"id":"q2","query":"dlq redrive","gold":{"c":1},"judgments":{"ana":{"c":1,"d":0},"ben":{"c":1,"d":0}}}
 `)
 	code, out, errs := rg(t, "validate", "--set", set)
-	if code != 0 || !strings.Contains(out, "agreement: ana and ben judged 4 documents alike: 75% the same grade, Cohen's kappa 0.64 (substantial)") {
+	if code != 0 || !strings.Contains(out, "agreement: 4 documents judged by both ana and ben: 75% the same grade, Cohen's kappa 0.64 (substantial), quadratic-weighted ") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
 }
