@@ -291,33 +291,52 @@ func tokens(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
-// mergeNear merges queries whose token sets overlap by at least threshold
-// (Jaccard) into the most asked of them. Candidate pairs come from prefix
-// filtering (two sets that reach the threshold share a token among each
-// one's rarest few), so the work stays near linear for short queries.
+// mergeNear merges near-duplicate queries (see similar) into the most asked
+// of them. Candidate pairs come from prefix filtering over each query's
+// rarest words and their one-letter deletions, so the work stays near
+// linear for short queries.
 func mergeNear(qs []Query, threshold float64) ([]Query, int) {
 	if threshold >= 1 || len(qs) < 2 {
 		return qs, 0
 	}
-	sets := make([][]string, len(qs))
+	toks := make([][]string, len(qs))
+	negs := make([]string, len(qs))
 	freq := map[string]int{}
 	for i, q := range qs {
-		seen := map[string]bool{}
-		for _, t := range strings.Fields(q.Key) {
-			if !seen[t] {
-				seen[t] = true
-				sets[i] = append(sets[i], t)
-				freq[t]++
-			}
+		toks[i] = uniq(strings.Fields(q.Key))
+		negs[i] = negationKey(toks[i])
+		for _, t := range toks[i] {
+			freq[t]++
 		}
 	}
-	for _, s := range sets {
-		sort.Slice(s, func(a, b int) bool {
-			if freq[s[a]] != freq[s[b]] {
-				return freq[s[a]] < freq[s[b]]
+	// Each query is indexed by the deletion keys of all its words and
+	// looks up those of its rarest few (prefix filtering: a query that
+	// shares at least threshold of its words with an earlier one shares
+	// one of any len-ceil(threshold*len)+1 of them, typos included, so
+	// no pair is missed; rare words first keeps the lookups short).
+	all := make([][]string, len(qs))
+	look := make([][]string, len(qs))
+	for i, ts := range toks {
+		r := append([]string(nil), ts...)
+		sort.Slice(r, func(a, b int) bool {
+			if freq[r[a]] != freq[r[b]] {
+				return freq[r[a]] < freq[r[b]]
 			}
-			return s[a] < s[b]
+			return r[a] < r[b]
 		})
+		n := min(max(len(r)-int(math.Ceil(threshold*float64(len(r))))+1, 1), len(r))
+		seen := map[string]bool{}
+		for w, t := range r {
+			for _, k := range deletionKeys(t) {
+				if !seen[k] {
+					seen[k] = true
+					all[i] = append(all[i], k)
+					if w < n {
+						look[i] = append(look[i], k)
+					}
+				}
+			}
+		}
 	}
 	parent := make([]int, len(qs))
 	for i := range parent {
@@ -332,17 +351,24 @@ func mergeNear(qs []Query, threshold float64) ([]Query, int) {
 		return i
 	}
 	index := map[string][]int{}
-	for i, s := range sets {
-		prefix := len(s) - int(math.Ceil(threshold*float64(len(s)))) + 1
+	for i := range qs {
 		cand := map[int]bool{}
-		for _, t := range s[:min(prefix, len(s))] {
-			for _, j := range index[t] {
+		for _, k := range look[i] {
+			for _, j := range index[k] {
 				cand[j] = true
 			}
-			index[t] = append(index[t], i)
+		}
+		for _, k := range all[i] {
+			index[k] = append(index[k], i)
 		}
 		for j := range cand {
-			if jaccard(s, sets[j]) >= threshold {
+			// Jaccard cannot pass the threshold when one set is too small
+			// beside the other; negations must agree.
+			short, long := min(len(toks[i]), len(toks[j])), max(len(toks[i]), len(toks[j]))
+			if float64(short) < threshold*float64(long) || negs[i] != negs[j] {
+				continue
+			}
+			if similar(toks[i], toks[j], threshold) {
 				a, b := find(i), find(j)
 				if a != b {
 					// Keep the more asked (then earlier) query as the root.
@@ -375,22 +401,173 @@ func mergeNear(qs []Query, threshold float64) ([]Query, int) {
 	return out, merged
 }
 
-func jaccard(a, b []string) float64 {
-	in := 0
-	set := make(map[string]bool, len(a))
-	for _, t := range a {
-		set[t] = true
+// deletionKeys are a token and, for tokens of four letters or more, the
+// token itself and with each one letter deleted, in a space of their own:
+// two such words one edit apart (a typo, a swapped pair of letters) share
+// one of them. Shorter words must match exactly ("day" is not "dry").
+func deletionKeys(t string) []string {
+	keys := []string{t}
+	r := []rune(t)
+	if len(r) < 4 || strings.ContainsAny(t, "0123456789") {
+		return keys
 	}
-	for _, t := range b {
-		if set[t] {
-			in++
+	// The whole word is a deletion key too: a word with one letter more
+	// deletes down to it.
+	keys = append(keys, "\x00"+t)
+	for i := range r {
+		keys = append(keys, "\x00"+string(r[:i])+string(r[i+1:]))
+	}
+	return keys
+}
+
+// negations are the words that turn a claim around: two queries that
+// differ in them are different queries however much else they share.
+var negations = map[string]bool{"not": true, "no": true, "never": true, "without": true, "nor": true, "none": true, "cannot": true, "t": true, "isnt": true, "dont": true, "doesnt": true, "cant": true, "wont": true, "arent": true}
+
+// negationKey is the negation words of a query, sorted.
+func negationKey(ts []string) string {
+	var n []string
+	for _, t := range ts {
+		if negations[t] {
+			n = append(n, t)
 		}
 	}
-	union := len(a) + len(b) - in
-	if union == 0 {
-		return 0
+	sort.Strings(n)
+	return strings.Join(n, " ")
+}
+
+// similar decides whether two queries (their distinct tokens in order)
+// with the same negation words (negationKey; the caller checks) are one:
+// their token sets overlap by at least threshold (Jaccard), a word one
+// edit from its match counting as the same word (a typo), and the shared
+// content words come in the same order ("arterioles larger than venules"
+// is not "venules larger than arterioles").
+func similar(ua, ub []string, threshold float64) bool {
+	used := make([]bool, len(ub))
+	matched := 0
+	var order []int // positions in ub of a's matched content words, in a's order
+	for _, t := range ua {
+		best := -1
+		for j, u := range ub {
+			if used[j] {
+				continue
+			}
+			if u == t {
+				best = j
+				break
+			}
+			if best < 0 && oneEdit(t, u) {
+				best = j
+			}
+		}
+		if best >= 0 {
+			used[best] = true
+			matched++
+			if !stopWord(t) {
+				order = append(order, best)
+			}
+		}
 	}
-	return float64(in) / float64(union)
+	union := len(ua) + len(ub) - matched
+	if union == 0 || float64(matched)/float64(union) < threshold {
+		return false
+	}
+	for k := 1; k < len(order); k++ {
+		if order[k] < order[k-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// uniq keeps the first occurrence of each token, in order.
+func uniq(ts []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// stopWord is a function word, which a query's meaning does not hang on.
+func stopWord(t string) bool {
+	switch t {
+	case "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "was", "were", "be", "do", "does", "did", "how", "what", "i", "my", "me", "it", "with", "at", "by", "from", "than", "that", "this", "can", "should":
+		return true
+	}
+	return false
+}
+
+// oneEdit reports whether two words of four letters or more are one edit
+// apart: one letter changed, added, dropped, or two neighbours swapped.
+// Words with digits are codes and numbers, never typos of each other.
+func oneEdit(a, b string) bool {
+	if len(a) < 4 || len(b) < 4 || a == b || len(a)-len(b) > 2 || len(b)-len(a) > 2 ||
+		strings.ContainsAny(a, "0123456789") || strings.ContainsAny(b, "0123456789") {
+		return false
+	}
+	if isASCII(a) && isASCII(b) {
+		return oneEditOf([]byte(a), []byte(b))
+	}
+	return oneEditOf([]rune(a), []rune(b))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// oneEditOf is oneEdit over letters (bytes of ASCII words, else runes).
+func oneEditOf[T byte | rune](ra, rb []T) bool {
+	if len(ra) < 4 || len(rb) < 4 {
+		return false
+	}
+	if len(ra) > len(rb) {
+		ra, rb = rb, ra
+	}
+	switch len(rb) - len(ra) {
+	case 0:
+		first, second := -1, -1
+		for i := range ra {
+			if ra[i] != rb[i] {
+				switch {
+				case first < 0:
+					first = i
+				case second < 0:
+					second = i
+				default:
+					return false
+				}
+			}
+		}
+		switch {
+		case first >= 0 && second < 0:
+			return true
+		case second >= 0:
+			return second == first+1 && ra[first] == rb[second] && ra[second] == rb[first]
+		}
+		return false
+	case 1:
+		i := 0
+		for i < len(ra) && ra[i] == rb[i] {
+			i++
+		}
+		for ; i < len(ra); i++ {
+			if ra[i] != rb[i+1] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Pick is one drawn query with its group.

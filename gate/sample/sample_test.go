@@ -201,3 +201,35 @@ func FuzzRead(f *testing.F) {
 		Draft(Draw(qs, nil, 5, 1))
 	})
 }
+
+func TestNearDuplicateCases(t *testing.T) {
+	cases := []struct {
+		name, a, b string
+		merged     bool
+	}{
+		{"typo", "how do i rotate my api token", "how do i rotate my api tokne", true},
+		{"short words are not typos", "how do i rotate my api key", "how do i rotate my api kye", false},
+		{"dropped letter", "configure the dead letter queue redrive", "configure the dead leter queue redrive", true},
+		{"extra letter", "what is the maximum message size", "what is the maximumm message size", true},
+		{"negation", "is vitamin d supplementation effective", "is vitamin d supplementation not effective", false},
+		{"negation word swapped", "can i delete a queue that still has messages with the cli", "can i delete a queue that still has messages without the cli", false},
+		{"swapped comparison", "are arterioles larger than venules in skin", "are venules larger than arterioles in skin", false},
+		{"two typos in one word", "how do i rotate my api token", "how do i rotate my api tekon", false},
+		{"numbers are not typos", "error 4031 on upload to bucket", "error 4032 on upload to bucket", false},
+		{"different word", "retention days for fifo queue", "retention hours for fifo queue", false},
+	}
+	// Each pair differs in one word (or its order, or a negation) and
+	// would pass 0.8 if that word were taken for a typo of the other, so
+	// only the rule under test keeps it apart.
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			qs, st, err := Read(strings.NewReader(c.a+"\n"+c.b+"\n"), "l", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := st.NearDuplicates == 1 && len(qs) == 1; got != c.merged {
+				t.Errorf("%q / %q: merged=%v, want %v (stats %+v)", c.a, c.b, got, c.merged, st)
+			}
+		})
+	}
+}
