@@ -351,17 +351,22 @@ func mergeNear(qs []Query, threshold float64) ([]Query, int) {
 		return i
 	}
 	index := map[string][]int{}
+	stamp := make([]int, len(qs)) // stamp[j] == i+1: j is already a candidate of i
+	var cand []int
 	for i := range qs {
-		cand := map[int]bool{}
+		cand = cand[:0]
 		for _, k := range look[i] {
 			for _, j := range index[k] {
-				cand[j] = true
+				if stamp[j] != i+1 {
+					stamp[j] = i + 1
+					cand = append(cand, j)
+				}
 			}
 		}
 		for _, k := range all[i] {
 			index[k] = append(index[k], i)
 		}
-		for j := range cand {
+		for _, j := range cand {
 			// Jaccard cannot pass the threshold when one set is too small
 			// beside the other; negations must agree.
 			short, long := min(len(toks[i]), len(toks[j])), max(len(toks[i]), len(toks[j]))
@@ -408,7 +413,7 @@ func mergeNear(qs []Query, threshold float64) ([]Query, int) {
 func deletionKeys(t string) []string {
 	keys := []string{t}
 	r := []rune(t)
-	if len(r) < 4 || strings.ContainsAny(t, "0123456789") {
+	if len(r) < 4 || !typoable(t) {
 		return keys
 	}
 	// The whole word is a deletion key too: a word with one letter more
@@ -443,37 +448,87 @@ func negationKey(ts []string) string {
 // content words come in the same order ("arterioles larger than venules"
 // is not "venules larger than arterioles").
 func similar(ua, ub []string, threshold float64) bool {
-	used := make([]bool, len(ub))
-	matched := 0
-	var order []int // positions in ub of a's matched content words, in a's order
-	for _, t := range ua {
-		best := -1
+	// Exact matches first; a pair that cannot pass even if every word
+	// left over on the shorter side were a typo of one on the other is
+	// out before any edit distance is computed.
+	var mbuf [32]int
+	var ubuf [32]bool
+	match := mbuf[:0] // position in ub, or -1
+	if len(ua) > len(mbuf) {
+		match = make([]int, 0, len(ua))
+	}
+	match = match[:len(ua)]
+	used := ubuf[:0]
+	if len(ub) > len(ubuf) {
+		used = make([]bool, 0, len(ub))
+	}
+	used = used[:len(ub)]
+	exact, fuzzyA, fuzzyB := 0, 0, 0
+	for i, t := range ua {
+		match[i] = -1
 		for j, u := range ub {
-			if used[j] {
-				continue
-			}
-			if u == t {
-				best = j
+			if !used[j] && u == t {
+				match[i], used[j] = j, true
+				exact++
 				break
 			}
-			if best < 0 && oneEdit(t, u) {
-				best = j
-			}
 		}
-		if best >= 0 {
-			used[best] = true
-			matched++
-			if !stopWord(t) {
-				order = append(order, best)
-			}
+		if match[i] < 0 && typoable(t) {
+			fuzzyA++
 		}
 	}
-	union := len(ua) + len(ub) - matched
-	if union == 0 || float64(matched)/float64(union) < threshold {
+	for j, u := range ub {
+		if !used[j] && typoable(u) {
+			fuzzyB++
+		}
+	}
+	if !passes(exact+min(fuzzyA, fuzzyB), len(ua), len(ub), threshold) {
 		return false
 	}
-	for k := 1; k < len(order); k++ {
-		if order[k] < order[k-1] {
+	matched := exact
+	for i, t := range ua {
+		if match[i] >= 0 || !typoable(t) {
+			continue
+		}
+		for j, u := range ub {
+			if !used[j] && oneEdit(t, u) {
+				match[i], used[j] = j, true
+				matched++
+				break
+			}
+		}
+	}
+	if !passes(matched, len(ua), len(ub), threshold) {
+		return false
+	}
+	last := -1
+	for i, t := range ua {
+		if match[i] < 0 || stopWord(t) {
+			continue
+		}
+		if match[i] < last {
+			return false
+		}
+		last = match[i]
+	}
+	return true
+}
+
+// passes reports whether matched words of two queries of na and nb
+// distinct words reach the Jaccard threshold.
+func passes(matched, na, nb int, threshold float64) bool {
+	union := na + nb - matched
+	return union > 0 && float64(matched)/float64(union) >= threshold
+}
+
+// typoable reports whether a word may be a typo of another: four letters
+// or more and no digits (codes and numbers differ in earnest).
+func typoable(t string) bool {
+	if len(t) < 4 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] >= '0' && t[i] <= '9' {
 			return false
 		}
 	}
@@ -506,8 +561,7 @@ func stopWord(t string) bool {
 // apart: one letter changed, added, dropped, or two neighbours swapped.
 // Words with digits are codes and numbers, never typos of each other.
 func oneEdit(a, b string) bool {
-	if len(a) < 4 || len(b) < 4 || a == b || len(a)-len(b) > 2 || len(b)-len(a) > 2 ||
-		strings.ContainsAny(a, "0123456789") || strings.ContainsAny(b, "0123456789") {
+	if a == b || len(a)-len(b) > 2 || len(b)-len(a) > 2 || !typoable(a) || !typoable(b) {
 		return false
 	}
 	if isASCII(a) && isASCII(b) {
