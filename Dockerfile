@@ -30,4 +30,7 @@ ENTRYPOINT ["/usr/local/bin/recallgate"]
 
 FROM gcr.io/distroless/static-debian12 AS action
 COPY --from=build /out/recallgate /usr/local/bin/recallgate
+# Tells the binary it is the Docker action: its RUNNER_TEMP (if any) is the
+# container's own, so the report goes to the workspace later steps share.
+ENV RECALLGATE_DOCKER_ACTION=1
 ENTRYPOINT ["/usr/local/bin/recallgate", "action"]

@@ -260,6 +260,10 @@ type Runner struct {
 	// Temp is RUNNER_TEMP when that folder exists here, else "": a Docker
 	// action is told the runner's path, which its container lacks.
 	Temp string
+	// InImage says this process is the action image's entrypoint (the
+	// image sets RECALLGATE_DOCKER_ACTION=1): whatever RUNNER_TEMP it sees
+	// is the container's own, never shared with later steps.
+	InImage bool
 }
 
 // ReadRunner reads the runner's variables through getenv.
@@ -268,6 +272,7 @@ func ReadRunner(getenv func(string) string) Runner {
 		Actions: getenv("GITHUB_ACTIONS") == "true", Workspace: getenv("GITHUB_WORKSPACE"), EventName: getenv("GITHUB_EVENT_NAME"),
 		EventPath: getenv("GITHUB_EVENT_PATH"), SHA: getenv("GITHUB_SHA"), APIURL: getenv("GITHUB_API_URL"),
 		Repository: getenv("GITHUB_REPOSITORY"), StepSummary: getenv("GITHUB_STEP_SUMMARY"),
+		InImage: getenv("RECALLGATE_DOCKER_ACTION") == "1",
 	}
 	if d := getenv("RUNNER_TEMP"); d != "" {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {
@@ -295,11 +300,11 @@ func (rn Runner) Relative(p string) string {
 }
 
 // sharedTemp is RUNNER_TEMP when later steps see it too: on the runner.
-// In a Docker action the workspace (/github/workspace) is the folder shared
-// with later steps; a RUNNER_TEMP the container happens to have (as under
-// act) is not.
+// In a Docker action the workspace (/github/workspace on GitHub, the
+// checkout's own path under act) is the folder shared with later steps; a
+// RUNNER_TEMP the container happens to have (as under act) is not.
 func (rn Runner) sharedTemp() string {
-	if rn.Workspace == DockerWorkspace {
+	if rn.InImage || rn.Workspace == DockerWorkspace {
 		return ""
 	}
 	return rn.Temp

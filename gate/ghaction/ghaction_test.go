@@ -137,6 +137,14 @@ func TestReportLocation(t *testing.T) {
 	if d := rn.sharedTemp(); d != "" {
 		t.Errorf("a Docker action would write the report to its own RUNNER_TEMP %s", d)
 	}
+	// act mounts the checkout at its own path, not /github/workspace: the
+	// image's marker decides.
+	w, o, err = ReportLocation(ReadRunner(func(k string) string {
+		return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": ws, "RECALLGATE_DOCKER_ACTION": "1"}[k]
+	}))
+	if err != nil || w != filepath.Join(ws, ".recallgate", "recallgate-report.json") || o != ".recallgate/recallgate-report.json" {
+		t.Errorf("in the action image under act: %s %s %v", w, o, err)
+	}
 }
 
 func FuzzParseEvent(f *testing.F) {
