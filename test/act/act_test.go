@@ -1,0 +1,341 @@
+// Package act_test runs the README's workflows, verbatim, under a real
+// Actions runner (nektos/act) on a real container engine (podman), with
+// the action image built from the project's unchanged Dockerfile and the
+// GitHub API faked on loopback. test/act/run.sh prepares the engine and
+// the images and runs these tests; without it they skip and say why.
+package act_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// token is what the runner hands the action as github.token; it must
+// appear in no log.
+const token = "ghs_actTestToken0123456789"
+
+// env is what run.sh exports: the act binary and the engine's socket.
+func env(t *testing.T) (actBin, socket string) {
+	t.Helper()
+	actBin, socket = os.Getenv("RECALLGATE_ACT_BIN"), os.Getenv("RECALLGATE_ACT_SOCKET")
+	if actBin == "" || socket == "" {
+		t.Skip("the real-runner tests run from test/act/run.sh (podman, act and the action image): RECALLGATE_ACT_BIN and RECALLGATE_ACT_SOCKET are not set")
+	}
+	return actBin, socket
+}
+
+// projectRoot is the repository this test lives in.
+func projectRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// readmeWorkflow is the first workflow under "## GitHub Action" in the
+// README, byte for byte: the test runs what users copy.
+func readmeWorkflow(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(projectRoot(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "\n## GitHub Action\n")
+	if i < 0 {
+		t.Fatal("README has no GitHub Action section")
+	}
+	s = s[i:]
+	j := strings.Index(s, "```yaml\n")
+	if j < 0 {
+		t.Fatal("README's GitHub Action section has no yaml block")
+	}
+	s = s[j+len("```yaml\n"):]
+	return s[:strings.Index(s, "```")]
+}
+
+// request is one call the action made to the fake API.
+type request struct {
+	Method, Path, Body string
+	Auth               bool
+}
+
+// fakeAPI is GitHub's REST API for acme/rag as far as the action uses it,
+// in GitHub's documented shapes; it records every request.
+type fakeAPI struct {
+	mu       sync.Mutex
+	reqs     []request
+	existing string // body of the bot's sticky comment, "" = none yet
+	tarball  []byte // the base commit's archive (gzip tar), nil = 404
+}
+
+func (f *fakeAPI) start(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	reply := func(w http.ResponseWriter, status int, body string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}
+	mux.HandleFunc("GET /repos/acme/rag/issues/42/comments", func(w http.ResponseWriter, r *http.Request) {
+		if f.existing == "" {
+			reply(w, 200, "[]")
+			return
+		}
+		b, _ := json.Marshal([]map[string]any{{"id": 5, "body": f.existing, "user": map[string]string{"login": "github-actions[bot]", "type": "Bot"}}})
+		reply(w, 200, string(b))
+	})
+	mux.HandleFunc("POST /repos/acme/rag/issues/42/comments", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 201, `{"id":6,"html_url":"http://127.0.0.1/acme/rag/pull/42#issuecomment-6"}`)
+	})
+	mux.HandleFunc("PATCH /repos/acme/rag/issues/comments/5", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 200, `{"id":5,"html_url":"http://127.0.0.1/acme/rag/pull/42#issuecomment-5"}`)
+	})
+	mux.HandleFunc("GET /repos/acme/rag/tarball/{ref}", func(w http.ResponseWriter, r *http.Request) {
+		if f.tarball == nil {
+			reply(w, 404, `{"message":"Not Found"}`)
+			return
+		}
+		w.Header().Set("Location", "http://"+r.Host+"/_codeload/acme/rag/legacy.tar.gz/"+r.PathValue("ref"))
+		w.WriteHeader(http.StatusFound)
+	})
+	mux.HandleFunc("GET /_codeload/acme/rag/legacy.tar.gz/{ref}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-gzip")
+		w.Write(f.tarball)
+	})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.mu.Lock()
+		f.reqs = append(f.reqs, request{Method: r.Method, Path: r.URL.Path, Body: string(body), Auth: r.Header.Get("Authorization") != ""})
+		f.mu.Unlock()
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// calls are the recorded requests as "METHOD path", in order.
+func (f *fakeAPI) calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for _, r := range f.reqs {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}
+
+// git runs git in dir.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.test", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// demoRepo is acme/rag: the demo set at the root with the README's
+// workflow, one commit. config replaces recallgate.toml when not "".
+func demoRepo(t *testing.T, config string) (dir, sha string) {
+	t.Helper()
+	dir = t.TempDir()
+	src := filepath.Join(projectRoot(t), "frozen-set")
+	if out, err := exec.Command("cp", "-r", src+"/.", dir).CombinedOutput(); err != nil {
+		t.Fatalf("copy demo: %v %s", err, out)
+	}
+	os.Remove(filepath.Join(dir, "dogfood.toml"))
+	if config != "" {
+		os.WriteFile(filepath.Join(dir, "recallgate.toml"), []byte(config), 0o644)
+	}
+	os.MkdirAll(filepath.Join(dir, ".github", "workflows"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".github", "workflows", "retrieval.yml"), []byte(readmeWorkflow(t)), 0o644)
+	git(t, dir, "init", "-q")
+	git(t, dir, "remote", "add", "origin", "https://github.com/acme/rag.git")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-qm", "base")
+	return dir, git(t, dir, "rev-parse", "HEAD")
+}
+
+// result is one act run.
+type result struct {
+	exit int
+	log  string
+}
+
+// step is the action step's line in act's log: its exit status.
+var stepFailed = regexp.MustCompile(`(?m)❌\s+Failure - Main recallgate/recallgate@v1`)
+
+// runAct runs the workflow in repo for event with payload, against api.
+func runAct(t *testing.T, repo, event, payload, api string) result {
+	t.Helper()
+	actBin, socket := env(t)
+	ev := filepath.Join(t.TempDir(), "event.json")
+	os.WriteFile(ev, []byte(payload), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, actBin, event,
+		"-W", ".github/workflows/retrieval.yml", "-e", ev,
+		"-P", "ubuntu-latest=localhost/recallgate-runner:busybox", "--pull=false",
+		"--local-repository", "recallgate/recallgate@v1="+projectRoot(t),
+		"--env", "GITHUB_API_URL="+api, "-s", "GITHUB_TOKEN="+token,
+		"--container-daemon-socket", "-")
+	cmd.Dir = repo
+	cmd.Env = append(os.Environ(), "DOCKER_HOST="+socket)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("act: %v", err)
+	}
+	log := string(out)
+	if strings.Contains(log, token) {
+		t.Errorf("the token appears in the runner's log")
+	}
+	if strings.Contains(log, "failed to start container") || strings.Contains(log, "Error response from daemon") {
+		t.Fatalf("the engine did not run the job:\n%s", log)
+	}
+	if m := stepTime.FindStringSubmatch(log); m != nil {
+		t.Logf("%s: the action step took %s under act (container start included)", event, m[1])
+	}
+	return result{exit: code, log: log}
+}
+
+// stepTime is act's timing of the action step.
+var stepTime = regexp.MustCompile(`Main recallgate/recallgate@v1 \[([^\]]+)\]`)
+
+// output is the value of one step output in act's log.
+func output(log, name string) string {
+	m := regexp.MustCompile(`::set-output:: ` + regexp.QuoteMeta(name) + `=(.*)`).FindStringSubmatch(log)
+	if m == nil {
+		return ""
+	}
+	return strings.TrimSpace(m[1])
+}
+
+func prPayload(base, head string) string {
+	return fmt.Sprintf(`{"action":"synchronize","number":42,"pull_request":{"number":42,"head":{"sha":%q,"ref":"feature"},"base":{"sha":%q,"ref":"main"}},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, head, base)
+}
+
+// TestPullRequestRegression: the demo's re-chunking head loses recall; the
+// README's workflow fails the check, writes the outputs, the summary and
+// the sticky comment, and a second push edits that comment in place.
+func TestPullRequestRegression(t *testing.T) {
+	env(t)
+	repo, sha := demoRepo(t, "")
+	api := &fakeAPI{}
+	srv := api.start(t)
+	r := runAct(t, repo, "pull_request", prPayload(sha, sha), srv.URL)
+	if r.exit == 0 || !stepFailed.MatchString(r.log) || !strings.Contains(r.log, "exit with `FAILURE`: 1") {
+		t.Fatalf("a regressing head passed under the runner (exit %d):\n%s", r.exit, r.log)
+	}
+	for name, want := range map[string]string{"verdict": "fail", "recall-base": "0.8333", "recall-head": "0.8103", "regressed": "q26,q16,q10", "report": ".recallgate/recallgate-report.json"} {
+		if got := output(r.log, name); got != want {
+			t.Errorf("output %s = %q, want %q", name, got, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, ".recallgate", "recallgate-report.json")); err != nil && !strings.Contains(r.log, "report=.recallgate/") {
+		t.Errorf("no report in the workspace: %v", err)
+	}
+	if !strings.Contains(r.log, "::warning file=queries.jsonl,line=26,") {
+		t.Errorf("no annotation on the regressed query's line:\n%s", r.log)
+	}
+	want := []string{"GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
+	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("API calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	first := api.reqs[1]
+	if !first.Auth || !strings.Contains(first.Body, "<!-- recallgate: recallgate.toml -->") || !strings.Contains(first.Body, "q26") {
+		t.Errorf("comment: auth %v body %.300s", first.Auth, first.Body)
+	}
+	var posted struct{ Body string }
+	json.Unmarshal([]byte(first.Body), &posted)
+
+	// Second push: the bot's comment is there and is edited, not doubled.
+	api.existing, api.reqs = posted.Body, nil
+	r = runAct(t, repo, "pull_request", prPayload(sha, sha), srv.URL)
+	want = []string{"GET /repos/acme/rag/issues/42/comments", "PATCH /repos/acme/rag/issues/comments/5"}
+	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("second push, API calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r.exit == 0 {
+		t.Errorf("second push passed")
+	}
+}
+
+// TestMergeGroup: the same gate in the merge queue fails the required
+// check and writes no comment (there is no PR).
+func TestMergeGroup(t *testing.T) {
+	env(t)
+	repo, sha := demoRepo(t, "")
+	api := &fakeAPI{}
+	srv := api.start(t)
+	payload := fmt.Sprintf(`{"merge_group":{"base_sha":%q,"head_sha":%q,"head_ref":"refs/heads/gh-readonly-queue/main/pr-42-%s","base_ref":"refs/heads/main"},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, sha, sha, sha)
+	r := runAct(t, repo, "merge_group", payload, srv.URL)
+	if r.exit == 0 || output(r.log, "verdict") != "fail" {
+		t.Fatalf("merge group: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
+	}
+	if calls := api.calls(); len(calls) != 0 {
+		t.Errorf("a merge group run called the API: %v", calls)
+	}
+}
+
+// TestPullRequestUnrelated: a PR that touches no retrieval input (one
+// [retriever], the base side from the base commit's archive) is green.
+func TestPullRequestUnrelated(t *testing.T) {
+	env(t)
+	config := `set = "queries.jsonl"
+
+[depth]
+candidates = 5
+context = 3
+
+[gate]
+max_recall_drop = 0.02
+max_new_misses = 0
+
+[retriever]
+type = "builtin"
+corpus = "corpus"
+title_boost = 2.0
+`
+	repo, base := demoRepo(t, config)
+	archive := exec.Command("git", "archive", "--format=tar.gz", "--prefix=acme-rag-"+base[:7]+"/", base)
+	archive.Dir = repo
+	tgz, err := archive.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(repo, "NOTES.md"), []byte("a change with nothing to do with retrieval\n"), 0o644)
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-qm", "docs")
+	head := git(t, repo, "rev-parse", "HEAD")
+	api := &fakeAPI{tarball: tgz}
+	srv := api.start(t)
+	r := runAct(t, repo, "pull_request", prPayload(base, head), srv.URL)
+	if r.exit != 0 || output(r.log, "verdict") != "pass" {
+		t.Fatalf("an unrelated PR: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
+	}
+	calls := strings.Join(api.calls(), "\n")
+	if !strings.Contains(calls, "GET /repos/acme/rag/tarball/"+base) || !strings.Contains(calls, "POST /repos/acme/rag/issues/42/comments") {
+		t.Errorf("API calls:\n%s", calls)
+	}
+}

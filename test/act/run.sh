@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Runs the README's workflows under a real Actions runner (nektos/act) on a
+# real container engine (Debian's podman with runc), with the action image
+# built from the unchanged Dockerfile. Called from .ci/run; run it by hand
+# as root with `bash test/act/run.sh`.
+#
+# Stand-ins: registries other than the package ones are unreachable here, so
+# the images the Dockerfile and the runner start FROM are imported under
+# their real names from this machine instead of pulled:
+#   golang:1.26                         this machine's Go toolchain + busybox
+#   gcr.io/distroless/static-debian12   CA certificates, /etc/passwd, /tmp
+#   localhost/recallgate-runner:busybox busybox, the job container (runs-on)
+# The Dockerfile, action.yml and the workflows are used as they are.
+#
+# Exit: 0 tests passed (or skipped, with the reason printed: podman or act
+# could not be installed); otherwise the failing command's status.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+
+skip() { echo "real-runner tests skipped: $*"; exit 0; }
+
+if ! command -v podman >/dev/null || ! command -v runc >/dev/null || [ ! -x /bin/busybox ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get install -y -qq podman runc busybox-static >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq podman runc busybox-static >/dev/null 2>&1; } ||
+    skip "podman, runc or busybox-static could not be installed"
+fi
+bin=$(mktemp -d)
+GOBIN="$bin" go install github.com/nektos/act@v0.2.89 >/dev/null 2>&1 || skip "nektos/act could not be installed"
+
+work=$(mktemp -d)
+sock="$work/podman.sock"
+# crun refuses this machine's cgroup layout and the default ulimits cannot
+# be set: runc, cgroupfs, no default ulimits.
+cat >"$work/containers.conf" <<'EOF'
+[containers]
+default_ulimits = []
+[engine]
+cgroup_manager = "cgroupfs"
+EOF
+export CONTAINERS_CONF="$work/containers.conf"
+pm() { podman --runtime runc "$@"; }
+
+cleanup() {
+  [ -n "${svc:-}" ] && kill "$svc" 2>/dev/null || true
+  rm -rf "$work" "$bin"
+}
+trap cleanup EXIT
+
+echo "== stand-in base images"
+stage="$work/stage"
+mkdir -p "$stage/golang/usr/local" "$stage/golang/bin" "$stage/golang/tmp" "$stage/golang/etc/ssl/certs"
+cp -a "$(go env GOROOT)" "$stage/golang/usr/local/go"
+cp /bin/busybox "$stage/golang/bin/busybox"
+ln -s busybox "$stage/golang/bin/sh"
+cp /etc/ssl/certs/ca-certificates.crt "$stage/golang/etc/ssl/certs/"
+chmod 1777 "$stage/golang/tmp"
+tar -C "$stage/golang" -c . | pm import -q \
+  --change 'ENV PATH=/usr/local/go/bin:/go/bin:/bin' --change 'ENV GOPATH=/go' --change 'WORKDIR /go' \
+  - docker.io/library/golang:1.26 >/dev/null
+
+mkdir -p "$stage/distroless/etc/ssl/certs" "$stage/distroless/tmp"
+cp /etc/ssl/certs/ca-certificates.crt "$stage/distroless/etc/ssl/certs/"
+printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$stage/distroless/etc/passwd"
+chmod 1777 "$stage/distroless/tmp"
+tar -C "$stage/distroless" -c . | pm import -q - gcr.io/distroless/static-debian12:latest >/dev/null
+pm tag gcr.io/distroless/static-debian12:latest gcr.io/distroless/static-debian12:nonroot
+
+mkdir -p "$stage/runner/bin" "$stage/runner/usr/bin" "$stage/runner/tmp"
+cp /bin/busybox "$stage/runner/bin/busybox"
+for c in $(/bin/busybox --list); do [ "$c" = busybox ] || ln -s busybox "$stage/runner/bin/$c"; done
+ln -s /bin/env "$stage/runner/usr/bin/env"
+chmod 1777 "$stage/runner/tmp"
+tar -C "$stage/runner" -c . | pm import -q --change 'ENV PATH=/bin:/usr/bin' - localhost/recallgate-runner:busybox >/dev/null
+rm -rf "$stage"
+
+echo "== build the action image from the unchanged Dockerfile"
+start=$(date +%s)
+pm build -q --pull=never --network host -t ghcr.io/recallgate/recallgate:v1 "$root" >/dev/null
+echo "built in $(( $(date +%s) - start )) s, $(pm image inspect ghcr.io/recallgate/recallgate:v1 --format '{{.Size}}') bytes"
+
+echo "== Docker-compatible API socket"
+pm system service --time=0 "unix://$sock" >"$work/service.log" 2>&1 &
+svc=$!
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+[ -S "$sock" ] || { cat "$work/service.log"; echo "podman service did not start"; exit 1; }
+
+echo "== the README's workflows under act"
+RECALLGATE_ACT_BIN="$bin/act" RECALLGATE_ACT_SOCKET="unix://$sock" go test -count=1 -v ./test/act
