@@ -47,23 +47,23 @@ func projectRoot(t *testing.T) string {
 	return root
 }
 
-// readmeWorkflow is the first workflow under "## GitHub Action" in the
-// README, byte for byte: the test runs what users copy.
-func readmeWorkflow(t *testing.T) string {
+// readmeWorkflow is the first workflow under the README heading, byte for
+// byte: the test runs what users copy.
+func readmeWorkflow(t *testing.T, heading string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(projectRoot(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(b)
-	i := strings.Index(s, "\n## GitHub Action\n")
+	i := strings.Index(s, "\n"+heading+"\n")
 	if i < 0 {
-		t.Fatal("README has no GitHub Action section")
+		t.Fatalf("README has no %q section", heading)
 	}
 	s = s[i:]
 	j := strings.Index(s, "```yaml\n")
 	if j < 0 {
-		t.Fatal("README's GitHub Action section has no yaml block")
+		t.Fatalf("README's %q section has no yaml block", heading)
 	}
 	s = s[j+len("```yaml\n"):]
 	return s[:strings.Index(s, "```")]
@@ -78,10 +78,11 @@ type request struct {
 // fakeAPI is GitHub's REST API for acme/rag as far as the action uses it,
 // in GitHub's documented shapes; it records every request.
 type fakeAPI struct {
-	mu       sync.Mutex
-	reqs     []request
-	existing string // body of the bot's sticky comment, "" = none yet
-	tarball  []byte // the base commit's archive (gzip tar), nil = 404
+	mu        sync.Mutex
+	reqs      []request
+	existing  string // body of the bot's sticky comment, "" = none yet
+	tarball   []byte // the base commit's archive (gzip tar), nil = 404
+	openIssue bool   // a drift issue (#9) is open
 }
 
 func (f *fakeAPI) start(t *testing.T) *httptest.Server {
@@ -104,6 +105,22 @@ func (f *fakeAPI) start(t *testing.T) *httptest.Server {
 	})
 	mux.HandleFunc("PATCH /repos/acme/rag/issues/comments/5", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 200, `{"id":5,"html_url":"http://127.0.0.1/acme/rag/pull/42#issuecomment-5"}`)
+	})
+	mux.HandleFunc("GET /repos/acme/rag/issues", func(w http.ResponseWriter, r *http.Request) {
+		if !f.openIssue || r.URL.Query().Get("labels") != "retrieval-drift" || r.URL.Query().Get("state") != "open" {
+			reply(w, 200, "[]")
+			return
+		}
+		reply(w, 200, `[{"number":9,"html_url":"http://127.0.0.1/acme/rag/issues/9"}]`)
+	})
+	mux.HandleFunc("POST /repos/acme/rag/issues", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 201, `{"number":9,"html_url":"http://127.0.0.1/acme/rag/issues/9"}`)
+	})
+	mux.HandleFunc("PATCH /repos/acme/rag/issues/9", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 200, `{"number":9,"html_url":"http://127.0.0.1/acme/rag/issues/9"}`)
+	})
+	mux.HandleFunc("POST /repos/acme/rag/issues/9/comments", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 201, `{"id":11}`)
 	})
 	mux.HandleFunc("GET /repos/acme/rag/tarball/{ref}", func(w http.ResponseWriter, r *http.Request) {
 		if f.tarball == nil {
@@ -152,9 +169,15 @@ func git(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// demoRepo is acme/rag: the demo set at the root with the README's
-// workflow, one commit. config replaces recallgate.toml when not "".
+// demoRepo is acme/rag: the demo set at the root with the README's pull
+// request workflow, one commit. config replaces recallgate.toml when not "".
 func demoRepo(t *testing.T, config string) (dir, sha string) {
+	return repoWith(t, config, readmeWorkflow(t, "## GitHub Action"), nil)
+}
+
+// repoWith is acme/rag with the demo set, config (when not ""), workflow
+// as .github/workflows/retrieval.yml and extra files, one commit.
+func repoWith(t *testing.T, config, workflow string, extra map[string][]byte) (dir, sha string) {
 	t.Helper()
 	dir = t.TempDir()
 	src := filepath.Join(projectRoot(t), "frozen-set")
@@ -166,7 +189,11 @@ func demoRepo(t *testing.T, config string) (dir, sha string) {
 		os.WriteFile(filepath.Join(dir, "recallgate.toml"), []byte(config), 0o644)
 	}
 	os.MkdirAll(filepath.Join(dir, ".github", "workflows"), 0o755)
-	os.WriteFile(filepath.Join(dir, ".github", "workflows", "retrieval.yml"), []byte(readmeWorkflow(t)), 0o644)
+	os.WriteFile(filepath.Join(dir, ".github", "workflows", "retrieval.yml"), []byte(workflow), 0o644)
+	for name, b := range extra {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
 	git(t, dir, "init", "-q")
 	git(t, dir, "remote", "add", "origin", "https://github.com/acme/rag.git")
 	git(t, dir, "add", "-A")
@@ -337,5 +364,72 @@ title_boost = 2.0
 	calls := strings.Join(api.calls(), "\n")
 	if !strings.Contains(calls, "GET /repos/acme/rag/tarball/"+base) || !strings.Contains(calls, "POST /repos/acme/rag/issues/42/comments") {
 		t.Errorf("API calls:\n%s", calls)
+	}
+}
+
+// baseline runs the CLI on the demo with config and returns the head run
+// it writes with --write-baseline.
+func baseline(t *testing.T, config string) []byte {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "recallgate")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/recallgate")
+	build.Dir = projectRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	repo, _ := repoWith(t, config, "on: push\n", nil)
+	cmd := exec.Command(bin, "gate", "--config", "recallgate.toml", "--allow-identical", "--no-cache", "--write-baseline", "baseline.jsonl")
+	cmd.Dir = repo
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() > 1) {
+		t.Fatalf("write baseline: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(filepath.Join(repo, "baseline.jsonl"))
+	if err != nil {
+		t.Fatalf("no baseline written: %v\n%s", err, out)
+	}
+	return b
+}
+
+// TestScheduledDrift: the README's nightly workflow against a baseline the
+// head has fallen behind opens the drift issue; a later run that matches
+// its baseline again notes on the open issue and does not close it.
+func TestScheduledDrift(t *testing.T) {
+	env(t)
+	demo, err := os.ReadFile(filepath.Join(projectRoot(t), "frozen-set", "recallgate.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A baseline from whole documents: the demo's chunking head is behind it.
+	better := strings.Replace(string(demo), "chunk_words = 12", "title_boost = 2.0", 1)
+	workflow := readmeWorkflow(t, "### Nightly drift")
+	schedule := `{"schedule":"17 3 * * *","repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`
+
+	repo, _ := repoWith(t, "", workflow, map[string][]byte{"baselines/head.jsonl": baseline(t, better)})
+	api := &fakeAPI{}
+	srv := api.start(t)
+	r := runAct(t, repo, "schedule", schedule, srv.URL)
+	if r.exit == 0 || output(r.log, "verdict") != "fail" {
+		t.Fatalf("drift behind the baseline: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
+	}
+	want := "GET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues"
+	if got := strings.Join(api.calls(), "\n"); got != want {
+		t.Errorf("failing drift, API calls:\n%s\nwant:\n%s", got, want)
+	}
+	if len(api.reqs) == 2 && (!strings.Contains(api.reqs[1].Body, `"labels":["retrieval-drift"]`) || !strings.Contains(api.reqs[1].Body, "Retrieval drift")) {
+		t.Errorf("drift issue body: %.300s", api.reqs[1].Body)
+	}
+
+	repo, _ = repoWith(t, "", workflow, map[string][]byte{"baselines/head.jsonl": baseline(t, string(demo))})
+	api2 := &fakeAPI{openIssue: true}
+	srv2 := api2.start(t)
+	r = runAct(t, repo, "schedule", schedule, srv2.URL)
+	if r.exit != 0 || output(r.log, "verdict") != "pass" {
+		t.Fatalf("drift at the baseline: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
+	}
+	want = "GET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues/9/comments"
+	if got := strings.Join(api2.calls(), "\n"); got != want {
+		t.Errorf("passing drift, API calls:\n%s\nwant:\n%s", got, want)
 	}
 }
