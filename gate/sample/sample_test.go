@@ -233,3 +233,124 @@ func TestNearDuplicateCases(t *testing.T) {
 		})
 	}
 }
+
+// TestTypoTwinsAndNegationsOnAGeneratedLog: 60 questions of 6–9 words, each
+// asked in its own spelling and in 3 one-letter typos (a changed, added,
+// dropped or swapped letter in a word of 5+ letters), beside 20 negation
+// pairs and 10 swapped comparisons. After reading, every question must be
+// one query (no typo twins left to draft twice) and no pair may be one.
+func TestTypoTwinsAndNegationsOnAGeneratedLog(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	subjects := []string{"retention", "webhook", "invoice", "consumer", "partition", "snapshot", "message", "schedule", "workspace", "throughput"}
+	verbs := []string{"configure", "rotate", "restore", "monitor", "increase", "disable", "export", "migrate"}
+	places := []string{"console", "terraform", "dashboard", "pipeline", "cluster", "staging", "production"}
+	typo := func(q string) string {
+		ws := strings.Fields(q)
+		for {
+			i := rng.IntN(len(ws))
+			w := []byte(ws[i])
+			if len(w) < 5 {
+				continue
+			}
+			p := rng.IntN(len(w) - 1)
+			switch rng.IntN(4) {
+			case 0:
+				w[p] = byte('a' + (int(w[p]-'a')+1+rng.IntN(24))%26)
+			case 1:
+				w = append(w[:p+1], append([]byte{byte('a' + rng.IntN(26))}, w[p+1:]...)...)
+			case 2:
+				w = append(w[:p], w[p+1:]...)
+			default:
+				if w[p] == w[p+1] {
+					continue
+				}
+				w[p], w[p+1] = w[p+1], w[p]
+			}
+			ws[i] = string(w)
+			return strings.Join(ws, " ")
+		}
+	}
+	var log strings.Builder
+	var questions []string
+	spellings := map[string][]string{} // question → its 4 normalised spellings
+	var contents [][4]string
+	for len(questions) < 60 {
+		c := [4]string{verbs[rng.IntN(len(verbs))], subjects[rng.IntN(len(subjects))], subjects[rng.IntN(len(subjects))], places[rng.IntN(len(places))]}
+		// Two questions sharing three of their four content words are
+		// near duplicates by the word rule alone; keep them further apart.
+		close := c[1] == c[2]
+		for _, o := range contents {
+			same := 0
+			for _, w := range c {
+				if w == o[0] || w == o[1] || w == o[2] || w == o[3] {
+					same++
+				}
+			}
+			close = close || same > 2
+		}
+		if close {
+			continue
+		}
+		contents = append(contents, c)
+		q := fmt.Sprintf("how to %s the %s %s on %s", c[0], c[1], c[2], c[3]) // 8 words: one typo leaves 7 of 9, under 0.8
+		questions = append(questions, q)
+		fmt.Fprintln(&log, q)
+		spellings[q] = []string{Normalize(q)}
+		for k := 0; k < 3; k++ {
+			v := typo(q)
+			fmt.Fprintln(&log, v)
+			spellings[q] = append(spellings[q], Normalize(v))
+		}
+	}
+	var pairs [][2]string
+	for i := 0; i < 20; i++ {
+		s, v := subjects[i%len(subjects)], verbs[i%len(verbs)]
+		pairs = append(pairs, [2]string{fmt.Sprintf("does %s %s the %s automatically", s, v, places[i%len(places)]),
+			fmt.Sprintf("does %s not %s the %s automatically", s, v, places[i%len(places)])})
+	}
+	for i := 0; i < 10; i++ {
+		a, b := subjects[i], subjects[(i+3)%len(subjects)]
+		pairs = append(pairs, [2]string{fmt.Sprintf("is the %s larger than the %s by default", a, b),
+			fmt.Sprintf("is the %s larger than the %s by default", b, a)})
+	}
+	for _, p := range pairs {
+		fmt.Fprintln(&log, p[0])
+		fmt.Fprintln(&log, p[1])
+	}
+	qs, st, err := Read(strings.NewReader(log.String()), "log", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string]int{}
+	for _, q := range qs {
+		byKey[q.Key] = q.Count
+	}
+	// A question is one query when exactly one drafted query holds one of
+	// its spellings and counts all four lines (the most asked spelling
+	// leads: two identical typos outnumber the original).
+	twins := 0
+	for _, q := range questions {
+		holders, count := 0, 0
+		for _, sp := range spellings[q] {
+			if c, ok := byKey[sp]; ok {
+				holders++
+				count += c
+				delete(byKey, sp)
+			}
+		}
+		if holders != 1 || count != 4 {
+			twins++
+			t.Logf("question %q: %d queries, %d lines; want 1 query of its 4 spellings", q, holders, count)
+		}
+	}
+	merged := 0
+	for _, p := range pairs {
+		if byKey[Normalize(p[0])] != 1 || byKey[Normalize(p[1])] != 1 {
+			merged++
+		}
+	}
+	t.Logf("%d questions × 4 spellings: %d left with a typo twin; %d negation and swapped pairs: %d merged; %s", len(questions), twins, len(pairs), merged, st)
+	if twins != 0 || merged != 0 || len(qs) != len(questions)+2*len(pairs) {
+		t.Errorf("typo twins %d of %d, pairs merged %d of %d, %d distinct queries (want %d)", twins, len(questions), merged, len(pairs), len(qs), len(questions)+2*len(pairs))
+	}
+}
