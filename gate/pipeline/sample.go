@@ -42,6 +42,7 @@ func Sample(e *Env, o SampleOptions) error {
 			return err
 		}
 	}
+	qs, bad = sample.MergeKnown(qs, bad, o.Read)
 	res, err := sample.WriteDraft(o.Out, sample.Draft(sample.Draw(qs, bad, o.Size, o.Seed)), o.Append, o.Force)
 	if err != nil {
 		return err

@@ -78,8 +78,14 @@ type Query struct {
 	Key string
 	// Count is how many log lines asked it (near duplicates included).
 	Count int
-	// Line is the first line that asked it.
+	// Line is the first line that asked it, in File (the name Read was
+	// given).
 	Line int
+	File string
+	// LogCount and LogLine are, for a known failure, how often the log
+	// asked it (itself or a near duplicate) and the log's first line for
+	// it; 0 when the log never did (MergeKnown sets them).
+	LogCount, LogLine int
 }
 
 // Skipped is one log line left out, with its line and why.
@@ -192,7 +198,7 @@ func Read(r io.Reader, name string, o Options) ([]Query, Stats, error) {
 	qs := make([]Query, 0, len(order))
 	for _, key := range order {
 		v := byKey[key]
-		qs = append(qs, Query{Text: v.best(), Key: key, Count: v.count, Line: v.line})
+		qs = append(qs, Query{Text: v.best(), Key: key, Count: v.count, Line: v.line, File: name})
 	}
 	qs, st.NearDuplicates = mergeNear(qs, o.NearDuplicate)
 	st.Distinct = len(qs)
@@ -623,6 +629,50 @@ func oneEditOf[T byte | rune](ra, rb []T) bool {
 	return false
 }
 
+// MergeKnown joins each known failure with its twin in the log (the same
+// normalised text, or a near duplicate by the rule Read uses): the known
+// failure keeps its own text and file line and takes the twin's frequency
+// and first log line, and the twin leaves the ordinary pool, so one
+// question is never drafted twice. It returns the log without the twins.
+func MergeKnown(log, known []Query, o Options) (ordinary, bad []Query) {
+	o.defaults()
+	bad = append([]Query(nil), known...)
+	taken := make([]bool, len(log))
+	toks := make([][]string, len(log))
+	negs := make([]string, len(log))
+	for i, q := range log {
+		toks[i] = uniq(strings.Fields(q.Key))
+		negs[i] = negationKey(toks[i])
+	}
+	for b := range bad {
+		kt := uniq(strings.Fields(bad[b].Key))
+		kn := negationKey(kt)
+		for i, q := range log {
+			if taken[i] {
+				continue
+			}
+			twin := q.Key == bad[b].Key
+			if !twin && o.NearDuplicate < 1 && negs[i] == kn {
+				short, long := min(len(kt), len(toks[i])), max(len(kt), len(toks[i]))
+				twin = float64(short) >= o.NearDuplicate*float64(long) && similar(kt, toks[i], o.NearDuplicate)
+			}
+			if twin {
+				taken[i] = true
+				bad[b].LogCount += q.Count
+				if bad[b].LogLine == 0 || q.Line < bad[b].LogLine {
+					bad[b].LogLine = q.Line
+				}
+			}
+		}
+	}
+	for i, q := range log {
+		if !taken[i] {
+			ordinary = append(ordinary, q)
+		}
+	}
+	return ordinary, bad
+}
+
 // Pick is one drawn query with its group.
 type Pick struct {
 	Query
@@ -678,14 +728,27 @@ func ID(key string) string {
 func Draft(picks []Pick) []*gate.Query {
 	out := make([]*gate.Query, 0, len(picks))
 	for _, p := range picks {
-		times := "once"
-		if p.Count > 1 {
-			times = fmt.Sprintf("%d times", p.Count)
+		note := fmt.Sprintf("asked %s in the log (first on line %d)", times(p.Count), p.Line)
+		if p.Segment == KnownFailure {
+			note = fmt.Sprintf("known failure (%s line %d); ", p.File, p.Line)
+			if p.LogCount > 0 {
+				note += fmt.Sprintf("asked %s in the log (first on line %d)", times(p.LogCount), p.LogLine)
+			} else {
+				note += "not in the log"
+			}
 		}
 		out = append(out, &gate.Query{
 			ID: ID(p.Key), Text: p.Text, Gold: map[string]int{}, Segments: []string{p.Segment}, Source: "log",
-			Note: fmt.Sprintf("asked %s in the log (first on line %d)", times, p.Line),
+			Note: note,
 		})
 	}
 	return out
+}
+
+// times says a count of log lines in words.
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }

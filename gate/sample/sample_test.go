@@ -354,3 +354,46 @@ func TestTypoTwinsAndNegationsOnAGeneratedLog(t *testing.T) {
 		t.Errorf("typo twins %d of %d, pairs merged %d of %d, %d distinct queries (want %d)", twins, len(questions), merged, len(pairs), len(qs), len(questions)+2*len(pairs))
 	}
 }
+
+func TestKnownFailuresMergedWithTheirLogTwins(t *testing.T) {
+	var log strings.Builder
+	log.WriteString("does retention expire old messages\n")
+	for i := 0; i < 159; i++ {
+		log.WriteString("How do I rotate my API token?\n")
+	}
+	log.WriteString("what is the maximum message size\n")
+	qs, _, err := Read(strings.NewReader(log.String()), "search.log", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	known, _, err := Read(strings.NewReader("why is the console slow\nhow do i rotate my api tokne\ndoes retention not expire old messages\n"), "complaints.txt", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ordinary, bad := MergeKnown(qs, known, Options{})
+	if len(ordinary) != 2 {
+		t.Errorf("ordinary pool %+v: the token question's log twin should have left it", ordinary)
+	}
+	drafts := Draft(Draw(ordinary, bad, 10, 1))
+	notes := map[string]string{}
+	for _, d := range drafts {
+		notes[d.Text] = d.Segments[0] + ": " + d.Note
+	}
+	want := map[string]string{
+		// the typo twin: the complaint's spelling, the log's frequency.
+		"how do i rotate my api tokne": "known-failure: known failure (complaints.txt line 2); asked 159 times in the log (first on line 2)",
+		"why is the console slow":      "known-failure: known failure (complaints.txt line 1); not in the log",
+		// a negation is another question: both stay.
+		"does retention not expire old messages": "known-failure: known failure (complaints.txt line 3); not in the log",
+		"does retention expire old messages":     "ordinary: asked once in the log (first on line 1)",
+		"what is the maximum message size":       "ordinary: asked once in the log (first on line 161)",
+	}
+	if len(drafts) != len(want) {
+		t.Errorf("%d drafts, want %d: %v", len(drafts), len(want), notes)
+	}
+	for text, w := range want {
+		if notes[text] != w {
+			t.Errorf("%q: %q, want %q", text, notes[text], w)
+		}
+	}
+}
