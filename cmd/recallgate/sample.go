@@ -39,8 +39,14 @@ var sampleCommand = command{
 			if *appendTo && *force {
 				return usagef("--append and --force contradict each other")
 			}
-			err := pipeline.Sample(e.job(), pipeline.SampleOptions{
-				Log: *logPath, KnownBad: *knownBad, Format: *format, Read: sample.Options{Field: *field, Column: *column, MaxChars: *maxChars},
+			given := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+			logFormat, err := sample.LogFormat(*logPath, *format, given["field"], given["column"])
+			if err != nil {
+				return usagef("%v", err)
+			}
+			err = pipeline.Sample(e.job(), pipeline.SampleOptions{
+				Log: *logPath, KnownBad: *knownBad, Format: logFormat, Read: sample.Options{Field: *field, Column: *column, MaxChars: *maxChars},
 				Size: *size, Seed: *seed, Out: *out, Append: *appendTo, Force: *force,
 			})
 			switch {

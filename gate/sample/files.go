@@ -112,6 +112,33 @@ func FormatFor(path, format string) string {
 	return Text
 }
 
+// LogFormat is the format to read the log at path with, given the
+// --format flag and whether --field or --column was given: an explicit
+// format wins; else --field means JSONL and --column CSV whatever the file
+// is called; else the name decides (FormatFor). A flag that contradicts
+// the format is an error naming both.
+func LogFormat(path, format string, field, column bool) (string, error) {
+	if field && column {
+		return "", fmt.Errorf("%w: --field names a JSONL key and --column a CSV column; give the one for %s", ErrFormat, path)
+	}
+	byName := FormatFor(path, "")
+	switch {
+	case format == "" && field && byName == CSV:
+		return "", fmt.Errorf("%w: %s is CSV by its name, but --field is for JSONL: use --column, or --format jsonl", ErrFormat, path)
+	case format == "" && column && byName == JSONL:
+		return "", fmt.Errorf("%w: %s is JSONL by its name, but --column is for CSV: use --field, or --format csv", ErrFormat, path)
+	case format == "" && field:
+		return JSONL, nil
+	case format == "" && column:
+		return CSV, nil
+	case field && format != JSONL:
+		return "", fmt.Errorf("%w: --field is for JSONL, but --format is %s", ErrFormat, format)
+	case column && format != CSV:
+		return "", fmt.Errorf("%w: --column is for CSV, but --format is %s", ErrFormat, format)
+	}
+	return FormatFor(path, format), nil
+}
+
 // NewQueries keeps the drafts that the set at path does not hold yet (by
 // id or by normalised text).
 func NewQueries(path string, drafts []*gate.Query) ([]*gate.Query, error) {

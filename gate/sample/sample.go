@@ -118,6 +118,7 @@ func (s Stats) String() string {
 // usable line is an error.
 func Read(r io.Reader, name string, o Options) ([]Query, Stats, error) {
 	o.defaults()
+	r = skipBOM(r)
 	var st Stats
 	byKey := map[string]*variants{}
 	var order []string
@@ -226,6 +227,16 @@ func (v *variants) best() string {
 		}
 	}
 	return best
+}
+
+// skipBOM drops a UTF-8 byte order mark at the start of r (spreadsheet
+// exports write one), so the first line reads like the others.
+func skipBOM(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		br.Discard(3)
+	}
+	return br
 }
 
 // eachLine calls fn for every line (1-based numbers), with any length.

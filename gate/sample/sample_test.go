@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -394,6 +395,43 @@ func TestKnownFailuresMergedWithTheirLogTwins(t *testing.T) {
 	for text, w := range want {
 		if notes[text] != w {
 			t.Errorf("%q: %q, want %q", text, notes[text], w)
+		}
+	}
+}
+
+func TestLogFormatAndBOM(t *testing.T) {
+	cases := []struct {
+		path, format  string
+		field, column bool
+		want          string // "" = an error
+	}{
+		{"log.txt", "", false, false, Text},
+		{"log.txt", "", true, false, JSONL}, // --field decides whatever the name
+		{"export.dat", "", false, true, CSV},
+		{"log.jsonl", "", false, false, JSONL},
+		{"log.csv", "", true, false, ""},    // CSV by name, --field for JSONL
+		{"log.jsonl", "", false, true, ""},  // JSONL by name, --column for CSV
+		{"log.txt", "csv", true, false, ""}, // --format csv with --field
+		{"log.txt", "jsonl", true, false, JSONL},
+		{"log.txt", "", true, true, ""},
+	}
+	for _, c := range cases {
+		got, err := LogFormat(c.path, c.format, c.field, c.column)
+		if (err != nil) != (c.want == "") || got != c.want {
+			t.Errorf("LogFormat(%q, %q, field %v, column %v) = %q, %v; want %q", c.path, c.format, c.field, c.column, got, err, c.want)
+		}
+		if err != nil && !errors.Is(err, ErrFormat) {
+			t.Errorf("%v is not an ErrFormat", err)
+		}
+	}
+	for format, log := range map[string]string{
+		JSONL: "\ufeff{\"query\":\"rotate api key\"}\n{\"query\":\"dlq redrive\"}\n",
+		CSV:   "\ufeffquery,user\nrotate api key,u1\ndlq redrive,u2\n",
+		Text:  "\ufeffrotate api key\ndlq redrive\n",
+	} {
+		qs, st, err := Read(strings.NewReader(log), "log", Options{Format: format})
+		if err != nil || st.Malformed != 0 || len(qs) != 2 || qs[0].Text != "rotate api key" && qs[1].Text != "rotate api key" {
+			t.Errorf("%s with a byte order mark: %v %+v %v", format, qs, st, err)
 		}
 	}
 }
