@@ -282,7 +282,13 @@ func readCSV(r io.Reader, column string, st *Stats, add func(string, int), bad f
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
-				bad(pe.Line, "%v", pe.Err)
+				// The row where the broken record starts; a quoted field
+				// can run over many lines before the parser notices.
+				if pe.StartLine != pe.Line {
+					bad(pe.StartLine, "%v (noticed on line %d)", pe.Err, pe.Line)
+				} else {
+					bad(pe.StartLine, "%v", pe.Err)
+				}
 				if errors.Is(pe.Err, csv.ErrQuote) || errors.Is(pe.Err, csv.ErrBareQuote) {
 					continue
 				}

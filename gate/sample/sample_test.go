@@ -435,3 +435,11 @@ func TestLogFormatAndBOM(t *testing.T) {
 		}
 	}
 }
+
+func TestCSVErrorNamesTheRowWhereItStarts(t *testing.T) {
+	log := "query,user\nrotate api key,u1\n\"a quoted field\nthat runs on\nthen closes\" badly,u2\ndlq redrive,u3\n"
+	_, st, _ := Read(strings.NewReader(log), "log.csv", Options{Format: CSV})
+	if len(st.Bad) == 0 || st.Bad[0].Line != 3 || !strings.Contains(st.Bad[0].Reason, "noticed on line") {
+		t.Errorf("bad rows %+v: want the row starting on line 3", st.Bad)
+	}
+}
