@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
@@ -145,5 +146,23 @@ func TestInsideWorkspace(t *testing.T) {
 		if err := InsideWorkspace(ws, nil, p); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+func TestDescribeOldest(t *testing.T) {
+	set, err := gate.ParseSet(strings.NewReader(`{"id":"old","query":"rotate api key","gold":{"a":3,"b":0},"verified":"2026-01-05","judgments":{"ben":{"a":3},"ana":{"a":2,"b":0}}}
+{"id":"never","query":"max message size","gold":{"c":1}}
+`), "set.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 3, 15, 4, 0, 0, time.UTC)
+	got := DescribeOldest(set, OldestVerified(set, 2, 1), now)
+	want := []string{
+		"never  never verified, no labeller recorded, 1 relevant gold document: max message size",
+		"old  verified 2026-01-05 (332 days ago), judged by ana, ben, 1 relevant gold document: rotate api key",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
+	"strings"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
@@ -26,6 +28,50 @@ func OldestVerified(set *gate.Set, n int, seed uint64) []string {
 		ids = append(ids, q.ID)
 	}
 	return ids
+}
+
+// DescribeOldest says, one line a query, what reverify picked: the id,
+// when it was last verified and how long ago (days before now), who
+// judged it, and how many gold documents it has, so the person knows
+// what they are confirming before the page opens.
+func DescribeOldest(set *gate.Set, ids []string, now time.Time) []string {
+	byID := map[string]*gate.Query{}
+	for _, q := range set.Queries {
+		byID[q.ID] = q
+	}
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	var out []string
+	for _, id := range ids {
+		q := byID[id]
+		if q == nil {
+			continue
+		}
+		when := "never verified"
+		if !q.Verified.IsZero() {
+			when = fmt.Sprintf("verified %s (%d days ago)", q.Verified.Format("2006-01-02"), int(today.Sub(q.Verified).Hours()/24))
+		}
+		var who []string
+		for l := range q.Judgments {
+			who = append(who, l)
+		}
+		sort.Strings(who)
+		by := "no labeller recorded"
+		if len(who) > 0 {
+			by = "judged by " + strings.Join(who, ", ")
+		}
+		relevant := 0
+		for _, g := range q.Gold {
+			if g > 0 {
+				relevant++
+			}
+		}
+		docs := "documents"
+		if relevant == 1 {
+			docs = "document"
+		}
+		out = append(out, fmt.Sprintf("%s  %s, %s, %d relevant gold %s: %s", id, when, by, relevant, docs, q.Text))
+	}
+	return out
 }
 
 // Pool retrieves the set with every retriever of the config and of
