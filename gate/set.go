@@ -37,8 +37,12 @@ type Query struct {
 	// Unanswerable marks a query whose answer is not in the corpus; it has no
 	// relevant gold document and is kept out of the document metrics.
 	Unanswerable bool
-	// Note is a free-form remark for the people who keep the set.
+	// Note is a free-form remark for the people who keep the set (sample
+	// writes where the query came from).
 	Note string
+	// Notes are each labeller's own remarks (labeller → note), kept apart
+	// from Note and from each other, so a second labeller stays blind.
+	Notes map[string]string
 	// OnlyZero marks a TREC qrels query whose judgements are all grade 0:
 	// qrels cannot say "unanswerable", so it is kept apart as one, and
 	// counts as 0 in the trec_eval means (Summary.TrecEval).
@@ -318,6 +322,7 @@ type rawQuery struct {
 	Evidence     []string           `json:"evidence"`
 	Unanswerable bool               `json:"unanswerable"`
 	Note         string             `json:"note"`
+	Notes        map[string]string  `json:"notes"`
 	Verified     string             `json:"verified"`
 	Judgments    map[string]goldMap `json:"judgments"`
 }
@@ -344,6 +349,15 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 		ID: id, Text: *raw.Query, Gold: make(map[string]int, len(raw.Gold)),
 		Segments: raw.Segments, Source: raw.Source, Evidence: raw.Evidence,
 		Unanswerable: raw.Unanswerable, Note: raw.Note, Line: n,
+	}
+	for who, note := range raw.Notes {
+		if strings.TrimSpace(who) == "" {
+			return nil, inputErr(file, n, "notes", "query %q: empty labeller name", id)
+		}
+		if q.Notes == nil {
+			q.Notes = map[string]string{}
+		}
+		q.Notes[who] = note
 	}
 	if raw.Verified != "" {
 		v, err := time.Parse("2006-01-02", raw.Verified)
@@ -404,11 +418,12 @@ func (q *Query) MarshalLine() ([]byte, error) {
 		Evidence     []string                  `json:"evidence,omitempty"`
 		Unanswerable bool                      `json:"unanswerable,omitempty"`
 		Note         string                    `json:"note,omitempty"`
+		Notes        map[string]string         `json:"notes,omitempty"`
 		Verified     string                    `json:"verified,omitempty"`
 		Judgments    map[string]map[string]int `json:"judgments,omitempty"`
 	}
 	l := line{ID: q.ID, Query: q.Text, Gold: q.Gold, Segments: q.Segments, Source: q.Source, Evidence: q.Evidence,
-		Unanswerable: q.Unanswerable, Note: q.Note, Judgments: q.Judgments}
+		Unanswerable: q.Unanswerable, Note: q.Note, Notes: q.Notes, Judgments: q.Judgments}
 	if l.Gold == nil {
 		l.Gold = map[string]int{}
 	}

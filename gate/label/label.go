@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -229,9 +230,12 @@ type candidateView struct {
 }
 
 type queryView struct {
-	ID           string          `json:"id"`
-	Query        string          `json:"query"`
+	ID    string `json:"id"`
+	Query string `json:"query"`
+	// Note is this labeller's own note; SetNote the set's (where the
+	// query came from), shown apart and never edited from the page.
 	Note         string          `json:"note"`
+	SetNote      string          `json:"set_note"`
 	Unanswerable bool            `json:"unanswerable"`
 	Labelled     bool            `json:"labelled"`
 	Verified     string          `json:"verified"`
@@ -273,7 +277,7 @@ func (s *Server) view() stateView {
 	v := stateView{Set: s.o.SetPath, Labeller: s.o.Labeller, Binary: s.o.Binary, Queries: []queryView{}}
 	for _, id := range s.ids {
 		q := s.set.Query(id)
-		qv := queryView{ID: q.ID, Query: q.Text, Note: q.Note, Unanswerable: q.Unanswerable, Labelled: s.labelled(q), MissingGold: []string{}, Candidates: []candidateView{}}
+		qv := queryView{ID: q.ID, Query: q.Text, Note: q.Notes[s.o.Labeller], SetNote: q.Note, Unanswerable: q.Unanswerable, Labelled: s.labelled(q), MissingGold: []string{}, Candidates: []candidateView{}}
 		if !q.Verified.IsZero() {
 			qv.Verified = q.Verified.Format("2006-01-02")
 		}
@@ -525,7 +529,15 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 			q.Unanswerable = *req.Unanswerable
 		}
 		if req.Note != nil {
-			q.Note = strings.TrimSpace(*req.Note)
+			// The labeller's own note, never glued onto the set's.
+			if note := strings.TrimSpace(*req.Note); note != "" {
+				if q.Notes == nil {
+					q.Notes = map[string]string{}
+				}
+				q.Notes[s.o.Labeller] = note
+			} else {
+				delete(q.Notes, s.o.Labeller)
+			}
 		}
 		return nil
 	})
@@ -542,7 +554,7 @@ func (s *Server) change(w http.ResponseWriter, id string, fn func(*gate.Query) e
 		return
 	}
 	before := *q
-	before.Gold, before.Judgments = cloneGrades(q.Gold), cloneJudgments(q.Judgments)
+	before.Gold, before.Judgments, before.Notes = cloneGrades(q.Gold), cloneJudgments(q.Judgments), maps.Clone(q.Notes)
 	if err := fn(q); err != nil {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		return

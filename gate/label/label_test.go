@@ -1,6 +1,7 @@
 package label
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 const draft = `{"id":"q1","query":"rotate api key","gold":{},"segments":["known-failure"],"source":"log"}
@@ -280,5 +283,47 @@ func TestGoldIsDerivedFromEveryLabeller(t *testing.T) {
 				t.Errorf("step %d: %s lacks %s", i, got, j)
 			}
 		}
+	}
+}
+
+// TestNotesPerLabeller: a labeller's note goes to notes[labeller], the
+// set's own note stays as sample wrote it, and a second labeller sees
+// neither the first one's note nor can overwrite it.
+func TestNotesPerLabeller(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "draft.jsonl"), []byte(`{"id":"q1","query":"rotate api key","gold":{},"note":"asked 159 times in the log (first on line 2)"}
+{"id":"q2","query":"dlq redrive","gold":{"queues/dlq":2}}
+`), 0o644)
+	ana, p := newServer(t, dir, Options{})
+	code, v, raw := post(t, ana.URL+"/api/query", `{"id":"q1","note":"  SSO keys are not covered  "}`)
+	if code != 200 || v.Queries[0].Note != "SSO keys are not covered" || v.Queries[0].SetNote != "asked 159 times in the log (first on line 2)" {
+		t.Fatalf("ana's note: %d %s", code, raw)
+	}
+	ben, _ := newServer(t, dir, Options{Labeller: "ben"})
+	code, v, raw = post(t, ben.URL+"/api/query", `{"id":"q1","note":"rotation is in security/api-keys"}`)
+	if code != 200 || v.Queries[0].Note != "rotation is in security/api-keys" || strings.Contains(raw, "SSO") {
+		t.Fatalf("ben sees ana's note, or lost his own: %d %s", code, raw)
+	}
+	load := func() *gate.Set {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := gate.ParseDraft(bytes.NewReader(data), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return set
+	}
+	q := load().Query("q1")
+	if q.Note != "asked 159 times in the log (first on line 2)" || q.Notes["ana"] != "SSO keys are not covered" || q.Notes["ben"] != "rotation is in security/api-keys" {
+		t.Errorf("on disk: note %q notes %v", q.Note, q.Notes)
+	}
+	// An emptied note is removed, the other labeller's stays.
+	if code, _, raw := post(t, ben.URL+"/api/query", `{"id":"q1","note":""}`); code != 200 {
+		t.Fatalf("clear: %d %s", code, raw)
+	}
+	if q := load().Query("q1"); len(q.Notes) != 1 || q.Notes["ana"] == "" {
+		t.Errorf("after ben cleared his note: %v", q.Notes)
 	}
 }

@@ -50,7 +50,8 @@ textarea{width:100%;min-height:40px;font:inherit}
 <div id="status"></div>
 <div id="dq" hidden></div>
 <div id="cards"></div>
-<p><label for="note">Note</label><br><textarea id="note" placeholder="why this grade, what is missing…"></textarea></p>
+<p id="setnote" class="muted"></p>
+<p><label for="note">Your note</label><br><textarea id="note" placeholder="why this grade, what is missing…"></textarea></p>
 </main>
 <script>
 (function(){
@@ -82,6 +83,7 @@ function draw(){
   var dq = document.getElementById("dq");
   dq.hidden = !cur.missing_gold.length;
   dq.textContent = cur.missing_gold.length ? "Data-quality bug, not a retrieval failure: gold document" + (cur.missing_gold.length>1?"s ":" ") + cur.missing_gold.join(", ") + " " + (cur.missing_gold.length>1?"are":"is") + " not in the corpus. Grade another document, or fix the corpus." : "";
+  document.getElementById("setnote").textContent = cur.set_note ? "From the set: " + cur.set_note : "";
   var note = document.getElementById("note"); if (document.activeElement !== note) note.value = cur.note || "";
   var box = document.getElementById("cards"); box.textContent = "";
   if (!cur.candidates.length) box.appendChild(el("p", "No retriever returned a document for this query.", "muted"));
