@@ -389,13 +389,7 @@ func mergeNear(qs []Query, threshold float64) ([]Query, int) {
 			index[k] = append(index[k], i)
 		}
 		for _, j := range cand {
-			// Jaccard cannot pass the threshold when one set is too small
-			// beside the other; negations must agree.
-			short, long := min(len(toks[i]), len(toks[j])), max(len(toks[i]), len(toks[j]))
-			if float64(short) < threshold*float64(long) || negs[i] != negs[j] {
-				continue
-			}
-			if similar(toks[i], toks[j], threshold) {
+			if nearTwin(toks[i], toks[j], negs[i], negs[j], threshold) {
 				a, b := find(i), find(j)
 				if a != b {
 					// Keep the more asked (then earlier) query as the root.
@@ -461,6 +455,14 @@ func negationKey(ts []string) string {
 	}
 	sort.Strings(n)
 	return strings.Join(n, " ")
+}
+
+// nearTwin reports whether two queries (distinct tokens in order, and
+// their negationKey) are near duplicates: the same negation words, sizes
+// that can reach the threshold, and similar.
+func nearTwin(ta, tb []string, na, nb string, threshold float64) bool {
+	short, long := min(len(ta), len(tb)), max(len(ta), len(tb))
+	return na == nb && float64(short) >= threshold*float64(long) && similar(ta, tb, threshold)
 }
 
 // similar decides whether two queries (their distinct tokens in order)
@@ -668,12 +670,7 @@ func MergeKnown(log, known []Query, o Options) (ordinary, bad []Query) {
 			if taken[i] {
 				continue
 			}
-			twin := q.Key == bad[b].Key
-			if !twin && o.NearDuplicate < 1 && negs[i] == kn {
-				short, long := min(len(kt), len(toks[i])), max(len(kt), len(toks[i]))
-				twin = float64(short) >= o.NearDuplicate*float64(long) && similar(kt, toks[i], o.NearDuplicate)
-			}
-			if twin {
+			if q.Key == bad[b].Key || o.NearDuplicate < 1 && nearTwin(kt, toks[i], kn, negs[i], o.NearDuplicate) {
 				taken[i] = true
 				bad[b].LogCount += q.Count
 				if bad[b].LogLine == 0 || q.Line < bad[b].LogLine {
