@@ -8,6 +8,7 @@ import (
 	"net"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
@@ -35,14 +36,25 @@ func (f *labelFlags) register(fs *flag.FlagSet) {
 var labelCommand = command{
 	Name:     "label",
 	Summary:  "Label a draft set in the browser: pooled documents from every retriever, graded with the keyboard.",
-	Usage:    "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json]",
+	Usage:    "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json] [--export qrels|jsonl]",
 	Examples: examples("label"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var lf labelFlags
 		lf.register(fs)
 		fs.StringVar(&lf.fromReport, "from-report", "", "a JSON compare report: label only the documents it lists as unjudged in the head's context")
+		export := fs.String("export", "", "write the labels to stdout instead of serving the page: qrels (TREC, every judged document) or jsonl")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
+				return err
+			}
+			if *export != "" {
+				err := pipeline.ExportLabels(e.job(), pipeline.LabelOptions{Config: lf.config, Set: lf.set}, *export, e.stdout)
+				switch {
+				case errors.Is(err, label.ErrExportFormat):
+					return usagef("--export: %v", err)
+				case errors.Is(err, pipeline.ErrNoSet):
+					return usagef("--set is required (or a config with set = \"…\")")
+				}
 				return err
 			}
 			return runLabel(ctx, e, lf, nil)

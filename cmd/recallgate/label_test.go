@@ -464,3 +464,34 @@ func TestOneLabelPerFile(t *testing.T) {
 		t.Error("the lock outlived the first label")
 	}
 }
+
+// TestLabelExport: the labels as TREC qrels (zeros kept, unanswerable and
+// unlabelled queries left out with a warning), read back by validate as a
+// set of their own; a bad format is a usage error.
+func TestLabelExport(t *testing.T) {
+	dir := t.TempDir()
+	set := write(t, dir, "draft.jsonl", `{"id":"q2","query":"dlq redrive","gold":{"queues/dlq":2,"queues/fifo":0},"judgments":{"ana":{"queues/dlq":2,"queues/fifo":0}}}
+{"id":"q1","query":"rotate api key","gold":{"security/api-keys":3}}
+{"id":"q3","query":"kafka consumer groups","gold":{},"unanswerable":true}
+{"id":"q4","query":"not labelled yet","gold":{}}
+`)
+	code, out, errs := rg(t, "label", "--set", set, "--export", "qrels")
+	want := "q2 0 queues/dlq 2\nq2 0 queues/fifo 0\nq1 0 security/api-keys 3\n"
+	if code != 0 || out != want {
+		t.Fatalf("exit %d, qrels:\n%s\nwant:\n%s\nstderr: %s", code, out, want, errs)
+	}
+	if !strings.Contains(errs, "q3: unanswerable, which qrels cannot say") || !strings.Contains(errs, "q4: nothing judged yet") {
+		t.Errorf("warnings: %s", errs)
+	}
+	qrels := write(t, dir, "labels.qrels", out)
+	if code, _, errs := rg(t, "validate", "--set", qrels); code != 0 {
+		t.Errorf("the exported qrels do not validate: exit %d %s", code, errs)
+	}
+	code, out, _ = rg(t, "label", "--set", set, "--export", "jsonl")
+	if code != 0 || strings.Count(out, "\n") != 4 || !strings.Contains(out, `"judgments":{"ana":{"queues/dlq":2,"queues/fifo":0}}`) {
+		t.Errorf("jsonl export: exit %d\n%s", code, out)
+	}
+	if code, _, errs := rg(t, "label", "--set", set, "--export", "csv"); code != 2 || !strings.Contains(errs, "want qrels or jsonl") {
+		t.Errorf("bad format: exit %d %s", code, errs)
+	}
+}

@@ -327,3 +327,11 @@ func TestNotesPerLabeller(t *testing.T) {
 		t.Errorf("after ben cleared his note: %v", q.Notes)
 	}
 }
+
+func TestExportRefusesIDsQrelsCannotHold(t *testing.T) {
+	set := &gate.Set{Queries: []*gate.Query{{ID: "q1", Text: "x", Gold: map[string]int{"docs/with space.md": 2}}}}
+	var b bytes.Buffer
+	if _, err := Export(&b, set, "qrels"); err == nil || !strings.Contains(err.Error(), "white space") {
+		t.Errorf("a document id with a space in qrels: %v, wrote %q", err, b.String())
+	}
+}

@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
@@ -38,6 +40,38 @@ type LabelJob struct {
 	Shown int
 	// Release gives the set file's writer lock back.
 	Release func()
+}
+
+// ExportLabels writes the labels of the set (o.Set, else the config's) in
+// format (label.Export) to w, and warns about what qrels cannot carry. It
+// starts no retriever and takes no lock: it only reads.
+func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
+	setPath := o.Set
+	if setPath == "" {
+		cfg, err := config.Load(o.Config)
+		if err != nil {
+			return err
+		}
+		setPath = cfg.Set
+	}
+	if setPath == "" {
+		return ErrNoSet
+	}
+	set, err := gate.LoadDraft(setPath)
+	if err != nil {
+		return err
+	}
+	left, err := label.Export(w, set, format)
+	if err != nil {
+		if errors.Is(err, label.ErrExportFormat) {
+			return err
+		}
+		return &gate.InputError{File: setPath, Err: err}
+	}
+	for _, l := range left {
+		e.Warn("%s: %s", setPath, l)
+	}
+	return nil
 }
 
 // Label loads the config, the set and the corpus, builds the pool (or
