@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"io"
 
@@ -67,9 +66,6 @@ func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
 		so.Context = &o.context
 	}
 	s, err := pipeline.LoadScoring(so)
-	if errors.Is(err, pipeline.ErrNoSet) {
-		return nil, f, usagef("--set is required (or a config with set = \"…\")")
-	}
 	return s, f, err
 }
 

@@ -49,11 +49,8 @@ var labelCommand = command{
 			}
 			if *export != "" {
 				err := pipeline.ExportLabels(e.job(), pipeline.LabelOptions{Config: lf.config, Set: lf.set}, *export, e.stdout)
-				switch {
-				case errors.Is(err, label.ErrExportFormat):
+				if errors.Is(err, label.ErrExportFormat) {
 					return usagef("--export: %v", err)
-				case errors.Is(err, pipeline.ErrNoSet):
-					return usagef("--set is required (or a config with set = \"…\")")
 				}
 				return err
 			}
@@ -84,9 +81,6 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 		Config: lf.config, Set: lf.set, Labeller: lf.labeller, PoolConfigs: lf.pool, Depth: lf.depth,
 		Binary: lf.binary, FromReport: lf.fromReport, Pick: pick,
 	})
-	if errors.Is(err, pipeline.ErrNoSet) {
-		return usagef("--set is required (or a config with set = \"…\")")
-	}
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
@@ -26,13 +24,7 @@ var reverifyCommand = command{
 			if *n < 1 {
 				return usagef("--sample must be at least 1")
 			}
-			return runLabel(ctx, e, lf, func(set *gate.Set) []string {
-				ids := pipeline.OldestVerified(set, *n, *seed)
-				for _, l := range pipeline.DescribeOldest(set, ids, e.job().Clock()) {
-					fmt.Fprintf(e.stderr, "recallgate reverify: %s\n", l)
-				}
-				return ids
-			})
+			return runLabel(ctx, e, lf, pipeline.ReverifyPick(e.job(), *n, *seed))
 		}
 	},
 }

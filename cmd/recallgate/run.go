@@ -106,6 +106,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprint(stdout, commandUsage(c))
 		return exitPass
 	}
+	if errors.Is(err, pipeline.ErrNoSet) {
+		err = usagef("--set is required (or --config with set = \"…\")")
+	}
 	code := exitCode(err)
 	switch {
 	case err == nil, code == exitRegression:

@@ -39,9 +39,8 @@ var sampleCommand = command{
 			if *appendTo && *force {
 				return usagef("--append and --force contradict each other")
 			}
-			given := map[string]bool{}
-			fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-			logFormat, err := sample.LogFormat(*logPath, *format, given["field"], given["column"])
+			flags := given(fs)
+			logFormat, err := sample.LogFormat(*logPath, *format, flags["field"], flags["column"])
 			if err != nil {
 				return usagef("%v", err)
 			}

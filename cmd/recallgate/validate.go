@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 
 	"github.com/recallgate/recallgate/gate/config"
@@ -28,11 +27,7 @@ var validateCommand = command{
 					return usagef("--max-label-age: %v", err)
 				}
 			}
-			err := pipeline.Validate(e.job(), pipeline.ValidateOptions{Set: *set, Corpus: *corpus, MaxLabelAge: *maxAge, Config: *cfgPath}, e.stdout)
-			if errors.Is(err, pipeline.ErrNoSet) {
-				return usagef("--set is required (or --config with set = \"…\")")
-			}
-			return err
+			return pipeline.Validate(e.job(), pipeline.ValidateOptions{Set: *set, Corpus: *corpus, MaxLabelAge: *maxAge, Config: *cfgPath}, e.stdout)
 		}
 	},
 }

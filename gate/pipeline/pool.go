@@ -30,6 +30,18 @@ func OldestVerified(set *gate.Set, n int, seed uint64) []string {
 	return ids
 }
 
+// ReverifyPick is reverify's choice of queries: the n verified longest
+// ago (OldestVerified), each said on stderr first (DescribeOldest).
+func ReverifyPick(e *Env, n int, seed uint64) func(*gate.Set) []string {
+	return func(set *gate.Set) []string {
+		ids := OldestVerified(set, n, seed)
+		for _, l := range DescribeOldest(set, ids, e.Clock()) {
+			fmt.Fprintf(e.Stderr, "recallgate reverify: %s\n", l)
+		}
+		return ids
+	}
+}
+
 // DescribeOldest says, one line a query, what reverify picked: the id,
 // when it was last verified and how long ago (days before now), who
 // judged it, and how many gold documents it has, so the person knows
