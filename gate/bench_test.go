@@ -106,27 +106,41 @@ func BenchmarkScoreRunFileTREC(b *testing.B) {
 
 // BenchmarkMemoryPerQuery reports the heap a scorecard keeps per query
 // (after scoring 2,000 queries × 100 hits, a forced GC): what grows with
-// the number of queries.
+// the number of queries. "whole" keeps every query's documents (compare,
+// gate, text reports); "spilled" is what `score --format json` keeps, the
+// documents gone to the spill.
 func BenchmarkMemoryPerQuery(b *testing.B) {
 	const nq = 2000
 	set, run := benchCase(b, nq, 100, true)
-	var kept uint64
-	for i := 0; i < b.N; i++ {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		sc := NewScorer(set, DefaultDepth())
-		if err := ReadRun(bytes.NewReader(run), "bench", sc.Add); err != nil {
-			b.Fatal(err)
-		}
-		card, err := sc.Card()
-		if err != nil {
-			b.Fatal(err)
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		kept = after.HeapAlloc - before.HeapAlloc
-		runtime.KeepAlive(card)
+	for _, mode := range []string{"whole", "spilled"} {
+		b.Run(mode, func(b *testing.B) {
+			var kept uint64
+			for i := 0; i < b.N; i++ {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				sc := NewScorer(set, DefaultDepth())
+				if mode == "spilled" {
+					sc.spill = discard{}
+				}
+				if err := ReadRun(bytes.NewReader(run), "bench", sc.Add); err != nil {
+					b.Fatal(err)
+				}
+				card, err := sc.Card()
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				kept = after.HeapAlloc - before.HeapAlloc
+				runtime.KeepAlive(card)
+			}
+			b.ReportMetric(float64(kept)/nq, "B/query")
+		})
 	}
-	b.ReportMetric(float64(kept)/nq, "B/query")
 }
+
+// discard is a Spill that drops what it is given.
+type discard struct{}
+
+func (discard) Put(QueryScore) error { return nil }

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -182,21 +183,17 @@ func (c *Scorecard) RunWarnings() []string {
 // ScoreQuery scores one query's ranked hits at the given depths. Hits are
 // collapsed to their parent documents first, keeping the first occurrence in
 // rank order. seen is scratch space and may be nil.
-func ScoreQuery(q *Query, hits []Hit, d Depth, seen map[string]struct{}) QueryScore {
+func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
 	if seen == nil {
-		seen = make(map[string]struct{}, len(hits))
-	} else {
-		clear(seen)
+		seen = &Seen{}
 	}
+	seen.reset(len(hits))
 	s := QueryScore{ID: q.ID, Relevant: q.relevant, Hits: len(hits), GoldRanks: map[string]int{}}
 	keep := d.keep()
 	dcg := 0.0
 	rank := 0
 	for _, h := range hits {
-		// One hash operation a hit: the set grows only for a new document.
-		before := len(seen)
-		seen[h.Doc] = struct{}{}
-		if len(seen) == before {
+		if !seen.add(h.Doc) {
 			continue
 		}
 		rank++
@@ -252,12 +249,58 @@ type Scorer struct {
 	scores  map[string]QueryScore
 	unans   map[string]UnanswerableResult
 	unknown []string
-	seen    map[string]struct{}
+	seen    Seen
+	spill   Spill
+}
+
+// Spill takes every query's full score as it is made, so that a Scorer
+// keeps only each query's numbers and its memory does not grow with the
+// documents the run returned. Put may be called from several goroutines at
+// once; its error stops the scoring.
+type Spill interface {
+	Put(QueryScore) error
+}
+
+// numbers is the score without what a Spill took: documents, ranks,
+// passages and evidence.
+func (s QueryScore) numbers() QueryScore {
+	s.Docs, s.GoldRanks, s.Passages, s.Evidence = nil, nil, nil, nil
+	return s
+}
+
+// spillError is a Spill that failed: the machine's trouble (a full disk),
+// never the input's.
+type spillError struct {
+	id  string
+	err error
+}
+
+func (e *spillError) Error() string { return fmt.Sprintf("spill the score of %s: %v", e.id, e.err) }
+func (e *spillError) Unwrap() error { return e.err }
+
+// cardError wraps an error of Card as the run file's, unless it is the spill's.
+func cardError(path string, err error) error {
+	var se *spillError
+	if errors.As(err, &se) {
+		return err
+	}
+	return &InputError{File: path, Err: err}
+}
+
+// keep stores a query's score, through the spill when there is one.
+func (s *Scorer) keep(qs QueryScore) (QueryScore, error) {
+	if s.spill == nil {
+		return qs, nil
+	}
+	if err := s.spill.Put(qs); err != nil {
+		return QueryScore{}, &spillError{id: qs.ID, err: err}
+	}
+	return qs.numbers(), nil
 }
 
 // NewScorer returns a Scorer for the set at the given depths.
 func NewScorer(set *Set, d Depth) *Scorer {
-	return &Scorer{set: set, depth: d, scores: map[string]QueryScore{}, unans: map[string]UnanswerableResult{}, seen: map[string]struct{}{}}
+	return &Scorer{set: set, depth: d, scores: map[string]QueryScore{}, unans: map[string]UnanswerableResult{}}
 }
 
 // Add scores one result. A second result for the same query is an error.
@@ -273,18 +316,18 @@ func (s *Scorer) Add(r Result) error {
 		return fmt.Errorf("query %s has two results", r.ID)
 	}
 	if q.Unanswerable {
-		clear(s.seen)
-		n := 0
+		s.seen.reset(len(r.Hits))
 		for _, h := range r.Hits {
-			if _, dup := s.seen[h.Doc]; !dup {
-				s.seen[h.Doc] = struct{}{}
-				n++
-			}
+			s.seen.add(h.Doc)
 		}
-		s.unans[q.ID] = UnanswerableResult{ID: q.ID, Returned: n}
+		s.unans[q.ID] = UnanswerableResult{ID: q.ID, Returned: s.seen.Len()}
 		return nil
 	}
-	s.scores[q.ID] = ScoreQuery(q, r.Hits, s.depth, s.seen)
+	qs, err := s.keep(ScoreQuery(q, r.Hits, s.depth, &s.seen))
+	if err != nil {
+		return err
+	}
+	s.scores[q.ID] = qs
 	return nil
 }
 
@@ -308,9 +351,13 @@ func (s *Scorer) Card() (*Scorecard, error) {
 		}
 		sc, ok := s.scores[q.ID]
 		if !ok {
-			sc = ScoreQuery(q, nil, s.depth, s.seen)
+			sc = ScoreQuery(q, nil, s.depth, &s.seen)
 			sc.Missing = true
 			c.Missing = append(c.Missing, q.ID)
+			var err error
+			if sc, err = s.keep(sc); err != nil {
+				return nil, err
+			}
 		}
 		c.Queries = append(c.Queries, sc)
 	}
@@ -342,14 +389,22 @@ func (s *Scorer) Card() (*Scorecard, error) {
 
 // ScoreRunFile reads a run file and scores it against the set.
 func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
+	return ScoreRunFileSpilled(set, path, d, nil)
+}
+
+// ScoreRunFileSpilled is ScoreRunFile handing every query's full score to
+// sp as it is made (nil: kept in the Scorecard); the Scorecard's queries
+// then hold only their numbers (no Docs, GoldRanks, Passages, Evidence).
+func ScoreRunFileSpilled(set *Set, path string, d Depth, sp Spill) (*Scorecard, error) {
 	sc := NewScorer(set, d)
+	sc.spill = sp
 	if done, err := scoreInSegments(path, sc); done || err != nil {
 		if err != nil {
 			return nil, err
 		}
 		c, err := sc.Card()
 		if err != nil {
-			return nil, &InputError{File: path, Err: err}
+			return nil, cardError(path, err)
 		}
 		return c, nil
 	}
@@ -362,7 +417,7 @@ func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
 	}
 	c, err := sc.Card()
 	if err != nil {
-		return nil, &InputError{File: path, Err: err}
+		return nil, cardError(path, err)
 	}
 	return c, nil
 }

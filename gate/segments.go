@@ -92,6 +92,7 @@ func scoreSegments(f *os.File, path string, cuts []int64, sc *Scorer) error {
 	var wg sync.WaitGroup
 	for i := range parts {
 		parts[i] = NewScorer(sc.set, sc.depth)
+		parts[i].spill = sc.spill
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()

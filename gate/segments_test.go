@@ -1,11 +1,13 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -50,6 +52,31 @@ func TestSegmentedScoringMatchesStreaming(t *testing.T) {
 	if !reflect.DeepEqual(seg.Queries, want.Queries) || !reflect.DeepEqual(seg.Summary, want.Summary) {
 		t.Error("segmented scores differ from streamed ones")
 	}
+	// Spilled: the spill gets every full score once (from both segments'
+	// goroutines), the card keeps only the numbers.
+	sp := &collect{got: map[string]QueryScore{}}
+	slim, err := ScoreRunFileSpilled(s, path, Depth{Candidates: 10, Context: 3}, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range want.Queries {
+		if !reflect.DeepEqual(sp.got[q.ID], q) {
+			t.Fatalf("spilled score of %s differs", q.ID)
+		}
+		if n := q.numbers(); !reflect.DeepEqual(slim.Queries[i], n) || slim.Queries[i].Docs != nil {
+			t.Fatalf("card of %s holds %+v, want only the numbers", q.ID, slim.Queries[i])
+		}
+	}
+	if len(sp.got) != len(want.Queries) || !reflect.DeepEqual(slim.Summary, want.Summary) {
+		t.Errorf("spill got %d of %d queries; summaries equal: %v", len(sp.got), len(want.Queries), reflect.DeepEqual(slim.Summary, want.Summary))
+	}
+	// A spill that fails stops the scoring with its error, not as the
+	// run file's fault.
+	_, err = ScoreRunFileSpilled(s, path, Depth{Candidates: 10, Context: 3}, &collect{fail: true})
+	var ie *InputError
+	if err == nil || !strings.Contains(err.Error(), "disk full") || errors.As(err, &ie) {
+		t.Errorf("failing spill: %v", err)
+	}
 	// A bad line near the end: the error names its line in the whole file.
 	lines := strings.Split(strings.TrimSuffix(run.String(), "\n"), "\n")
 	bad := append([]string{}, lines...)
@@ -64,4 +91,21 @@ func TestSegmentedScoringMatchesStreaming(t *testing.T) {
 	if _, err := ScoreRunFile(s, path, Depth{Candidates: 10, Context: 3}); err == nil || !strings.Contains(err.Error(), `query "q00" starts a second block`) {
 		t.Errorf("second block: %v", err)
 	}
+}
+
+// collect is a Spill that keeps what it is given, or fails.
+type collect struct {
+	mu   sync.Mutex
+	got  map[string]QueryScore
+	fail bool
+}
+
+func (c *collect) Put(q QueryScore) error {
+	if c.fail {
+		return errors.New("disk full")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got[q.ID] = q
+	return nil
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 
-	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
 var scoreCommand = command{
@@ -30,17 +28,18 @@ var scoreCommand = command{
 			if err != nil {
 				return err
 			}
-			card, err := gate.ScoreRunFile(s.Set, *results, s.Depth)
+			scored, err := pipeline.ScoreRun(s.Set, *results, s.Depth, f)
 			if err != nil {
 				return fmt.Errorf("score run: %w", err)
 			}
+			defer scored.Close()
 			for _, w := range s.Set.Warnings {
 				e.job().Warn("%s: %s", s.Set.Path, w)
 			}
-			for _, w := range card.RunWarnings() {
+			for _, w := range scored.Card.RunWarnings() {
 				e.job().Warn("%s: %s", *results, w)
 			}
-			return emit(e, o.out, func(w io.Writer) error { return report.Score(w, card, f) })
+			return emit(e, o.out, scored.Write)
 		}
 	},
 }

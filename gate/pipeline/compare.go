@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -307,4 +308,51 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 	}
 	cmp, err := Gate(ctx, e, g)
 	return cmp, set, err
+}
+
+// ScoredRun is one run file scored for `recallgate score`, ready to write.
+type ScoredRun struct {
+	// Card is the scorecard; for JSON its queries hold only their numbers
+	// (their entries wait in the spill).
+	Card   *gate.Scorecard
+	format report.Format
+	spill  *report.ScoreSpill
+}
+
+// ScoreRun scores the run file at path against set. For the JSON format
+// each query's entry is encoded as it is scored and parked in a temporary
+// file, so memory does not grow with the documents of the run; Close frees
+// it.
+func ScoreRun(set *gate.Set, path string, d gate.Depth, f report.Format) (*ScoredRun, error) {
+	r := &ScoredRun{format: f}
+	var sp gate.Spill
+	if f == report.JSON {
+		s, err := report.NewScoreSpill(set, "")
+		if err != nil {
+			return nil, err
+		}
+		r.spill, sp = s, s
+	}
+	card, err := gate.ScoreRunFileSpilled(set, path, d, sp)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.Card = card
+	return r, nil
+}
+
+// Write writes the report in the run's format.
+func (r *ScoredRun) Write(w io.Writer) error {
+	if r.spill != nil {
+		return r.spill.ScoreJSON(w, r.Card)
+	}
+	return report.Score(w, r.Card, r.format)
+}
+
+// Close frees the spill, if any.
+func (r *ScoredRun) Close() {
+	if r.spill != nil {
+		r.spill.Close()
+	}
 }

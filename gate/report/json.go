@@ -371,14 +371,20 @@ func unanswerable(u gate.UnanswerableResult) Unanswerable {
 }
 
 func scoreJSON(c *gate.Scorecard) ScoreReport {
+	r := scoreJSONHead(c)
+	for _, q := range c.Queries {
+		r.Queries = append(r.Queries, ScoreQuery{ID: q.ID, Query: c.Set.Query(q.ID).Text, Scores: scores(q)})
+	}
+	return r
+}
+
+// scoreJSONHead is the score report without its queries' entries.
+func scoreJSONHead(c *gate.Scorecard) ScoreReport {
 	r := ScoreReport{
 		Tool: "recallgate", Command: "score", Set: setInfo(c.Set),
 		Depth:   DepthInfo{c.Depth.Candidates, c.Depth.Context},
 		Metrics: Metrics(c.Depth), Summary: sideSummary(c.Summary),
 		Queries: []ScoreQuery{}, Unanswerable: []Unanswerable{}, Warnings: list(c.Warnings()),
-	}
-	for _, q := range c.Queries {
-		r.Queries = append(r.Queries, ScoreQuery{ID: q.ID, Query: c.Set.Query(q.ID).Text, Scores: scores(q)})
 	}
 	for _, u := range c.Unanswerable {
 		r.Unanswerable = append(r.Unanswerable, unanswerable(u))
@@ -489,6 +495,17 @@ func (s SetInfo) count() string {
 // run of many queries costs the writer a buffer, not a copy of the report.
 func writeScoreJSON(w io.Writer, r ScoreReport) error {
 	queries := r.Queries
+	var b bytes.Buffer
+	return writeScoreJSONWith(w, r, len(queries), func(j int) ([]byte, error) {
+		b.Reset()
+		err := encodeScoreQuery(&b, queries[j])
+		return b.Bytes(), err
+	})
+}
+
+// writeScoreJSONWith writes r with its n queries' entries from entry, each
+// as encodeScoreQuery makes it; r.Queries is not read.
+func writeScoreJSONWith(w io.Writer, r ScoreReport, n int, entry func(j int) ([]byte, error)) error {
 	r.Queries = []ScoreQuery{}
 	var skel bytes.Buffer
 	if err := writeJSON(&skel, r); err != nil {
@@ -496,24 +513,24 @@ func writeScoreJSON(w io.Writer, r ScoreReport) error {
 	}
 	const hole = `"queries": [],`
 	i := bytes.Index(skel.Bytes(), []byte(hole))
-	if i < 0 || len(queries) == 0 {
-		r.Queries = queries
-		return writeJSON(w, r)
+	if i < 0 {
+		return fmt.Errorf("score report: no queries field in %d bytes", skel.Len())
+	}
+	if n == 0 {
+		_, err := w.Write(skel.Bytes())
+		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bw.Write(skel.Bytes()[:i])
 	bw.WriteString("\"queries\": [\n")
-	var b bytes.Buffer
-	for j, q := range queries {
-		b.Reset()
-		enc := json.NewEncoder(&b)
-		enc.SetIndent("    ", "  ")
-		if err := enc.Encode(q); err != nil {
+	for j := 0; j < n; j++ {
+		e, err := entry(j)
+		if err != nil {
 			return err
 		}
 		bw.WriteString("    ")
-		bw.Write(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-		if j < len(queries)-1 {
+		bw.Write(e)
+		if j < n-1 {
 			bw.WriteByte(',')
 		}
 		bw.WriteByte('\n')
