@@ -54,6 +54,16 @@ type Query struct {
 	// 0 included: judged not relevant), so two people's labels can be
 	// compared; Gold holds the grades the set uses.
 	Judgments map[string]map[string]int
+	// Marks are each labeller's own unanswerable/unsure marks, dates and
+	// times per judgement (labeller → mark).
+	Marks map[string]*Mark
+	// Adjudicated holds the grades decided where labellers disagreed
+	// (document → decision); they win over the labellers' grades.
+	Adjudicated map[string]Adjudication
+	// FoundBySearch lists documents a labeller found by searching the
+	// corpus, outside every retriever's pool: evidence that all of them
+	// miss it.
+	FoundBySearch []string
 	// Line is the line of the set file the query was read from (its first
 	// line, for qrels).
 	Line int
@@ -325,6 +335,25 @@ type rawQuery struct {
 	Notes        map[string]string  `json:"notes"`
 	Verified     string             `json:"verified"`
 	Judgments    map[string]goldMap `json:"judgments"`
+	Labellers    map[string]rawMark `json:"labellers"`
+	Adjudicated  map[string]rawAdj  `json:"adjudicated"`
+	FoundBy      []string           `json:"found_by_search"`
+}
+
+// rawMark is the JSONL shape of a Mark.
+type rawMark struct {
+	Verified     string             `json:"verified,omitempty"`
+	Unanswerable bool               `json:"unanswerable,omitempty"`
+	Unsure       bool               `json:"unsure,omitempty"`
+	Seconds      map[string]float64 `json:"seconds,omitempty"`
+}
+
+// rawAdj is the JSONL shape of an Adjudication.
+type rawAdj struct {
+	Grade  json.Number    `json:"grade"`
+	By     string         `json:"by"`
+	On     string         `json:"on"`
+	Grades map[string]int `json:"grades,omitempty"`
 }
 
 func parseQueryLine(line []byte, file string, n int) (*Query, error) {
@@ -403,7 +432,70 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 			q.Judgments[who][doc] = g
 		}
 	}
+	if err := parseRecord(&raw, q, file, n); err != nil {
+		return nil, err
+	}
 	return q, nil
+}
+
+// parseRecord reads the judgements record beyond the grades: marks,
+// adjudications and documents found by search.
+func parseRecord(raw *rawQuery, q *Query, file string, n int) error {
+	day := func(field, v string) (time.Time, error) {
+		if v == "" {
+			return time.Time{}, nil
+		}
+		t, err := time.Parse("2006-01-02", v)
+		if err != nil {
+			return t, inputErr(file, n, field, "query %q: %q is not a date like 2026-11-30", q.ID, v)
+		}
+		return t, nil
+	}
+	for who, m := range raw.Labellers {
+		if strings.TrimSpace(who) == "" {
+			return inputErr(file, n, "labellers", "query %q: empty labeller name", q.ID)
+		}
+		v, err := day("labellers."+who+".verified", m.Verified)
+		if err != nil {
+			return err
+		}
+		for d, sec := range m.Seconds {
+			if sec < 0 || math.IsNaN(sec) || math.IsInf(sec, 0) {
+				return inputErr(file, n, "labellers."+who+".seconds."+d, "query %q: %v is not a number of seconds", q.ID, sec)
+			}
+		}
+		if q.Marks == nil {
+			q.Marks = map[string]*Mark{}
+		}
+		q.Marks[who] = &Mark{Verified: v, Unanswerable: m.Unanswerable, Unsure: m.Unsure, Seconds: m.Seconds}
+	}
+	for doc, a := range raw.Adjudicated {
+		if err := plainName(file, n, "adjudicated", "document id", doc); err != nil {
+			return err
+		}
+		g, err := parseGrade(a.Grade.String())
+		if err != nil {
+			return inputErr(file, n, "adjudicated."+doc+".grade", "query %q: %v", q.ID, err)
+		}
+		if strings.TrimSpace(a.By) == "" {
+			return inputErr(file, n, "adjudicated."+doc+".by", "query %q: who decided is required", q.ID)
+		}
+		on, err := day("adjudicated."+doc+".on", a.On)
+		if err != nil {
+			return err
+		}
+		if q.Adjudicated == nil {
+			q.Adjudicated = map[string]Adjudication{}
+		}
+		q.Adjudicated[doc] = Adjudication{Grade: g, By: a.By, On: on, Grades: a.Grades}
+	}
+	for _, doc := range raw.FoundBy {
+		if err := plainName(file, n, "found_by_search", "document id", doc); err != nil {
+			return err
+		}
+	}
+	q.FoundBySearch = raw.FoundBy
+	return nil
 }
 
 // MarshalLine writes the query as one eval-set JSONL line (no newline),
@@ -421,9 +513,30 @@ func (q *Query) MarshalLine() ([]byte, error) {
 		Notes        map[string]string         `json:"notes,omitempty"`
 		Verified     string                    `json:"verified,omitempty"`
 		Judgments    map[string]map[string]int `json:"judgments,omitempty"`
+		Labellers    map[string]rawMark        `json:"labellers,omitempty"`
+		Adjudicated  map[string]rawAdj         `json:"adjudicated,omitempty"`
+		FoundBy      []string                  `json:"found_by_search,omitempty"`
 	}
 	l := line{ID: q.ID, Query: q.Text, Gold: q.Gold, Segments: q.Segments, Source: q.Source, Evidence: q.Evidence,
-		Unanswerable: q.Unanswerable, Note: q.Note, Notes: q.Notes, Judgments: q.Judgments}
+		Unanswerable: q.Unanswerable, Note: q.Note, Notes: q.Notes, Judgments: q.Judgments, FoundBy: q.FoundBySearch}
+	day := func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Format("2006-01-02")
+	}
+	for who, m := range q.Marks {
+		if l.Labellers == nil {
+			l.Labellers = map[string]rawMark{}
+		}
+		l.Labellers[who] = rawMark{Verified: day(m.Verified), Unanswerable: m.Unanswerable, Unsure: m.Unsure, Seconds: m.Seconds}
+	}
+	for doc, a := range q.Adjudicated {
+		if l.Adjudicated == nil {
+			l.Adjudicated = map[string]rawAdj{}
+		}
+		l.Adjudicated[doc] = rawAdj{Grade: json.Number(strconv.Itoa(a.Grade)), By: a.By, On: day(a.On), Grades: a.Grades}
+	}
 	if l.Gold == nil {
 		l.Gold = map[string]int{}
 	}

@@ -18,19 +18,15 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/atomicfile"
 )
 
 // Candidate is one pooled document of a query, before a passage is picked.
@@ -68,6 +64,21 @@ type Options struct {
 	Corpus func(id string) bool
 	// Now is the clock ("verified" dates); nil means time.Now.
 	Now func() time.Time
+	// Adjudicate shows only the disputed documents (gate.Query.Disputes)
+	// and the queries a labeller was unsure of, with every labeller's
+	// grade; a grade here is a decision, recorded under Labeller.
+	Adjudicate bool
+	// Reverify shows the current gold grade beside each document and
+	// takes the confirm key, which re-dates without changing a grade.
+	Reverify bool
+	// Search finds documents in the corpus for a query the labeller types
+	// (the builtin BM25 over the config's corpus), best first, at most k;
+	// nil: the page has no search.
+	Search func(text string, k int) []Candidate
+	// GradeNames name the grades, 0 first (the config's [label] grades);
+	// Guideline is the team's one-line rule shown above the documents.
+	GradeNames []string
+	Guideline  string
 }
 
 // Server serves the labelling page for one set file.
@@ -82,6 +93,8 @@ type Server struct {
 	// change while the server runs, and the page asks for the state on
 	// every key press.
 	passages map[[2]string][]Span
+	// undos are this run's changes, newest last, for the undo key.
+	undos []undo
 }
 
 // passage is the marked passage of a document for a query, computed once.
@@ -144,7 +157,9 @@ func (s *Server) reload() error {
 		}
 	} else {
 		for _, q := range set.Queries {
-			s.ids = append(s.ids, q.ID)
+			if !s.o.Adjudicate || len(q.Disputes()) > 0 || len(q.Unsure()) > 0 {
+				s.ids = append(s.ids, q.ID)
+			}
 		}
 	}
 	return nil
@@ -179,6 +194,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/state", s.state)
 	mux.HandleFunc("POST /api/grade", s.grade)
 	mux.HandleFunc("POST /api/query", s.query)
+	mux.HandleFunc("POST /api/undo", s.undo)
+	mux.HandleFunc("GET /api/search", s.search)
 	mux.HandleFunc("GET /doc", s.doc)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// No other site may frame the page (clickjacking, key replay).
@@ -214,415 +231,6 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; frame-ancestors 'none'")
 	s.page.Execute(w, struct{ Set string }{filepath.Base(s.o.SetPath)})
-}
-
-// Span is a piece of a passage, marked when it is a query term.
-type Span struct {
-	Text string `json:"t"`
-	Mark bool   `json:"m,omitempty"`
-}
-
-type candidateView struct {
-	Doc     string `json:"doc"`
-	Title   string `json:"title"`
-	Passage []Span `json:"passage"`
-	Grade   *int   `json:"grade"`
-}
-
-type queryView struct {
-	ID    string `json:"id"`
-	Query string `json:"query"`
-	// Note is this labeller's own note; SetNote the set's (where the
-	// query came from), shown apart and never edited from the page.
-	Note         string          `json:"note"`
-	SetNote      string          `json:"set_note"`
-	Unanswerable bool            `json:"unanswerable"`
-	Labelled     bool            `json:"labelled"`
-	Verified     string          `json:"verified"`
-	Candidates   []candidateView `json:"candidates"`
-	// MissingGold are gold documents not in the corpus: a data-quality bug.
-	MissingGold []string `json:"missing_gold"`
-}
-
-type stateView struct {
-	Set      string      `json:"set"`
-	Labeller string      `json:"labeller"`
-	Binary   bool        `json:"binary"`
-	Done     int         `json:"done"`
-	Queries  []queryView `json:"queries"`
-	// Reloaded says the file had changed on disk and was read again.
-	Reloaded bool `json:"reloaded,omitempty"`
-}
-
-// state is the page's view; a set file changed on disk since it was read
-// (another labeller, an edit) is read again first, so reloading the page
-// continues from the file as it is, never overwriting what it holds.
-func (s *Server) state(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	reloaded := false
-	if data, err := os.ReadFile(s.o.SetPath); err == nil && hash(data) != s.sum {
-		if err := s.reload(); err != nil {
-			writeJSON(w, http.StatusConflict, map[string]string{"error": "the set file changed on disk and cannot be read: " + err.Error()})
-			return
-		}
-		reloaded = true
-	}
-	v := s.view()
-	v.Reloaded = reloaded
-	writeJSON(w, http.StatusOK, v)
-}
-
-func (s *Server) view() stateView {
-	v := stateView{Set: s.o.SetPath, Labeller: s.o.Labeller, Binary: s.o.Binary, Queries: []queryView{}}
-	for _, id := range s.ids {
-		q := s.set.Query(id)
-		qv := queryView{ID: q.ID, Query: q.Text, Note: q.Notes[s.o.Labeller], SetNote: q.Note, Unanswerable: q.Unanswerable, Labelled: s.labelled(q), MissingGold: []string{}, Candidates: []candidateView{}}
-		if !q.Verified.IsZero() {
-			qv.Verified = q.Verified.Format("2006-01-02")
-		}
-		if qv.Labelled {
-			v.Done++
-		}
-		shown := map[string]bool{}
-		for _, c := range order(q.ID, s.o.Pool[q.ID]) {
-			shown[c.Doc] = true
-			qv.Candidates = append(qv.Candidates, candidateView{Doc: c.Doc, Title: c.Title, Passage: s.passage(q, c.Doc, func() []string { return c.Texts }), Grade: gradeOf(q, s.o.Labeller, c.Doc)})
-		}
-		// Documents already judged that no retriever found now are shown
-		// too, after the pool.
-		var extra []string
-		if s.o.PoolOnly {
-			v.Queries = append(v.Queries, qv)
-			continue
-		}
-		for d := range q.Gold {
-			if !shown[d] {
-				extra = append(extra, d)
-				shown[d] = true
-			}
-		}
-		for d := range q.Judgments[s.o.Labeller] {
-			if !shown[d] {
-				extra = append(extra, d)
-				shown[d] = true
-			}
-		}
-		sort.Strings(extra)
-		for _, d := range extra {
-			cv := candidateView{Doc: d, Passage: []Span{}, Grade: gradeOf(q, s.o.Labeller, d)}
-			if s.o.Doc != nil {
-				if title, text, ok := s.o.Doc(d); ok {
-					cv.Title, cv.Passage = title, s.passage(q, d, func() []string { return []string{text} })
-				}
-			}
-			qv.Candidates = append(qv.Candidates, cv)
-		}
-		if s.o.Corpus != nil {
-			for _, d := range sortedKeys(q.Gold) {
-				if q.Gold[d] > 0 && !s.o.Corpus(d) {
-					qv.MissingGold = append(qv.MissingGold, d)
-				}
-			}
-		}
-		v.Queries = append(v.Queries, qv)
-	}
-	return v
-}
-
-// labelled: this labeller has graded the query's pool or marked it.
-func (s *Server) labelled(q *gate.Query) bool {
-	if s.o.PoolOnly {
-		for _, c := range s.o.Pool[q.ID] {
-			if _, ok := q.Judgments[s.o.Labeller][c.Doc]; !ok {
-				return false
-			}
-		}
-		return true
-	}
-	return q.Labelled() && (q.Unanswerable || len(q.Judgments[s.o.Labeller]) > 0 || q.Judgments == nil)
-}
-
-// gradeOf is the grade the page shows: this labeller's own; for a set
-// labelled before judgments were kept, its gold grade. Another labeller's
-// grades are never shown, so a second labeller judges blind.
-func gradeOf(q *gate.Query, labeller, doc string) *int {
-	if g, ok := q.Judgments[labeller][doc]; ok {
-		return &g
-	}
-	if len(q.Judgments) == 0 {
-		if g, ok := q.Gold[doc]; ok {
-			return &g
-		}
-	}
-	return nil
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// order shuffles the pool by a hash of query and document: stable across
-// restarts, the same for every labeller, and blind to which retriever
-// found a document or at what rank.
-func order(qid string, pool []Candidate) []Candidate {
-	out := append([]Candidate(nil), pool...)
-	key := func(doc string) string { return hash([]byte(qid + "\x00" + doc)) }
-	sort.Slice(out, func(i, j int) bool { return key(out[i].Doc) < key(out[j].Doc) })
-	return out
-}
-
-// bestPassage picks the window of about 40 words, among all the texts,
-// that holds the most distinct query terms, and marks them.
-func bestPassage(query string, texts []string) []Span {
-	terms := map[string]bool{}
-	for _, t := range words(query) {
-		if len([]rune(t)) > 2 && !functionWords[t] {
-			terms[t] = true
-		}
-	}
-	best, bestScore := "", -1
-	for _, text := range texts {
-		fields := strings.Fields(text)
-		for start := 0; start < len(fields) || start == 0; start += 20 {
-			end := min(start+40, len(fields))
-			window := strings.Join(fields[start:end], " ")
-			seen := map[string]bool{}
-			for _, w := range words(window) {
-				if terms[w] {
-					seen[w] = true
-				}
-			}
-			if len(seen) > bestScore {
-				best, bestScore = window, len(seen)
-			}
-			if end == len(fields) {
-				break
-			}
-		}
-	}
-	return mark(best, terms)
-}
-
-// functionWords are English words that say nothing about a query's
-// topic; they are neither marked nor counted when a passage is picked.
-var functionWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`about after all also and any are because been before but can cannot could did does doing done each for from get got had has have her here his how into its just more most not now off once only other our out over own same she should some such than that the their them then there these they this those through too under until very was were what when where which while who whom why will with would you your`) {
-		functionWords[w] = true
-	}
-}
-
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
-// mark splits text into spans, marking the words that are query terms.
-func mark(text string, terms map[string]bool) []Span {
-	var out []Span
-	var cur strings.Builder
-	flush := func(m bool) {
-		if cur.Len() > 0 {
-			if n := len(out); n > 0 && out[n-1].Mark == m {
-				out[n-1].Text += cur.String()
-			} else {
-				out = append(out, Span{Text: cur.String(), Mark: m})
-			}
-			cur.Reset()
-		}
-	}
-	runes := []rune(text)
-	for i := 0; i < len(runes); {
-		if !unicode.IsLetter(runes[i]) && !unicode.IsDigit(runes[i]) {
-			cur.WriteRune(runes[i])
-			i++
-			continue
-		}
-		j := i
-		for j < len(runes) && (unicode.IsLetter(runes[j]) || unicode.IsDigit(runes[j])) {
-			j++
-		}
-		w := string(runes[i:j])
-		if terms[strings.ToLower(w)] {
-			flush(false)
-			cur.WriteString(w)
-			flush(true)
-		} else {
-			cur.WriteString(w)
-		}
-		i = j
-	}
-	flush(false)
-	if out == nil {
-		out = []Span{}
-	}
-	return out
-}
-
-type gradeRequest struct {
-	ID    string `json:"id"`
-	Doc   string `json:"doc"`
-	Grade *int   `json:"grade"` // nil clears this labeller's grade
-}
-
-func (s *Server) grade(w http.ResponseWriter, r *http.Request) {
-	var req gradeRequest
-	if err := decode(r, &req); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-		return
-	}
-	s.change(w, req.ID, func(q *gate.Query) error {
-		max := gate.MaxGrade
-		if s.o.Binary {
-			max = 1
-		}
-		if req.Grade != nil && (*req.Grade < 0 || *req.Grade > max) {
-			return fmt.Errorf("grade %d is outside 0–%d", *req.Grade, max)
-		}
-		if req.Doc == "" {
-			return errors.New("no document")
-		}
-		if q.Judgments == nil {
-			q.Judgments = map[string]map[string]int{}
-		}
-		mine := q.Judgments[s.o.Labeller]
-		if mine == nil {
-			mine = map[string]int{}
-			q.Judgments[s.o.Labeller] = mine
-		}
-		if req.Grade == nil {
-			delete(mine, req.Doc)
-		} else {
-			if *req.Grade > 0 && q.Unanswerable {
-				return errors.New("the query is marked unanswerable: unmark it (u) before grading a document relevant")
-			}
-			mine[req.Doc] = *req.Grade
-		}
-		deriveGold(q, req.Doc)
-		return nil
-	})
-}
-
-type queryRequest struct {
-	ID           string  `json:"id"`
-	Unanswerable *bool   `json:"unanswerable"`
-	Note         *string `json:"note"`
-}
-
-func (s *Server) query(w http.ResponseWriter, r *http.Request) {
-	var req queryRequest
-	if err := decode(r, &req); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-		return
-	}
-	s.change(w, req.ID, func(q *gate.Query) error {
-		if req.Unanswerable != nil {
-			if *req.Unanswerable && q.Relevant() > 0 {
-				return errors.New("the query has relevant documents: grade them 0 before marking it unanswerable")
-			}
-			q.Unanswerable = *req.Unanswerable
-		}
-		if req.Note != nil {
-			// The labeller's own note, never glued onto the set's.
-			if note := strings.TrimSpace(*req.Note); note != "" {
-				if q.Notes == nil {
-					q.Notes = map[string]string{}
-				}
-				q.Notes[s.o.Labeller] = note
-			} else {
-				delete(q.Notes, s.o.Labeller)
-			}
-		}
-		return nil
-	})
-}
-
-// change applies fn to a query and writes the file, unless the file
-// changed on disk since the server last saw it.
-func (s *Server) change(w http.ResponseWriter, id string, fn func(*gate.Query) error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.set.Query(id)
-	if q == nil {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no query %q", id)})
-		return
-	}
-	before := *q
-	before.Gold, before.Judgments, before.Notes = cloneGrades(q.Gold), cloneJudgments(q.Judgments), maps.Clone(q.Notes)
-	if err := fn(q); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
-		return
-	}
-	now := s.o.Now()
-	q.Verified = time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	q.Prepare()
-	if err := s.write(q); err != nil {
-		*q = before
-		q.Prepare()
-		status := http.StatusInternalServerError
-		if errors.Is(err, ErrChangedOnDisk) {
-			status = http.StatusConflict
-		}
-		writeJSON(w, status, map[string]string{"error": err.Error()})
-		return
-	}
-	writeJSON(w, http.StatusOK, s.view())
-}
-
-func cloneGrades(m map[string]int) map[string]int {
-	out := make(map[string]int, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func cloneJudgments(m map[string]map[string]int) map[string]map[string]int {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]map[string]int, len(m))
-	for k, v := range m {
-		out[k] = cloneGrades(v)
-	}
-	return out
-}
-
-// write replaces the query's line in the file, leaving every other line
-// as it was, through a temporary file renamed into place.
-func (s *Server) write(q *gate.Query) error {
-	data, err := os.ReadFile(s.o.SetPath)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", s.o.SetPath, err)
-	}
-	if hash(data) != s.sum {
-		return ErrChangedOnDisk
-	}
-	lines := strings.SplitAfter(string(data), "\n")
-	if q.Line < 1 || q.Line > len(lines) {
-		return fmt.Errorf("query %s: line %d is not in the file", q.ID, q.Line)
-	}
-	line, err := q.MarshalLine()
-	if err != nil {
-		return err
-	}
-	nl := ""
-	if strings.HasSuffix(lines[q.Line-1], "\n") {
-		nl = "\n"
-	}
-	lines[q.Line-1] = string(line) + nl
-	out := []byte(strings.Join(lines, ""))
-	if err := atomicfile.Write(s.o.SetPath, 0o644, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
-		return err
-	}
-	s.sum = hash(out)
-	return nil
 }
 
 func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
@@ -675,26 +283,5 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			return nil
 		}
 		return err
-	}
-}
-
-// deriveGold sets the gold grade of doc from every labeller's judgment:
-// the highest grade any of them gave (so one labeller's 0 never removes
-// another's relevant document); gold loses doc only when no labeller grades
-// it relevant any more. Gold no labeller judged (labelled before judgments
-// were kept) is left as it is.
-func deriveGold(q *gate.Query, doc string) {
-	best, judged := 0, false
-	for _, grades := range q.Judgments {
-		if g, ok := grades[doc]; ok {
-			judged = true
-			best = max(best, g)
-		}
-	}
-	switch {
-	case best > 0:
-		q.Gold[doc] = best
-	case judged || len(q.Judgments) > 0:
-		delete(q.Gold, doc)
 	}
 }

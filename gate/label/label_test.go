@@ -69,14 +69,14 @@ func post(t *testing.T, url, body string) (int, stateView, string) {
 func TestGradeWritesTheFileLineByLine(t *testing.T) {
 	dir := t.TempDir()
 	srv, p := newServer(t, dir, Options{})
-	code, v, raw := post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"security/api-keys","grade":3}`)
+	code, v, raw := post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"security/api-keys","grade":3,"seconds":4.23}`)
 	if code != 200 || v.Done != 2 {
 		t.Fatalf("%d %s", code, raw)
 	}
 	post(t, srv.URL+"/api/grade", `{"id":"q1","doc":"billing/plans","grade":0}`)
 	data, _ := os.ReadFile(p)
 	lines := strings.Split(string(data), "\n")
-	if lines[0] != `{"id":"q1","query":"rotate api key","gold":{"security/api-keys":3},"segments":["known-failure"],"source":"log","verified":"2026-12-03","judgments":{"ana":{"billing/plans":0,"security/api-keys":3}}}` {
+	if lines[0] != `{"id":"q1","query":"rotate api key","gold":{"security/api-keys":3},"segments":["known-failure"],"source":"log","verified":"2026-12-03","judgments":{"ana":{"billing/plans":0,"security/api-keys":3}},"labellers":{"ana":{"verified":"2026-12-03","seconds":{"security/api-keys":4.2}}}}` {
 		t.Errorf("line 1 = %s", lines[0])
 	}
 	if lines[1] != "" || lines[2] != `{"id":"q2", "query": "dlq redrive", "gold": {"queues/dlq": 2}, "verified": "2025-01-02"}` {
