@@ -17,10 +17,10 @@ type labelFlags struct {
 	config, set, labeller string
 	// fromReport is a compare report whose new unjudged context documents
 	// are the only pairs to label (label only).
-	fromReport  string
-	pool        []string
-	depth, port int
-	binary      bool
+	fromReport                   string
+	pool                         []string
+	depth, port                  int
+	binary, adjudicate, reverify bool
 }
 
 func (f *labelFlags) register(fs *flag.FlagSet) {
@@ -36,12 +36,13 @@ func (f *labelFlags) register(fs *flag.FlagSet) {
 var labelCommand = command{
 	Name:     "label",
 	Summary:  "Label a draft set in the browser: pooled documents from every retriever, graded with the keyboard.",
-	Usage:    "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json] [--export qrels|jsonl]",
+	Usage:    "recallgate label [--config FILE] [--set SET] [--labeller NAME] [--pool-config FILE] [--depth D] [--binary] [--port PORT] [--from-report report.json] [--adjudicate] [--export qrels|jsonl]",
 	Examples: examples("label"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var lf labelFlags
 		lf.register(fs)
 		fs.StringVar(&lf.fromReport, "from-report", "", "a JSON compare report: label only the documents it lists as unjudged in the head's context")
+		fs.BoolVar(&lf.adjudicate, "adjudicate", false, "decide where labellers disagree: only the disputed documents, with every labeller's grade")
 		export := fs.String("export", "", "write the labels to stdout instead of serving the page: qrels (TREC, every judged document) or jsonl")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
@@ -79,7 +80,7 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	defer ln.Close()
 	job, err := pipeline.Label(ctx, e.job(), pipeline.LabelOptions{
 		Config: lf.config, Set: lf.set, Labeller: lf.labeller, PoolConfigs: lf.pool, Depth: lf.depth,
-		Binary: lf.binary, FromReport: lf.fromReport, Pick: pick,
+		Binary: lf.binary, FromReport: lf.fromReport, Pick: pick, Adjudicate: lf.adjudicate, Reverify: lf.reverify,
 	})
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ var reverifyCommand = command{
 			if *n < 1 {
 				return usagef("--sample must be at least 1")
 			}
+			lf.reverify = true
 			return runLabel(ctx, e, lf, pipeline.ReverifyPick(e.job(), *n, *seed))
 		}
 	},

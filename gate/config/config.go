@@ -53,6 +53,10 @@ type Config struct {
 	CacheDir string
 	// NoChart leaves the Mermaid chart out of Markdown reports.
 	NoChart bool
+	// GradeNames name the labelling page's grades, 0 first ([label]
+	// grades); Guideline is the team's one-line rule shown above them.
+	GradeNames []string
+	Guideline  string
 }
 
 // Retriever configures one side's retriever: the table type lives beside
@@ -108,6 +112,10 @@ type rawConfig struct {
 		MaxLabelAge   string   `toml:"max_label_age"`
 		Chart         *bool    `toml:"chart"`
 	} `toml:"report"`
+	Label struct {
+		Grades    []string `toml:"grades"`
+		Guideline string   `toml:"guideline"`
+	} `toml:"label"`
 	Waiver []struct {
 		Query   string   `toml:"query"`
 		Reason  string   `toml:"reason"`
@@ -209,6 +217,18 @@ func Parse(data []byte, name string) (*Config, error) {
 		c.CacheDir = resolve(dir, raw.CacheDir)
 	}
 	c.NoChart = raw.Report.Chart != nil && !*raw.Report.Chart
+	if g := raw.Label.Grades; g != nil {
+		if len(g) != 2 && len(g) != gate.MaxGrade+1 {
+			return nil, &gate.InputError{File: name, Line: keyLine(data, toml.Key{"label", "grades"}), Field: "label.grades", Err: fmt.Errorf("name every grade, 0 first: 2 names for binary grades or %d for 0–%d, got %d", gate.MaxGrade+1, gate.MaxGrade, len(g))}
+		}
+		for i, n := range g {
+			if strings.TrimSpace(n) == "" || strings.ContainsAny(n, "\r\n") {
+				return nil, &gate.InputError{File: name, Line: keyLine(data, toml.Key{"label", "grades"}), Field: fmt.Sprintf("label.grades[%d]", i), Err: errors.New("a grade's name is one non-empty line")}
+			}
+		}
+		c.GradeNames = g
+	}
+	c.Guideline = strings.TrimSpace(raw.Label.Guideline)
 	seen := map[string]bool{}
 	for i, w := range raw.Waiver {
 		field := fmt.Sprintf("waiver[%d]", i)

@@ -18,7 +18,12 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <style>
 html{overflow-y:scroll}
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1f2328}
-header{position:sticky;top:0;background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:10px 24px;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
+#top{position:sticky;top:0;z-index:1;background:#fff;box-shadow:0 1px 0 #d0d7de}
+header{background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:10px 24px;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
+#heading{padding:8px 24px 6px;max-width:1000px}
+.others{font-size:12px;color:#57606a;margin-left:8px} .gold{font-size:12px;color:#1a7f37;margin-left:8px}
+.searched{font-size:12px;color:#8250df;margin-left:8px}
+#search input{width:60%;font:inherit;padding:3px 6px}
 main{padding:16px 24px;max-width:1000px}
 h1{font-size:20px;margin:0 0 4px} .muted{color:#57606a} .keys{font-size:12px;color:#57606a}
 kbd{border:1px solid #d0d7de;border-bottom-width:2px;border-radius:4px;padding:0 4px;font:12px ui-monospace,monospace;background:#fff}
@@ -37,102 +42,155 @@ mark{background:#fff8c5;padding:0 1px}
 .unanswerable{color:#9a6700;font-weight:600}
 textarea{width:100%;min-height:40px;font:inherit}
 </style></head><body>
+<div id="top">
 <header>
 <strong>recallgate label</strong>
 <span id="progress" class="muted"></span>
 <span id="who" class="muted"></span>
-<span class="keys"><kbd>j</kbd>/<kbd>k</kbd> document · <kbd id="gradekeys">0</kbd> grade · <kbd>n</kbd>/<kbd>p</kbd> query · <kbd>u</kbd> unanswerable · <kbd>e</kbd> note</span>
+<span class="keys"><kbd>j</kbd>/<kbd>k</kbd> document · <kbd id="gradekeys">0</kbd> grade · <kbd>n</kbd>/<kbd>p</kbd> query · <kbd>s</kbd> skip · <kbd>u</kbd> unanswerable · <kbd>?</kbd> unsure · <kbd>z</kbd>/<kbd>Backspace</kbd> undo · <kbd>/</kbd> search · <kbd>x</kbd> more documents · <kbd>e</kbd> note<span id="confirmkey" hidden> · <kbd>c</kbd> confirm</span></span>
 </header>
-<main>
-<div id="error" hidden></div>
+<div id="heading">
 <p id="position" class="muted"></p>
 <h1 id="query"></h1>
+<div id="guideline" class="muted"></div>
+</div>
+</div>
+<main>
+<div id="error" hidden></div>
 <div id="status"></div>
 <div id="dq" hidden></div>
 <div id="cards"></div>
+<div id="search" hidden><p><label for="q">Search the corpus</label> <input id="q" placeholder="words of the answer, then Enter"></p><div id="results"></div></div>
 <p id="setnote" class="muted"></p>
 <p><label for="note">Your note</label><br><textarea id="note" placeholder="why this grade, what is missing…"></textarea></p>
 </main>
 <script>
 (function(){
 "use strict";
-var S = null, qi = 0, ci = 0, busy = Promise.resolve();
+var S = null, qi = 0, ci = 0, busy = Promise.resolve(), shownAt = Date.now(), found = [];
 function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=String(text); if(cls) e.className=cls; return e;}
 function showError(msg){var e=document.getElementById("error"); e.textContent=msg||""; e.hidden=!msg;}
 // T is this run's key, from the address recallgate label printed: every
 // call carries it, so a page that does not know it can change nothing.
 var T = new URLSearchParams(location.search).get("t") || "";
-function api(path, body){
+function call(path, body){
   return fetch(path, body===undefined ? {headers:{"X-Recallgate-Token":T}} : {method:"POST", headers:{"Content-Type":"application/json","X-Recallgate-Token":T}, body:JSON.stringify(body)})
-    .then(function(r){ return r.json().then(function(j){ if(!r.ok) throw new Error(j.error||r.statusText); return j; }); })
-    .then(function(j){ S=j; showError(""); draw(); }, function(err){ showError(err.message); });
+    .then(function(r){ return r.json().then(function(j){ if(!r.ok) throw new Error(j.error||r.statusText); return j; }); });
+}
+function api(path, body){
+  return call(path, body).then(function(j){ S=j; showError(""); draw(); }, function(err){ showError(err.message); });
 }
 function q(){ return S.queries[qi]; }
+function gradeName(n){ return S.grade_names && S.grade_names[n] ? n + " " + S.grade_names[n] : String(n); }
+function grades(){ return S.binary ? [0,1] : [0,1,2,3]; }
+function cards(){ return q().candidates.concat(found); }
+function card(c, i, box){
+  var d = el("div", null, "card" + (i===ci ? " focus" : "")); d.dataset.doc = c.doc;
+  if (c.grade !== null && c.grade !== undefined) d.dataset.grade = c.grade;
+  var head = el("div", c.doc, "doc");
+  if (c.others) head.appendChild(el("span", c.others.map(function(o){ return o.labeller + " " + o.grade; }).join(" · "), "others"));
+  if (c.gold !== undefined && c.gold !== null) head.appendChild(el("span", "gold " + c.gold, "gold"));
+  if (c.searched || c.fromSearch) head.appendChild(el("span", c.in_pool ? "from search (also in the pool)" : "found by search", "searched"));
+  d.appendChild(head);
+  if (c.title) d.appendChild(el("div", c.title, "title"));
+  var p = el("div", null, "passage");
+  c.passage.forEach(function(s){ p.appendChild(s.m ? el("mark", s.t) : document.createTextNode(s.t)); });
+  d.appendChild(p);
+  var g = el("div", null, "grades");
+  grades().forEach(function(n){
+    var b = el("button", gradeName(n), c.grade===n ? "on" : ""); b.type="button"; b.setAttribute("aria-pressed", c.grade===n);
+    b.addEventListener("click", function(){ ci=i; grade(n); });
+    g.appendChild(b);
+  });
+  var a = el("a", "whole document"); a.href = "/doc?id=" + encodeURIComponent(c.doc) + "&t=" + encodeURIComponent(T); a.target = "_blank"; g.appendChild(a);
+  d.appendChild(g);
+  d.addEventListener("click", function(ev){ if (ev.target.tagName!=="BUTTON" && ev.target.tagName!=="A") { focusCard(i); } });
+  box.appendChild(d);
+}
 function draw(){
-  if (!S.queries.length) { document.getElementById("query").textContent = "The set has no queries."; return; }
+  if (!S.queries.length) { document.getElementById("query").textContent = S.mode==="adjudicate" ? "Nothing to adjudicate: the labellers agree everywhere." : "The set has no queries."; return; }
   qi = Math.max(0, Math.min(qi, S.queries.length-1));
-  var cur = q();
-  ci = Math.max(0, Math.min(ci, cur.candidates.length-1));
-  document.getElementById("progress").textContent = "labelled " + S.done + " of " + S.queries.length;
-  document.getElementById("who").textContent = "as " + S.labeller + (S.binary ? " · binary grades" : " · grades 0–3");
+  var cur = q(), all = cards();
+  ci = Math.max(0, Math.min(ci, all.length-1));
+  var verb = S.mode==="adjudicate" ? "decided " : "labelled ";
+  document.getElementById("progress").textContent = verb + S.done + " of " + S.queries.length;
+  document.getElementById("who").textContent = (S.mode==="adjudicate" ? "adjudicating as " : "as ") + S.labeller + (S.binary ? " · binary grades" : " · grades 0–3");
   document.getElementById("gradekeys").textContent = S.binary ? "0 1" : "0 1 2 3";
-  document.getElementById("position").textContent = "query " + (qi+1) + " of " + S.queries.length + " · " + cur.id + (cur.verified ? " · verified " + cur.verified : "");
+  document.getElementById("confirmkey").hidden = S.mode!=="reverify";
+  document.getElementById("position").textContent = "query " + (qi+1) + " of " + S.queries.length + " · " + cur.id + " · " + cur.graded + " of " + cur.candidates.length + " documents " + (S.mode==="adjudicate" ? "decided" : "graded") + (cur.verified ? " · verified " + cur.verified : "");
   document.getElementById("query").textContent = cur.query;
+  document.getElementById("guideline").textContent = [S.guideline, S.mode==="adjudicate" ? S.rule : ""].filter(Boolean).join(" · ");
   var st = document.getElementById("status"); st.textContent = "";
-  if (cur.unanswerable) st.appendChild(el("span", "Marked unanswerable: the corpus holds no answer.", "unanswerable"));
+  if (cur.unanswerable) st.appendChild(el("span", S.mode==="adjudicate" ? "Unanswerable as the labels stand." : "You marked it unanswerable: no document in the pool or a search answers it.", "unanswerable"));
+  if (cur.unsure) st.appendChild(el("span", " Marked unsure: it goes to adjudication.", "muted"));
+  if (cur.unsure_by && cur.unsure_by.length) st.appendChild(el("span", " Unsure: " + cur.unsure_by.join(", "), "muted"));
   var dq = document.getElementById("dq");
   dq.hidden = !cur.missing_gold.length;
   dq.textContent = cur.missing_gold.length ? "Data-quality bug, not a retrieval failure: gold document" + (cur.missing_gold.length>1?"s ":" ") + cur.missing_gold.join(", ") + " " + (cur.missing_gold.length>1?"are":"is") + " not in the corpus. Grade another document, or fix the corpus." : "";
   document.getElementById("setnote").textContent = cur.set_note ? "From the set: " + cur.set_note : "";
+  document.getElementById("search").hidden = !S.search || S.mode==="adjudicate";
   var note = document.getElementById("note"); if (document.activeElement !== note) note.value = cur.note || "";
   var box = document.getElementById("cards"); box.textContent = "";
   if (!cur.candidates.length) box.appendChild(el("p", "No retriever returned a document for this query.", "muted"));
-  cur.candidates.forEach(function(c, i){
-    var card = el("div", null, "card" + (i===ci ? " focus" : "")); card.dataset.doc = c.doc;
-    if (c.grade !== null && c.grade !== undefined) card.dataset.grade = c.grade;
-    card.appendChild(el("div", c.doc, "doc"));
-    if (c.title) card.appendChild(el("div", c.title, "title"));
-    var p = el("div", null, "passage");
-    c.passage.forEach(function(s){ p.appendChild(s.m ? el("mark", s.t) : document.createTextNode(s.t)); });
-    card.appendChild(p);
-    var g = el("div", null, "grades");
-    (S.binary ? [0,1] : [0,1,2,3]).forEach(function(n){
-      var b = el("button", n, c.grade===n ? "on" : ""); b.type="button"; b.setAttribute("aria-pressed", c.grade===n);
-      b.addEventListener("click", function(){ ci=i; grade(n); });
-      g.appendChild(b);
-    });
-    var a = el("a", "whole document"); a.href = "/doc?id=" + encodeURIComponent(c.doc) + "&t=" + encodeURIComponent(T); a.target = "_blank"; g.appendChild(a);
-    card.appendChild(g);
-    card.addEventListener("click", function(ev){ if (ev.target.tagName!=="BUTTON" && ev.target.tagName!=="A") { ci=i; draw(); } });
-    box.appendChild(card);
-  });
-  var f = box.querySelector(".card.focus"); if (f && f.scrollIntoView) f.scrollIntoView({block:"nearest"});
+  cur.candidates.forEach(function(c, i){ card(c, i, box); });
+  var res = document.getElementById("results"); res.textContent = "";
+  found.forEach(function(c, i){ card(c, cur.candidates.length + i, res); });
+  var f = document.querySelector(".card.focus"); if (f && f.scrollIntoView) f.scrollIntoView({block:"nearest"});
 }
+function focusCard(i){ ci = i; shownAt = Date.now(); draw(); }
 function grade(n){
-  var cur = q(), c = cur.candidates[ci]; if (!c) return busy;
-  busy = busy.then(function(){ return api("/api/grade", {id:cur.id, doc:c.doc, grade:n}); });
+  var cur = q(), c = cards()[ci]; if (!c) return busy;
+  var body = {id:cur.id, doc:c.doc, grade:n, seconds:(Date.now()-shownAt)/1000, searched:!!c.fromSearch};
+  busy = busy.then(function(){ return api("/api/grade", body); }).then(function(){
+    found = found.filter(function(x){ return !S.queries[qi].candidates.some(function(y){ return y.doc===x.doc; }); });
+    draw();
+  });
   return busy;
 }
-function move(d){ qi = Math.max(0, Math.min(S.queries.length-1, qi+d)); ci = 0; history.replaceState(null, "", "#q="+encodeURIComponent(q().id)); draw(); }
+function move(d){ qi = Math.max(0, Math.min(S.queries.length-1, qi+d)); ci = 0; found = []; shownAt = Date.now(); history.replaceState(null, "", "#q="+encodeURIComponent(q().id)); draw(); }
+function skip(){
+  for (var d = 1; d < S.queries.length; d++) { var i = (qi + d) % S.queries.length; if (!S.queries[i].labelled) { move(i - qi); return; } }
+  move(1);
+}
+function search(path){
+  busy = busy.then(function(){ return call(path).then(function(j){
+    var cur = q(), shown = cur.candidates.map(function(c){ return c.doc; });
+    found = j.results.filter(function(r){ return shown.indexOf(r.doc) < 0; }).map(function(r){ r.fromSearch = true; return r; });
+    if (!found.length) showError("The search found nothing new for “" + j.query + "”."); else showError("");
+    ci = cur.candidates.length; shownAt = Date.now(); draw();
+  }, function(err){ showError(err.message); }); });
+  return busy;
+}
 function key(k){
   if (!S) return busy;
-  var max = S.binary ? 1 : 3;
+  var max = S.binary ? 1 : 3, cur = S.queries.length ? q() : null;
   if (/^[0-9]$/.test(k) && +k <= max) return grade(+k);
   switch (k) {
-  case "j": case "ArrowDown": ci = Math.min(q().candidates.length-1, ci+1); draw(); break;
-  case "k": case "ArrowUp": ci = Math.max(0, ci-1); draw(); break;
+  case "j": case "ArrowDown": focusCard(Math.min(cards().length-1, ci+1)); break;
+  case "k": case "ArrowUp": focusCard(Math.max(0, ci-1)); break;
   case "n": case "ArrowRight": move(1); break;
   case "p": case "ArrowLeft": move(-1); break;
-  case "u": var cur=q(); busy = busy.then(function(){ return api("/api/query", {id:cur.id, unanswerable:!cur.unanswerable}); }); break;
+  case "s": skip(); break;
+  case "u": busy = busy.then(function(){ return api("/api/query", {id:cur.id, unanswerable:!cur.unanswerable}); }); break;
+  case "?": busy = busy.then(function(){ return api("/api/query", {id:cur.id, unsure:!cur.unsure}); }); break;
+  case "c": if (S.mode==="reverify") busy = busy.then(function(){ return api("/api/query", {id:cur.id, confirm:true}); }); break;
+  case "z": case "Backspace": busy = busy.then(function(){ return api("/api/undo", {}); }); break;
+  case "/": if (S.search) document.getElementById("q").focus(); break;
+  case "x": if (S.search) return search("/api/search?id=" + encodeURIComponent(cur.id) + "&expand=10"); break;
   case "e": document.getElementById("note").focus(); break;
   }
   return busy;
 }
 document.addEventListener("keydown", function(ev){
-  if (ev.target.tagName === "TEXTAREA") { if (ev.key === "Escape") ev.target.blur(); return; }
+  if (ev.target.tagName === "TEXTAREA" || ev.target.tagName === "INPUT") { if (ev.key === "Escape") ev.target.blur(); return; }
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-  ev.preventDefault && ["j","k","n","p","u","e","ArrowDown","ArrowUp","ArrowLeft","ArrowRight"].indexOf(ev.key) >= 0 && ev.preventDefault();
+  ["j","k","n","p","s","u","?","c","z","/","x","e","Backspace","ArrowDown","ArrowUp","ArrowLeft","ArrowRight"].indexOf(ev.key) >= 0 && ev.preventDefault();
   key(ev.key);
+});
+document.getElementById("q").addEventListener("keydown", function(ev){
+  if (ev.key !== "Enter") return;
+  ev.preventDefault(); var v = ev.target.value.trim(); ev.target.blur();
+  if (v) search("/api/search?id=" + encodeURIComponent(q().id) + "&q=" + encodeURIComponent(v));
 });
 document.getElementById("note").addEventListener("change", function(ev){
   var cur = q(), v = ev.target.value;

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/label"
+	"github.com/recallgate/recallgate/gate/retriever/builtin"
 )
 
 // LabelOptions say what the labelling page shows.
@@ -30,6 +32,11 @@ type LabelOptions struct {
 	FromReport string
 	// Pick, when set, chooses the queries shown (re-verification).
 	Pick func(*gate.Set) []string
+	// Reverify shows the gold being confirmed and takes the confirm key.
+	Reverify bool
+	// Adjudicate shows only the disputed documents, every labeller's grade
+	// beside them, and records decisions (no retrieval).
+	Adjudicate bool
 }
 
 // LabelJob is a labelling page ready to serve.
@@ -117,18 +124,26 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 	}
 	var pool map[string][]label.Candidate
 	var only []string
-	if o.FromReport != "" {
+	switch {
+	case o.Adjudicate:
+		pool = map[string][]label.Candidate{}
+	case o.FromReport != "":
 		pool, only, err = PoolFromReport(o.FromReport, set, docs)
-	} else {
+	default:
 		pool, err = Pool(ctx, e, cfg, o.PoolConfigs, set, o.Depth, docs)
 	}
 	if err != nil {
 		return nil, err
 	}
-	lo := label.Options{SetPath: setPath, Labeller: o.Labeller, Binary: o.Binary, Pool: pool, Now: e.Clock, Only: only, PoolOnly: o.FromReport != ""}
+	lo := label.Options{SetPath: setPath, Labeller: o.Labeller, Binary: o.Binary, Pool: pool, Now: e.Clock, Only: only, PoolOnly: o.FromReport != "",
+		Adjudicate: o.Adjudicate, Reverify: o.Reverify, GradeNames: cfg.GradeNames, Guideline: cfg.Guideline}
+	if n := len(cfg.GradeNames); n > 0 && (n == 2) != o.Binary {
+		return nil, &gate.InputError{File: cfg.Path, Field: "label.grades", Err: fmt.Errorf("names %d grades but the page grades %s: name 2 for --binary, %d otherwise", n, map[bool]string{true: "0/1 (--binary)", false: "0–3"}[o.Binary], gate.MaxGrade+1)}
+	}
 	if len(docs) > 0 {
 		lo.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
 		lo.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
+		lo.Search = corpusSearch(CorpusFor("", cfg), docs, e)
 	}
 	if o.Pick != nil {
 		lo.Only = o.Pick(set)
@@ -145,4 +160,38 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 		shown = len(lo.Only)
 	}
 	return &LabelJob{Server: srv, SetPath: setPath, Shown: shown}, nil
+}
+
+// corpusSearch is the page's search over the corpus: the builtin BM25,
+// its index built on the first search (so the page opens at once), hits
+// collapsed to documents.
+func corpusSearch(corpus string, docs map[string]gate.Document, e *Env) func(string, int) []label.Candidate {
+	var once sync.Once
+	var ix *builtin.Index
+	return func(text string, k int) []label.Candidate {
+		once.Do(func() {
+			var err error
+			if ix, err = builtin.Build(corpus, builtin.DefaultOptions()); err != nil {
+				e.Warn("search: index %s: %v", corpus, err)
+			}
+		})
+		if ix == nil {
+			return nil
+		}
+		var out []label.Candidate
+		seen := map[string]bool{}
+		for _, h := range ix.Search(text, 4*k) {
+			if seen[h.Doc] || len(out) == k {
+				continue
+			}
+			seen[h.Doc] = true
+			d := docs[h.Doc]
+			texts := []string{d.Text}
+			if h.Text != "" {
+				texts = []string{h.Text, d.Text}
+			}
+			out = append(out, label.Candidate{Doc: h.Doc, Title: d.Title, Texts: texts})
+		}
+		return out
+	}
 }
