@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // labelFixture is a draft of three demo queries, unlabelled, and a config
@@ -494,4 +496,146 @@ func TestLabelExport(t *testing.T) {
 	if code, _, errs := rg(t, "label", "--set", set, "--export", "csv"); code != 2 || !strings.Contains(errs, "want qrels or jsonl") {
 		t.Errorf("bad format: exit %d %s", code, errs)
 	}
+}
+
+// TestTwoLabellersAndAdjudicationInChromium: ana and ben label the same
+// three queries in headless Chromium with real key presses, disagreeing on
+// every kind of case (graded 3 vs 1, relevant vs not, unanswerable vs
+// relevant) and agreeing on one; ben's page shows nothing of ana's; cara
+// adjudicates on the --adjudicate page, which shows both grades; on disk
+// both labellers' grades stay, gold follows the rule, and each decision
+// names cara.
+func TestTwoLabellersAndAdjudicationInChromium(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
+	}
+	dir, cfg, draft := labelFixture(t)
+	d := startDevtools(t, browser, filepath.Join(dir, "profile"))
+	focused := `(document.querySelector(".card.focus")||{dataset:{}}).dataset`
+	text := func(id string) string {
+		v, _ := d.eval(fmt.Sprintf(`document.getElementById(%q).textContent`, id))
+		var s string
+		json.Unmarshal([]byte(v), &s)
+		return s
+	}
+	open := func(who string, extra ...string) (apiState, func()) {
+		base, stop := startLabel(t, append([]string{"--config", cfg, "--labeller", who, "--depth", "3"}, extra...)...)
+		d.navigate(t, base)
+		d.waitFor(t, `document.querySelectorAll(".card").length >= 1`)
+		return getState(t, base), stop
+	}
+	gradeAndWait := func(k string) {
+		t.Helper()
+		d.press(t, k)
+		d.waitFor(t, focused+`.grade === "`+k+`"`)
+	}
+
+	// ana: q-a card 1 → 3, card 2 → 1; q-b unanswerable (and unsure);
+	// q-c card 1 → 2. Then z takes back a stray grade.
+	pool, stop := open("ana")
+	a0, a1, b0, c0 := pool.Queries[0].Candidates[0].Doc, pool.Queries[0].Candidates[1].Doc, pool.Queries[1].Candidates[0].Doc, pool.Queries[2].Candidates[0].Doc
+	gradeAndWait("3")
+	d.press(t, "j")
+	gradeAndWait("1")
+	d.press(t, "n")
+	d.waitFor(t, `document.getElementById("query").textContent === "where can I see who deleted a queue"`)
+	d.press(t, "u")
+	d.waitFor(t, `document.getElementById("status").textContent.indexOf("unanswerable") >= 0`)
+	d.press(t, "?")
+	d.waitFor(t, `document.getElementById("status").textContent.indexOf("unsure") >= 0`)
+	d.press(t, "n")
+	gradeAndWait("2")
+	d.press(t, "j")
+	gradeAndWait("0")
+	d.press(t, "z") // undo the stray 0
+	d.waitFor(t, `document.querySelectorAll(".card[data-grade]").length === 1`)
+	d.waitFor(t, `document.getElementById("progress").textContent === "labelled 3 of 3"`)
+	if p := text("position"); !strings.Contains(p, fmt.Sprintf("1 of %d documents graded", len(pool.Queries[2].Candidates))) || !strings.Contains(p, "verified ") {
+		t.Errorf("ana's position line: %q", p)
+	}
+	stop()
+
+	// ben sees nothing of ana's: no grade, no mark, no date, no progress.
+	_, stop = open("ben")
+	for i := 0; i < 3; i++ {
+		if n, _ := d.eval(`document.querySelectorAll(".card[data-grade]").length`); n != "0" {
+			t.Errorf("ben's query %d shows %s graded cards", i+1, n)
+		}
+		if st, p := text("status"), text("position"); st != "" || strings.Contains(p, "verified") || !strings.Contains(p, " 0 of ") {
+			t.Errorf("ben's query %d: status %q, position %q", i+1, st, p)
+		}
+		if i == 0 && text("progress") != "labelled 0 of 3" {
+			t.Errorf("ben starts at %q", text("progress"))
+		}
+		d.press(t, "n")
+	}
+	d.press(t, "p")
+	d.press(t, "p")
+	d.waitFor(t, `document.getElementById("query").textContent === "rotate api key"`)
+	gradeAndWait("1") // a0: 3 vs 1
+	d.press(t, "j")
+	gradeAndWait("0") // a1: 1 vs 0
+	d.press(t, "n")
+	gradeAndWait("2") // b0: unanswerable vs 2
+	d.press(t, "n")
+	gradeAndWait("2") // c0: agreed
+	stop()
+
+	// cara adjudicates: two queries, both grades on each card.
+	adj, stop := open("cara", "--adjudicate")
+	if len(adj.Queries) != 2 || adj.Queries[0].ID != "q-a" || adj.Queries[1].ID != "q-b" {
+		t.Fatalf("adjudication shows %+v", adj.Queries)
+	}
+	raw, _ := d.eval(`Array.from(document.querySelectorAll(".others")).map(function(e){return e.textContent;}).join("|")`)
+	var o string
+	json.Unmarshal([]byte(raw), &o)
+	if !strings.Contains(o, "ana 3 · ben 1") || !strings.Contains(o, "ana 1 · ben 0") {
+		t.Errorf("the adjudication cards show %s", o)
+	}
+	d.press(t, "k") // the first card is a0 or a1 in document order
+	first, _ := d.eval(focused + `.doc`)
+	decide := map[string]string{a0: "2", a1: "0"}
+	gradeAndWait(decide[strings.Trim(first, `"`)])
+	d.press(t, "j")
+	second, _ := d.eval(focused + `.doc`)
+	gradeAndWait(decide[strings.Trim(second, `"`)])
+	d.press(t, "n")
+	gradeAndWait("0") // b0: not relevant after all: the query is unanswerable
+	d.waitFor(t, `document.getElementById("progress").textContent === "decided 2 of 2"`)
+	stop()
+
+	set, err := gateLoadDraft(draft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qa, qb, qc := set[0], set[1], set[2]
+	if qa.Judgments["ana"][a0] != 3 || qa.Judgments["ben"][a0] != 1 || qa.Judgments["ana"][a1] != 1 || qa.Judgments["ben"][a1] != 0 || qb.Judgments["ben"][b0] != 2 || !qb.Marks["ana"].Unanswerable || !qb.Marks["ana"].Unsure {
+		t.Errorf("a labeller's grade or mark is lost: %v %v %+v", qa.Judgments, qb.Judgments, qb.Marks["ana"])
+	}
+	if len(qa.Gold) != 1 || qa.Gold[a0] != 2 || len(qb.Gold) != 0 || !qb.Unanswerable || qc.Gold[c0] != 2 {
+		t.Errorf("gold: q-a %v, q-b %v (unanswerable %v), q-c %v", qa.Gold, qb.Gold, qb.Unanswerable, qc.Gold)
+	}
+	for _, q := range []string{a0, a1} {
+		if a := qa.Adjudicated[q]; a.By != "cara" || a.Grades["ana"] == a.Grades["ben"] {
+			t.Errorf("decision on %s: %+v", q, a)
+		}
+	}
+	if a := qb.Adjudicated[b0]; a.By != "cara" || a.Grade != 0 {
+		t.Errorf("decision on %s: %+v", b0, a)
+	}
+	if len(qc.Adjudicated) != 0 {
+		t.Errorf("an agreed grade was adjudicated: %v", qc.Adjudicated)
+	}
+	if qa.Marks["ana"].Seconds[a0] <= 0 {
+		t.Errorf("no time per judgement recorded: %+v", qa.Marks["ana"])
+	}
+}
+
+func gateLoadDraft(path string) ([]*gate.Query, error) {
+	s, err := gate.LoadDraft(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Queries, nil
 }
