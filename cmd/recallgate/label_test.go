@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -638,4 +639,149 @@ func gateLoadDraft(path string) ([]*gate.Query, error) {
 		return nil, err
 	}
 	return s.Queries, nil
+}
+
+// TestLabelProcessesConcurrentWritesAndKill9 runs the real binary: a
+// second label on the same file stops at once naming the first one's pid;
+// eight clients grading at once lose no acknowledged grade; a kill -9 in
+// the middle of a stream of writes leaves a whole file holding every grade
+// acknowledged before it, and the next label takes the dead one's lock.
+func TestLabelProcessesConcurrentWritesAndKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir, cfg, draft := labelFixture(t)
+	bin := filepath.Join(dir, "recallgate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	start := func(who string) (*exec.Cmd, string) {
+		t.Helper()
+		cmd := exec.Command(bin, "label", "--config", cfg, "--labeller", who, "--depth", "3")
+		out, _ := cmd.StdoutPipe()
+		cmd.Stderr = io.Discard
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		base := regexp.MustCompile(`http://127\.0\.0\.1:\d+/\?t=[0-9a-f]{32}`).FindString(line)
+		if base == "" {
+			t.Fatalf("label did not start: %q", line)
+		}
+		return cmd, base
+	}
+	first, base := start("ana")
+	second := exec.Command(bin, "label", "--config", cfg, "--labeller", "ben", "--depth", "3")
+	msg, err := second.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(msg), fmt.Sprintf("pid %d", first.Process.Pid)) {
+		t.Errorf("second label: %v %s", err, msg)
+	}
+
+	type pair struct{ q, doc string }
+	var pairs []pair
+	for _, q := range getState(t, base).Queries {
+		for _, c := range q.Candidates {
+			pairs = append(pairs, pair{q.ID, c.Doc})
+		}
+	}
+	gradeURL := apiURL(t, base, "api/grade")
+	send := func(p pair, g int) bool {
+		body := fmt.Sprintf(`{"id":%q,"doc":%q,"grade":%d}`, p.q, p.doc, g)
+		req, _ := http.NewRequest("POST", gradeURL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Recallgate-Token", regexp.MustCompile(`t=([0-9a-f]+)`).FindStringSubmatch(base)[1])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}
+	var mu sync.Mutex
+	acked := map[pair]int{}
+	// pending is the one write in flight when the process was killed: it
+	// may be on disk without its answer.
+	var pending *struct {
+		p pair
+		g int
+	}
+	onDisk := func(when string) {
+		t.Helper()
+		qs, err := gateLoadDraft(draft)
+		if err != nil {
+			t.Fatalf("%s: the set file does not read: %v", when, err)
+		}
+		byID := map[string]map[string]int{}
+		for _, q := range qs {
+			byID[q.ID] = q.Judgments["ana"]
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for p, g := range acked {
+			got, ok := byID[p.q][p.doc]
+			if pending != nil && pending.p == p && got == pending.g {
+				continue
+			}
+			if !ok || got != g {
+				t.Errorf("%s: %s %s acknowledged as %d, on disk %d (%v)", when, p.q, p.doc, g, got, ok)
+			}
+		}
+	}
+	// Eight clients at once, each owning its pairs, four grades a pair.
+	var wg sync.WaitGroup
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for round := 0; round < 4; round++ {
+				for i := w; i < len(pairs); i += 8 {
+					g := (round + i) % 2 // 0/1: never blocked by a mark
+					if send(pairs[i], g) {
+						mu.Lock()
+						acked[pairs[i]] = g
+						mu.Unlock()
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if len(acked) != len(pairs) {
+		t.Fatalf("%d of %d pairs acknowledged", len(acked), len(pairs))
+	}
+	onDisk("after concurrent writes")
+
+	// A stream of writes, killed with SIGKILL in the middle.
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for i := 0; ; i++ {
+			p, g := pairs[i%len(pairs)], 1+i%2
+			mu.Lock()
+			pending = &struct {
+				p pair
+				g int
+			}{p, g}
+			mu.Unlock()
+			if !send(p, g) {
+				t.Logf("killed after %d acknowledged writes in the stream", i)
+				return
+			}
+			mu.Lock()
+			acked[p] = g
+			mu.Unlock()
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	<-stopped
+	onDisk("after kill -9")
+	// The dead process's lock is taken over.
+	_, base = start("ana")
+	if s := getState(t, base); len(s.Queries) != 3 {
+		t.Errorf("after the kill the next label shows %d queries", len(s.Queries))
+	}
 }
