@@ -785,3 +785,48 @@ func TestLabelProcessesConcurrentWritesAndKill9(t *testing.T) {
 		t.Errorf("after the kill the next label shows %d queries", len(s.Queries))
 	}
 }
+
+// TestDocumentFoundBySearchBecomesGold: the pool of "rotate api key" (one
+// document a retriever) lacks the SAML page; a search of the corpus from
+// the page finds it, a grade makes it gold, marked as found by search, and
+// a run that returns it scores it as a hit.
+func TestDocumentFoundBySearchBecomesGold(t *testing.T) {
+	dir, cfg, draft := labelFixture(t)
+	write(t, dir, "draft.jsonl", `{"id":"q-a","query":"rotate api key","gold":{}}`+"\n")
+	base, stop := startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "1")
+	for _, c := range getState(t, base).Queries[0].Candidates {
+		if c.Doc == "security/sso-saml" {
+			t.Fatal("the pool already holds security/sso-saml: the case tests nothing")
+		}
+	}
+	resp, err := http.Get(apiURL(t, base, "api/search") + "&id=q-a&q=" + url.QueryEscape("saml single sign-on"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found struct {
+		Results []struct {
+			Doc    string `json:"doc"`
+			InPool bool   `json:"in_pool"`
+		} `json:"results"`
+	}
+	json.NewDecoder(resp.Body).Decode(&found)
+	resp.Body.Close()
+	if len(found.Results) == 0 || found.Results[0].Doc != "security/sso-saml" || found.Results[0].InPool {
+		t.Fatalf("search found %+v", found.Results)
+	}
+	req, _ := http.NewRequest("POST", apiURL(t, base, "api/grade"), strings.NewReader(`{"id":"q-a","doc":"security/sso-saml","grade":2,"searched":true}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Recallgate-Token", regexp.MustCompile(`t=([0-9a-f]+)`).FindStringSubmatch(base)[1])
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("grade: %v %v", resp, err)
+	}
+	stop()
+	if data, _ := os.ReadFile(draft); !strings.Contains(string(data), `"gold":{"security/sso-saml":2}`) || !strings.Contains(string(data), `"found_by_search":["security/sso-saml"]`) {
+		t.Errorf("on disk: %s", data)
+	}
+	run := write(t, dir, "run.jsonl", `{"id":"q-a","hits":[{"doc":"security/api-keys"},{"doc":"security/sso-saml"}]}`+"\n")
+	code, out, errs := rg(t, "score", "--set", draft, "--results", run, "--format", "json")
+	if code != 0 || !strings.Contains(out, `"recall_at_n": 1,`) || !strings.Contains(out, `"first_hit_rank": 2,`) {
+		t.Errorf("score: exit %d %s %s", code, out, errs)
+	}
+}

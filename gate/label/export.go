@@ -24,7 +24,21 @@ func Export(w io.Writer, set *gate.Set, format string) (left []string, err error
 	switch format {
 	case "qrels":
 		for _, q := range set.Queries {
-			if len(q.Gold) == 0 {
+			// Every judged document: gold holds the relevant ones, the
+			// judgements and decisions the ones judged 0 as well.
+			judged := map[string]bool{}
+			for d := range q.Gold {
+				judged[d] = true
+			}
+			for _, grades := range q.Judgments {
+				for d := range grades {
+					judged[d] = true
+				}
+			}
+			for d := range q.Adjudicated {
+				judged[d] = true
+			}
+			if q.Unanswerable || len(judged) == 0 {
 				why := "nothing judged yet"
 				if q.Unanswerable {
 					why = "unanswerable, which qrels cannot say"
@@ -32,8 +46,8 @@ func Export(w io.Writer, set *gate.Set, format string) (left []string, err error
 				left = append(left, fmt.Sprintf("%s: %s; left out of the qrels", q.ID, why))
 				continue
 			}
-			docs := make([]string, 0, len(q.Gold))
-			for d := range q.Gold {
+			docs := make([]string, 0, len(judged))
+			for d := range judged {
 				if strings.ContainsAny(q.ID+d, " \t") {
 					return nil, fmt.Errorf("query %q, document %q: qrels columns are split on white space, and this id holds some", q.ID, d)
 				}

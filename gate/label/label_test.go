@@ -335,3 +335,13 @@ func TestExportRefusesIDsQrelsCannotHold(t *testing.T) {
 		t.Errorf("a document id with a space in qrels: %v, wrote %q", err, b.String())
 	}
 }
+
+// TestExportKeepsDerivedZeros: a document every labeller graded 0 is not
+// in gold (derived), yet qrels carry it as judged 0.
+func TestExportKeepsDerivedZeros(t *testing.T) {
+	q := &gate.Query{ID: "q1", Text: "x", Gold: map[string]int{"b": 2}, Judgments: map[string]map[string]int{"ana": {"a": 0, "b": 2}, "ben": {"c": 0}}}
+	var b bytes.Buffer
+	if _, err := Export(&b, &gate.Set{Queries: []*gate.Query{q}}, "qrels"); err != nil || b.String() != "q1 0 a 0\nq1 0 b 2\nq1 0 c 0\n" {
+		t.Errorf("export: %v %q", err, b.String())
+	}
+}
