@@ -104,3 +104,20 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelTable: named grades and the guideline reach the config; a
+// wrong number of names or an empty one is an error at its line.
+func TestLabelTable(t *testing.T) {
+	c, err := Parse([]byte("set = \"q.jsonl\"\n[label]\ngrades = [\"off\", \"mentions\", \"partly\", \"answers\"]\nguideline = \"  3 = answers alone  \"\n"), "r.toml")
+	if err != nil || len(c.GradeNames) != 4 || c.GradeNames[3] != "answers" || c.Guideline != "3 = answers alone" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for body, want := range map[string]string{
+		"set = \"q.jsonl\"\n[label]\ngrades = [\"a\", \"b\", \"c\"]\n": "r.toml:3: label.grades: name every grade",
+		"set = \"q.jsonl\"\n[label]\ngrades = [\"a\", \" \"]\n":        "r.toml:3: label.grades[1]",
+	} {
+		if _, err := Parse([]byte(body), "r.toml"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %s", body, err, want)
+		}
+	}
+}
