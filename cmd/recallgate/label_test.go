@@ -552,10 +552,15 @@ func TestTwoLabellersAndAdjudicationInChromium(t *testing.T) {
 	d.press(t, "z") // undo the stray 0
 	d.waitFor(t, `document.querySelectorAll(".card[data-grade]").length === 1`)
 	d.waitFor(t, `document.getElementById("progress").textContent === "labelled 3 of 3"`)
-	// The query stays in view when the page scrolls to its end.
+	// The query stays in view when the page scrolls to its end (on a
+	// small screen, so that the page does scroll past the heading).
+	if _, err := d.call("Emulation.setDeviceMetricsOverride", map[string]any{"width": 900, "height": 420, "deviceScaleFactor": 1, "mobile": false}); err != nil {
+		t.Fatal(err)
+	}
 	if v, _ := d.eval(`(function(){window.scrollTo(0, document.body.scrollHeight); var r=document.getElementById("query").getBoundingClientRect(); return window.scrollY > 0 && r.top >= 0 && r.bottom <= window.innerHeight;})()`); v != "true" {
 		t.Errorf("scrolled to the end, the query heading is out of view (or the page did not scroll): %s", v)
 	}
+	d.call("Emulation.clearDeviceMetricsOverride", map[string]any{})
 	if p := text("position"); !strings.Contains(p, fmt.Sprintf("1 of %d documents graded", len(pool.Queries[2].Candidates))) || !strings.Contains(p, "verified ") {
 		t.Errorf("ana's position line: %q", p)
 	}
