@@ -205,6 +205,9 @@ func TestLabelPageInChromium(t *testing.T) {
 	if now, _ := os.ReadFile(draft); string(now) != edited {
 		t.Error("the page overwrote a file edited on disk")
 	}
+	// A reload reads it again and says which query changed.
+	d.navigate(t, base+"&again=2#q=q-a")
+	d.waitFor(t, `document.getElementById("reloaded").textContent.indexOf("1 query changed (q-c)") >= 0`)
 }
 
 // TestLabelRefusals: a pool config whose retriever fails stops label with

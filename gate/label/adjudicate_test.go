@@ -199,11 +199,13 @@ func TestReverifyConfirms(t *testing.T) {
 	_, raw := get(t, srv.URL+"/api/state")
 	var v stateView
 	json.Unmarshal([]byte(raw), &v)
-	if c := v.Queries[1].Candidates[0]; c.Gold == nil || *c.Gold != 2 || v.Mode != "reverify" {
+	if c := v.Queries[1].Candidates[0]; c.Gold == nil || *c.Gold != 2 || v.Mode != "reverify" || v.Done != 0 {
 		t.Fatalf("reverify view: %s", raw)
 	}
 	before := loadLine(t, p, 1)
-	must(t, srv, "/api/query", `{"id":"q2","confirm":true}`)
+	if v := must(t, srv, "/api/query", `{"id":"q2","confirm":true}`); v.Done != 1 {
+		t.Errorf("after one confirm %d re-verified", v.Done)
+	}
 	after := loadLine(t, p, 1)
 	if after.Verified.Format("2006-01-02") != "2026-12-03" || before.Verified.Equal(after.Verified) || len(after.Gold) != 1 || after.Gold["queues/dlq"] != 2 {
 		t.Errorf("confirm: %v gold %v", after.Verified, after.Gold)

@@ -266,8 +266,8 @@ func TestGoldIsDerivedFromEveryLabeller(t *testing.T) {
 			var v stateView
 			json.NewDecoder(resp.Body).Decode(&v)
 			resp.Body.Close()
-			if !v.Reloaded {
-				t.Errorf("step %d: the reload did not read the file again", i)
+			if !v.Reloaded || len(v.Changed) != 1 || v.Changed[0] != "q1" {
+				t.Errorf("step %d: the reload did not read the file again or say what changed: %v %v", i, v.Reloaded, v.Changed)
 			}
 			code, _, _ = post(t, st.srv.URL+"/api/grade", st.body)
 		}

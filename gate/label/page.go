@@ -57,6 +57,7 @@ textarea{width:100%;min-height:40px;font:inherit}
 </div>
 <main>
 <div id="error" hidden></div>
+<div id="reloaded" class="muted" hidden></div>
 <div id="status"></div>
 <div id="dq" hidden></div>
 <div id="cards"></div>
@@ -80,6 +81,7 @@ function call(path, body){
 function api(path, body){
   return call(path, body).then(function(j){ S=j; showError(""); draw(); }, function(err){ showError(err.message); });
 }
+function say(msg){ var e=document.getElementById("reloaded"); e.textContent=msg||""; e.hidden=!msg; }
 function q(){ return S.queries[qi]; }
 function gradeName(n){ return S.grade_names && S.grade_names[n] ? n + " " + S.grade_names[n] : String(n); }
 function grades(){ return S.binary ? [0,1] : [0,1,2,3]; }
@@ -112,7 +114,7 @@ function draw(){
   qi = Math.max(0, Math.min(qi, S.queries.length-1));
   var cur = q(), all = cards();
   ci = Math.max(0, Math.min(ci, all.length-1));
-  var verb = S.mode==="adjudicate" ? "decided " : "labelled ";
+  var verb = {adjudicate:"decided ", reverify:"re-verified "}[S.mode] || "labelled ";
   document.getElementById("progress").textContent = verb + S.done + " of " + S.queries.length;
   document.getElementById("who").textContent = (S.mode==="adjudicate" ? "adjudicating as " : "as ") + S.labeller + (S.binary ? " · binary grades" : " · grades 0–3");
   document.getElementById("gradekeys").textContent = S.binary ? "0 1" : "0 1 2 3";
@@ -197,6 +199,7 @@ document.getElementById("note").addEventListener("change", function(ev){
   busy = busy.then(function(){ return api("/api/query", {id:cur.id, note:v}); });
 });
 api("/api/state").then(function(){
+  if (S && S.reloaded) say("The set file had changed on disk and was read again" + (S.changed && S.changed.length ? ": " + S.changed.length + (S.changed.length > 1 ? " queries changed (" : " query changed (") + S.changed.slice(0, 10).join(", ") + (S.changed.length > 10 ? ", …" : "") + ")." : "."));
   var h = new URLSearchParams(location.hash.slice(1));
   if (h.get("q")) { var i = S.queries.map(function(x){return x.id;}).indexOf(h.get("q")); if (i >= 0) { qi = i; draw(); } }
 });

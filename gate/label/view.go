@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -66,8 +67,10 @@ type stateView struct {
 	Undo       int         `json:"undo"`
 	Done       int         `json:"done"`
 	Queries    []queryView `json:"queries"`
-	// Reloaded says the file had changed on disk and was read again.
-	Reloaded bool `json:"reloaded,omitempty"`
+	// Reloaded says the file had changed on disk and was read again;
+	// Changed names the queries whose lines differ (added, edited or gone).
+	Reloaded bool     `json:"reloaded,omitempty"`
+	Changed  []string `json:"changed,omitempty"`
 }
 
 // state is the page's view; a set file changed on disk since it was read
@@ -77,15 +80,17 @@ func (s *Server) state(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	reloaded := false
+	var changed []string
 	if data, err := os.ReadFile(s.o.SetPath); err == nil && hash(data) != s.sum {
+		old := s.set
 		if err := s.reload(); err != nil {
 			writeJSON(w, http.StatusConflict, map[string]string{"error": "the set file changed on disk and cannot be read: " + err.Error()})
 			return
 		}
-		reloaded = true
+		reloaded, changed = true, changedQueries(old, s.set)
 	}
 	v := s.view()
-	v.Reloaded = reloaded
+	v.Reloaded, v.Changed = reloaded, changed
 	writeJSON(w, http.StatusOK, v)
 }
 
@@ -268,6 +273,12 @@ func (s *Server) labelled(q *gate.Query) bool {
 		}
 		return true
 	}
+	if s.o.Reverify {
+		// Re-verified: confirmed or changed today by this labeller.
+		now := s.o.Now()
+		m := q.Marks[me]
+		return m != nil && m.Verified.Equal(time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC))
+	}
 	if legacy(q) {
 		return q.Labelled()
 	}
@@ -295,4 +306,25 @@ func gradeOf(q *gate.Query, labeller, doc string) *int {
 		}
 	}
 	return nil
+}
+
+// changedQueries lists, in the new set's order then the gone ones, the
+// queries whose lines differ between two reads of the file.
+func changedQueries(old, now *gate.Set) []string {
+	line := func(q *gate.Query) string {
+		b, _ := q.MarshalLine()
+		return string(b)
+	}
+	var out []string
+	for _, q := range now.Queries {
+		if o := old.Query(q.ID); o == nil || line(o) != line(q) {
+			out = append(out, q.ID)
+		}
+	}
+	for _, q := range old.Queries {
+		if now.Query(q.ID) == nil {
+			out = append(out, q.ID)
+		}
+	}
+	return out
 }
