@@ -83,3 +83,18 @@ func mustJSON(t *testing.T, set *gate.Set, run string) string {
 	}
 	return b.String()
 }
+
+// TestValidateCountsDisputes: validate says how many documents are
+// disputed and decided and how many queries someone was unsure of.
+func TestValidateCountsDisputes(t *testing.T) {
+	set := put(t, t.TempDir(), "set.jsonl", `{"id":"q1","query":"x","gold":{"a":3},"judgments":{"ana":{"a":3,"b":1},"ben":{"a":0,"b":2}},"labellers":{"ben":{"unsure":true}}}
+{"id":"q2","query":"y","gold":{"c":1},"judgments":{"ana":{"c":3},"ben":{"c":1}},"adjudicated":{"c":{"grade":1,"by":"cara"}}}
+`)
+	var out, errb bytes.Buffer
+	if err := Validate(testEnv(&errb), ValidateOptions{Set: set}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "adjudication: 2 disputed documents (more than a grade apart, or relevant against not), 1 decided; 1 queries marked unsure"; !strings.Contains(out.String(), want) {
+		t.Errorf("validate:\n%s\nwant %s", out.String(), want)
+	}
+}

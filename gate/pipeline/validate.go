@@ -79,6 +79,21 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 		fmt.Fprintf(out, "agreement: %d documents judged by both %s and %s: %.0f%% the same grade, Cohen's kappa %.2f (%s), quadratic-weighted %.2f, relevant or not %.2f\n",
 			a.Pairs, a.A, a.B, 100*a.Observed, a.Kappa, kappaWords(a.Kappa), a.Weighted, a.Binary)
 	}
+	disputed, decided, unsure := 0, 0, 0
+	for _, q := range s.Queries {
+		for _, d := range q.Disputes() {
+			disputed++
+			if d.Decided != nil {
+				decided++
+			}
+		}
+		if len(q.Unsure()) > 0 {
+			unsure++
+		}
+	}
+	if disputed+unsure > 0 {
+		fmt.Fprintf(out, "adjudication: %d disputed documents (more than a grade apart, or relevant against not), %d decided; %d queries marked unsure; decide with: recallgate label --adjudicate\n", disputed, decided, unsure)
+	}
 	ho := gate.HealthOptions{Now: e.Clock()}
 	if o.MaxLabelAge != "" {
 		d, err := config.ParseAge(o.MaxLabelAge)
