@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,6 +52,12 @@ func projectRoot(t *testing.T) string {
 // byte: the test runs what users copy.
 func readmeWorkflow(t *testing.T, heading string) string {
 	t.Helper()
+	return readmeWorkflowN(t, heading, 0)
+}
+
+// readmeWorkflowN is the n-th (from 0) workflow under the README heading.
+func readmeWorkflowN(t *testing.T, heading string, n int) string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(projectRoot(t), "README.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +73,13 @@ func readmeWorkflow(t *testing.T, heading string) string {
 		t.Fatalf("README's %q section has no yaml block", heading)
 	}
 	s = s[j+len("```yaml\n"):]
+	for ; n > 0; n-- {
+		j = strings.Index(s, "```yaml\n")
+		if j < 0 {
+			t.Fatalf("README's %q section has too few yaml blocks", heading)
+		}
+		s = s[j+len("```yaml\n"):]
+	}
 	return s[:strings.Index(s, "```")]
 }
 
@@ -83,6 +97,8 @@ type fakeAPI struct {
 	existing  string // body of the bot's sticky comment, "" = none yet
 	tarball   []byte // the base commit's archive (gzip tar), nil = 404
 	openIssue bool   // a drift issue (#9) is open
+	artifact  []byte // run 4242's "recallgate" artifact (zip), nil = none
+	prHead    string // head commit of the open PR #42 (from fork-owner:feature)
 }
 
 func (f *fakeAPI) start(t *testing.T) *httptest.Server {
@@ -133,6 +149,28 @@ func (f *fakeAPI) start(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /_codeload/acme/rag/legacy.tar.gz/{ref}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-gzip")
 		w.Write(f.tarball)
+	})
+	mux.HandleFunc("GET /repos/acme/rag/actions/runs/4242/artifacts", func(w http.ResponseWriter, r *http.Request) {
+		if f.artifact == nil || r.URL.Query().Get("name") != "recallgate" {
+			reply(w, 200, `{"total_count":0,"artifacts":[]}`)
+			return
+		}
+		reply(w, 200, fmt.Sprintf(`{"total_count":1,"artifacts":[{"id":77,"node_id":"MDg6QXJ0aWZhY3Q3Nw==","name":"recallgate","size_in_bytes":%d,"url":"http://%s/repos/acme/rag/actions/artifacts/77","archive_download_url":"http://%s/repos/acme/rag/actions/artifacts/77/zip","expired":false,"created_at":"2026-12-03T10:00:00Z","expires_at":"2027-03-03T10:00:00Z","updated_at":"2026-12-03T10:00:00Z","workflow_run":{"id":4242,"head_sha":%q}}]}`, len(f.artifact), r.Host, r.Host, f.prHead))
+	})
+	mux.HandleFunc("GET /repos/acme/rag/actions/artifacts/77/zip", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "http://"+r.Host+"/_blob/artifact-77.zip")
+		w.WriteHeader(http.StatusFound)
+	})
+	mux.HandleFunc("GET /_blob/artifact-77.zip", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/zip")
+		w.Write(f.artifact)
+	})
+	mux.HandleFunc("GET /repos/acme/rag/pulls", func(w http.ResponseWriter, r *http.Request) {
+		if f.prHead == "" || r.URL.Query().Get("head") != "fork-owner:feature" || r.URL.Query().Get("state") != "open" {
+			reply(w, 200, "[]")
+			return
+		}
+		reply(w, 200, fmt.Sprintf(`[{"number":42,"state":"open","head":{"sha":%q,"ref":"feature","label":"fork-owner:feature"},"base":{"ref":"main"}}]`, f.prHead))
 	})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -212,18 +250,42 @@ var stepFailed = regexp.MustCompile(`(?m)❌\s+Failure - Main recallgate/recallg
 
 // runAct runs the workflow in repo for event with payload, against api.
 func runAct(t *testing.T, repo, event, payload, api string) result {
+	return runActWith(t, repo, event, payload, api, actOptions{})
+}
+
+// actOptions change what runActWith runs: another workflow file, the job
+// container with node (for JavaScript actions), more flags.
+type actOptions struct {
+	workflow string // under .github/workflows; "" = retrieval.yml
+	node     bool
+	host     bool // act's self-hosted platform: the job runs on this machine
+	extra    []string
+}
+
+func runActWith(t *testing.T, repo, event, payload, api string, o actOptions) result {
 	t.Helper()
 	actBin, socket := env(t)
 	ev := filepath.Join(t.TempDir(), "event.json")
 	os.WriteFile(ev, []byte(payload), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, actBin, event,
-		"-W", ".github/workflows/retrieval.yml", "-e", ev,
-		"-P", "ubuntu-latest=localhost/recallgate-runner:busybox", "--pull=false",
-		"--local-repository", "recallgate/recallgate@v1="+projectRoot(t),
-		"--env", "GITHUB_API_URL="+api, "-s", "GITHUB_TOKEN="+token,
-		"--container-daemon-socket", "-")
+	if o.workflow == "" {
+		o.workflow = "retrieval.yml"
+	}
+	image := "localhost/recallgate-runner:busybox"
+	if o.node {
+		image = "localhost/recallgate-runner:node"
+	}
+	if o.host {
+		image = "-self-hosted"
+	}
+	args := append([]string{event,
+		"-W", ".github/workflows/" + o.workflow, "-e", ev,
+		"-P", "ubuntu-latest=" + image, "--pull=false",
+		"--local-repository", "recallgate/recallgate@v1=" + projectRoot(t),
+		"--env", "GITHUB_API_URL=" + api, "-s", "GITHUB_TOKEN=" + token,
+		"--container-daemon-socket", "-"}, o.extra...)
+	cmd := exec.CommandContext(ctx, actBin, args...)
 	cmd.Dir = repo
 	cmd.Env = append(os.Environ(), "DOCKER_HOST="+socket)
 	out, err := cmd.CombinedOutput()
@@ -234,6 +296,9 @@ func runAct(t *testing.T, repo, event, payload, api string) result {
 		t.Fatalf("act: %v", err)
 	}
 	log := string(out)
+	if os.Getenv("RECALLGATE_ACT_LOG") != "" {
+		t.Logf("act %s log:\n%s", event, log)
+	}
 	if strings.Contains(log, token) {
 		t.Errorf("the token appears in the runner's log")
 	}
@@ -428,5 +493,204 @@ func TestScheduledDrift(t *testing.T) {
 	want = "GET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues/9/comments"
 	if got := strings.Join(api2.calls(), "\n"); got != want {
 		t.Errorf("passing drift, API calls:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// actionsDir is where run.sh built actions/upload-artifact and
+// download-artifact v4 from their sources (RECALLGATE_ACT_ACTIONS).
+func actionsDir(t *testing.T) string {
+	t.Helper()
+	d := os.Getenv("RECALLGATE_ACT_ACTIONS")
+	if d == "" {
+		t.Skip("actions/upload-artifact and download-artifact v4 were not built (test/act/run.sh says why): RECALLGATE_ACT_ACTIONS is not set")
+	}
+	return d
+}
+
+// TestForkTwoWorkflows runs the README's fork pattern: the pull_request
+// workflow gates with a read-only token, posts nothing and uploads the
+// report with actions/upload-artifact; the workflow_run workflow downloads
+// it with actions/download-artifact from the API and posts the comment
+// with the published image's recallgate comment, finding the PR by the
+// run's head commit (a fork's workflow_run lists no pull requests).
+func TestForkTwoWorkflows(t *testing.T) {
+	env(t)
+	actions := actionsDir(t)
+	const heading = "### Fork pull requests: the two-workflow pattern"
+	gateWF, commentWF := readmeWorkflowN(t, heading, 0), readmeWorkflowN(t, heading, 1)
+	repo, sha := repoWith(t, "", gateWF, map[string][]byte{".github/workflows/recallgate-comment.yml": []byte(commentWF)})
+	api := &fakeAPI{prHead: sha}
+	srv := api.start(t)
+	arts := t.TempDir()
+	r := runActWith(t, repo, "pull_request", prPayload(sha, sha), srv.URL, actOptions{node: true, extra: []string{
+		"--artifact-server-path", arts, "--artifact-server-addr", "127.0.0.1", "--artifact-server-port", freePort(t),
+		"--local-repository", "actions/upload-artifact@v4=" + filepath.Join(actions, "upload-artifact")}})
+	if r.exit == 0 || !stepFailed.MatchString(r.log) || !strings.Contains(r.log, "Success - Main actions/upload-artifact@v4") {
+		t.Fatalf("gate workflow (exit %d): want the gate to fail and the upload to run:\n%s", r.exit, r.log)
+	}
+	if calls := api.calls(); len(calls) != 0 {
+		t.Errorf("the unprivileged workflow called the API: %v", calls)
+	}
+	api.artifact = uploadedZip(t, arts)
+
+	payload := fmt.Sprintf(`{"action":"completed","workflow":{"name":"retrieval"},"workflow_run":{"id":4242,"name":"retrieval","event":"pull_request","status":"completed","conclusion":"failure","head_sha":%q,"head_branch":"feature","head_repository":{"full_name":"fork-owner/rag","owner":{"login":"fork-owner"}},"pull_requests":[]},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, sha)
+	r = runActWith(t, repo, "workflow_run", payload, srv.URL, actOptions{workflow: "recallgate-comment.yml", node: true, extra: []string{
+		"--local-repository", "actions/download-artifact@v4=" + filepath.Join(actions, "download-artifact")}})
+	if r.exit != 0 {
+		t.Fatalf("comment workflow failed (exit %d):\n%s", r.exit, r.log)
+	}
+	want := []string{"GET /repos/acme/rag/actions/runs/4242/artifacts", "GET /repos/acme/rag/actions/artifacts/77/zip", "GET /_blob/artifact-77.zip",
+		"GET /repos/acme/rag/pulls", "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
+	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("API calls:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), r.log)
+	}
+	if c := api.reqs[len(api.reqs)-1]; !c.Auth || !strings.Contains(c.Body, "q26") {
+		t.Errorf("comment: auth %v body %.300s", c.Auth, c.Body)
+	}
+}
+
+// uploadedZip is the artifact act's artifact server holds after the run:
+// upload-artifact v4 uploads one zip.
+func uploadedZip(t *testing.T, dir string) []byte {
+	t.Helper()
+	var found []string
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			found = append(found, p)
+		}
+		return nil
+	})
+	for _, p := range found {
+		b, err := os.ReadFile(p)
+		if err == nil && bytes.HasPrefix(b, []byte("PK\x03\x04")) {
+			return b
+		}
+	}
+	t.Fatalf("no uploaded zip under the artifact server's folder: %v", found)
+	return nil
+}
+
+// freePort is a loopback port nothing listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// searchPy is the team's Python retriever of the native test: it indexes
+// the first MAX_WORDS words of each document and ranks by shared terms.
+const searchPy = `import json, os, re, sys
+MAX_WORDS = 400
+root = sys.argv[1]
+docs = {}
+for dirpath, _, files in os.walk(root):
+    for name in sorted(files):
+        if name.endswith(".md"):
+            p = os.path.join(dirpath, name)
+            doc = os.path.splitext(os.path.relpath(p, root))[0].replace(os.sep, "/")
+            with open(p, encoding="utf-8") as f:
+                docs[doc] = set(re.findall(r"[a-z0-9]+", f.read().lower())[:MAX_WORDS])
+for line in sys.stdin:
+    req = json.loads(line)
+    terms = set(re.findall(r"[a-z0-9]+", req["query"].lower()))
+    scored = sorted(((len(terms & ws), d) for d, ws in docs.items()), key=lambda x: (-x[0], x[1]))
+    print(json.dumps({"id": req["id"], "hits": [{"doc": d, "score": s} for s, d in scored[: req["k"]] if s > 0]}), flush=True)
+`
+
+// TestNativeAction runs the README's native workflow: the composite action
+// installs the release binary (checksum-checked, from a fake release on
+// loopback), and recallgate runs on the runner itself with the team's
+// Python command retriever; the head's shorter chunks regress q26 and the
+// comment is posted. The job runs on this machine (act's self-hosted
+// platform: its bash, curl and Python), and actions/setup-python is a
+// stand-in that checks python3 is there (it would download a Python).
+func TestNativeAction(t *testing.T) {
+	env(t)
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	config := "set = \"queries.jsonl\"\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"command\"\ncommand = [\"python3\", \"retriever/search.py\", \"corpus\"]\n"
+	repo, base := repoWith(t, config, readmeWorkflow(t, "### Retrievers that need their own runtime: the native action"), map[string][]byte{
+		"retriever/search.py": []byte(searchPy), "retriever/requirements.txt": []byte("# the standard library is enough\n")})
+	py := filepath.Join(repo, "retriever", "search.py")
+	os.WriteFile(py, []byte(strings.Replace(searchPy, "MAX_WORDS = 400", "MAX_WORDS = 3", 1)), 0o644)
+	git(t, repo, "commit", "-qam", "head: shorter chunks")
+	head := git(t, repo, "rev-parse", "HEAD")
+
+	// The release: the binary built from this tree and its SHA256SUMS.
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "recallgate_linux_amd64")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/recallgate")
+	build.Dir, build.Env = projectRoot(t), append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v %s", err, out)
+	}
+	sumCmd := exec.Command("sha256sum", "recallgate_linux_amd64")
+	sumCmd.Dir = dir
+	sums, err := sumCmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var downloads []string
+	var dmu sync.Mutex
+	release := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		dmu.Lock()
+		downloads = append(downloads, r.URL.Path)
+		dmu.Unlock()
+		switch r.URL.Path {
+		case "/latest/download/recallgate_linux_amd64":
+			http.ServeFile(w, r, bin)
+		case "/latest/download/SHA256SUMS":
+			w.Write(sums)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(release.Close)
+	setupPython := filepath.Join(dir, "setup-python")
+	os.MkdirAll(setupPython, 0o755)
+	os.WriteFile(filepath.Join(setupPython, "action.yml"), []byte(`name: setup-python stand-in
+description: The machine's python3 instead of a downloaded one (no network here).
+inputs:
+  python-version: { description: ignored, required: false }
+runs:
+  using: composite
+  steps:
+    - shell: bash
+      run: python3 --version
+`), 0o644)
+
+	api := &fakeAPI{}
+	srv := api.start(t)
+	r := runActWith(t, repo, "pull_request", prPayload(base, head), srv.URL, actOptions{host: true, extra: []string{
+		"--local-repository", "actions/setup-python@v5=" + setupPython,
+		"--env", "RECALLGATE_DOWNLOAD_BASE=" + release.URL}})
+	if r.exit == 0 || !strings.Contains(r.log, "Failure - Main recallgate/recallgate/native@v1") {
+		t.Fatalf("native action (exit %d): want the gate to fail:\n%s", r.exit, r.log)
+	}
+	if !strings.Contains(r.log, "(git worktree)") {
+		t.Errorf("the base side did not come from the checkout's history (fetch-depth: 0):\n%s", r.log)
+	}
+	if strings.Join(downloads, ",") != "/latest/download/recallgate_linux_amd64,/latest/download/SHA256SUMS" {
+		t.Errorf("release downloads: %v", downloads)
+	}
+	for name, want := range map[string]string{"verdict": "fail"} {
+		if got := output(r.log, name); got != want {
+			t.Errorf("output %s = %q, want %q", name, got, want)
+		}
+	}
+	if o := output(r.log, "regressed"); !strings.Contains(o, "q26") {
+		t.Errorf("regressed = %q, want q26 among them", o)
+	}
+	want := []string{"GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
+	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("API calls:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), r.log)
+	}
+	if c := api.reqs[1]; !c.Auth || !strings.Contains(c.Body, "q26") {
+		t.Errorf("comment: auth %v body %.300s", c.Auth, c.Body)
 	}
 }

@@ -10,6 +10,15 @@
 #   golang:1.26                         this machine's Go toolchain + busybox
 #   gcr.io/distroless/static-debian12   CA certificates, /etc/passwd, /tmp
 #   localhost/recallgate-runner:busybox busybox, the job container (runs-on)
+#   localhost/recallgate-runner:node    the same plus this machine's node and a
+#                                       bash that is busybox sh, for the
+#                                       JavaScript actions and run: steps
+# actions/upload-artifact and actions/download-artifact v4 are built here
+# from their public sources (RECALLGATE_ACTIONS_SRC: a folder of their git
+# snapshots, as the search tool's fetch leaves them; default /work/.mirror)
+# with npm, and cached; without the sources the fork test says so and skips.
+# The native test runs its job on this machine (act's self-hosted platform)
+# with a stand-in for actions/setup-python (it would download a Python).
 # The Dockerfile, action.yml and the workflows are used as they are.
 #
 # Exit: 0 tests passed (or skipped, with the reason printed: podman or act
@@ -73,7 +82,45 @@ for c in $(/bin/busybox --list); do [ "$c" = busybox ] || ln -s busybox "$stage/
 ln -s /bin/env "$stage/runner/usr/bin/env"
 chmod 1777 "$stage/runner/tmp"
 tar -C "$stage/runner" -c . | pm import -q --change 'ENV PATH=/bin:/usr/bin' - localhost/recallgate-runner:busybox >/dev/null
+if command -v node >/dev/null; then
+  node_bin=$(command -v node)
+  for f in "$node_bin" $(ldd "$node_bin" | awk '/=>/ {print $3} /ld-linux/ {print $1}'); do
+    mkdir -p "$stage/runner$(dirname "$f")"
+    cp -L "$f" "$stage/runner$f"
+  done
+  [ "$node_bin" = /usr/bin/node ] || ln -sf "$node_bin" "$stage/runner/usr/bin/node"
+  printf '#!/bin/sh\nexec /bin/busybox sh "$@"\n' >"$stage/runner/bin/bash"
+  chmod +x "$stage/runner/bin/bash"
+  tar -C "$stage/runner" -c . | pm import -q --change 'ENV PATH=/bin:/usr/bin' - localhost/recallgate-runner:node >/dev/null
+fi
 rm -rf "$stage"
+
+echo "== actions/upload-artifact and download-artifact v4 from their sources"
+src=${RECALLGATE_ACTIONS_SRC:-/work/.mirror}
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/recallgate-act
+build_action() { # name entry [entry…]: builds dist/ of actions/NAME at tag v4
+  local name=$1 git_dir="$src/actions+$1/repo" out="$cache/$1"; shift
+  [ -d "$git_dir" ] || { echo "no sources of actions/$name under $src"; return 1; }
+  local rev; rev=$(git --git-dir="$git_dir" rev-parse v4)
+  if [ "$(cat "$out/.rev" 2>/dev/null)" = "$rev" ]; then return 0; fi
+  rm -rf "$out" && mkdir -p "$out"
+  # dist/ (the committed bundle) may be absent from a snapshot: take the
+  # sources only and bundle them with the versions package-lock.json pins.
+  for f in action.yml package.json package-lock.json tsconfig.json; do
+    git --git-dir="$git_dir" show "v4:$f" >"$out/$f" || return 1
+  done
+  mkdir -p "$out/src" && git --git-dir="$git_dir" archive v4:src | tar -x -C "$out/src" || return 1
+  (cd "$out" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null &&
+    for e in "$@"; do npx ncc build "src/$e" -o "dist/$(dirname "$e" | sed 's|^\.$||')" >/dev/null || exit 1; done &&
+    rm -rf node_modules) || { rm -rf "$out"; echo "building actions/$name failed"; return 1; }
+  echo "$rev" >"$out/.rev"
+}
+if command -v npm >/dev/null && pm image exists localhost/recallgate-runner:node &&
+  build_action upload-artifact upload/index.ts && build_action download-artifact download-artifact.ts; then
+  export RECALLGATE_ACT_ACTIONS="$cache"
+else
+  echo "the fork two-workflow test will skip: no node, npm or action sources"
+fi
 
 echo "== build the action image from the unchanged Dockerfile"
 start=$(date +%s)
