@@ -188,12 +188,14 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
 		seen = &Seen{}
 	}
 	seen.reset(len(hits))
+	gold := seen.filter(q.Gold)
 	s := QueryScore{ID: q.ID, Relevant: q.relevant, Hits: len(hits), GoldRanks: map[string]int{}}
 	keep := d.keep()
 	dcg := 0.0
 	rank := 0
 	for _, h := range hits {
-		if !seen.add(h.Doc) {
+		sum := seen.sum(h.Doc)
+		if !seen.addSum(h.Doc, sum) {
 			continue
 		}
 		rank++
@@ -212,7 +214,10 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
 			// of the query (TREC arena), which must not outlive scoring.
 			s.Docs = append(s.Docs, strings.Clone(h.Doc))
 		}
-		g := q.Gold[h.Doc]
+		g := 0
+		if gold&(1<<(sum>>58)) != 0 {
+			g = q.Gold[h.Doc]
+		}
 		if rank <= d.Context && g > 0 {
 			dcg += float64(g) / math.Log2(float64(rank+1))
 			s.InContext++

@@ -38,11 +38,16 @@ func (s *Seen) reset(n int) {
 
 // add reports whether doc is new, adding it. More adds than reset's n
 // (up to half the table) stay correct: the table doubles when full.
-func (s *Seen) add(doc string) bool {
+func (s *Seen) add(doc string) bool { return s.addSum(doc, s.sum(doc)) }
+
+// sum is doc's hash under the set's seed.
+func (s *Seen) sum(doc string) uint64 { return maphash.String(s.seed, doc) }
+
+// addSum is add with doc's hash already known (sum).
+func (s *Seen) addSum(doc string, h uint64) bool {
 	if 2*(len(s.docs)+1) > len(s.slots) {
 		s.grow()
 	}
-	h := maphash.String(s.seed, doc)
 	for i := h & s.mask; ; i = (i + 1) & s.mask {
 		slot := s.slots[i]
 		if slot == 0 {
@@ -67,6 +72,17 @@ func (s *Seen) grow() {
 	for _, d := range docs {
 		s.add(d)
 	}
+}
+
+// filter is a one-word Bloom filter of the documents of grades under the
+// set's seed: a hash whose bit is clear is surely not among them, so most
+// hits (not gold) skip the map lookup.
+func (s *Seen) filter(grades map[string]int) uint64 {
+	var f uint64
+	for d := range grades {
+		f |= 1 << (s.sum(d) >> 58)
+	}
+	return f
 }
 
 // Len is the number of distinct documents added since the last reset.

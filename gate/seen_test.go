@@ -31,3 +31,23 @@ func TestSeenMatchesAMap(t *testing.T) {
 		t.Fatal("reset did not empty the set")
 	}
 }
+
+// TestSeenFilterHasNoFalseNegative: every document of the grades passes
+// the filter (a miss would score a gold hit as not relevant).
+func TestSeenFilterHasNoFalseNegative(t *testing.T) {
+	var s Seen
+	s.reset(10)
+	grades := map[string]int{}
+	for i := 0; i < 40; i++ {
+		grades[fmt.Sprintf("gold-%d", i)] = i % 4
+	}
+	f := s.filter(grades)
+	for d := range grades {
+		if f&(1<<(s.sum(d)>>58)) == 0 {
+			t.Fatalf("%s is filtered out", d)
+		}
+	}
+	if s.filter(nil) != 0 {
+		t.Error("an empty filter lets hashes through")
+	}
+}
