@@ -11,18 +11,11 @@ import (
 	"github.com/recallgate/recallgate/gate"
 )
 
+// get asks the page's API with the run's key, as the page does.
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("X-Recallgate-Token", testToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var raw json.RawMessage
-	json.NewDecoder(resp.Body).Decode(&raw)
-	return resp.StatusCode, string(raw)
+	code, _, raw := call(t, "GET", url, "")
+	return code, raw
 }
 
 // must posts and fails the test unless the change was taken.

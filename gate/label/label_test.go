@@ -51,8 +51,16 @@ const testToken = "k3y"
 
 func post(t *testing.T, url, body string) (int, stateView, string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
+	return call(t, "POST", url, body)
+}
+
+// call sends one request with the run's key (and a JSON body for POST).
+func call(t *testing.T, method, url, body string) (int, stateView, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	req.Header.Set("X-Recallgate-Token", testToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

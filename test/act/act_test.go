@@ -581,25 +581,17 @@ func freePort(t *testing.T) string {
 	return fmt.Sprint(ln.Addr().(*net.TCPAddr).Port)
 }
 
-// searchPy is the team's Python retriever of the native test: it indexes
-// the first MAX_WORDS words of each document and ranks by shared terms.
-const searchPy = `import json, os, re, sys
-MAX_WORDS = 400
-root = sys.argv[1]
-docs = {}
-for dirpath, _, files in os.walk(root):
-    for name in sorted(files):
-        if name.endswith(".md"):
-            p = os.path.join(dirpath, name)
-            doc = os.path.splitext(os.path.relpath(p, root))[0].replace(os.sep, "/")
-            with open(p, encoding="utf-8") as f:
-                docs[doc] = set(re.findall(r"[a-z0-9]+", f.read().lower())[:MAX_WORDS])
-for line in sys.stdin:
-    req = json.loads(line)
-    terms = set(re.findall(r"[a-z0-9]+", req["query"].lower()))
-    scored = sorted(((len(terms & ws), d) for d, ws in docs.items()), key=lambda x: (-x[0], x[1]))
-    print(json.dumps({"id": req["id"], "hits": [{"doc": d, "score": s} for s, d in scored[: req["k"]] if s > 0]}), flush=True)
-`
+// searchPy is the team's Python retriever of the native test (the one the
+// cmd tests use): it indexes the first MAX_WORDS words of each document
+// and ranks by shared terms.
+func searchPy(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(projectRoot(t), "cmd", "recallgate", "testdata", "terms_retriever.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 // TestNativeAction runs the README's native workflow: the composite action
 // installs the release binary (checksum-checked, from a fake release on
@@ -615,9 +607,9 @@ func TestNativeAction(t *testing.T) {
 	}
 	config := "set = \"queries.jsonl\"\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"command\"\ncommand = [\"python3\", \"retriever/search.py\", \"corpus\"]\n"
 	repo, base := repoWith(t, config, readmeWorkflow(t, "### Retrievers that need their own runtime: the native action"), map[string][]byte{
-		"retriever/search.py": []byte(searchPy), "retriever/requirements.txt": []byte("# the standard library is enough\n")})
+		"retriever/search.py": []byte(searchPy(t)), "retriever/requirements.txt": []byte("# the standard library is enough\n")})
 	py := filepath.Join(repo, "retriever", "search.py")
-	os.WriteFile(py, []byte(strings.Replace(searchPy, "MAX_WORDS = 400", "MAX_WORDS = 3", 1)), 0o644)
+	os.WriteFile(py, []byte(strings.Replace(searchPy(t), "MAX_WORDS = 400", "MAX_WORDS = 3", 1)), 0o644)
 	git(t, repo, "commit", "-qam", "head: shorter chunks")
 	head := git(t, repo, "rev-parse", "HEAD")
 
