@@ -606,6 +606,9 @@ func TestTwoLabellersAndAdjudicationInChromium(t *testing.T) {
 	if !strings.Contains(o, "ana 3 · ben 1") || !strings.Contains(o, "ana 1 · ben 0") {
 		t.Errorf("the adjudication cards show %s", o)
 	}
+	if p := os.Getenv("RECALLGATE_ADJUDICATE_SCREENSHOT"); p != "" {
+		d.screenshot(t, p)
+	}
 	d.press(t, "k") // the first card is a0 or a1 in document order
 	first, _ := d.eval(focused + `.doc`)
 	decide := map[string]string{a0: "2", a1: "0"}

@@ -37,7 +37,7 @@ mark{background:#fff8c5;padding:0 1px}
 .grades button.on{background:#0969da;border-color:#0969da;color:#fff}
 .grades{margin-top:6px} .grades a{margin-left:8px;font-size:12px}
 #error{background:#ffebe9;border:1px solid #ff8182;color:#82071e;padding:8px 12px;border-radius:6px;margin:8px 0}
-#error[hidden],#dq[hidden]{display:none}
+#error[hidden],#dq[hidden],span[hidden]{display:none}
 #dq{background:#fff8c5;border:1px solid #d4a72c;padding:8px 12px;border-radius:6px;margin:8px 0}
 .unanswerable{color:#9a6700;font-weight:600}
 textarea{width:100%;min-height:40px;font:inherit}
@@ -47,7 +47,7 @@ textarea{width:100%;min-height:40px;font:inherit}
 <strong>recallgate label</strong>
 <span id="progress" class="muted"></span>
 <span id="who" class="muted"></span>
-<span class="keys"><kbd>j</kbd>/<kbd>k</kbd> document · <kbd id="gradekeys">0</kbd> grade · <kbd>n</kbd>/<kbd>p</kbd> query · <kbd>s</kbd> skip · <kbd>u</kbd> unanswerable · <kbd>?</kbd> unsure · <kbd>z</kbd>/<kbd>Backspace</kbd> undo · <kbd>/</kbd> search · <kbd>x</kbd> more documents · <kbd>e</kbd> note<span id="confirmkey" hidden> · <kbd>c</kbd> confirm</span></span>
+<span class="keys"><kbd>j</kbd>/<kbd>k</kbd> document · <kbd id="gradekeys">0</kbd> grade · <kbd>n</kbd>/<kbd>p</kbd> query · <kbd>s</kbd> skip · <span id="labelkeys"><kbd>u</kbd> unanswerable · <kbd>?</kbd> unsure · </span><kbd>z</kbd>/<kbd>Backspace</kbd> undo · <span id="searchkeys"><kbd>/</kbd> search · <kbd>x</kbd> more documents · </span><kbd>e</kbd> note<span id="confirmkey" hidden> · <kbd>c</kbd> confirm</span></span>
 </header>
 <div id="heading">
 <p id="position" class="muted"></p>
@@ -119,6 +119,8 @@ function draw(){
   document.getElementById("who").textContent = (S.mode==="adjudicate" ? "adjudicating as " : "as ") + S.labeller + (S.binary ? " · binary grades" : " · grades 0–3");
   document.getElementById("gradekeys").textContent = S.binary ? "0 1" : "0 1 2 3";
   document.getElementById("confirmkey").hidden = S.mode!=="reverify";
+  document.getElementById("labelkeys").hidden = S.mode==="adjudicate";
+  document.getElementById("searchkeys").hidden = S.mode==="adjudicate" || !S.search;
   document.getElementById("position").textContent = "query " + (qi+1) + " of " + S.queries.length + " · " + cur.id + " · " + cur.graded + " of " + cur.candidates.length + " documents " + (S.mode==="adjudicate" ? "decided" : "graded") + (cur.verified ? " · verified " + cur.verified : "");
   document.getElementById("query").textContent = cur.query;
   document.getElementById("guideline").textContent = [S.guideline, S.mode==="adjudicate" ? S.rule : ""].filter(Boolean).join(" · ");
