@@ -215,7 +215,7 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
 			s.Docs = append(s.Docs, strings.Clone(h.Doc))
 		}
 		g := 0
-		if gold&(1<<(sum>>58)) != 0 {
+		if gold.may(sum) {
 			g = q.Gold[h.Doc]
 		}
 		if rank <= d.Context && g > 0 {

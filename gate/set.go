@@ -614,57 +614,78 @@ func parseGrade(s string) (int, error) {
 	return g, nil
 }
 
-// qrelsParser accumulates TREC qrels lines into queries.
+// qrelsParser accumulates TREC qrels lines into queries. Fields are split
+// on ASCII white space, as trec_eval splits them, without a copy of the
+// line; a query's id is made once for its run of lines.
 type qrelsParser struct {
 	set     *Set
 	columns int // 4 for TREC qrels, 3 for BEIR TSV
-	seen    map[[2]string]int
+	last    *Query
+	// judged keeps, per query, its documents and their lines in file
+	// order: a second judgement of one is told with the first one's line.
+	judged map[*Query][]judgedAt
+}
+
+type judgedAt struct {
+	doc  string
+	line int
 }
 
 func (p *qrelsParser) line(line []byte, file string, n int) error {
-	fields := strings.Fields(string(line))
+	fields, count := fields6(line)
 	if p.columns == 0 {
-		switch len(fields) {
+		switch count {
 		case 4, 3:
-			p.columns = len(fields)
+			p.columns = count
 		default:
-			return inputErr(file, n, "", "not a JSON object and not a qrels line (want `qid iter docid grade`, got %d fields)", len(fields))
+			return inputErr(file, n, "", "not a JSON object and not a qrels line (want `qid iter docid grade`, got %d fields)", count)
 		}
-		p.seen = map[[2]string]int{}
+		p.judged = map[*Query][]judgedAt{}
 		if p.columns == 3 {
-			if _, err := strconv.Atoi(fields[2]); err != nil {
+			if _, err := strconv.Atoi(string(fields[2])); err != nil {
 				return nil // BEIR header: query-id corpus-id score
 			}
 		}
 	}
-	if len(fields) != p.columns {
-		return inputErr(file, n, "", "qrels line has %d fields, want %d like the first line", len(fields), p.columns)
+	if count != p.columns {
+		return inputErr(file, n, "", "qrels line has %d fields, want %d like the first line", count, p.columns)
 	}
-	qid, doc, gradeText := fields[0], fields[2], fields[len(fields)-1]
-	if err := plainName(file, n, "", "query id", qid); err != nil {
-		return err
-	}
+	docField := fields[2]
 	if p.columns == 3 {
-		doc = fields[1]
+		docField = fields[1]
 	}
+	q := p.last
+	if q == nil || q.ID != string(fields[0]) {
+		qid := string(fields[0])
+		if err := plainName(file, n, "", "query id", qid); err != nil {
+			return err
+		}
+		if q = p.set.byID[qid]; q == nil {
+			q = &Query{ID: qid, Gold: map[string]int{}, Line: n}
+			p.set.add(q)
+		}
+		p.last = q
+	}
+	doc := string(docField)
 	if err := plainName(file, n, "", "document id", doc); err != nil {
 		return err
 	}
-	g, err := parseGrade(gradeText)
+	g, err := parseGrade(string(fields[p.columns-1]))
 	if err != nil {
-		return inputErr(file, n, "grade", "query %q doc %q: %v", qid, doc, err)
+		return inputErr(file, n, "grade", "query %q doc %q: %v", q.ID, doc, err)
 	}
-	key := [2]string{qid, doc}
-	if prev, dup := p.seen[key]; dup {
-		return inputErr(file, n, "", "query %q doc %q is judged twice (first on line %d)", qid, doc, prev)
-	}
-	p.seen[key] = n
-	q := p.set.byID[qid]
-	if q == nil {
-		q = &Query{ID: qid, Gold: map[string]int{}, Line: n}
-		p.set.add(q)
+	if _, dup := q.Gold[doc]; dup {
+		first := 0
+		for _, j := range p.judged[q] {
+			if j.doc == doc {
+				first = j.line
+				break
+			}
+		}
+		return inputErr(file, n, "", "query %q doc %q is judged twice (first on line %d)", q.ID, doc, first)
 	}
 	q.Gold[doc] = g
+	p.judged[q] = append(p.judged[q], judgedAt{doc, n})
 	return nil
 }
 

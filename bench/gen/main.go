@@ -3,6 +3,7 @@
 // qrels/run, so recallgate and trec_eval can score the same data.
 //
 //	go run ./bench/gen -queries 10000 -hits 1000 -out /tmp/rgbench
+//	go run ./bench/gen -queries 3000 -gold 31 -zero-every 20 -out /tmp/rgbench   # as TREC collections come
 package main
 
 import (
@@ -20,16 +21,17 @@ func main() {
 	hits := flag.Int("hits", 1000, "hits per query")
 	docs := flag.Int("docs", 100000, "corpus size the doc ids are drawn from")
 	gold := flag.Int("gold", 8, "gold labels per query (grades 0–3)")
+	zeroEvery := flag.Int("zero-every", 0, "judge every N-th query only grade 0 (none relevant), as TREC qrels may (0 = none)")
 	seed := flag.Int64("seed", 1, "random seed")
 	out := flag.String("out", "bench-data", "output folder")
 	flag.Parse()
-	if err := gen(*queries, *hits, *docs, *gold, *seed, *out); err != nil {
+	if err := gen(*queries, *hits, *docs, *gold, *zeroEvery, *seed, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func gen(nq, nh, nd, ng int, seed int64, out string) error {
+func gen(nq, nh, nd, ng, zeroEvery int, seed int64, out string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
@@ -46,7 +48,9 @@ func gen(nq, nh, nd, ng int, seed int64, out string) error {
 	}
 	for q := 0; q < nq; q++ {
 		qid := fmt.Sprintf("q%05d", q)
-		// Gold docs: the first is always relevant, the others graded 0–3.
+		// Gold docs: the first is always relevant, the others graded 0–3;
+		// every zeroEvery-th query is judged only grade 0.
+		zero := zeroEvery > 0 && q%zeroEvery == zeroEvery-1
 		golds := map[string]int{}
 		for len(golds) < ng {
 			d := fmt.Sprintf("d%06d", r.Intn(nd))
@@ -54,10 +58,17 @@ func gen(nq, nh, nd, ng int, seed int64, out string) error {
 			if len(golds) == 0 {
 				g = 1 + r.Intn(3)
 			}
+			if zero {
+				g = 0
+			}
 			golds[d] = g
 		}
 		w := files["set.jsonl"]
-		fmt.Fprintf(w, `{"id":%q,"query":"synthetic query %d","gold":{`, qid, q)
+		unanswerable := ""
+		if zero {
+			unanswerable = `"unanswerable":true,`
+		}
+		fmt.Fprintf(w, `{"id":%q,"query":"synthetic query %d",%s"gold":{`, qid, q, unanswerable)
 		i := 0
 		for _, d := range sortedKeys(golds) {
 			if i > 0 {
