@@ -621,9 +621,10 @@ type qrelsParser struct {
 	set     *Set
 	columns int // 4 for TREC qrels, 3 for BEIR TSV
 	last    *Query
-	// judged keeps, per query, its documents and their lines in file
-	// order: a second judgement of one is told with the first one's line.
-	judged map[*Query][]judgedAt
+	// judged keeps the documents of the current run of lines (last's) and
+	// their lines: a second judgement there is told with the first one's
+	// line; one in an earlier block of the query, with that block's start.
+	judged []judgedAt
 }
 
 type judgedAt struct {
@@ -640,7 +641,6 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 		default:
 			return inputErr(file, n, "", "not a JSON object and not a qrels line (want `qid iter docid grade`, got %d fields)", count)
 		}
-		p.judged = map[*Query][]judgedAt{}
 		if p.columns == 3 {
 			if _, err := strconv.Atoi(string(fields[2])); err != nil {
 				return nil // BEIR header: query-id corpus-id score
@@ -664,7 +664,7 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 			q = &Query{ID: qid, Gold: map[string]int{}, Line: n}
 			p.set.add(q)
 		}
-		p.last = q
+		p.last, p.judged = q, p.judged[:0]
 	}
 	doc := string(docField)
 	if err := plainName(file, n, "", "document id", doc); err != nil {
@@ -675,17 +675,15 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 		return inputErr(file, n, "grade", "query %q doc %q: %v", q.ID, doc, err)
 	}
 	if _, dup := q.Gold[doc]; dup {
-		first := 0
-		for _, j := range p.judged[q] {
+		for _, j := range p.judged {
 			if j.doc == doc {
-				first = j.line
-				break
+				return inputErr(file, n, "", "query %q doc %q is judged twice (first on line %d)", q.ID, doc, j.line)
 			}
 		}
-		return inputErr(file, n, "", "query %q doc %q is judged twice (first on line %d)", q.ID, doc, first)
+		return inputErr(file, n, "", "query %q doc %q is judged twice (first in the query's earlier lines, which start on line %d)", q.ID, doc, q.Line)
 	}
 	q.Gold[doc] = g
-	p.judged[q] = append(p.judged[q], judgedAt{doc, n})
+	p.judged = append(p.judged, judgedAt{doc, n})
 	return nil
 }
 

@@ -74,6 +74,7 @@ func TestParseSetErrors(t *testing.T) {
 		{"qrels grade out of range", "1 0 d 4\n", "grade 4 is outside", 1},
 		{"qrels short line", "1 0 d 1\n2 0 d\n", "has 3 fields, want 4", 2},
 		{"qrels duplicate pair", "1 0 d 1\n1 0 d 2\n", "judged twice (first on line 1)", 2},
+		{"qrels duplicate pair across blocks", "1 0 d 1\n2 0 e 1\n1 0 d 2\n", "judged twice (first in the query's earlier lines, which start on line 1)", 3},
 		{"qrels no relevant", "1 0 d 0\n", "no query of the qrels has a relevant document", 0},
 		{"garbage", "hello\n", "not a qrels line", 1},
 	}
