@@ -244,10 +244,14 @@ func (s *Server) undo(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "nothing to undo in this session"})
 		return
 	}
-	u := s.undos[len(s.undos)-1]
+	id := s.undos[len(s.undos)-1].id
 	s.mu.Unlock()
-	s.changeWith(w, u.id, false, func(q *gate.Query, _ time.Time) error {
-		s.restore(q, u)
+	s.changeWith(w, id, false, func(q *gate.Query, _ time.Time) error {
+		// Under the lock again: take what is last now.
+		if len(s.undos) == 0 || s.undos[len(s.undos)-1].id != id {
+			return errors.New("another change came first: press undo again")
+		}
+		s.restore(q, s.undos[len(s.undos)-1])
 		s.undos = s.undos[:len(s.undos)-1]
 		return nil
 	})
