@@ -278,7 +278,7 @@ func (s *Server) changeWith(w http.ResponseWriter, id string, record bool, fn fu
 	undos := len(s.undos)
 	now := s.o.Now()
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
-	if legacy(q) && q.Unanswerable {
+	if legacy(q) && q.Unanswerable && !s.o.Adjudicate {
 		// A query marked unanswerable before marks were kept stays so.
 		s.markOf(q).Unanswerable = true
 	}
