@@ -845,3 +845,39 @@ func TestDocumentFoundBySearchBecomesGold(t *testing.T) {
 		t.Errorf("score: exit %d %s %s", code, out, errs)
 	}
 }
+
+// TestSearchInChromium: on the page, / opens the corpus search, typed words
+// and Enter show what it found below the pool, the first found document
+// takes the focus and a key grades it (marked "found by search"); x shows
+// more documents for the query beyond the pool.
+func TestSearchInChromium(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
+	}
+	dir, cfg, draft := labelFixture(t)
+	write(t, dir, "draft.jsonl", `{"id":"q-a","query":"rotate api key","gold":{}}`+"\n")
+	base, stop := startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "1")
+	d := startDevtools(t, browser, filepath.Join(dir, "profile"))
+	d.navigate(t, base)
+	d.waitFor(t, `document.querySelectorAll("#cards .card").length >= 1`)
+	pooled, _ := d.eval(`document.querySelectorAll("#cards .card").length`)
+	d.press(t, "/")
+	d.waitFor(t, `document.activeElement && document.activeElement.id === "q"`)
+	if _, err := d.call("Input.insertText", map[string]any{"text": "saml single sign-on"}); err != nil {
+		t.Fatal(err)
+	}
+	d.press(t, "Enter")
+	d.waitFor(t, `!!document.querySelector('#results .card[data-doc="security/sso-saml"]')`)
+	d.waitFor(t, `(document.querySelector(".card.focus")||{dataset:{}}).dataset.doc === "security/sso-saml"`)
+	d.press(t, "2")
+	d.waitFor(t, `(document.querySelector('.card[data-doc="security/sso-saml"]')||{dataset:{}}).dataset.grade === "2"`)
+	d.waitFor(t, `Array.from(document.querySelectorAll(".searched")).some(function(e){return e.textContent === "found by search";})`)
+	d.press(t, "x")
+	d.waitFor(t, `document.querySelectorAll("#results .card").length > 0`)
+	stop()
+	data, _ := os.ReadFile(draft)
+	if !strings.Contains(string(data), `"gold":{"security/sso-saml":2}`) || !strings.Contains(string(data), `"found_by_search":["security/sso-saml"]`) {
+		t.Errorf("on disk after the search (pool of %s): %s", pooled, data)
+	}
+}
