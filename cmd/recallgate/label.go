@@ -87,7 +87,7 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	}
 	defer job.Release()
 	srv, setPath, shown := job.Server, job.SetPath, job.Shown
-	fmt.Fprintf(e.stdout, "recallgate label: http://%s/?t=%s — %d queries of %s, labelling as %s. Ctrl-C stops.\n", ln.Addr(), srv.Token(), shown, setPath, lf.labeller)
+	fmt.Fprintf(e.stdout, "recallgate label: http://%s/?t=%s — %d queries of %s, %s as %s. Ctrl-C stops.\n", ln.Addr(), srv.Token(), shown, setPath, job.Doing, lf.labeller)
 	if err := srv.Serve(ctx, ln); err != nil {
 		return &gate.InfraError{Err: err}
 	}

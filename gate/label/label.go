@@ -170,6 +170,14 @@ func hash(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// Shown is how many queries the page shows (for adjudication: those with
+// a dispute or an unsure mark, as the file was read).
+func (s *Server) Shown() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ids)
+}
+
 // Token is the key every request must carry: recallgate label prints the
 // page's address with it (?t=…), as notebook servers do.
 func (s *Server) Token() string { return s.o.Token }

@@ -43,8 +43,10 @@ type LabelOptions struct {
 type LabelJob struct {
 	Server  *label.Server
 	SetPath string
-	// Shown is how many queries the page shows.
+	// Shown is how many queries the page shows; Doing says what the page
+	// is for ("labelling", "adjudicating", "re-verifying").
 	Shown int
+	Doing string
 	// Release gives the set file's writer lock back.
 	Release func()
 }
@@ -155,11 +157,14 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 	if err != nil {
 		return nil, err
 	}
-	shown := len(set.Queries)
-	if lo.Only != nil {
-		shown = len(lo.Only)
+	doing := "labelling"
+	switch {
+	case o.Adjudicate:
+		doing = "adjudicating"
+	case o.Reverify:
+		doing = "re-verifying"
 	}
-	return &LabelJob{Server: srv, SetPath: setPath, Shown: shown}, nil
+	return &LabelJob{Server: srv, SetPath: setPath, Shown: srv.Shown(), Doing: doing}, nil
 }
 
 // corpusSearch is the page's search over the corpus: the builtin BM25,
