@@ -261,7 +261,9 @@ type Scorer struct {
 // Spill takes every query's full score as it is made, so that a Scorer
 // keeps only each query's numbers and its memory does not grow with the
 // documents the run returned. Put may be called from several goroutines at
-// once; its error stops the scoring.
+// once; its error stops the scoring. A run that holds a query twice (in two
+// segments) may Put it twice before the scoring fails with the run's error:
+// a Spill must not fail on that.
 type Spill interface {
 	Put(QueryScore) error
 }

@@ -91,6 +91,10 @@ func TestSegmentedScoringMatchesStreaming(t *testing.T) {
 	if _, err := ScoreRunFile(s, path, Depth{Candidates: 10, Context: 3}); err == nil || !strings.Contains(err.Error(), `query "q00" starts a second block`) {
 		t.Errorf("second block: %v", err)
 	}
+	// The same through a spill: still the run's fault, said as such.
+	if _, err := ScoreRunFileSpilled(s, path, Depth{Candidates: 10, Context: 3}, &collect{got: map[string]QueryScore{}}); err == nil || !strings.Contains(err.Error(), `query "q00" starts a second block`) {
+		t.Errorf("second block, spilled: %v", err)
+	}
 }
 
 // collect is a Spill that keeps what it is given, or fails.
