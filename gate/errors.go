@@ -60,8 +60,10 @@ func IsInput(err error) bool {
 	return errors.As(err, &ie)
 }
 
-// IsInfra reports whether err is (or wraps) an *InfraError.
+// IsInfra reports whether err is (or wraps) an *InfraError or a
+// *SpillError: the machine's or a service's trouble, not the input's.
 func IsInfra(err error) bool {
 	var ie *InfraError
-	return errors.As(err, &ie)
+	var se *SpillError
+	return errors.As(err, &ie) || errors.As(err, &se)
 }

@@ -275,19 +275,29 @@ func (s QueryScore) numbers() QueryScore {
 	return s
 }
 
-// spillError is a Spill that failed: the machine's trouble (a full disk),
-// never the input's.
-type spillError struct {
-	id  string
-	err error
+// SpillError is a Spill that failed: the machine's trouble (a full disk, a
+// temporary folder that cannot be written), never the input's; IsInfra
+// reports it, so the CLI exits 3.
+type SpillError struct {
+	// ID is the query whose score was being parked ("" when none).
+	ID  string
+	Err error
 }
 
-func (e *spillError) Error() string { return fmt.Sprintf("spill the score of %s: %v", e.id, e.err) }
-func (e *spillError) Unwrap() error { return e.err }
+// Error implements error.
+func (e *SpillError) Error() string {
+	if e.ID == "" {
+		return fmt.Sprintf("score spill: %v", e.Err)
+	}
+	return fmt.Sprintf("spill the score of %s: %v", e.ID, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *SpillError) Unwrap() error { return e.Err }
 
 // cardError wraps an error of Card as the run file's, unless it is the spill's.
 func cardError(path string, err error) error {
-	var se *spillError
+	var se *SpillError
 	if errors.As(err, &se) {
 		return err
 	}
@@ -300,7 +310,7 @@ func (s *Scorer) keep(qs QueryScore) (QueryScore, error) {
 		return qs, nil
 	}
 	if err := s.spill.Put(qs); err != nil {
-		return QueryScore{}, &spillError{id: qs.ID, err: err}
+		return QueryScore{}, &SpillError{ID: qs.ID, Err: err}
 	}
 	return qs.numbers(), nil
 }

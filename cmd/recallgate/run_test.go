@@ -354,3 +354,19 @@ func TestValidateConfig(t *testing.T) {
 		t.Errorf("unknown waiver query: exit %d %s", code, errs)
 	}
 }
+
+// TestScoreSpillTroubleIsInfra: score --format json parks each query's
+// entry in a temporary file; a temporary folder that cannot be written is
+// the machine's trouble (exit 3), named, not the input's.
+func TestScoreSpillTroubleIsInfra(t *testing.T) {
+	dir := t.TempDir()
+	set, base, _ := thirty(t, dir, "q09")
+	t.Setenv("TMPDIR", filepath.Join(dir, "no-such-folder"))
+	code, _, errs := rg(t, "score", "--set", set, "--results", base, "--format", "json")
+	if code != 3 || !strings.Contains(errs, "score spill") || !strings.Contains(errs, "no-such-folder") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	if code, _, errs := rg(t, "score", "--set", set, "--results", base); code != 0 {
+		t.Errorf("text needs no spill: exit %d %s", code, errs)
+	}
+}

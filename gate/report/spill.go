@@ -38,11 +38,11 @@ type span struct {
 func NewScoreSpill(set *gate.Set, dir string) (*ScoreSpill, error) {
 	f, err := os.CreateTemp(dir, "recallgate-score-*")
 	if err != nil {
-		return nil, fmt.Errorf("score spill: %w", err)
+		return nil, &gate.SpillError{Err: err}
 	}
 	if err := os.Remove(f.Name()); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("score spill: %w", err)
+		return nil, &gate.SpillError{Err: err}
 	}
 	return &ScoreSpill{set: set, f: f, w: bufio.NewWriterSize(f, 1<<20), at: map[string]span{},
 		bufs: sync.Pool{New: func() any { return new(bytes.Buffer) }}}, nil
@@ -85,7 +85,7 @@ func (s *ScoreSpill) ScoreJSON(w io.Writer, c *gate.Scorecard) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.w.Flush(); err != nil {
-		return fmt.Errorf("score spill: %w", err)
+		return &gate.SpillError{Err: err}
 	}
 	r := scoreJSONHead(c)
 	var buf []byte
@@ -96,7 +96,7 @@ func (s *ScoreSpill) ScoreJSON(w io.Writer, c *gate.Scorecard) error {
 		}
 		buf = append(buf[:0], make([]byte, sp.n)...)
 		if _, err := s.f.ReadAt(buf, sp.off); err != nil {
-			return nil, fmt.Errorf("score spill: %w", err)
+			return nil, &gate.SpillError{ID: c.Queries[j].ID, Err: err}
 		}
 		return buf, nil
 	})
