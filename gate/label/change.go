@@ -389,9 +389,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	q := s.set.Query(r.URL.Query().Get("id"))
 	if q == nil {
+		s.mu.Unlock()
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "no such query"})
 		return
 	}
@@ -403,12 +403,18 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 			skip[c.Doc] = true
 		}
 	}
+	s.mu.Unlock()
 	if text == "" {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "type what to search for"})
 		return
 	}
+	// Outside the lock: the first search builds the index, and the page's
+	// other calls must not wait for it.
+	found := s.o.Search(text, k+len(skip))
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := []searchResult{}
-	for _, c := range s.o.Search(text, k+len(skip)) {
+	for _, c := range found {
 		if skip[c.Doc] || len(out) == k {
 			continue
 		}
