@@ -2,6 +2,7 @@ package label
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -147,14 +148,14 @@ func TestUndoTakesBackTheLastChange(t *testing.T) {
 func TestSearchFindsGoldOutsideThePool(t *testing.T) {
 	corpus := []Candidate{{Doc: "sso/keys", Title: "SSO keys", Texts: []string{"Rotate SSO signing keys from the identity provider."}},
 		{Doc: "security/api-keys", Title: "API keys"}, {Doc: "misc/other", Title: "Other"}}
-	search := func(text string, k int) []Candidate {
+	search := func(text string, k int) ([]Candidate, error) {
 		var out []Candidate
 		for _, c := range corpus {
 			if strings.Contains(strings.ToLower(c.Title+" "+strings.Join(c.Texts, " ")), strings.ToLower(strings.Fields(text)[0])) || text == "rotate api key" {
 				out = append(out, c)
 			}
 		}
-		return out[:min(k, len(out))]
+		return out[:min(k, len(out))], nil
 	}
 	srv, p := newServer(t, t.TempDir(), Options{Search: search})
 	code, raw := get(t, srv.URL+"/api/search?id=q1&q=sso")
@@ -178,6 +179,10 @@ func TestSearchFindsGoldOutsideThePool(t *testing.T) {
 	must(t, srv, "/api/grade", `{"id":"q1","doc":"security/api-keys","grade":1,"searched":true}`)
 	if q := loadLine(t, p, 0); len(q.FoundBySearch) != 1 {
 		t.Errorf("a pooled document marked as found by search: %v", q.FoundBySearch)
+	}
+	broken, _ := newServer(t, t.TempDir(), Options{Search: func(string, int) ([]Candidate, error) { return nil, errors.New("index corpus: permission denied") }})
+	if code, raw := get(t, broken.URL+"/api/search?id=q1&q=x"); code != 500 || !strings.Contains(raw, "search the corpus: index corpus: permission denied") {
+		t.Errorf("a search that cannot index: %d %s", code, raw)
 	}
 	noSearch, _ := newServer(t, t.TempDir(), Options{})
 	if code, raw := get(t, noSearch.URL+"/api/search?id=q1&q=x"); code != 404 || !strings.Contains(raw, "no corpus") {

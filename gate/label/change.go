@@ -410,7 +410,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	// Outside the lock: the first search builds the index, and the page's
 	// other calls must not wait for it.
-	found := s.o.Search(text, k+len(skip))
+	found, err := s.o.Search(text, k+len(skip))
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "search the corpus: " + err.Error()})
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := []searchResult{}

@@ -73,8 +73,9 @@ type Options struct {
 	Reverify bool
 	// Search finds documents in the corpus for a query the labeller types
 	// (the builtin BM25 over the config's corpus), best first, at most k;
-	// nil: the page has no search.
-	Search func(text string, k int) []Candidate
+	// nil: the page has no search. Its error (the index cannot be built)
+	// is shown on the page.
+	Search func(text string, k int) ([]Candidate, error)
 	// GradeNames name the grades, 0 first (the config's [label] grades);
 	// Guideline is the team's one-line rule shown above the documents.
 	GradeNames []string

@@ -145,7 +145,7 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 	if len(docs) > 0 {
 		lo.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
 		lo.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
-		lo.Search = corpusSearch(CorpusFor("", cfg), docs, e)
+		lo.Search = corpusSearch(CorpusFor("", cfg), docs)
 	}
 	if o.Pick != nil {
 		lo.Only = o.Pick(set)
@@ -170,18 +170,18 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 // corpusSearch is the page's search over the corpus: the builtin BM25,
 // its index built on the first search (so the page opens at once), hits
 // collapsed to documents.
-func corpusSearch(corpus string, docs map[string]gate.Document, e *Env) func(string, int) []label.Candidate {
+func corpusSearch(corpus string, docs map[string]gate.Document) func(string, int) ([]label.Candidate, error) {
 	var once sync.Once
 	var ix *builtin.Index
-	return func(text string, k int) []label.Candidate {
+	var buildErr error
+	return func(text string, k int) ([]label.Candidate, error) {
 		once.Do(func() {
-			var err error
-			if ix, err = builtin.Build(corpus, builtin.DefaultOptions()); err != nil {
-				e.Warn("search: index %s: %v", corpus, err)
+			if ix, buildErr = builtin.Build(corpus, builtin.DefaultOptions()); buildErr != nil {
+				buildErr = fmt.Errorf("index %s: %w", corpus, buildErr)
 			}
 		})
-		if ix == nil {
-			return nil
+		if buildErr != nil {
+			return nil, buildErr
 		}
 		var out []label.Candidate
 		seen := map[string]bool{}
@@ -197,6 +197,6 @@ func corpusSearch(corpus string, docs map[string]gate.Document, e *Env) func(str
 			}
 			out = append(out, label.Candidate{Doc: h.Doc, Title: d.Title, Texts: texts})
 		}
-		return out
+		return out, nil
 	}
 }
