@@ -43,6 +43,21 @@ type Dispute struct {
 // README and the page say it the same way.
 const GoldRule = "gold is the adjudicated grade where there is one, else the highest grade any labeller gave; a query is unanswerable when a labeller marked it so and no document is relevant"
 
+// GradesByDoc turns the judgements around: document → labeller → grade,
+// a fresh map the caller may change.
+func (q *Query) GradesByDoc() map[string]map[string]int {
+	docs := map[string]map[string]int{}
+	for who, grades := range q.Judgments {
+		for d, g := range grades {
+			if docs[d] == nil {
+				docs[d] = map[string]int{}
+			}
+			docs[d][who] = g
+		}
+	}
+	return docs
+}
+
 // Derive recomputes the query's gold grades, unanswerable flag and date
 // from its judgements record (GoldRule). Gold nobody judged or decided
 // (labelled before judgements were kept) stays as it is; so does the
@@ -50,20 +65,15 @@ const GoldRule = "gold is the adjudicated grade where there is one, else the hig
 // documents judged before a change: one that nobody judges any more
 // leaves gold.
 func (q *Query) Derive(former ...string) {
-	docs := map[string]bool{}
-	for _, grades := range q.Judgments {
-		for d := range grades {
-			docs[d] = true
-		}
-	}
+	docs := q.GradesByDoc()
 	for d := range q.Adjudicated {
-		docs[d] = true
+		docs[d] = nil
 	}
 	for d := range docs {
 		q.deriveDoc(d)
 	}
 	for _, d := range former {
-		if !docs[d] {
+		if _, judged := docs[d]; !judged {
 			delete(q.Gold, d)
 		}
 	}
@@ -116,15 +126,7 @@ func (q *Query) deriveDoc(doc string) {
 // Disputes lists the query's disputed documents in document order, the
 // decided ones too (with Decided set).
 func (q *Query) Disputes() []Dispute {
-	docs := map[string]map[string]int{}
-	for who, grades := range q.Judgments {
-		for d, g := range grades {
-			if docs[d] == nil {
-				docs[d] = map[string]int{}
-			}
-			docs[d][who] = g
-		}
-	}
+	docs := q.GradesByDoc()
 	for who, m := range q.Marks {
 		if !m.Unanswerable {
 			continue

@@ -13,6 +13,20 @@ import (
 )
 
 // chromiumArgs are the flags a headless Chromium needs on a closed network.
+// needChromium is the browser's path, or skips the test (what, when given,
+// names the part that skips) where it is not installed.
+func needChromium(t *testing.T, what string) string {
+	t.Helper()
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		if what == "" {
+			what = "the test"
+		}
+		t.Skipf("skipping %s: chromium is not installed (apt-get install chromium; .ci/run does)", what)
+	}
+	return browser
+}
+
 func chromiumArgs(profile string) []string {
 	return []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -26,10 +40,7 @@ func chromiumArgs(profile string) []string {
 // width under every filter and a drill-down. It also takes a screenshot
 // into the test's temp dir.
 func TestHTMLReportInChromium(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
-	}
+	browser := needChromium(t, "")
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	// The demo's base run with q26's passages made longer than a report

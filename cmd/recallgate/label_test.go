@@ -125,10 +125,7 @@ func getState(t *testing.T, base string) apiState {
 // set file on disk, reloads the page, restarts the server and finds the
 // grades still there.
 func TestLabelPageInChromium(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
-	}
+	browser := needChromium(t, "")
 	dir, cfg, draft := labelFixture(t)
 	base, stop := startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "4")
 	before := getState(t, base)
@@ -358,10 +355,7 @@ func TestUnjudgedLoopInChromium(t *testing.T) {
 		t.Errorf("label --from-report on a gold-only report: exit %d %s", code, errs)
 	}
 
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("skipping the labelling half: chromium is not installed (apt-get install chromium; .ci/run does)")
-	}
+	browser := needChromium(t, "the labelling half")
 	base, stop := startLabel(t, "--config", cfg, "--labeller", "ana", "--from-report", reportPath)
 	st := getState(t, base)
 	var got []string
@@ -419,10 +413,7 @@ func TestUnjudgedLoopInChromium(t *testing.T) {
 // with or without the run's key, changes nothing on disk: the page needs
 // its key, refuses to be framed, and replays nothing from its URL.
 func TestOtherSitesCannotLabel(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
-	}
+	browser := needChromium(t, "")
 	dir, cfg, draft := labelFixture(t)
 	base, _ := startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "4")
 	before := string(must(os.ReadFile(draft)))
@@ -510,10 +501,7 @@ func TestLabelExport(t *testing.T) {
 // both labellers' grades stay, gold follows the rule, and each decision
 // names cara.
 func TestTwoLabellersAndAdjudicationInChromium(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
-	}
+	browser := needChromium(t, "")
 	dir, cfg, draft := labelFixture(t)
 	d := startDevtools(t, browser, filepath.Join(dir, "profile"))
 	focused := `(document.querySelector(".card.focus")||{dataset:{}}).dataset`
@@ -851,10 +839,7 @@ func TestDocumentFoundBySearchBecomesGold(t *testing.T) {
 // takes the focus and a key grades it (marked "found by search"); x shows
 // more documents for the query beyond the pool.
 func TestSearchInChromium(t *testing.T) {
-	browser, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("skipping: chromium is not installed (apt-get install chromium; .ci/run does)")
-	}
+	browser := needChromium(t, "")
 	dir, cfg, draft := labelFixture(t)
 	write(t, dir, "draft.jsonl", `{"id":"q-a","query":"rotate api key","gold":{}}`+"\n")
 	base, stop := startLabel(t, "--config", cfg, "--labeller", "ana", "--depth", "1")

@@ -85,12 +85,7 @@ func (s *Server) decide(q *gate.Query, req gradeRequest, today time.Time) error 
 		delete(q.Adjudicated, req.Doc)
 		return nil
 	}
-	grades := map[string]int{}
-	for who, g := range q.Judgments {
-		if v, ok := g[req.Doc]; ok {
-			grades[who] = v
-		}
-	}
+	grades := q.GradesByDoc()[req.Doc]
 	if len(grades) == 0 {
 		return fmt.Errorf("nobody judged %s for this query: there is nothing to decide", req.Doc)
 	}
@@ -189,9 +184,7 @@ type undo struct {
 func (s *Server) snapshot(q *gate.Query) undo {
 	u := undo{id: q.ID, judgments: maps.Clone(q.Judgments[s.o.Labeller]), adjudicated: maps.Clone(q.Adjudicated), found: slices.Clone(q.FoundBySearch)}
 	if m := q.Marks[s.o.Labeller]; m != nil {
-		c := *m
-		c.Seconds = maps.Clone(m.Seconds)
-		u.mark = &c
+		u.mark = cloneMark(m)
 	}
 	if n, ok := q.Notes[s.o.Labeller]; ok {
 		u.note = &n
@@ -276,8 +269,7 @@ func (s *Server) changeWith(w http.ResponseWriter, id string, record bool, fn fu
 	before.Marks, before.Adjudicated, before.FoundBySearch = cloneMarks(q.Marks), maps.Clone(q.Adjudicated), slices.Clone(q.FoundBySearch)
 	snap := s.snapshot(q)
 	undos := len(s.undos)
-	now := s.o.Now()
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	today := s.today()
 	if legacy(q) && q.Unanswerable && !s.o.Adjudicate {
 		// A query marked unanswerable before marks were kept stays so.
 		s.markOf(q).Unanswerable = true
@@ -335,11 +327,21 @@ func cloneMarks(m map[string]*gate.Mark) map[string]*gate.Mark {
 	}
 	out := make(map[string]*gate.Mark, len(m))
 	for k, v := range m {
-		c := *v
-		c.Seconds = maps.Clone(v.Seconds)
-		out[k] = &c
+		out[k] = cloneMark(v)
 	}
 	return out
+}
+
+func cloneMark(m *gate.Mark) *gate.Mark {
+	c := *m
+	c.Seconds = maps.Clone(m.Seconds)
+	return &c
+}
+
+// today is the day of the server's clock, as labels date it.
+func (s *Server) today() time.Time {
+	now := s.o.Now()
+	return time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 }
 
 // write replaces the query's line in the file, leaving every other line

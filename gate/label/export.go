@@ -26,17 +26,12 @@ func Export(w io.Writer, set *gate.Set, format string) (left []string, err error
 		for _, q := range set.Queries {
 			// Every judged document: gold holds the relevant ones, the
 			// judgements and decisions the ones judged 0 as well.
-			judged := map[string]bool{}
+			judged := q.GradesByDoc()
 			for d := range q.Gold {
-				judged[d] = true
-			}
-			for _, grades := range q.Judgments {
-				for d := range grades {
-					judged[d] = true
-				}
+				judged[d] = nil
 			}
 			for d := range q.Adjudicated {
-				judged[d] = true
+				judged[d] = nil
 			}
 			if q.Unanswerable || len(judged) == 0 {
 				why := "nothing judged yet"

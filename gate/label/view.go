@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"os"
 	"sort"
-	"time"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -227,18 +226,11 @@ func (s *Server) adjudicationView(q *gate.Query) queryView {
 	qv := queryView{ID: q.ID, Query: q.Text, SetNote: q.Note, Unanswerable: q.Unanswerable, UnsureBy: q.Unsure(),
 		MissingGold: []string{}, Candidates: []candidateView{}}
 	docs := map[string]map[string]int{}
+	if len(qv.UnsureBy) > 0 {
+		docs = q.GradesByDoc()
+	}
 	for _, d := range q.Disputes() {
 		docs[d.Doc] = d.Grades
-	}
-	if len(qv.UnsureBy) > 0 {
-		for who, grades := range q.Judgments {
-			for d, g := range grades {
-				if docs[d] == nil {
-					docs[d] = map[string]int{}
-				}
-				docs[d][who] = g
-			}
-		}
 	}
 	var ids []string
 	for d := range docs {
@@ -275,9 +267,8 @@ func (s *Server) labelled(q *gate.Query) bool {
 	}
 	if s.o.Reverify {
 		// Re-verified: confirmed or changed today by this labeller.
-		now := s.o.Now()
 		m := q.Marks[me]
-		return m != nil && m.Verified.Equal(time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC))
+		return m != nil && m.Verified.Equal(s.today())
 	}
 	if legacy(q) {
 		return q.Labelled()

@@ -94,7 +94,10 @@ func (s *ScoreSpill) ScoreJSON(w io.Writer, c *gate.Scorecard) error {
 		if !ok {
 			return nil, fmt.Errorf("score spill: query %s was never put", c.Queries[j].ID)
 		}
-		buf = append(buf[:0], make([]byte, sp.n)...)
+		if cap(buf) < sp.n {
+			buf = make([]byte, sp.n)
+		}
+		buf = buf[:sp.n]
 		if _, err := s.f.ReadAt(buf, sp.off); err != nil {
 			return nil, &gate.SpillError{ID: c.Queries[j].ID, Err: err}
 		}
