@@ -220,10 +220,12 @@ type PairedQuery struct {
 	Query *Query
 	Base  QueryScore
 	Head  QueryScore
-	// Change is decided on recall@N alone (by the count of relevant docs found).
+	// Change is decided by the relevant documents found at N: their count,
+	// then, for the same count with other documents, their grades, then
+	// nDCG@k (see classify).
 	Change Change
-	// RankingOnly is true when recall@N did not move but precision@k or
-	// nDCG@k did: the same documents were found, ordered differently.
+	// RankingOnly is true when exactly the same relevant documents were
+	// found at N and precision@k or nDCG@k moved: ordered differently.
 	RankingOnly bool
 	Delta       Delta
 	// Lost are relevant docs in the base's top N but not the head's;
@@ -396,14 +398,6 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		b, h := base.Queries[i], head.Queries[i]
 		q := base.Set.Query(b.ID)
 		p := PairedQuery{Query: q, Base: b, Head: h, Delta: delta(&b, &h), Change: Unchanged}
-		switch {
-		case h.Found < b.Found:
-			p.Change = Regressed
-		case h.Found > b.Found:
-			p.Change = Improved
-		case h.InContext != b.InContext || math.Abs(p.Delta.NDCG) > epsilon:
-			p.RankingOnly = true
-		}
 		bf, hf := b.foundDocs(n), h.foundDocs(n)
 		for d := range bf {
 			if !hf[d] {
@@ -417,6 +411,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		}
 		q.sortByGrade(p.Lost)
 		q.sortByGrade(p.Gained)
+		p.Change, p.RankingOnly = classify(q, &b, &h, &p)
 		p.NewMiss = b.Found > 0 && h.Found == 0
 		p.Synthetic = q.Source == "synthetic"
 		p.Unstable = pol.Unstable[q.ID]
@@ -481,6 +476,60 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	}
 	c.decide()
 	return c, nil
+}
+
+// classify decides how a query moved at the candidate depth. More relevant
+// documents found is an improvement, fewer a regression. With the same
+// count but other documents (a gold document swapped for another), the
+// query moved the way the grades say: it regressed when what it lost is
+// graded higher than what it gained, compared best first, and improved in
+// the reverse; equal grades are decided by nDCG@k. RankingOnly is set only
+// when exactly the same relevant documents were found and precision@k or
+// nDCG@k moved.
+func classify(q *Query, b, h *QueryScore, p *PairedQuery) (Change, bool) {
+	switch {
+	case h.Found < b.Found:
+		return Regressed, false
+	case h.Found > b.Found:
+		return Improved, false
+	case len(p.Lost)+len(p.Gained) > 0:
+		switch c := compareGrades(q, p.Lost, p.Gained); {
+		case c > 0:
+			return Regressed, false
+		case c < 0:
+			return Improved, false
+		case p.Delta.NDCG < -epsilon:
+			return Regressed, false
+		case p.Delta.NDCG > epsilon:
+			return Improved, false
+		}
+		return Unchanged, false
+	case h.InContext != b.InContext || math.Abs(p.Delta.NDCG) > epsilon:
+		return Unchanged, true
+	}
+	return Unchanged, false
+}
+
+// compareGrades compares two lists of q's relevant documents, each sorted
+// highest grade first, grade by grade: 1 when lost holds the higher grade
+// at the first place they differ (or is longer), -1 in the reverse, 0 when
+// their grades are the same.
+func compareGrades(q *Query, lost, gained []string) int {
+	for i := 0; i < len(lost) || i < len(gained); i++ {
+		switch {
+		case i >= len(gained):
+			return 1
+		case i >= len(lost):
+			return -1
+		}
+		if l, g := q.Gold[lost[i]], q.Gold[gained[i]]; l != g {
+			if l > g {
+				return 1
+			}
+			return -1
+		}
+	}
+	return 0
 }
 
 // unjudged counts the documents of docs nobody judged for q, in the top k
@@ -580,7 +629,7 @@ func attribute(q *Query, b, h *QueryScore, d Depth, corpus map[string]bool) []Go
 		switch {
 		case corpus != nil && !corpus[doc] && !in(hr, d.Candidates):
 			m.Cause = CauseCorpus
-		case !in(hr, d.Candidates) && (in(br, d.Candidates) || h.Found == 0):
+		case !in(hr, d.Candidates) && in(br, d.Candidates):
 			m.Cause = CauseRetrieval
 		case in(hr, d.Candidates) && in(br, d.Context) && !in(hr, d.Context):
 			m.Cause = CauseRanking

@@ -69,10 +69,10 @@ func TestAttribution(t *testing.T) {
 	if mv := c.Query("q3").Moves; len(mv) != 1 || mv[0].Cause != CauseCorpus {
 		t.Errorf("q3 %+v", mv)
 	}
-	// Without a corpus the same doc is a retrieval miss.
+	// Without a corpus nothing is lost: the base never found g4 either.
 	c2, _ := Compare(base, head, Thresholds{MaxRecallDrop: 1, MaxNewMisses: 9})
-	if mv := c2.Query("q3").Moves; len(mv) != 1 || mv[0].Cause != CauseRetrieval {
-		t.Errorf("q3 without corpus %+v", mv)
+	if mv := c2.Query("q3").Moves; len(mv) != 0 {
+		t.Errorf("q3 without corpus: the base never found g4, got %+v", mv)
 	}
 }
 
@@ -254,8 +254,9 @@ func TestLimiterSpacesRequests(t *testing.T) {
 	}
 }
 
-// TestAttributionOfASwap: the head loses one gold doc and finds another, so
-// recall does not move, but the lost one is still attributed.
+// TestAttributionOfASwap: the head loses its grade-3 gold doc and finds the
+// grade-1 one, so recall does not move, but the query regressed and the
+// lost one is attributed.
 func TestAttributionOfASwap(t *testing.T) {
 	s := diagSet(t, "")
 	d := Depth{Candidates: 2, Context: 1}
@@ -266,10 +267,54 @@ func TestAttributionOfASwap(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := c.Query("q1")
-	if p.Change != Unchanged || len(p.Moves) != 1 || p.Moves[0].Doc != "g1" || p.Moves[0].Cause != CauseRetrieval || p.Moves[0].TookItsPlace != "g2" {
+	if p.Change != Regressed || p.RankingOnly || len(p.Moves) != 1 || p.Moves[0].Doc != "g1" || p.Moves[0].Cause != CauseRetrieval || p.Moves[0].TookItsPlace != "g2" {
 		t.Errorf("q1 %s moves %+v", p.Change, p.Moves)
 	}
 	if len(c.Query("q2").Moves) != 0 {
 		t.Error("q2 lost nothing")
+	}
+	if len(c.Regressed) != 1 || c.Regressed[0] != "q1" || len(p.Lost) != 1 || p.Lost[0] != "g1" || len(p.Gained) != 1 || p.Gained[0] != "g2" {
+		t.Errorf("regressed %v, q1 lost %v gained %v", c.Regressed, p.Lost, p.Gained)
+	}
+}
+
+// TestChangeByDocuments: how a query moved, by the relevant documents
+// found at N, hand-decided for each case. Gold: a 3, b 1, c 1, d 2.
+func TestChangeByDocuments(t *testing.T) {
+	s, err := ParseSet(strings.NewReader(`{"id":"q1","query":"one","gold":{"a":3,"b":1,"c":1,"d":2}}`+"\n"), "s.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Depth{Candidates: 3, Context: 2}
+	for _, tc := range []struct {
+		name        string
+		base, head  []string
+		want        Change
+		rankingOnly bool
+		lost        []string
+	}{
+		{"same documents, same order", []string{"a", "b", "x"}, []string{"a", "b", "x"}, Unchanged, false, nil},
+		{"same documents, other order", []string{"a", "x", "b"}, []string{"x", "b", "a"}, Unchanged, true, nil},
+		{"fewer found", []string{"a", "b", "x"}, []string{"a", "x", "y"}, Regressed, false, []string{"b"}},
+		{"more found", []string{"a", "x", "y"}, []string{"a", "b", "x"}, Improved, false, nil},
+		{"grade 3 swapped for grade 1", []string{"a", "x", "y"}, []string{"b", "x", "y"}, Regressed, false, []string{"a"}},
+		{"grade 1 swapped for grade 2", []string{"b", "x", "y"}, []string{"d", "x", "y"}, Improved, false, []string{"b"}},
+		// b and c are both grade 1 at rank 1: nDCG@2 equal, the query did not move.
+		{"equal grades, same rank", []string{"b", "x", "y"}, []string{"c", "x", "y"}, Unchanged, false, []string{"b"}},
+		// Equal grades, the gained one ranks lower: nDCG@2 falls.
+		{"equal grades, ranked lower", []string{"b", "x", "y"}, []string{"x", "c", "y"}, Regressed, false, []string{"b"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := scoreDocs(t, s, d, map[string][]string{"q1": tc.base})
+			head := scoreDocs(t, s, d, map[string][]string{"q1": tc.head})
+			c, err := Compare(base, head, Thresholds{MaxRecallDrop: 1, MaxNewMisses: 9})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := c.Query("q1")
+			if p.Change != tc.want || p.RankingOnly != tc.rankingOnly || strings.Join(p.Lost, ",") != strings.Join(tc.lost, ",") {
+				t.Errorf("change %s ranking-only %v lost %v; want %s %v %v", p.Change, p.RankingOnly, p.Lost, tc.want, tc.rankingOnly, tc.lost)
+			}
+		})
 	}
 }
