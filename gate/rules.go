@@ -294,7 +294,7 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	n := float64(len(s.queries))
 	r.Base /= n
 	r.Head /= n
-	r.Value = -mean(deltas)
+	r.Value = 0 - mean(deltas) // 0 - x, not -x: no negative zero when nothing moved
 	if r.Value <= limit+epsilon {
 		return r
 	}

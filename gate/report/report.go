@@ -99,7 +99,14 @@ func names(d gate.Depth) metricNames {
 }
 
 // f3 formats a score with three decimals.
-func f3(v float64) string { return fmt.Sprintf("%.3f", v) }
+// f3 formats a value with three decimals; a value that rounds to zero is
+// 0.000, never -0.000.
+func f3(v float64) string {
+	if s := fmt.Sprintf("%.3f", v); s != "-0.000" {
+		return s
+	}
+	return "0.000"
+}
 
 // signed formats a delta with an explicit sign; an exact zero is ±0.000.
 func signed(v float64) string {

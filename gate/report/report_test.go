@@ -9,6 +9,7 @@ import (
 	"html"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -422,4 +423,62 @@ func TestInconclusiveAndNettedCounts(t *testing.T) {
 		}
 	}
 	checkTables(t, string(md))
+}
+
+// TestNoNegativeZero: an identical comparison renders no "-0" in any
+// format (a drop of -0 read as a tiny gain, and a JSON -0 surprised tools).
+func TestNoNegativeZero(t *testing.T) {
+	f := newFixture(t, nil)
+	c := f.compare(t)
+	negZero := regexp.MustCompile(`-0(\.0+)?([^0-9.]|$)`)
+	for _, format := range Formats {
+		out := reportData(render(t, c, format), format)
+		if m := negZero.Find(out); m != nil {
+			t.Errorf("%s holds a negative zero %q:\n%s", format, m, out)
+		}
+	}
+}
+
+// TestGoldSwapRegressedEverywhere: q03's base found its grade-2 gold
+// document, its head the grade-1 one instead; recall@N is flat, but the
+// query lost its best document, so every format lists it as regressed and
+// names what it lost and gained.
+func TestGoldSwapRegressedEverywhere(t *testing.T) {
+	f := newFixture(t, nil)
+	f.base["q03"] = []string{"doc/03", "other"}
+	f.head["q03"] = []string{"doc/03x", "other"}
+	c := f.compare(t)
+	if len(c.Regressed) != 1 || c.Regressed[0] != "q03" || len(c.RankingOnly) != 0 {
+		t.Fatalf("regressed %v ranking-only %v", c.Regressed, c.RankingOnly)
+	}
+	for _, format := range Formats {
+		if format == Benchmark {
+			continue // means only, no queries
+		}
+		out := string(reportData(render(t, c, format), format))
+		lost, gained := "doc/03", "doc/03x"
+		if format == Markdown {
+			lost, gained = EscapeMarkdown(lost), EscapeMarkdown(gained)
+		}
+		if !strings.Contains(out, "q03") || !strings.Contains(out, lost) {
+			t.Errorf("%s does not name q03 and its lost %s:\n%s", format, lost, out)
+		}
+		if format != JUnit && !strings.Contains(out, gained) {
+			t.Errorf("%s does not name q03's gained %s:\n%s", format, gained, out)
+		}
+		if strings.Contains(out, "anking only") || strings.Contains(out, `"ranking_only":true`) {
+			t.Errorf("%s lists a ranking-only query:\n%s", format, out)
+		}
+	}
+}
+
+// reportData is what a report says: for HTML the JSON data it embeds (the
+// page's script, which handles -0 itself, is the same for every report).
+func reportData(out []byte, f Format) []byte {
+	if f != HTML {
+		return out
+	}
+	_, rest, _ := bytes.Cut(out, []byte(`<script id="data" type="application/json">`))
+	data, _, _ := bytes.Cut(rest, []byte("</script>"))
+	return data
 }
