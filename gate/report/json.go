@@ -214,10 +214,39 @@ type ScoreReport struct {
 	Warnings     []string       `json:"warnings"`
 }
 
-// ThresholdInfo echoes the thresholds the verdict used.
+// ThresholdInfo echoes the effective limit of every rule the verdict
+// used, defaults included; a rule that is off is null.
 type ThresholdInfo struct {
-	MaxRecallDrop float64 `json:"max_recall_drop"`
-	MaxNewMisses  int     `json:"max_new_misses"`
+	MaxRecallDrop       float64  `json:"max_recall_drop"`
+	MaxNewMisses        int      `json:"max_new_misses"`
+	MaxNDCGDrop         *float64 `json:"max_ndcg_drop"`
+	MaxPrecisionDrop    *float64 `json:"max_precision_drop"`
+	MaxBelowIncrease    *int     `json:"max_below_increase"`
+	MinRecall           *float64 `json:"min_recall"`
+	MinNDCG             *float64 `json:"min_ndcg"`
+	MaxLatencyRatio     *float64 `json:"max_latency_ratio"`
+	MinFlipped          int      `json:"min_flipped"`
+	MinSegmentQueries   int      `json:"min_segment_queries"`
+	RequireSignificance bool     `json:"require_significance"`
+}
+
+// thresholdInfo is t as reports echo it: the zero values that mean a
+// default are replaced by the default.
+func thresholdInfo(t gate.Thresholds) ThresholdInfo {
+	ti := ThresholdInfo{MaxRecallDrop: t.MaxRecallDrop, MaxNewMisses: t.MaxNewMisses, MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop,
+		MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
+		MinFlipped: t.MinFlipped, MinSegmentQueries: t.MinSegmentQueries, RequireSignificance: t.RequireSignificance}
+	if t.MaxLatencyRatio > 0 {
+		v := t.MaxLatencyRatio
+		ti.MaxLatencyRatio = &v
+	}
+	if ti.MinFlipped == 0 {
+		ti.MinFlipped = gate.DefaultMinFlipped
+	}
+	if ti.MinSegmentQueries == 0 {
+		ti.MinSegmentQueries = gate.DefaultMinSegmentQueries
+	}
+	return ti
 }
 
 // CompareSummary holds both sides and their difference.
@@ -397,7 +426,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 	r := &CompareReport{
 		Tool: "recallgate", Command: "compare", Verdict: string(c.Verdict), Reasons: list(c.Reasons), ReasonKinds: c.ReasonKinds,
 		Set: setInfo(c.Set), Depth: DepthInfo{c.Depth.Candidates, c.Depth.Context},
-		Thresholds: ThresholdInfo{c.Thresholds.MaxRecallDrop, c.Thresholds.MaxNewMisses},
+		Thresholds: thresholdInfo(c.Thresholds),
 		Metrics:    Metrics(c.Depth),
 		Summary: CompareSummary{
 			Base: sideSummary(c.Base), Head: sideSummary(c.Head),
