@@ -228,6 +228,8 @@ func TestBaseRefUnreachable(t *testing.T) {
 func TestBaseRefInterruptRemovesTheTree(t *testing.T) {
 	srv := hangingSearch(t)
 	f := newFixture(t, fmt.Sprintf("set = \"queries.jsonl\"\n[retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n", srv.URL))
+	f.put("README.md", "# our RAG service, changed\n")
+	f.commit("a change") // the base is not HEAD
 	tmp := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
@@ -297,5 +299,23 @@ func TestBaseWithoutConfigSaysSo(t *testing.T) {
 	}
 	if len(rep.Notes) == 0 || !strings.Contains(rep.Notes[0], "but the head's config: recallgate.toml does not exist at that commit") || strings.Contains(rep.Notes[0], "with its own config") {
 		t.Errorf("notes %q", rep.Notes)
+	}
+}
+
+// TestBaseRefHeadRefused: `gate --base-ref HEAD` (or main, run on main)
+// compares a commit with itself and cannot fail: exit 2 naming the fix;
+// --allow-identical runs it with a warning.
+func TestBaseRefHeadRefused(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	cfg := filepath.Join(f.dir, "rag/recallgate.toml")
+	for _, ref := range []string{"HEAD", "main", f.base} {
+		code, _, errs := rg(t, "gate", "--config", cfg, "--base-ref", ref)
+		if code != 2 || !strings.Contains(errs, "is the checkout's own HEAD") || !strings.Contains(errs, "--allow-identical") {
+			t.Errorf("--base-ref %s: exit %d, want 2 naming --allow-identical:\n%s", ref, code, errs)
+		}
+	}
+	code, _, errs := rg(t, "gate", "--config", cfg, "--base-ref", "HEAD", "--allow-identical")
+	if code != 0 || !strings.Contains(errs, "cannot fail (allowed)") {
+		t.Errorf("--allow-identical: exit %d\n%s", code, errs)
 	}
 }

@@ -336,3 +336,13 @@ func openArchive(ctx context.Context, o Options) (*Tree, error) {
 	}
 	return t, nil
 }
+
+// HeadCommit is the commit checked out in the git checkout holding dir
+// ("" with an error when dir is not in one).
+func HeadCommit(ctx context.Context, dir string) (string, error) {
+	top, err := repoRoot(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return git(ctx, top, "rev-parse", "--verify", "HEAD^{commit}")
+}

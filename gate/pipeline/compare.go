@@ -95,6 +95,9 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			return nil, err
 		}
 		defer b.Tree.Close()
+		if err := SameCommit(ctx, e, cfg.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
+			return nil, err
+		}
 		cfg, notes = b.Sides(cfg), b.Notes
 		if keys["base"] == "" {
 			keys["base"] = b.Tree.Commit
