@@ -280,6 +280,11 @@ type Comparison struct {
 	RankingOnly []string
 	// NewMisses lists queries that newly reach zero recall, in set order.
 	NewMisses []string
+	// EmptyAnswers lists, per side (base, head), the answerable queries
+	// that side answered with no hits at all where the other side had hits:
+	// more often a partial outage (a swallowed error answered as []) than a
+	// retrieval miss. In set order.
+	EmptyAnswers [2][]string
 	// Unanswerable pairs what both sides returned for unanswerable queries.
 	Unanswerable [][2]UnanswerableResult
 	Verdict      Verdict
@@ -413,6 +418,12 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		q.sortByGrade(p.Gained)
 		p.Change, p.RankingOnly = classify(q, &b, &h, &p)
 		p.NewMiss = b.Found > 0 && h.Found == 0
+		switch {
+		case b.Returned == 0 && h.Returned > 0:
+			c.EmptyAnswers[0] = append(c.EmptyAnswers[0], q.ID)
+		case h.Returned == 0 && b.Returned > 0:
+			c.EmptyAnswers[1] = append(c.EmptyAnswers[1], q.ID)
+		}
 		p.Synthetic = q.Source == "synthetic"
 		p.Unstable = pol.Unstable[q.ID]
 		if w := waivers[q.ID]; w != nil && (p.Change == Regressed || p.NewMiss) && (len(w.Rules) == 0 || slices.Contains(w.Rules, RuleRecallDrop) || slices.Contains(w.Rules, RuleNewMisses)) {

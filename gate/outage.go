@@ -4,16 +4,16 @@ import (
 	"fmt"
 )
 
-// EmptyShareWarning is the share of queries a side may answer with nothing
-// before the report warns about it.
+// EmptyShareWarning is the share of queries answered with nothing at which
+// the report warns (the boundary included: 8 of 40 warns).
 const EmptyShareWarning = 0.2
 
 // checkOutage refuses a side that looks like a broken index rather than a
 // retriever: no hits for any query, or (with the corpus known) only
 // documents the corpus does not hold. Both are infrastructure errors: a
 // gate that scored them would compare two outages and pass. It returns a
-// warning when the side answered nothing for more than EmptyShareWarning of
-// the queries.
+// warning when the side answered nothing for EmptyShareWarning of the
+// queries or more.
 func checkOutage(side string, c *Scorecard, corpus map[string]bool) (string, error) {
 	total, empty, known := 0, 0, 0
 	for _, q := range c.Queries {
@@ -42,8 +42,8 @@ func checkOutage(side string, c *Scorecard, corpus map[string]bool) (string, err
 	if corpus != nil && known == 0 {
 		return "", &InfraError{Err: fmt.Errorf("%s: no query returned a document the corpus holds: the retriever answers from another index (or its doc ids are mapped wrong), so nothing is scored", side)}
 	}
-	if float64(empty) > EmptyShareWarning*float64(total) {
-		return fmt.Sprintf("%s answered %d of %d queries with no hits (over %.0f%%): is its index complete?", side, empty, total, EmptyShareWarning*100), nil
+	if float64(empty) >= EmptyShareWarning*float64(total) {
+		return fmt.Sprintf("%s answered %d of %d queries with no hits (%.0f%% or more): is its index complete?", side, empty, total, EmptyShareWarning*100), nil
 	}
 	return "", nil
 }

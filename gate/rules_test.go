@@ -444,10 +444,25 @@ func TestOutageIsInfrastructure(t *testing.T) {
 	if _, err := Compare(good, ruleCard(t, s, foreign), DefaultThresholds()); err != nil {
 		t.Errorf("foreign ids without a corpus: %v", err)
 	}
-	// Seven of thirty empty (23%) is scored, with a warning.
+	// Seven of thirty empty (23%) is scored, with a warning, and the seven
+	// are named as empty answers, apart from the misses.
 	c, err := Compare(good, ruleCard(t, s, some), DefaultThresholds())
-	if err != nil || !slicesContains(c.Warnings, "head answered 7 of 30 queries with no hits (over 20%): is its index complete?") {
+	if err != nil || !slicesContains(c.Warnings, "head answered 7 of 30 queries with no hits (20% or more): is its index complete?") {
 		t.Errorf("partial emptiness: %v %q", err, c.Warnings)
+	}
+	if got := strings.Join(c.EmptyAnswers[1], " "); got != "q01 q02 q03 q04 q05 q06 q07" || len(c.EmptyAnswers[0]) != 0 {
+		t.Errorf("empty answers %q", c.EmptyAnswers)
+	}
+	// The boundary warns: six of thirty is 20%; five (17%) does not.
+	for n, warns := range map[int]bool{6: true, 5: false} {
+		part := map[int][]string{}
+		for i := 1; i <= n; i++ {
+			part[i] = nil
+		}
+		c, err := Compare(good, ruleCard(t, s, part), DefaultThresholds())
+		if got := len(c.Warnings) > 0 && strings.Contains(strings.Join(c.Warnings, "\n"), "with no hits"); err != nil || got != warns || len(c.EmptyAnswers[1]) != n {
+			t.Errorf("%d of 30 empty: warned %v (want %v), empty answers %v, err %v", n, got, warns, c.EmptyAnswers[1], err)
+		}
 	}
 }
 

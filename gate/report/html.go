@@ -40,7 +40,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		Rules   [][7]string
 		Extra   []string
 	}{r, icon, verdictTitle(r.Verdict), headline(r), reasons, summaryRows(r, func(s string) string { return s }), gate.PassageRunes, rules,
-		nonEmpty(latencyLine(r.Latency), unjudgedLine(r.Unjudged, r.Depth.Context))})
+		nonEmpty(append(emptyAnswerLines(r, func(s string) string { return s }), latencyLine(r.Latency), unjudgedLine(r.Unjudged, r.Depth.Context))...)})
 }
 
 // nonEmpty drops the empty strings.

@@ -249,6 +249,13 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 	return ti
 }
 
+// EmptyAnswersInfo lists, per side, the queries answered with no hits at
+// all where the other side had hits (a likely partial outage).
+type EmptyAnswersInfo struct {
+	Base []string `json:"base"`
+	Head []string `json:"head"`
+}
+
 // CompareSummary holds both sides and their difference.
 type CompareSummary struct {
 	Base  SideSummary  `json:"base"`
@@ -325,6 +332,9 @@ type CompareReport struct {
 	Warnings     []string           `json:"warnings"`
 	// Notes say what was compared: the base commit's tree, a changed set.
 	Notes []string  `json:"notes,omitempty"`
+	// EmptyAnswers are the queries each side answered with no hits where
+	// the other side had hits.
+	EmptyAnswers EmptyAnswersInfo `json:"empty_answers"`
 	Stats StatsInfo `json:"stats"`
 	// GateDelta is the mean recall@N delta the verdict used.
 	GateDelta    float64           `json:"gate_delta"`
@@ -437,6 +447,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		},
 		Regressed: list(c.Regressed), Improved: list(c.Improved), RankingOnly: list(c.RankingOnly), NewMisses: list(c.NewMisses),
 		Queries: []CompareQuery{}, Unanswerable: []UnanswerablePair{}, Warnings: list(c.Warnings), Notes: c.Notes,
+		EmptyAnswers: EmptyAnswersInfo{Base: list(c.EmptyAnswers[0]), Head: list(c.EmptyAnswers[1])},
 		Stats: StatsInfo{
 			N: c.Stats.N, MeanDelta: c.Stats.MeanDelta, PValue: c.Stats.PValue, Exact: c.Stats.Exact, Significant: c.Stats.Significant(),
 			CILow: c.Stats.CILow, CIHigh: c.Stats.CIHigh, Wins: c.Stats.Wins, Losses: c.Stats.Losses, Ties: c.Stats.Ties,

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"strings"
 )
 
 type junitSuites struct {
@@ -58,6 +59,13 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		{"candidates", fmt.Sprint(r.Depth.Candidates)},
 		{"context", fmt.Sprint(r.Depth.Context)},
 	}}
+	emptyHead := map[string]bool{}
+	for _, id := range r.EmptyAnswers.Head {
+		emptyHead[id] = true
+	}
+	if len(r.EmptyAnswers.Head) > 0 {
+		s.Properties = append(s.Properties, junitProperty{"empty_answers_head", strings.Join(r.EmptyAnswers.Head, " ")})
+	}
 	for _, q := range r.Queries {
 		c := junitCase{Name: q.ID, Classname: "recallgate.query",
 			SystemOut: fmt.Sprintf("%s\nrecall@%d %.3f -> %.3f, nDCG@%d %.3f -> %.3f", q.Query, r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, r.Depth.Context, q.Base.NDCGAtK, q.Head.NDCGAtK)}
@@ -68,6 +76,9 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			c.Skipped = &junitSkipped{Message: "unstable between repeats: kept out of the verdict"}
 		case q.Change == "regressed" && !q.Waived:
 			msg := fmt.Sprintf("recall@%d %.3f -> %.3f", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN)
+			if emptyHead[q.ID] {
+				msg += " (empty answer: the head returned no hits at all, a likely partial outage)"
+			}
 			text := "lost gold documents:"
 			for _, d := range q.Lost {
 				text += " " + d

@@ -34,7 +34,11 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	for i, reason := range r.Reasons {
 		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), EscapeMarkdown(reason))
 	}
-	if len(r.Reasons) > 0 {
+	empty := emptyAnswerLines(r, EscapeMarkdown)
+	for _, l := range empty {
+		fmt.Fprintf(b, "- **empty answer:** %s\n", l)
+	}
+	if len(r.Reasons)+len(empty) > 0 {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",

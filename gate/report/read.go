@@ -155,7 +155,8 @@ func (r *CompareReport) validate() error {
 	}
 	lists := map[string][]string{"regressed": r.Regressed, "improved": r.Improved, "ranking_only": r.RankingOnly, "new_misses": r.NewMisses,
 		"unstable": r.Unstable, "synthetic.queries": r.Synthetic.Queries, "summary.base.zero_recall": r.Summary.Base.ZeroRecall,
-		"summary.head.zero_recall": r.Summary.Head.ZeroRecall, "summary.base.below_half_ids": r.Summary.Base.BelowHalfIDs, "summary.head.below_half_ids": r.Summary.Head.BelowHalfIDs}
+		"summary.head.zero_recall": r.Summary.Head.ZeroRecall, "summary.base.below_half_ids": r.Summary.Base.BelowHalfIDs, "summary.head.below_half_ids": r.Summary.Head.BelowHalfIDs,
+		"empty_answers.base": r.EmptyAnswers.Base, "empty_answers.head": r.EmptyAnswers.Head}
 	for _, w := range r.Waived {
 		lists["waived"] = append(lists["waived"], w.ID)
 	}

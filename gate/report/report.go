@@ -276,3 +276,25 @@ func ReadCompareReportFile(path string) (*CompareReport, error) {
 	defer f.Close()
 	return ReadCompareReport(f, path)
 }
+
+// emptyAnswerLines say, per side, which queries came back with no hits at
+// all where the other side had hits: a likely partial outage, told apart
+// from retrieval misses. Ids pass through esc.
+func emptyAnswerLines(r *CompareReport, esc func(string) string) []string {
+	var out []string
+	for _, s := range []struct {
+		side, other string
+		ids         []string
+	}{{"base", "head", r.EmptyAnswers.Base}, {"head", "base", r.EmptyAnswers.Head}} {
+		if len(s.ids) == 0 {
+			continue
+		}
+		ids := make([]string, len(s.ids))
+		for i, id := range s.ids {
+			ids[i] = esc(id)
+		}
+		out = append(out, fmt.Sprintf("the %s returned no hits at all for %d %s where the %s had hits (a likely partial outage: check the retriever's errors): %s",
+			s.side, len(s.ids), plural(len(s.ids), "query", "queries"), s.other, gate.JoinFirst(ids, 10)))
+	}
+	return out
+}

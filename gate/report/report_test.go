@@ -482,3 +482,37 @@ func reportData(out []byte, f Format) []byte {
 	data, _, _ := bytes.Cut(rest, []byte("</script>"))
 	return data
 }
+
+// TestEmptyAnswersNamed: three queries the head answered with no hits at
+// all (a retriever that swallowed its errors and returned []) are named as
+// empty answers in every format, apart from ordinary misses.
+func TestEmptyAnswersNamed(t *testing.T) {
+	f := newFixture(t, nil)
+	for _, id := range []string{"q02", "q05", "q09"} {
+		f.head[id] = []string{}
+	}
+	f.head["q07"] = []string{"unrelated"} // a plain miss: hits, none relevant
+	c := f.compare(t)
+	for _, format := range Formats {
+		if format == Benchmark {
+			continue
+		}
+		out := string(reportData(render(t, c, format), format))
+		switch format {
+		case JSON, HTML:
+			if !strings.Contains(out, `"empty_answers":{"base":[],"head":["q02","q05","q09"]}`) && !strings.Contains(out, "\"empty_answers\": {\n    \"base\": [],\n    \"head\": [\n      \"q02\",\n      \"q05\",\n      \"q09\"\n    ]\n  }") {
+				t.Errorf("%s lacks the empty answers:\n%s", format, out)
+			}
+		case JUnit:
+			if strings.Count(out, "(empty answer: the head returned no hits at all") != 3 || !strings.Contains(out, `name="empty_answers_head" value="q02 q05 q09"`) {
+				t.Errorf("junit does not mark the three:\n%s", out)
+			}
+		default:
+			_, line, _ := strings.Cut(out, "empty answer")
+			line, _, _ = strings.Cut(line, "\n")
+			if !strings.Contains(line, "the head returned no hits at all for 3 queries where the base had hits") || !strings.HasSuffix(line, ": q02, q05, q09") {
+				t.Errorf("%s does not name the three empty answers (and only them):\n%s", format, out)
+			}
+		}
+	}
+}

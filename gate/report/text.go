@@ -112,6 +112,9 @@ func compareText(w io.Writer, r *CompareReport) error {
 	for i, reason := range r.Reasons {
 		fmt.Fprintf(b, "  %s: %s\n", terminal(r.reasonKind(i)), terminal(reason))
 	}
+	for _, l := range emptyAnswerLines(r, terminal) {
+		fmt.Fprintf(b, "  empty answer: %s\n", l)
+	}
 	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
 	fmt.Fprintf(b, "gate: %s\n", rulesSummary(r))
 	for _, note := range r.Notes {
