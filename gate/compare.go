@@ -664,22 +664,82 @@ func init() {
 	}
 }
 
+// functionWords are the words a keyword query does without: articles,
+// prepositions, pronouns, auxiliaries and conjunctions.
+var functionWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields("a an the of to in on at for from by with without about into onto over under between through during " +
+		"and or but nor not no if than then that this these those it its is are was were be been being am do does did " +
+		"has have had can could should would will shall may might must i you he she we they me him her us them my your our their") {
+		functionWords[w] = true
+	}
+}
+
 // ShortQueryWords is the longest query, in words, that counts as short.
 const ShortQueryWords = 3
 
-// autoSegments are the automatic groups of a query: keyword-like or
-// question, short or long.
+// KeywordQueryWords is the longest query, in words, that can be
+// keyword-like; one holding a code (a word with a digit, "_", or an inner
+// "-" or "."), e.g. TP-429 or max_tokens, may have up to KeywordCodeWords.
+const (
+	KeywordQueryWords = 5
+	KeywordCodeWords  = 8
+)
+
+// autoSegments are the automatic groups of a query: question (a question
+// mark or a question word first), keyword (keyword-like: no function word,
+// at most a few words, or a few more with a code, and not a sentence
+// ending in a full stop), else statement (a sentence that asks nothing,
+// such as a claim); and short or long.
 func autoSegments(text string) []string {
 	words := strings.Fields(strings.ToLower(text))
-	kind := "keyword"
-	if strings.HasSuffix(strings.TrimSpace(text), "?") || (len(words) > 0 && questionWords[words[0]]) {
+	kind := "statement"
+	switch {
+	case strings.HasSuffix(strings.TrimSpace(text), "?") || (len(words) > 0 && questionWords[words[0]]):
 		kind = "question"
+	case keywordLike(words) && !(len(words) > ShortQueryWords && strings.HasSuffix(strings.TrimSpace(text), ".")):
+		kind = "keyword"
 	}
 	length := "long"
 	if len(words) <= ShortQueryWords {
 		length = "short"
 	}
 	return []string{kind, length}
+}
+
+// keywordLike: no function word, and at most KeywordQueryWords words
+// (KeywordCodeWords with a code among them).
+func keywordLike(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	code := false
+	for _, w := range words {
+		if functionWords[strings.Trim(w, ".,;:!\"'()")] {
+			return false
+		}
+		code = code || isCode(w)
+	}
+	if code {
+		return len(words) <= KeywordCodeWords
+	}
+	return len(words) <= KeywordQueryWords
+}
+
+// isCode reports a word that reads as an identifier: it holds a digit or
+// "_", or a "-" or "." between letters or digits (TP-429, v2.1, max_tokens).
+func isCode(w string) bool {
+	w = strings.Trim(w, ".,;:!\"'()")
+	for i, r := range w {
+		switch {
+		case r >= '0' && r <= '9', r == '_':
+			return true
+		case (r == '-' || r == '.') && i > 0 && i < len(w)-1:
+			return true
+		}
+	}
+	return false
 }
 
 // segments groups the non-synthetic queries by declared segment, by source

@@ -148,7 +148,7 @@ func segmentKind(set *Set, name string) (kind, bare string, ok bool) {
 		declared = declared || slices.Contains(q.Segments, bare)
 		sourced = sourced || q.Source == bare
 	}
-	auto := slices.Contains([]string{"keyword", "question", "short", "long"}, bare)
+	auto := slices.Contains([]string{"keyword", "question", "statement", "short", "long"}, bare)
 	switch {
 	case (kind == "" || kind == "segment") && declared:
 		return "segment", bare, true
