@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -102,6 +103,16 @@ func RunnerSecret(name string) bool {
 	return n == "GITHUB_TOKEN" || n == "GH_TOKEN" || strings.HasPrefix(n, "INPUT_") || strings.HasPrefix(n, "ACTIONS_")
 }
 
+// RunnerFiles name the runner's command files: what a step writes there
+// sets the environment (BASH_ENV among it), PATH, outputs, state or
+// summary of the job's later steps.
+var RunnerFiles = []string{"GITHUB_ENV", "GITHUB_PATH", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_STEP_SUMMARY"}
+
+// RunnerFile reports whether an environment variable names one of the
+// RunnerFiles. A retriever handed one could run its code in every later
+// step, so none is ever passed to a retriever, whatever the config asks.
+func RunnerFile(name string) bool { return slices.Contains(RunnerFiles, strings.ToUpper(name)) }
+
 // ChildEnvNames are the variables a command retriever always gets (when
 // set): what a program needs to find itself, its language runtime, the
 // locale, temp space, certificates and proxies. The config adds more by
@@ -119,7 +130,7 @@ func ChildEnv(getenv func(string) string, extra []string) []string {
 	var env []string
 	seen := map[string]bool{}
 	for _, name := range append(append([]string{}, ChildEnvNames...), extra...) {
-		if seen[name] || RunnerSecret(name) {
+		if seen[name] || RunnerSecret(name) || RunnerFile(name) {
 			continue
 		}
 		seen[name] = true

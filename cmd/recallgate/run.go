@@ -18,6 +18,7 @@ import (
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/ghaction"
+	"github.com/recallgate/recallgate/gate/nodump"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
@@ -45,8 +46,7 @@ type env struct {
 	stderr io.Writer
 	client *http.Client     // nil means a default client
 	now    func() time.Time // nil means time.Now
-	// commands is the raw stdout, for workflow commands recallgate writes
-	// itself; rawStderr the raw stderr, where a fence opens.
+	// commands, rawStderr: the raw streams, for recallgate's own workflow commands and fence.
 	commands, rawStderr io.Writer
 	// fence, in action mode, fences output recallgate does not control
 	// (a subprocess's stderr) in ::stop-commands:: blocks; nil elsewhere.
@@ -66,9 +66,10 @@ func commands() []command {
 	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, actionCommand}
 }
 
-// run is the whole program: it parses args, runs the subcommand and maps the
-// outcome to an exit code in one place.
+// run is the whole program: it closes its /proc files to the programs it will
+// start (nodump), parses args, runs the subcommand and maps the outcome to an exit code.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	_ = nodump.Set() // cannot fail on Linux; a no-op elsewhere
 	// Everything printed may carry text recallgate did not write (set ids,
 	// retriever answers, error bodies): no line of it may act as a
 	// workflow command. recallgate's own commands go to the raw streams.
@@ -152,8 +153,7 @@ func mainUsage() string {
 	return strings.Replace(examples("main"), "{{commands}}", b.String(), 1)
 }
 
-// helpFiles hold the help texts: the examples of each command, and the
-// top-level page.
+// helpFiles hold the help texts: each command's examples, and the top page.
 //
 //go:embed help/*.txt
 var helpFiles embed.FS

@@ -251,6 +251,10 @@ func Parse(data []byte, name string) (*Config, error) {
 		c.Waivers = append(c.Waivers, gate.Waiver{Query: w.Query, Reason: w.Reason, Expires: exp, Rules: w.Rules})
 	}
 	if err := c.sides(raw, dir); err != nil {
+		var ie *gate.InputError
+		if errors.As(err, &ie) && ie.Line == 0 && ie.Field != "" {
+			ie.Line = retrieverKeyLine(data, raw.Retriever != nil, ie.Field)
+		}
 		return nil, err
 	}
 	return c, nil
@@ -319,6 +323,18 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		return ie
 	}
 	return nil
+}
+
+// retrieverKeyLine is the line of a retriever table's key, field as
+// prepare names it ("base.retriever.env"); with one [retriever] table both
+// sides' keys are in it.
+func retrieverKeyLine(data []byte, single bool, field string) int {
+	if rest, ok := strings.CutPrefix(field, "base."); single && ok {
+		field = rest
+	} else if rest, ok := strings.CutPrefix(field, "head."); single && ok {
+		field = rest
+	}
+	return keyLine(data, strings.Split(field, "."))
 }
 
 // arrayKeyLine is the line of key in the i-th [[table]] of the file, or of
@@ -394,6 +410,8 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 		switch {
 		case gate.RunnerSecret(name):
 			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%s is one of the runner's credentials (GITHUB_TOKEN, GH_TOKEN, INPUT_*, ACTIONS_*), which are never given to a retriever", name)}
+		case gate.RunnerFile(name):
+			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%s names one of the runner's command files (%s): a retriever that writes it sets BASH_ENV, PATH or outputs for every later step, so it is never given to a retriever", name, strings.Join(gate.RunnerFiles, ", "))}
 		case name == "" || strings.ContainsAny(name, "= \t\n\x00"):
 			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%q is not a variable name", name)}
 		}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -118,6 +119,26 @@ func TestLabelTable(t *testing.T) {
 	} {
 		if _, err := Parse([]byte(body), "r.toml"); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %s", body, err, want)
+		}
+	}
+}
+
+// TestEnvRefusesRunnerFiles: a retriever handed the path of one of the
+// runner's command files could write BASH_ENV or PATH for every later
+// step; `env` refuses each (and the credentials), naming file, line and key.
+func TestEnvRefusesRunnerFiles(t *testing.T) {
+	for _, name := range append(append([]string{}, gate.RunnerFiles...), "github_env", "GITHUB_TOKEN") {
+		for _, tt := range []struct{ in, want string }{
+			{"set = \"s\"\n[retriever]\ntype = \"command\"\ncommand = [\"python3\", \"r.py\"]\nenv = [\"EMBEDDER_KEY\", %q]\n", "r.toml:5: base.retriever.env: " + name + " "},
+			{"[base.retriever]\ntype = \"file\"\npath = \"p\"\n[head.retriever]\ntype = \"command\"\ncommand = [\"r\"]\n\nenv = [%q]\n", "r.toml:8: head.retriever.env: " + name + " "},
+		} {
+			_, err := Parse([]byte(fmt.Sprintf(tt.in, name)), "r.toml")
+			if err == nil || !gate.IsInput(err) || !strings.HasPrefix(err.Error(), tt.want) || !strings.Contains(err.Error(), "never given to a retriever") {
+				t.Errorf("env = [%q]: got %v, want an input error starting %q", name, err, tt.want)
+			}
+		}
+		if env := gate.ChildEnv(func(string) string { return "/runner/file" }, []string{name}); strings.Contains(strings.Join(env, "\n"), name+"=") || strings.Contains(strings.Join(env, "\n"), strings.ToUpper(name)+"=") {
+			t.Errorf("ChildEnv passes %s: %v", name, env)
 		}
 	}
 }

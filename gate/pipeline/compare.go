@@ -271,6 +271,11 @@ func CI(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Set, 
 }
 
 func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Set, error) {
+	// The config's own path first, before a byte of it is read: a refusal
+	// must not quote a file outside the workspace (a parse error would).
+	if err := InsideWorkspace(o.Workspace, &config.Config{Path: o.Config}); err != nil {
+		return nil, nil, err
+	}
 	cfg, err := config.Load(o.Config)
 	if err != nil {
 		return nil, nil, err
