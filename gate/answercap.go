@@ -13,15 +13,21 @@ import (
 // maxHits hits: the rest are checked as JSON and counted, never decoded,
 // so an answer of a million hits costs the memory of maxHits. r must end
 // after the object (trailing white space is allowed); name is used in
-// error messages. total is the number of hits the answer held. An error
+// error messages. total is the number of hits the answer held. One value
+// of the answer (the id, a key, one hit) may hold at most
+// MaxAnswerValueBytes, so the decoder never buffers more. An error
 // of r itself (a deadline, a length limit, io.EOF before the object, or
 // io.ErrUnexpectedEOF inside it) is returned as it is, so the caller can
 // tell a stream that stopped from an answer that is wrong, which is an
 // *InputError.
 func DecodeResultCapped(r io.Reader, name string, maxHits int) (Result, int, error) {
-	res, total, err := decodeResultCapped(r, name, maxHits)
+	vr := &valueReader{r: r, max: MaxAnswerValueBytes}
+	res, total, err := decodeResultCapped(vr, name, maxHits)
 	if err == nil {
 		return res, total, nil
+	}
+	if errors.Is(err, errValueTooLong) {
+		return Result{}, 0, inputErr(name, 0, vr.field, "longer than %d MiB (the most one value of an answer may hold)", MaxAnswerValueBytes>>20)
 	}
 	var in *InputError
 	var syn *json.SyntaxError
@@ -40,8 +46,39 @@ var (
 	errTrailing  = errors.New("unexpected data after the JSON object")
 )
 
-func decodeResultCapped(r io.Reader, name string, maxHits int) (res Result, total int, err error) {
-	dec := json.NewDecoder(r)
+// MaxAnswerValueBytes is the most one value of an answer may hold: the
+// id, a key, or one hit with its text (4 MiB).
+const MaxAnswerValueBytes = 4 << 20
+
+// valueReader counts the bytes the decoder reads since the value it is
+// on began (mark), and stops past max: the decoder buffers one value
+// whole, so this bounds its buffer. Each read is at most readChunk, so
+// the count overshoots a value by less than that.
+type valueReader struct {
+	r          io.Reader
+	since, max int
+	field      string
+}
+
+const readChunk = 64 << 10
+
+var errValueTooLong = errors.New("answer value too long")
+
+func (v *valueReader) mark(field string) { v.since, v.field = 0, field }
+
+// Read implements io.Reader.
+func (v *valueReader) Read(p []byte) (int, error) {
+	if v.since > v.max+readChunk {
+		return 0, errValueTooLong
+	}
+	n, err := v.r.Read(p[:min(len(p), readChunk)])
+	v.since += n
+	return n, err
+}
+
+func decodeResultCapped(vr *valueReader, name string, maxHits int) (res Result, total int, err error) {
+	dec := json.NewDecoder(vr)
+	vr.mark("")
 	tok, err := dec.Token()
 	if err != nil {
 		return Result{}, 0, err
@@ -52,6 +89,7 @@ func decodeResultCapped(r io.Reader, name string, maxHits int) (res Result, tota
 	var id *string
 	haveHits := false
 	for dec.More() {
+		vr.mark("")
 		kt, err := dec.Token()
 		if err != nil {
 			return Result{}, 0, err
@@ -62,6 +100,7 @@ func decodeResultCapped(r io.Reader, name string, maxHits int) (res Result, tota
 			if id != nil {
 				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
 			}
+			vr.mark("id")
 			if err := dec.Decode(&id); err != nil {
 				return Result{}, 0, answerFieldErr(name, "id", err)
 			}
@@ -73,7 +112,7 @@ func decodeResultCapped(r io.Reader, name string, maxHits int) (res Result, tota
 				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
 			}
 			haveHits = true
-			if res.Hits, total, err = decodeHitsCapped(dec, name, maxHits); err != nil {
+			if res.Hits, total, err = decodeHitsCapped(dec, vr, name, maxHits); err != nil {
 				return Result{}, 0, err
 			}
 		default:
@@ -113,7 +152,8 @@ func answerFieldErr(name, field string, err error) error {
 }
 
 // decodeHitsCapped reads the hits array, keeping the first maxHits.
-func decodeHitsCapped(dec *json.Decoder, name string, maxHits int) ([]Hit, int, error) {
+func decodeHitsCapped(dec *json.Decoder, vr *valueReader, name string, maxHits int) ([]Hit, int, error) {
+	vr.mark("hits")
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, 0, err
@@ -128,6 +168,7 @@ func decodeHitsCapped(dec *json.Decoder, name string, maxHits int) ([]Hit, int, 
 	total := 0
 	var raw json.RawMessage
 	for dec.More() {
+		vr.mark(fmt.Sprintf("hits[%d]", total))
 		if total >= maxHits {
 			var skip skipValue
 			if err := dec.Decode(&skip); err != nil {
