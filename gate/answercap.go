@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // DecodeResultCapped reads one answer, {"id":"…","hits":[…]}, from r with
@@ -34,11 +35,26 @@ func DecodeResultCapped(r io.Reader, name string, maxHits int) (Result, int, err
 	var dup *DuplicateKeyError
 	switch {
 	case errors.As(err, &in):
-		return Result{}, 0, err
 	case errors.As(err, &syn), errors.As(err, &dup), errors.Is(err, errNotObject), errors.Is(err, errTrailing):
-		return Result{}, 0, jsonLineError(name, 0, err)
+		in = jsonLineError(name, 0, err)
+	default:
+		return Result{}, 0, err
 	}
-	return Result{}, 0, err
+	in.Field = clipField(in.Field) // a key is the answer's text: up to 4 MiB
+	return Result{}, 0, in
+}
+
+// clipField cuts a field path (which may quote a hostile key) for an error.
+func clipField(f string) string {
+	const most = 80
+	if len(f) <= most {
+		return f
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(f[cut]) {
+		cut--
+	}
+	return f[:cut] + "…"
 }
 
 var (
