@@ -285,12 +285,21 @@ func (r *Retriever) unsolicited() (string, bool) {
 	return clip(b), true
 }
 
-// Close ends the process: it closes stdin and waits up to grace for the
+// Close ends the process (a line the process wrote after its last answer
+// is a warning, the answers being in): it closes stdin and waits up to grace for the
 // process to exit, then sends SIGTERM to its process group, then SIGKILL
 // (each after a second), and always SIGKILL to what is left of the group,
 // so helpers it started end too. It returns within grace + 2 s.
 func (r *Retriever) Close(grace time.Duration) error {
 	r.closeOnce.Do(func() {
+		select {
+		case r.turn <- struct{}{}: // no request under way
+			if line, ok := r.unsolicited(); ok && r.broken == nil && r.warn != nil {
+				r.warn(fmt.Sprintf("the command retriever wrote a line after its last answer: %s; stdout must carry answers only: print debug output to stderr", line))
+			}
+			<-r.turn
+		default:
+		}
 		_ = r.stdin.Close()
 		if !r.waitFor(grace) {
 			signalGroup(r.cmd, sigTerm)

@@ -290,6 +290,22 @@ func TestDebugPrintIsAnError(t *testing.T) {
 	}
 }
 
+// TestLineAfterTheLastAnswer: a debug line after the last answer, when
+// no query is left to disturb, is one warning at Close.
+func TestLineAfterTheLastAnswer(t *testing.T) {
+	var stderr syncBuffer
+	var warnings []string
+	r, _ := startWarn(t, "debugafter", &stderr, func(s string) { warnings = append(warnings, s) })
+	if _, err := ask(r, "q1"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	closeQuickly(t, r)
+	if len(warnings) != 1 || !strings.Contains(warnings[0], `after its last answer: "debug: answered q1"`) {
+		t.Errorf("warnings %q", warnings)
+	}
+}
+
 // TestHalfLine (hang bug b): half an answer and no newline, the process
 // alive, fails the query at its timeout quoting what came.
 func TestHalfLine(t *testing.T) {
