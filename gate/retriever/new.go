@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
-	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
@@ -92,12 +91,16 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		if d.Fence != nil {
 			resume = d.Fence() // the process's stderr is the PR's text
 		}
-		sp, err := command.Start(r.Command, dir, gate.ChildEnv(d.Getenv, r.Env), d.Stderr)
+		warn := func(string) {}
+		if d.Warn != nil {
+			warn = func(s string) { d.Warn(side + ": " + s) }
+		}
+		sp, err := command.Start(r.Command, command.Options{Dir: dir, Env: gate.ChildEnv(d.Getenv, r.Env), Stderr: d.Stderr, Warn: warn})
 		if err != nil {
 			resume()
 			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
 		}
-		return sp, func() error { defer resume(); return sp.Close(5 * time.Second) }, nil
+		return sp, func() error { defer resume(); return sp.Close(command.StopGrace) }, nil
 	case "http":
 		retries := httpretriever.DefaultRetries
 		if r.Retries != nil {

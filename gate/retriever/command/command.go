@@ -3,88 +3,136 @@
 // JSON line on stdout, {"id","hits":[…]}. The process starts once, so a
 // Python retriever loads its model once for the whole set. It is started
 // from an argv array, never through a shell; its stderr is passed through.
+//
+// Every step is bounded, whatever the program does: writing a request and
+// reading its answer end at the query's timeout (a program that never
+// reads stdin, or writes half a line, cannot block recallgate); an answer
+// line is at most MaxLineBytes; an answer keeps at most
+// gate.MaxKeptHits(k) hits, the rest checked as JSON and dropped; stdout
+// carries answers only, so any other line there is an error naming the
+// query. The program runs in a process group of its own, and a failed
+// query or Close stops the whole group: helpers it started cannot keep
+// recallgate waiting on a pipe they inherited.
 package command
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
-	"strings"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
 )
 
+// MaxLineBytes is the longest answer line read, 64 MiB (a million short
+// hits fit): a longer line is an error naming the query, and is read no
+// further than this.
+const MaxLineBytes = 64 << 20
+
+// StopGrace is how long Close waits, after closing the program's stdin,
+// for it to exit by itself before it signals the group. With termGrace and
+// killGrace, Close returns within 4 s whatever the program does.
+const StopGrace = 2 * time.Second
+
+const (
+	// termGrace is the wait after SIGTERM, before SIGKILL.
+	termGrace = time.Second
+	// killGrace bounds the wait after SIGKILL.
+	killGrace = time.Second
+	// waitDelay is exec.Cmd.WaitDelay: how long Wait waits, once the
+	// program has exited, for a helper holding its stderr open.
+	waitDelay = time.Second
+	// exitReadGrace is how long stdout is still read once the process
+	// has ended (its last answer may be in the pipe).
+	exitReadGrace = 500 * time.Millisecond
+	// clipBytes is how much of a bad line an error quotes.
+	clipBytes = 120
+)
+
+// Options are the program's surroundings.
+type Options struct {
+	// Dir is the working folder; "" is recallgate's.
+	Dir string
+	// Env is exactly the program's environment (KEY=value entries; nil is
+	// an empty environment, never recallgate's own).
+	Env []string
+	// Stderr receives the program's stderr; nil discards it.
+	Stderr io.Writer
+	// Warn, when set, is told once per retriever that answers were cut
+	// to gate.MaxKeptHits.
+	Warn func(string)
+}
+
 // Retriever talks to one subprocess. Requests are sent one at a time.
 type Retriever struct {
 	name   string
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan lineOrErr
-	mu     sync.Mutex
-	broken error // set once the protocol cannot continue
-	waited chan struct{}
-	status error
+	stdin  *os.File
+	stdout *os.File
+	br     *bufio.Reader
+	warn   func(string)
+	warned atomic.Bool
+
+	turn   chan struct{} // holds a token while a request is under way
+	broken error         // set once the protocol cannot continue; guarded by turn
+
+	waited chan struct{} // closed when Wait has returned
+	status error         // Wait's result, read after waited
+
+	closeOnce sync.Once
 }
 
-type lineOrErr struct {
-	line []byte
-	err  error
-}
-
-// Start launches argv[0] with the remaining arguments in dir, with exactly
-// the environment env (KEY=value entries; nil is an empty environment, never
-// recallgate's own). stderr receives the process's stderr.
-func Start(argv []string, dir string, env []string, stderr io.Writer) (*Retriever, error) {
+// Start launches argv[0] with the remaining arguments as o says.
+func Start(argv []string, o Options) (*Retriever, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("command is empty")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append([]string{}, env...)
-	cmd.Stderr = stderr
-	stdin, err := cmd.StdinPipe()
+	cmd.Dir = o.Dir
+	cmd.Env = append([]string{}, o.Env...)
+	cmd.Stderr = o.Stderr
+	cmd.WaitDelay = waitDelay
+	ownGroup(cmd)
+	// Pipes of our own rather than StdinPipe/StdoutPipe: the parent's ends
+	// take deadlines, and Wait never closes stdout under a reader.
+	inR, inW, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("stdin pipe: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("stdout pipe: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	r := &Retriever{name: argv[0], cmd: cmd, stdin: stdin, lines: make(chan lineOrErr), waited: make(chan struct{})}
-	go r.read(stdout)
-	return r, nil
-}
-
-// read forwards stdout lines; it ends with io.EOF when the process closes it.
-func (r *Retriever) read(stdout io.Reader) {
-	br := bufio.NewReaderSize(stdout, 1<<16)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && err == nil {
-			r.lines <- lineOrErr{line: line}
-			continue
-		}
-		if err == nil || errors.Is(err, io.EOF) {
-			if len(strings.TrimSpace(string(line))) > 0 {
-				r.lines <- lineOrErr{line: line}
-			}
-			err = io.EOF
-		}
-		r.status = r.cmd.Wait()
-		close(r.waited)
-		r.lines <- lineOrErr{err: err}
-		close(r.lines)
-		return
+	r := &Retriever{
+		name: argv[0], cmd: cmd, stdin: inW, stdout: outR,
+		br: bufio.NewReaderSize(outR, 1<<16), warn: o.Warn,
+		turn: make(chan struct{}, 1), waited: make(chan struct{}),
 	}
+	go func() {
+		r.status = cmd.Wait()
+		close(r.waited)
+	}()
+	return r, nil
 }
 
 // exitInfo describes how the process ended.
@@ -95,67 +143,259 @@ func (r *Retriever) exitInfo() string {
 			return r.status.Error()
 		}
 		return "exit status 0"
-	case <-time.After(2 * time.Second):
+	case <-time.After(time.Second):
 		return "still running"
+	}
+}
+
+// exited reports whether the process has ended (and Wait returned).
+func (r *Retriever) exited() bool {
+	select {
+	case <-r.waited:
+		return true
+	default:
+		return false
 	}
 }
 
 // Retrieve implements gate.Retriever.
 func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.Hit, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	select {
+	case r.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no answer to %s in time: waited for earlier queries to the retriever: %w", q.ID, ctx.Err())
+	}
+	defer func() { <-r.turn }()
 	if r.broken != nil {
 		return nil, r.broken
+	}
+	if line, ok := r.unsolicited(); ok {
+		return nil, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s (it came before %s was asked): %s; print debug output to stderr", q.ID, q.ID, line))
 	}
 	req, _ := json.Marshal(struct {
 		ID    string `json:"id"`
 		Query string `json:"query"`
 		K     int    `json:"k"`
 	}{q.ID, q.Text, k})
-	if _, err := r.stdin.Write(append(req, '\n')); err != nil {
-		r.broken = fmt.Errorf("retriever process %s is gone (%s)", r.name, r.exitInfo())
-		return nil, r.broken
+	req = append(req, '\n')
+
+	// The query's end (its timeout, an interrupt) or the process's exit
+	// unblocks the pipe at once: both ends get a deadline in the past.
+	watched := make(chan struct{})
+	stopWatch := make(chan struct{})
+	go func() {
+		defer close(watched)
+		at := time.Now()
+		select {
+		case <-ctx.Done():
+		case <-r.waited:
+			// What the process wrote before it ended is still read; only
+			// a helper holding the pipe open is not waited for.
+			at = time.Now().Add(exitReadGrace)
+		case <-stopWatch:
+			return
+		}
+		werr := r.stdin.SetWriteDeadline(at)
+		if rerr := r.stdout.SetReadDeadline(at); rerr != nil || werr != nil {
+			signalGroup(r.cmd, sigKill) // pipes without deadlines: end the writer
+		}
+	}()
+	defer func() {
+		close(stopWatch)
+		<-watched
+		_ = r.stdin.SetWriteDeadline(time.Time{})
+		_ = r.stdout.SetReadDeadline(time.Time{})
+	}()
+
+	if _, err := r.stdin.Write(req); err != nil {
+		switch {
+		case ctx.Err() != nil && !r.exited():
+			return nil, r.fail(q.ID, fmt.Errorf("the retriever did not read the request for %s (%d bytes) from its stdin in time: it must read each request line as it comes; stopped it: %w", q.ID, len(req), ctx.Err()))
+		default:
+			return nil, r.fail(q.ID, fmt.Errorf("retriever process %s is gone (%s)", r.name, r.exitInfo()))
+		}
 	}
-	select {
-	case <-ctx.Done():
-		// The answer may still come and would then be read as the next
-		// query's: the protocol is out of step, so stop the process.
-		r.broken = fmt.Errorf("retriever process %s did not answer an earlier query in time; stopped it", r.name)
-		_ = r.cmd.Process.Kill()
-		return nil, ctx.Err()
-	case got, ok := <-r.lines:
-		if !ok || got.err != nil {
-			r.broken = fmt.Errorf("retriever process %s exited before answering (%s)", r.name, r.exitInfo())
-			return nil, r.broken
+	lr := &lineReader{br: r.br, max: MaxLineBytes}
+	res, total, err := gate.DecodeResultCapped(lr, r.name+" stdout", gate.MaxKeptHits(k))
+	if err != nil {
+		return nil, r.fail(q.ID, r.explain(ctx, q.ID, lr, err))
+	}
+	if res.ID != q.ID {
+		return nil, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", q.ID, strconv.Quote(res.ID), lr.clipped()))
+	}
+	if total > len(res.Hits) && r.warn != nil && r.warned.CompareAndSwap(false, true) {
+		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", q.ID, total, k, len(res.Hits), gate.HitsPerDepth, gate.MinKeptHits))
+	}
+	return res.Hits, nil
+}
+
+// explain turns a failed read of the answer to id into what happened.
+func (r *Retriever) explain(ctx context.Context, id string, lr *lineReader, err error) error {
+	fromStream := lr.err != nil && (errors.Is(err, lr.err) ||
+		errors.Is(lr.err, io.EOF) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)))
+	switch {
+	case lr.tooLong:
+		return fmt.Errorf("the retriever's answer to %s is longer than %d MiB (the most one answer line may hold): %s", id, MaxLineBytes>>20, lr.clipped())
+	case fromStream && r.exited() || fromStream && errors.Is(lr.err, io.EOF):
+		if lr.n == 0 {
+			return fmt.Errorf("retriever process %s exited before answering %s (%s)", r.name, id, r.exitInfo())
 		}
-		res, err := gate.ParseResult(got.line, r.name+" stdout")
+		return fmt.Errorf("retriever process %s exited after half an answer to %s (%d bytes without a newline: %s) (%s)", r.name, id, lr.n, lr.clipped(), r.exitInfo())
+	case fromStream && ctx.Err() != nil:
+		if lr.n == 0 {
+			return fmt.Errorf("no answer to %s in time; stopped the retriever: %w", id, ctx.Err())
+		}
+		return fmt.Errorf("the retriever wrote half an answer to %s: %d bytes and no newline in time (%s); stopped it: %w", id, lr.n, lr.clipped(), ctx.Err())
+	case fromStream:
+		return fmt.Errorf("reading the answer to %s: %w", id, lr.err)
+	case !lr.startsObject():
+		return fmt.Errorf("the retriever wrote a line that is not an answer to %s: %s; print debug output to stderr", id, lr.clipped())
+	}
+	return fmt.Errorf("malformed answer to %s: %w; the line: %s", id, err, lr.clipped())
+}
+
+// fail stops the process group and keeps why, for every later query.
+func (r *Retriever) fail(id string, err error) error {
+	r.broken = fmt.Errorf("the retriever was stopped after an earlier query (%s) failed", id)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		r.broken = fmt.Errorf("retriever process %s did not answer an earlier query (%s) in time; stopped it", r.name, id)
+	}
+	signalGroup(r.cmd, sigKill)
+	_ = r.stdin.Close()
+	return err
+}
+
+// unsolicited reports output the program wrote while no request was
+// under way (a debug print after an answer), without waiting for any.
+func (r *Retriever) unsolicited() (string, bool) {
+	if r.br.Buffered() == 0 {
+		if r.stdout.SetReadDeadline(time.Now()) != nil {
+			return "", false // this pipe takes no deadline: let the read tell
+		}
+		_, err := r.br.Peek(1)
+		_ = r.stdout.SetReadDeadline(time.Time{})
 		if err != nil {
-			r.broken = fmt.Errorf("malformed answer: %w", err)
-			return nil, r.broken
+			return "", false
 		}
-		if res.ID != q.ID {
-			r.broken = fmt.Errorf("answer is for query %q, not %q: the retriever is out of step", res.ID, q.ID)
-			return nil, r.broken
+	}
+	b, _ := r.br.Peek(min(r.br.Buffered(), clipBytes+1))
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i+1]
+	}
+	return clip(b), true
+}
+
+// Close ends the process (a line the process wrote after its last answer
+// is a warning, the answers being in): it closes stdin and waits up to grace for the
+// process to exit, then sends SIGTERM to its process group, then SIGKILL
+// (each after a second), and always SIGKILL to what is left of the group,
+// so helpers it started end too. It returns within grace + 2 s.
+func (r *Retriever) Close(grace time.Duration) error {
+	r.closeOnce.Do(func() {
+		select {
+		case r.turn <- struct{}{}: // no request under way
+			if line, ok := r.unsolicited(); ok && r.broken == nil && r.warn != nil {
+				r.warn(fmt.Sprintf("the command retriever wrote a line after its last answer: %s; stdout must carry answers only: print debug output to stderr", line))
+			}
+			<-r.turn
+		default:
 		}
-		return res.Hits, nil
+		_ = r.stdin.Close()
+		if !r.waitFor(grace) {
+			signalGroup(r.cmd, sigTerm)
+			if !r.waitFor(termGrace) {
+				signalGroup(r.cmd, sigKill)
+				r.waitFor(killGrace)
+			}
+		}
+		signalGroup(r.cmd, sigKill)
+		_ = r.stdout.Close()
+	})
+	return nil
+}
+
+// waitFor waits up to d for the process to end.
+func (r *Retriever) waitFor(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.waited:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 
-// Close ends the process: it closes stdin, waits up to grace for it to
-// exit, then kills it.
-func (r *Retriever) Close(grace time.Duration) error {
-	_ = r.stdin.Close()
-	select {
-	case <-r.waited:
-	case <-time.After(grace):
-		_ = r.cmd.Process.Kill()
-		<-r.waited
-	}
-	go func() {
-		for range r.lines {
+// lineReader hands one stdout line to the decoder and ends at its newline
+// (io.EOF), keeping the line's start for messages. It stops with
+// errLineTooLong past max bytes; an error of the pipe (its end, a
+// deadline) is kept in err.
+type lineReader struct {
+	br      *bufio.Reader
+	max     int
+	pending []byte
+	n       int
+	head    []byte
+	ended   bool
+	tooLong bool
+	err     error
+}
+
+var errLineTooLong = errors.New("answer line too long")
+
+// Read implements io.Reader.
+func (l *lineReader) Read(p []byte) (int, error) {
+	for len(l.pending) == 0 {
+		if l.ended {
+			return 0, io.EOF
 		}
-	}()
-	return nil
+		if l.err != nil {
+			return 0, l.err
+		}
+		s, err := l.br.ReadSlice('\n')
+		if l.n+len(s) > l.max {
+			s, err, l.tooLong = s[:l.max-l.n], errLineTooLong, true
+		}
+		l.n += len(s)
+		if len(l.head) <= clipBytes {
+			l.head = append(l.head, s[:min(len(s), clipBytes+1-len(l.head))]...)
+		}
+		l.pending = s
+		switch {
+		case err == nil:
+			l.ended = true
+		case errors.Is(err, bufio.ErrBufferFull):
+		default:
+			l.err = err
+		}
+	}
+	n := copy(p, l.pending)
+	l.pending = l.pending[n:]
+	return n, nil
+}
+
+// startsObject reports whether the line's first non-blank byte opens a
+// JSON object: anything else is not an answer at all.
+func (l *lineReader) startsObject() bool {
+	b := bytes.TrimLeft(l.head, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
+}
+
+// clipped quotes the line's start for an error.
+func (l *lineReader) clipped() string {
+	return clip(l.head)
+}
+
+// clip quotes b, escaped, cut at clipBytes with an ellipsis.
+func clip(b []byte) string {
+	if len(bytes.TrimSpace(b)) == 0 && len(b) <= 1 {
+		return "an empty line"
+	}
+	b = bytes.TrimRight(b, "\n")
+	if len(b) > clipBytes {
+		return strconv.Quote(string(b[:clipBytes])) + "…"
+	}
+	return strconv.Quote(string(b))
 }
 
 // The command retriever answers queries as gate.Retriever says.

@@ -1,0 +1,244 @@
+package gate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// DecodeResultCapped reads one answer, {"id":"…","hits":[…]}, from r with
+// the rules of a run line (id and hits required, unknown or repeated keys
+// refused, every kept hit names its document) and keeps only its first
+// maxHits hits: the rest are checked as JSON and counted, never decoded,
+// so an answer of a million hits costs the memory of maxHits. r must end
+// after the object (trailing white space is allowed); name is used in
+// error messages. total is the number of hits the answer held. One value
+// of the answer (the id, a key, one hit) may hold at most
+// MaxAnswerValueBytes, so the decoder never buffers more. An error
+// of r itself (a deadline, a length limit, io.EOF before the object, or
+// io.ErrUnexpectedEOF inside it) is returned as it is, so the caller can
+// tell a stream that stopped from an answer that is wrong, which is an
+// *InputError.
+func DecodeResultCapped(r io.Reader, name string, maxHits int) (Result, int, error) {
+	vr := &valueReader{r: r, max: MaxAnswerValueBytes}
+	res, total, err := decodeResultCapped(vr, name, maxHits)
+	if err == nil {
+		return res, total, nil
+	}
+	if errors.Is(err, errValueTooLong) {
+		return Result{}, 0, inputErr(name, 0, vr.field, "longer than %d MiB (the most one value of an answer may hold)", MaxAnswerValueBytes>>20)
+	}
+	var in *InputError
+	var syn *json.SyntaxError
+	var dup *DuplicateKeyError
+	switch {
+	case errors.As(err, &in):
+	case errors.As(err, &syn), errors.As(err, &dup), errors.Is(err, errNotObject), errors.Is(err, errTrailing):
+		in = jsonLineError(name, 0, err)
+	default:
+		return Result{}, 0, err
+	}
+	in.Field = clipField(in.Field) // a key is the answer's text: up to 4 MiB
+	return Result{}, 0, in
+}
+
+// clipField cuts a field path (which may quote a hostile key) for an error.
+func clipField(f string) string {
+	const most = 80
+	if len(f) <= most {
+		return f
+	}
+	cut := most
+	for cut > 0 && !utf8.RuneStart(f[cut]) {
+		cut--
+	}
+	return f[:cut] + "…"
+}
+
+var (
+	errNotObject = errors.New("an answer must be a JSON object")
+	errTrailing  = errors.New("unexpected data after the JSON object")
+)
+
+// MaxAnswerValueBytes is the most one value of an answer may hold: the
+// id, a key, or one hit with its text (4 MiB).
+const MaxAnswerValueBytes = 4 << 20
+
+// valueReader counts the bytes the decoder reads since the value it is
+// on began (mark), and stops past max: the decoder buffers one value
+// whole, so this bounds its buffer. Each read is at most readChunk, so
+// the count overshoots a value by less than that.
+type valueReader struct {
+	r          io.Reader
+	since, max int
+	field      string
+}
+
+const readChunk = 64 << 10
+
+var errValueTooLong = errors.New("answer value too long")
+
+func (v *valueReader) mark(field string) { v.since, v.field = 0, field }
+
+// Read implements io.Reader.
+func (v *valueReader) Read(p []byte) (int, error) {
+	if v.since > v.max+readChunk {
+		return 0, errValueTooLong
+	}
+	n, err := v.r.Read(p[:min(len(p), readChunk)])
+	v.since += n
+	return n, err
+}
+
+func decodeResultCapped(vr *valueReader, name string, maxHits int) (res Result, total int, err error) {
+	dec := json.NewDecoder(vr)
+	vr.mark("")
+	tok, err := dec.Token()
+	if err != nil {
+		return Result{}, 0, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return Result{}, 0, errNotObject
+	}
+	var id *string
+	haveHits := false
+	for dec.More() {
+		vr.mark("")
+		kt, err := dec.Token()
+		if err != nil {
+			return Result{}, 0, err
+		}
+		key, _ := kt.(string)
+		switch key {
+		case "id":
+			if id != nil {
+				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
+			}
+			vr.mark("id")
+			if err := dec.Decode(&id); err != nil {
+				return Result{}, 0, answerFieldErr(name, "id", err)
+			}
+			if id == nil {
+				id = new(string) // null: refused below as empty
+			}
+		case "hits":
+			if haveHits {
+				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
+			}
+			haveHits = true
+			if res.Hits, total, err = decodeHitsCapped(dec, vr, name, maxHits); err != nil {
+				return Result{}, 0, err
+			}
+		default:
+			return Result{}, 0, inputErr(name, 0, key, "unknown field (an answer has only id and hits)")
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return Result{}, 0, err
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = errTrailing
+		}
+		return Result{}, 0, err
+	}
+	if id == nil || *id == "" {
+		return Result{}, 0, inputErr(name, 0, "id", "required and must not be empty")
+	}
+	if !haveHits {
+		return Result{}, 0, inputErr(name, 0, "hits", "query %q: required (use [] for no results)", *id)
+	}
+	res.ID = *id
+	if res.Hits == nil {
+		res.Hits = []Hit{}
+	}
+	r2, err := checkResult(res, name)
+	return r2, total, err
+}
+
+// answerFieldErr names the field of a value that did not decode.
+func answerFieldErr(name, field string, err error) error {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return inputErr(name, 0, field, "wrong type: got JSON %s, want %s", typ.Value, jsonTypeName(typ.Type))
+	}
+	return err
+}
+
+// decodeHitsCapped reads the hits array, keeping the first maxHits.
+func decodeHitsCapped(dec *json.Decoder, vr *valueReader, name string, maxHits int) ([]Hit, int, error) {
+	vr.mark("hits")
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, 0, err
+	}
+	if tok == nil {
+		return nil, 0, inputErr(name, 0, "hits", "required (use [] for no results), not null")
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, 0, inputErr(name, 0, "hits", "must be an array of hits")
+	}
+	hits := []Hit{}
+	total := 0
+	var raw json.RawMessage
+	for dec.More() {
+		vr.mark(fmt.Sprintf("hits[%d]", total))
+		if total >= maxHits {
+			var skip skipValue
+			if err := dec.Decode(&skip); err != nil {
+				return nil, 0, err
+			}
+			total++
+			continue
+		}
+		raw = raw[:0]
+		if err := dec.Decode(&raw); err != nil {
+			return nil, 0, err
+		}
+		h, err := parseHit(raw, name, total)
+		if err != nil {
+			return nil, 0, err
+		}
+		hits = append(hits, h)
+		total++
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return nil, 0, err
+	}
+	return hits, total, nil
+}
+
+// parseHit decodes one hit object with the run line's rules: the fast
+// path first, encoding/json (strict) when it declines.
+func parseHit(raw []byte, name string, i int) (Hit, error) {
+	p := fastParser{b: raw, s: string(raw)}
+	if h, ok := p.hit(); ok {
+		if p.space(); p.i == len(p.b) {
+			return h, nil
+		}
+	}
+	var h Hit
+	if err := decodeStrict(raw, &h); err != nil {
+		e := jsonLineError(name, 0, err)
+		e.Field = fmt.Sprintf("hits[%d]", i) + dotted(e.Field)
+		return Hit{}, e
+	}
+	return h, nil
+}
+
+// dotted prefixes a non-empty field path with a dot.
+func dotted(field string) string {
+	if field == "" {
+		return ""
+	}
+	return "." + field
+}
+
+// skipValue is a hit past the cap: the decoder checks its syntax and
+// hands it over without a copy, and it is dropped.
+type skipValue struct{}
+
+// UnmarshalJSON drops the value.
+func (*skipValue) UnmarshalJSON([]byte) error { return nil }
