@@ -48,7 +48,11 @@ func WalkCorpus(path string, fn func(Document) error) error {
 			return &InputError{File: path, Err: fmt.Errorf("open corpus: %w", err)}
 		}
 		defer zr.Close()
-		r = zr
+		st, err := f.Stat()
+		if err != nil {
+			return &InputError{File: path, Err: fmt.Errorf("open corpus: %w", err)}
+		}
+		r = &ratioReader{r: zr, compressed: st.Size()}
 	}
 	return readCorpusJSONL(r, path, fn)
 }
@@ -95,7 +99,7 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 		if !within(realRoot, real) {
 			return &InputError{File: p, Err: fmt.Errorf("corpus document refused: it resolves to %s, outside the corpus folder %s", real, realRoot)}
 		}
-		data, err := os.ReadFile(real)
+		data, err := readDocument(real)
 		if err == nil && isLFSPointer(data) {
 			return LFSPointerError(p)
 		}
@@ -112,6 +116,24 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 	return nil
 }
 
+// readDocument reads one file of a corpus folder, refusing one longer
+// than MaxCorpusLineBytes before reading it.
+func readDocument(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > MaxCorpusLineBytes {
+		return nil, &LimitError{What: "the document", Limit: MaxCorpusLineBytes}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxCorpusLineBytes+1))
+	if err == nil && len(data) > MaxCorpusLineBytes {
+		return nil, &LimitError{What: "the document", Limit: MaxCorpusLineBytes}
+	}
+	return data, err
+}
+
 // splitTitle takes a leading Markdown heading ("# Title") as the title.
 func splitTitle(s string) (string, string) {
 	first, rest, _ := strings.Cut(s, "\n")
@@ -123,7 +145,7 @@ func splitTitle(s string) (string, string) {
 
 func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 	seen := map[string]int{}
-	err := eachLine(r, name, func(line []byte, n int) error {
+	err := eachLine(r, name, MaxCorpusLineBytes, func(line []byte, n int) error {
 		var raw struct {
 			ID       *string         `json:"id"`
 			Title    string          `json:"title"`

@@ -97,7 +97,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 	seen := map[string]int{}
 	var trec trecGroup
 	var scratch []Hit
-	err := eachLine(r, name, func(line []byte, n int) error {
+	err := eachLine(r, name, MaxRunLineBytes, func(line []byte, n int) error {
 		if format == "" {
 			format = "trec"
 			if looksJSON(line) {

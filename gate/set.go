@@ -185,7 +185,7 @@ func (s *Set) LoadQueryTexts(path string) error {
 		return &InputError{File: path, Err: fmt.Errorf("open queries: %w", err)}
 	}
 	defer f.Close()
-	err = eachLine(f, path, func(line []byte, n int) error {
+	err = eachLine(f, path, MaxSetLineBytes, func(line []byte, n int) error {
 		var raw struct {
 			ID       string          `json:"id"`
 			Text     string          `json:"text"`
@@ -256,7 +256,7 @@ func parseSet(r io.Reader, name string, draft bool) (*Set, error) {
 	hash := sha256.New()
 	r = io.TeeReader(r, hash)
 	var qrels *qrelsParser
-	err := eachLine(r, name, func(line []byte, n int) error {
+	err := eachLine(r, name, MaxSetLineBytes, func(line []byte, n int) error {
 		if s.Format == "" {
 			if looksJSON(line) {
 				s.Format = "jsonl"

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -128,11 +127,14 @@ type rawConfig struct {
 }
 
 // Load reads and validates a config file. Every error is a *gate.InputError
-// naming the file (and the line, for syntax errors).
+// naming the file (and the line, for syntax errors); one wrapping
+// fs.ErrNotExist when there is no file. A path that is not a regular file
+// (a FIFO, /dev/zero, a file under /proc) is refused before it is read,
+// and a file larger than gate.MaxConfigBytes is refused.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := gate.ReadInputFile(path, "config", gate.MaxConfigBytes)
 	if err != nil {
-		return nil, &gate.InputError{File: path, Err: fmt.Errorf("read config: %w", err)}
+		return nil, err
 	}
 	return Parse(data, path)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate"
@@ -70,9 +69,9 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 	if errors.Is(err, fs.ErrNotExist) {
 		ownConfig = false
 		e.Warn("%s does not exist at the base commit %s: the base side runs the head's config in the base commit's tree", head.Path, short)
-		data, rerr := os.ReadFile(head.Path)
+		data, rerr := gate.ReadInputFile(head.Path, "config", gate.MaxConfigBytes)
 		if rerr != nil {
-			return &gate.InputError{File: head.Path, Err: rerr}
+			return rerr
 		}
 		bcfg, err = config.Parse(data, at)
 	}

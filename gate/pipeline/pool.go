@@ -169,6 +169,9 @@ func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *
 // context, with the head's passages and the corpus text; only lists their
 // queries in report order.
 func PoolFromReport(path string, set *gate.Set, docs map[string]gate.Document) (map[string][]label.Candidate, []string, error) {
+	if _, err := gate.CheckInputFile(path); err != nil {
+		return nil, nil, &gate.InputError{File: path, Err: fmt.Errorf("--from-report: %w", err)}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, &gate.InputError{File: path, Err: fmt.Errorf("--from-report: %w", err)}

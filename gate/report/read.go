@@ -13,8 +13,10 @@ import (
 	"github.com/recallgate/recallgate/gate"
 )
 
-// MaxReportBytes is the largest JSON report ReadCompareReport reads.
-const MaxReportBytes = 64 << 20
+// MaxReportBytes is the largest JSON report ReadCompareReport reads: a
+// report of thousands of queries with their passages is well under it,
+// and a larger one is refused before it is parsed.
+const MaxReportBytes = 8 << 20
 
 // ReadCompareReport reads a JSON report written by compare or gate, so it
 // can be rendered again (for a PR comment posted by a later workflow).
@@ -25,12 +27,9 @@ const MaxReportBytes = 64 << 20
 // dates, commits hex, and no id may carry a control character. Every
 // renderer escapes the free text that remains.
 func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
-	data, err := io.ReadAll(io.LimitReader(rd, MaxReportBytes+1))
+	data, err := gate.ReadAllLimited(rd, name, "report", MaxReportBytes)
 	if err != nil {
-		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
-	}
-	if len(data) > MaxReportBytes {
-		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: larger than %d MiB", MaxReportBytes>>20)}
+		return nil, err
 	}
 	if err := gate.CheckDuplicateKeys(data); err != nil {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}

@@ -268,7 +268,12 @@ func Render(r *CompareReport, f Format) (string, error) {
 }
 
 // ReadCompareReportFile reads a JSON report from a file (see ReadCompareReport).
+// A path that is not a regular file (a FIFO, a device, a file under /proc)
+// is refused before it is read.
 func ReadCompareReportFile(path string) (*CompareReport, error) {
+	if _, err := gate.CheckInputFile(path); err != nil {
+		return nil, &gate.InputError{File: path, Err: fmt.Errorf("open report: %w", err)}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &gate.InputError{File: path, Err: fmt.Errorf("open report: %w", err)}

@@ -109,7 +109,7 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		ep, err := httpretriever.New(httpretriever.Config{
 			URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
 			Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
-			Retries: retries, MaxBody: r.MaxBody,
+			Retries: retries, MaxBody: r.MaxBody, Warn: func(s string) { warn(d, side, s) },
 		}, d.Client, d.Getenv)
 		if err != nil {
 			return nil, none, &gate.InputError{File: d.ConfigPath, Field: table, Err: err}
@@ -122,4 +122,11 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		return ep, none, nil
 	}
 	return nil, none, &gate.InputError{File: d.ConfigPath, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
+}
+
+// warn passes a retriever's warning on, naming the side.
+func warn(d Deps, side, s string) {
+	if d.Warn != nil {
+		d.Warn(side + ": " + s)
+	}
 }

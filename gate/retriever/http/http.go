@@ -20,6 +20,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode"
@@ -50,6 +51,9 @@ type Config struct {
 	// Backoff is the first wait between retries when the server gives no
 	// Retry-After; it doubles each time. MaxWait caps any single wait.
 	Backoff, MaxWait time.Duration
+	// Warn, when set, is told once when an answer holds more than
+	// gate.MaxKeptHits(k) hits (the rest are dropped, never built).
+	Warn func(string)
 }
 
 // Defaults for the optional fields.
@@ -66,6 +70,7 @@ type Retriever struct {
 	hits    []string
 	fields  [4][]string // doc, chunk, score, text
 	secrets []string
+	dropped sync.Once // the warning about answers over gate.MaxKeptHits
 }
 
 // New checks the config and resolves ${VAR} in header values with getenv.
@@ -155,9 +160,16 @@ func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, prefligh
 	if err != nil {
 		return nil, r.redact(err)
 	}
-	hits, err := r.parse(body)
+	keep := gate.MaxKeptHits(k)
+	hits, total, err := r.parse(body, keep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", redactURL(r.cfg.URL), err)
+	}
+	if total > keep && r.cfg.Warn != nil {
+		r.dropped.Do(func() {
+			r.cfg.Warn(fmt.Sprintf("%s answered query %s with %d hits: only the first %d are kept (%d per candidate asked for, at least %d), the rest of this and every later answer over the limit dropped",
+				redactURL(r.cfg.URL), q.ID, total, keep, gate.HitsPerDepth, gate.MinKeptHits))
+		})
 	}
 	return hits, nil
 }
@@ -350,58 +362,197 @@ func lookup(v any, path []string) (any, bool) {
 	return v, true
 }
 
-// parse extracts the hits from a JSON answer.
-func (r *Retriever) parse(body []byte) ([]gate.Hit, error) {
+// parse extracts the hits from a JSON answer, keeping the first keep of
+// them: the rest are counted (total) and skipped token by token, never
+// built. The answer is checked for duplicate keys and nesting first
+// (gate.CheckDuplicateKeys), then read as a stream: nothing but the hits
+// kept is held beyond the body itself.
+func (r *Retriever) parse(body []byte, keep int) (hits []gate.Hit, total int, err error) {
+	if err := gate.CheckDuplicateKeys(body); err != nil {
+		var de *gate.DepthError
+		if errors.As(err, &de) {
+			return nil, 0, fmt.Errorf("answer refused: %v", err)
+		}
+		return nil, 0, fmt.Errorf("answer is ambiguous: %v", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	var root any
-	if err := dec.Decode(&root); err != nil {
-		return nil, fmt.Errorf("answer is not JSON: %v%s", err, excerpt(body))
+	a := answerWalk{r: r, dec: dec, keep: keep}
+	found, err := a.value(r.hits)
+	if err != nil {
+		var he hitError
+		if errors.As(err, &he) {
+			return nil, 0, he.err
+		}
+		return nil, 0, fmt.Errorf("answer is not JSON: %v%s", err, excerpt(body))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("answer has data after its JSON value%s", excerpt(body))
+		return nil, 0, fmt.Errorf("answer has data after its JSON value%s", excerpt(body))
 	}
-	if err := gate.CheckDuplicateKeys(body); err != nil {
-		return nil, fmt.Errorf("answer is ambiguous: %v", err)
+	if !found {
+		return nil, 0, fmt.Errorf("answer has no %q", r.cfg.Hits)
 	}
-	arr, ok := lookup(root, r.hits)
+	if a.hits == nil {
+		a.hits = []gate.Hit{}
+	}
+	return a.hits, a.total, nil
+}
+
+// hitError is a well-formed answer the config cannot read (a hit without
+// its document id, the hits path not an array): said as it is, not as
+// "not JSON".
+type hitError struct{ err error }
+
+func (e hitError) Error() string { return e.err.Error() }
+
+// answerWalk reads one answer as a stream of tokens.
+type answerWalk struct {
+	r     *Retriever
+	dec   *json.Decoder
+	keep  int
+	hits  []gate.Hit
+	total int
+}
+
+// value reads one JSON value; path is what is left of the hits path
+// below it. It reports whether the hits array was found in the value.
+func (a *answerWalk) value(path []string) (bool, error) {
+	if len(path) == 0 {
+		return true, a.hitList()
+	}
+	tok, err := a.dec.Token()
+	if err != nil {
+		return false, err
+	}
+	d, ok := tok.(json.Delim)
 	if !ok {
-		return nil, fmt.Errorf("answer has no %q", r.cfg.Hits)
+		return false, nil
 	}
-	list, ok := arr.([]any)
+	found := false
+	switch d {
+	case '{':
+		for a.dec.More() {
+			kt, err := a.dec.Token()
+			if err != nil {
+				return false, err
+			}
+			var f bool
+			if k, _ := kt.(string); k == path[0] && !found {
+				f, err = a.value(path[1:])
+			} else {
+				err = skipValue(a.dec)
+			}
+			if err != nil {
+				return false, err
+			}
+			found = found || f
+		}
+	case '[':
+		want, aerr := strconv.Atoi(path[0])
+		for i := 0; a.dec.More(); i++ {
+			var f bool
+			if aerr == nil && i == want {
+				f, err = a.value(path[1:])
+			} else {
+				err = skipValue(a.dec)
+			}
+			if err != nil {
+				return false, err
+			}
+			found = found || f
+		}
+	}
+	_, err = a.dec.Token() // the closing delimiter
+	return found, err
+}
+
+// hitList reads the hits array: the first keep hits are built, the rest
+// only counted.
+func (a *answerWalk) hitList() error {
+	var first any
+	tok, err := a.dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		if ok && d == '{' {
+			first = map[string]any{}
+		} else {
+			first = tok
+		}
+		return hitError{fmt.Errorf("%q in the answer is not an array (it is %s)", a.r.cfg.Hits, jsonKind(first))}
+	}
+	for i := 0; a.dec.More(); i++ {
+		a.total++
+		if i >= a.keep {
+			if err := skipValue(a.dec); err != nil {
+				return err
+			}
+			continue
+		}
+		var item any
+		if err := a.dec.Decode(&item); err != nil {
+			return err
+		}
+		h, err := a.r.hit(i, item)
+		if err != nil {
+			return hitError{err}
+		}
+		a.hits = append(a.hits, h)
+	}
+	_, err = a.dec.Token() // the closing ']'
+	return err
+}
+
+// skipValue reads one JSON value and drops it.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// hit reads hit i of an answer with the configured paths.
+func (r *Retriever) hit(i int, item any) (gate.Hit, error) {
+	var h gate.Hit
+	doc, ok := lookup(item, r.fields[0])
 	if !ok {
-		return nil, fmt.Errorf("%q in the answer is not an array", r.cfg.Hits)
+		return h, fmt.Errorf("hit %d has no %q", i, r.cfg.Doc)
 	}
-	hits := make([]gate.Hit, 0, len(list))
-	for i, item := range list {
-		var h gate.Hit
-		doc, ok := lookup(item, r.fields[0])
-		if !ok {
-			return nil, fmt.Errorf("hit %d has no %q", i, r.cfg.Doc)
-		}
-		if h.Doc, ok = scalar(doc); !ok || h.Doc == "" {
-			return nil, fmt.Errorf("hit %d: %q is not a non-empty string or number", i, r.cfg.Doc)
-		}
-		if v, ok := lookup(item, r.fields[1]); ok && r.fields[1] != nil {
-			h.Chunk, _ = scalar(v)
-		}
-		if v, ok := lookup(item, r.fields[2]); ok && r.fields[2] != nil && v != nil {
-			n, isNum := v.(json.Number)
-			if !isNum {
-				return nil, fmt.Errorf("hit %d: %q is %s, not a number", i, r.cfg.Score, jsonKind(v))
-			}
-			f, err := n.Float64()
-			if err != nil || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("hit %d: score %s is not a finite number", i, n)
-			}
-			h.Score = f
-		}
-		if v, ok := lookup(item, r.fields[3]); ok && r.fields[3] != nil {
-			h.Text, _ = scalar(v)
-		}
-		hits = append(hits, h)
+	if h.Doc, ok = scalar(doc); !ok || h.Doc == "" {
+		return h, fmt.Errorf("hit %d: %q is not a non-empty string or number", i, r.cfg.Doc)
 	}
-	return hits, nil
+	if v, ok := lookup(item, r.fields[1]); ok && r.fields[1] != nil {
+		h.Chunk, _ = scalar(v)
+	}
+	if v, ok := lookup(item, r.fields[2]); ok && r.fields[2] != nil && v != nil {
+		n, isNum := v.(json.Number)
+		if !isNum {
+			return h, fmt.Errorf("hit %d: %q is %s, not a number", i, r.cfg.Score, jsonKind(v))
+		}
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			return h, fmt.Errorf("hit %d: score %s is not a finite number", i, n)
+		}
+		h.Score = f
+	}
+	if v, ok := lookup(item, r.fields[3]); ok && r.fields[3] != nil {
+		h.Text, _ = scalar(v)
+	}
+	return h, nil
 }
 
 // scalar renders a JSON string or number as a string.

@@ -232,7 +232,7 @@ func FuzzParseAnswer(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		hits, err := r.parse([]byte(body))
+		hits, _, err := r.parse([]byte(body), gate.MinKeptHits)
 		if err != nil {
 			return
 		}
@@ -285,11 +285,11 @@ func TestAmbiguousAnswersRefused(t *testing.T) {
 		`{"hits":[{"doc":"a","score":true}]}`:         `hit 0: "score" is a boolean, not a number`,
 		`{"hits":[{"doc":"a","score":1e999}]}`:        "score 1e999 is not a finite number",
 	} {
-		if _, err := r.parse([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, err := r.parse([]byte(body), gate.MinKeptHits); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
 		}
 	}
-	if hits, err := r.parse([]byte(`{"hits":[{"doc":"a","score":null},{"doc":"b"}]}` + "\n")); err != nil || len(hits) != 2 {
+	if hits, _, err := r.parse([]byte(`{"hits":[{"doc":"a","score":null},{"doc":"b"}]}`+"\n"), gate.MinKeptHits); err != nil || len(hits) != 2 {
 		t.Errorf("a null or absent score is no score: %v %v", hits, err)
 	}
 }

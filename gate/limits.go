@@ -1,0 +1,113 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// The bounds on what recallgate reads of an untrusted input (a pull
+// request's files, a retriever's answers): each is generous for real data
+// and stops a small hostile input from growing memory without bound. Past
+// one the input is refused with an *InputError naming the file, the line
+// and the limit (an HTTP answer past its bounds is the retriever's fault:
+// an infrastructure error naming the query).
+const (
+	// MaxSetLineBytes bounds one line of an eval set, a draft set or a
+	// queries file.
+	MaxSetLineBytes = 1 << 20
+	// MaxRunLineBytes bounds one line of a run (JSONL or TREC): a query's
+	// answer with a thousand hits and their passages is a few MiB.
+	MaxRunLineBytes = 16 << 20
+	// MaxCorpusLineBytes bounds one document of a corpus: a line of a JSONL
+	// corpus (gzipped or not) or one file of a corpus folder.
+	MaxCorpusLineBytes = 16 << 20
+	// MaxGzipRatio bounds how much a gzipped corpus may expand: at most
+	// MaxGzipRatio bytes out for each byte in (past the first
+	// MinGzipAllowance), all members together. Text and JSON compress
+	// 3–20×; a compression bomb reaches 1000×.
+	MaxGzipRatio = 200
+	// MinGzipAllowance is what any gzipped corpus may expand to, whatever
+	// its compressed size.
+	MinGzipAllowance = 64 << 20
+	// MaxJSONDepth bounds the nesting of arrays and objects in any JSON
+	// recallgate reads of an untrusted source: set, run and corpus lines,
+	// reports and HTTP answers. recallgate's own formats need 6.
+	MaxJSONDepth = 64
+	// MaxConfigBytes bounds a config file.
+	MaxConfigBytes = 1 << 20
+)
+
+// LimitError is an input past one of the bounds above.
+type LimitError struct {
+	// What is the thing bounded ("line 3", "the report"), Limit the bound in bytes.
+	What  string
+	Limit int64
+}
+
+// Error implements error.
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s is longer than %s", e.What, FormatBytes(e.Limit))
+}
+
+// FormatBytes writes a byte count as MiB or KiB when it is a whole number of them.
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// ReadInputFile reads a whole input file of at most max bytes: a path
+// that is not a regular file (a FIFO, /dev/zero, a file under /proc) is
+// refused before anything is read (see CheckInputFile), and a file
+// larger than max is refused, not read. Errors are *InputError naming
+// the path; one wrapping fs.ErrNotExist when the file does not exist.
+func ReadInputFile(path, what string, max int64) ([]byte, error) {
+	if _, err := CheckInputFile(path); err != nil {
+		return nil, &InputError{File: path, Err: fmt.Errorf("read %s: %w", what, err)}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &InputError{File: path, Err: fmt.Errorf("read %s: %w", what, err)}
+	}
+	defer f.Close()
+	return ReadAllLimited(f, path, what, max)
+}
+
+// ReadAllLimited reads r to its end, refusing more than max bytes with an
+// *InputError naming name and the limit.
+func ReadAllLimited(r io.Reader, name, what string, max int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, &InputError{File: name, Err: fmt.Errorf("read %s: %w", what, err)}
+	}
+	if int64(len(data)) > max {
+		return nil, &InputError{File: name, Err: &LimitError{What: "the " + what, Limit: max}}
+	}
+	return data, nil
+}
+
+// ErrGzipBomb is wrapped when a gzipped input expands past MaxGzipRatio.
+var ErrGzipBomb = errors.New("expands more than a real corpus does")
+
+// ratioReader fails once more than MaxGzipRatio × the compressed size (at
+// least MinGzipAllowance) has come out of a decompressor.
+type ratioReader struct {
+	r          io.Reader
+	compressed int64
+	out        int64
+}
+
+func (rr *ratioReader) Read(p []byte) (int, error) {
+	n, err := rr.r.Read(p)
+	rr.out += int64(n)
+	if allow := max(MinGzipAllowance, MaxGzipRatio*rr.compressed); rr.out > allow {
+		return n, fmt.Errorf("decompressed past %s from %s compressed: %w (more than %d:1)", FormatBytes(allow), FormatBytes(rr.compressed), ErrGzipBomb, MaxGzipRatio)
+	}
+	return n, err
+}
