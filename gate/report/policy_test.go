@@ -24,7 +24,7 @@ func policyComparison(t *testing.T) *gate.Comparison {
 		t.Fatal(err)
 	}
 	c.Policy = &gate.PolicyReport{Source: gate.PolicyBaseCommit, Commit: "abc123def4567890abc123def4567890abc12345",
-		Changes: []gate.PolicyChange{{Key: "max_recall_drop", Base: "0.02", Head: "1.00"}, {Key: "depth.candidates", Base: "5", Head: "62"}, {Key: "segment.jar_gon", Base: "none", Head: "max_recall_drop=0.50"}},
+		Changes:      []gate.PolicyChange{{Key: "max_recall_drop", Base: "0.02", Head: "1.00"}, {Key: "depth.candidates", Base: "5", Head: "62"}, {Key: "segment.jar_gon", Base: "none", Head: "max_recall_drop=0.50"}},
 		WaiversAdded: []gate.Waiver{w, {Query: "q09", Reason: "unused", Expires: exp}}}
 	return c
 }
