@@ -160,6 +160,45 @@ type Waiver struct {
 	Rules []string
 }
 
+// The sources of a comparison's policy (PolicyReport.Source).
+const (
+	// PolicyBaseCommit: the base commit's config judged both sides.
+	PolicyBaseCommit = "base-commit"
+	// PolicyGivenConfig: the config given judged (no base commit, or one
+	// without a config).
+	PolicyGivenConfig = "given-config"
+)
+
+// PolicyReport says which config's gate policy (thresholds, depths,
+// repeats, segment rules, the retriever topology) judged a comparison, and
+// what the head's config would change in it once merged.
+type PolicyReport struct {
+	// Source is PolicyBaseCommit or PolicyGivenConfig.
+	Source string
+	// Commit is the base commit, when there is one.
+	Commit string
+	// Changes are the policy keys the head's config sets otherwise, in
+	// PolicyKeys order (segments by name).
+	Changes []PolicyChange
+	// WaiversAdded are the head's waivers the base commit's config lacks.
+	WaiversAdded []Waiver
+}
+
+// PolicyChange is one policy key the head's config sets otherwise than the
+// base's, both values as the report shows them.
+type PolicyChange struct {
+	Key, Base, Head string
+}
+
+// PolicyKeys are the keys a PolicyChange names, in report order; a
+// segment rule's key is PolicySegmentKey followed by its name.
+var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
+	"min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
+	"depth.candidates", "depth.context", "report.below", "retrievers"}
+
+// PolicySegmentKey prefixes a segment rule's PolicyChange key.
+const PolicySegmentKey = "segment."
+
 // Segment aggregates the queries that share a label.
 type Segment struct {
 	// Kind is "segment" (declared), "source" or "auto".
@@ -337,6 +376,10 @@ type Comparison struct {
 	// BaseSHA and HeadSHA are the commits compared, when known; set by the
 	// caller. A later `recallgate comment` checks the report against them.
 	BaseSHA, HeadSHA string
+	// Policy says which config's gate policy judged and what the head's
+	// config changes in it; nil when not told (run files, drift). Set by
+	// the caller.
+	Policy *PolicyReport
 
 	index   map[string]int     // query id → position in Queries
 	waivers map[string]*Waiver // query id → its waiver

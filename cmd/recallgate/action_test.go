@@ -207,8 +207,10 @@ const prEvent = `{"number":42,"pull_request":{"number":42,"base":{"sha":"%s","re
 func TestActionPullRequestRegression(t *testing.T) {
 	g := &fakeGitHub{}
 	srv := g.server(t)
-	cfg, _ := filepath.Abs("../../frozen-set/recallgate.toml")
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "basesha"), map[string]string{"config": cfg})
+	ws, base := frozenSetRepo(t)
+	cfg := filepath.Join(ws, "frozen-set", "recallgate.toml")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{"config": cfg})
+	ae.vars["GITHUB_WORKSPACE"] = ws
 	code, out, errs := ae.run(t)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
@@ -244,8 +246,10 @@ func TestActionPullRequestRegression(t *testing.T) {
 func TestActionForkPRCannotComment(t *testing.T) {
 	g := &fakeGitHub{commentStatus: 403}
 	srv := g.server(t)
-	cfg, _ := filepath.Abs("../../frozen-set/recallgate.toml")
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "basesha"), map[string]string{"config": cfg})
+	ws, base := frozenSetRepo(t)
+	cfg := filepath.Join(ws, "frozen-set", "recallgate.toml")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{"config": cfg})
+	ae.vars["GITHUB_WORKSPACE"] = ws
 	code, out, _ := ae.run(t)
 	if code != 1 || !strings.Contains(out, "::warning::PR comment not posted") {
 		t.Errorf("exit %d (want the verdict's 1)\n%s", code, out)
@@ -371,6 +375,26 @@ func TestCommentCommand(t *testing.T) {
 }
 
 // workspace is the repository root, as GITHUB_WORKSPACE is in a job.
+// frozenSetRepo is a git repository holding a copy of frozen-set/ (its
+// two-table config included) committed as the base of a pull request
+// that changes nothing: the base side runs in that commit's tree.
+func frozenSetRepo(t *testing.T) (dir, base string) {
+	t.Helper()
+	f := newFixture(t, builtinConfig)
+	src, _ := filepath.Abs("../../frozen-set")
+	for _, name := range []string{"recallgate.toml", "queries.jsonl"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.put(filepath.Join("frozen-set", name), string(data))
+	}
+	if err := os.Rename(filepath.Join(f.dir, "rag", "corpus"), filepath.Join(f.dir, "frozen-set", "corpus")); err != nil {
+		t.Fatal(err)
+	}
+	return f.dir, f.commit("frozen set")
+}
+
 func workspace(t *testing.T) string {
 	w, err := filepath.Abs("../..")
 	if err != nil {

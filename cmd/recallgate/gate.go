@@ -21,7 +21,7 @@ var gateCommand = command{
 		saveRuns := fs.String("save-runs", "", "also write base.jsonl and head.jsonl runs into this folder")
 		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run")
 		var v verdicts
-		v.register(fs, " (overrides [gate])")
+		v.register(fs, " (overrides [gate]: the base commit's with --base-ref)")
 		noCache := fs.Bool("no-cache", false, "ignore cache_dir: retrieve both sides afresh")
 		baseKey := fs.String("base-cache-key", "", "what identifies the base side's index for the cache, e.g. the base commit")
 		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
@@ -44,7 +44,7 @@ var gateCommand = command{
 				return err
 			}
 			cmp, err := pipeline.Gate(ctx, e.job(), pipeline.GateOptions{
-				Config: cfg, Set: set, Thresholds: th, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(),
+				Config: cfg, Set: set, Thresholds: th, Overrides: v.apply, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(),
 				AllowIdentical: *allowIdentical, IdenticalFix: "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway",
 				CacheKeys: map[string]string{"base": *baseKey, "head": *headKey}, NoCache: *noCache, SaveRuns: *saveRuns, Baseline: *baseline,
 			})

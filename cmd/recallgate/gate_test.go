@@ -28,7 +28,7 @@ func TestDemoGate(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (the demo head regresses)\n%s\n%s", code, out, errs)
 	}
-	for _, want := range []string{"FAIL  mean recall@5", "regressed (3)", "improved (3)", "lost: security/audit-log"} {
+	for _, want := range []string{"FAIL  mean recall@5", "regressed (3)", "improved (3)", "lost: security/audit-log", " · policy: the given config (no base commit)\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
@@ -45,10 +45,11 @@ func TestDemoGate(t *testing.T) {
 		t.Errorf("no latency line for both sides:\n%s", out)
 	}
 	// The committed runs give the same verdict through compare (stored
-	// runs carry no timing).
+	// runs carry no timing, and compare does not know whether they came
+	// from a base commit, so it names no policy).
 	code2, out2, _ := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml",
 		"--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl")
-	if code2 != 1 || out2 != withoutLatency(out) {
+	if code2 != 1 || out2 != strings.Replace(withoutLatency(out), " · policy: the given config (no base commit)", "", 1) {
 		t.Errorf("compare on the saved runs: exit %d, report differs from gate's:\n%s", code2, out2)
 	}
 }

@@ -42,6 +42,11 @@ type Config struct {
 	Repeats int
 	// Waivers accept known regressions until they expire.
 	Waivers []gate.Waiver
+	// MaxWaiverDays is the longest a new waiver may run from today
+	// ([gate] max_waiver_days, default DefaultMaxWaiverDays).
+	MaxWaiverDays int
+	// waiverLines are the lines of each waiver's expires key (0 unknown).
+	waiverLines []int
 	// MaxLabelAge flags queries whose `verified` date is older (0 = off).
 	MaxLabelAge time.Duration
 	// Corpus is the corpus the eval set's gold documents should be in, for
@@ -103,6 +108,7 @@ type rawConfig struct {
 		MinSegmentQueries   *int         `toml:"min_segment_queries"`
 		RequireSignificance bool         `toml:"require_significance"`
 		Repeats             int          `toml:"repeats"`
+		MaxWaiverDays       *int         `toml:"max_waiver_days"`
 		Segment             []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {
@@ -195,6 +201,13 @@ func Parse(data []byte, name string) (*Config, error) {
 	if c.Repeats < 1 || c.Repeats > 20 {
 		return nil, &gate.InputError{File: name, Field: "gate.repeats", Err: fmt.Errorf("must be within 1 and 20, got %d", raw.Gate.Repeats)}
 	}
+	c.MaxWaiverDays = DefaultMaxWaiverDays
+	if v := raw.Gate.MaxWaiverDays; v != nil {
+		if *v < 1 {
+			return nil, &gate.InputError{File: name, Line: keyLine(data, toml.Key{"gate", "max_waiver_days"}), Field: "gate.max_waiver_days", Err: fmt.Errorf("must be at least 1 day, got %d", *v)}
+		}
+		c.MaxWaiverDays = *v
+	}
 	if v := raw.Report.Below; v != nil {
 		c.Depth.Below = *v
 	}
@@ -251,6 +264,7 @@ func Parse(data []byte, name string) (*Config, error) {
 			}
 		}
 		c.Waivers = append(c.Waivers, gate.Waiver{Query: w.Query, Reason: w.Reason, Expires: exp, Rules: w.Rules})
+		c.waiverLines = append(c.waiverLines, arrayKeyLine(data, "waiver", i, "expires"))
 	}
 	if err := c.sides(raw, dir); err != nil {
 		var ie *gate.InputError

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
@@ -18,6 +19,9 @@ import (
 type BaseSide struct {
 	Tree *basetree.Tree
 	cfg  *config.Config
+	// own says the base commit has its own config (else cfg is the
+	// head's text read in the base tree).
+	own bool
 	// notes say what was compared, for the report.
 	Notes []string
 }
@@ -87,7 +91,7 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 			return &gate.InputError{File: head.Path + "@" + short, Field: "retriever", Err: fmt.Errorf("the base commit's config must keep its paths inside its own tree: %w", err)}
 		}
 	}
-	b.cfg = bcfg
+	b.cfg, b.own = bcfg, ownConfig
 	if ownConfig {
 		b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s), with its own config, corpus and scripts; head side: this checkout", short, b.Tree.Via))
 	} else {
@@ -104,12 +108,45 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 	return nil
 }
 
-// sides returns the config to retrieve with: the head's, with the base
-// side's retriever taken from the base commit's config.
+// Sides returns the config to retrieve and judge with. With the base
+// commit's own config, its policy rules: the thresholds (segment rules
+// included), depths, repeats and max_waiver_days are the base's, and the
+// base side is the base commit's retriever whatever tables the head has;
+// the head side, the set, the waivers, the corpus and the cache stay the
+// head's. Without one, the head's config rules, its base retriever run in
+// the base tree.
 func (b *BaseSide) Sides(head *config.Config) *config.Config {
 	c := *head
 	c.Base = b.cfg.Base
+	if b.own {
+		c.Thresholds, c.Depth, c.Repeats, c.MaxWaiverDays = b.cfg.Thresholds, b.cfg.Depth, b.cfg.Repeats, b.cfg.MaxWaiverDays
+		c.Thresholds.Segments = slices.Clone(c.Thresholds.Segments)
+		for i := range c.Thresholds.Segments {
+			// Name the rule's file as the reader knows it, not the temporary tree.
+			c.Thresholds.Segments[i].File = head.Path + "@" + ShortSHA(b.Tree.Commit)
+		}
+	}
 	return &c
+}
+
+// Policy says which config judged and what head changes in it: with the
+// base commit's own config, the keys head sets otherwise and the waivers
+// it adds; without one, the given config.
+func (b *BaseSide) Policy(head *config.Config) *gate.PolicyReport {
+	if !b.own {
+		return &gate.PolicyReport{Source: gate.PolicyGivenConfig, Commit: b.Tree.Commit}
+	}
+	return &gate.PolicyReport{Source: gate.PolicyBaseCommit, Commit: b.Tree.Commit,
+		Changes: config.PolicyChanges(b.cfg, head), WaiversAdded: head.AddedWaivers(b.cfg)}
+}
+
+// AddedWaivers are the head's waivers the base commit's config lacks
+// (every one when the base commit has no config).
+func (b *BaseSide) AddedWaivers(head *config.Config) []gate.Waiver {
+	if !b.own {
+		return head.AddedWaivers(nil)
+	}
+	return head.AddedWaivers(b.cfg)
 }
 
 // ShortSHA is a commit as reports show it: its first twelve characters.

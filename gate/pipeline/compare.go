@@ -58,9 +58,17 @@ type GateOptions struct {
 	// Config and Set are the loaded config and eval set.
 	Config *config.Config
 	Set    *gate.Set
-	// Thresholds decide the verdict (the config's, with flags applied).
+	// Thresholds decide the verdict when the given config's policy rules
+	// (the config's, with flags applied).
 	Thresholds gate.Thresholds
-	// BaseRef, when set, runs the base side in that commit's whole tree.
+	// Overrides, when set, puts the caller's flags over the base commit's
+	// thresholds when that commit's policy rules (see BaseRef).
+	Overrides func(*gate.Thresholds) error
+	// BaseRef, when set, runs the base side in that commit's whole tree,
+	// and that commit's config is the policy: thresholds, depths, repeats,
+	// segment rules, max_waiver_days and the base side's retriever. The
+	// given config is then the head side's only, and the report says what
+	// it would change.
 	BaseRef string
 	// Workspace confines the base tree's paths ("" on a laptop); Archive
 	// downloads the base commit when git cannot give it (nil: git only);
@@ -86,9 +94,10 @@ type GateOptions struct {
 // asked), the head side, both retrieved at once with repeats and the run
 // cache, the runs saved when asked, and the comparison.
 func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) {
-	cfg, set := o.Config, o.Set
+	cfg, set, th := o.Config, o.Set, o.Thresholds
 	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
 	var notes []string
+	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	if o.BaseRef != "" {
 		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir})
 		if err != nil {
@@ -98,11 +107,25 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		if err := SameCommit(ctx, e, cfg.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
 			return nil, err
 		}
-		cfg, notes = b.Sides(cfg), b.Notes
+		head := cfg
+		cfg, notes = b.Sides(head), b.Notes
+		pol, added = b.Policy(head), b.AddedWaivers(head)
+		if pol.Source == gate.PolicyBaseCommit {
+			th = cfg.Thresholds
+			if o.Overrides != nil {
+				if err := o.Overrides(&th); err != nil {
+					return nil, err
+				}
+			}
+			notes = append(notes, fmt.Sprintf("policy: the base commit's config (%s) judged both sides; this change's own [gate], [depth] and retrievers take effect after merge", ShortSHA(b.Tree.Commit)))
+		}
 		if keys["base"] == "" {
 			keys["base"] = b.Tree.Commit
 		}
 	} else if err := IdenticalSides(e, cfg, o.AllowIdentical, o.IdenticalFix); err != nil {
+		return nil, err
+	}
+	if err := o.Config.CheckWaiverDays(added, e.Clock(), cfg.MaxWaiverDays); err != nil {
 		return nil, err
 	}
 	if cfg.CacheDir != "" && !o.NoCache {
@@ -130,7 +153,12 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			return nil, err
 		}
 	}
-	return CompareRuns(e, set, cfg, o.Thresholds, runs["base"].First(), runs, notes)
+	cmp, err := CompareRuns(e, set, cfg, th, runs["base"].First(), runs, notes)
+	if err != nil {
+		return nil, err
+	}
+	cmp.Policy = pol
+	return cmp, nil
 }
 
 // CompareFiles compares two run files made elsewhere on the set, with the
@@ -241,8 +269,8 @@ type CIOptions struct {
 	Drift    bool
 	Baseline string
 	// BaseSHA and HeadSHA are the event's commits ("" when it has none):
-	// the base side of one [retriever] runs in BaseSHA's tree; both key
-	// the run cache.
+	// the base side runs in BaseSHA's tree, judged by its config's policy
+	// (see GateOptions.BaseRef); both key the run cache.
 	BaseSHA, HeadSHA string
 	// Archive downloads the base commit when git cannot give it.
 	Archive basetree.ArchiveSource
@@ -252,8 +280,8 @@ type CIOptions struct {
 }
 
 // CI is the job a CI step runs: two run files compared, the nightly drift
-// run, or the pre-merge gate (the base side in the base commit's tree when
-// the config has one [retriever]). Every path must stay in the workspace.
+// run, or the pre-merge gate (the base side in the base commit's tree, by
+// that commit's policy, whenever the event has a base commit). Every path must stay in the workspace.
 // The comparison records the commits compared, so a later `recallgate
 // comment` can tie its report to the pull request it belongs to.
 func CI(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Set, error) {
@@ -311,9 +339,9 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 	}
 	g := GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: o.Workspace, TempDir: o.TempDir, Archive: o.Archive,
 		AllowIdentical: o.AllowIdentical, IdenticalFix: o.IdenticalFix, CacheKeys: keys}
-	if cfg.Base == cfg.Head {
-		g.BaseRef = o.BaseSHA
-	}
+	// Whatever tables the head's config has: a pull request that switches
+	// to [base.retriever] + [head.retriever] must not pick its own base side.
+	g.BaseRef = o.BaseSHA
 	cmp, err := Gate(ctx, e, g)
 	return cmp, set, err
 }

@@ -39,7 +39,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		Clip    int
 		Rules   [][7]string
 		Extra   []string
-	}{r, icon, verdictTitle(r.Verdict), headline(r), reasons, summaryRows(r, func(s string) string { return s }), gate.PassageRunes, rules,
+	}{r, icon, verdictTitle(r.Verdict), headline(r, flatten), reasons, summaryRows(r, func(s string) string { return s }), gate.PassageRunes, rules,
 		nonEmpty(append(emptyAnswerLines(r, func(s string) string { return s }), latencyLine(r.Latency), unjudgedLine(r.Unjudged, r.Depth.Context))...)})
 }
 

@@ -355,6 +355,41 @@ type CompareReport struct {
 	// BaseSHA and HeadSHA are the commits compared, when known.
 	BaseSHA string `json:"base_sha,omitempty"`
 	HeadSHA string `json:"head_sha,omitempty"`
+	// Policy says which config's policy judged and what the change would
+	// change in it; absent when not told (run files, drift).
+	Policy *PolicyInfo `json:"policy,omitempty"`
+}
+
+// PolicyInfo is the gate policy that judged: source is base-commit or
+// given-config, commit the base commit when there is one.
+type PolicyInfo struct {
+	Source string `json:"source"`
+	Commit string `json:"commit,omitempty"`
+	// Changes are the policy keys the head's config sets otherwise.
+	Changes []PolicyChangeInfo `json:"changes"`
+	// WaiversAdded are the waivers the base commit's config lacks.
+	WaiversAdded []WaiverInfo `json:"waivers_added"`
+}
+
+// PolicyChangeInfo is one policy key with the base's and the head's value.
+type PolicyChangeInfo struct {
+	Key  string `json:"key"`
+	Base string `json:"base"`
+	Head string `json:"head"`
+}
+
+func policyInfo(p *gate.PolicyReport) *PolicyInfo {
+	if p == nil {
+		return nil
+	}
+	out := &PolicyInfo{Source: p.Source, Commit: p.Commit, Changes: []PolicyChangeInfo{}, WaiversAdded: []WaiverInfo{}}
+	for _, c := range p.Changes {
+		out.Changes = append(out.Changes, PolicyChangeInfo{c.Key, c.Base, c.Head})
+	}
+	for _, w := range p.WaiversAdded {
+		out.WaiversAdded = append(out.WaiversAdded, WaiverInfo{ID: w.Query, Reason: w.Reason, Expires: w.Expires.Format("2006-01-02")})
+	}
+	return out
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -456,7 +491,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
-		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA,
+		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
 	}
 	if c.Latency[0] != nil || c.Latency[1] != nil {
 		r.Latency = &LatencyPair{Base: latencyInfo(c.Latency[0]), Head: latencyInfo(c.Latency[1])}

@@ -30,7 +30,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if icon == "" {
 		icon = "✅"
 	}
-	fmt.Fprintf(b, "### %s recallgate: %s — %s\n\n", icon, verdictTitle(r.Verdict), headline(r))
+	fmt.Fprintf(b, "### %s recallgate: %s — %s\n\n", icon, verdictTitle(r.Verdict), headline(r, EscapeMarkdown))
 	for i, reason := range r.Reasons {
 		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), EscapeMarkdown(reason))
 	}

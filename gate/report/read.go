@@ -8,6 +8,7 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
@@ -99,6 +100,9 @@ func (r *CompareReport) validate() error {
 			return fmt.Errorf("%s %q is not a commit SHA", sha.key, sha.v)
 		}
 	}
+	if err := r.Policy.validate(); err != nil {
+		return err
+	}
 	for k, v := range r.Fingerprints {
 		if !slices.Contains(fingerprintNames, k) {
 			return fmt.Errorf("fingerprints: unknown input %q (want one of %v)", k, fingerprintNames)
@@ -179,6 +183,43 @@ func (r *CompareReport) validate() error {
 	}
 	for i, u := range r.Unanswerable {
 		if err := plain(fmt.Sprintf("unanswerable[%d].id", i), u.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate checks a policy read back: a known source, a commit SHA, known
+// keys, dates, and no control character in what is shown.
+func (p *PolicyInfo) validate() error {
+	if p == nil {
+		return nil
+	}
+	if p.Source != gate.PolicyBaseCommit && p.Source != gate.PolicyGivenConfig {
+		return fmt.Errorf("policy.source %q: want %s or %s", p.Source, gate.PolicyBaseCommit, gate.PolicyGivenConfig)
+	}
+	if p.Commit != "" && !hexCommit.MatchString(p.Commit) {
+		return fmt.Errorf("policy.commit %q is not a commit SHA", p.Commit)
+	}
+	if p.Source == gate.PolicyGivenConfig && len(p.Changes)+len(p.WaiversAdded) > 0 {
+		return errors.New("policy: a given config's policy has no changes or added waivers")
+	}
+	for i, c := range p.Changes {
+		at := fmt.Sprintf("policy.changes[%d]", i)
+		seg, isSeg := strings.CutPrefix(c.Key, gate.PolicySegmentKey)
+		if !slices.Contains(gate.PolicyKeys, c.Key) && (!isSeg || seg == "") {
+			return fmt.Errorf("%s.key %q is no policy key", at, c.Key)
+		}
+		if err := plainAll(at, c.Key, c.Base, c.Head); err != nil {
+			return err
+		}
+	}
+	for i, w := range p.WaiversAdded {
+		at := fmt.Sprintf("policy.waivers_added[%d]", i)
+		if _, err := time.Parse("2006-01-02", w.Expires); err != nil {
+			return fmt.Errorf("%s.expires %q is not a date like 2027-01-31", at, w.Expires)
+		}
+		if err := plainAll(at, w.ID, w.Reason); err != nil {
 			return err
 		}
 	}

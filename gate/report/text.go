@@ -79,8 +79,65 @@ func writeWarningsText(b io.Writer, ws []string) {
 	}
 }
 
-// headline is the one-line verdict shared by the text and Markdown reports.
-func headline(r *CompareReport) string {
+// headline is the one-line verdict shared by the text, Markdown and HTML
+// reports; esc escapes the untrusted text (policy values, waivers) for
+// the format.
+func headline(r *CompareReport, esc func(string) string) string {
+	out := metricsHeadline(r)
+	if p := policyHeadline(r, esc); p != "" {
+		out += " · " + p
+	}
+	return out
+}
+
+// policyHeadline says what a change does to the gate's policy, and which
+// policy judged when it was not the base commit's: "this PR changes the
+// gate: max_recall_drop 0.02 → 1.00: takes effect after merge · 1
+// regression waived by this PR: q17 — reason, expires 2027-01-10". ""
+// when the base commit's policy judged and the change leaves it alone.
+func policyHeadline(r *CompareReport, esc func(string) string) string {
+	p := r.Policy
+	if p == nil {
+		return ""
+	}
+	switch {
+	case p.Source == gate.PolicyGivenConfig && p.Commit != "":
+		return "policy: this change's config — the base commit has no recallgate.toml"
+	case p.Source == gate.PolicyGivenConfig:
+		return "policy: the given config (no base commit)"
+	}
+	var parts []string
+	if len(p.Changes) > 0 {
+		cs := make([]string, len(p.Changes))
+		for i, c := range p.Changes {
+			cs[i] = esc(c.Key + " " + c.Base + " → " + c.Head)
+		}
+		parts = append(parts, "this PR changes the gate: "+strings.Join(cs, "; ")+": takes effect after merge")
+	}
+	waived := map[string]bool{}
+	for _, w := range r.Waived {
+		waived[w.ID] = true
+	}
+	var used, unused []string
+	for _, w := range p.WaiversAdded {
+		s := esc(w.ID + " — " + w.Reason + ", expires " + w.Expires)
+		if waived[w.ID] {
+			used = append(used, s)
+		} else {
+			unused = append(unused, s)
+		}
+	}
+	if len(used) > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s waived by this PR: %s", len(used), plural(len(used), "regression", "regressions"), strings.Join(used, "; ")))
+	}
+	if len(unused) > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s added by this PR, unused: %s", len(unused), plural(len(unused), "waiver", "waivers"), strings.Join(unused, "; ")))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// metricsHeadline is the headline's figures.
+func metricsHeadline(r *CompareReport) string {
 	n := names(r.depth())
 	out := fmt.Sprintf("mean %s %s → %s (%s), %d regressed, %d improved", n.recall,
 		f3(r.Summary.Base.RecallAtN), f3(r.Summary.Head.RecallAtN), signed(r.Summary.Delta.RecallAtN), len(r.Regressed), len(r.Improved))
@@ -108,7 +165,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	if r.Verdict == string(gate.Inconclusive) {
 		title += " (not failed)"
 	}
-	fmt.Fprintf(b, "%s  %s\n", title, headline(r))
+	fmt.Fprintf(b, "%s  %s\n", title, headline(r, terminal))
 	for i, reason := range r.Reasons {
 		fmt.Fprintf(b, "  %s: %s\n", terminal(r.reasonKind(i)), terminal(reason))
 	}

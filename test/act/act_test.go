@@ -333,7 +333,7 @@ func prPayload(base, head string) string {
 func TestPullRequestRegression(t *testing.T) {
 	env(t)
 	repo, sha := demoRepo(t, "")
-	api := &fakeAPI{}
+	api := &fakeAPI{tarball: policyArchive(t, repo, sha)}
 	srv := api.start(t)
 	r := runAct(t, repo, "pull_request", prPayload(sha, sha), srv.URL)
 	if r.exit == 0 || !stepFailed.MatchString(r.log) || !strings.Contains(r.log, "exit with `FAILURE`: 1") {
@@ -347,11 +347,13 @@ func TestPullRequestRegression(t *testing.T) {
 	if !strings.Contains(r.log, "::warning file=queries.jsonl,line=26,") {
 		t.Errorf("no annotation on the regressed query's line:\n%s", r.log)
 	}
-	want := []string{"GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
+	// The base side comes from the base commit's archive (the image has no
+	// git), whatever tables the config has.
+	want := []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
 	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("API calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	first := api.reqs[1]
+	first := api.reqs[3]
 	if !first.Auth || !strings.Contains(first.Body, "<!-- recallgate: recallgate.toml -->") || !strings.Contains(first.Body, "q26") {
 		t.Errorf("comment: auth %v body %.300s", first.Auth, first.Body)
 	}
@@ -361,7 +363,7 @@ func TestPullRequestRegression(t *testing.T) {
 	// Second push: the bot's comment is there and is edited, not doubled.
 	api.existing, api.reqs = posted.Body, nil
 	r = runAct(t, repo, "pull_request", prPayload(sha, sha), srv.URL)
-	want = []string{"GET /repos/acme/rag/issues/42/comments", "PATCH /repos/acme/rag/issues/comments/5"}
+	want = []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /repos/acme/rag/issues/42/comments", "PATCH /repos/acme/rag/issues/comments/5"}
 	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("second push, API calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -375,15 +377,15 @@ func TestPullRequestRegression(t *testing.T) {
 func TestMergeGroup(t *testing.T) {
 	env(t)
 	repo, sha := demoRepo(t, "")
-	api := &fakeAPI{}
+	api := &fakeAPI{tarball: policyArchive(t, repo, sha)}
 	srv := api.start(t)
 	payload := fmt.Sprintf(`{"merge_group":{"base_sha":%q,"head_sha":%q,"head_ref":"refs/heads/gh-readonly-queue/main/pr-42-%s","base_ref":"refs/heads/main"},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, sha, sha, sha)
 	r := runAct(t, repo, "merge_group", payload, srv.URL)
 	if r.exit == 0 || output(r.log, "verdict") != "fail" {
 		t.Fatalf("merge group: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
 	}
-	if calls := api.calls(); len(calls) != 0 {
-		t.Errorf("a merge group run called the API: %v", calls)
+	if calls := api.calls(); len(calls) != 2 || calls[0] != "GET /repos/acme/rag/tarball/"+sha {
+		t.Errorf("a merge group run called the API for more than the base commit's archive: %v", calls)
 	}
 }
 
@@ -519,7 +521,7 @@ func TestForkTwoWorkflows(t *testing.T) {
 	const heading = "### Fork pull requests: the two-workflow pattern"
 	gateWF, commentWF := readmeWorkflowN(t, heading, 0), readmeWorkflowN(t, heading, 1)
 	repo, sha := repoWith(t, "", gateWF, map[string][]byte{".github/workflows/recallgate-comment.yml": []byte(commentWF)})
-	api := &fakeAPI{prHead: sha}
+	api := &fakeAPI{prHead: sha, tarball: policyArchive(t, repo, sha)}
 	srv := api.start(t)
 	arts := t.TempDir()
 	r := runActWith(t, repo, "pull_request", prPayload(sha, sha), srv.URL, actOptions{node: true, extra: []string{
@@ -528,10 +530,10 @@ func TestForkTwoWorkflows(t *testing.T) {
 	if r.exit == 0 || !stepFailed.MatchString(r.log) || !strings.Contains(r.log, "Success - Main actions/upload-artifact@v4") {
 		t.Fatalf("gate workflow (exit %d): want the gate to fail and the upload to run:\n%s", r.exit, r.log)
 	}
-	if calls := api.calls(); len(calls) != 0 {
-		t.Errorf("the unprivileged workflow called the API: %v", calls)
+	if calls := api.calls(); len(calls) != 2 || calls[0] != "GET /repos/acme/rag/tarball/"+sha {
+		t.Errorf("the unprivileged workflow called the API for more than the base commit's archive: %v", calls)
 	}
-	api.artifact = uploadedZip(t, arts)
+	api.artifact, api.reqs = uploadedZip(t, arts), nil
 
 	payload := fmt.Sprintf(`{"action":"completed","workflow":{"name":"retrieval"},"workflow_run":{"id":4242,"name":"retrieval","event":"pull_request","status":"completed","conclusion":"failure","head_sha":%q,"head_branch":"feature","head_repository":{"full_name":"fork-owner/rag","owner":{"login":"fork-owner"}},"pull_requests":[]},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, sha)
 	r = runActWith(t, repo, "workflow_run", payload, srv.URL, actOptions{workflow: "recallgate-comment.yml", node: true, extra: []string{
@@ -684,5 +686,60 @@ runs:
 	}
 	if c := api.reqs[1]; !c.Auth || !strings.Contains(c.Body, "q26") {
 		t.Errorf("comment: auth %v body %.300s", c.Auth, c.Body)
+	}
+}
+
+// policyArchive is the commit's archive the way GitHub serves it: the
+// base side's tree for a job whose image has no git.
+func policyArchive(t *testing.T, repo, commit string) []byte {
+	t.Helper()
+	archive := exec.Command("git", "archive", "--format=tar.gz", "--prefix=acme-rag-"+commit[:7]+"/", commit)
+	archive.Dir = repo
+	tgz, err := archive.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tgz
+}
+
+// TestPullRequestRaisesItsOwnThreshold: a PR that regresses and, in the
+// same change, raises its own max_recall_drop and max_new_misses fails on
+// the base commit's thresholds, and the posted comment says what the PR
+// changes in the gate.
+func TestPullRequestRaisesItsOwnThreshold(t *testing.T) {
+	env(t)
+	config := "set = \"queries.jsonl\"\n[depth]\ncandidates = 5\ncontext = 3\n[gate]\nmax_recall_drop = 0.02\nmax_new_misses = 0\n[retriever]\ntype = \"builtin\"\ncorpus = \"corpus\"\ntitle_boost = 2.0\n"
+	repo, base := demoRepo(t, config)
+	tgz := policyArchive(t, repo, base)
+	loose := strings.Replace(strings.Replace(config, "max_recall_drop = 0.02", "max_recall_drop = 1.0", 1), "max_new_misses = 0", "max_new_misses = 30", 1)
+	os.WriteFile(filepath.Join(repo, "recallgate.toml"), []byte(loose), 0o644)
+	os.WriteFile(filepath.Join(repo, "corpus", "security", "audit-log.md"), []byte("# Office plants\n\nWater the ferns on Fridays.\n"), 0o644)
+	git(t, repo, "commit", "-qam", "regress, and loosen the gate")
+	head := git(t, repo, "rev-parse", "HEAD")
+	api := &fakeAPI{tarball: tgz}
+	srv := api.start(t)
+	r := runAct(t, repo, "pull_request", prPayload(base, head), srv.URL)
+	if r.exit == 0 || !stepFailed.MatchString(r.log) || output(r.log, "verdict") != "fail" || !strings.Contains(output(r.log, "regressed"), "q26") {
+		t.Fatalf("a PR that loosens its own gate passed (exit %d, verdict %q):\n%s", r.exit, output(r.log, "verdict"), r.log)
+	}
+	var posted struct{ Body string }
+	for _, q := range api.reqs {
+		if q.Method == "POST" && q.Path == "/repos/acme/rag/issues/42/comments" {
+			json.Unmarshal([]byte(q.Body), &posted)
+		}
+	}
+	const change = "this PR changes the gate: max&#95;recall&#95;drop 0.02 → 1.00; max&#95;new&#95;misses 0 → 30: takes effect after merge"
+	var headline string
+	for _, line := range strings.Split(posted.Body, "\n") {
+		if strings.HasPrefix(line, "### ") {
+			headline = line
+			break
+		}
+	}
+	if !strings.HasPrefix(headline, "### ❌ recallgate: fail") || !strings.Contains(headline, change) {
+		t.Errorf("the comment's headline does not say what the PR changes in the gate (%q):\n%s", change, posted.Body)
+	}
+	if !strings.Contains(posted.Body, "policy: the base commit's config") {
+		t.Errorf("the comment does not say which policy judged:\n%s", posted.Body)
 	}
 }

@@ -1,0 +1,93 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+func mustParse(t *testing.T, text string) *Config {
+	t.Helper()
+	c, err := Parse([]byte(text), "recallgate.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestPolicyChanges: every key the head sets otherwise is listed once, in
+// a fixed order with fixed formats; a key the base leaves out is its
+// default, never the head's value.
+func TestPolicyChanges(t *testing.T) {
+	base := mustParse(t, "[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n")
+	head := mustParse(t, `[depth]
+candidates = 62
+[gate]
+max_recall_drop = 1
+max_ndcg_drop = 0.015
+min_recall = 0.5
+require_significance = true
+max_waiver_days = 3650
+repeats = 3
+[[gate.segment]]
+name = "jargon"
+max_recall_drop = 0.5
+[base.retriever]
+type = "builtin"
+corpus = "c"
+[head.retriever]
+type = "builtin"
+corpus = "c"
+`)
+	var got []string
+	for _, c := range PolicyChanges(base, head) {
+		got = append(got, c.Key+" "+c.Base+" → "+c.Head)
+	}
+	want := []string{"max_recall_drop 0.02 → 1.00", "max_ndcg_drop 0.05 → 0.015", "min_recall off → 0.50", "require_significance false → true",
+		"max_waiver_days 90 → 3650", "repeats 1 → 3", "depth.candidates 50 → 62", "retrievers [retriever] → [base.retriever]+[head.retriever]",
+		"segment.jargon none → max_recall_drop=0.50"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if c := PolicyChanges(head, head); len(c) != 0 {
+		t.Errorf("a config against itself: %v", c)
+	}
+	if base.MaxWaiverDays != DefaultMaxWaiverDays || head.MaxWaiverDays != 3650 {
+		t.Errorf("max_waiver_days %d %d", base.MaxWaiverDays, head.MaxWaiverDays)
+	}
+}
+
+// TestWaiverDays: a waiver the base lacks may run max_waiver_days from
+// today's date and no further; one the base already holds is not the
+// change's, and a bad max_waiver_days names its line.
+func TestWaiverDays(t *testing.T) {
+	now := time.Date(2026, 12, 4, 23, 59, 0, 0, time.UTC)
+	w := func(q, exp string) string {
+		return fmt.Sprintf("\n[[waiver]]\nquery = %q\nreason = \"r\"\nexpires = %q\n", q, exp)
+	}
+	base := mustParse(t, w("q1", "2099-01-01"))
+	head := mustParse(t, w("q1", "2099-01-01")+w("q2", "2027-03-04")+w("q3", "2027-03-05"))
+	added := head.AddedWaivers(base)
+	if len(added) != 2 || added[0].Query != "q2" {
+		t.Fatalf("added %+v", added)
+	}
+	err := head.CheckWaiverDays(added, now, 90)
+	var ie *gate.InputError
+	if !errors.As(err, &ie) || ie.Line != 15 || ie.Field != "waiver[2].expires" || !strings.Contains(err.Error(), `"q3" expires 2027-03-05, more than max_waiver_days (90) from today (2026-12-04, at most 2027-03-04)`) {
+		t.Errorf("q3 a day too long: %v", err)
+	}
+	if err := head.CheckWaiverDays(added[:1], now, 90); err != nil {
+		t.Errorf("q2 on the last day allowed: %v", err)
+	}
+	if err := head.CheckWaiverDays(head.AddedWaivers(nil), now, 90); err == nil || !strings.Contains(err.Error(), `"q1"`) {
+		t.Errorf("without a base every waiver is the config's own: %v", err)
+	}
+	_, err = Parse([]byte("[gate]\nrepeats = 1\nmax_waiver_days = 0\n"), "recallgate.toml")
+	if !errors.As(err, &ie) || ie.Line != 3 || ie.Field != "gate.max_waiver_days" {
+		t.Errorf("max_waiver_days 0: %v", err)
+	}
+}
