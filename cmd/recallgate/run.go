@@ -128,7 +128,8 @@ func exitCode(err error) int {
 		return exitPass
 	case errors.Is(err, errRegression):
 		return exitRegression
-	case gate.IsInfra(err), errors.As(err, new(*basetree.UnreachableError)), errors.As(err, new(*basetree.UnsafeArchiveError)):
+	case gate.IsInfra(err), errors.As(err, new(*basetree.UnreachableError)), errors.As(err, new(*basetree.UnsafeArchiveError)),
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded): // an interrupted job
 		return exitInfra
 	default:
 		return exitInput

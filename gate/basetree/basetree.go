@@ -275,8 +275,14 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 	}
 	dir := filepath.Join(tmp, "tree")
 	if _, err := git(ctx, top, "worktree", "add", "--detach", "--quiet", dir, sha); err != nil {
+		// An interrupted add leaves the worktree locked ("initializing"):
+		// only a double --force removes it.
+		_, _ = git(context.Background(), top, "worktree", "remove", "--force", "--force", dir)
 		os.RemoveAll(tmp)
 		_, _ = git(context.Background(), top, "worktree", "prune")
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, fmt.Errorf("worktree of %s: %w", short(sha), err)
 	}
 	t := &Tree{Dir: dir, Commit: sha, Via: ViaWorktree, head: top}
@@ -345,4 +351,15 @@ func HeadCommit(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	return git(ctx, top, "rev-parse", "--verify", "HEAD^{commit}")
+}
+
+// HasChanges reports whether the git checkout holding dir has changes
+// that are not committed (tracked or untracked files).
+func HasChanges(ctx context.Context, dir string) (bool, error) {
+	top, err := repoRoot(ctx, dir)
+	if err != nil {
+		return false, err
+	}
+	out, err := git(ctx, top, "status", "--porcelain")
+	return out != "", err
 }

@@ -104,11 +104,13 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			return nil, err
 		}
 		defer b.Tree.Close()
-		if err := SameCommit(ctx, e, cfg.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
-			return nil, err
-		}
 		head := cfg
 		cfg, notes = b.Sides(head), b.Notes
+		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
+			if err := SameCommit(ctx, e, head.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
+				return nil, err
+			}
+		}
 		pol, added = b.Policy(head), b.AddedWaivers(head)
 		if pol.Source == gate.PolicyBaseCommit {
 			th = cfg.Thresholds

@@ -9,9 +9,11 @@ import (
 	"github.com/recallgate/recallgate/gate/basetree"
 )
 
-// SameCommit refuses a gate whose base commit is the checkout's own HEAD:
-// both sides would run the same committed tree, so the gate could not
-// fail (`gate --base-ref main` run on main). allow turns the refusal into
+// SameCommit refuses a gate whose base commit is the checkout's own HEAD
+// with nothing changed on top of it: both sides would run the same tree,
+// so the gate could not fail (`gate --base-ref main` run on main).
+// Uncommitted changes are a change to gate. The caller asks only when
+// both sides' retriever tables are the same. allow turns the refusal into
 // a warning. A checkout that is not a git repository is left alone.
 func SameCommit(ctx context.Context, e *Env, cfgPath, ref, baseCommit string, allow bool) error {
 	abs, err := filepath.Abs(cfgPath)
@@ -21,6 +23,9 @@ func SameCommit(ctx context.Context, e *Env, cfgPath, ref, baseCommit string, al
 	head, err := basetree.HeadCommit(ctx, filepath.Dir(abs))
 	if err != nil || head != baseCommit {
 		return nil
+	}
+	if dirty, err := basetree.HasChanges(ctx, filepath.Dir(abs)); err != nil || dirty {
+		return nil // uncommitted changes are the head side: the sides differ
 	}
 	what := fmt.Sprintf("the base commit %s is the checkout's own HEAD, so both sides run the same tree", ShortSHA(baseCommit))
 	if ref != baseCommit {
