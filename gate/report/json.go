@@ -331,11 +331,11 @@ type CompareReport struct {
 	Unanswerable []UnanswerablePair `json:"unanswerable"`
 	Warnings     []string           `json:"warnings"`
 	// Notes say what was compared: the base commit's tree, a changed set.
-	Notes []string  `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty"`
 	// EmptyAnswers are the queries each side answered with no hits where
 	// the other side had hits.
 	EmptyAnswers EmptyAnswersInfo `json:"empty_answers"`
-	Stats StatsInfo `json:"stats"`
+	Stats        StatsInfo        `json:"stats"`
 	// GateDelta is the mean recall@N delta the verdict used.
 	GateDelta    float64           `json:"gate_delta"`
 	Segments     []SegmentInfo     `json:"segments"`
