@@ -47,7 +47,9 @@ type junitSkipped struct {
 }
 
 // compareJUnit writes one test case per answerable query: a regression is a
-// failure (unless waived), synthetic and unstable queries are skipped, and
+// failure (unless waived), synthetic and base-unstable queries are skipped,
+// a head-unstable query is judged at its worst repeat (skipped as head
+// unstable when it did not regress), and
 // a failing verdict adds a "verdict" case so the suite fails even when only
 // the mean moved.
 func compareJUnit(w io.Writer, r *CompareReport) error {
@@ -68,6 +70,9 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			c.Skipped = &junitSkipped{Message: "unstable between repeats: kept out of the verdict"}
 		case q.Change == "regressed" && !q.Waived:
 			msg := fmt.Sprintf("recall@%d %.3f -> %.3f", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN)
+			if q.HeadUnstable {
+				msg += " (head unstable: its worst repeat)"
+			}
 			text := "lost gold documents:"
 			for _, d := range q.Lost {
 				text += " " + d
@@ -76,6 +81,8 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 				text += fmt.Sprintf("\n%s: %s rank %s -> %s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank))
 			}
 			c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
+		case q.HeadUnstable:
+			c.Skipped = &junitSkipped{Message: "head unstable between repeats: judged at its worst repeat, the verdict cannot pass"}
 		}
 		if c.Failure != nil {
 			s.Failures++
