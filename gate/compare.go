@@ -229,11 +229,22 @@ type Policy struct {
 	Waivers []Waiver
 	// Corpus holds the known document ids; nil when unknown.
 	Corpus map[string]bool
-	// Unstable marks queries whose results differed between repeats of one
-	// side: they are shown apart and never counted as flips.
+	// Unstable marks queries whose results differed between repeats of the
+	// base (the noise floor): they are shown apart and never counted as
+	// flips or in the mean rules. Such a query is still a new miss when
+	// BaseFewestFound says every base repeat found a relevant document and
+	// the head found none.
 	Unstable map[string]bool
+	// BaseFewestFound is, for each base-unstable query, the fewest relevant
+	// documents any base repeat found in the top N (see Repeats).
+	BaseFewestFound map[string]int
+	// HeadUnstable marks queries whose results differed between repeats of
+	// the head. The head scorecard given must hold each at its worst
+	// repeat (Repeats.Worst): every rule judges it there, and the verdict
+	// is at best inconclusive.
+	HeadUnstable map[string]bool
 	// NoiseFloor is the largest difference of mean recall@N seen between
-	// repeats of one side (0 without repeats).
+	// repeats of the base (0 without repeats).
 	NoiseFloor float64
 	// Latency is what each side's retriever calls took (base, head); nil
 	// for a side that was not timed (a cached or stored run).
@@ -275,8 +286,11 @@ type PairedQuery struct {
 	// Synthetic queries (source "synthetic") are reported apart and never
 	// enter the headline numbers or the verdict.
 	Synthetic bool
-	// Unstable queries changed between repeats of one side.
+	// Unstable queries changed between repeats of the base: kept out.
 	Unstable bool
+	// HeadUnstable queries changed between repeats of the head: Head is
+	// their worst repeat, and they count.
+	HeadUnstable bool
 	// Waiver, when set, accepts this query's regression.
 	Waiver *Waiver
 	// Moves attributes the lost gold documents of a regressed, ranking-hit
@@ -356,8 +370,13 @@ type Comparison struct {
 	SyntheticBase, SyntheticHead Summary
 	// Waived lists regressed queries accepted by a waiver.
 	Waived []string
-	// Unstable lists queries whose results changed between repeats.
+	// Unstable lists queries whose results changed between repeats of the
+	// base, kept out of the flips and the mean rules.
 	Unstable []string
+	// HeadUnstable lists the counted queries whose results changed between
+	// repeats of the head, judged at their worst repeat; any makes the
+	// verdict at best inconclusive.
+	HeadUnstable []string
 	// NoiseFloor is the base-vs-base spread of mean recall@N over repeats.
 	NoiseFloor float64
 	// CorpusKnown says whether attribution could check the corpus.
@@ -469,6 +488,11 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		}
 		p.Synthetic = q.Source == "synthetic"
 		p.Unstable = pol.Unstable[q.ID]
+		p.HeadUnstable = pol.HeadUnstable[q.ID]
+		fewest, baseKnown := pol.BaseFewestFound[q.ID]
+		if p.Unstable && baseKnown {
+			p.NewMiss = fewest > 0 && h.Found == 0
+		}
 		if w := waivers[q.ID]; w != nil && (p.Change == Regressed || p.NewMiss) && (len(w.Rules) == 0 || slices.Contains(w.Rules, RuleRecallDrop) || slices.Contains(w.Rules, RuleNewMisses)) {
 			p.Waiver = w
 		}
@@ -485,7 +509,14 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 			continue
 		case p.Unstable:
 			c.Unstable = append(c.Unstable, q.ID)
+			// Base noise excuses a flip, not a query every base repeat
+			// answered and the head does not.
+			if p.NewMiss && baseKnown && p.Waiver == nil {
+				c.NewMisses = append(c.NewMisses, q.ID)
+			}
 			continue
+		case p.HeadUnstable:
+			c.HeadUnstable = append(c.HeadUnstable, q.ID)
 		case p.Waiver != nil:
 			c.Waived = append(c.Waived, q.ID)
 			continue
@@ -639,7 +670,8 @@ func (c *Comparison) flipped(ch Change) []string {
 }
 
 // decide turns the rules' outcomes into the verdict and its reasons: fail
-// when any rule fails, else inconclusive when any is, else pass.
+// when any rule fails, else inconclusive when any is or when any counted
+// query is head-unstable, else pass.
 func (c *Comparison) decide() {
 	c.Verdict = Pass
 	add := func(kind, text string) {
@@ -655,6 +687,15 @@ func (c *Comparison) decide() {
 		case RuleInconclusive:
 			unsure = true
 			add(ReasonInconclusive, r.Why)
+		}
+	}
+	if n := len(c.HeadUnstable); n > 0 {
+		text := fmt.Sprintf("%d %s changed between repeats of the head (%s): each was judged at its worst repeat, and a head whose answers change between repeats cannot pass", n, plural(n, "query", "queries"), JoinFirst(c.HeadUnstable, 10))
+		if failed {
+			add(ReasonNote, text)
+		} else {
+			unsure = true
+			add(ReasonInconclusive, text)
 		}
 	}
 	for _, r := range c.Rules {

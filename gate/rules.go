@@ -421,6 +421,15 @@ func (c *Comparison) applyRules() error {
 	if len(c.NewMisses) > t.MaxNewMisses {
 		miss.Outcome = RuleFail
 		miss.Why = fmt.Sprintf("%d %s newly at zero recall (limit %d, %s): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), t.MaxNewMisses, RuleNewMisses, JoinFirst(c.NewMisses, 10))
+		var flaky []string
+		for _, id := range c.NewMisses {
+			if c.Query(id).HeadUnstable {
+				flaky = append(flaky, id)
+			}
+		}
+		if len(flaky) > 0 {
+			miss.Why += fmt.Sprintf(" (head unstable, at its worst repeat: %s)", JoinFirst(flaky, 10))
+		}
 	}
 	c.Rules = append(c.Rules, miss)
 	c.Rules = append(c.Rules, c.applyLimits(whole, Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG})...)

@@ -46,6 +46,10 @@ type RunMeta struct {
 	Config string `json:"config,omitempty"`
 	// Shard is "i/n" for a run of one shard of the queries.
 	Shard string `json:"shard,omitempty"`
+	// CacheKey is the run cache key the run was stored under, checked when
+	// the cache reads it back: an entry renamed or copied to another key
+	// is refused.
+	CacheKey string `json:"cache_key,omitempty"`
 }
 
 // CheckSet refuses a run made on another eval set than s.

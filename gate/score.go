@@ -379,18 +379,26 @@ func (s *Scorer) Card() (*Scorecard, error) {
 		c.Queries = append(c.Queries, sc)
 	}
 	c.Unknown = append([]string(nil), s.unknown...)
+	c.summarize()
+	return c, nil
+}
+
+// summarize sets the summaries from the queries: the headline over the
+// real ones, the synthetic ones apart, and trec_eval's means when the set
+// has queries judged only grade 0.
+func (c *Scorecard) summarize() {
 	var real, synthetic []QueryScore
 	for _, q := range c.Queries {
-		if s.set.Query(q.ID).Source == "synthetic" {
+		if c.Set.Query(q.ID).Source == "synthetic" {
 			synthetic = append(synthetic, q)
 		} else {
 			real = append(real, q)
 		}
 	}
-	c.Summary = summarize(real, s.depth.below())
-	c.SyntheticSummary = summarize(synthetic, s.depth.below())
+	c.Summary = summarize(real, c.Depth.below())
+	c.SyntheticSummary = summarize(synthetic, c.Depth.below())
 	zeros := 0
-	for _, q := range s.set.Queries {
+	for _, q := range c.Set.Queries {
 		if q.OnlyZero {
 			zeros++
 		}
@@ -401,7 +409,6 @@ func (s *Scorer) Card() (*Scorecard, error) {
 			Recall: c.Summary.Recall * float64(c.Summary.Queries) / n, Precision: c.Summary.Precision * float64(c.Summary.Queries) / n,
 			NDCG: c.Summary.NDCG * float64(c.Summary.Queries) / n, RR: c.Summary.RR * float64(c.Summary.Queries) / n}
 	}
-	return c, nil
 }
 
 // ScoreRunFile reads a run file and scores it against the set.

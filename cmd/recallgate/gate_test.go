@@ -181,6 +181,63 @@ func TestRepeatsFindUnstableQueries(t *testing.T) {
 	}
 }
 
+// coldRetriever is a command retriever with a cold cache: its first answer
+// to each query is wrong ("x"), every later one right, when argv[1] is 1;
+// with 0 it always answers right.
+const coldRetriever = `import json, sys
+gold = {"first": "a", "second": "c", "third": "e"}
+cold = sys.argv[1] == "1"
+seen = set()
+for line in sys.stdin:
+    req = json.loads(line)
+    doc = gold.get(req["query"], "x")
+    if cold and req["query"] not in seen:
+        doc = "x"
+    seen.add(req["query"])
+    print(json.dumps({"id": req["id"], "hits": [{"doc": doc}]}), flush=True)
+`
+
+// TestColdHeadWithRepeatsFails: a head that answers wrong on its first
+// call per query and right afterwards, with repeats = 2, used to be all
+// "unstable" and pass at recall 1.000 → 0.000. It is judged at its worst
+// repeat: every query newly at zero recall, exit 1, each named and listed
+// as head unstable.
+func TestColdHeadWithRepeatsFails(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "cold.py", coldRetriever)
+	side := func(name, cold string) string {
+		return fmt.Sprintf("[%s.retriever]\ntype = \"command\"\ncommand = [\"python3\", \"cold.py\", %q]\nconcurrency = 1\n", name, cold)
+	}
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[gate]\nrepeats = 2\n"+side("base", "0")+side("head", "1"))
+	jsonOut := filepath.Join(dir, "report.json")
+	code, text, errs := rg(t, "gate", "--config", cfg, "--json-out", jsonOut)
+	var r struct {
+		Verdict      string   `json:"verdict"`
+		Unstable     []string `json:"unstable"`
+		HeadUnstable []string `json:"head_unstable"`
+		NewMisses    []string `json:"new_misses"`
+	}
+	if err := json.Unmarshal(must(os.ReadFile(jsonOut)), &r); err != nil {
+		t.Fatalf("exit %d %v\n%s", code, err, errs)
+	}
+	if code != 1 || r.Verdict != "fail" || len(r.Unstable) != 0 || strings.Join(r.HeadUnstable, ",") != "q1,q2,q3" || strings.Join(r.NewMisses, ",") != "q1,q2,q3" {
+		t.Errorf("exit %d %+v\n%s%s", code, r, text, errs)
+	}
+	for _, want := range []string{"3 queries newly at zero recall (limit 0, max_new_misses): q1, q2, q3 (head unstable, at its worst repeat: q1, q2, q3)",
+		"head unstable between repeats (3, judged at the worst repeat; the gate cannot pass): q1, q2, q3"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text report lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "unstable between repeats of the base") {
+		t.Errorf("the base was stable:\n%s", text)
+	}
+}
+
 // TestRunFromAnotherSetRefused: a run that records the fingerprint of
 // another eval set is refused by compare and by the file retriever.
 func TestRunFromAnotherSetRefused(t *testing.T) {

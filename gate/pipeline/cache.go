@@ -1,11 +1,17 @@
 package pipeline
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -14,6 +20,13 @@ import (
 // it: the set, the retriever config, the corpus (builtin) and, for
 // retrievers whose index recallgate cannot see, a caller's key such as the
 // commit the index was built from.
+//
+// The cache must live outside the repository (under RUNNER_TEMP or
+// ~/.cache, restored by actions/cache): a pull request can commit files,
+// and a run it planted under the base side's key would stand in for the
+// base. So an entry that is in the checkout's git tree (tracked, or added
+// to the index) is never used, and every entry records the key it was
+// written under, checked on read.
 type RunCache struct {
 	Dir string
 	// keys are the caller's extra key per side ("" = none given).
@@ -36,11 +49,20 @@ func (c *RunCache) key(set *gate.Set, fp SideRun, side string, k int) string {
 
 func (c *RunCache) path(key string) string { return filepath.Join(c.Dir, "run-"+key+".jsonl") }
 
-// load returns a cached run; a missing entry is a miss, a corrupt one is
-// ignored with a warning.
+// load returns a cached run; a missing entry is a miss, and so is one the
+// checkout's git tree holds, one written under another key or a corrupt
+// one, each with a warning naming it.
 func (c *RunCache) load(e *Env, key string, set *gate.Set) ([]gate.Result, bool) {
 	p := c.path(key)
 	if _, err := os.Stat(p); err != nil {
+		return nil, false
+	}
+	if tracked, err := InGitTree(p); tracked || err != nil {
+		why := "is in the repository's git tree (committed or added by this change)"
+		if err != nil {
+			why = fmt.Sprintf("may be in the repository's git tree (%v)", err)
+		}
+		e.Warn("cache entry %s %s and was not used: a run in the checkout could be planted by the change under test; keep cache_dir outside the repository (under RUNNER_TEMP or ~/.cache, restored by actions/cache)", p, why)
 		return nil, false
 	}
 	var res []gate.Result
@@ -48,6 +70,14 @@ func (c *RunCache) load(e *Env, key string, set *gate.Set) ([]gate.Result, bool)
 		res = append(res, gate.Result{ID: r.ID, Hits: append([]gate.Hit(nil), r.Hits...)})
 		return nil
 	})
+	if err == nil && meta.CacheKey != key {
+		got := "no key"
+		if meta.CacheKey != "" {
+			got = "key " + meta.CacheKey
+		}
+		e.Warn("cache entry %s was written under %s, not %s (renamed or copied), and was not used", p, got, key)
+		return nil, false
+	}
 	if err == nil {
 		err = meta.CheckSet(set, p)
 	}
@@ -69,10 +99,106 @@ func (c *RunCache) load(e *Env, key string, set *gate.Set) ([]gate.Result, bool)
 	return res, true
 }
 
-// store writes a run atomically.
+// store writes a run atomically, with the key it is stored under.
 func (c *RunCache) store(key string, res []gate.Result, meta gate.RunMeta) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return err
 	}
+	meta.CacheKey = key
 	return WriteRunFile(c.path(key), res, meta)
+}
+
+// gitTimeout bounds the git call of InGitTree.
+const gitTimeout = 30 * time.Second
+
+// InGitTree reports whether git tracks the file at path in the checkout
+// that holds it: in HEAD or in the index (added, even if not committed).
+// No git, or a folder in no git checkout, is false; any other failure of
+// git is an error, so the caller can refuse the file to be safe.
+func InGitTree(path string) (bool, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false, err
+	}
+	dir, name := filepath.Split(abs)
+	files, err := gitTracked(dir, name)
+	return len(files) > 0, err
+}
+
+// trackedUnder lists the files git tracks under the folder dir (see
+// InGitTree), at most a few.
+func trackedUnder(dir string) ([]string, error) {
+	files, err := gitTracked(dir, ".")
+	if len(files) > 3 {
+		files = files[:3]
+	}
+	return files, err
+}
+
+// gitTracked runs git ls-files in dir for one literal pathspec.
+func gitTracked(dir, pathspec string) ([]string, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, nil // a folder not made yet holds nothing
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
+	defer cancel()
+	// safe.directory: a container action sees a checkout owned by another
+	// user, which git would otherwise refuse to read, and a refusal must
+	// not read as "not a repository".
+	cmd := exec.CommandContext(ctx, "git", "-c", "safe.directory=*", "-C", dir, "ls-files", "-z", "--cached", "--full-name", "--", ":(literal)"+pathspec)
+	cmd.Env = gitEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return strings.FieldsFunc(stdout.String(), func(r rune) bool { return r == 0 }), nil
+	case errors.As(err, &ee) && strings.Contains(stderr.String(), "not a git repository"):
+		return nil, nil
+	}
+	msg := strings.TrimSpace(stderr.String())
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	return nil, fmt.Errorf("git ls-files in %s: %s", dir, msg)
+}
+
+// IndexDir is the folder builtin indexes are saved in: the cache's, or ""
+// (indexes built afresh) with a warning when git tracks a file under it,
+// since a saved index committed by the change under test would stand in
+// for the base side's.
+func (c *RunCache) IndexDir(e *Env) string {
+	files, err := trackedUnder(c.Dir)
+	switch {
+	case err != nil:
+		e.Warn("cache_dir %s: saved indexes not used: cannot tell whether the repository tracks files there (%v)", c.Dir, err)
+		return ""
+	case len(files) > 0:
+		e.Warn("cache_dir %s holds files the repository tracks (%s): saved indexes are not used; keep cache_dir outside the repository (under RUNNER_TEMP or ~/.cache, restored by actions/cache)", c.Dir, strings.Join(files, ", "))
+		return ""
+	}
+	return c.Dir
+}
+
+// gitEnv is the environment without what would point git at another
+// repository or index than the one holding the folder, in the C locale so
+// its messages can be read.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "LC_ALL", "LANG", "LANGUAGE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "LC_ALL=C")
 }

@@ -37,20 +37,19 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 	if err != nil {
 		return nil, fmt.Errorf("score base: %w", err)
 	}
-	hc, err := gate.ScoreResults(set, runs["head"].First(), cfg.Depth)
-	if err != nil {
-		return nil, fmt.Errorf("score head: %w", err)
-	}
 	in, err := BuildInputs(e, cfg, th, set, CorpusFor("", cfg))
 	if err != nil {
 		return nil, err
 	}
 	in.AddSides(runs)
 	in.Notes = notes
-	if in.Policy.Unstable, in.Policy.NoiseFloor, err = Stability(set, cfg.Depth, runs); err != nil {
+	st, err := Repeats(set, cfg.Depth, runs)
+	if err != nil {
 		return nil, err
 	}
-	return in.Compare(bc, hc)
+	st.Apply(&in.Policy)
+	// The head is judged at its worst repeat, query by query.
+	return in.Compare(bc, st.Head.Worst)
 }
 
 // GateOptions are the choices of one pre-merge gate run.

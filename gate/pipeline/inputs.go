@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
@@ -82,42 +81,56 @@ func (in *Inputs) AddSides(runs map[string]SideRun) {
 	}
 }
 
-// stability finds the queries whose top-N documents differ between repeats
-// of one side, and the largest spread of mean recall@N between two repeats
-// of the base: the noise floor a real change must clear.
-func Stability(set *gate.Set, d gate.Depth, runs map[string]SideRun) (map[string]bool, float64, error) {
-	unstable := map[string]bool{}
-	floor := 0.0
+// Stability reads what the repeats of each side say (see gate.Repeats).
+// The base's repeats are the noise floor: the queries whose base results
+// differ are kept out of the flips and the mean rules, and floor is the
+// largest spread of mean recall@N between two base repeats. The head's
+// repeats never excuse anything: the head scorecard to compare is the
+// worst-of-repeats one, and the queries whose head results differ are
+// marked head-unstable, so the verdict is at best inconclusive.
+type Stability struct {
+	// Base and Head are each side's repeats; Base is nil without a base
+	// side in runs.
+	Base, Head gate.Repeats
+	// Floor is the base-vs-base spread of mean recall@N.
+	Floor float64
+}
+
+// Repeats scores every repeat of each side in runs.
+func Repeats(set *gate.Set, d gate.Depth, runs map[string]SideRun) (*Stability, error) {
+	st := &Stability{}
 	for _, side := range []string{"base", "head"} {
 		r, ok := runs[side]
-		if !ok || len(r.Results) < 2 {
+		if !ok {
 			continue
 		}
 		var cards []*gate.Scorecard
 		for _, res := range r.Results {
 			c, err := gate.ScoreResults(set, res, d)
 			if err != nil {
-				return nil, 0, err
+				return nil, fmt.Errorf("score %s: %w", side, err)
 			}
 			cards = append(cards, c)
 		}
-		for i := range cards[0].Queries {
-			first := strings.Join(cards[0].Queries[i].Docs, "\x00")
-			for _, c := range cards[1:] {
-				if strings.Join(c.Queries[i].Docs, "\x00") != first {
-					unstable[cards[0].Queries[i].ID] = true
-				}
-			}
+		rep := gate.CompareRepeats(cards)
+		if side == "head" {
+			st.Head = rep
+			continue
 		}
-		if side == "base" {
-			for _, a := range cards {
-				for _, b := range cards {
-					floor = math.Max(floor, math.Abs(a.Summary.Recall-b.Summary.Recall))
-				}
+		st.Base = rep
+		for _, a := range cards {
+			for _, b := range cards {
+				st.Floor = math.Max(st.Floor, math.Abs(a.Summary.Recall-b.Summary.Recall))
 			}
 		}
 	}
-	return unstable, floor, nil
+	return st, nil
+}
+
+// Apply puts the base's instability and the head's into the policy.
+func (st *Stability) Apply(p *gate.Policy) {
+	p.Unstable, p.BaseFewestFound, p.NoiseFloor = st.Base.Unstable, st.Base.FewestFound, st.Floor
+	p.HeadUnstable = st.Head.Unstable
 }
 
 // IdenticalSides refuses a gate that cannot fail: both sides the same

@@ -73,6 +73,10 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 	out := map[string]SideRun{}
 	cacheOn := e.Cache != nil && max(repeats, 1) == 1
 	corpusSums := map[string]string{} // both sides often index one corpus: hash it once
+	indexDir := ""
+	if e.Cache != nil {
+		indexDir = e.Cache.IndexDir(e)
+	}
 	for _, side := range sides {
 		rc := cfg.Base
 		if side == "head" {
@@ -104,9 +108,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		start := time.Now()
 		deps := retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr, Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence}
-		if e.Cache != nil {
-			deps.IndexDir = e.Cache.Dir
-		}
+		deps.IndexDir = indexDir
 		r, c, err := retriever.New(ctx, rc, deps)
 		if err != nil {
 			return nil, err

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"html/template"
 	"io"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -40,7 +42,16 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		Rules   [][7]string
 		Extra   []string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, flatten), reasons, summaryRows(r, func(s string) string { return s }), gate.PassageRunes, rules,
-		nonEmpty(append(emptyAnswerLines(r, func(s string) string { return s }), latencyLine(r.Latency), unjudgedLine(r.Unjudged, r.Depth.Context))...)})
+		nonEmpty(append(emptyAnswerLines(r, func(s string) string { return s }), latencyLine(r.Latency), unjudgedLine(r.Unjudged, r.Depth.Context), apartLine("Unstable between repeats of the base, not counted", r.Unstable),
+			apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable))...)})
+}
+
+// apartLine names the queries of a list kept apart, "" for none.
+func apartLine(title string, ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (%d): %s", title, len(ids), strings.Join(ids, ", "))
 }
 
 // nonEmpty drops the empty strings.

@@ -290,11 +290,13 @@ type CompareQuery struct {
 	Segments []string       `json:"segments,omitempty"`
 	Source   string         `json:"source,omitempty"`
 	// Line is the query's line in the eval set file.
-	Line      int        `json:"line"`
-	Synthetic bool       `json:"synthetic,omitempty"`
-	Unstable  bool       `json:"unstable,omitempty"`
-	Waived    bool       `json:"waived,omitempty"`
-	Moves     []MoveInfo `json:"moves,omitempty"`
+	Line      int  `json:"line"`
+	Synthetic bool `json:"synthetic,omitempty"`
+	Unstable  bool `json:"unstable,omitempty"`
+	// HeadUnstable: the head's repeats disagreed; Head is the worst repeat.
+	HeadUnstable bool       `json:"head_unstable,omitempty"`
+	Waived       bool       `json:"waived,omitempty"`
+	Moves        []MoveInfo `json:"moves,omitempty"`
 	// NewUnjudged are the head's context documents nobody judged that the
 	// base's context did not hold.
 	NewUnjudged []string `json:"new_unjudged,omitempty"`
@@ -337,11 +339,14 @@ type CompareReport struct {
 	EmptyAnswers EmptyAnswersInfo `json:"empty_answers"`
 	Stats        StatsInfo        `json:"stats"`
 	// GateDelta is the mean recall@N delta the verdict used.
-	GateDelta    float64           `json:"gate_delta"`
-	Segments     []SegmentInfo     `json:"segments"`
-	Synthetic    SyntheticInfo     `json:"synthetic"`
-	Waived       []WaiverInfo      `json:"waived"`
-	Unstable     []string          `json:"unstable"`
+	GateDelta float64       `json:"gate_delta"`
+	Segments  []SegmentInfo `json:"segments"`
+	Synthetic SyntheticInfo `json:"synthetic"`
+	Waived    []WaiverInfo  `json:"waived"`
+	Unstable  []string      `json:"unstable"`
+	// HeadUnstable lists the queries whose head repeats disagreed, judged
+	// at their worst repeat.
+	HeadUnstable []string          `json:"head_unstable"`
 	NoiseFloor   float64           `json:"noise_floor"`
 	CorpusKnown  bool              `json:"corpus_known"`
 	Health       []string          `json:"health"`
@@ -489,7 +494,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		},
 		GateDelta: c.GateDelta, Segments: []SegmentInfo{},
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
-		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
+		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
 	}
@@ -515,7 +520,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 			Change: string(p.Change), RankingOnly: p.RankingOnly, NewMiss: p.NewMiss,
 			Delta: QueryDelta{p.Delta.Recall, p.Delta.Precision, p.Delta.NDCG, p.Delta.RR},
 			Lost:  list(p.Lost), Gained: list(p.Gained), Gold: list(p.Query.RelevantDocs()), Line: p.Query.Line,
-			Synthetic: p.Synthetic, Unstable: p.Unstable, Waived: p.Waiver != nil, Moves: moves(p.Moves),
+			Synthetic: p.Synthetic, Unstable: p.Unstable, HeadUnstable: p.HeadUnstable, Waived: p.Waiver != nil, Moves: moves(p.Moves),
 			Grades: p.Query.Gold, Segments: p.Query.Segments, Source: p.Query.Source,
 		})
 		if w := p.Waiver; w != nil {

@@ -48,7 +48,9 @@ type junitSkipped struct {
 }
 
 // compareJUnit writes one test case per answerable query: a regression is a
-// failure (unless waived), synthetic and unstable queries are skipped, and
+// failure (unless waived), synthetic and base-unstable queries are skipped,
+// a head-unstable query is judged at its worst repeat (skipped as head
+// unstable when it did not regress), and
 // a failing verdict adds a "verdict" case so the suite fails even when only
 // the mean moved.
 func compareJUnit(w io.Writer, r *CompareReport) error {
@@ -79,6 +81,9 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			if emptyHead[q.ID] {
 				msg += " (empty answer: the head returned no hits at all, a likely partial outage)"
 			}
+			if q.HeadUnstable {
+				msg += " (head unstable: its worst repeat)"
+			}
 			text := "lost gold documents:"
 			for _, d := range q.Lost {
 				text += " " + d
@@ -87,6 +92,8 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 				text += fmt.Sprintf("\n%s: %s rank %s -> %s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank))
 			}
 			c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
+		case q.HeadUnstable:
+			c.Skipped = &junitSkipped{Message: "head unstable between repeats: judged at its worst repeat, the verdict cannot pass"}
 		}
 		if c.Failure != nil {
 			s.Failures++

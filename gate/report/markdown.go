@@ -333,14 +333,16 @@ func writeEvidence(b io.Writer, r *CompareReport) {
 	io.WriteString(b, "\n</details>\n")
 }
 
-// writeApart lists the synthetic and unstable queries, which never count.
+// writeApart lists the synthetic and base-unstable queries, which never
+// count, and the head-unstable ones, which count at their worst repeat.
 func writeApart(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
 	for _, sec := range []struct {
 		title string
 		ids   []string
 	}{
 		{"Synthetic queries, kept out of the headline and the verdict", r.Synthetic.Queries},
-		{"Unstable queries: results changed between repeats of one side, never counted as flips", r.Unstable},
+		{"Unstable queries: results changed between repeats of the base, never counted as flips", r.Unstable},
+		{"Head unstable: results changed between repeats of the head, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable},
 	} {
 		if len(sec.ids) == 0 {
 			continue

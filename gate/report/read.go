@@ -157,7 +157,7 @@ func (r *CompareReport) validate() error {
 		known[q.ID] = true
 	}
 	lists := map[string][]string{"regressed": r.Regressed, "improved": r.Improved, "ranking_only": r.RankingOnly, "new_misses": r.NewMisses,
-		"unstable": r.Unstable, "synthetic.queries": r.Synthetic.Queries, "summary.base.zero_recall": r.Summary.Base.ZeroRecall,
+		"unstable": r.Unstable, "head_unstable": r.HeadUnstable, "synthetic.queries": r.Synthetic.Queries, "summary.base.zero_recall": r.Summary.Base.ZeroRecall,
 		"summary.head.zero_recall": r.Summary.Head.ZeroRecall, "summary.base.below_half_ids": r.Summary.Base.BelowHalfIDs, "summary.head.below_half_ids": r.Summary.Head.BelowHalfIDs,
 		"empty_answers.base": r.EmptyAnswers.Base, "empty_answers.head": r.EmptyAnswers.Head}
 	for _, w := range r.Waived {

@@ -230,7 +230,10 @@ func compareText(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "\nsynthetic (%d, kept out of the headline): %s\n", len(r.Synthetic.Queries), terminal(strings.Join(r.Synthetic.Queries, ", ")))
 	}
 	if len(r.Unstable) > 0 {
-		fmt.Fprintf(b, "\nunstable between repeats (%d, not counted): %s\n", len(r.Unstable), terminal(strings.Join(r.Unstable, ", ")))
+		fmt.Fprintf(b, "\nunstable between repeats of the base (%d, not counted): %s\n", len(r.Unstable), terminal(strings.Join(r.Unstable, ", ")))
+	}
+	if len(r.HeadUnstable) > 0 {
+		fmt.Fprintf(b, "\nhead unstable between repeats (%d, judged at the worst repeat; the gate cannot pass): %s\n", len(r.HeadUnstable), terminal(strings.Join(r.HeadUnstable, ", ")))
 	}
 	if len(r.RankingOnly) > 0 {
 		fmt.Fprintf(b, "\nranking only (%d): same documents found, order changed\n", len(r.RankingOnly))
