@@ -182,7 +182,7 @@ func TestLongLineBoundedInMemory(t *testing.T) {
 	checkBounded(t, code, errs, rss, 2, "long.jsonl: line 1 is longer than 16 MiB")
 }
 
-// TestGzipCorpusBombBoundedInMemory: a 400 KB gzipped corpus holding one
+// TestGzipCorpusBombBoundedInMemory: a half-MB gzipped corpus holding one
 // 400 MB line, read by validate and by the builtin retriever, is refused at
 // the corpus line limit.
 func TestGzipCorpusBombBoundedInMemory(t *testing.T) {
