@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -258,4 +259,24 @@ func TestHTTPHitFloodBoundedInMemory(t *testing.T) {
 	if err != nil || hits != 3 {
 		t.Errorf("the run: %d results, %v", hits, err)
 	}
+}
+
+// TestHTTPDeepAnswerIsInfra: an answer nested past gate.MaxJSONDepth is
+// the service's fault: exit 3 naming the query.
+func TestHTTPDeepAnswerIsInfra(t *testing.T) {
+	deep := `{"hits":[{"doc":"a"}],"x":` + strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000) + "}"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(b), "second") {
+			fmt.Fprint(w, deep)
+			return
+		}
+		fmt.Fprint(w, `{"hits":[{"doc":"a"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	cfg := write(t, dir, "rg.toml", fmt.Sprintf("set = \"set.jsonl\"\n[retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"q\": {{query}}}'\nhits = \"hits\"\ndoc = \"doc\"\n", srv.URL))
+	code, errs, rss := rgChild(t, "retrieve", "--config", cfg, "--out", filepath.Join(dir, "run.jsonl"))
+	checkBounded(t, code, errs, rss, 3, "q2: "+srv.URL+": answer refused: JSON nested more than 64 levels deep")
 }
