@@ -3,10 +3,9 @@ package gate
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // DuplicateKeyError is a JSON object that names one key twice: Go's
@@ -35,97 +34,215 @@ func (e *DepthError) Error() string {
 
 // CheckDuplicateKeys reports the first object in a JSON document that has
 // a key twice, as a *DuplicateKeyError, and a document nested deeper than
-// MaxJSONDepth, as a *DepthError. It runs in time and memory linear in the
-// document. Malformed JSON is left to the decoder that reads the document.
+// MaxJSONDepth, as a *DepthError. It reads the first JSON value of data in
+// one pass, in time linear in its length and memory linear in its depth
+// (no path is built unless an error is reported). Malformed JSON is left
+// to the decoder that reads the document.
 func CheckDuplicateKeys(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	err := walkJSON(dec)
-	if errors.Is(err, io.EOF) {
-		return nil
-	}
-	var dk *DuplicateKeyError
-	var de *DepthError
-	if errors.As(err, &dk) || errors.As(err, &de) {
-		return err
-	}
-	return nil
+	s := keyScanner{b: data}
+	return s.run()
 }
 
-// jsonFrame is one open object or array of walkJSON: for an object the
-// keys seen so far and the current one, for an array how many elements
-// were started.
-type jsonFrame struct {
-	seen  map[string]bool // nil for an array
-	key   string
-	index int
+// keyFrame is one open object or array of a keyScanner: for an object
+// where its keys start in keyScanner.keys (and a set of them once it has
+// many) and the current key, for an array how many elements were started.
+type keyFrame struct {
+	object bool
+	keys   int
+	set    map[string]bool
+	key    []byte
+	index  int
 }
 
-// walkJSON reads one JSON value with an explicit stack, so neither time
-// nor memory grows faster than the document (no path is built unless an
-// error is reported).
-func walkJSON(dec *json.Decoder) error {
-	var stack []jsonFrame
-	// path is where the value the frames lead to sits ("$.queries[3].base").
-	path := func(frames []jsonFrame) string {
-		var b strings.Builder
-		b.WriteString("$")
-		for _, f := range frames {
-			if f.seen != nil {
-				b.WriteString("." + f.key)
-			} else {
-				fmt.Fprintf(&b, "[%d]", f.index-1)
-			}
+// keyScanner walks JSON bytes, checking keys and depth.
+type keyScanner struct {
+	b     []byte
+	i     int
+	stack []keyFrame
+	keys  [][]byte // the keys of every open object, innermost last
+}
+
+// manyKeys is when an object's keys move from a list to a set.
+const manyKeys = 16
+
+// path is where the value the frames lead to sits ("$.queries[3].base").
+func path(frames []keyFrame) string {
+	var b strings.Builder
+	b.WriteString("$")
+	for _, f := range frames {
+		if f.object {
+			b.WriteString("." + string(f.key))
+		} else {
+			fmt.Fprintf(&b, "[%d]", f.index-1)
 		}
-		return b.String()
 	}
+	return b.String()
+}
+
+func (s *keyScanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\r', '\n':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// str reads a string at s.i (its opening quote) and returns its bytes
+// between the quotes and whether it holds an escape.
+func (s *keyScanner) str() (raw []byte, escaped, ok bool) {
+	start := s.i + 1
+	for i := start; i < len(s.b); i++ {
+		switch c := s.b[i]; {
+		case c == '\\':
+			escaped = true
+			i++
+		case c == '"':
+			s.i = i + 1
+			return s.b[start:i], escaped, true
+		case c < 0x20:
+			return nil, false, false
+		}
+	}
+	return nil, false, false
+}
+
+// key reads an object key, as the decoder would read it.
+func (s *keyScanner) key() ([]byte, bool) {
+	start := s.i
+	raw, escaped, ok := s.str()
+	if !ok {
+		return nil, false
+	}
+	if !escaped && utf8.Valid(raw) {
+		return raw, true
+	}
+	var k string
+	if err := json.Unmarshal(s.b[start:s.i], &k); err != nil {
+		return nil, false
+	}
+	return []byte(k), true
+}
+
+// seen records k as a key of the innermost object and reports whether it
+// was there already.
+func (s *keyScanner) seen(k []byte) bool {
+	top := &s.stack[len(s.stack)-1]
+	top.key = k
+	if top.set != nil {
+		if top.set[string(k)] {
+			return true
+		}
+		top.set[string(k)] = true
+		return false
+	}
+	own := s.keys[top.keys:]
+	for _, o := range own {
+		if bytes.Equal(o, k) {
+			return true
+		}
+	}
+	s.keys = append(s.keys, k)
+	if len(own)+1 > manyKeys {
+		top.set = make(map[string]bool, 2*manyKeys)
+		for _, o := range s.keys[top.keys:] {
+			top.set[string(o)] = true
+		}
+	}
+	return false
+}
+
+// run walks the first value of s.b. A nil error for malformed JSON.
+func (s *keyScanner) run() error {
+	const (
+		value = iota // a value starts
+		after        // a value ended
+		key          // an object key starts
+	)
+	mode := value
 	for {
-		// Where the next token sits: a key is read first inside an object.
-		if n := len(stack); n > 0 {
-			top := &stack[n-1]
-			if !dec.More() {
-				if _, err := dec.Token(); err != nil { // the closing delimiter
-					return err
+		s.space()
+		if s.i >= len(s.b) {
+			return nil
+		}
+		c := s.b[s.i]
+		switch mode {
+		case value:
+			switch c {
+			case '{', '[':
+				if len(s.stack) >= MaxJSONDepth {
+					return &DepthError{Path: path(s.stack)}
 				}
-				stack = stack[:n-1]
-				if len(stack) == 0 {
+				s.i++
+				s.stack = append(s.stack, keyFrame{object: c == '{', keys: len(s.keys)})
+				s.space()
+				if s.i < len(s.b) && (s.b[s.i] == '}' || s.b[s.i] == ']') {
+					mode = after // closed by the after case
+					continue
+				}
+				if c == '{' {
+					mode = key
+				} else {
+					s.stack[len(s.stack)-1].index++
+				}
+			case '"':
+				if _, _, ok := s.str(); !ok {
 					return nil
 				}
-				continue
-			}
-			if top.seen != nil {
-				kt, err := dec.Token()
-				if err != nil {
-					return err
+				mode = after
+			default:
+				start := s.i
+				for s.i < len(s.b) && (s.b[s.i] == '-' || s.b[s.i] == '+' || s.b[s.i] == '.' || (s.b[s.i] >= '0' && s.b[s.i] <= '9') || (s.b[s.i] >= 'a' && s.b[s.i] <= 'z') || s.b[s.i] == 'E') {
+					s.i++
 				}
-				k, _ := kt.(string)
-				if top.seen[k] {
-					return &DuplicateKeyError{Path: path(stack[:n-1]), Key: k}
+				if s.i == start {
+					return nil
 				}
-				top.seen[k] = true
-				top.key = k
-			} else {
-				top.index++
+				mode = after
 			}
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		d, ok := tok.(json.Delim)
-		if !ok {
-			if len(stack) == 0 {
+		case key:
+			if c != '"' {
 				return nil
 			}
-			continue
+			k, ok := s.key()
+			if !ok {
+				return nil
+			}
+			if s.seen(k) {
+				return &DuplicateKeyError{Path: path(s.stack[:len(s.stack)-1]), Key: string(k)}
+			}
+			s.space()
+			if s.i >= len(s.b) || s.b[s.i] != ':' {
+				return nil
+			}
+			s.i++
+			mode = value
+		case after:
+			n := len(s.stack)
+			if n == 0 {
+				return nil
+			}
+			top := &s.stack[n-1]
+			switch {
+			case c == ',' && top.object:
+				s.i++
+				mode = key
+			case c == ',':
+				s.i++
+				top.index++
+				mode = value
+			case (c == '}' && top.object) || (c == ']' && !top.object):
+				s.i++
+				s.keys = s.keys[:top.keys]
+				s.stack = s.stack[:n-1]
+				if len(s.stack) == 0 {
+					return nil
+				}
+			default:
+				return nil
+			}
 		}
-		if len(stack) >= MaxJSONDepth {
-			return &DepthError{Path: path(stack)}
-		}
-		f := jsonFrame{}
-		if d == '{' {
-			f.seen = map[string]bool{}
-		}
-		stack = append(stack, f)
 	}
 }

@@ -504,25 +504,11 @@ func (a *answerWalk) hitList() error {
 	return err
 }
 
-// skipValue reads one JSON value and drops it.
+// skipValue reads one JSON value and drops it: the decoder's scanner
+// checks it, and the one copy it makes is garbage at once.
 func skipValue(dec *json.Decoder) error {
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := tok.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
-		if depth == 0 {
-			return nil
-		}
-	}
+	var raw json.RawMessage
+	return dec.Decode(&raw)
 }
 
 // hit reads hit i of an answer with the configured paths.

@@ -1,0 +1,73 @@
+package gate
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLineLimits: a line one byte over its reader's limit is refused
+// naming the file, the line and the limit; a line at the limit is read.
+func TestLineLimits(t *testing.T) {
+	first := `{"id":"q1","query":"x","gold":{"a":1}}` + "\n"
+	at := `{"id":"q2","query":"` + strings.Repeat("y", MaxSetLineBytes-len(`{"id":"q2","query":"","gold":{"a":1}}`)) + `","gold":{"a":1}}`
+	if _, err := ParseSet(strings.NewReader(first+at+"\r\n"), "set.jsonl"); err != nil {
+		t.Errorf("a line of exactly %d bytes: %v", MaxSetLineBytes, err)
+	}
+	over := strings.Replace(at, "yy", "yyy", 1)
+	_, err := ParseSet(strings.NewReader(first+over+"\n"), "set.jsonl")
+	var le *LimitError
+	if !IsInput(err) || !errors.As(err, &le) || err.Error() != "set.jsonl: line 2 is longer than 1 MiB" {
+		t.Errorf("a line of %d bytes: %v", len(over), err)
+	}
+	_, err = ParseSet(strings.NewReader(first+over), "set.jsonl") // no final newline
+	if !errors.As(err, &le) {
+		t.Errorf("a last line of %d bytes: %v", len(over), err)
+	}
+	run := `{"id":"q1","hits":[{"doc":"a","text":"` + strings.Repeat("t", MaxRunLineBytes) + `"}]}`
+	err = ReadRun(strings.NewReader(run), "run.jsonl", func(Result) error { return nil })
+	if !IsInput(err) || err.Error() != "run.jsonl: line 1 is longer than 16 MiB" {
+		t.Errorf("a long run line: %v", err)
+	}
+}
+
+// TestJSONDepthLimit: a corpus line nested deeper than MaxJSONDepth in
+// its free-form metadata is an input error naming the line and where.
+func TestJSONDepthLimit(t *testing.T) {
+	deep := strings.Repeat("[", MaxJSONDepth) + strings.Repeat("]", MaxJSONDepth)
+	path := filepath.Join(t.TempDir(), "corpus.jsonl")
+	if err := os.WriteFile(path, []byte(`{"id":"d0","text":"t"}`+"\n"+`{"id":"d1","text":"t","metadata":{"m":`+deep+`}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := WalkCorpus(path, func(Document) error { return nil })
+	if !IsInput(err) || !strings.Contains(err.Error(), "corpus.jsonl:2") || !strings.Contains(err.Error(), "nested more than 64 levels deep (at $.metadata.m"+strings.Repeat("[0]", MaxJSONDepth-2)+")") {
+		t.Errorf("corpus: %v", err)
+	}
+}
+
+// TestGzipCorpusRatio: a gzipped corpus of ordinary lines that expands
+// more than MaxGzipRatio (past MinGzipAllowance) is refused.
+func TestGzipCorpusRatio(t *testing.T) {
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+	text := strings.Repeat("a", 1<<20)
+	for i := range 80 {
+		fmt.Fprintf(zw, `{"id":"d%d","text":"%s"}`+"\n", i, text)
+	}
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "corpus.jsonl.gz")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs := 0
+	err := WalkCorpus(path, func(Document) error { docs++; return nil })
+	if !IsInput(err) || !errors.Is(err, ErrGzipBomb) || docs > 64 {
+		t.Errorf("%d documents, %v", docs, err)
+	}
+	t.Log(err)
+}
