@@ -307,6 +307,9 @@ func parseSet(r io.Reader, name string, draft bool) (*Set, error) {
 			return nil, inputErr(name, q.Line, "unanswerable", "query %q is marked unanswerable but has relevant gold documents", q.ID)
 		}
 	}
+	if err := s.namesReadApart(); err != nil {
+		return nil, err
+	}
 	if len(onlyZero) > 0 {
 		if len(onlyZero) == len(s.Queries) {
 			return nil, inputErr(name, 0, "", "no query of the qrels has a relevant document (grade > 0): nothing to score")
@@ -771,6 +774,56 @@ func (s *Set) RecordsJudgements() bool {
 func plainName(file string, n int, field, what, s string) error {
 	if r, i, bad := ControlChar(s); bad {
 		return inputErr(file, n, field, "%s %q has a control character (U+%04X at byte %d): names are printed in logs and reports, where it could forge a line", what, s, r, i)
+	}
+	if r, i, bad := InvisibleChar(s); bad {
+		kind := "an invisible character"
+		if IsBidiControl(r) {
+			kind = "a bidi control"
+		}
+		return inputErr(file, n, field, "%s %s has %s (U+%04X at byte %d): it would read as another name in reports and reviews", what, ShowName(s), kind, r, i)
+	}
+	return nil
+}
+
+// namesReadApart refuses two query ids, two gold document ids or two
+// segment names of the set that read the same (FoldName) but differ: a
+// full-width "ｑ1" beside "q1", or a joiner kept between two letters. A
+// reviewer could not tell them apart in a report.
+func (s *Set) namesReadApart() error {
+	type seen struct {
+		name string
+		line int
+	}
+	ids, docs, segs := map[string]seen{}, map[string]seen{}, map[string]seen{}
+	check := func(m map[string]seen, line int, field, what, name string) error {
+		f := FoldName(name)
+		if prev, ok := m[f]; ok && prev.name != name {
+			return inputErr(s.Path, line, field, "%s %s reads the same as %s (line %d): they differ only by invisible or full-width characters; use one spelling", what, ShowName(name), ShowName(prev.name), prev.line)
+		}
+		if _, ok := m[f]; !ok {
+			m[f] = seen{name, line}
+		}
+		return nil
+	}
+	for _, q := range s.Queries {
+		if err := check(ids, q.Line, "id", "query id", q.ID); err != nil {
+			return err
+		}
+		for _, seg := range q.Segments {
+			if err := check(segs, q.Line, "segments", "segment", seg); err != nil {
+				return err
+			}
+		}
+		gold := make([]string, 0, len(q.Gold))
+		for d := range q.Gold {
+			gold = append(gold, d)
+		}
+		sort.Strings(gold)
+		for _, d := range gold {
+			if err := check(docs, q.Line, "gold", "document id", d); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

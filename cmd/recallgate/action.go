@@ -33,7 +33,7 @@ var actionCommand = command{
 }
 
 func runAction(ctx context.Context, e *env) error {
-	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(e.commands))
+	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(ghaction.NewVisibleWriter(e.commands)))
 	e.fence = ghaction.NewFence(e.rawStderr)
 	in, err := ghaction.ReadInputs(a, e.getenv)
 	if err != nil {

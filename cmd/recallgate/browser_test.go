@@ -152,3 +152,32 @@ func runBrowser(browser string, args []string) (string, error) {
 		return "", os.ErrDeadlineExceeded
 	}
 }
+
+// TestHTMLReportShowsHiddenCharacters: what the page draws from its model
+// (query text, a retriever's doc ids) shows bidi controls and zero-width
+// characters as marks, and keeps a joiner between two Persian letters.
+func TestHTMLReportShowsHiddenCharacters(t *testing.T) {
+	browser := needChromium(t, "")
+	dir := t.TempDir()
+	set := write(t, dir, "set.jsonl", `{"id":"q1","query":"pay\u202eexe.txt می\u200cخواهم","gold":{"a":1}}`+"\n")
+	base := write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"a"}]}`+"\n")
+	head := write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"a\u200b"}]}`+"\n")
+	page := filepath.Join(dir, "report.html")
+	if code, _, errs := rg(t, "compare", "--set", set, "--base", base, "--head", head, "--format", "html", "--out", page); code != 1 {
+		t.Fatalf("compare: %d %s", code, errs)
+	}
+	dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile")), "--dump-dom", "file://"+page+"#query=q1"))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	for _, want := range []string{"<h2>q1: pay⟨U+202E⟩exe.txt می\u200cخواهم</h2>", "<li>a⟨U+200B⟩</li>"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// The model in the page's data script keeps the text as it is.
+	drawn := regexp.MustCompile(`(?s)<script.*?</script>`).ReplaceAllString(dom, "")
+	if strings.Contains(drawn, "\u202e") || strings.Contains(drawn, "\u200b") {
+		t.Error("the page draws a raw bidi control or zero-width space")
+	}
+}

@@ -271,3 +271,93 @@ func TestCommentFromWorkflowRun(t *testing.T) {
 		t.Errorf("a refused report still wrote: %d comments, %d edits", len(g.comments), len(g.edits))
 	}
 }
+
+// TestCommentReadsTrue: the privileged comment job renders a report.json
+// an untrusted job wrote; what a reviewer reads must be what it holds.
+// Bidi controls and zero-width characters show as marks, and no link,
+// reference or mention in it is live.
+func TestCommentReadsTrue(t *testing.T) {
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "report.json")
+	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl", "--format", "json", "--out", rep); code != 1 {
+		t.Fatalf("compare: %d %s", code, errs)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(must(os.ReadFile(rep)), &m); err != nil {
+		t.Fatal(err)
+	}
+	// Two regressed queries' texts (a table cell keeps 80 characters).
+	texts := map[string]string{
+		"q10": "ok\u202e \u2066x\u2069 q1\u200b see https://evil.example www.evil.example",
+		"q16": "owner/repo#1 GH-2 owner/repo@0123abc 4f2a9c1 é@octocat",
+	}
+	for _, q := range m["queries"].([]any) {
+		q := q.(map[string]any)
+		if s, ok := texts[q["id"].(string)]; ok {
+			q["query"] = s
+		}
+	}
+	hostile := write(t, dir, "hostile.json", string(must(json.Marshal(m))))
+	env := map[string]string{"GITHUB_TOKEN": "ghs_secret123", "GITHUB_REPOSITORY": "acme/rag", "GITHUB_API_URL": srv.URL}
+	var out, eb bytes.Buffer
+	if code := run(context.Background(), []string{"comment", "--report", hostile, "--pr", "42"}, func(k string) string { return env[k] }, &out, &eb); code != 0 || len(g.comments) != 1 {
+		t.Fatalf("exit %d, %d comments\n%s%s", code, len(g.comments), out.String(), eb.String())
+	}
+	const z = "\u200b"
+	body := g.comments[0]
+	for _, want := range []string{
+		"| q10 | ok⟨U+202E⟩ ⟨U+2066⟩x⟨U+2069⟩ q1⟨U+200B⟩ see https" + z + "://evil.example www" + z + ".evil.example |",
+		"| q16 | owner/repo#" + z + "1 GH-" + z + "2 owner/repo@" + z + "0123ab" + z + "c 4f2a9c" + z + "1 é@" + z + "octocat |",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the comment lacks\n%q\n%s", want, body)
+		}
+	}
+	for _, raw := range []string{"\u202e", "\u2066", "\u2069", "https://", "www.", "repo#1", "GH-2", "@0123abc", "4f2a9c1", "é@octocat"} {
+		if strings.Contains(body, raw) {
+			t.Errorf("the comment carries %q live", raw)
+		}
+	}
+}
+
+// TestValidateRefusesIdsThatReadAlike: two query ids a reviewer cannot
+// tell apart are refused (exit 2), naming the file, line and field and
+// showing both ids.
+func TestValidateRefusesIdsThatReadAlike(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ set, want string }{
+		{"{\"id\":\"q1\",\"query\":\"x\",\"gold\":{\"a\":1}}\n{\"id\":\"q1\\u200b\",\"query\":\"y\",\"gold\":{\"b\":1}}\n",
+			`zw.jsonl:2: id: query id "q1⟨U+200B⟩" (q1\u200b) has an invisible character (U+200B at byte 2)`},
+		{"{\"id\":\"ｑ1\",\"query\":\"x\",\"gold\":{\"a\":1}}\n{\"id\":\"q1\",\"query\":\"y\",\"gold\":{\"b\":1}}\n",
+			`wide.jsonl:2: id: query id "q1" reads the same as "ｑ1" (\uff511) (line 1): they differ only by invisible or full-width characters`},
+	} {
+		name := strings.SplitN(tt.want, ":", 2)[0]
+		code, out, errs := rg(t, "validate", "--set", write(t, dir, name, tt.set))
+		if code != 2 || !strings.Contains(errs, tt.want) {
+			t.Errorf("%s: exit %d, want 2 and %q\n%s%s", name, code, tt.want, out, errs)
+		}
+	}
+}
+
+// TestActionErrorShowsHiddenCharacters: an error carrying a retriever's
+// words reaches the run's annotations with its bidi controls shown.
+func TestActionErrorShowsHiddenCharacters(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		fmt.Fprint(w, "all fine\u202e lortnoc\u200b")
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"first","gold":{"a":1}}`+"\n")
+	write(t, dir, "run.jsonl", `{"id":"q1","hits":[{"doc":"a"}]}`+"\n")
+	write(t, dir, "http.toml", fmt.Sprintf("set = \"set.jsonl\"\n[base.retriever]\ntype = \"http\"\nurl = %q\nretries = 0\nhits = \"hits\"\ndoc = \"doc\"\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n", srv.URL))
+	ae := newActionEnv(t, "http://127.0.0.1:1", "pull_request", `{}`, map[string]string{"working-directory": dir, "config": "http.toml", "comment": "never"})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	code, out, errs := ae.run(t)
+	line := regexp.MustCompile(`(?m)^::error::.*all fine.*$`).FindString(out)
+	if code != 3 || !strings.Contains(line, "all fine⟨U+202E⟩ lortnoc⟨U+200B⟩") {
+		t.Errorf("exit %d, annotation %q\n%s\n%s", code, line, out, errs)
+	}
+}

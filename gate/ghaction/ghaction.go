@@ -225,7 +225,10 @@ func ResolveMode(mode, eventName string) string {
 
 // Publish writes the step outputs, the job summary (when the step has
 // one) and a warning annotation on the eval-set line of each regressed
-// query (at most ten, then one line saying how many more).
+// query (at most ten, then one line saying how many more). Ids in an
+// annotation show their invisible characters (gate.Visible); the
+// library escapes the workflow command's own syntax (%, line breaks, and
+// ":" and "," in properties).
 func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(string, int) string) {
 	a.SetOutput("verdict", r.Verdict)
 	a.SetOutput("recall-base", fmt.Sprintf("%.4f", r.RecallBase))
@@ -242,8 +245,8 @@ func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(stri
 			a.Warningf("…and %d more regressed queries (see the job summary)", len(r.Flagged)-maxAnnotations)
 			break
 		}
-		a.WithFieldsMap(map[string]string{"file": r.SetPath, "line": strconv.Itoa(q.Line), "title": "recallgate: query " + q.ID + " regressed"}).
-			Warningf("recall@%d %.3f → %.3f; lost %s", r.Candidates, q.Base, q.Head, strings.Join(q.Lost, ", "))
+		a.WithFieldsMap(map[string]string{"file": r.SetPath, "line": strconv.Itoa(q.Line), "title": "recallgate: query " + gate.Visible(q.ID) + " regressed"}).
+			Warningf("%s", gate.Visible(fmt.Sprintf("recall@%d %.3f → %.3f; lost %s", r.Candidates, q.Base, q.Head, strings.Join(q.Lost, ", "))))
 	}
 }
 

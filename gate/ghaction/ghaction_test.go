@@ -175,3 +175,27 @@ func TestRunnerTempOnlyUnderActions(t *testing.T) {
 		t.Errorf("a job's temp %q", job.TempDir())
 	}
 }
+
+// TestAnnotationsShowHiddenCharacters: a regressed query whose id or lost
+// documents hold bidi controls or zero-width characters (a report from an
+// untrusted job, a run's doc ids) gets an annotation that shows them, with
+// the workflow command's own syntax escaped.
+func TestAnnotationsShowHiddenCharacters(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "output")
+	os.WriteFile(out, nil, 0o644)
+	r := newRunner(map[string]string{"GITHUB_OUTPUT": out})
+	res := result(0)
+	res.Flagged = []publish.Regression{{ID: "q1\u202e,x:y", Line: 3, Base: 1, Head: 0, Lost: []string{"doc\u200b", "a\u2066b\n::error::x"}}}
+	Publish(r.action(), ReadRunner(r.getenv), res, func(s string, _ int) string { return s })
+	want := "::warning file=rag/queries.jsonl,line=3,title=recallgate%3A query q1⟨U+202E⟩%2Cx%3Ay regressed::recall@5 1.000 → 0.000; lost doc⟨U+200B⟩, a⟨U+2066⟩b%0A::error::x\n"
+	if got := r.out.String(); got != want {
+		t.Errorf("annotation:\n got %q\nwant %q", got, want)
+	}
+
+	var b bytes.Buffer
+	a := githubactions.New(githubactions.WithGetenv(r.getenv), githubactions.WithWriter(NewVisibleWriter(&b)))
+	a.Errorf("retriever said %s", "ok\u202egnp.exe\u200b")
+	if got, want := b.String(), "::error::retriever said ok⟨U+202E⟩gnp.exe⟨U+200B⟩\n"; got != want {
+		t.Errorf("VisibleWriter:\n got %q\nwant %q", got, want)
+	}
+}

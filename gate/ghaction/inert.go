@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // zwsp is the zero-width space put in front of a would-be workflow command:
@@ -173,4 +175,24 @@ func Serialized(w io.Writer) io.Writer {
 		return w
 	}
 	return &lockedWriter{w: w}
+}
+
+// VisibleWriter shows, in everything written through it, the bidi controls
+// and invisible characters a reader of the log or an annotation could not
+// see (gate.Visible): the workflow commands recallgate writes carry text
+// from the eval set, a retriever or an error message. Each Write is
+// marked on its own, so it must hold whole characters, as the library's
+// one write per command does.
+type VisibleWriter struct{ w io.Writer }
+
+// NewVisibleWriter wraps w.
+func NewVisibleWriter(w io.Writer) *VisibleWriter { return &VisibleWriter{w: w} }
+
+// Write implements io.Writer; it reports len(p) once the marked form of p
+// is written.
+func (v *VisibleWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(v.w, gate.Visible(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

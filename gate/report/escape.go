@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"unicode"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // mdReplacer neutralises everything in user text that Markdown or HTML would
@@ -16,28 +18,117 @@ var mdReplacer = strings.NewReplacer(
 
 // EscapeMarkdown makes text from the eval set or a retriever safe to place in
 // a Markdown paragraph or table cell: it cannot open HTML, break the table,
-// start a code span or mention anyone. Line breaks become spaces.
+// start a code span, mention anyone, link anywhere or hide what it says.
+// Line breaks become spaces; bidi controls and invisible characters show as
+// marks such as ⟨U+202E⟩ (gate.Visible), before inertRefs adds recallgate's
+// own zero-width spaces, which are therefore never marked.
 func EscapeMarkdown(s string) string {
-	return mdReplacer.Replace(inertRefs(flatten(s)))
+	return mdReplacer.Replace(inertRefs(gate.Visible(flatten(s))))
 }
 
-// inertRefs puts a zero-width space after each @ or # that GitHub would read
-// as a mention or an issue reference: one at the start or after a character
-// that is not a letter or digit ("recall@10" is left alone).
+// zwsp is the zero-width space inertRefs puts where GitHub would start a
+// link or a reference: the text reads the same and copies almost the same,
+// and no autolinker matches across it.
+const zwsp = '\u200b'
+
+// inertRefs puts a zero-width space where GitHub would turn plain text
+// into a notification, a reference or a link:
+//   - after an @ or # at the start or after anything but an ASCII letter
+//     or digit (a mention "é@user" is live: GitHub's word boundary is
+//     ASCII); after an @ that follows a letter or digit too when an email
+//     domain or a commit follows it ("a@b.co", "owner/repo@0123abc"), so
+//     "recall@10" stays as written; after a # followed by a digit
+//     ("owner/repo#1");
+//   - after the dash of "GH-" followed by a digit (GitHub's short issue
+//     reference);
+//   - before the ":" of "scheme://" and the "." of "www." (the GFM autolink
+//     extension's URL and www forms; its email form is the @ case);
+//   - every six characters inside a word of 7 to 40 hex digits, which
+//     GitHub links as a commit when one has that prefix.
 func inertRefs(s string) string {
-	if !strings.ContainsAny(s, "@#") {
-		return s
+	rs := []rune(s)
+	at := func(i int) rune {
+		if i < 0 || i >= len(rs) {
+			return -1
+		}
+		return rs[i]
 	}
 	var b strings.Builder
-	prev := ' '
-	for _, r := range s {
-		b.WriteRune(r)
-		if (r == '@' || r == '#') && !unicode.IsLetter(prev) && !unicode.IsDigit(prev) {
-			b.WriteRune('\u200b')
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if wordByte(r) && !wordByte(at(i-1)) {
+			j := i
+			for j < len(rs) && wordByte(rs[j]) {
+				j++
+			}
+			if n := j - i; n >= 7 && n <= 40 && allHex(rs[i:j]) {
+				for k := i; k < j; k++ {
+					if k > i && (k-i)%6 == 0 {
+						b.WriteRune(zwsp)
+					}
+					b.WriteRune(rs[k])
+				}
+				i = j - 1
+				continue
+			}
 		}
-		prev = r
+		switch {
+		case r == ':' && asciiLetter(at(i-1)) && at(i+1) == '/' && at(i+2) == '/':
+			b.WriteRune(zwsp)
+		case r == '.' && i >= 3 && strings.EqualFold(string(rs[i-3:i]), "www"):
+			b.WriteRune(zwsp)
+		}
+		b.WriteRune(r)
+		switch r {
+		case '@':
+			if !asciiAlnum(at(i-1)) || liveAfterWord(rs[i+1:]) {
+				b.WriteRune(zwsp)
+			}
+		case '#':
+			if !asciiAlnum(at(i-1)) || asciiDigit(at(i+1)) {
+				b.WriteRune(zwsp)
+			}
+		case '-':
+			if i >= 2 && strings.EqualFold(string(rs[i-2:i]), "gh") && !asciiAlnum(at(i-3)) && asciiDigit(at(i+1)) {
+				b.WriteRune(zwsp)
+			}
+		}
 	}
 	return b.String()
+}
+
+// liveAfterWord reports whether what follows an @ that follows a letter or
+// digit is an email domain or a commit: anything but a short number
+// ("recall@10").
+func liveAfterWord(rest []rune) bool {
+	n, digits := 0, true
+	for _, r := range rest {
+		if !asciiAlnum(r) && r != '.' && r != '-' && r != '_' {
+			break
+		}
+		if !asciiDigit(r) {
+			digits = false
+		}
+		n++
+	}
+	return n > 0 && (!digits || n >= 7)
+}
+
+func asciiDigit(r rune) bool  { return r >= '0' && r <= '9' }
+func asciiLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
+func asciiAlnum(r rune) bool  { return asciiDigit(r) || asciiLetter(r) }
+
+// wordByte is a character of a word as GitHub's reference filters see it.
+func wordByte(r rune) bool { return asciiAlnum(r) || r == '_' }
+
+func allHex(rs []rune) bool {
+	for _, r := range rs {
+		if !asciiDigit(r) && (r < 'a' || r > 'f') && (r < 'A' || r > 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // flatten turns line breaks and tabs into spaces and drops other control

@@ -152,3 +152,61 @@ func FuzzReadAndRender(f *testing.F) {
 		}
 	})
 }
+
+// TestHostileCellsEscapedOnce: ids, documents and text that would read
+// falsely, through a report read from an untrusted job, come out in each
+// format marked and escaped exactly once (the gold docs lost column
+// escaped its ids twice: "doc&amp;#95;04").
+func TestHostileCellsEscapedOnce(t *testing.T) {
+	m := demoReport(t)
+	const id = "q04\u202e_x"
+	m["regressed"] = []any{id}
+	m["reasons"] = []any{"bad \u202e reason @octocat"}
+	m["reason_kinds"] = []any{"fail"}
+	for _, q := range m["queries"].([]any) {
+		q := q.(map[string]any)
+		switch q["id"] {
+		case "q04":
+			q["id"] = id
+			q["query"] = "https://evil.example \u2066"
+			q["lost"] = []any{"doc_04@octocat"}
+			q["moves"].([]any)[0].(map[string]any)["doc"] = "doc_04@octocat"
+			q["moves"].([]any)[0].(map[string]any)["took_its_place"] = "www.evil.example/<b>"
+		case "q02":
+			q["gained"] = []any{"owner/repo#1", "é@octocat"}
+		}
+	}
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(f Format) string {
+		var b bytes.Buffer
+		if err := WriteCompareReport(&b, r, f); err != nil {
+			t.Fatal(err)
+		}
+		return dots(b.String())
+	}
+	md, txt, html := render(Markdown), render(Text), render(HTML)
+	for _, want := range []string{
+		"- **fail:** bad ⟨U+202E⟩ reason @·octocat\n",
+		"| q04⟨U+202E⟩&#95;x | https·://evil.example ⟨U+2066⟩ | 1.000 → 0.500 | 1.000 → 0.240 | doc&#95;04@·octocat (retrieval miss, rank 1 → —, replaced by www·.evil.example/&lt;b&gt;) |\n",
+		"| q02 | ordinary question 2 | 0.000 → 1.000 | 0.000 → 1.000 | owner/repo#·1, é@·octocat |\n",
+		"| q04⟨U+202E⟩&#95;x | doc&#95;04@·octocat | 2 | 1 → — | retrieval miss | www·.evil.example/&lt;b&gt; |\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "&amp;#") || strings.Contains(md, "\u202e") || strings.Contains(md, "\u2066") {
+		t.Errorf("markdown escapes twice or carries a raw bidi control:\n%s", md)
+	}
+	for _, want := range []string{"q04⟨U+202E⟩_x", `"https://evil.example ⟨U+2066⟩"`, "bad ⟨U+202E⟩ reason"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("text report lacks %q:\n%s", want, txt)
+		}
+	}
+	if !strings.Contains(html, `<div class="fail reason">fail: bad ⟨U&#43;202E⟩ reason @octocat</div>`) || !strings.Contains(html, "e.textContent=vis(String(text))") {
+		t.Errorf("HTML report does not mark the reason, or draws without vis:\n%s", html[:min(len(html), 3000)])
+	}
+}

@@ -17,7 +17,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 	type reason struct{ Kind, Text string }
 	var reasons []reason
 	for i, t := range r.Reasons {
-		reasons = append(reasons, reason{r.reasonKind(i), t})
+		reasons = append(reasons, reason{r.reasonKind(i), gate.Visible(t)})
 	}
 	// Text symbols, not emoji: they render without an emoji font.
 	icon := map[string]string{string(gate.Fail): "✗", string(gate.Inconclusive): "⚠", string(gate.Pass): "✓"}[r.Verdict]
@@ -29,7 +29,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		if seg == "" {
 			seg = "all"
 		}
-		rules = append(rules, [7]string{ru.label(n), seg, c[0], c[1], c[2], c[3], ru.Outcome})
+		rules = append(rules, [7]string{gate.Visible(ru.label(n)), gate.Visible(seg), c[0], c[1], c[2], c[3], ru.Outcome})
 	}
 	return htmlPage.Execute(w, struct {
 		R       *CompareReport
@@ -41,9 +41,15 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		Clip    int
 		Rules   [][7]string
 		Extra   []string
-	}{r, icon, verdictTitle(r.Verdict), headline(r, flatten), reasons, summaryRows(r, func(s string) string { return s }), gate.PassageRunes, rules,
-		nonEmpty(append(emptyAnswerLines(r, func(s string) string { return s }), latencyLine(r.Latency), unjudgedLine(r.Unjudged, r.Depth.Context), apartLine("Unstable between repeats of the base, not counted", r.Unstable),
-			apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable))...)})
+		SetPath string
+		// Invisible are gate.InvisibleRanges, for the page's vis(), which
+		// marks bidi controls and invisible characters in what it draws
+		// from the model as gate.Visible does for the rest of the page.
+		Invisible [][2]rune
+	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
+		nonEmpty(append(emptyAnswerLines(r, gate.Visible), gate.Visible(latencyLine(r.Latency)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
+			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
+			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges})
 }
 
 // apartLine names the queries of a list kept apart, "" for none.
@@ -88,7 +94,7 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 </style></head><body>
 <h1 class="{{.R.Verdict}}" id="verdict">{{.Icon}} recallgate: {{.Title}} — {{.Head}}</h1>
 {{range .Reasons}}<div class="{{.Kind}} reason">{{.Kind}}: {{.Text}}</div>{{end}}
-<p class="muted" id="subtitle">{{.R.Set.Path}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
+<p class="muted" id="subtitle">{{.SetPath}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
 <table id="summary"><tr><th>metric</th><th>base</th><th>head</th><th>Δ</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td></tr>
 {{end}}</table>
@@ -113,7 +119,20 @@ var R = JSON.parse(document.getElementById("data").textContent);
 var N = R.depth.candidates, K = R.depth.context;
 var zero = {}; (R.summary.head.zero_recall||[]).forEach(function(id){zero[id]=true;});
 var state = {filter:"all", segment:"", sort:"", desc:false, open:""};
-function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=String(text); if(cls) e.className=cls; return e;}
+var INVIS = {{.Invisible}};
+function invisible(c){for (var i=0;i<INVIS.length;i++){if (c<INVIS[i][0]) return false; if (c<=INVIS[i][1]) return true;} return false;}
+function shaping(c){return c>=0x80 && !/\s/.test(String.fromCodePoint(c)) && !invisible(c);}
+function vis(s){
+  var cs=Array.from(s), out="";
+  for (var i=0;i<cs.length;i++){
+    var c=cs[i].codePointAt(0), p=i>0?cs[i-1].codePointAt(0):-1, n=i+1<cs.length?cs[i+1].codePointAt(0):-1;
+    var kept=(c===0x200C||c===0x200D) ? (p>=0&&n>=0&&shaping(p)&&shaping(n)) : (c>=0xFE00&&c<=0xFE0F) ? (p>=0&&shaping(p)) : false;
+    var ctl=(c<0x20&&c!==9&&c!==10&&c!==13)||(c>=0x7F&&c<=0x9F);
+    out += ((invisible(c)&&!kept)||ctl) ? "⟨U+"+("000"+c.toString(16).toUpperCase()).slice(-Math.max(4,c.toString(16).length))+"⟩" : cs[i];
+  }
+  return out;
+}
+function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=vis(String(text)); if(cls) e.className=cls; return e;}
 function f3(x){return (Math.round(x*1000)/1000).toFixed(3);}
 function signed(x){var s=f3(x); if (s==="0.000"||s==="-0.000") return "±0.000"; return x>0 ? "+"+s : s;}
 var CAUSE = {"retrieval-miss":"retrieval miss","ranking-miss":"ranking miss","missing-from-corpus":"not in corpus"};

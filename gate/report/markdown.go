@@ -64,7 +64,8 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}
 
-	flipTable := func(title string, ids []string, docsHead string, docs func(*CompareQuery) []string) {
+	// docs gives each flipped query's last cell, already escaped.
+	flipTable := func(title string, ids []string, docsHead string, docs func(*CompareQuery) string) {
 		if len(ids) == 0 {
 			return
 		}
@@ -72,23 +73,23 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		for _, id := range ids {
 			p := byID[id]
 			fmt.Fprintf(b, "| %s | %s | %s → %s | %s → %s | %s |\n", EscapeMarkdown(id), mdQuery(p.Query),
-				f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), f3(p.Base.NDCGAtK), f3(p.Head.NDCGAtK), mdList(docs(p)))
+				f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), f3(p.Base.NDCGAtK), f3(p.Head.NDCGAtK), docs(p))
 		}
 	}
 	if len(r.Regressed)+len(r.Improved) == 0 {
 		fmt.Fprintf(b, "\nNo query changed %s.\n", n.recall)
 	}
-	flipTable("Regressed", r.Regressed, "gold docs lost (why)", func(p *CompareQuery) []string {
+	flipTable("Regressed", r.Regressed, "gold docs lost (why)", func(p *CompareQuery) string {
 		if len(p.Moves) == 0 {
-			return p.Lost
+			return mdList(p.Lost)
 		}
 		var out []string
 		for _, m := range p.Moves {
-			out = append(out, moveText(m))
+			out = append(out, moveText(m)) // escapes its ids itself
 		}
-		return out
+		return strings.Join(out, ", ")
 	})
-	flipTable("Improved", r.Improved, "gold docs gained", func(p *CompareQuery) []string { return p.Gained })
+	flipTable("Improved", r.Improved, "gold docs gained", func(p *CompareQuery) string { return mdList(p.Gained) })
 	if r.Chart {
 		writeChart(b, r, byID)
 	}

@@ -11,8 +11,9 @@ import (
 )
 
 // terminal strips control characters from user text so it cannot move the
-// cursor or recolour the terminal.
-func terminal(s string) string { return flatten(s) }
+// cursor or recolour the terminal, and shows bidi controls and invisible
+// characters as marks (gate.Visible).
+func terminal(s string) string { return gate.Visible(flatten(s)) }
 
 func scoreText(w io.Writer, c *gate.Scorecard) error {
 	b := bufio.NewWriter(w)

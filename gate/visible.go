@@ -1,0 +1,177 @@
+package gate
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// InvisibleRanges are the code points that change how text reads without
+// showing themselves: Unicode's Default_Ignorable_Code_Point set (zero-width
+// space, joiners, word joiner, soft hyphen, byte-order mark, variation
+// selectors, tag characters, Hangul fillers, …), which holds every bidi
+// control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: the
+// Trojan Source characters). Each pair is an inclusive range.
+var InvisibleRanges = [][2]rune{
+	{0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160},
+	{0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x200B, 0x200F}, {0x202A, 0x202E},
+	{0x2060, 0x206F}, {0x3164, 0x3164}, {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF},
+	{0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
+	{0xE0000, 0xE0FFF},
+}
+
+// IsInvisible reports whether r is in InvisibleRanges.
+func IsInvisible(r rune) bool {
+	if r < 0x00AD {
+		return false
+	}
+	for _, rg := range InvisibleRanges {
+		if r < rg[0] {
+			return false
+		}
+		if r <= rg[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// IsBidiControl reports whether r is one of the bidi controls, the
+// characters that reorder how the text around them is displayed.
+func IsBidiControl(r rune) bool {
+	return r == 0x061C || r == 0x200E || r == 0x200F || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// shaping reports whether r is a visible character of a script or symbol
+// set that joiners and variation selectors act on: not ASCII, not a space,
+// not itself invisible.
+func shaping(r rune) bool {
+	return r >= utf8.RuneSelf && !unicode.IsSpace(r) && !IsInvisible(r)
+}
+
+// excused reports whether the invisible rune r, between prev and next (-1
+// at either end), does visible work there and is left as written: a
+// zero-width joiner or non-joiner between two such characters (Persian,
+// Indic scripts, emoji sequences), a variation selector right after one
+// (the emoji form of ⚠️). Anywhere else, next to ASCII or at an edge, they
+// render as nothing.
+func excused(prev, r, next rune) bool {
+	switch {
+	case r == 0x200C || r == 0x200D:
+		return prev >= 0 && next >= 0 && shaping(prev) && shaping(next)
+	case r >= 0xFE00 && r <= 0xFE0F:
+		return prev >= 0 && shaping(prev)
+	}
+	return false
+}
+
+// VisibleMark is how Visible shows an invisible or control character.
+func VisibleMark(r rune) string { return fmt.Sprintf("⟨U+%04X⟩", r) }
+
+// Visible shows every invisible character of s (InvisibleRanges, bidi
+// controls included, unless excused by its neighbours) and every control
+// character but tab and line breaks as a visible mark such as ⟨U+202E⟩, so
+// text from an eval set, a retriever or an untrusted report reads as what
+// it is in a comment, a summary, an annotation or a terminal. Invalid
+// UTF-8 is left as it is.
+func Visible(s string) string {
+	if !needsMark(s) {
+		return s
+	}
+	var b strings.Builder
+	prev := rune(-1)
+	for i, r := range s {
+		size := utf8.RuneLen(r)
+		if r == utf8.RuneError {
+			_, size = utf8.DecodeRuneInString(s[i:])
+		}
+		next := rune(-1)
+		if i+size < len(s) {
+			next, _ = utf8.DecodeRuneInString(s[i+size:])
+		}
+		if marked(prev, r, next) {
+			b.WriteString(VisibleMark(r))
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		prev = r
+	}
+	return b.String()
+}
+
+func marked(prev, r, next rune) bool {
+	if r == '\t' || r == '\n' || r == '\r' {
+		return false
+	}
+	if unicode.IsControl(r) {
+		return true
+	}
+	return IsInvisible(r) && !excused(prev, r, next)
+}
+
+// needsMark is the fast path of Visible: ASCII text without control
+// characters has nothing to mark.
+func needsMark(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F {
+			return true
+		}
+	}
+	return false
+}
+
+// InvisibleChar finds the first invisible character of s that Visible
+// would mark (bidi controls always): the rune, its byte offset, and
+// whether there is one. Names (ids, segments, sources) with one are
+// refused: they would read as another name.
+func InvisibleChar(s string) (rune, int, bool) {
+	prev := rune(-1)
+	for i, r := range s {
+		if IsInvisible(r) {
+			next := rune(-1)
+			if j := i + utf8.RuneLen(r); j < len(s) {
+				next, _ = utf8.DecodeRuneInString(s[j:])
+			}
+			if !excused(prev, r, next) {
+				return r, i, true
+			}
+		}
+		prev = r
+	}
+	return 0, 0, false
+}
+
+// FoldName is s as a reader sees it, for telling apart names that must
+// not read the same: invisible characters dropped (excused ones too),
+// full-width ASCII forms (U+FF01–U+FF5E) turned into ASCII, and the wide
+// and no-break spaces into a space. It is the part of Unicode's NFKC that
+// makes two ids look alike; letters that merely resemble others (Cyrillic
+// а and Latin a) are not folded.
+func FoldName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case IsInvisible(r):
+			return -1
+		case r >= 0xFF01 && r <= 0xFF5E:
+			return r - 0xFEE0
+		case r == 0x00A0 || r == 0x3000 || (r >= 0x2000 && r <= 0x200A) || r == 0x202F || r == 0x205F:
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// ShowName quotes a name for a message that must show what it holds: the
+// name with its invisible characters marked, and, when it is not plain
+// ASCII, its ASCII-escaped form too ("ｑ1" (\uff511)).
+func ShowName(s string) string {
+	out := `"` + Visible(s) + `"`
+	if needsMark(s) {
+		q := strconv.QuoteToASCII(s)
+		out += " (" + q[1:len(q)-1] + ")"
+	}
+	return out
+}
