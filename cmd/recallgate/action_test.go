@@ -73,7 +73,7 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.openIssue {
-			fmt.Fprint(w, `[{"number":9}]`)
+			fmt.Fprint(w, `[{"number":9,"user":{"login":"github-actions[bot]","id":41898282,"type":"Bot"}}]`)
 			return
 		}
 		fmt.Fprint(w, `[]`)
@@ -221,10 +221,11 @@ func TestActionPullRequestRegression(t *testing.T) {
 		t.Errorf("report %s: %v", o["report"], err)
 	}
 	summary, _ := os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])
-	if !bytes.Contains(summary, []byte("### ❌ recallgate: fail")) {
+	// The gate is named by its config's path in the workspace.
+	if !bytes.Contains(summary, []byte("### ❌ recallgate · frozen-set: fail")) {
 		t.Errorf("summary %s", summary)
 	}
-	if len(g.comments) != 1 || !strings.HasPrefix(g.comments[0], "<!-- recallgate: "+cfg+" -->") || !strings.Contains(g.comments[0], "**Regressed (3)**") {
+	if len(g.comments) != 1 || !strings.HasPrefix(g.comments[0], "<!-- recallgate: frozen-set/recallgate.toml -->\n### ❌ recallgate · frozen-set: fail") || !strings.Contains(g.comments[0], "**Regressed (3)**") {
 		t.Errorf("comments %q", g.comments)
 	}
 	if !strings.Contains(out, "::add-mask::ghs_secret123") {
@@ -251,7 +252,7 @@ func TestActionForkPRCannotComment(t *testing.T) {
 		t.Errorf("exit %d (want the verdict's 1)\n%s", code, out)
 	}
 	summary, _ := os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])
-	if !bytes.Contains(summary, []byte("recallgate: fail")) {
+	if !bytes.Contains(summary, []byte("recallgate · frozen-set: fail")) {
 		t.Error("no job summary on a fork PR")
 	}
 }

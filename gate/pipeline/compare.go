@@ -26,6 +26,7 @@ func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) 
 	cmp.Notes = in.Notes
 	cmp.Fingerprints = in.Fingerprints
 	cmp.NoChart = in.NoChart
+	cmp.Name = in.Name
 	return cmp, nil
 }
 

@@ -56,14 +56,20 @@ func (r Result) Changed() bool {
 
 // Comments is the sticky PR comment's API.
 type Comments interface {
-	HasComment(ctx context.Context, pr int, marker string) (bool, error)
-	UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error)
+	// FindComment returns the id of the gate's comment (0: none), written
+	// by the token's own account and starting with markers[0] (or, once,
+	// a later marker: the gate's marker in an earlier release).
+	FindComment(ctx context.Context, pr int, markers []string) (int64, error)
+	// WriteComment edits comment id, or creates one when id is 0.
+	WriteComment(ctx context.Context, pr int, id int64, marker, body string) (created bool, link string, err error)
 }
 
 // PostComment keeps the sticky comment up to date: with "on-change" a
 // quiet pass writes nothing unless a comment is already there to update.
-// It never changes the verdict: a refusal is a warning.
-func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, marker string, r Result) {
+// The comments are listed once. markers[0] keys the gate's comment; later
+// ones are its earlier markers, taken over. It never changes the verdict:
+// a refusal is a warning.
+func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, markers []string, r Result) {
 	if when == "never" {
 		return
 	}
@@ -71,17 +77,15 @@ func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, ma
 		a.Warningf("no API client (no token, or the repository is not owner/name): the PR comment is skipped (the job summary has the report)")
 		return
 	}
-	if when == "on-change" && !r.Changed() {
-		has, err := c.HasComment(ctx, pr, marker)
-		if err != nil {
-			a.Warningf("PR comment skipped: %v", err)
-			return
-		}
-		if !has {
-			return
-		}
+	id, err := c.FindComment(ctx, pr, markers)
+	if err != nil {
+		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
+		return
 	}
-	created, link, err := c.UpsertComment(ctx, pr, marker, r.Markdown)
+	if when == "on-change" && !r.Changed() && id == 0 {
+		return
+	}
+	created, link, err := c.WriteComment(ctx, pr, id, markers[0], r.Markdown)
 	switch {
 	case err != nil:
 		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
@@ -136,8 +140,11 @@ type Options struct {
 	// Mode is pr or drift; PR the pull request (0 when none).
 	Mode string
 	PR   int
-	// When is always, on-change or never; Marker finds the sticky comment.
-	When, Marker string
+	// When is always, on-change or never.
+	When string
+	// Markers find the gate's sticky comment: its marker first, then the
+	// markers earlier releases gave the same gate.
+	Markers []string
 	// SHA is the commit the run tested.
 	SHA string
 	// FailOnRegression makes a failing verdict fail the step.
@@ -153,7 +160,7 @@ type Options struct {
 func Outcome(ctx context.Context, log Log, o Options, c Comments, is Issues, r Result) (fail bool) {
 	switch {
 	case o.Mode == "pr" && o.PR > 0:
-		PostComment(ctx, log, c, o.When, o.PR, o.Marker, r)
+		PostComment(ctx, log, c, o.When, o.PR, o.Markers, r)
 	case o.Mode == "drift":
 		TrackDrift(ctx, log, is, r, o.SHA)
 	}

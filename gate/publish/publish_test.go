@@ -36,14 +36,21 @@ type fakeAPI struct {
 	has      bool
 	err      error
 	upserts  []string
+	finds    int
 	issues   []string
 	comments []string
 }
 
-func (f *fakeAPI) HasComment(context.Context, int, string) (bool, error) { return f.has, f.err }
-func (f *fakeAPI) UpsertComment(_ context.Context, pr int, marker, body string) (bool, string, error) {
-	f.upserts = append(f.upserts, fmt.Sprintf("%d %s %s", pr, marker, body))
-	return !f.has, "https://example.test/c", f.err
+func (f *fakeAPI) FindComment(context.Context, int, []string) (int64, error) {
+	f.finds++
+	if f.has {
+		return 5, f.err
+	}
+	return 0, f.err
+}
+func (f *fakeAPI) WriteComment(_ context.Context, pr int, id int64, marker, body string) (bool, string, error) {
+	f.upserts = append(f.upserts, fmt.Sprintf("%d %d %s %s", pr, id, marker, body))
+	return id == 0, "https://example.test/c", f.err
 }
 func (f *fakeAPI) UpsertIssue(_ context.Context, label, title, body string) (bool, string, error) {
 	f.issues = append(f.issues, label+"|"+title+"|"+body)
@@ -70,16 +77,20 @@ func TestPostComment(t *testing.T) {
 		{"on-change, quiet, no comment yet", "on-change", &fakeAPI{}, quiet, 0, ""},
 		{"on-change, quiet, a comment to update", "on-change", &fakeAPI{has: true}, quiet, 1, "updated"},
 		{"on-change, a regression", "on-change", &fakeAPI{}, result(1), 1, "posted"},
-		{"refused", "always", &fakeAPI{err: errors.New("403 Resource not accessible")}, result(1), 1, "::warning::PR comment not posted: 403"},
+		{"refused", "always", &fakeAPI{err: errors.New("403 Resource not accessible")}, result(1), 0, "::warning::PR comment not posted: 403"},
 	} {
 		r := newRunner(map[string]string{})
-		publish.PostComment(ctx, r.action(), tc.api, tc.when, 42, "<!-- m -->", tc.r)
+		publish.PostComment(ctx, r.action(), tc.api, tc.when, 42, []string{"<!-- m -->"}, tc.r)
 		if len(tc.api.upserts) != tc.upserts || !strings.Contains(r.out.String(), tc.log) {
 			t.Errorf("%s: %d upserts %v\n%s", tc.name, len(tc.api.upserts), tc.api.upserts, r.out.String())
 		}
+		// The comments are listed once, whatever the policy.
+		if tc.when != "never" && tc.api.finds != 1 {
+			t.Errorf("%s: the comments were listed %d times, want once", tc.name, tc.api.finds)
+		}
 	}
 	r := newRunner(map[string]string{})
-	publish.PostComment(ctx, r.action(), nil, "always", 42, "m", quiet)
+	publish.PostComment(ctx, r.action(), nil, "always", 42, []string{"m"}, quiet)
 	if !strings.Contains(r.out.String(), "no API client (no token, or the repository is not owner/name)") {
 		t.Error("no client: no warning")
 	}
@@ -112,7 +123,7 @@ func TestOutcome(t *testing.T) {
 		upserts int
 		issues  int
 	}{
-		{"failing PR fails the step", publish.Options{Mode: "pr", PR: 42, When: "always", FailOnRegression: true}, "fail", true, "posted", 1, 0},
+		{"failing PR fails the step", publish.Options{Mode: "pr", PR: 42, When: "always", Markers: []string{"m"}, FailOnRegression: true}, "fail", true, "posted", 1, 0},
 		{"fail-on-regression false warns", publish.Options{Mode: "pr", PR: 42, When: "never"}, "fail", false, "fail-on-regression is false", 0, 0},
 		{"inconclusive warns, passes", publish.Options{Mode: "pr", PR: 42, When: "never", FailOnRegression: true, Reasons: []string{"not significant"}}, "inconclusive", false, "verdict is inconclusive: not significant", 0, 0},
 		{"drift files the issue", publish.Options{Mode: "drift", SHA: "abc", FailOnRegression: true}, "fail", true, "drift reported", 0, 1},

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -316,6 +317,35 @@ type CompareReport struct {
 	// BaseSHA and HeadSHA are the commits compared, when known.
 	BaseSHA string `json:"base_sha,omitempty"`
 	HeadSHA string `json:"head_sha,omitempty"`
+	// Gate says which gate of the repository this is, when known: the
+	// sticky comment is keyed by it and the title names it.
+	Gate *GateInfo `json:"gate,omitempty"`
+}
+
+// GateInfo identifies one gate of a repository that has several.
+type GateInfo struct {
+	// Config is the config file's path relative to the workspace
+	// (working directory included), "" when unknown.
+	Config string `json:"config,omitempty"`
+	// Name is the gate's name (the action's name input or [report] name).
+	Name string `json:"name,omitempty"`
+}
+
+// Label is how titles name the gate: its name, else the folder of a
+// config called recallgate.toml, else the config path; "" for the
+// repository's one recallgate.toml at the root (or no gate info).
+func (g *GateInfo) Label() string {
+	switch {
+	case g == nil:
+		return ""
+	case g.Name != "":
+		return g.Name
+	case g.Config == "recallgate.toml" || g.Config == "":
+		return ""
+	case path.Base(g.Config) == "recallgate.toml":
+		return path.Dir(g.Config)
+	}
+	return g.Config
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -417,6 +447,9 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA,
+	}
+	if c.Name != "" {
+		r.Gate = &GateInfo{Name: c.Name}
 	}
 	if c.Latency[0] != nil || c.Latency[1] != nil {
 		r.Latency = &LatencyPair{Base: latencyInfo(c.Latency[0]), Head: latencyInfo(c.Latency[1])}
