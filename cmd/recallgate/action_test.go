@@ -553,3 +553,26 @@ func TestActionRefusesIdenticalSides(t *testing.T) {
 		}
 	}
 }
+
+// TestActionMissingRunnerFiles: without GITHUB_OUTPUT (or with runner
+// files that cannot be written) the action warns, names the file, and
+// keeps its verdict's exit code: no crash.
+func TestActionMissingRunnerFiles(t *testing.T) {
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	dir, _ := filepath.Abs("../../frozen-set")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "basesha"), map[string]string{
+		"working-directory": dir, "base-results": "runs/base.jsonl", "head-results": "runs/head.jsonl", "comment": "never",
+	})
+	delete(ae.vars, "GITHUB_OUTPUT")
+	code, out, errs := ae.run(t)
+	if code != 1 || !strings.Contains(out, "::warning::GITHUB_OUTPUT is not set") || strings.Contains(errs, "panic") {
+		t.Errorf("no GITHUB_OUTPUT: exit %d\n%s\n%s", code, out, errs)
+	}
+	ae.vars["GITHUB_OUTPUT"] = filepath.Join(ae.dir, "no", "such", "folder", "output")
+	ae.vars["GITHUB_STEP_SUMMARY"] = filepath.Join(ae.dir, "no", "summary.md")
+	code, out, errs = ae.run(t)
+	if code != 1 || !strings.Contains(out, "::warning::GITHUB_OUTPUT cannot be written") || !strings.Contains(out, "::warning::GITHUB_STEP_SUMMARY cannot be written") {
+		t.Errorf("unwritable runner files: exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -234,16 +234,20 @@ func ResolveMode(mode, eventName string) string {
 
 // Publish writes the step outputs, the job summary (when the step has
 // one) and a warning annotation on the eval-set line of each regressed
-// query (at most ten, then one line saying how many more).
+// query (at most ten, then one line saying how many more). A runner file
+// that is not set or cannot be written (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY)
+// is a warning naming it: the verdict and the rest still stand.
 func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(string, int) string) {
-	a.SetOutput("verdict", r.Verdict)
-	a.SetOutput("recall-base", fmt.Sprintf("%.4f", r.RecallBase))
-	a.SetOutput("recall-head", fmt.Sprintf("%.4f", r.RecallHead))
-	a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", r.RecallDelta))
-	a.SetOutput("regressed", strings.Join(r.Regressed, ","))
-	a.SetOutput("improved", strings.Join(r.Improved, ","))
-	a.SetOutput("report", r.Report)
-	if rn.StepSummary != "" {
+	if fileCommand(a, "GITHUB_OUTPUT", rn.Output, "the step outputs (verdict, report, …) are not written; later steps cannot read them") {
+		a.SetOutput("verdict", r.Verdict)
+		a.SetOutput("recall-base", fmt.Sprintf("%.4f", r.RecallBase))
+		a.SetOutput("recall-head", fmt.Sprintf("%.4f", r.RecallHead))
+		a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", r.RecallDelta))
+		a.SetOutput("regressed", strings.Join(r.Regressed, ","))
+		a.SetOutput("improved", strings.Join(r.Improved, ","))
+		a.SetOutput("report", r.Report)
+	}
+	if rn.StepSummary != "" && fileCommand(a, "GITHUB_STEP_SUMMARY", rn.StepSummary, "the job summary is not written") {
 		a.AddStepSummary(fit(r.Markdown, 1<<20-1024))
 	}
 	for i, q := range r.Flagged {
@@ -254,6 +258,23 @@ func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(stri
 		a.WithFieldsMap(map[string]string{"file": r.SetPath, "line": strconv.Itoa(q.Line), "title": "recallgate: query " + q.ID + " regressed"}).
 			Warningf("recall@%d %.3f → %.3f; lost %s", r.Candidates, q.Base, q.Head, strings.Join(q.Lost, ", "))
 	}
+}
+
+// fileCommand reports whether the runner file the variable names can be
+// appended to, and warns (what is lost) when it cannot: githubactions
+// panics on a file it cannot open.
+func fileCommand(a *githubactions.Action, variable, path, lost string) bool {
+	if path == "" {
+		a.Warningf("%s is not set (not run as a GitHub Actions step?): %s", variable, lost)
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		a.Warningf("%s cannot be written (%v): %s", variable, err, lost)
+		return false
+	}
+	f.Close()
+	return true
 }
 
 // DockerWorkspace is where a Docker action sees the workspace.
@@ -269,6 +290,8 @@ type Runner struct {
 	// Step is GITHUB_ACTION: the step's id, or a name the runner makes
 	// unique within the job.
 	Step string
+	// Output is GITHUB_OUTPUT, the step outputs' file.
+	Output string
 	// Temp is RUNNER_TEMP when that folder exists here, else "": a Docker
 	// action is told the runner's path, which its container lacks.
 	Temp string
@@ -284,6 +307,7 @@ func ReadRunner(getenv func(string) string) Runner {
 		Actions: getenv("GITHUB_ACTIONS") == "true", Workspace: getenv("GITHUB_WORKSPACE"), EventName: getenv("GITHUB_EVENT_NAME"),
 		EventPath: getenv("GITHUB_EVENT_PATH"), SHA: getenv("GITHUB_SHA"), APIURL: getenv("GITHUB_API_URL"),
 		Repository: getenv("GITHUB_REPOSITORY"), StepSummary: getenv("GITHUB_STEP_SUMMARY"), Step: getenv("GITHUB_ACTION"),
+		Output:  getenv("GITHUB_OUTPUT"),
 		InImage: getenv("RECALLGATE_DOCKER_ACTION") == "1",
 	}
 	if d := getenv("RUNNER_TEMP"); d != "" {
