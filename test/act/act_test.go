@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -533,7 +534,14 @@ func TestForkTwoWorkflows(t *testing.T) {
 	}
 	api.artifact = uploadedZip(t, arts)
 
-	payload := fmt.Sprintf(`{"action":"completed","workflow":{"name":"retrieval"},"workflow_run":{"id":4242,"name":"retrieval","event":"pull_request","status":"completed","conclusion":"failure","head_sha":%q,"head_branch":"feature","head_repository":{"full_name":"fork-owner/rag","owner":{"login":"fork-owner"}},"pull_requests":[]},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, sha)
+	// GitHub names the run by the gate workflow's name: (its path when it
+	// has none) and fires the comment workflow only when its filter lists
+	// that name; act ignores the filter, so the test checks it.
+	name := workflowName(gateWF)
+	if !slices.Contains(workflowRunFilter(commentWF), name) {
+		t.Fatalf("the comment workflow's workflow_run filter %v does not list the gate workflow's name %q: GitHub would never run it", workflowRunFilter(commentWF), name)
+	}
+	payload := fmt.Sprintf(`{"action":"completed","workflow":{"name":%q,"path":".github/workflows/retrieval.yml"},"workflow_run":{"id":4242,"name":%q,"path":".github/workflows/retrieval.yml","event":"pull_request","status":"completed","conclusion":"failure","head_sha":%q,"head_branch":"feature","head_repository":{"full_name":"fork-owner/rag","owner":{"login":"fork-owner"}},"pull_requests":[]},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, name, name, sha)
 	r = runActWith(t, repo, "workflow_run", payload, srv.URL, actOptions{workflow: "recallgate-comment.yml", node: true, extra: []string{
 		"--local-repository", "actions/download-artifact@v4=" + filepath.Join(actions, "download-artifact")}})
 	if r.exit != 0 {
@@ -547,6 +555,28 @@ func TestForkTwoWorkflows(t *testing.T) {
 	if c := api.reqs[len(api.reqs)-1]; !c.Auth || !strings.Contains(c.Body, "q26") {
 		t.Errorf("comment: auth %v body %.300s", c.Auth, c.Body)
 	}
+}
+
+// workflowName is the workflow's top-level name:, or, as GitHub names a
+// workflow without one, its path.
+func workflowName(wf string) string {
+	if m := regexp.MustCompile(`(?m)^name:\s*["']?([^"'\n#]+?)["']?\s*(#.*)?$`).FindStringSubmatch(wf); m != nil {
+		return m[1]
+	}
+	return ".github/workflows/retrieval.yml"
+}
+
+// workflowRunFilter is the workflows: [...] list of a workflow_run trigger.
+func workflowRunFilter(wf string) []string {
+	m := regexp.MustCompile(`(?m)^\s+workflows:\s*\[([^\]]*)\]`).FindStringSubmatch(wf)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range strings.Split(m[1], ",") {
+		out = append(out, strings.Trim(strings.TrimSpace(n), `"'`))
+	}
+	return out
 }
 
 // uploadedZip is the artifact act's artifact server holds after the run:
