@@ -386,9 +386,11 @@ func ReportLocation(rn Runner, gate string) (write, output string, err error) {
 // letters, digits and . _ -.
 func ReportName(step, gate string) string {
 	name := "recallgate-report"
+	last := ""
 	for _, part := range []string{step, gate} {
-		if p := fileSafe(part); p != "" {
+		if p := fileSafe(part); p != "" && p != last {
 			name += "-" + p
+			last = p
 		}
 	}
 	return name + ".json"
