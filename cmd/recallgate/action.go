@@ -134,6 +134,11 @@ func actionCompare(ctx context.Context, e *env, rn ghaction.Runner, in ghaction.
 	if gh != nil {
 		o.Archive = gh
 	}
+	if rn.InImage {
+		o.MissingProgram = func(p string) string {
+			return fmt.Sprintf("the Docker action has no %s: use the native action, `recallgate/recallgate/native@v1`, which runs on the runner's own toolchain, or an http retriever", p)
+		}
+	}
 	cmp, set, err := pipeline.CI(ctx, e.job(), o)
 	if errors.Is(err, pipeline.ErrNoBaseline) {
 		return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")

@@ -576,3 +576,26 @@ func TestActionMissingRunnerFiles(t *testing.T) {
 		t.Errorf("unwritable runner files: exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestActionMissingProgramInImage: in the Docker action a command
+// retriever whose program the image lacks stops the run before any
+// download or retrieval, with the fix: the native action.
+func TestActionMissingProgramInImage(t *testing.T) {
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../frozen-set/queries.jsonl")
+	data, _ := os.ReadFile(src)
+	write(t, dir, "queries.jsonl", string(data))
+	cfg := write(t, dir, "recallgate.toml", "set = \"queries.jsonl\"\n[retriever]\ntype = \"command\"\ncommand = [\"python3-not-in-the-image\", \"search.py\"]\n")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "0123456789abcdef0123456789abcdef01234567"), map[string]string{"config": cfg, "comment": "never"})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	ae.vars["RECALLGATE_DOCKER_ACTION"] = "1"
+	code, out, errs := ae.run(t)
+	if code != 3 || !strings.Contains(errs+out, `"python3-not-in-the-image", which is not installed here`) || !strings.Contains(errs+out, "recallgate/recallgate/native@v1") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if len(g.tarballRefs) != 0 {
+		t.Errorf("the base commit was downloaded before the missing program was noticed: %v", g.tarballRefs)
+	}
+}
