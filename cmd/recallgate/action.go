@@ -94,12 +94,24 @@ func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghac
 	var c publish.Comments
 	var is publish.Issues
 	if gh != nil {
-		c, is = gh, gh
+		c, is = gh, driftIssues{gh}
 	}
 	if publish.Outcome(ctx, a, o, c, is, res) {
 		return errRegression
 	}
 	return nil
+}
+
+// driftIssues is the GitHub client as the drift rules' port.
+type driftIssues struct{ *ghclient.Client }
+
+// FindIssue implements publish.Issues.
+func (d driftIssues) FindIssue(ctx context.Context, label string) (*publish.Issue, error) {
+	is, err := d.Client.FindIssue(ctx, label)
+	if err != nil || is == nil {
+		return nil, err
+	}
+	return &publish.Issue{Number: is.Number, Body: is.Body, Link: is.Link}, nil
 }
 
 // gateID names the step's gate: its config relative to the workspace

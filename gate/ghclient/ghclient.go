@@ -314,43 +314,63 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
-// UpsertIssue keeps one open issue with the label: it updates the body of
-// the oldest open one or opens a new one. The body is fitted like a comment's. It returns the issue's URL.
-func (c *Client) UpsertIssue(ctx context.Context, label, title, body string) (created bool, link string, err error) {
-	body = Fit(body, MaxCommentLength)
-	ctx, cancel := c.call(ctx)
-	defer cancel()
-	is, err := c.openIssue(ctx, label)
-	if err != nil {
-		return false, "", err
-	}
-	if is != nil {
-		up, resp, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.GetNumber(), &github.IssueRequest{Title: &title, Body: &body})
-		if err != nil {
-			return false, "", wrap("update drift issue", resp, err)
-		}
-		return false, up.GetHTMLURL(), nil
-	}
-	labels := []string{label}
-	nw, resp, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &github.IssueRequest{Title: &title, Body: &body, Labels: &labels})
-	if err != nil {
-		return false, "", wrap("open drift issue", resp, err)
-	}
-	return true, nw.GetHTMLURL(), nil
+// Issue is an open issue: its number, body and URL.
+type Issue struct {
+	Number     int
+	Body, Link string
 }
 
-// CommentOnIssue adds a comment to the open issue with the label, if any,
-// and reports whether there was one. It never closes the issue: people do.
-func (c *Client) CommentOnIssue(ctx context.Context, label, body string) (bool, error) {
-	body = Fit(body, MaxCommentLength)
+// FindIssue returns the oldest open issue with the label that the token's
+// own account opened (see author), or nil.
+func (c *Client) FindIssue(ctx context.Context, label string) (*Issue, error) {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
 	is, err := c.openIssue(ctx, label)
 	if err != nil || is == nil {
-		return false, err
+		return nil, err
 	}
-	_, resp, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, is.GetNumber(), &github.IssueComment{Body: &body})
-	return true, wrap("comment on drift issue", resp, err)
+	return &Issue{Number: is.GetNumber(), Body: is.GetBody(), Link: is.GetHTMLURL()}, nil
+}
+
+// CreateIssue opens an issue with the label; the body is fitted like a
+// comment's. It returns the issue's URL.
+func (c *Client) CreateIssue(ctx context.Context, label, title, body string) (string, error) {
+	body = Fit(body, MaxCommentLength)
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	labels := []string{label}
+	nw, resp, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &github.IssueRequest{Title: &title, Body: &body, Labels: &labels})
+	if err != nil {
+		return "", wrap("open drift issue", resp, err)
+	}
+	return nw.GetHTMLURL(), nil
+}
+
+// EditIssue replaces issue n's body, and its title unless title is "".
+// It returns the issue's URL.
+func (c *Client) EditIssue(ctx context.Context, n int, title, body string) (string, error) {
+	body = Fit(body, MaxCommentLength)
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	req := &github.IssueRequest{Body: &body}
+	if title != "" {
+		req.Title = &title
+	}
+	up, resp, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, n, req)
+	if err != nil {
+		return "", wrap("update drift issue", resp, err)
+	}
+	return up.GetHTMLURL(), nil
+}
+
+// CommentOnIssue adds a comment to issue n. It never closes the issue:
+// people do.
+func (c *Client) CommentOnIssue(ctx context.Context, n int, body string) error {
+	body = Fit(body, MaxCommentLength)
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	_, resp, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, n, &github.IssueComment{Body: &body})
+	return wrap("comment on drift issue", resp, err)
 }
 
 // openIssue returns the oldest open issue (not PR) with the label that

@@ -138,20 +138,22 @@ func TestUpsertIssue(t *testing.T) {
 		fmt.Fprint(w, `{"id":1}`)
 	})
 	ctx := context.Background()
-	if ok, err := c.CommentOnIssue(ctx, "retrieval-drift", "passing"); ok || err != nil {
-		t.Errorf("no open issue: %v %v", ok, err)
+	if is, err := c.FindIssue(ctx, "retrieval-drift"); is != nil || err != nil {
+		t.Errorf("no open issue: %v %v", is, err)
 	}
-	created, _, err := c.UpsertIssue(ctx, "retrieval-drift", "drift", "body")
-	if err != nil || !created {
-		t.Fatalf("first: created %v err %v", created, err)
+	if link, err := c.CreateIssue(ctx, "retrieval-drift", "drift", "body"); err != nil || link != "https://example.test/i/5" {
+		t.Fatalf("create: %q %v", link, err)
 	}
 	open = true
-	created, link, err := c.UpsertIssue(ctx, "retrieval-drift", "drift", "body 2")
-	if err != nil || created || link != "https://example.test/i/5" {
-		t.Errorf("second: created %v err %v", created, err)
+	is, err := c.FindIssue(ctx, "retrieval-drift")
+	if err != nil || is == nil || is.Number != 5 {
+		t.Fatalf("find: %+v %v", is, err)
 	}
-	if ok, err := c.CommentOnIssue(ctx, "retrieval-drift", "passing"); !ok || err != nil || !commented {
-		t.Errorf("comment: %v %v", ok, err)
+	if link, err := c.EditIssue(ctx, is.Number, "drift", "body 2"); err != nil || link != "https://example.test/i/5" {
+		t.Errorf("edit: %q %v", link, err)
+	}
+	if err := c.CommentOnIssue(ctx, is.Number, "passing"); err != nil || !commented {
+		t.Errorf("comment: %v", err)
 	}
 }
 

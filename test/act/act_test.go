@@ -499,7 +499,7 @@ func TestScheduledDrift(t *testing.T) {
 	if r.exit != 0 || output(r.log, "verdict") != "pass" {
 		t.Fatalf("drift at the baseline: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
 	}
-	want = "GET /user\nGET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues/9/comments"
+	want = "GET /user\nGET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues/9/comments\nPATCH /repos/acme/rag/issues/9"
 	if got := strings.Join(api2.calls(), "\n"); got != want {
 		t.Errorf("passing drift, API calls:\n%s\nwant:\n%s", got, want)
 	}
