@@ -392,6 +392,9 @@ type Comparison struct {
 	Fingerprints [][2]string
 	// NoChart leaves the per-query chart out of the Markdown report.
 	NoChart bool
+	// Name is the gate's name ([report] name), "" when the config gives
+	// none; set by the caller.
+	Name string
 	// BaseSHA and HeadSHA are the commits compared, when known; set by the
 	// caller. A later `recallgate comment` checks the report against them.
 	BaseSHA, HeadSHA string

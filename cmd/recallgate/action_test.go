@@ -73,7 +73,7 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		if g.openIssue {
-			fmt.Fprint(w, `[{"number":9}]`)
+			fmt.Fprint(w, `[{"number":9,"user":{"login":"github-actions[bot]","id":41898282,"type":"Bot"}}]`)
 			return
 		}
 		fmt.Fprint(w, `[]`)
@@ -223,10 +223,11 @@ func TestActionPullRequestRegression(t *testing.T) {
 		t.Errorf("report %s: %v", o["report"], err)
 	}
 	summary, _ := os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])
-	if !bytes.Contains(summary, []byte("### ❌ recallgate: fail")) {
+	// The gate is named by its config's path in the workspace.
+	if !bytes.Contains(summary, []byte("### ❌ recallgate · frozen-set: fail")) {
 		t.Errorf("summary %s", summary)
 	}
-	if len(g.comments) != 1 || !strings.HasPrefix(g.comments[0], "<!-- recallgate: "+cfg+" -->") || !strings.Contains(g.comments[0], "**Regressed (3)**") {
+	if len(g.comments) != 1 || !strings.HasPrefix(g.comments[0], "<!-- recallgate: frozen-set/recallgate.toml -->\n### ❌ recallgate · frozen-set: fail") || !strings.Contains(g.comments[0], "**Regressed (3)**") {
 		t.Errorf("comments %q", g.comments)
 	}
 	if !strings.Contains(out, "::add-mask::ghs_secret123") {
@@ -255,7 +256,7 @@ func TestActionForkPRCannotComment(t *testing.T) {
 		t.Errorf("exit %d (want the verdict's 1)\n%s", code, out)
 	}
 	summary, _ := os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])
-	if !bytes.Contains(summary, []byte("recallgate: fail")) {
+	if !bytes.Contains(summary, []byte("recallgate · frozen-set: fail")) {
 		t.Error("no job summary on a fork PR")
 	}
 }
@@ -575,5 +576,51 @@ func TestActionRefusesIdenticalSides(t *testing.T) {
 		if code != tt.code || !strings.Contains(out+errs, tt.want) {
 			t.Errorf("allow-identical %q: exit %d, want %d and %q\n%s\n%s", tt.allow, code, tt.code, tt.want, out, errs)
 		}
+	}
+}
+
+// TestActionMissingRunnerFiles: without GITHUB_OUTPUT (or with runner
+// files that cannot be written) the action warns, names the file, and
+// keeps its verdict's exit code: no crash.
+func TestActionMissingRunnerFiles(t *testing.T) {
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	dir, _ := filepath.Abs("../../frozen-set")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "basesha"), map[string]string{
+		"working-directory": dir, "base-results": "runs/base.jsonl", "head-results": "runs/head.jsonl", "comment": "never",
+	})
+	delete(ae.vars, "GITHUB_OUTPUT")
+	code, out, errs := ae.run(t)
+	if code != 1 || !strings.Contains(out, "::warning::GITHUB_OUTPUT is not set") || strings.Contains(errs, "panic") {
+		t.Errorf("no GITHUB_OUTPUT: exit %d\n%s\n%s", code, out, errs)
+	}
+	ae.vars["GITHUB_OUTPUT"] = filepath.Join(ae.dir, "no", "such", "folder", "output")
+	ae.vars["GITHUB_STEP_SUMMARY"] = filepath.Join(ae.dir, "no", "summary.md")
+	code, out, errs = ae.run(t)
+	if code != 1 || !strings.Contains(out, "::warning::GITHUB_OUTPUT cannot be written") || !strings.Contains(out, "::warning::GITHUB_STEP_SUMMARY cannot be written") {
+		t.Errorf("unwritable runner files: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestActionMissingProgramInImage: in the Docker action a command
+// retriever whose program the image lacks stops the run before any
+// download or retrieval, with the fix: the native action.
+func TestActionMissingProgramInImage(t *testing.T) {
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	dir := t.TempDir()
+	src, _ := filepath.Abs("../../frozen-set/queries.jsonl")
+	data, _ := os.ReadFile(src)
+	write(t, dir, "queries.jsonl", string(data))
+	cfg := write(t, dir, "recallgate.toml", "set = \"queries.jsonl\"\n[retriever]\ntype = \"command\"\ncommand = [\"python3-not-in-the-image\", \"search.py\"]\n")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "0123456789abcdef0123456789abcdef01234567"), map[string]string{"config": cfg, "comment": "never"})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	ae.vars["RECALLGATE_DOCKER_ACTION"] = "1"
+	code, out, errs := ae.run(t)
+	if code != 3 || !strings.Contains(errs+out, `"python3-not-in-the-image", which is not installed here`) || !strings.Contains(errs+out, "recallgate/recallgate/native@v1") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if len(g.tarballRefs) != 0 {
+		t.Errorf("the base commit was downloaded before the missing program was noticed: %v", g.tarballRefs)
 	}
 }

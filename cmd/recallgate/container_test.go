@@ -132,14 +132,14 @@ func TestContainerContract(t *testing.T) {
 	if outputs["verdict"] != "fail" || !strings.Contains(outputs["regressed"], "q26") {
 		t.Errorf("outputs %v", outputs)
 	}
-	if outputs["report"] != ".recallgate/recallgate-report.json" {
+	if !regexp.MustCompile(`^\.recallgate/recallgate-report[\w.-]*\.json$`).MatchString(outputs["report"]) {
 		t.Errorf("report output %q: later steps need a path they can open", outputs["report"])
 	}
 	if data, err := os.ReadFile(filepath.Join(f.dir, outputs["report"])); err != nil || !bytes.Contains(data, []byte(`"verdict": "fail"`)) {
 		t.Errorf("report in the workspace: %v", err)
 	}
 	summary, _ := os.ReadFile(filepath.Join(root, "github/file_commands/step_summary_1"))
-	if !bytes.Contains(summary, []byte("recallgate: fail")) || !bytes.Contains(summary, []byte("(archive)")) {
+	if !bytes.Contains(summary, []byte("recallgate · rag: fail")) || !bytes.Contains(summary, []byte("(archive)")) {
 		t.Errorf("step summary:\n%s", summary)
 	}
 	if len(g.tarballRefs) != 1 || g.tarballRefs[0] != f.base {

@@ -150,3 +150,91 @@ func TestREADMEConfigsDiffer(t *testing.T) {
 		t.Error("no README config with [base.retriever] was checked")
 	}
 }
+
+// readmeWorkflows returns the README's yaml blocks, each with the line
+// it starts on.
+func readmeWorkflows(t *testing.T) map[int]string {
+	t.Helper()
+	data, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]string{}
+	start, block := 0, []string(nil)
+	for i, line := range strings.Split(string(data), "\n") {
+		switch {
+		case start == 0 && strings.TrimSpace(line) == "```yaml":
+			start, block = i+2, nil
+		case start != 0 && strings.TrimSpace(line) == "```":
+			out[start] = strings.Join(block, "\n")
+			start = 0
+		case start != 0:
+			block = append(block, line)
+		}
+	}
+	return out
+}
+
+// workflowRunFilter is the `workflows:` list under `workflow_run:`, as
+// a flow list or a block list.
+func workflowRunFilter(wf string) (names []string, ok bool) {
+	lines := strings.Split(wf, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "workflow_run:" {
+			continue
+		}
+		for _, w := range lines[i+1:] {
+			tw := strings.TrimSpace(w)
+			if !strings.HasPrefix(tw, "workflows:") {
+				if !strings.HasPrefix(w, "    ") {
+					return nil, false
+				}
+				continue
+			}
+			v := strings.TrimSpace(strings.TrimPrefix(tw, "workflows:"))
+			if v == "" {
+				return nil, true // a block list: not used in README
+			}
+			for _, n := range strings.Split(strings.Trim(v, "[]"), ",") {
+				names = append(names, strings.Trim(strings.TrimSpace(n), `"'`))
+			}
+			return names, true
+		}
+	}
+	return nil, false
+}
+
+// TestREADMEWorkflowRunFiltersMatch: GitHub matches a workflow_run
+// filter against the other workflow's `name:` (a workflow without one is
+// named by its file's path, so the filter never fires), and act ignores
+// the filter: every filter in the README must name a README workflow by
+// its top-level name.
+func TestREADMEWorkflowRunFiltersMatch(t *testing.T) {
+	wfs := readmeWorkflows(t)
+	named := map[string]int{}
+	topName := regexp.MustCompile(`(?m)^name:\s*["']?([^"'\n#]+?)["']?\s*(#.*)?$`)
+	for line, wf := range wfs {
+		if m := topName.FindStringSubmatch(wf); m != nil {
+			named[m[1]] = line
+		}
+	}
+	filters := 0
+	for line, wf := range wfs {
+		names, ok := workflowRunFilter(wf)
+		if !ok {
+			continue
+		}
+		filters++
+		if len(names) == 0 {
+			t.Errorf("README.md:%d: a workflow_run trigger without a workflows: [...] filter", line)
+		}
+		for _, n := range names {
+			if _, ok := named[n]; !ok {
+				t.Errorf("README.md:%d: workflow_run filters on %q, but no README workflow has `name: %s` (GitHub never fires it)", line, n, n)
+			}
+		}
+	}
+	if filters == 0 {
+		t.Error("the README shows no workflow_run workflow: the fork pattern went missing")
+	}
+}

@@ -57,6 +57,9 @@ type Config struct {
 	CacheDir string
 	// NoChart leaves the Mermaid chart out of Markdown reports.
 	NoChart bool
+	// Name is the gate's name ([report] name): it keys the sticky comment
+	// and titles the reports, for a repository with several gates.
+	Name string
 	// GradeNames name the labelling page's grades, 0 first ([label]
 	// grades); Guideline is the team's one-line rule shown above them.
 	GradeNames []string
@@ -116,6 +119,7 @@ type rawConfig struct {
 		ContextTokens int      `toml:"context_tokens"`
 		MaxLabelAge   string   `toml:"max_label_age"`
 		Chart         *bool    `toml:"chart"`
+		Name          string   `toml:"name"`
 	} `toml:"report"`
 	Label struct {
 		Grades    []string `toml:"grades"`
@@ -232,6 +236,12 @@ func Parse(data []byte, name string) (*Config, error) {
 		c.CacheDir = resolve(dir, raw.CacheDir)
 	}
 	c.NoChart = raw.Report.Chart != nil && !*raw.Report.Chart
+	if n := raw.Report.Name; n != "" {
+		if err := gate.CheckGateName(n); err != nil {
+			return nil, &gate.InputError{File: name, Line: keyLine(data, toml.Key{"report", "name"}), Field: "report.name", Err: err}
+		}
+		c.Name = n
+	}
 	if g := raw.Label.Grades; g != nil {
 		if len(g) != 2 && len(g) != gate.MaxGrade+1 {
 			return nil, &gate.InputError{File: name, Line: keyLine(data, toml.Key{"label", "grades"}), Field: "label.grades", Err: fmt.Errorf("name every grade, 0 first: 2 names for binary grades or %d for 0–%d, got %d", gate.MaxGrade+1, gate.MaxGrade, len(g))}

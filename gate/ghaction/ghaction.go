@@ -27,6 +27,9 @@ const maxAnnotations = 10
 // Inputs are the action's inputs (action.yml), validated.
 type Inputs struct {
 	Config, Token, BaseResults, HeadResults, Baseline, WorkDir string
+	// Name is the gate's name (the name input), "" when not given: it
+	// keys the sticky comment and names the report file.
+	Name string
 	// Comment is always, on-change or never; Mode pr, drift or auto.
 	Comment, Mode    string
 	FailOnRegression bool
@@ -64,6 +67,7 @@ func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, er
 		HeadResults: input(a, getenv, "head-results"),
 		Baseline:    input(a, getenv, "baseline"),
 		WorkDir:     input(a, getenv, "working-directory"),
+		Name:        input(a, getenv, "name"),
 		Comment:     strings.ToLower(input(a, getenv, "comment")),
 		Mode:        strings.ToLower(input(a, getenv, "mode")),
 	}
@@ -98,6 +102,11 @@ func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, er
 	if v := input(a, getenv, "allow-identical"); v != "" {
 		if in.AllowIdentical, err = strconv.ParseBool(v); err != nil {
 			return in, invalid("input allow-identical must be true or false, got %q", v)
+		}
+	}
+	if in.Name != "" {
+		if err := gate.CheckGateName(in.Name); err != nil {
+			return in, invalid("input name: %v", err)
 		}
 	}
 	if (in.BaseResults == "") != (in.HeadResults == "") {
@@ -228,16 +237,20 @@ func ResolveMode(mode, eventName string) string {
 // query (at most ten, then one line saying how many more). Ids in an
 // annotation show their invisible characters (gate.Visible); the
 // library escapes the workflow command's own syntax (%, line breaks, and
-// ":" and "," in properties).
+// ":" and "," in properties). A runner file that is not set or cannot be
+// written (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY) is a warning naming it: the
+// verdict and the rest still stand.
 func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(string, int) string) {
-	a.SetOutput("verdict", r.Verdict)
-	a.SetOutput("recall-base", fmt.Sprintf("%.4f", r.RecallBase))
-	a.SetOutput("recall-head", fmt.Sprintf("%.4f", r.RecallHead))
-	a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", r.RecallDelta))
-	a.SetOutput("regressed", strings.Join(r.Regressed, ","))
-	a.SetOutput("improved", strings.Join(r.Improved, ","))
-	a.SetOutput("report", r.Report)
-	if rn.StepSummary != "" {
+	if fileCommand(a, "GITHUB_OUTPUT", rn.Output, "the step outputs (verdict, report, …) are not written; later steps cannot read them") {
+		a.SetOutput("verdict", r.Verdict)
+		a.SetOutput("recall-base", fmt.Sprintf("%.4f", r.RecallBase))
+		a.SetOutput("recall-head", fmt.Sprintf("%.4f", r.RecallHead))
+		a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", r.RecallDelta))
+		a.SetOutput("regressed", strings.Join(r.Regressed, ","))
+		a.SetOutput("improved", strings.Join(r.Improved, ","))
+		a.SetOutput("report", r.Report)
+	}
+	if rn.StepSummary != "" && fileCommand(a, "GITHUB_STEP_SUMMARY", rn.StepSummary, "the job summary is not written") {
 		a.AddStepSummary(fit(r.Markdown, 1<<20-1024))
 	}
 	for i, q := range r.Flagged {
@@ -250,6 +263,23 @@ func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(stri
 	}
 }
 
+// fileCommand reports whether the runner file the variable names can be
+// appended to, and warns (what is lost) when it cannot: githubactions
+// panics on a file it cannot open.
+func fileCommand(a *githubactions.Action, variable, path, lost string) bool {
+	if path == "" {
+		a.Warningf("%s is not set (not run as a GitHub Actions step?): %s", variable, lost)
+		return false
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		a.Warningf("%s cannot be written (%v): %s", variable, err, lost)
+		return false
+	}
+	f.Close()
+	return true
+}
+
 // DockerWorkspace is where a Docker action sees the workspace.
 const DockerWorkspace = "/github/workspace"
 
@@ -260,6 +290,11 @@ type Runner struct {
 	// Workspace, EventName, EventPath, SHA, APIURL, Repository and
 	// StepSummary are the GITHUB_* variables of those names.
 	Workspace, EventName, EventPath, SHA, APIURL, Repository, StepSummary string
+	// Step is GITHUB_ACTION: the step's id, or a name the runner makes
+	// unique within the job.
+	Step string
+	// Output is GITHUB_OUTPUT, the step outputs' file.
+	Output string
 	// Temp is RUNNER_TEMP when that folder exists here, else "": a Docker
 	// action is told the runner's path, which its container lacks.
 	Temp string
@@ -274,7 +309,8 @@ func ReadRunner(getenv func(string) string) Runner {
 	rn := Runner{
 		Actions: getenv("GITHUB_ACTIONS") == "true", Workspace: getenv("GITHUB_WORKSPACE"), EventName: getenv("GITHUB_EVENT_NAME"),
 		EventPath: getenv("GITHUB_EVENT_PATH"), SHA: getenv("GITHUB_SHA"), APIURL: getenv("GITHUB_API_URL"),
-		Repository: getenv("GITHUB_REPOSITORY"), StepSummary: getenv("GITHUB_STEP_SUMMARY"),
+		Repository: getenv("GITHUB_REPOSITORY"), StepSummary: getenv("GITHUB_STEP_SUMMARY"), Step: getenv("GITHUB_ACTION"),
+		Output:  getenv("GITHUB_OUTPUT"),
 		InImage: getenv("RECALLGATE_DOCKER_ACTION") == "1",
 	}
 	if d := getenv("RUNNER_TEMP"); d != "" {
@@ -328,9 +364,10 @@ func (rn Runner) TempDir() string {
 // In a Docker action RUNNER_TEMP names a runner folder the container does
 // not have; the workspace is the one folder GitHub documents as shared with
 // later steps, so the report goes to .recallgate/ in it and the output is
-// that path relative to the workspace (where `run:` steps start).
-func ReportLocation(rn Runner) (write, output string, err error) {
-	const name = "recallgate-report.json"
+// that path relative to the workspace (where `run:` steps start). The file
+// is the step's own (see ReportName): two gate steps never share one.
+func ReportLocation(rn Runner, gate string) (write, output string, err error) {
+	name := ReportName(rn.Step, gate)
 	if d := rn.sharedTemp(); d != "" {
 		p := filepath.Join(d, name)
 		return p, p, nil
@@ -344,4 +381,36 @@ func ReportLocation(rn Runner) (write, output string, err error) {
 	}
 	p := filepath.Join(os.TempDir(), name)
 	return p, p, nil
+}
+
+// ReportName is the report file of one step: recallgate-report.json, with
+// the step (GITHUB_ACTION) and the gate's label (its name or config path,
+// "" for the root recallgate.toml) in it when known, each reduced to
+// letters, digits and . _ -.
+func ReportName(step, gate string) string {
+	name := "recallgate-report"
+	last := ""
+	for _, part := range []string{step, gate} {
+		if p := fileSafe(part); p != "" && p != last {
+			name += "-" + p
+			last = p
+		}
+	}
+	return name + ".json"
+}
+
+// fileSafe keeps letters, digits, . _ and -, turning the rest into _, at
+// most 64 bytes.
+func fileSafe(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+	s = strings.Trim(s, ".")
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
 }

@@ -118,14 +118,14 @@ func TestPublish(t *testing.T) {
 
 func TestReportLocation(t *testing.T) {
 	tmp, ws := t.TempDir(), t.TempDir()
-	w, o, err := ReportLocation(ReadRunner(func(k string) string { return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": ws}[k] }))
+	w, o, err := ReportLocation(ReadRunner(func(k string) string { return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": ws}[k] }), "")
 	if err != nil || w != filepath.Join(tmp, "recallgate-report.json") || o != w {
 		t.Errorf("on the runner: %s %s %v", w, o, err)
 	}
 	// In a container RUNNER_TEMP names a folder that is not there.
 	w, o, err = ReportLocation(ReadRunner(func(k string) string {
 		return map[string]string{"RUNNER_TEMP": "/home/runner/work/_temp/nothere", "GITHUB_WORKSPACE": ws}[k]
-	}))
+	}), "")
 	if err != nil || w != filepath.Join(ws, ".recallgate", "recallgate-report.json") || o != ".recallgate/recallgate-report.json" {
 		t.Errorf("in a container: %s %s %v", w, o, err)
 	}
@@ -141,9 +141,38 @@ func TestReportLocation(t *testing.T) {
 	// image's marker decides.
 	w, o, err = ReportLocation(ReadRunner(func(k string) string {
 		return map[string]string{"RUNNER_TEMP": tmp, "GITHUB_WORKSPACE": ws, "RECALLGATE_DOCKER_ACTION": "1"}[k]
-	}))
+	}), "")
 	if err != nil || w != filepath.Join(ws, ".recallgate", "recallgate-report.json") || o != ".recallgate/recallgate-report.json" {
 		t.Errorf("in the action image under act: %s %s %v", w, o, err)
+	}
+}
+
+// TestReportPerStep: two gate steps in one job (GITHUB_ACTION differs),
+// or two gates in one step's place, never write the same report file.
+func TestReportPerStep(t *testing.T) {
+	ws := t.TempDir()
+	at := func(step, gate string) string {
+		_, o, err := ReportLocation(ReadRunner(func(k string) string {
+			return map[string]string{"GITHUB_WORKSPACE": ws, "GITHUB_ACTION": step, "RECALLGATE_DOCKER_ACTION": "1"}[k]
+		}), gate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	seen := map[string]string{}
+	for _, c := range [][2]string{{"__recallgate_recallgate", ""}, {"__recallgate_recallgate_2", ""}, {"faq", "faq"}, {"gate", "search"}, {"gate", "faq/recallgate.toml"}} {
+		o := at(c[0], c[1])
+		if prev, ok := seen[o]; ok {
+			t.Errorf("steps %s and %v share the report %s", prev, c, o)
+		}
+		seen[o] = fmt.Sprint(c)
+	}
+	if o := at("__recallgate_recallgate_2", "faq/recallgate.toml"); o != ".recallgate/recallgate-report-__recallgate_recallgate_2-faq_recallgate.toml.json" {
+		t.Errorf("report %s", o)
+	}
+	if o := at("../../x", "a b"); strings.Contains(o[len(".recallgate/"):], "/") {
+		t.Errorf("a step name left the folder: %s", o)
 	}
 }
 

@@ -97,7 +97,7 @@ func TestActionMetadata(t *testing.T) {
 		}
 		return ""
 	}), githubactions.WithWriter(&w))
-	Publish(pa, Runner{}, samplePublish(), func(s string, _ int) string { return s })
+	Publish(pa, Runner{Output: outFile}, samplePublish(), func(s string, _ int) string { return s })
 	data, _ := os.ReadFile(outFile)
 	var written []string
 	for _, m := range regexp.MustCompile(`(?m)^([a-z-]+)<<`).FindAllStringSubmatch(string(data), -1) {

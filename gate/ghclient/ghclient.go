@@ -32,6 +32,8 @@ type Client struct {
 	owner, repo string
 	// Timeout bounds each API call (DefaultTimeout unless changed).
 	Timeout time.Duration
+	// me is who the token is, once asked.
+	me *author
 }
 
 // call returns a context bounded by the client's timeout.
@@ -95,27 +97,80 @@ func wrap(op string, resp *github.Response, err error) error {
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// Marker is the hidden line that identifies recallgate's sticky comment for
-// one config on a PR.
-func Marker(config string) string {
-	return fmt.Sprintf("<!-- recallgate: %s -->", strings.NewReplacer("--", "-", ">", "").Replace(config))
+// Marker is the hidden line that identifies one gate's sticky comment on
+// a PR: the config's path relative to the workspace (working directory
+// included) and the gate's name, when it has one. Marker(config, "") with
+// the action's bare config input is the marker of earlier releases.
+func Marker(config, name string) string {
+	clean := strings.NewReplacer("--", "-", ">", "", "\n", " ", "\r", " ").Replace
+	if name == "" {
+		return fmt.Sprintf("<!-- recallgate: %s -->", clean(config))
+	}
+	return fmt.Sprintf("<!-- recallgate: %s name=%s -->", clean(config), clean(name))
 }
 
-// UpsertComment finds the comment on the PR that a bot wrote starting with
-// marker, across all pages, and replaces its body; it creates the comment the first time.
-// The body is fitted under GitHub's length limit (see Fit).
-// It reports whether a comment was created and the comment's URL.
-func (c *Client) UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error) {
-	ctx, cancel := c.call(ctx)
-	defer cancel()
-	if !strings.Contains(body, marker) {
-		body = marker + "\n" + body
+// author is who the token writes as: a user's login (a personal or
+// fine-grained token), or, for a token that cannot read /user (the job's
+// GITHUB_TOKEN, a GitHub App's installation token), any Bot account:
+// github-actions[bot] or the App's <app>[bot], whose login such a token
+// cannot ask for.
+type author struct {
+	login string
+	bot   bool
+}
+
+// wrote reports whether u is the token's own account.
+func (a author) wrote(u *github.User) bool {
+	if a.login != "" {
+		return strings.EqualFold(u.GetLogin(), a.login)
 	}
-	body = Fit(body, MaxCommentLength)
-	id, err := c.findComment(ctx, pr, marker)
+	return a.bot && u.GetType() == "Bot"
+}
+
+// self asks GitHub once who the token is: GET /user answers 200 for a
+// user's token and 403 for an installation token (the job's, an App's).
+func (c *Client) self(ctx context.Context) (author, error) {
+	if c.me != nil {
+		return *c.me, nil
+	}
+	u, resp, err := c.gh.Users.Get(ctx, "")
+	var a author
+	switch {
+	case err == nil && u.GetLogin() != "":
+		a.login = u.GetLogin()
+	case err == nil:
+		return a, errors.New("who is the token (GET /user): GitHub answered no login")
+	case resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusNotFound):
+		a.bot = true
+	default:
+		return a, wrap("who is the token (GET /user)", resp, err)
+	}
+	c.me = &a
+	return a, nil
+}
+
+// UpsertComment keeps the gate's sticky comment: it finds it (see
+// FindComment) and replaces its body, or creates it the first time. The
+// body starts with markers[0] and is fitted under GitHub's length limit
+// (see Fit). It reports whether a comment was created and its URL.
+func (c *Client) UpsertComment(ctx context.Context, pr int, markers []string, body string) (created bool, link string, err error) {
+	id, err := c.FindComment(ctx, pr, markers)
 	if err != nil {
 		return false, "", err
 	}
+	return c.WriteComment(ctx, pr, id, markers[0], body)
+}
+
+// WriteComment edits comment id with body, or creates a comment on the PR
+// when id is 0. The body starts with marker and is fitted under GitHub's
+// length limit (see Fit).
+func (c *Client) WriteComment(ctx context.Context, pr int, id int64, marker, body string) (created bool, link string, err error) {
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	if !strings.HasPrefix(body, marker) {
+		body = marker + "\n" + body
+	}
+	body = Fit(body, MaxCommentLength)
 	if id != 0 {
 		cm, resp, err := c.gh.Issues.EditComment(ctx, c.owner, c.repo, id, &github.IssueComment{Body: &body})
 		if err != nil {
@@ -130,15 +185,20 @@ func (c *Client) UpsertComment(ctx context.Context, pr int, marker, body string)
 	return true, cm.GetHTMLURL(), nil
 }
 
-// HasComment reports whether the PR already carries the sticky comment.
-func (c *Client) HasComment(ctx context.Context, pr int, marker string) (bool, error) {
+// FindComment returns the id of the gate's sticky comment on the PR, 0
+// when there is none: the first comment the token's own account wrote
+// (see author) that starts with markers[0], else, listed in the same pass,
+// one that starts with a later marker (an earlier release's marker of the
+// same gate, taken over once: the edit gives it markers[0]). A person's
+// comment quoting a marker is never it.
+func (c *Client) FindComment(ctx context.Context, pr int, markers []string) (int64, error) {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
-	id, err := c.findComment(ctx, pr, marker)
-	return id != 0, err
-}
-
-func (c *Client) findComment(ctx context.Context, pr int, marker string) (int64, error) {
+	me, err := c.self(ctx)
+	if err != nil {
+		return 0, err
+	}
+	best, rank := int64(0), len(markers)
 	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		cms, resp, err := c.gh.Issues.ListComments(ctx, c.owner, c.repo, pr, opt)
@@ -146,15 +206,21 @@ func (c *Client) findComment(ctx context.Context, pr int, marker string) (int64,
 			return 0, wrap("list PR comments", resp, err)
 		}
 		for _, cm := range cms {
-			// Only a comment a bot wrote that starts with the marker: a
-			// person (or a PR author) quoting the marker in a comment of
-			// their own must not become the sticky comment.
-			if strings.HasPrefix(cm.GetBody(), marker) && cm.GetUser().GetType() == "Bot" {
-				return cm.GetID(), nil
+			if !me.wrote(cm.GetUser()) {
+				continue
+			}
+			for i, m := range markers[:rank] {
+				if strings.HasPrefix(cm.GetBody(), m) {
+					best, rank = cm.GetID(), i
+					break
+				}
+			}
+			if rank == 0 {
+				return best, nil
 			}
 		}
 		if resp.NextPage == 0 {
-			return 0, nil
+			return best, nil
 		}
 		opt.Page = resp.NextPage
 	}
@@ -248,47 +314,73 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
-// UpsertIssue keeps one open issue with the label: it updates the body of
-// the oldest open one or opens a new one. The body is fitted like a comment's. It returns the issue's URL.
-func (c *Client) UpsertIssue(ctx context.Context, label, title, body string) (created bool, link string, err error) {
-	body = Fit(body, MaxCommentLength)
-	ctx, cancel := c.call(ctx)
-	defer cancel()
-	is, err := c.openIssue(ctx, label)
-	if err != nil {
-		return false, "", err
-	}
-	if is != nil {
-		up, resp, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.GetNumber(), &github.IssueRequest{Title: &title, Body: &body})
-		if err != nil {
-			return false, "", wrap("update drift issue", resp, err)
-		}
-		return false, up.GetHTMLURL(), nil
-	}
-	labels := []string{label}
-	nw, resp, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &github.IssueRequest{Title: &title, Body: &body, Labels: &labels})
-	if err != nil {
-		return false, "", wrap("open drift issue", resp, err)
-	}
-	return true, nw.GetHTMLURL(), nil
+// Issue is an open issue: its number, body and URL.
+type Issue struct {
+	Number     int
+	Body, Link string
 }
 
-// CommentOnIssue adds a comment to the open issue with the label, if any,
-// and reports whether there was one. It never closes the issue: people do.
-func (c *Client) CommentOnIssue(ctx context.Context, label, body string) (bool, error) {
-	body = Fit(body, MaxCommentLength)
+// FindIssue returns the oldest open issue with the label that the token's
+// own account opened (see author), or nil.
+func (c *Client) FindIssue(ctx context.Context, label string) (*Issue, error) {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
 	is, err := c.openIssue(ctx, label)
 	if err != nil || is == nil {
-		return false, err
+		return nil, err
 	}
-	_, resp, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, is.GetNumber(), &github.IssueComment{Body: &body})
-	return true, wrap("comment on drift issue", resp, err)
+	return &Issue{Number: is.GetNumber(), Body: is.GetBody(), Link: is.GetHTMLURL()}, nil
 }
 
-// openIssue returns the oldest open issue (not PR) with the label, or nil.
+// CreateIssue opens an issue with the label; the body is fitted like a
+// comment's. It returns the issue's URL.
+func (c *Client) CreateIssue(ctx context.Context, label, title, body string) (string, error) {
+	body = Fit(body, MaxCommentLength)
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	labels := []string{label}
+	nw, resp, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &github.IssueRequest{Title: &title, Body: &body, Labels: &labels})
+	if err != nil {
+		return "", wrap("open drift issue", resp, err)
+	}
+	return nw.GetHTMLURL(), nil
+}
+
+// EditIssue replaces issue n's body, and its title unless title is "".
+// It returns the issue's URL.
+func (c *Client) EditIssue(ctx context.Context, n int, title, body string) (string, error) {
+	body = Fit(body, MaxCommentLength)
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	req := &github.IssueRequest{Body: &body}
+	if title != "" {
+		req.Title = &title
+	}
+	up, resp, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, n, req)
+	if err != nil {
+		return "", wrap("update drift issue", resp, err)
+	}
+	return up.GetHTMLURL(), nil
+}
+
+// CommentOnIssue adds a comment to issue n. It never closes the issue:
+// people do.
+func (c *Client) CommentOnIssue(ctx context.Context, n int, body string) error {
+	body = Fit(body, MaxCommentLength)
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	_, resp, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, n, &github.IssueComment{Body: &body})
+	return wrap("comment on drift issue", resp, err)
+}
+
+// openIssue returns the oldest open issue (not PR) with the label that
+// the token's own account opened (see author), or nil: a person's issue
+// with the label is never edited.
 func (c *Client) openIssue(ctx context.Context, label string) (*github.Issue, error) {
+	me, err := c.self(ctx)
+	if err != nil {
+		return nil, err
+	}
 	opt := &github.IssueListByRepoOptions{State: "open", Labels: []string{label}, Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		is, resp, err := c.gh.Issues.ListByRepo(ctx, c.owner, c.repo, opt)
@@ -296,7 +388,7 @@ func (c *Client) openIssue(ctx context.Context, label string) (*github.Issue, er
 			return nil, wrap("list drift issues", resp, err)
 		}
 		for _, i := range is {
-			if !i.IsPullRequest() {
+			if !i.IsPullRequest() && me.wrote(i.GetUser()) {
 				return i, nil
 			}
 		}

@@ -35,7 +35,7 @@ func setup(t *testing.T) (*Client, *http.ServeMux) {
 
 func TestUpsertCommentFindsMarkerOnSecondPage(t *testing.T) {
 	c, mux := setup(t)
-	marker := Marker("recallgate.toml")
+	marker := Marker("recallgate.toml", "")
 	var edited string
 	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("page") == "2" {
@@ -54,7 +54,7 @@ func TestUpsertCommentFindsMarkerOnSecondPage(t *testing.T) {
 	mux.HandleFunc("POST /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		t.Error("created a second comment instead of editing the sticky one")
 	})
-	created, link, err := c.UpsertComment(context.Background(), 7, marker, "new report")
+	created, link, err := c.UpsertComment(context.Background(), 7, []string{marker}, "new report")
 	if err != nil || created || link != "https://example.test/c/12" {
 		t.Fatalf("created %v link %q err %v", created, link, err)
 	}
@@ -75,7 +75,7 @@ func TestUpsertCommentCreatesFirstTime(t *testing.T) {
 		w.WriteHeader(201)
 		fmt.Fprint(w, `{"id":99,"html_url":"https://example.test/c/99"}`)
 	})
-	created, _, err := c.UpsertComment(context.Background(), 7, Marker("a.toml"), "report")
+	created, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("a.toml", "")}, "report")
 	if err != nil || !created || !strings.Contains(body, "recallgate: a.toml") {
 		t.Errorf("created %v err %v body %s", created, err, body)
 	}
@@ -88,7 +88,7 @@ func TestPermissionErrors(t *testing.T) {
 			w.WriteHeader(status)
 			fmt.Fprint(w, `{"message":"Resource not accessible by integration"}`)
 		})
-		_, _, err := c.UpsertComment(context.Background(), 7, Marker("x"), "r")
+		_, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("x", "")}, "r")
 		var pe *PermissionError
 		if !errors.As(err, &pe) || pe.Status != status {
 			t.Errorf("%d: got %v, want a PermissionError", status, err)
@@ -99,7 +99,7 @@ func TestPermissionErrors(t *testing.T) {
 		w.WriteHeader(500)
 		fmt.Fprint(w, `{"message":"boom"}`)
 	})
-	_, _, err := c.UpsertComment(context.Background(), 7, Marker("x"), "r")
+	_, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("x", "")}, "r")
 	var pe *PermissionError
 	if err == nil || errors.As(err, &pe) {
 		t.Errorf("500: got %v, want a plain error", err)
@@ -117,7 +117,7 @@ func TestUpsertIssue(t *testing.T) {
 			fmt.Fprint(w, `[{"number":3,"pull_request":{"url":"x"}}]`) // a PR with the label does not count
 			return
 		}
-		fmt.Fprint(w, `[{"number":5}]`)
+		fmt.Fprint(w, `[{"number":4,"user":{"login":"alice","id":1,"type":"User"}},{"number":5,"user":{"login":"github-actions[bot]","id":41898282,"type":"Bot"}}]`) // a person's issue with the label is not the drift issue
 	})
 	mux.HandleFunc("POST /api/v3/repos/acme/rag/issues", func(w http.ResponseWriter, r *http.Request) {
 		var in struct{ Labels []string }
@@ -138,20 +138,22 @@ func TestUpsertIssue(t *testing.T) {
 		fmt.Fprint(w, `{"id":1}`)
 	})
 	ctx := context.Background()
-	if ok, err := c.CommentOnIssue(ctx, "retrieval-drift", "passing"); ok || err != nil {
-		t.Errorf("no open issue: %v %v", ok, err)
+	if is, err := c.FindIssue(ctx, "retrieval-drift"); is != nil || err != nil {
+		t.Errorf("no open issue: %v %v", is, err)
 	}
-	created, _, err := c.UpsertIssue(ctx, "retrieval-drift", "drift", "body")
-	if err != nil || !created {
-		t.Fatalf("first: created %v err %v", created, err)
+	if link, err := c.CreateIssue(ctx, "retrieval-drift", "drift", "body"); err != nil || link != "https://example.test/i/5" {
+		t.Fatalf("create: %q %v", link, err)
 	}
 	open = true
-	created, link, err := c.UpsertIssue(ctx, "retrieval-drift", "drift", "body 2")
-	if err != nil || created || link != "https://example.test/i/5" {
-		t.Errorf("second: created %v err %v", created, err)
+	is, err := c.FindIssue(ctx, "retrieval-drift")
+	if err != nil || is == nil || is.Number != 5 {
+		t.Fatalf("find: %+v %v", is, err)
 	}
-	if ok, err := c.CommentOnIssue(ctx, "retrieval-drift", "passing"); !ok || err != nil || !commented {
-		t.Errorf("comment: %v %v", ok, err)
+	if link, err := c.EditIssue(ctx, is.Number, "drift", "body 2"); err != nil || link != "https://example.test/i/5" {
+		t.Errorf("edit: %q %v", link, err)
+	}
+	if err := c.CommentOnIssue(ctx, is.Number, "passing"); err != nil || !commented {
+		t.Errorf("comment: %v", err)
 	}
 }
 
@@ -192,7 +194,7 @@ func TestRateLimitIsNotAPermissionError(t *testing.T) {
 		w.WriteHeader(403)
 		fmt.Fprint(w, `{"message":"API rate limit exceeded"}`)
 	})
-	_, _, err := c.UpsertComment(context.Background(), 7, Marker("x"), "r")
+	_, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("x", "")}, "r")
 	var pe *PermissionError
 	if err == nil || errors.As(err, &pe) || !strings.Contains(err.Error(), "rate limit exhausted until 2030-01-01") {
 		t.Errorf("got %v", err)
@@ -209,7 +211,7 @@ func TestSlowAPITimesOut(t *testing.T) {
 	})
 	c.Timeout = 100 * time.Millisecond
 	start := time.Now()
-	_, _, err := c.UpsertComment(context.Background(), 7, Marker("x"), "r")
+	_, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("x", "")}, "r")
 	if err == nil || time.Since(start) > 2*time.Second {
 		t.Errorf("err %v after %v", err, time.Since(start))
 	}

@@ -26,6 +26,7 @@ func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) 
 	cmp.Notes = in.Notes
 	cmp.Fingerprints = in.Fingerprints
 	cmp.NoChart = in.NoChart
+	cmp.Name = in.Name
 	return cmp, nil
 }
 
@@ -278,6 +279,9 @@ type CIOptions struct {
 	// AllowIdentical and IdenticalFix are as in GateOptions.
 	AllowIdentical bool
 	IdenticalFix   string
+	// MissingProgram says how to run a command retriever whose program is
+	// not installed here (see CheckPrograms); nil for no advice.
+	MissingProgram func(program string) string
 }
 
 // CI is the job a CI step runs: two run files compared, the nightly drift
@@ -322,6 +326,9 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 		}
 		cmp, err := CompareFiles(e, cfg, set, cfg.Depth, cfg.Thresholds, CorpusFor("", cfg), o.BaseResults, o.HeadResults)
 		return cmp, set, err
+	}
+	if err := CheckPrograms(cfg, o.MissingProgram); err != nil {
+		return nil, nil, err
 	}
 	set, err := LoadSetFor(cfg, "")
 	if err != nil {

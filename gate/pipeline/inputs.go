@@ -14,7 +14,9 @@ type Inputs struct {
 	Health       []string
 	Fingerprints [][2]string
 	NoChart      bool
-	Notes        []string
+	// Name is the gate's name ([report] name).
+	Name  string
+	Notes []string
 }
 
 // CorpusFor picks the corpus that attribution and health check gold
@@ -46,6 +48,7 @@ func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 		in.Policy.Waivers = cfg.Waivers
 		ho.MaxLabelAge = cfg.MaxLabelAge
 		in.NoChart = cfg.NoChart
+		in.Name = cfg.Name
 	}
 	if corpus != "" {
 		ids := map[string]bool{}

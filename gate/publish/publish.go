@@ -8,6 +8,8 @@ package publish
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -56,14 +58,20 @@ func (r Result) Changed() bool {
 
 // Comments is the sticky PR comment's API.
 type Comments interface {
-	HasComment(ctx context.Context, pr int, marker string) (bool, error)
-	UpsertComment(ctx context.Context, pr int, marker, body string) (created bool, link string, err error)
+	// FindComment returns the id of the gate's comment (0: none), written
+	// by the token's own account and starting with markers[0] (or, once,
+	// a later marker: the gate's marker in an earlier release).
+	FindComment(ctx context.Context, pr int, markers []string) (int64, error)
+	// WriteComment edits comment id, or creates one when id is 0.
+	WriteComment(ctx context.Context, pr int, id int64, marker, body string) (created bool, link string, err error)
 }
 
 // PostComment keeps the sticky comment up to date: with "on-change" a
 // quiet pass writes nothing unless a comment is already there to update.
-// It never changes the verdict: a refusal is a warning.
-func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, marker string, r Result) {
+// The comments are listed once. markers[0] keys the gate's comment; later
+// ones are its earlier markers, taken over. It never changes the verdict:
+// a refusal is a warning.
+func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, markers []string, r Result) {
 	if when == "never" {
 		return
 	}
@@ -71,17 +79,15 @@ func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, ma
 		a.Warningf("no API client (no token, or the repository is not owner/name): the PR comment is skipped (the job summary has the report)")
 		return
 	}
-	if when == "on-change" && !r.Changed() {
-		has, err := c.HasComment(ctx, pr, marker)
-		if err != nil {
-			a.Warningf("PR comment skipped: %v", err)
-			return
-		}
-		if !has {
-			return
-		}
+	id, err := c.FindComment(ctx, pr, markers)
+	if err != nil {
+		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
+		return
 	}
-	created, link, err := c.UpsertComment(ctx, pr, marker, r.Markdown)
+	if when == "on-change" && !r.Changed() && id == 0 {
+		return
+	}
+	created, link, err := c.WriteComment(ctx, pr, id, markers[0], r.Markdown)
 	switch {
 	case err != nil:
 		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
@@ -92,36 +98,120 @@ func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, ma
 	}
 }
 
-// Issues is the drift issue's API.
-type Issues interface {
-	UpsertIssue(ctx context.Context, label, title, body string) (created bool, link string, err error)
-	CommentOnIssue(ctx context.Context, label, body string) (bool, error)
+// Issue is the open drift issue.
+type Issue struct {
+	Number     int
+	Body, Link string
 }
 
-// TrackDrift opens or updates the drift issue on a failing nightly run and
-// notes on it when a later run passes. It never closes the issue.
+// Issues is the drift issue's API: the open issue with the label that the
+// token's own account opened, and what the rules do to it.
+type Issues interface {
+	FindIssue(ctx context.Context, label string) (*Issue, error)
+	CreateIssue(ctx context.Context, label, title, body string) (link string, err error)
+	// EditIssue replaces the body; the title too unless it is "".
+	EditIssue(ctx context.Context, number int, title, body string) (link string, err error)
+	CommentOnIssue(ctx context.Context, number int, body string) error
+}
+
+// driftState is the hidden first line of the drift issue's body: whether
+// the last nightly run failed and which queries it found regressed.
+var driftState = regexp.MustCompile(`^<!-- recallgate-drift: (fail|pass) ?([^ >]*) -->\n`)
+
+// readState is the issue's recorded state; an issue without the line (an
+// earlier release's) counts as failing, queries unknown.
+func readState(body string) (state, queries string, known bool) {
+	m := driftState.FindStringSubmatch(body)
+	if m == nil {
+		return "fail", "", false
+	}
+	return m[1], m[2], true
+}
+
+// withState puts the state line at the top of body, replacing an old one.
+func withState(body, state string, queries []string) string {
+	return fmt.Sprintf("<!-- recallgate-drift: %s %s -->\n", state, stateIDs(queries)) + driftState.ReplaceAllString(body, "")
+}
+
+// stateIDs is the sorted query ids as the state line holds them.
+func stateIDs(ids []string) string {
+	c := append([]string(nil), ids...)
+	sort.Strings(c)
+	return strings.NewReplacer("--", "-", ">", "", " ", "_").Replace(strings.Join(c, ","))
+}
+
+// TrackDrift keeps one drift issue while the nightly run fails: a failing
+// run opens it or edits its body (an edit notifies nobody, so a run whose
+// failing queries differ from the issue's, or that fails again after a
+// pass, also comments); the first passing run after a failure notes it
+// in one comment, later passing runs add nothing. It never closes the
+// issue: people do.
 func TrackDrift(ctx context.Context, a Log, c Issues, r Result, sha string) {
 	if c == nil {
 		a.Warningf("no API client (no token, or the repository is not owner/name): the drift issue is not updated")
 		return
 	}
-	if r.Verdict == string(gate.Fail) {
+	is, err := c.FindIssue(ctx, DriftLabel)
+	if err != nil {
+		a.Warningf("drift issue not updated: %v", err)
+		return
+	}
+	failing := r.Verdict == string(gate.Fail)
+	if failing {
 		title := fmt.Sprintf("Retrieval drift: mean recall@%d %+.3f against the baseline", r.Candidates, r.RecallDelta)
-		_, link, err := c.UpsertIssue(ctx, DriftLabel, title, fmt.Sprintf("Nightly recallgate run on %s.\n\n%s", short(sha), r.Markdown))
+		body := withState(fmt.Sprintf("Nightly recallgate run on %s.\n\n%s", short(sha), r.Markdown), "fail", r.Regressed)
+		if is == nil {
+			link, err := c.CreateIssue(ctx, DriftLabel, title, body)
+			if err != nil {
+				a.Warningf("drift issue not opened: %v", err)
+				return
+			}
+			a.Infof("recallgate: drift reported in %s\n", link)
+			return
+		}
+		state, before, known := readState(is.Body)
+		link, err := c.EditIssue(ctx, is.Number, title, body)
 		if err != nil {
 			a.Warningf("drift issue not updated: %v", err)
 			return
 		}
+		now := stateIDs(r.Regressed)
+		var note string
+		switch {
+		case state == "pass":
+			note = fmt.Sprintf("recallgate fails against the baseline again on %s (mean recall@%d %+.3f; regressed: %s). The issue shows the latest report.", short(sha), r.Candidates, r.RecallDelta, orNone(now))
+		case known && before != now:
+			note = fmt.Sprintf("The failing queries changed on %s: regressed now %s (was %s). The issue shows the latest report.", short(sha), orNone(now), orNone(before))
+		}
+		if note != "" {
+			if err := c.CommentOnIssue(ctx, is.Number, note); err != nil {
+				a.Warningf("drift issue updated, but the comment saying what changed was not posted: %v", err)
+			}
+		}
 		a.Infof("recallgate: drift reported in %s\n", link)
 		return
 	}
-	ok, err := c.CommentOnIssue(ctx, DriftLabel, fmt.Sprintf("recallgate passes against the baseline again on %s (mean recall@%d %+.3f). Close this issue when the cause is understood.", short(sha), r.Candidates, r.RecallDelta))
-	switch {
-	case err != nil:
-		a.Warningf("drift issue not updated: %v", err)
-	case ok:
-		a.Infof("recallgate: noted the passing run on the open drift issue\n")
+	if is == nil {
+		return
 	}
+	if state, _, _ := readState(is.Body); state == "pass" {
+		return // this recovery is noted already
+	}
+	if err := c.CommentOnIssue(ctx, is.Number, fmt.Sprintf("recallgate passes against the baseline again on %s (mean recall@%d %+.3f). Close this issue when the cause is understood.", short(sha), r.Candidates, r.RecallDelta)); err != nil {
+		a.Warningf("drift issue not updated: %v", err)
+		return
+	}
+	if _, err := c.EditIssue(ctx, is.Number, "", withState(is.Body, "pass", nil)); err != nil {
+		a.Warningf("drift issue: the passing run was noted, but its state was not saved (the next passing run notes it again): %v", err)
+	}
+	a.Infof("recallgate: noted the passing run on the open drift issue\n")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func short(s string) string {
@@ -136,8 +226,11 @@ type Options struct {
 	// Mode is pr or drift; PR the pull request (0 when none).
 	Mode string
 	PR   int
-	// When is always, on-change or never; Marker finds the sticky comment.
-	When, Marker string
+	// When is always, on-change or never.
+	When string
+	// Markers find the gate's sticky comment: its marker first, then the
+	// markers earlier releases gave the same gate.
+	Markers []string
 	// SHA is the commit the run tested.
 	SHA string
 	// FailOnRegression makes a failing verdict fail the step.
@@ -153,7 +246,7 @@ type Options struct {
 func Outcome(ctx context.Context, log Log, o Options, c Comments, is Issues, r Result) (fail bool) {
 	switch {
 	case o.Mode == "pr" && o.PR > 0:
-		PostComment(ctx, log, c, o.When, o.PR, o.Marker, r)
+		PostComment(ctx, log, c, o.When, o.PR, o.Markers, r)
 	case o.Mode == "drift":
 		TrackDrift(ctx, log, is, r, o.SHA)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -363,6 +364,9 @@ type CompareReport struct {
 	// Policy says which config's policy judged and what the change would
 	// change in it; absent when not told (run files, drift).
 	Policy *PolicyInfo `json:"policy,omitempty"`
+	// Gate says which gate of the repository this is, when known: the
+	// sticky comment is keyed by it and the title names it.
+	Gate *GateInfo `json:"gate,omitempty"`
 }
 
 // PolicyInfo is the gate policy that judged: source is base-commit or
@@ -395,6 +399,33 @@ func policyInfo(p *gate.PolicyReport) *PolicyInfo {
 		out.WaiversAdded = append(out.WaiversAdded, WaiverInfo{ID: w.Query, Reason: w.Reason, Expires: w.Expires.Format("2006-01-02")})
 	}
 	return out
+}
+
+
+// GateInfo identifies one gate of a repository that has several.
+type GateInfo struct {
+	// Config is the config file's path relative to the workspace
+	// (working directory included), "" when unknown.
+	Config string `json:"config,omitempty"`
+	// Name is the gate's name (the action's name input or [report] name).
+	Name string `json:"name,omitempty"`
+}
+
+// Label is how titles name the gate: its name, else the folder of a
+// config called recallgate.toml, else the config path; "" for the
+// repository's one recallgate.toml at the root (or no gate info).
+func (g *GateInfo) Label() string {
+	switch {
+	case g == nil:
+		return ""
+	case g.Name != "":
+		return g.Name
+	case g.Config == "recallgate.toml" || g.Config == "":
+		return ""
+	case path.Base(g.Config) == "recallgate.toml":
+		return path.Dir(g.Config)
+	}
+	return g.Config
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -497,6 +528,9 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
+	}
+	if c.Name != "" {
+		r.Gate = &GateInfo{Name: c.Name}
 	}
 	if c.Latency[0] != nil || c.Latency[1] != nil {
 		r.Latency = &LatencyPair{Base: latencyInfo(c.Latency[0]), Head: latencyInfo(c.Latency[1])}

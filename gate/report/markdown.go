@@ -30,7 +30,11 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if icon == "" {
 		icon = "✅"
 	}
-	fmt.Fprintf(b, "### %s recallgate: %s — %s\n\n", icon, verdictTitle(r.Verdict), headline(r, EscapeMarkdown))
+	title := "recallgate"
+	if l := r.Gate.Label(); l != "" {
+		title += " · " + EscapeMarkdown(l)
+	}
+	fmt.Fprintf(b, "### %s %s: %s — %s\n\n", icon, title, verdictTitle(r.Verdict), headline(r, EscapeMarkdown))
 	for i, reason := range r.Reasons {
 		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), EscapeMarkdown(reason))
 	}

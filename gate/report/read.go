@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -73,6 +74,16 @@ func (r *CompareReport) validate() error {
 	}
 	if r.Depth.Candidates < 1 || r.Depth.Context < 1 {
 		return fmt.Errorf("depth %+v: both depths must be at least 1", r.Depth)
+	}
+	if g := r.Gate; g != nil {
+		if g.Name != "" {
+			if err := gate.CheckGateName(g.Name); err != nil {
+				return fmt.Errorf("gate.name: %w", err)
+			}
+		}
+		if len(g.Config) > 512 || strings.ContainsFunc(g.Config, unicode.IsControl) {
+			return fmt.Errorf("gate.config %.40q: not a config path", g.Config)
+		}
 	}
 	if len(r.ReasonKinds) != 0 && len(r.ReasonKinds) != len(r.Reasons) {
 		return fmt.Errorf("%d reason kinds for %d reasons", len(r.ReasonKinds), len(r.Reasons))

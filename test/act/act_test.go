@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -108,12 +109,17 @@ func (f *fakeAPI) start(t *testing.T) *httptest.Server {
 		w.WriteHeader(status)
 		io.WriteString(w, body)
 	}
+	// The job's token is an installation token: GET /user refuses it, as
+	// GitHub does, and its comments and issues are github-actions[bot]'s.
+	mux.HandleFunc("GET /user", func(w http.ResponseWriter, r *http.Request) {
+		reply(w, 403, `{"message":"Resource not accessible by integration","documentation_url":"https://docs.github.com/rest/users/users#get-the-authenticated-user","status":"403"}`)
+	})
 	mux.HandleFunc("GET /repos/acme/rag/issues/42/comments", func(w http.ResponseWriter, r *http.Request) {
 		if f.existing == "" {
 			reply(w, 200, "[]")
 			return
 		}
-		b, _ := json.Marshal([]map[string]any{{"id": 5, "body": f.existing, "user": map[string]string{"login": "github-actions[bot]", "type": "Bot"}}})
+		b, _ := json.Marshal([]map[string]any{{"id": 5, "body": f.existing, "user": map[string]any{"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}}})
 		reply(w, 200, string(b))
 	})
 	mux.HandleFunc("POST /repos/acme/rag/issues/42/comments", func(w http.ResponseWriter, r *http.Request) {
@@ -127,7 +133,7 @@ func (f *fakeAPI) start(t *testing.T) *httptest.Server {
 			reply(w, 200, "[]")
 			return
 		}
-		reply(w, 200, `[{"number":9,"html_url":"http://127.0.0.1/acme/rag/issues/9"}]`)
+		reply(w, 200, `[{"number":9,"html_url":"http://127.0.0.1/acme/rag/issues/9","user":{"login":"github-actions[bot]","id":41898282,"type":"Bot"}}]`)
 	})
 	mux.HandleFunc("POST /repos/acme/rag/issues", func(w http.ResponseWriter, r *http.Request) {
 		reply(w, 201, `{"number":9,"html_url":"http://127.0.0.1/acme/rag/issues/9"}`)
@@ -339,21 +345,24 @@ func TestPullRequestRegression(t *testing.T) {
 	if r.exit == 0 || !stepFailed.MatchString(r.log) || !strings.Contains(r.log, "exit with `FAILURE`: 1") {
 		t.Fatalf("a regressing head passed under the runner (exit %d):\n%s", r.exit, r.log)
 	}
-	for name, want := range map[string]string{"verdict": "fail", "recall-base": "0.8333", "recall-head": "0.8103", "regressed": "q26,q16,q10", "report": ".recallgate/recallgate-report.json"} {
+	for name, want := range map[string]string{"verdict": "fail", "recall-base": "0.8333", "recall-head": "0.8103", "regressed": "q26,q16,q10"} {
 		if got := output(r.log, name); got != want {
 			t.Errorf("output %s = %q, want %q", name, got, want)
 		}
+	}
+	if got := output(r.log, "report"); !regexp.MustCompile(`^\.recallgate/recallgate-report[\w.-]*\.json$`).MatchString(got) {
+		t.Errorf("output report = %q, want the step's file in .recallgate/", got)
 	}
 	if !strings.Contains(r.log, "::warning file=queries.jsonl,line=26,") {
 		t.Errorf("no annotation on the regressed query's line:\n%s", r.log)
 	}
 	// The base side comes from the base commit's archive (the image has no
-	// git), whatever tables the config has.
-	want := []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
+	// git), whatever tables the config has; then the token's identity.
+	want := []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /user", "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
 	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("API calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	first := api.reqs[3]
+	first := api.reqs[4]
 	if !first.Auth || !strings.Contains(first.Body, "<!-- recallgate: recallgate.toml -->") || !strings.Contains(first.Body, "q26") {
 		t.Errorf("comment: auth %v body %.300s", first.Auth, first.Body)
 	}
@@ -363,7 +372,7 @@ func TestPullRequestRegression(t *testing.T) {
 	// Second push: the bot's comment is there and is edited, not doubled.
 	api.existing, api.reqs = posted.Body, nil
 	r = runAct(t, repo, "pull_request", prPayload(sha, sha), srv.URL)
-	want = []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /repos/acme/rag/issues/42/comments", "PATCH /repos/acme/rag/issues/comments/5"}
+	want = []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /user", "GET /repos/acme/rag/issues/42/comments", "PATCH /repos/acme/rag/issues/comments/5"}
 	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("second push, API calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -477,12 +486,12 @@ func TestScheduledDrift(t *testing.T) {
 	if r.exit == 0 || output(r.log, "verdict") != "fail" {
 		t.Fatalf("drift behind the baseline: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
 	}
-	want := "GET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues"
+	want := "GET /user\nGET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues"
 	if got := strings.Join(api.calls(), "\n"); got != want {
 		t.Errorf("failing drift, API calls:\n%s\nwant:\n%s", got, want)
 	}
-	if len(api.reqs) == 2 && (!strings.Contains(api.reqs[1].Body, `"labels":["retrieval-drift"]`) || !strings.Contains(api.reqs[1].Body, "Retrieval drift")) {
-		t.Errorf("drift issue body: %.300s", api.reqs[1].Body)
+	if len(api.reqs) == 3 && (!strings.Contains(api.reqs[2].Body, `"labels":["retrieval-drift"]`) || !strings.Contains(api.reqs[2].Body, "Retrieval drift")) {
+		t.Errorf("drift issue body: %.300s", api.reqs[2].Body)
 	}
 
 	repo, _ = repoWith(t, "", workflow, map[string][]byte{"baselines/head.jsonl": baseline(t, string(demo))})
@@ -492,7 +501,7 @@ func TestScheduledDrift(t *testing.T) {
 	if r.exit != 0 || output(r.log, "verdict") != "pass" {
 		t.Fatalf("drift at the baseline: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
 	}
-	want = "GET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues/9/comments"
+	want = "GET /user\nGET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues/9/comments\nPATCH /repos/acme/rag/issues/9"
 	if got := strings.Join(api2.calls(), "\n"); got != want {
 		t.Errorf("passing drift, API calls:\n%s\nwant:\n%s", got, want)
 	}
@@ -535,20 +544,49 @@ func TestForkTwoWorkflows(t *testing.T) {
 	}
 	api.artifact, api.reqs = uploadedZip(t, arts), nil
 
-	payload := fmt.Sprintf(`{"action":"completed","workflow":{"name":"retrieval"},"workflow_run":{"id":4242,"name":"retrieval","event":"pull_request","status":"completed","conclusion":"failure","head_sha":%q,"head_branch":"feature","head_repository":{"full_name":"fork-owner/rag","owner":{"login":"fork-owner"}},"pull_requests":[]},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, sha)
+	// GitHub names the run by the gate workflow's name: (its path when it
+	// has none) and fires the comment workflow only when its filter lists
+	// that name; act ignores the filter, so the test checks it.
+	name := workflowName(gateWF)
+	if !slices.Contains(workflowRunFilter(commentWF), name) {
+		t.Fatalf("the comment workflow's workflow_run filter %v does not list the gate workflow's name %q: GitHub would never run it", workflowRunFilter(commentWF), name)
+	}
+	payload := fmt.Sprintf(`{"action":"completed","workflow":{"name":%q,"path":".github/workflows/retrieval.yml"},"workflow_run":{"id":4242,"name":%q,"path":".github/workflows/retrieval.yml","event":"pull_request","status":"completed","conclusion":"failure","head_sha":%q,"head_branch":"feature","head_repository":{"full_name":"fork-owner/rag","owner":{"login":"fork-owner"}},"pull_requests":[]},"repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`, name, name, sha)
 	r = runActWith(t, repo, "workflow_run", payload, srv.URL, actOptions{workflow: "recallgate-comment.yml", node: true, extra: []string{
 		"--local-repository", "actions/download-artifact@v4=" + filepath.Join(actions, "download-artifact")}})
 	if r.exit != 0 {
 		t.Fatalf("comment workflow failed (exit %d):\n%s", r.exit, r.log)
 	}
 	want := []string{"GET /repos/acme/rag/actions/runs/4242/artifacts", "GET /repos/acme/rag/actions/artifacts/77/zip", "GET /_blob/artifact-77.zip",
-		"GET /repos/acme/rag/pulls", "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
+		"GET /repos/acme/rag/pulls", "GET /user", "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
 	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("API calls:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), r.log)
 	}
 	if c := api.reqs[len(api.reqs)-1]; !c.Auth || !strings.Contains(c.Body, "q26") {
 		t.Errorf("comment: auth %v body %.300s", c.Auth, c.Body)
 	}
+}
+
+// workflowName is the workflow's top-level name:, or, as GitHub names a
+// workflow without one, its path.
+func workflowName(wf string) string {
+	if m := regexp.MustCompile(`(?m)^name:\s*["']?([^"'\n#]+?)["']?\s*(#.*)?$`).FindStringSubmatch(wf); m != nil {
+		return m[1]
+	}
+	return ".github/workflows/retrieval.yml"
+}
+
+// workflowRunFilter is the workflows: [...] list of a workflow_run trigger.
+func workflowRunFilter(wf string) []string {
+	m := regexp.MustCompile(`(?m)^\s+workflows:\s*\[([^\]]*)\]`).FindStringSubmatch(wf)
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, n := range strings.Split(m[1], ",") {
+		out = append(out, strings.Trim(strings.TrimSpace(n), `"'`))
+	}
+	return out
 }
 
 // uploadedZip is the artifact act's artifact server holds after the run:
@@ -680,11 +718,11 @@ runs:
 	if o := output(r.log, "regressed"); !strings.Contains(o, "q26") {
 		t.Errorf("regressed = %q, want q26 among them", o)
 	}
-	want := []string{"GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
+	want := []string{"GET /user", "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
 	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("API calls:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), r.log)
 	}
-	if c := api.reqs[1]; !c.Auth || !strings.Contains(c.Body, "q26") {
+	if c := api.reqs[2]; !c.Auth || !strings.Contains(c.Body, "q26") {
 		t.Errorf("comment: auth %v body %.300s", c.Auth, c.Body)
 	}
 }

@@ -14,9 +14,11 @@
 #                                       bash that is busybox sh, for the
 #                                       JavaScript actions and run: steps
 # actions/upload-artifact and actions/download-artifact v4 are built here
-# from their public sources (RECALLGATE_ACTIONS_SRC: a folder of their git
-# snapshots, as the search tool's fetch leaves them; default /work/.mirror)
-# with npm, and cached; without the sources the fork test says so and skips.
+# from their public sources with npm, and cached: bare git snapshots
+# upload-artifact.git and download-artifact.git in RECALLGATE_ACTIONS_SRC,
+# by default ../shared/actions beside the repository (CI's clone has a copy
+# of shared/ there; see its SOURCE.md); without node or npm the fork test
+# says so and skips.
 # The native test runs its job on this machine (act's self-hosted platform)
 # with a stand-in for actions/setup-python (it would download a Python).
 # The Dockerfile, action.yml and the workflows are used as they are.
@@ -96,11 +98,18 @@ fi
 rm -rf "$stage"
 
 echo "== actions/upload-artifact and download-artifact v4 from their sources"
-src=${RECALLGATE_ACTIONS_SRC:-/work/.mirror}
+src=${RECALLGATE_ACTIONS_SRC:-$root/../shared/actions}
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/recallgate-act
 build_action() { # name entry [entry…]: builds dist/ of actions/NAME at tag v4
-  local name=$1 git_dir="$src/actions+$1/repo" out="$cache/$1"; shift
-  [ -d "$git_dir" ] || { echo "no sources of actions/$name under $src"; return 1; }
+  local name=$1 git_dir="$src/$1.git" out="$cache/$1"; shift
+  [ -d "$git_dir" ] || git_dir="$src/actions+$name/repo" # a fetch mirror's layout
+  [ -d "$git_dir" ] || { echo "no sources of actions/$name under $src ($name.git)"; return 1; }
+  # A snapshot may lack the empty refs/ folder git needs to open it (and be
+  # read-only): open a writable copy.
+  if [ ! -d "$git_dir/refs" ]; then
+    cp -r "$git_dir" "$work/$name.git" && chmod -R u+w "$work/$name.git" && mkdir -p "$work/$name.git/refs" || return 1
+    git_dir="$work/$name.git"
+  fi
   local rev; rev=$(git --git-dir="$git_dir" rev-parse v4)
   if [ "$(cat "$out/.rev" 2>/dev/null)" = "$rev" ]; then return 0; fi
   rm -rf "$out" && mkdir -p "$out"
