@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // hostile is what a fork's job could write into any free-text field of the
@@ -135,6 +137,7 @@ func FuzzReadAndRender(f *testing.F) {
 		`"waived":[{"id":"q1","reason":"w","expires":"2027-01-31"}],"fingerprints":{"set":"sha256:00"},"segments":[{"kind":"auto","name":"short","queries":1}]}`
 	f.Add([]byte(small))
 	f.Add([]byte(strings.Replace(small, `"r @x"`, `"`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`, 1)))
+	f.Add([]byte(strings.Replace(small, `"r @x"`, `"r \u202e www.x.y é@x"`, 1)))
 	f.Add([]byte(`{"tool":"recallgate","command":"compare","verdict":"pass","depth":{"candidates":1,"context":1}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ReadCompareReport(bytes.NewReader(data), "fuzz.json")
@@ -148,6 +151,11 @@ func FuzzReadAndRender(f *testing.F) {
 			}
 			if format == Markdown && (strings.Contains(b.String(), "<img") || strings.Contains(b.String(), "<script")) {
 				t.Fatalf("markdown carries raw HTML from the input:\n%s", b.String())
+			}
+			if format == Markdown || format == Text {
+				if i := strings.IndexFunc(b.String(), gate.IsBidiControl); i >= 0 {
+					t.Fatalf("%v carries a raw bidi control at byte %d:\n%s", format, i, b.String())
+				}
 			}
 		}
 	})
