@@ -71,7 +71,7 @@ const hwmMark = "recallgate-test-vmhwm: "
 func rgChild(t *testing.T, args ...string) (int, string, int64) {
 	t.Helper()
 	spec, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestMemoryChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "RECALLGATE_MEMORY_CHILD="+string(spec))
@@ -79,7 +79,7 @@ func rgChild(t *testing.T, args ...string) (int, string, int64) {
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("%v: still running after 60 s (a hang)\n%s", args, stderr.String())
+		t.Fatalf("%v: still running after 30 s (a hang)\n%s", args, stderr.String())
 	}
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		t.Fatal(err)
@@ -279,4 +279,18 @@ func TestHTTPDeepAnswerIsInfra(t *testing.T) {
 	cfg := write(t, dir, "rg.toml", fmt.Sprintf("set = \"set.jsonl\"\n[retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"q\": {{query}}}'\nhits = \"hits\"\ndoc = \"doc\"\n", srv.URL))
 	code, errs, rss := rgChild(t, "retrieve", "--config", cfg, "--out", filepath.Join(dir, "run.jsonl"))
 	checkBounded(t, code, errs, rss, 3, "q2: "+srv.URL+": answer refused: JSON nested more than 64 levels deep")
+}
+
+// TestFIFOInputsRefused: a config or a report that is a FIFO (a reader
+// would block forever) is refused before it is opened for reading.
+func TestFIFOInputsRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{{"validate", "--config", fifo}, {"comment", "--report", fifo}, {"report", "--in", fifo}} {
+		code, errs, rss := rgChild(t, args...)
+		checkBounded(t, code, errs, rss, 2, "not a regular file")
+	}
 }

@@ -136,6 +136,9 @@ func New(o Options) (*Server, error) {
 }
 
 func (s *Server) reload() error {
+	if _, err := gate.CheckInputFile(s.o.SetPath); err != nil {
+		return &gate.InputError{File: s.o.SetPath, Err: err}
+	}
 	data, err := os.ReadFile(s.o.SetPath)
 	if err != nil {
 		return &gate.InputError{File: s.o.SetPath, Err: err}

@@ -184,8 +184,12 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 	return out, nil
 }
 
-// FingerprintFile hashes a file's bytes, or "" when it cannot be read.
+// FingerprintFile hashes a file's bytes, or "" when it cannot be read or
+// is not a regular file (a FIFO would block, /dev/zero never end).
 func FingerprintFile(path string) string {
+	if _, err := gate.CheckInputFile(path); err != nil {
+		return ""
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return ""

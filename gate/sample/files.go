@@ -75,6 +75,9 @@ var ErrFormat = errors.New("log format")
 // ReadFile reads a log or known-failure file at path, in format (or the
 // one its name says, see FormatFor).
 func ReadFile(path, format string, o Options) ([]Query, Stats, error) {
+	if _, err := gate.CheckInputFile(path); err != nil {
+		return nil, Stats{}, &gate.InputError{File: path, Err: err}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Stats{}, &gate.InputError{File: path, Err: err}
