@@ -544,3 +544,25 @@ concurrency = 1
 		t.Errorf("text report lacks the latency line:\n%s", text)
 	}
 }
+
+// TestWriteBaselineFolders: --write-baseline makes the folders it needs
+// before the gate runs; a path whose folder cannot be made stops the run
+// before any retrieval (exit 2), naming the file asked for, not a
+// temporary one.
+func TestWriteBaselineFolders(t *testing.T) {
+	dir := t.TempDir()
+	want := filepath.Join(dir, "baselines", "nightly", "head.jsonl")
+	code, out, errs := rg(t, "gate", "--config", "../../frozen-set/recallgate.toml", "--no-cache", "--write-baseline", want)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the demo head regresses)\n%s\n%s", code, out, errs)
+	}
+	if b, err := os.ReadFile(want); err != nil || len(b) == 0 {
+		t.Errorf("no baseline at %s: %v", want, err)
+	}
+	os.WriteFile(filepath.Join(dir, "file"), []byte("x"), 0o644)
+	blocked := filepath.Join(dir, "file", "head.jsonl")
+	code, out, errs = rg(t, "gate", "--config", "../../frozen-set/recallgate.toml", "--no-cache", "--write-baseline", blocked)
+	if code != 2 || !strings.Contains(errs, blocked+": --write-baseline: make its folder") || strings.Contains(errs, ".tmp-") || strings.Contains(out, "FAIL") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -38,6 +38,11 @@ func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
 	name := filepath.Join(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:]))
 	tmp, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
+		// Name the file asked for, not the temporary one beside it.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(name)

@@ -54,6 +54,10 @@ type Options struct {
 	MaxBytes int64
 	// Warn receives one line per fallback taken (nil = silent).
 	Warn func(string)
+	// Note receives the line of a fallback that is the expected path, not
+	// a problem: the archive where git is not installed at all (the
+	// Docker image); nil means Warn.
+	Note func(string)
 }
 
 // Tree is a commit's files in a temporary folder.
@@ -208,8 +212,13 @@ func Open(ctx context.Context, o Options) (*Tree, error) {
 	if o.Archive == nil {
 		return nil, &UnreachableError{Ref: o.Ref, Git: gitErr}
 	}
-	if o.Warn != nil {
-		o.Warn(fmt.Sprintf("git cannot give the base commit %s (%v); downloading its archive instead", short(o.Ref), gitErr))
+	say := o.Warn
+	msg := fmt.Sprintf("git cannot give the base commit %s (%v); downloading its archive instead", short(o.Ref), gitErr)
+	if _, err := exec.LookPath("git"); err != nil && o.Note != nil {
+		say, msg = o.Note, fmt.Sprintf("no git here: the base commit %s comes from its archive, through the API", short(o.Ref))
+	}
+	if say != nil {
+		say(msg)
 	}
 	t, err := openArchive(ctx, o)
 	if err != nil {

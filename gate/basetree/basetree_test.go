@@ -257,6 +257,25 @@ func TestArchiveWithoutGitUsesTheRoot(t *testing.T) {
 	}
 }
 
+// TestArchiveWithoutGitIsANote: where git is not installed at all (the
+// Docker image), the archive is the expected path: a note, not a warning.
+func TestArchiveWithoutGitIsANote(t *testing.T) {
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, "rag"), 0o755)
+	t.Setenv("PATH", t.TempDir()) // no git on it
+	src := &fakeArchive{data: tarGz(t, entry{name: "top/rag/recallgate.toml", body: "x"})}
+	var warned, noted []string
+	tr, err := Open(context.Background(), Options{Dir: filepath.Join(ws, "rag"), Ref: "abcdef0123456789", Root: ws, TempDir: t.TempDir(), Archive: src,
+		Warn: func(s string) { warned = append(warned, s) }, Note: func(s string) { noted = append(noted, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if len(warned) != 0 || len(noted) != 1 || !strings.Contains(noted[0], "comes from its archive") {
+		t.Errorf("warned %q noted %q", warned, noted)
+	}
+}
+
 func TestUnreachableNamesTheFix(t *testing.T) {
 	dir, _ := repo(t)
 	missing := strings.Repeat("cd", 20)

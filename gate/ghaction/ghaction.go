@@ -251,7 +251,7 @@ func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(stri
 		a.SetOutput("report", r.Report)
 	}
 	if rn.StepSummary != "" && fileCommand(a, "GITHUB_STEP_SUMMARY", rn.StepSummary, "the job summary is not written") {
-		a.AddStepSummary(fit(r.Markdown, 1<<20-1024))
+		a.AddStepSummary(fit(r.Markdown, 1<<20-1024) + wroteLine(r.Report))
 	}
 	for i, q := range r.Flagged {
 		if i == maxAnnotations {
@@ -261,6 +261,17 @@ func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(stri
 		a.WithFieldsMap(map[string]string{"file": r.SetPath, "line": strconv.Itoa(q.Line), "title": "recallgate: query " + gate.Visible(q.ID) + " regressed"}).
 			Warningf("%s", gate.Visible(fmt.Sprintf("recall@%d %.3f → %.3f; lost %s", r.Candidates, q.Base, q.Head, strings.Join(q.Lost, ", "))))
 	}
+}
+
+// wroteLine is the summary's last line: where the JSON report is.
+func wroteLine(report string) string {
+	switch {
+	case report == "":
+		return ""
+	case strings.HasPrefix(report, ".recallgate/"):
+		return fmt.Sprintf("\n\nJSON report: `%s` in the checkout (add `.recallgate/` to `.gitignore`).\n", strings.ReplaceAll(report, "`", "'"))
+	}
+	return fmt.Sprintf("\n\nJSON report: `%s`.\n", strings.ReplaceAll(report, "`", "'"))
 }
 
 // fileCommand reports whether the runner file the variable names can be

@@ -104,7 +104,7 @@ func TestPublish(t *testing.T) {
 			t.Errorf("GITHUB_OUTPUT lacks %q:\n%s", want, data)
 		}
 	}
-	if s, _ := os.ReadFile(sum); string(s) != "### report (fitted to 1047552)\n" {
+	if s, _ := os.ReadFile(sum); string(s) != "### report (fitted to 1047552)\n\nJSON report: `.recallgate/recallgate-report.json` in the checkout (add `.recallgate/` to `.gitignore`).\n\n" {
 		t.Errorf("summary %q", s)
 	}
 	log := r.out.String()

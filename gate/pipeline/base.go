@@ -49,7 +49,7 @@ func OpenBase(ctx context.Context, e *Env, head *config.Config, set *gate.Set, o
 	}
 	tree, err := basetree.Open(ctx, basetree.Options{
 		Dir: filepath.Dir(cfgAbs), Ref: o.Ref, Root: o.Workspace, TempDir: o.TempDir, Archive: o.Archive,
-		Warn: func(s string) { e.Warn("%s", s) },
+		Warn: func(s string) { e.Warn("%s", s) }, Note: func(s string) { e.Note("%s", s) },
 	})
 	if err != nil {
 		return nil, err

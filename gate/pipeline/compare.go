@@ -95,6 +95,12 @@ type GateOptions struct {
 // cache, the runs saved when asked, and the comparison.
 func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) {
 	cfg, set, th := o.Config, o.Set, o.Thresholds
+	if o.Baseline != "" {
+		// Before any retrieval: a folder that cannot be made fails now.
+		if err := os.MkdirAll(filepath.Dir(o.Baseline), 0o755); err != nil {
+			return nil, &gate.InputError{File: o.Baseline, Field: "--write-baseline", Err: fmt.Errorf("make its folder: %w", err)}
+		}
+	}
 	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)

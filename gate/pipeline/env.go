@@ -54,6 +54,11 @@ func (e *Env) Warn(format string, args ...any) {
 	fmt.Fprintf(e.Stderr, "recallgate: warning: "+format+"\n", args...)
 }
 
+// Note prints a line on Stderr that says what was done, not a problem.
+func (e *Env) Note(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, "recallgate: "+format+"\n", args...)
+}
+
 // fence opens the Fence block, when there is one.
 func (e *Env) fence() func() {
 	if e.Fence == nil {
