@@ -401,7 +401,6 @@ func policyInfo(p *gate.PolicyReport) *PolicyInfo {
 	return out
 }
 
-
 // GateInfo identifies one gate of a repository that has several.
 type GateInfo struct {
 	// Config is the config file's path relative to the workspace
