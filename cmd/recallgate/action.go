@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/sethvargo/go-githubactions"
@@ -73,8 +72,7 @@ func runAction(ctx context.Context, e *env) error {
 // verdict into the step's outcome.
 func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghaction.Runner, in ghaction.Inputs, mode string, ev *ghaction.Event, gh *ghclient.Client, cmp *gate.Comparison, set *gate.Set) error {
 	rep := report.FromComparison(cmp)
-	id := gateID(rn, in, rep.Gate)
-	rep.Gate = &id
+	id := rep.SetGate(rn.Relative(in.Path(in.Config)), in.Name)
 	md, err := report.Render(rep, report.Markdown)
 	if err != nil {
 		return err
@@ -90,49 +88,12 @@ func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghac
 	ghaction.Publish(a, rn, res, ghclient.Fit)
 	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
 
-	o := publish.Options{Mode: mode, PR: ev.PRNumber(), When: in.Comment, Markers: markers(id, in.Config), SHA: rn.SHA, FailOnRegression: in.FailOnRegression, Reasons: rep.Reasons}
-	var c publish.Comments
-	var is publish.Issues
-	if gh != nil {
-		c, is = gh, driftIssues{gh}
-	}
+	o := publish.Options{Mode: mode, PR: ev.PRNumber(), When: in.Comment, Markers: publish.Markers(id.Config, id.Name, in.Config), SHA: rn.SHA, FailOnRegression: in.FailOnRegression, Reasons: rep.Reasons}
+	c, is := gh.Ports()
 	if publish.Outcome(ctx, a, o, c, is, res) {
 		return errRegression
 	}
 	return nil
-}
-
-// driftIssues is the GitHub client as the drift rules' port.
-type driftIssues struct{ *ghclient.Client }
-
-// FindIssue implements publish.Issues.
-func (d driftIssues) FindIssue(ctx context.Context, label string) (*publish.Issue, error) {
-	is, err := d.Client.FindIssue(ctx, label)
-	if err != nil || is == nil {
-		return nil, err
-	}
-	return &publish.Issue{Number: is.Number, Body: is.Body, Link: is.Link}, nil
-}
-
-// gateID names the step's gate: its config relative to the workspace
-// (working directory included) and its name, the input's before the
-// config's [report] name (cfg, nil when the config gives none).
-func gateID(rn ghaction.Runner, in ghaction.Inputs, cfg *report.GateInfo) report.GateInfo {
-	id := report.GateInfo{Config: filepath.ToSlash(rn.Relative(in.Path(in.Config))), Name: in.Name}
-	if id.Name == "" && cfg != nil {
-		id.Name = cfg.Name
-	}
-	return id
-}
-
-// markers find the gate's sticky comment: its marker, then the one earlier
-// releases gave it (the bare config input), taken over once.
-func markers(id report.GateInfo, configInput string) []string {
-	m := []string{ghclient.Marker(id.Config, id.Name)}
-	if old := ghclient.Marker(configInput, ""); old != m[0] {
-		m = append(m, old)
-	}
-	return m
 }
 
 // actionCompare runs the CI job the mode and inputs ask for.
@@ -140,16 +101,11 @@ func actionCompare(ctx context.Context, e *env, rn ghaction.Runner, in ghaction.
 	o := pipeline.CIOptions{
 		Config: cfgPath, Workspace: rn.Workspace, TempDir: rn.Temp, Drift: mode == "drift",
 		BaseResults: in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
-		BaseSHA: ev.BaseSHA(), HeadSHA: ev.HeadSHA(rn.SHA), AllowIdentical: in.AllowIdentical,
+		BaseSHA: ev.BaseSHA(), HeadSHA: ev.HeadSHA(rn.SHA), AllowIdentical: in.AllowIdentical, MissingProgram: ghaction.MissingProgramFix(rn),
 		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway",
 	}
 	if gh != nil {
 		o.Archive = gh
-	}
-	if rn.InImage {
-		o.MissingProgram = func(p string) string {
-			return fmt.Sprintf("the Docker action has no %s: use the native action, `recallgate/recallgate/native@v1`, which runs on the runner's own toolchain, or an http retriever", p)
-		}
 	}
 	cmp, set, err := pipeline.CI(ctx, e.job(), o)
 	if errors.Is(err, pipeline.ErrNoBaseline) {

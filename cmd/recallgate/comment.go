@@ -9,6 +9,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
+	"github.com/recallgate/recallgate/gate/publish"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -33,23 +34,10 @@ var commentCommand = command{
 			if err != nil {
 				return err
 			}
-			id := report.GateInfo{Config: "recallgate.toml"}
-			if r.Gate != nil {
-				id = *r.Gate
+			if err := gate.CheckGateName(*name); *name != "" && err != nil {
+				return usagef("--name: %v", err)
 			}
-			if *cfgName != "" {
-				id.Config = *cfgName
-			}
-			if *name != "" {
-				id.Name = *name
-			}
-			if id.Config == "" {
-				id.Config = "recallgate.toml"
-			}
-			if err := checkGateName(id.Name); err != nil {
-				return err
-			}
-			r.Gate = &id
+			id := r.SetGate(*cfgName, *name)
 			md, err := report.Render(r, report.Markdown)
 			if err != nil {
 				return err
@@ -63,7 +51,7 @@ var commentCommand = command{
 			if err != nil {
 				return err
 			}
-			created, link, err := gh.UpsertComment(ctx, number, markers(id, legacyConfig(*cfgName)), md)
+			created, link, err := gh.UpsertComment(ctx, number, publish.Markers(id.Config, id.Name, *cfgName), md)
 			var pe *ghclient.PermissionError
 			if errors.As(err, &pe) {
 				e.job().Warn("%v", err)
@@ -76,24 +64,4 @@ var commentCommand = command{
 			return nil
 		}
 	},
-}
-
-// checkGateName refuses a --name the marker and title cannot carry.
-func checkGateName(name string) error {
-	if name == "" {
-		return nil
-	}
-	if err := gate.CheckGateName(name); err != nil {
-		return usagef("--name: %v", err)
-	}
-	return nil
-}
-
-// legacyConfig is the config name earlier releases keyed the comment by:
-// the --config flag, recallgate.toml by default.
-func legacyConfig(flagValue string) string {
-	if flagValue == "" {
-		return "recallgate.toml"
-	}
-	return flagValue
 }

@@ -291,6 +291,18 @@ func fileCommand(a *githubactions.Action, variable, path, lost string) bool {
 	return true
 }
 
+// MissingProgramFix is the advice for a command retriever whose program
+// is not installed: in the Docker action, the native action (which runs
+// on the runner's own toolchain); nil elsewhere.
+func MissingProgramFix(rn Runner) func(program string) string {
+	if !rn.InImage {
+		return nil
+	}
+	return func(p string) string {
+		return fmt.Sprintf("the Docker action has no %s: use the native action, `recallgate/recallgate/native@v1`, which runs on the runner's own toolchain, or an http retriever", p)
+	}
+}
+
 // DockerWorkspace is where a Docker action sees the workspace.
 const DockerWorkspace = "/github/workspace"
 

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/recallgate/recallgate/gate/publish"
 )
 
 // MaxCommentLength is GitHub's limit on an issue or PR comment body.
@@ -62,6 +64,15 @@ func New(hc *http.Client, apiURL, token, repository string) (*Client, error) {
 	return &Client{gh: gh, hc: hc, owner: owner, repo: repo, Timeout: DefaultTimeout}, nil
 }
 
+// Ports is the client as the publishing rules' ports (the sticky comment,
+// the drift issue); nil, nil for a nil client (no token), so the rules warn.
+func (c *Client) Ports() (publish.Comments, publish.Issues) {
+	if c == nil {
+		return nil, nil
+	}
+	return c, c
+}
+
 // PermissionError means GitHub refused the call for lack of permission, as
 // on pull requests from forks, whose tokens are read-only.
 type PermissionError struct {
@@ -95,18 +106,6 @@ func wrap(op string, resp *github.Response, err error) error {
 		}
 	}
 	return fmt.Errorf("%s: %w", op, err)
-}
-
-// Marker is the hidden line that identifies one gate's sticky comment on
-// a PR: the config's path relative to the workspace (working directory
-// included) and the gate's name, when it has one. Marker(config, "") with
-// the action's bare config input is the marker of earlier releases.
-func Marker(config, name string) string {
-	clean := strings.NewReplacer("--", "-", ">", "", "\n", " ", "\r", " ").Replace
-	if name == "" {
-		return fmt.Sprintf("<!-- recallgate: %s -->", clean(config))
-	}
-	return fmt.Sprintf("<!-- recallgate: %s name=%s -->", clean(config), clean(name))
 }
 
 // author is who the token writes as: a user's login (a personal or
@@ -314,22 +313,16 @@ func (b *cancelBody) Close() error {
 	return err
 }
 
-// Issue is an open issue: its number, body and URL.
-type Issue struct {
-	Number     int
-	Body, Link string
-}
-
 // FindIssue returns the oldest open issue with the label that the token's
 // own account opened (see author), or nil.
-func (c *Client) FindIssue(ctx context.Context, label string) (*Issue, error) {
+func (c *Client) FindIssue(ctx context.Context, label string) (*publish.Issue, error) {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
 	is, err := c.openIssue(ctx, label)
 	if err != nil || is == nil {
 		return nil, err
 	}
-	return &Issue{Number: is.GetNumber(), Body: is.GetBody(), Link: is.GetHTMLURL()}, nil
+	return &publish.Issue{Number: is.GetNumber(), Body: is.GetBody(), Link: is.GetHTMLURL()}, nil
 }
 
 // CreateIssue opens an issue with the label; the body is fitted like a

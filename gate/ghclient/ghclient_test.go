@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recallgate/recallgate/gate/publish"
 )
 
 // setup returns a client whose API root is a test server routed by mux,
@@ -35,7 +37,7 @@ func setup(t *testing.T) (*Client, *http.ServeMux) {
 
 func TestUpsertCommentFindsMarkerOnSecondPage(t *testing.T) {
 	c, mux := setup(t)
-	marker := Marker("recallgate.toml", "")
+	marker := publish.Marker("recallgate.toml", "")
 	var edited string
 	mux.HandleFunc("GET /api/v3/repos/acme/rag/issues/7/comments", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("page") == "2" {
@@ -75,7 +77,7 @@ func TestUpsertCommentCreatesFirstTime(t *testing.T) {
 		w.WriteHeader(201)
 		fmt.Fprint(w, `{"id":99,"html_url":"https://example.test/c/99"}`)
 	})
-	created, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("a.toml", "")}, "report")
+	created, _, err := c.UpsertComment(context.Background(), 7, []string{publish.Marker("a.toml", "")}, "report")
 	if err != nil || !created || !strings.Contains(body, "recallgate: a.toml") {
 		t.Errorf("created %v err %v body %s", created, err, body)
 	}
@@ -88,7 +90,7 @@ func TestPermissionErrors(t *testing.T) {
 			w.WriteHeader(status)
 			fmt.Fprint(w, `{"message":"Resource not accessible by integration"}`)
 		})
-		_, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("x", "")}, "r")
+		_, _, err := c.UpsertComment(context.Background(), 7, []string{publish.Marker("x", "")}, "r")
 		var pe *PermissionError
 		if !errors.As(err, &pe) || pe.Status != status {
 			t.Errorf("%d: got %v, want a PermissionError", status, err)
@@ -99,7 +101,7 @@ func TestPermissionErrors(t *testing.T) {
 		w.WriteHeader(500)
 		fmt.Fprint(w, `{"message":"boom"}`)
 	})
-	_, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("x", "")}, "r")
+	_, _, err := c.UpsertComment(context.Background(), 7, []string{publish.Marker("x", "")}, "r")
 	var pe *PermissionError
 	if err == nil || errors.As(err, &pe) {
 		t.Errorf("500: got %v, want a plain error", err)
@@ -194,7 +196,7 @@ func TestRateLimitIsNotAPermissionError(t *testing.T) {
 		w.WriteHeader(403)
 		fmt.Fprint(w, `{"message":"API rate limit exceeded"}`)
 	})
-	_, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("x", "")}, "r")
+	_, _, err := c.UpsertComment(context.Background(), 7, []string{publish.Marker("x", "")}, "r")
 	var pe *PermissionError
 	if err == nil || errors.As(err, &pe) || !strings.Contains(err.Error(), "rate limit exhausted until 2030-01-01") {
 		t.Errorf("got %v", err)
@@ -211,7 +213,7 @@ func TestSlowAPITimesOut(t *testing.T) {
 	})
 	c.Timeout = 100 * time.Millisecond
 	start := time.Now()
-	_, _, err := c.UpsertComment(context.Background(), 7, []string{Marker("x", "")}, "r")
+	_, _, err := c.UpsertComment(context.Background(), 7, []string{publish.Marker("x", "")}, "r")
 	if err == nil || time.Since(start) > 2*time.Second {
 		t.Errorf("err %v after %v", err, time.Since(start))
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate/publish"
 )
 
 // fakeGitHub is the issue-comment and issue API of acme/rag for three
@@ -111,7 +113,7 @@ var person = map[string]any{"login": "alice", "id": 1, "type": "User"}
 // a person's comment quoting the marker (first on the page) is never
 // edited, nor another bot's comment under a personal token.
 func TestStickyCommentByTokenIdentity(t *testing.T) {
-	marker := Marker("search/recallgate.toml", "")
+	marker := publish.Marker("search/recallgate.toml", "")
 	for token, who := range tokens {
 		t.Run(token, func(t *testing.T) {
 			f := &fakeGitHub{comments: []map[string]any{
@@ -154,11 +156,11 @@ func TestStickyCommentByTokenIdentity(t *testing.T) {
 // gave the gate is taken over once (edited, with the new marker); a second
 // gate sharing that old marker then gets its own comment.
 func TestStickyCommentMigration(t *testing.T) {
-	old := Marker("recallgate.toml", "")
+	old := publish.Marker("recallgate.toml", "")
 	bot := map[string]any{"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
 	f := &fakeGitHub{comments: []map[string]any{{"id": 3, "body": old + "\nold report", "user": bot}}}
 	c := f.start(t, "ghs_job")
-	search, faq := Marker("search/recallgate.toml", ""), Marker("faq/recallgate.toml", "")
+	search, faq := publish.Marker("search/recallgate.toml", ""), publish.Marker("faq/recallgate.toml", "")
 	if created, _, err := c.UpsertComment(context.Background(), 7, []string{search, old}, "search ❌"); err != nil || created {
 		t.Fatalf("search: created %v err %v", created, err)
 	}

@@ -56,6 +56,32 @@ func (r Result) Changed() bool {
 	return len(r.Regressed)+len(r.Improved) > 0 || r.Verdict != string(gate.Pass)
 }
 
+// Marker is the hidden line that identifies one gate's sticky comment on
+// a PR: the config's path relative to the workspace (working directory
+// included) and the gate's name, when it has one. Marker(config, "") with
+// the action's bare config input is the marker of earlier releases.
+func Marker(config, name string) string {
+	clean := strings.NewReplacer("--", "-", ">", "", "\n", " ", "\r", " ").Replace
+	if name == "" {
+		return fmt.Sprintf("<!-- recallgate: %s -->", clean(config))
+	}
+	return fmt.Sprintf("<!-- recallgate: %s name=%s -->", clean(config), clean(name))
+}
+
+// Markers find a gate's sticky comment: its marker, then the one earlier
+// releases gave it (keyed by the bare config name legacy, "" for the
+// default recallgate.toml), taken over once.
+func Markers(config, name, legacy string) []string {
+	if legacy == "" {
+		legacy = "recallgate.toml"
+	}
+	m := []string{Marker(config, name)}
+	if old := Marker(legacy, ""); old != m[0] {
+		m = append(m, old)
+	}
+	return m
+}
+
 // Comments is the sticky PR comment's API.
 type Comments interface {
 	// FindComment returns the id of the gate's comment (0: none), written

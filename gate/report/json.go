@@ -410,6 +410,27 @@ type GateInfo struct {
 	Name string `json:"name,omitempty"`
 }
 
+// SetGate names the report's gate: config and name go in where they are
+// not "" (the name is the caller's to check, see gate.CheckGateName); the
+// config is recallgate.toml when nothing gives one. It returns the gate.
+func (r *CompareReport) SetGate(config, name string) GateInfo {
+	var g GateInfo
+	if r.Gate != nil {
+		g = *r.Gate
+	}
+	if config != "" {
+		g.Config = config
+	}
+	if g.Config == "" {
+		g.Config = "recallgate.toml"
+	}
+	if name != "" {
+		g.Name = name
+	}
+	r.Gate = &g
+	return g
+}
+
 // Label is how titles name the gate: its name, else the folder of a
 // config called recallgate.toml, else the config path; "" for the
 // repository's one recallgate.toml at the root (or no gate info).
