@@ -58,7 +58,6 @@ func runAction(ctx context.Context, e *env) error {
 			gh = nil
 		}
 	}
-
 	cmp, set, err := actionCompare(ctx, e, rn, in, in.Path(in.Config), mode, ev, gh)
 	if err != nil {
 		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
@@ -67,9 +66,7 @@ func runAction(ctx context.Context, e *env) error {
 	return publishAction(ctx, e, a, rn, in, mode, ev, gh, cmp, set)
 }
 
-// publishAction writes the report where later steps find it, the outputs,
-// summary and annotations, the comment or the drift issue, and turns the
-// verdict into the step's outcome.
+// publishAction writes the report, outputs, summary, annotations, comment or drift issue, and the step's outcome.
 func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghaction.Runner, in ghaction.Inputs, mode string, ev *ghaction.Event, gh *ghclient.Client, cmp *gate.Comparison, set *gate.Set) error {
 	rep := report.FromComparison(cmp)
 	id := rep.SetGate(rn.Relative(in.Path(in.Config)), in.Name)
@@ -87,7 +84,6 @@ func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghac
 	res := rep.PublishResult(md, reportOut, rn.Relative(set.Path))
 	ghaction.Publish(a, rn, res, ghclient.Fit)
 	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
-
 	o := publish.Options{Mode: mode, PR: ev.PRNumber(), When: in.Comment, Markers: publish.Markers(id.Config, id.Name, in.Config), SHA: rn.SHA, FailOnRegression: in.FailOnRegression, Reasons: rep.Reasons}
 	c, is := gh.Ports()
 	if publish.Outcome(ctx, a, o, c, is, res) {
