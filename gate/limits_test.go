@@ -71,3 +71,24 @@ func TestGzipCorpusRatio(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestCorpusDocumentLimit: a file of a corpus folder larger than
+// MaxCorpusLineBytes is refused before it is read.
+func TestCorpusDocumentLimit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\ntext"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "big.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxCorpusLineBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	err = WalkCorpus(dir, func(Document) error { return nil })
+	if !IsInput(err) || !strings.Contains(err.Error(), "big.txt: read corpus document: the document is longer than 16 MiB") {
+		t.Errorf("%v", err)
+	}
+}
