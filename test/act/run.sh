@@ -59,6 +59,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Containers an interrupted earlier run left behind would hold act's
+# container names ("already in use"): remove those of act only.
+pm ps -aq --filter name='^act-' 2>/dev/null | xargs -r podman --runtime runc rm -f >/dev/null 2>&1 || true
+
 echo "== stand-in base images"
 stage="$work/stage"
 mkdir -p "$stage/golang/usr/local" "$stage/golang/bin" "$stage/golang/tmp" "$stage/golang/etc/ssl/certs"

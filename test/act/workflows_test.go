@@ -51,6 +51,7 @@ type comment struct {
 // edit its own comment.
 type threadAPI struct {
 	mu       sync.Mutex
+	tarball  []byte // the base commit's archive, for the base side (the image has no git)
 	comments []comment
 	calls    []string
 	next     int
@@ -76,6 +77,16 @@ func (f *threadAPI) start(t *testing.T) *httptest.Server {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.calls = append(f.calls, r.Method+" "+r.URL.Path)
+		switch {
+		case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/repos/acme/rag/tarball/") && f.tarball != nil:
+			w.Header().Set("Location", "http://"+r.Host+"/_codeload/acme/rag/legacy.tar.gz/"+strings.TrimPrefix(r.URL.Path, "/repos/acme/rag/tarball/"))
+			w.WriteHeader(http.StatusFound)
+			return
+		case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/_codeload/") && f.tarball != nil:
+			w.Header().Set("Content-Type", "application/x-gzip")
+			w.Write(f.tarball)
+			return
+		}
 		me, ok := who(r)
 		if !ok {
 			reply(w, 401, map[string]string{"message": "Bad credentials"})
@@ -212,7 +223,7 @@ jobs:
           config: recallgate.toml
 `
 	repo, sha := monorepo(t, workflow)
-	api := &threadAPI{}
+	api := &threadAPI{tarball: policyArchive(t, repo, sha)}
 	srv := api.start(t)
 	for push := 1; push <= 2; push++ {
 		r := runAct(t, repo, "pull_request", prPayload(sha, sha), srv.URL)
@@ -263,7 +274,7 @@ jobs:
           github-token: ${{ secrets.RECALLGATE_PAT }}
 `
 	repo, sha := repoWith(t, "", workflow, nil)
-	api := &threadAPI{comments: []comment{{ID: 7, User: reviewer, Body: "<!-- recallgate: recallgate.toml -->\n> quoting the bot: ❌ recallgate: fail"}}}
+	api := &threadAPI{tarball: policyArchive(t, repo, sha), comments: []comment{{ID: 7, User: reviewer, Body: "<!-- recallgate: recallgate.toml -->\n> quoting the bot: ❌ recallgate: fail"}}}
 	srv := api.start(t)
 	for push := 1; push <= 3; push++ {
 		r := runActWith(t, repo, "pull_request", prPayload(sha, sha), srv.URL, actOptions{extra: []string{"-s", "RECALLGATE_PAT=" + pat}})
@@ -331,7 +342,7 @@ jobs:
           echo "two reports, two verdicts"
 `
 	repo, sha := monorepo(t, workflow)
-	api := &threadAPI{}
+	api := &threadAPI{tarball: policyArchive(t, repo, sha)}
 	srv := api.start(t)
 	r := runAct(t, repo, "pull_request", prPayload(sha, sha), srv.URL)
 	if r.exit != 0 || !strings.Contains(r.log, "two reports, two verdicts") {
