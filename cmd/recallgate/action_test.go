@@ -332,6 +332,11 @@ func TestActionDrift(t *testing.T) {
 	if code != 1 || len(g.issues) != 1 || !strings.Contains(g.issues[0], "Nightly recallgate run on headsha0000") {
 		t.Fatalf("exit %d, issues %d\n%s\n%s", code, len(g.issues), out, errs)
 	}
+	// The report names the baseline and says the head's config is not the
+	// one it was written with (runs/base.jsonl is the base side's run).
+	if !strings.Contains(g.issues[0], "baseline: "+filepath.Join(dir, "runs/base.jsonl")) || !strings.Contains(g.issues[0], "config changed since the baseline was written") {
+		t.Errorf("drift issue body:\n%.1500s", g.issues[0])
+	}
 	// Against a baseline equal to today's head it passes, and notes that on the open issue.
 	g.openIssue = true
 	ae.vars["INPUT_BASELINE"] = "runs/head.jsonl"

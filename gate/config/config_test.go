@@ -142,3 +142,17 @@ func TestEnvRefusesRunnerFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReportName: [report] name names the gate (its comment, title and
+// report file); a name the marker or a file name cannot carry is refused
+// on its line.
+func TestReportName(t *testing.T) {
+	c, err := Parse([]byte("[report]\nname = \"search\"\n[retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n"), "search/recallgate.toml")
+	if err != nil || c.Name != "search" {
+		t.Fatalf("name %q err %v", c.Name, err)
+	}
+	_, err = Parse([]byte("[retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n[report]\nname = \"a -->b\"\n"), "r.toml")
+	if err == nil || !strings.Contains(err.Error(), "r.toml:5: report.name") {
+		t.Errorf("got %v", err)
+	}
+}

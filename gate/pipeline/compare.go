@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
@@ -211,7 +212,30 @@ func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, basel
 	if runs["head"].Err != nil {
 		return nil, runs["head"].Err
 	}
-	return CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, nil)
+	return CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, driftNotes(baseline, rf.Meta().Config, runs["head"].Config))
+}
+
+// driftNotes name the baseline a drift run compares against and say when
+// the head's retriever config is not the one the baseline was written
+// with (then a drop may be the change, not drift).
+func driftNotes(baseline, then, now string) []string {
+	notes := []string{fmt.Sprintf("baseline: %s", baseline)}
+	switch {
+	case then == "":
+		notes[0] += " (it records no config fingerprint: whether the config changed since is unknown)"
+	case now != "" && then != now:
+		notes = append(notes, fmt.Sprintf("the head's retriever config changed since the baseline was written (config %s, now %s): if the change was meant, write a new baseline after review", shortFP(then), shortFP(now)))
+	}
+	return notes
+}
+
+// shortFP is a fingerprint's first 12 hex digits.
+func shortFP(fp string) string {
+	fp = strings.TrimPrefix(fp, "sha256:")
+	if len(fp) > 12 {
+		return fp[:12]
+	}
+	return fp
 }
 
 // RetrieveOptions are the choices of one `retrieve` run.

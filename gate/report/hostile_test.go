@@ -63,6 +63,8 @@ func TestHostileReportRefused(t *testing.T) {
 		"query id":         func(m map[string]any) { query(m)["id"] = "q04\n::error::x" },
 		"segment kind":     func(m map[string]any) { m["segments"].([]any)[0].(map[string]any)["kind"] = hostile },
 		"unknown field":    func(m map[string]any) { m["extra"] = 1 },
+		"gate name":        func(m map[string]any) { m["gate"] = map[string]any{"name": "x -->\n@everyone"} },
+		"gate config":      func(m map[string]any) { m["gate"] = map[string]any{"config": "a\n::error::x"} },
 	} {
 		m := demoReport(t)
 		vandal(m)

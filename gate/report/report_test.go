@@ -516,3 +516,27 @@ func TestEmptyAnswersNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestGateLabel: the title names the gate by its name, else the folder of
+// a recallgate.toml, else the config path; the root recallgate.toml (and
+// no gate) keep the plain title.
+func TestGateLabel(t *testing.T) {
+	for _, c := range []struct {
+		g    *GateInfo
+		want string
+	}{
+		{nil, ""},
+		{&GateInfo{Config: "recallgate.toml"}, ""},
+		{&GateInfo{Config: "search/recallgate.toml"}, "search"},
+		{&GateInfo{Config: "svc/faq/gate.toml"}, "svc/faq/gate.toml"},
+		{&GateInfo{Config: "search/recallgate.toml", Name: "search nightly"}, "search nightly"},
+	} {
+		if got := c.g.Label(); got != c.want {
+			t.Errorf("%+v: label %q, want %q", c.g, got, c.want)
+		}
+	}
+	r := &CompareReport{Gate: &GateInfo{Name: "faq"}}
+	if g := r.SetGate("faq/recallgate.toml", ""); g.Config != "faq/recallgate.toml" || g.Name != "faq" || r.Gate.Config != g.Config {
+		t.Errorf("SetGate: %+v", g)
+	}
+}

@@ -34,6 +34,9 @@ func Load(path string) (*Retriever, error) {
 // CheckSet refuses a run file that records another eval set than s.
 func (r *Retriever) CheckSet(s *gate.Set) error { return r.meta.CheckSet(s, r.path) }
 
+// Meta is the run's metadata line (zero when the file has none).
+func (r *Retriever) Meta() gate.RunMeta { return r.meta }
+
 // Retrieve implements gate.Retriever. It returns every hit the file holds,
 // whatever k is: the scorer cuts at the candidate depth in documents, and
 // cutting chunks here would lose documents. A query the file has no line
