@@ -352,23 +352,17 @@ func openArchive(ctx context.Context, o Options) (*Tree, error) {
 	return t, nil
 }
 
-// HeadCommit is the commit checked out in the git checkout holding dir
-// ("" with an error when dir is not in one).
-func HeadCommit(ctx context.Context, dir string) (string, error) {
+// HeadState is the commit checked out in the git checkout holding dir and
+// whether it has changes that are not committed (tracked or untracked
+// files); an error when dir is not in one.
+func HeadState(ctx context.Context, dir string) (commit string, dirty bool, err error) {
 	top, err := repoRoot(ctx, dir)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return git(ctx, top, "rev-parse", "--verify", "HEAD^{commit}")
-}
-
-// HasChanges reports whether the git checkout holding dir has changes
-// that are not committed (tracked or untracked files).
-func HasChanges(ctx context.Context, dir string) (bool, error) {
-	top, err := repoRoot(ctx, dir)
-	if err != nil {
-		return false, err
+	if commit, err = git(ctx, top, "rev-parse", "--verify", "HEAD^{commit}"); err != nil {
+		return "", false, err
 	}
 	out, err := git(ctx, top, "status", "--porcelain")
-	return out != "", err
+	return commit, out != "", err
 }

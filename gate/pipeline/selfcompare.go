@@ -20,12 +20,9 @@ func SameCommit(ctx context.Context, e *Env, cfgPath, ref, baseCommit string, al
 	if err != nil {
 		return nil
 	}
-	head, err := basetree.HeadCommit(ctx, filepath.Dir(abs))
-	if err != nil || head != baseCommit {
-		return nil
-	}
-	if dirty, err := basetree.HasChanges(ctx, filepath.Dir(abs)); err != nil || dirty {
-		return nil // uncommitted changes are the head side: the sides differ
+	head, dirty, err := basetree.HeadState(ctx, filepath.Dir(abs))
+	if err != nil || head != baseCommit || dirty {
+		return nil // not a checkout, another commit, or uncommitted changes (the head side)
 	}
 	what := fmt.Sprintf("the base commit %s is the checkout's own HEAD, so both sides run the same tree", ShortSHA(baseCommit))
 	if ref != baseCommit {
