@@ -18,6 +18,16 @@ type Retriever interface {
 	Retrieve(ctx context.Context, q *Query, k int) ([]Hit, error)
 }
 
+// AnswerRetriever is a Retriever whose answers may carry more than hits:
+// the pipeline's final context and its refusal signal. RetrieveSet calls
+// Answer instead of Retrieve when a retriever has it.
+type AnswerRetriever interface {
+	Retriever
+	// Answer returns up to k hits for the query, best first, with the
+	// context and refusal signal the answer carried.
+	Answer(ctx context.Context, q *Query, k int) (Answer, error)
+}
+
 // RetrieveOptions bound how a set is retrieved.
 type RetrieveOptions struct {
 	// K is how many hits to ask for per query (the candidate depth).
@@ -139,7 +149,14 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 				return
 			}
 			start := time.Now()
-			hits, err := r.Retrieve(qctx, q, o.K)
+			var ans Answer
+			var err error
+			if ar, ok := r.(AnswerRetriever); ok {
+				ans, err = ar.Answer(qctx, q, o.K)
+			} else {
+				ans.Hits, err = r.Retrieve(qctx, q, o.K)
+			}
+			hits := ans.Hits
 			took := time.Since(start)
 			if err == nil {
 				for j, h := range hits {
@@ -149,6 +166,11 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 					}
 				}
 			}
+			if err == nil {
+				if cerr := CheckContext(ans.Context); cerr != nil {
+					err = cerr
+				}
+			}
 			if err != nil {
 				if errors.Is(err, context.DeadlineExceeded) && o.Timeout > 0 {
 					err = fmt.Errorf("timed out after %s: %w", o.Timeout, err)
@@ -156,7 +178,7 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 				errs[i] = err
 				return
 			}
-			results[i] = Result{ID: q.ID, Hits: hits, Latency: took}
+			results[i] = Result{ID: q.ID, Hits: hits, Latency: took, Context: ans.Context, Abstain: ans.Abstain}
 		}(i, q)
 	}
 	wg.Wait()

@@ -35,6 +35,36 @@ type Result struct {
 	Line int `json:"-"`
 	// Latency is how long the retriever call took (0 when not timed).
 	Latency time.Duration `json:"-"`
+	// Context is the final context the pipeline handed the model, in
+	// order, when its answer carried one: nil when it did not (recallgate
+	// then packs its own from the hits), an empty non-nil slice when the
+	// pipeline sent the model nothing.
+	Context []Passage `json:"context,omitempty"`
+	// Abstain is the pipeline's own refusal signal for the query: nil when
+	// the answer carried none.
+	Abstain *bool `json:"abstain,omitempty"`
+}
+
+// Passage is one passage of a pipeline's final context.
+type Passage struct {
+	// Doc is the parent document id, as in Hit. Required.
+	Doc string `json:"doc"`
+	// Chunk is the pipeline's own passage id.
+	Chunk string `json:"chunk,omitempty"`
+	// Text is the passage as the model read it.
+	Text string `json:"text,omitempty"`
+	// Tokens is the pipeline's own token count of the passage; nil when it
+	// gave none.
+	Tokens *int `json:"tokens,omitempty"`
+}
+
+// Answer is everything a retriever returned for one query.
+type Answer struct {
+	// Hits are in rank order, best first.
+	Hits []Hit
+	// Context and Abstain are as in Result.
+	Context []Passage
+	Abstain *bool
 }
 
 // RunMeta is the optional first line of a JSONL run that recallgate
@@ -216,8 +246,10 @@ func (g *trecGroup) flush(fn func(Result) error) error {
 
 // rawResult is the JSONL shape of one run line.
 type rawResult struct {
-	ID   *string `json:"id"`
-	Hits *[]Hit  `json:"hits"`
+	ID      *string    `json:"id"`
+	Hits    *[]Hit     `json:"hits"`
+	Context *[]Passage `json:"context"`
+	Abstain *bool      `json:"abstain"`
 }
 
 // parseResultLine parses one JSONL run line, reusing scratch for the hits.
@@ -235,7 +267,11 @@ func parseResultLine(line []byte, file string, n int, scratch []Hit) (Result, er
 	if raw.Hits == nil {
 		return Result{}, inputErr(file, n, "hits", "query %q: required (use [] for no results)", *raw.ID)
 	}
-	return checkResult(Result{ID: *raw.ID, Hits: *raw.Hits, Line: n}, file)
+	r := Result{ID: *raw.ID, Hits: *raw.Hits, Line: n, Abstain: raw.Abstain}
+	if raw.Context != nil {
+		r.Context = append([]Passage{}, *raw.Context...)
+	}
+	return checkResult(r, file)
 }
 
 // checkResult applies the rules both JSONL parsers share.
@@ -248,7 +284,32 @@ func checkResult(r Result, file string) (Result, error) {
 			return Result{}, inputErr(file, r.Line, fmt.Sprintf("hits[%d].doc", i), "query %q: hit without a document id", r.ID)
 		}
 	}
+	if err := CheckContext(r.Context); err != nil {
+		return Result{}, inputErr(file, r.Line, err.Field, "query %q: %s", r.ID, err.Msg)
+	}
 	return r, nil
+}
+
+// ContextError is a passage of a final context that breaks the protocol.
+type ContextError struct {
+	// Field is the key at fault, e.g. "context[2].doc"; Msg says why.
+	Field, Msg string
+}
+
+func (e *ContextError) Error() string { return e.Field + ": " + e.Msg }
+
+// CheckContext applies the rules every final context obeys: each passage
+// names its document, and a token count is not negative.
+func CheckContext(ctx []Passage) *ContextError {
+	for i, p := range ctx {
+		if strings.TrimSpace(p.Doc) == "" {
+			return &ContextError{Field: fmt.Sprintf("context[%d].doc", i), Msg: "passage without a document id"}
+		}
+		if p.Tokens != nil && *p.Tokens < 0 {
+			return &ContextError{Field: fmt.Sprintf("context[%d].tokens", i), Msg: fmt.Sprintf("%d is negative", *p.Tokens)}
+		}
+	}
+	return nil
 }
 
 // asciiSpace marks the bytes strings.Fields would split an ASCII line on.
@@ -408,10 +469,16 @@ func WriteRun(w io.Writer, results []Result, meta *RunMeta) error {
 		if hits == nil {
 			hits = []Hit{}
 		}
+		var ctx *[]Passage
+		if r.Context != nil {
+			ctx = &r.Context
+		}
 		if err := enc.Encode(struct {
-			ID   string `json:"id"`
-			Hits []Hit  `json:"hits"`
-		}{r.ID, hits}); err != nil {
+			ID      string     `json:"id"`
+			Hits    []Hit      `json:"hits"`
+			Context *[]Passage `json:"context,omitempty"`
+			Abstain *bool      `json:"abstain,omitempty"`
+		}{r.ID, hits, ctx, r.Abstain}); err != nil {
 			return err
 		}
 	}

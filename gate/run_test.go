@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
@@ -161,4 +162,56 @@ func FuzzFields6Fast(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestContextAndAbstainRoundTrip(t *testing.T) {
+	line := `{"id":"q1","hits":[{"doc":"a"}],"context":[{"doc":"a","chunk":"a#2","text":"Settings → Keys","tokens":4},{"doc":"b"}],"abstain":false}`
+	r, err := ParseResult([]byte(line), "run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Context) != 2 || r.Context[0].Chunk != "a#2" || r.Context[0].Tokens == nil || *r.Context[0].Tokens != 4 || r.Context[1].Tokens != nil {
+		t.Fatalf("context = %+v", r.Context)
+	}
+	if r.Abstain == nil || *r.Abstain {
+		t.Fatalf("abstain = %v", r.Abstain)
+	}
+	var b bytes.Buffer
+	if err := WriteRun(&b, []Result{r}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(b.String()); got != line {
+		t.Errorf("written\n%s\nwant\n%s", got, line)
+	}
+	// No context key: nil; an empty one: kept as empty, and written back.
+	for _, tc := range []struct {
+		line  string
+		empty bool
+	}{{`{"id":"q1","hits":[]}`, false}, {`{"id":"q1","hits":[],"context":[]}`, true}} {
+		r, err := ParseResult([]byte(tc.line), "run.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (r.Context != nil) != tc.empty {
+			t.Errorf("%s: context = %#v", tc.line, r.Context)
+		}
+		b.Reset()
+		if err := WriteRun(&b, []Result{r}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSpace(b.String()); got != tc.line {
+			t.Errorf("written %s, want %s", got, tc.line)
+		}
+	}
+	for line, want := range map[string]string{
+		`{"id":"q1","hits":[],"context":[{"text":"x"}]}`:            "context[0].doc",
+		`{"id":"q1","hits":[],"context":[{"doc":"a","tokens":-1}]}`: "context[0].tokens",
+		`{"id":"q1","hits":[],"context":{"doc":"a"}}`:               "context",
+		`{"id":"q1","hits":[],"abstain":"yes"}`:                     "abstain",
+	} {
+		_, err := ParseResult([]byte(line), "run.jsonl")
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want it to name %s", line, err, want)
+		}
+	}
 }
