@@ -23,10 +23,12 @@ type fakeStep struct {
 	reportPath, reportOut string
 }
 
-func (s *fakeStep) Warningf(f string, a ...any) { s.logs = append(s.logs, "warning: "+fmt.Sprintf(f, a...)) }
-func (s *fakeStep) Infof(f string, a ...any)    { s.logs = append(s.logs, "info: "+fmt.Sprintf(f, a...)) }
-func (s *fakeStep) Errorf(f string, a ...any)   { s.errs = append(s.errs, fmt.Sprintf(f, a...)) }
-func (s *fakeStep) Publish(r publish.Result)    { s.published = append(s.published, r) }
+func (s *fakeStep) Warningf(f string, a ...any) {
+	s.logs = append(s.logs, "warning: "+fmt.Sprintf(f, a...))
+}
+func (s *fakeStep) Infof(f string, a ...any)  { s.logs = append(s.logs, "info: "+fmt.Sprintf(f, a...)) }
+func (s *fakeStep) Errorf(f string, a ...any) { s.errs = append(s.errs, fmt.Sprintf(f, a...)) }
+func (s *fakeStep) Publish(r publish.Result)  { s.published = append(s.published, r) }
 func (s *fakeStep) Relative(p string) string {
 	if rel, err := filepath.Rel(s.dir, p); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)
