@@ -159,7 +159,7 @@ func IdenticalSides(e *Env, cfg *config.Config, allow bool, oneTable string) err
 		e.Warn("%s: %s: the gate compares the configuration with itself and cannot fail (allowed)", cfg.Path, what)
 		return nil
 	}
-	return identicalError{&gate.InputError{File: cfg.Path, Field: "retriever", Err: fmt.Errorf("%s, so this gate cannot fail: %s", what, fix)}}
+	return gate.AtStage(gate.StageConfig, "", identicalError{&gate.InputError{File: cfg.Path, Field: "retriever", Err: fmt.Errorf("%s, so this gate cannot fail: %s", what, fix)}, fix})
 }
 
 // ErrIdenticalSides is in the chain of IdenticalSides's refusal: the two
@@ -168,7 +168,11 @@ var ErrIdenticalSides = errors.New("the two sides are one configuration")
 
 // identicalError is IdenticalSides's refusal: an *gate.InputError that
 // is ErrIdenticalSides.
-type identicalError struct{ *gate.InputError }
+type identicalError struct {
+	*gate.InputError
+	fix string
+}
 
 func (e identicalError) Is(target error) bool { return target == ErrIdenticalSides }
 func (e identicalError) Unwrap() error        { return e.InputError }
+func (e identicalError) Fix() string          { return e.fix }
