@@ -13,14 +13,14 @@ import (
 
 // errorDoc is the part of a JSON error report the tests read.
 type errorDoc struct {
-	Verdict  string   `json:"verdict"`
-	Command  string   `json:"command"`
-	ExitCode int      `json:"exit_code"`
-	Stage    string   `json:"stage"`
-	Side     string   `json:"side"`
+	Verdict  string          `json:"verdict"`
+	Command  string          `json:"command"`
+	ExitCode int             `json:"exit_code"`
+	Stage    string          `json:"stage"`
+	Side     string          `json:"side"`
 	Queries  json.RawMessage `json:"queries"`
-	Message  string   `json:"message"`
-	Fix      string   `json:"fix"`
+	Message  string          `json:"message"`
+	Fix      string          `json:"fix"`
 }
 
 func readErrorDoc(t *testing.T, path string) errorDoc {
@@ -296,4 +296,3 @@ func gitlabScript(t *testing.T) []string {
 	}
 	return script
 }
-
