@@ -11,7 +11,8 @@ import (
 // domain, the two leaves (atomic files, the retriever spec) and the
 // CI-neutral publishing rules (which import only the domain), only the
 // GitHub client imports go-github, and only the composition rooms (the
-// retriever factory, this job package, cmd) join adapters together.
+// retriever factory, this job package, the CI step gate/cijob, cmd) join
+// adapters together.
 func TestDependencyStar(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -38,6 +39,8 @@ func TestDependencyStar(t *testing.T) {
 				t.Errorf("gate imports %s: the domain imports the standard library only", imp)
 			case strings.HasPrefix(imp, "github.com/google/go-github") && pkg != "gate/ghclient":
 				t.Errorf("%s imports go-github: only gate/ghclient may", pkg)
+			case pkg == "gate/cijob" && (name == "gate/ghaction" || name == "gate/ghclient" || strings.HasPrefix(imp, "github.com/sethvargo/go-githubactions")):
+				t.Errorf("gate/cijob imports %s: the CI job is CI-neutral (a CI plugs in through cijob.Step and publish's ports)", imp)
 			case own && leaves[pkg]:
 				t.Errorf("%s imports %s: a leaf imports nothing of recallgate's", pkg, name)
 			case own && pkg == "gate/publish" && name != "gate":
