@@ -29,7 +29,8 @@ type SideRun struct {
 	Config, Corpus string
 	// Cached says the run came from the cache.
 	Cached bool
-	// Startup is how long building the retriever took (index, subprocess, preflight).
+	// Startup is how long the retriever took to be ready: an index built,
+	// a subprocess started until its first answer, a preflight answered.
 	Startup time.Duration
 }
 
@@ -38,15 +39,15 @@ func (s SideRun) Latency() *gate.LatencyStats {
 	if s.Cached {
 		return nil
 	}
-	var calls []time.Duration
+	var calls, waits []time.Duration
 	for _, res := range s.Results {
 		for _, r := range res {
 			if r.Latency > 0 {
-				calls = append(calls, r.Latency)
+				calls, waits = append(calls, r.Latency), append(waits, r.Queue)
 			}
 		}
 	}
-	return gate.Latencies(calls, s.Startup)
+	return gate.LatenciesQueued(calls, waits, s.Startup)
 }
 
 // first is the run the comparison uses.
@@ -175,6 +176,12 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		wg.Wait()
 	}
 	for side, b := range bs {
+		// A process's start-up runs until it answered, not only its spawn.
+		if fa, ok := b.r.(interface{ FirstAnswer() time.Duration }); ok {
+			sr := out[side]
+			sr.Startup += fa.FirstAnswer()
+			out[side] = sr
+		}
 		if b.cacheKey != "" && out[side].Err == nil {
 			if err := e.Cache.store(b.cacheKey, out[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: out[side].Config}); err != nil {
 				e.Warn("cache: %v", err)
