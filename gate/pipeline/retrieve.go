@@ -222,8 +222,17 @@ func LoadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) 
 	return cfg, set, cfg.Thresholds.CheckSegments(set)
 }
 
-// LoadSetFor loads the set a config names, or setOverride.
+// LoadSetFor loads the set a config names, or setOverride, with the
+// query texts of its `queries` key: every command that reads a set
+// through a config comes here, so each honours the key (and refuses a
+// qrels set without it) as the gate does.
 func LoadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
+	return loadSetFor(cfg, setOverride, gate.LoadSet)
+}
+
+// loadSetFor is LoadSetFor with the loader of the set file (a draft's
+// for label).
+func loadSetFor(cfg *config.Config, setOverride string, load func(string) (*gate.Set, error)) (*gate.Set, error) {
 	setPath := cfg.Set
 	if setOverride != "" {
 		setPath = setOverride
@@ -231,18 +240,27 @@ func LoadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
 	if setPath == "" {
 		return nil, &gate.InputError{File: cfg.Path, Field: "set", Err: fmt.Errorf("required: the eval set to run (or --set)")}
 	}
-	set, err := gate.LoadSet(setPath)
+	set, err := load(setPath)
 	if err != nil {
 		return nil, fmt.Errorf("load set: %w", err)
 	}
-	if cfg.Queries != "" {
-		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
-			return nil, fmt.Errorf("load query texts: %w", err)
-		}
-	} else if set.Format == "qrels" {
-		return nil, &gate.InputError{File: cfg.Path, Field: "queries", Err: fmt.Errorf("set %s is TREC qrels, which has no query text: name a queries file ({\"id\",\"text\"} lines)", filepath.Base(setPath))}
+	if err := queryTexts(cfg, set); err != nil {
+		return nil, err
 	}
 	return set, nil
+}
+
+// queryTexts gives set the texts of cfg's `queries` file, and refuses a
+// qrels set when it names none.
+func queryTexts(cfg *config.Config, set *gate.Set) error {
+	if cfg.Queries != "" {
+		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
+			return fmt.Errorf("load query texts: %w", err)
+		}
+	} else if set.Format == "qrels" {
+		return &gate.InputError{File: cfg.Path, Field: "queries", Err: fmt.Errorf("set %s is TREC qrels, which has no query text: name a queries file ({\"id\",\"text\"} lines)", filepath.Base(set.Path))}
+	}
+	return nil
 }
 
 // WriteRunFile writes a run atomically, with its metadata line.
