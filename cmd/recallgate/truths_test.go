@@ -64,3 +64,91 @@ concurrency = 4
 		t.Errorf("text report does not give the queue wait:\n%s", text)
 	}
 }
+
+// qrelsFixture is a qrels set with its query texts in queries.jsonl, two
+// runs, and a config naming both (file retrievers).
+func qrelsFixture(t *testing.T, queries bool) (dir, cfg string) {
+	t.Helper()
+	dir = t.TempDir()
+	write(t, dir, "set.qrels", setQrels)
+	write(t, dir, "queries.jsonl", `{"id":"q1","text":"text of one"}`+"\n"+`{"id":"q2","text":"text of two"}`+"\n"+`{"id":"q3","text":"text of three"}`+"\n")
+	write(t, dir, "base.jsonl", runJSONL)
+	write(t, dir, "head.jsonl", strings.Replace(runJSONL, `{"doc":"d"},{"doc":"c"}`, `{"doc":"d"}`, 1))
+	key := ""
+	if queries {
+		key = "queries = \"queries.jsonl\"\n"
+	}
+	cfg = write(t, dir, "rg.toml", "set = \"set.qrels\"\n"+key+"[depth]\ncandidates = 3\ncontext = 2\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n")
+	return dir, cfg
+}
+
+// TestQueriesKeyInEveryCommand: a qrels set whose texts come from the
+// config's `queries` has them in score, compare, validate and label
+// --export alike (each showed q1 "" before, and the export exited 0).
+func TestQueriesKeyInEveryCommand(t *testing.T) {
+	dir, cfg := qrelsFixture(t, true)
+	base, head := filepath.Join(dir, "base.jsonl"), filepath.Join(dir, "head.jsonl")
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"score", []string{"score", "--config", cfg, "--results", base, "--format", "json"}, 0, `"query": "text of two"`},
+		{"compare", []string{"compare", "--config", cfg, "--base", base, "--head", head, "--format", "json"}, 1, `"query": "text of two"`},
+		{"validate", []string{"validate", "--config", cfg}, 0, "3 queries"},
+		{"export", []string{"label", "--config", cfg, "--export", "jsonl"}, 0, `"query":"text of two"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := rg(t, tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.want) || strings.Contains(out, `"query": ""`) || strings.Contains(out, `"query":""`) {
+				t.Errorf("exit %d, want %d and %q in:\n%s\n%s", code, tt.code, tt.want, out, errs)
+			}
+		})
+	}
+	// Without the key, every one of them refuses the qrels set the gate refuses.
+	_, bare := qrelsFixture(t, false)
+	for _, args := range [][]string{
+		{"score", "--config", bare, "--results", base},
+		{"compare", "--config", bare, "--base", base, "--head", head},
+		{"validate", "--config", bare},
+		{"label", "--config", bare, "--export", "jsonl"},
+	} {
+		code, _, errs := rg(t, args...)
+		if code != 2 || !strings.Contains(errs, "queries: set set.qrels is TREC qrels, which has no query text") {
+			t.Errorf("%s without queries: exit %d, want 2 naming the queries key:\n%s", args[0], code, errs)
+		}
+	}
+}
+
+// TestLabelQrelsSet: label given a qrels set writes the JSONL set beside
+// it (texts from `queries`) and labels that; without `queries` it refuses
+// before any retrieval, naming the command that converts it.
+func TestLabelQrelsSet(t *testing.T) {
+	dir, cfg := qrelsFixture(t, true)
+	page, stop := startLabel(t, "--config", cfg, "--labeller", "ana")
+	s := getState(t, page)
+	stop()
+	made := string(must(os.ReadFile(filepath.Join(dir, "set.jsonl"))))
+	if len(s.Queries) != 3 || !strings.Contains(made, `"query":"text of two"`) || !strings.Contains(made, `"gold":{"c":2`) {
+		t.Errorf("%d queries on the page; set.jsonl:\n%s", len(s.Queries), made)
+	}
+	// Again: the JSONL set is there, so it is named, not overwritten.
+	code, _, errs := rg(t, "label", "--config", cfg, "--labeller", "ana")
+	if code != 2 || !strings.Contains(errs, "set.jsonl is there already") {
+		t.Errorf("second label: exit %d %s", code, errs)
+	}
+
+	dir, bare := qrelsFixture(t, false)
+	marker := filepath.Join(dir, "retrieved")
+	// A pool retriever that leaves a mark if it is ever started.
+	pool := write(t, dir, "pool.toml", "[retriever]\ntype = \"command\"\ncommand = [\"sh\", \"-c\", \"touch "+marker+"; cat >/dev/null\"]\n")
+	code, _, errs = rg(t, "label", "--config", bare, "--labeller", "ana", "--pool-config", pool)
+	want := "recallgate label --config " + bare + " --set " + filepath.Join(dir, "set.qrels") + " --export jsonl > " + filepath.Join(dir, "set.jsonl")
+	if code != 2 || !strings.Contains(errs, "add queries = ") || !strings.Contains(errs, want) {
+		t.Errorf("qrels without queries: exit %d, want 2 with %q:\n%s", code, want, errs)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the pool retriever was started before the refusal")
+	}
+}
