@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLatencyAtConcurrencyExcludesQueueWait: a command retriever that
@@ -151,4 +152,51 @@ func TestLabelQrelsSet(t *testing.T) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("the pool retriever was started before the refusal")
 	}
+}
+
+// TestValidateRefusesWhatGateRefuses: each broken config, run through
+// `gate` and `validate --config`, gets the same exit code and the same
+// message from both (validate said OK to each of the first three, and to
+// the retriever tables, before).
+func TestValidateRefusesWhatGateRefuses(t *testing.T) {
+	dir, _ := qrelsFixture(t, true)
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "part.jsonl", `{"id":"q1","text":"text of one"}`+"\n")
+	sides := "[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n"
+	day := func(d int) string { return time.Now().UTC().AddDate(0, 0, d).Format("2006-01-02") }
+	waiver := func(q, expires string) string {
+		return "[[waiver]]\nquery = \"" + q + "\"\nreason = \"relabel pending\"\nexpires = \"" + expires + "\"\n"
+	}
+	for _, tt := range []struct{ name, cfg, want string }{
+		{"qrels without queries", "set = \"set.qrels\"\n" + sides, "which has no query text"},
+		{"a query without text", "set = \"set.qrels\"\nqueries = \"part.jsonl\"\n" + sides, `query "q2" of set`},
+		{"unknown segment", "set = \"set.jsonl\"\n[[gate.segment]]\nname = \"nope\"\nmax_recall_drop = 0.1\n" + sides, `no segment "nope"`},
+		{"expired waiver", "set = \"set.jsonl\"\n" + waiver("q1", "2020-01-01") + sides, "waiver: expired: q1"},
+		{"waiver of no query", "set = \"set.jsonl\"\n" + waiver("q9", day(10)) + sides, `waiver for query "q9": no such query`},
+		{"waiver too long", "set = \"set.jsonl\"\n" + waiver("q1", day(2000)) + sides, "more than max_waiver_days"},
+		{"builtin k1", "set = \"set.jsonl\"\n" + strings.Replace(sides, "type = \"file\"\npath = \"head.jsonl\"", "type = \"builtin\"\ncorpus = \"corpus\"\nk1 = -1.0", 1), "k1 must not be negative"},
+		{"http url", "set = \"set.jsonl\"\n" + strings.Replace(sides, "type = \"file\"\npath = \"head.jsonl\"", "type = \"http\"\nurl = \"ftp://search/{{query}}\"\ndoc = \"id\"", 1), "is not an http(s) URL"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := write(t, dir, "rg.toml", tt.cfg)
+			gc, _, ge := rg(t, "gate", "--config", cfg)
+			vc, _, ve := rg(t, "validate", "--config", cfg)
+			gm, vm := lastError(ge, "recallgate gate: "), lastError(ve, "recallgate validate: ")
+			if gc != 2 || vc != gc || gm != vm || !strings.Contains(gm, tt.want) {
+				t.Errorf("gate exit %d: %s\nvalidate exit %d: %s\nwant both 2 and the same message with %q", gc, gm, vc, vm, tt.want)
+			}
+		})
+	}
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n"+waiver("q1", day(10))+sides)
+	if code, _, errs := rg(t, "validate", "--config", cfg); code != 0 {
+		t.Errorf("a sound config: validate exit %d %s", code, errs)
+	}
+}
+
+// lastError is the error line a command printed, without its prefix.
+func lastError(stderr, prefix string) string {
+	if i := strings.LastIndex(stderr, prefix); i >= 0 {
+		return strings.TrimSpace(stderr[i+len(prefix):])
+	}
+	return "(no error line: " + stderr + ")"
 }
