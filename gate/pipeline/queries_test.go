@@ -22,7 +22,7 @@ func TestCIRunFilesHonourQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	if q := set.Query("q2"); q == nil || q.Text != "second text" || cmp.Set.Query("q1").Text != "first text" {
-		t.Errorf("query texts not loaded: %+v", set.Queries)
+		t.Errorf("query texts not loaded: %q", set.Query("q2").Text)
 	}
 	bare := put(t, dir, "bare.toml", "set = \"set.qrels\"\n")
 	if _, _, err := CI(context.Background(), testEnv(&stderr), CIOptions{Config: bare, Workspace: dir, BaseResults: base, HeadResults: head}); err == nil {
