@@ -145,12 +145,25 @@ func (e *RetrievalError) Error() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d %s could not be retrieved (not scored as misses):", e.Side, len(ids), plural(len(ids), "query", "queries"))
-	for i, id := range ids {
+	// One line per reason: queries stopped by one failure share theirs.
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, id := range ids {
+		r := e.Failures[id].Error()
+		if byReason[r] == nil {
+			reasons = append(reasons, r)
+		}
+		byReason[r] = append(byReason[r], id)
+	}
+	shown := 0
+	for i, r := range reasons {
 		if i == 10 {
-			fmt.Fprintf(&b, "\n  …and %d more", len(ids)-10)
+			fmt.Fprintf(&b, "\n  …and %d more", len(ids)-shown)
 			break
 		}
-		fmt.Fprintf(&b, "\n  %s: %v", id, e.Failures[id])
+		q := byReason[r]
+		shown += len(q)
+		fmt.Fprintf(&b, "\n  %s: %s", JoinFirst(q, 5), r)
 	}
 	return b.String()
 }
