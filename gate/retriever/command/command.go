@@ -13,6 +13,12 @@
 // query. The program runs in a process group of its own, and a failed
 // query or Close stops the whole group: helpers it started cannot keep
 // recallgate waiting on a pipe they inherited.
+//
+// Requests go one at a time through the one pipe: the time a query waits
+// for its turn is queue wait (gate.MarkSent), never its latency. The
+// start-up runs until the first answer (FirstAnswer). A program that ends
+// before its first answer is one error for the whole set
+// (gate.RetrieverDownError), with how it exited and its stderr's end.
 package command
 
 import (
@@ -218,7 +224,7 @@ func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.
 		switch {
 		case ctx.Err() != nil && !r.exited():
 			return nil, r.fail(q.ID, fmt.Errorf("the retriever did not read the request for %s (%d bytes) from its stdin in time: it must read each request line as it comes; stopped it: %w", q.ID, len(req), ctx.Err()))
-		case r.answered == 0:
+		case r.answered == 0 && r.waitFor(time.Second): // ended, not only its stdin closed
 			return nil, r.fail(q.ID, r.down())
 		default:
 			return nil, r.fail(q.ID, fmt.Errorf("retriever process %s is gone (%s)", r.name, r.exitInfo()))
