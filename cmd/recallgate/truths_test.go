@@ -200,3 +200,34 @@ func lastError(stderr, prefix string) string {
 	}
 	return "(no error line: " + stderr + ")"
 }
+
+// TestCommandRetrieverErrorsCLI: through the gate, an answer to the second
+// query that carries the first's id and a bad hit is told as out of step
+// under q2 (it was "q2: malformed answer to q2: … query "q1": hit without a
+// document id"), and a program that dies at start-up is one line with the
+// count and its stderr's end, not a line per query.
+func TestCommandRetrieverErrorsCLI(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	for _, tt := range []struct{ name, conc, script, want, not string }{
+		{"second answer names the first", "1",
+			`n=0; while read l; do n=$((n+1)); if [ $n = 2 ]; then echo '{"id":"q1","hits":[{"doc":""}]}'; else echo '{"id":"q1","hits":[{"doc":"a"}]}'; fi; done`,
+			`q2: the retriever wrote a line that is not an answer to q2: an answer for "q1"`, "hit without a document id"},
+		{"crash at start-up", "4", `echo "ModuleNotFoundError: No module named faiss" >&2; exit 1`,
+			`recallgate gate: retrieval failed: head: 3 queries not retrieved (not scored as misses): retriever process sh exited before its first answer (exit status 1); its stderr ended with: "ModuleNotFoundError: No module named faiss"` + "\n",
+			"q1:"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			write(t, dir, "set.jsonl", setJSONL)
+			write(t, dir, "run.jsonl", runJSONL)
+			write(t, dir, "retriever.sh", tt.script+"\n")
+			cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n[head.retriever]\ntype = \"command\"\nconcurrency = "+tt.conc+"\ncommand = [\"sh\", \"retriever.sh\"]\n")
+			code, _, errs := rg(t, "gate", "--config", cfg)
+			if code != 3 || !strings.Contains(errs, tt.want) || strings.Contains(errs, tt.not) {
+				t.Errorf("exit %d, want 3 with %q and without %q:\n%s", code, tt.want, tt.not, errs)
+			}
+		})
+	}
+}
