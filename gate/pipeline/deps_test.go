@@ -38,6 +38,8 @@ func TestDependencyStar(t *testing.T) {
 				t.Errorf("gate imports %s: the domain imports the standard library only", imp)
 			case strings.HasPrefix(imp, "github.com/google/go-github") && pkg != "gate/ghclient":
 				t.Errorf("%s imports go-github: only gate/ghclient may", pkg)
+			case strings.HasPrefix(imp, "gitlab.com/gitlab-org/api/client-go") && pkg != "gate/glclient":
+				t.Errorf("%s imports GitLab's client: only gate/glclient may", pkg)
 			case own && leaves[pkg]:
 				t.Errorf("%s imports %s: a leaf imports nothing of recallgate's", pkg, name)
 			case own && pkg == "gate/publish" && name != "gate":
