@@ -72,6 +72,15 @@ type Job struct {
 	// Comments and Issues are the CI's REST client (nil: none).
 	Comments publish.Comments
 	Issues   publish.Issues
+	// UnreachableFix, when set, is the CI's advice for a base commit
+	// neither the clone nor the archive gave (basetree.UnreachableError.Fix).
+	UnreachableFix string
+	// JUnit, when set, is where the JUnit report goes (GitLab's
+	// artifacts:reports:junit).
+	JUnit string
+	// NoteMarkdown, when set, turns the Markdown report into the sticky
+	// comment's and drift issue's body (report.ForGitLab on GitLab).
+	NoteMarkdown func(string) string
 }
 
 // Run runs the job and publishes what it found: the JSON report, the
@@ -96,6 +105,9 @@ func compare(ctx context.Context, e *pipeline.Env, j Job) (*gate.Comparison, *ga
 		IdenticalFix: j.IdenticalFix, Archive: j.Archive,
 	}
 	cmp, set, err := pipeline.CI(ctx, e, o)
+	if ue := new(basetree.UnreachableError); j.UnreachableFix != "" && errors.As(err, &ue) {
+		ue.Fix = j.UnreachableFix
+	}
 	if errors.Is(err, pipeline.ErrNoBaseline) {
 		return nil, nil, cli.Usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
 	}
@@ -124,8 +136,16 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 	if err := report.WriteComparison(nil, rep, report.JSON, reportPath, ""); err != nil {
 		return err
 	}
+	if j.JUnit != "" {
+		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {
+			return err
+		}
+	}
 	res := rep.PublishResult(md, reportOut, step.Relative(set.Path))
 	step.Publish(res)
+	if j.NoteMarkdown != nil {
+		res.Markdown = j.NoteMarkdown(res.Markdown)
+	}
 	fmt.Fprintf(stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
 	if publish.Outcome(ctx, step, j.options(id, rep.Reasons), j.Comments, j.Issues, res) {
 		return ErrRegression

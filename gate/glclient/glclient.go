@@ -172,8 +172,27 @@ func wrote(me *gitlab.User, id int64, username string) bool {
 	return me.Username != "" && strings.EqualFold(me.Username, username)
 }
 
-// fit shortens body under GitLab's limit, warning when it must.
+// inertQuickActions puts a zero-width space before the "/" of every line
+// that starts with one (after blanks): GitLab runs a quick action
+// ("/label", "/merge", "/approve") from a line of a note or description
+// the API creates, and no line recallgate writes is one.
+func inertQuickActions(body string) string {
+	if !strings.Contains(body, "/") {
+		return body
+	}
+	lines := strings.SplitAfter(body, "\n")
+	for i, l := range lines {
+		if t := strings.TrimLeft(l, " \t"); strings.HasPrefix(t, "/") {
+			lines[i] = l[:len(l)-len(t)] + "\u200b" + t
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// fit shortens body under GitLab's limit, warning when it must, and makes
+// its quick actions inert.
 func (c *Client) fit(what, body string) string {
+	body = inertQuickActions(body)
 	out := publish.Fit(body, MaxNoteLength, fitWhere)
 	if len(out) < len(body) && c.Warn != nil {
 		c.Warn(fmt.Sprintf("the %s was %d bytes, over GitLab's limit of %d characters: it is shortened (the full report is in the job's artifacts)", what, len(body), MaxNoteLength))

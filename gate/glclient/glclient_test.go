@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -411,6 +412,41 @@ func TestNewErrors(t *testing.T) {
 	} {
 		if _, err := New(nil, tc.url, tc.token, tc.project); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("New(%q, %q, %q): %v, want %s", tc.url, tc.token, tc.project, err, tc.want)
+		}
+	}
+}
+
+// No body recallgate writes can run a quick action: a line of a report
+// starting with "/" (after blanks) reaches GitLab with a zero-width space
+// before it.
+func TestQuickActionsInert(t *testing.T) {
+	c, mux := setup(t)
+	bot(mux)
+	var bodies []string
+	record := func(w http.ResponseWriter, r *http.Request) {
+		var in struct{ Body, Description string }
+		json.NewDecoder(r.Body).Decode(&in)
+		bodies = append(bodies, in.Body+in.Description)
+		w.WriteHeader(201)
+		fmt.Fprint(w, `{"id":1,"iid":1}`)
+	}
+	mux.HandleFunc("POST /api/v4/projects/42/merge_requests/7/notes", record)
+	mux.HandleFunc("POST /api/v4/projects/42/issues", record)
+	mux.HandleFunc("PUT /api/v4/projects/42/issues/1", record)
+	mux.HandleFunc("POST /api/v4/projects/42/issues/1/notes", record)
+	hostile := "report\n/label ~approved\n  /merge\n\t/assign_reviewer @me\nsee a/b /c\n"
+	ctx := context.Background()
+	c.WriteComment(ctx, 7, 0, "<!-- m -->", hostile)
+	c.CreateIssue(ctx, "retrieval-drift", "t", hostile)
+	c.EditIssue(ctx, 1, "", hostile)
+	c.CommentOnIssue(ctx, 1, hostile)
+	if len(bodies) != 4 {
+		t.Fatalf("%d bodies", len(bodies))
+	}
+	quick := regexp.MustCompile(`(?m)^[ \t]*/`)
+	for i, b := range bodies {
+		if quick.MatchString(b) || !strings.Contains(b, "see a/b /c") || strings.Count(b, "\u200b/") != 3 {
+			t.Errorf("body %d: %q", i, b)
 		}
 	}
 }
