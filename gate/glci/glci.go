@@ -93,7 +93,7 @@ var Vars = []struct{ Name, Flag, Default, Doc string }{
 	{"RECALLGATE_MODE", "mode", "auto", "pr, drift or auto (schedule pipelines: drift; others: pr)"},
 	{"RECALLGATE_COMMENT", "comment", "always", "the merge request note: always, on-change or never"},
 	{"RECALLGATE_NAME", "name", "", "the gate's name: keys its note when one project runs several gates"},
-	{"RECALLGATE_BASELINE", "baseline", "", "drift mode: the run written by `recallgate gate --write-baseline`"},
+	{"RECALLGATE_BASELINE", "baseline", "", "drift mode: the run recallgate gate --write-baseline wrote"},
 	{"RECALLGATE_BASE_RESULTS", "base-results", "", "a run file for the base side (with head-results: no retrieval)"},
 	{"RECALLGATE_HEAD_RESULTS", "head-results", "", "a run file for the head side"},
 	{"RECALLGATE_FAIL_ON_REGRESSION", "fail-on-regression", "true", "a failing verdict fails the job (exit 1)"},
@@ -103,14 +103,14 @@ var Vars = []struct{ Name, Flag, Default, Doc string }{
 }
 
 // Flags registers the inputs' flags on fs; the function it returns reads
-// the inputs once the flags are parsed: a flag given wins over its
+// the inputs (the variables through getenv) once the flags are parsed: a flag given wins over its
 // variable, a variable over the default.
-func Flags(fs *flag.FlagSet, getenv func(string) string) func() (Inputs, error) {
+func Flags(fs *flag.FlagSet) func(getenv func(string) string) (Inputs, error) {
 	vals := make([]*string, len(Vars))
 	for i, v := range Vars {
 		vals[i] = fs.String(v.Flag, "", fmt.Sprintf("%s (default from %s, else %q)", v.Doc, v.Name, v.Default))
 	}
-	return func() (Inputs, error) {
+	return func(getenv func(string) string) (Inputs, error) {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		get := map[string]string{}
@@ -130,7 +130,7 @@ func Flags(fs *flag.FlagSet, getenv func(string) string) func() (Inputs, error) 
 
 // ReadInputs reads the inputs from the RECALLGATE_* variables alone.
 func ReadInputs(getenv func(string) string) (Inputs, error) {
-	return Flags(flag.NewFlagSet("ci", flag.ContinueOnError), getenv)()
+	return Flags(flag.NewFlagSet("ci", flag.ContinueOnError))(getenv)
 }
 
 // InvalidInputError is an input with a value recallgate does not take.

@@ -75,11 +75,11 @@ func TestBaseSHA(t *testing.T) {
 
 func TestInputsFlagsWinOverVariables(t *testing.T) {
 	fs := flag.NewFlagSet("ci", flag.ContinueOnError)
-	read := Flags(fs, env(map[string]string{"RECALLGATE_CONFIG": "ci/gate.toml", "RECALLGATE_MODE": "drift", "RECALLGATE_FAIL_ON_REGRESSION": "false"}))
+	read := Flags(fs)
 	if err := fs.Parse([]string{"--mode", "pr", "--comment", "on-change"}); err != nil {
 		t.Fatal(err)
 	}
-	in, err := read()
+	in, err := read(env(map[string]string{"RECALLGATE_CONFIG": "ci/gate.toml", "RECALLGATE_MODE": "drift", "RECALLGATE_FAIL_ON_REGRESSION": "false"}))
 	if err != nil || in.Config != "ci/gate.toml" || in.Mode != "pr" || in.Comment != "on-change" || in.FailOnRegression || in.JUnit != "recallgate-junit.xml" {
 		t.Fatalf("inputs %+v, %v", in, err)
 	}
