@@ -162,7 +162,10 @@ func runCI(t *testing.T, vars map[string]string, args ...string) (int, string, s
 func TestCIGitLabMergeRequestNoteAndJUnit(t *testing.T) {
 	g := &fakeGitLab{}
 	srv := g.server(t)
-	ws, base := frozenSetRepo(t)
+	ws, base := frozenSetRepo(t, func(queries string) string {
+		// The eval set's text reaches the note: GitLab's references in it stay inert.
+		return strings.Replace(queries, "who deleted a queue", `who deleted !12 ~bug %v1 &3 $4`, 1)
+	})
 	junit := filepath.Join(t.TempDir(), "recallgate-junit.xml")
 	vars := glJob(srv.URL, ws, base)
 	vars["RECALLGATE_CONFIG"] = filepath.Join(ws, "frozen-set", "recallgate.toml")
@@ -180,6 +183,9 @@ func TestCIGitLabMergeRequestNoteAndJUnit(t *testing.T) {
 	note := g.notes[1]["body"].(string)
 	if !strings.HasPrefix(note, marker+"\n### ❌ recallgate · frozen-set: fail") || !strings.Contains(note, "**Regressed (3)**") {
 		t.Errorf("note:\n%.600s", note)
+	}
+	if !strings.Contains(note, "who deleted &#33;\u200b12 &#126;\u200bbug %\u200bv1 &amp;\u200b3 &#36;\u200b4") {
+		t.Errorf("GitLab references in the eval set's text are live in the note:\n%s", note)
 	}
 	if !strings.Contains(errs, "frozen-set/queries.jsonl:26: query q26 regressed: recall@5 1.000 → 0.000") {
 		t.Errorf("no log line for the regressed query:\n%s", errs)
