@@ -31,22 +31,17 @@ var actionCommand = command{
 func runAction(ctx context.Context, e *env) error {
 	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(ghaction.NewVisibleWriter(e.commands)))
 	e.fence = ghaction.NewFence(e.rawStderr)
-	in, err := ghaction.ReadInputs(a, e.getenv)
-	if err != nil {
-		a.Errorf("%v", err)
-		return usagef("%v", err)
-	}
+	in, inErr := ghaction.ReadInputs(a, e.getenv)
 	if in.Token != "" {
 		a.AddMask(in.Token)
 	}
 	rn := ghaction.ReadRunner(e.getenv)
-	ev, err := ghaction.ReadEvent(rn.EventPath)
-	if err != nil {
-		a.Errorf("%v", err)
-		return err
+	ev, evErr := ghaction.ReadEvent(rn.EventPath)
+	if ev == nil {
+		ev = &ghaction.Event{}
 	}
 	j := cijob.Job{
-		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Mode: ghaction.ResolveMode(in.Mode, rn.EventName), Comment: in.Comment,
+		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Command: "action", Mode: ghaction.ResolveMode(in.Mode, rn.EventName), Comment: in.Comment,
 		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical,
 		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway",
 		BaseResults:  in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
@@ -62,5 +57,13 @@ func runAction(ctx context.Context, e *env) error {
 			j.Comments, j.Issues = gh.Ports()
 		}
 	}
-	return cijob.Run(ctx, e.job(), ghaction.Step{Action: a, Runner: rn, Fit: ghclient.Fit}, j, e.stdout)
+	step := ghaction.Step{Action: a, Runner: rn, Fit: ghclient.Fit}
+	if inErr != nil {
+		evErr = usagef("%v", inErr)
+	}
+	if evErr != nil {
+		a.Errorf("%v", evErr)
+		return cijob.Fail(ctx, step, j, evErr, e.stdout)
+	}
+	return cijob.Run(ctx, e.job(), step, j, e.stdout)
 }
