@@ -201,6 +201,21 @@ func TestCIGitLabMergeRequestNoteAndJUnit(t *testing.T) {
 	if code, _, errs := runCI(t, vars); code != 1 || len(g.notes) != 2 || !strings.HasPrefix(g.notes[1]["body"].(string), marker) {
 		t.Errorf("second run: exit %d, %d notes\n%s", code, len(g.notes), errs)
 	}
+	// A pipeline that cannot run (a base commit neither the clone nor the
+	// archive has: exit 3; no base commit at all: exit 2) edits the note and
+	// the JUnit report to say so: no stale fail (or pass) stays up.
+	for _, tc := range []struct {
+		base string
+		code int
+	}{{"0123456789abcdef0123456789abcdef01234567", 3}, {"", 2}} {
+		vars["CI_MERGE_REQUEST_DIFF_BASE_SHA"] = tc.base
+		code, _, errs := runCI(t, vars)
+		body := g.notes[1]["body"].(string)
+		x, _ := os.ReadFile(junit)
+		if code != tc.code || len(g.notes) != 2 || !strings.HasPrefix(body, marker+"\n### ⚠️ recallgate") || !strings.Contains(body, "could not run") || bytes.Contains(x, []byte(`name="q26"`)) {
+			t.Errorf("base %q: exit %d, %d notes, note:\n%.400s\njunit:\n%.400s\n%s", tc.base, code, len(g.notes), body, x, errs)
+		}
+	}
 }
 
 // TestCIGitLabBaseFromArchive: a clone without the base commit (GitLab

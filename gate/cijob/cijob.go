@@ -132,8 +132,16 @@ func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) er
 		step.Infof("recallgate: %s\n", line)
 		md += "\n" + line + "\n"
 	}
+	if j.JUnit != "" {
+		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {
+			step.Warningf("the JUnit error report is not written: %v", err)
+		}
+	}
 	res := rep.PublishResult(md, reportOut, "")
 	step.Publish(res)
+	if j.NoteMarkdown != nil {
+		res.Markdown = j.NoteMarkdown(res.Markdown)
+	}
 	fmt.Fprintf(stdout, "recallgate: error (exit %d, stage %s); report %s\n", rep.Error.ExitCode, rep.Error.Stage, reportPath)
 	publish.Outcome(ctx, step, j.options(id, nil), j.Comments, j.Issues, res)
 	return err
