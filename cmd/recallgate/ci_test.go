@@ -327,3 +327,19 @@ func TestCIUnderGitHubRunsTheAction(t *testing.T) {
 		t.Errorf("exit %d, %d comments\n%s\n%s", code, len(g.comments), out, errs)
 	}
 }
+
+// TestCIGitLabMergedResults: a merged results pipeline (or a merge train)
+// gates against the commit the change was merged into,
+// CI_MERGE_REQUEST_TARGET_BRANCH_SHA, not the diff base.
+func TestCIGitLabMergedResults(t *testing.T) {
+	g := &fakeGitLab{}
+	srv := g.server(t)
+	ws, base := frozenSetRepo(t)
+	vars := glJob(srv.URL, ws, "0123456789abcdef0123456789abcdef01234567")
+	vars["CI_MERGE_REQUEST_EVENT_TYPE"], vars["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = "merge_train", base
+	vars["RECALLGATE_CONFIG"] = filepath.Join(ws, "frozen-set", "recallgate.toml")
+	vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
+	if code, out, errs := runCI(t, vars); code != 1 || len(g.archived) != 0 || len(g.notes) != 1 {
+		t.Errorf("exit %d, archives %v, %d notes\n%s\n%s", code, g.archived, len(g.notes), out, errs)
+	}
+}

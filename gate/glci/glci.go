@@ -45,9 +45,9 @@ type Runner struct {
 	// merge_train.
 	EventType string
 	// DiffBaseSHA is CI_MERGE_REQUEST_DIFF_BASE_SHA, the merge request's
-	// base commit; TargetSHA CI_MERGE_REQUEST_TARGET_BRANCH_SHA, the
-	// target branch's commit a merged-results or merge-train pipeline
-	// merged into.
+	// base commit; TargetSHA CI_MERGE_REQUEST_TARGET_BRANCH_SHA, set only
+	// in merged results pipelines and merge trains: the commit the change
+	// was merged into.
 	DiffBaseSHA, TargetSHA string
 	// SHA is CI_COMMIT_SHA, the commit the job checked out.
 	SHA string
@@ -206,9 +206,13 @@ func (rn Runner) Mode(mode string) string {
 // (detached, merged results or merge train).
 func (rn Runner) MergeRequest() bool { return rn.Source == SourceMergeRequest }
 
-// BaseSHA is the commit a merge request pipeline gates against: the target
-// branch's commit for merged results and merge trains (the head is the
-// merge of the change into it), else the merge request's diff base. A
+// BaseSHA is the commit a merge request pipeline gates against: in a
+// merged results pipeline or a merge train, CI_MERGE_REQUEST_TARGET_BRANCH_SHA
+// (the target branch's commit, or the train's previous car, that the change
+// was merged into: CI_COMMIT_SHA is that merge), else the merge request's
+// diff base. GitLab sets the target SHA only in those pipelines, and
+// CI_MERGE_REQUEST_EVENT_TYPE has said "detached" in some of them
+// (gitlab-org/gitlab#358228), so the SHA decides, not the event type. A
 // merge request pipeline without the variables is an input error (exit 2)
 // unless run files are given; "" for other pipelines.
 func (rn Runner) BaseSHA(in Inputs) (string, error) {
@@ -218,7 +222,7 @@ func (rn Runner) BaseSHA(in Inputs) (string, error) {
 	if rn.MR == 0 {
 		return "", &gate.InputError{File: "CI_MERGE_REQUEST_IID", Err: fmt.Errorf("a %s pipeline needs the merge request's IID, got %q", SourceMergeRequest, rn.MRText)}
 	}
-	if (rn.EventType == "merged_result" || rn.EventType == "merge_train") && rn.TargetSHA != "" {
+	if rn.TargetSHA != "" {
 		return rn.TargetSHA, nil
 	}
 	if rn.DiffBaseSHA == "" && in.BaseResults == "" {
@@ -279,9 +283,11 @@ func (s Step) Warningf(format string, args ...any) {
 	fmt.Fprintf(s.Log, "\x1b[33mrecallgate: warning:\x1b[0m %s\n", oneLine(fmt.Sprintf(format, args...)))
 }
 
-// Infof implements publish.Log.
+// Infof implements publish.Log; what GitLab answered (a link) shows its
+// control characters.
 func (s Step) Infof(format string, args ...any) {
-	fmt.Fprint(s.Log, fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintln(s.Log, oneLine(strings.TrimSuffix(msg, "\n")))
 }
 
 // Errorf logs the error the job ends with: a red "error:" line.
