@@ -32,9 +32,10 @@ func RunGitLab(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inp
 		UnreachableFix: glci.ShallowFix, JUnit: in.Path(in.JUnit), NoteMarkdown: report.ForGitLab,
 	}
 	publishes := in.Comment != "never" && rn.MR > 0 || j.Mode == "drift"
-	switch gl, err := glclient.New(e.HTTPClient(), rn.APIURL, rn.Token, rn.ProjectID); {
+	project, web := rn.APIProject()
+	switch gl, err := glclient.New(e.HTTPClient(), rn.APIURL, rn.Token, project); {
 	case err == nil:
-		gl.WebURL, gl.Warn = rn.ProjectURL, func(s string) { step.Warningf("%s", s) }
+		gl.WebURL, gl.Warn = web, func(s string) { step.Warningf("%s", s) }
 		j.Archive, j.Comments, j.Issues = gl, gl, gl
 	case rn.Token == "" && publishes:
 		step.Warningf("%s", rn.TokenWarning())

@@ -36,6 +36,10 @@ type Runner struct {
 	// APIURL is CI_API_V4_URL; ProjectID CI_PROJECT_ID; ProjectURL
 	// CI_PROJECT_URL (links to notes).
 	APIURL, ProjectID, ProjectURL string
+	// MRProjectID and MRProjectURL are CI_MERGE_REQUEST_PROJECT_ID and
+	// _URL: the project the merge request is in, which is not the
+	// pipeline's when a fork's pipeline runs in the fork.
+	MRProjectID, MRProjectURL string
 	// Source is CI_PIPELINE_SOURCE: merge_request_event, schedule, push, web, …
 	Source string
 	// MR is CI_MERGE_REQUEST_IID (0: none); MRText its raw value.
@@ -62,6 +66,7 @@ type Runner struct {
 func ReadRunner(getenv func(string) string) Runner {
 	rn := Runner{
 		CI: getenv("GITLAB_CI") == "true", APIURL: getenv("CI_API_V4_URL"), ProjectID: getenv("CI_PROJECT_ID"), ProjectURL: getenv("CI_PROJECT_URL"),
+		MRProjectID: getenv("CI_MERGE_REQUEST_PROJECT_ID"), MRProjectURL: getenv("CI_MERGE_REQUEST_PROJECT_URL"),
 		Source: getenv("CI_PIPELINE_SOURCE"), MRText: strings.TrimSpace(getenv("CI_MERGE_REQUEST_IID")), EventType: getenv("CI_MERGE_REQUEST_EVENT_TYPE"),
 		DiffBaseSHA: strings.TrimSpace(getenv("CI_MERGE_REQUEST_DIFF_BASE_SHA")), TargetSHA: strings.TrimSpace(getenv("CI_MERGE_REQUEST_TARGET_BRANCH_SHA")),
 		SHA: getenv("CI_COMMIT_SHA"), ProjectDir: getenv("CI_PROJECT_DIR"), Job: getenv("CI_JOB_NAME"),
@@ -200,6 +205,16 @@ func (rn Runner) Mode(mode string) string {
 		return "drift"
 	}
 	return "pr"
+}
+
+// APIProject is the project the API calls go to, and its page: the merge
+// request's project in a merge request pipeline (its notes, its base
+// commit), else the pipeline's (the drift issue).
+func (rn Runner) APIProject() (id, url string) {
+	if rn.MergeRequest() && rn.MRProjectID != "" {
+		return rn.MRProjectID, rn.MRProjectURL
+	}
+	return rn.ProjectID, rn.ProjectURL
 }
 
 // MergeRequest reports whether the pipeline is a merge request's

@@ -136,3 +136,17 @@ func TestReportLocation(t *testing.T) {
 		t.Error("Relative")
 	}
 }
+
+// A fork's merge request pipeline that runs in the fork writes to the
+// merge request's project, not the fork; a schedule to its own project.
+func TestAPIProject(t *testing.T) {
+	m := mrVars()
+	m["CI_MERGE_REQUEST_PROJECT_ID"], m["CI_MERGE_REQUEST_PROJECT_URL"], m["CI_PROJECT_ID"] = "42", "https://gitlab.example/acme/rag", "77"
+	if id, url := ReadRunner(env(m)).APIProject(); id != "42" || url != "https://gitlab.example/acme/rag" {
+		t.Errorf("merge request: %s %s", id, url)
+	}
+	m["CI_PIPELINE_SOURCE"] = "schedule"
+	if id, _ := ReadRunner(env(m)).APIProject(); id != "77" {
+		t.Errorf("schedule: %s", id)
+	}
+}
