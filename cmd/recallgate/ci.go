@@ -18,6 +18,8 @@ var ciCommand = command{
 			switch err := noArgs(args); {
 			case err != nil:
 				return err
+			case e.getenv("GITHUB_ACTIONS") == "true" && fs.NFlag() > 0:
+				return usagef("under GitHub Actions, recallgate ci takes the action's inputs (INPUT_* variables), not flags")
 			case e.getenv("GITHUB_ACTIONS") == "true":
 				return runAction(ctx, e)
 			}

@@ -326,6 +326,9 @@ func TestCIUnderGitHubRunsTheAction(t *testing.T) {
 	if code != 1 || len(g.comments) != 1 || !strings.Contains(out, "::add-mask::") {
 		t.Errorf("exit %d, %d comments\n%s\n%s", code, len(g.comments), out, errs)
 	}
+	if code, _, errs := runCI(t, ae.vars, "--mode", "drift"); code != 2 || !strings.Contains(errs, "not flags") {
+		t.Errorf("flags under GitHub: exit %d\n%s", code, errs)
+	}
 }
 
 // TestCIGitLabMergedResults: a merged results pipeline (or a merge train)
