@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -83,6 +84,8 @@ func New(hc *http.Client, apiURL, token, project string) (*Client, error) {
 		gitlab.WithCustomRetryMax(retries),
 		gitlab.WithCustomRetryWaitMinMax(200*time.Millisecond, 2*time.Second),
 		gitlab.WithOnlyIdempotentRetries(),
+		// recallgate checked the URL; the library would log to the process's stderr.
+		gitlab.WithURLWarningLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("GitLab client: %w", err)
