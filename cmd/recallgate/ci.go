@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 
-	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/glci"
+	"github.com/recallgate/recallgate/gate/gljob"
 )
 
 var ciCommand = command{
@@ -23,7 +23,7 @@ var ciCommand = command{
 			case e.getenv("GITHUB_ACTIONS") == "true":
 				return runAction(ctx, e)
 			}
-			return cijob.GitLab(ctx, e.job(), inputs, e.stderr, e.stdout)
+			return gljob.Run(ctx, e.job(), inputs, e.stderr, e.stdout)
 		}
 	},
 }
