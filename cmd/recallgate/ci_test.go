@@ -298,8 +298,14 @@ func TestCIGitLabBadInput(t *testing.T) {
 func TestCIGitLabDrift(t *testing.T) {
 	g := &fakeGitLab{}
 	srv := g.server(t)
-	dir, _ := filepath.Abs("../../frozen-set")
-	vars := glJob(srv.URL, workspace(t), "")
+	// The project is a copy of frozen-set/: the job writes .recallgate/ into its project directory.
+	project := t.TempDir()
+	src, _ := filepath.Abs("../../frozen-set")
+	dir := filepath.Join(project, "frozen-set")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	vars := glJob(srv.URL, project, "")
 	vars["CI_PIPELINE_SOURCE"], vars["CI_MERGE_REQUEST_IID"] = "schedule", ""
 	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_BASELINE"] = dir, "runs/base.jsonl"
 	vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
