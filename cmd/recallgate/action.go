@@ -4,11 +4,8 @@ import (
 	"context"
 	"flag"
 
-	"github.com/sethvargo/go-githubactions"
-
-	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/ghaction"
-	"github.com/recallgate/recallgate/gate/ghclient"
+	"github.com/recallgate/recallgate/gate/ghjob"
 )
 
 var actionCommand = command{
@@ -26,44 +23,9 @@ var actionCommand = command{
 	},
 }
 
-// runAction reads the GitHub runner (inputs, event, variables) into a
-// cijob.Job and runs it with the GitHub step and client.
+// runAction runs the action's job (ghjob.Run), its subprocesses'
+// output fenced off from the runner's workflow commands.
 func runAction(ctx context.Context, e *env) error {
-	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(ghaction.NewVisibleWriter(e.commands)))
 	e.fence = ghaction.NewFence(e.rawStderr)
-	in, inErr := ghaction.ReadInputs(a, e.getenv)
-	if in.Token != "" {
-		a.AddMask(in.Token)
-	}
-	rn := ghaction.ReadRunner(e.getenv)
-	ev, evErr := ghaction.ReadEvent(rn.EventPath)
-	if ev == nil {
-		ev = &ghaction.Event{}
-	}
-	j := cijob.Job{
-		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Command: "action", Mode: ghaction.ResolveMode(in.Mode, rn.EventName), Comment: in.Comment,
-		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical,
-		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway",
-		BaseResults:  in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
-		Workspace: rn.Workspace, TempDir: rn.Temp, BaseSHA: ev.BaseSHA(), HeadSHA: ev.HeadSHA(rn.SHA), SHA: rn.SHA, PR: ev.PRNumber(),
-		MissingProgram: ghaction.MissingProgramFix(rn),
-	}
-	if in.Token != "" {
-		gh, err := ghclient.New(e.job().HTTPClient(), rn.APIURL, in.Token, rn.Repository)
-		if err != nil {
-			a.Warningf("GitHub API unavailable, no comment or issue will be written: %v", err)
-		} else {
-			j.Archive = gh
-			j.Comments, j.Issues = gh.Ports()
-		}
-	}
-	step := ghaction.Step{Action: a, Runner: rn, Fit: ghclient.Fit}
-	if inErr != nil {
-		evErr = usagef("%v", inErr)
-	}
-	if evErr != nil {
-		a.Errorf("%v", evErr)
-		return cijob.Fail(ctx, step, j, evErr, e.stdout)
-	}
-	return cijob.Run(ctx, e.job(), step, j, e.stdout)
+	return ghjob.Run(ctx, e.job(), e.commands, e.stdout)
 }

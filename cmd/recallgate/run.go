@@ -62,7 +62,7 @@ func (e *env) job() *pipeline.Env {
 type command = cli.Command[*env]
 
 func commands() []command {
-	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, actionCommand}
+	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, actionCommand, ciCommand}
 }
 
 // run is the whole program: it closes its /proc files to the programs it will

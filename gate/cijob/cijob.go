@@ -73,6 +73,15 @@ type Job struct {
 	// Comments and Issues are the CI's REST client (nil: none).
 	Comments publish.Comments
 	Issues   publish.Issues
+	// UnreachableFix, when set, is the CI's advice for a base commit
+	// neither the clone nor the archive gave (basetree.UnreachableError.Fix).
+	UnreachableFix string
+	// JUnit, when set, is where the JUnit report goes (GitLab's
+	// artifacts:reports:junit).
+	JUnit string
+	// NoteMarkdown, when set, turns the Markdown report into the sticky
+	// comment's and drift issue's body (report.ForGitLab on GitLab).
+	NoteMarkdown func(string) string
 }
 
 // Run runs the job and publishes what it found: the JSON report, the
@@ -123,8 +132,16 @@ func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) er
 		step.Infof("recallgate: %s\n", line)
 		md += "\n" + line + "\n"
 	}
+	if j.JUnit != "" {
+		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {
+			step.Warningf("the JUnit error report is not written: %v", err)
+		}
+	}
 	res := rep.PublishResult(md, reportOut, "")
 	step.Publish(res)
+	if j.NoteMarkdown != nil {
+		res.Markdown = j.NoteMarkdown(res.Markdown)
+	}
 	fmt.Fprintf(stdout, "recallgate: error (exit %d, stage %s); report %s\n", rep.Error.ExitCode, rep.Error.Stage, reportPath)
 	publish.Outcome(ctx, step, j.options(id, nil), j.Comments, j.Issues, res)
 	return err
@@ -162,6 +179,9 @@ func compare(ctx context.Context, e *pipeline.Env, j Job) (*gate.Comparison, *ga
 		IdenticalFix: j.IdenticalFix, Archive: j.Archive,
 	}
 	cmp, set, err := pipeline.CI(ctx, e, o)
+	if ue := new(basetree.UnreachableError); j.UnreachableFix != "" && errors.As(err, &ue) {
+		ue.Fix = j.UnreachableFix
+	}
 	if errors.Is(err, pipeline.ErrNoBaseline) {
 		return nil, nil, cli.Usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
 	}
@@ -194,8 +214,16 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 		step.Infof("recallgate: %s\n", line)
 		md += "\n" + line + "\n"
 	}
+	if j.JUnit != "" {
+		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {
+			return err
+		}
+	}
 	res := rep.PublishResult(md, reportOut, step.Relative(set.Path))
 	step.Publish(res)
+	if j.NoteMarkdown != nil {
+		res.Markdown = j.NoteMarkdown(res.Markdown)
+	}
 	fmt.Fprintf(stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
 	if publish.Outcome(ctx, step, j.options(id, rep.Reasons), j.Comments, j.Issues, res) {
 		return ErrRegression

@@ -25,7 +25,7 @@ func TestDependencyStar(t *testing.T) {
 	const mod = "github.com/recallgate/recallgate/"
 	leaves := map[string]bool{"gate/atomicfile": true, "gate/retriever/spec": true, "gate/nodump": true}
 	shared := map[string]bool{"gate": true, "gate/atomicfile": true, "gate/retriever/spec": true, "gate/publish": true}
-	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "gate/cijob": true, "cmd/recallgate": true, "bench/gen": true}
+	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "gate/cijob": true, "gate/ghjob": true, "gate/gljob": true, "cmd/recallgate": true, "bench/gen": true}
 	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
@@ -39,7 +39,9 @@ func TestDependencyStar(t *testing.T) {
 				t.Errorf("gate imports %s: the domain imports the standard library only", imp)
 			case strings.HasPrefix(imp, "github.com/google/go-github") && pkg != "gate/ghclient":
 				t.Errorf("%s imports go-github: only gate/ghclient may", pkg)
-			case pkg == "gate/cijob" && (name == "gate/ghaction" || name == "gate/ghclient" || strings.HasPrefix(imp, "github.com/sethvargo/go-githubactions")):
+			case strings.HasPrefix(imp, "gitlab.com/gitlab-org/api/client-go") && pkg != "gate/glclient":
+				t.Errorf("%s imports GitLab's client: only gate/glclient may", pkg)
+			case pkg == "gate/cijob" && (name == "gate/ghaction" || name == "gate/ghclient" || name == "gate/glci" || name == "gate/glclient" || strings.HasPrefix(imp, "github.com/sethvargo/go-githubactions")):
 				t.Errorf("gate/cijob imports %s: the CI job is CI-neutral (a CI plugs in through cijob.Step and publish's ports)", imp)
 			case own && leaves[pkg]:
 				t.Errorf("%s imports %s: a leaf imports nothing of recallgate's", pkg, name)
