@@ -166,7 +166,7 @@ func TestContextPaths(t *testing.T) {
 		t.Fatalf("%+v %v", c, err)
 	}
 	for cfg, want := range map[string]string{
-		"[retriever]\ntype = \"command\"\ncommand = [\"x\"]\nabstain = \"a\"\n":                          "recallgate.toml:4: base.retriever.abstain: only an http retriever",
+		"[retriever]\ntype = \"command\"\ncommand = [\"x\"]\nabstain = \"a\"\n":                               "recallgate.toml:4: base.retriever.abstain: only an http retriever",
 		"[retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:9/s\"\ndoc = \"doc\"\ncontext_text = \"t\"\n": "recallgate.toml:5: base.retriever.context_text: a path inside the context",
 	} {
 		_, err := Parse([]byte(cfg), "recallgate.toml")
