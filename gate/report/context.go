@@ -226,7 +226,6 @@ func scoreQueryContext(q gate.QueryScore) (recall, coverage, size string) {
 	return queryRecall(c), queryCoverage(c), querySize(c)
 }
 
-
 // contextLine is the final context on one line (the HTML page's): where
 // each side's came from and the means; "" without one.
 func contextLine(r *CompareReport) string {
