@@ -196,3 +196,16 @@ func findRule(c *Comparison, name, segment string) *RuleResult {
 	}
 	return nil
 }
+
+// TestWordsAndNormalize: the fast paths agree with strings.Fields and
+// with the Unicode path.
+func TestWordsAndNormalize(t *testing.T) {
+	for _, s := range []string{"", "  a  b\tc\n", "Settings → Keys", "x\u00a0y z", "ÉTÉ  été", "a-b,c  TP-429: wait!"} {
+		if got, want := words(s), len(strings.Fields(s)); got != want {
+			t.Errorf("words(%q) = %d, want %d", s, got, want)
+		}
+		if got, want := normalize(s), normalizeUnicode(s); got != want {
+			t.Errorf("normalize(%q) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // DefaultContextTokens is the default budget of the packed final context.
@@ -48,6 +49,35 @@ func (e *Evidence) Covered() int {
 // normalize lower-cases and folds runs of white space and punctuation
 // other than digits' separators, so "Settings → Keys" matches "settings -> keys".
 func normalize(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return normalizeUnicode(s)
+		}
+	}
+	b := make([]byte, 0, len(s))
+	space := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+			fallthrough
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+			b = append(b, c)
+			space = false
+		case !space:
+			b = append(b, ' ')
+			space = true
+		}
+	}
+	if n := len(b); n > 0 && b[n-1] == ' ' {
+		b = b[:n-1]
+	}
+	return string(b)
+}
+
+// normalizeUnicode is normalize for text beyond ASCII.
+func normalizeUnicode(s string) string {
 	var b strings.Builder
 	space := true
 	for _, r := range strings.ToLower(s) {
@@ -178,11 +208,21 @@ func (c *ContextStage) Fact(text string) *Fact {
 	return nil
 }
 
-// words counts the whitespace-separated words of s without allocating.
+// words counts the whitespace-separated words of s as strings.Fields
+// splits them, without allocating.
 func words(s string) int {
 	n, in := 0, false
-	for _, r := range s {
-		sp := unicode.IsSpace(r)
+	for i := 0; i < len(s); {
+		c := s[i]
+		var sp bool
+		if c < utf8.RuneSelf {
+			sp = asciiSpace[c]
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			sp = unicode.IsSpace(r)
+			i += size
+		}
 		if !sp && !in {
 			n++
 		}
