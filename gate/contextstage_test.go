@@ -10,7 +10,7 @@ import (
 func contextSet(t *testing.T) *Set {
 	t.Helper()
 	s, err := ParseSet(strings.NewReader(
-		`{"id":"q1","query":"rotate api key","gold":{"keys":3},"evidence":["Settings → Keys"]}`+"\n"+
+		`{"id":"q1","query":"rotate api key","gold":{"keys":3},"evidence":["Settings → Keys"],"segments":["keys"]}`+"\n"+
 			`{"id":"q2","query":"token expiry","gold":{"tokens":2,"limits":1}}`+"\n"), "context.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -207,5 +207,40 @@ func TestWordsAndNormalize(t *testing.T) {
 		if got, want := normalize(s), normalizeUnicode(s); got != want {
 			t.Errorf("normalize(%q) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestContextRulesLikeTheOthers: min_flipped and require_significance make
+// a context-recall drop beyond its limit inconclusive, as for nDCG; a
+// segment rule gates facts lost in its segment alone.
+func TestContextRulesLikeTheOthers(t *testing.T) {
+	s := contextSet(t)
+	base := contextCard(t, s, []Passage{keys1, keys2}, []Passage{tokP, limitP})
+	head := contextCard(t, s, []Passage{keys1}, []Passage{tokP})
+	limit := 0.1
+	th := DefaultThresholds()
+	th.MaxContextRecallDrop, th.MinFlipped = &limit, 2
+	c, _ := Compare(base, head, th)
+	if r := findRule(c, RuleContextRecallDrop, ""); r == nil || r.Outcome != RuleInconclusive || !strings.Contains(r.Note, "min_flipped 2") {
+		t.Errorf("min_flipped: %+v", r)
+	}
+	th.MinFlipped, th.RequireSignificance = 1, true
+	c, _ = Compare(base, head, th)
+	if r := findRule(c, RuleContextRecallDrop, ""); r == nil || r.Outcome != RuleInconclusive || !strings.Contains(r.Note, "not significant") {
+		t.Errorf("significance: %+v", r)
+	}
+	off := (*int)(nil)
+	th = DefaultThresholds()
+	th.MaxFactsLost, th.MinSegmentQueries = off, 1
+	th.Segments = []SegmentRule{{Name: "keys", Limits: Limits{MaxFactsLost: tokens(0)}}}
+	c, err := Compare(base, head, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if findRule(c, RuleFactsLost, "") != nil {
+		t.Error("max_facts_lost off for the whole set, yet applied")
+	}
+	if r := findRule(c, RuleFactsLost, "keys"); r == nil || r.Outcome != RuleFail || r.Queries != 1 || !strings.HasPrefix(r.Why, "segment keys: 1 required fact") {
+		t.Errorf("segment rule: %+v", r)
 	}
 }
