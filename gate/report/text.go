@@ -173,6 +173,20 @@ func metricsHeadline(r *CompareReport) string {
 			}
 		}
 	}
+	// So is a final-context rule that failed.
+	for _, ru := range r.Rules {
+		if ru.Segment != "" || ru.Outcome != gate.RuleFail {
+			continue
+		}
+		switch ru.Metric {
+		case gate.MetricFactsLost:
+			out += fmt.Sprintf("; %d %s lost from the final context", int(ru.Value), plural(int(ru.Value), "fact", "facts"))
+		case gate.MetricContextRecall:
+			out += fmt.Sprintf("; context recall %s → %s", f3(ru.Base), f3(ru.Head))
+		case gate.MetricCoverage:
+			out += fmt.Sprintf("; evidence coverage %s → %s", f3(ru.Base), f3(ru.Head))
+		}
+	}
 	return out
 }
 
