@@ -57,6 +57,9 @@ func TestContextNotApplicable(t *testing.T) {
 			t.Errorf("%s: q2's coverage is not n/a:\n%s", f, out)
 		}
 	}
+	if x := string(render(t, c, JUnit)); !strings.Contains(x, "evidence n/a -&gt; n/a") || !strings.Contains(x, `name="context_head" value="context: packed by recallgate`) {
+		t.Errorf("junit: no n/a or context source:\n%s", x)
+	}
 	if page := string(render(t, c, HTML)); !strings.Contains(page, "base context: the pipeline&#39;s own; head context: packed by recallgate") {
 		t.Errorf("html: no context line")
 	}
