@@ -87,6 +87,10 @@ type rawSegment struct {
 	MaxBelowIncrease *int     `toml:"max_below_increase"`
 	MinRecall        *float64 `toml:"min_recall"`
 	MinNDCG          *float64 `toml:"min_ndcg"`
+	// The final-context rules.
+	MaxContextRecallDrop *float64 `toml:"max_context_recall_drop"`
+	MaxEvidenceDrop      *float64 `toml:"max_evidence_drop"`
+	MaxFactsLost         *int     `toml:"max_facts_lost"`
 }
 
 type rawConfig struct {
@@ -99,20 +103,23 @@ type rawConfig struct {
 	Corpus   string `toml:"corpus"`
 	CacheDir string `toml:"cache_dir"`
 	Gate     struct {
-		MaxRecallDrop       *float64     `toml:"max_recall_drop"`
-		MaxNewMisses        *int         `toml:"max_new_misses"`
-		MaxNDCGDrop         *float64     `toml:"max_ndcg_drop"`
-		MaxPrecisionDrop    *float64     `toml:"max_precision_drop"`
-		MaxBelowIncrease    *int         `toml:"max_below_increase"`
-		MinRecall           *float64     `toml:"min_recall"`
-		MinNDCG             *float64     `toml:"min_ndcg"`
-		MinFlipped          *int         `toml:"min_flipped"`
-		MaxLatencyRatio     *float64     `toml:"max_latency_ratio"`
-		MinSegmentQueries   *int         `toml:"min_segment_queries"`
-		RequireSignificance bool         `toml:"require_significance"`
-		Repeats             int          `toml:"repeats"`
-		MaxWaiverDays       *int         `toml:"max_waiver_days"`
-		Segment             []rawSegment `toml:"segment"`
+		MaxRecallDrop        *float64     `toml:"max_recall_drop"`
+		MaxNewMisses         *int         `toml:"max_new_misses"`
+		MaxNDCGDrop          *float64     `toml:"max_ndcg_drop"`
+		MaxPrecisionDrop     *float64     `toml:"max_precision_drop"`
+		MaxBelowIncrease     *int         `toml:"max_below_increase"`
+		MinRecall            *float64     `toml:"min_recall"`
+		MinNDCG              *float64     `toml:"min_ndcg"`
+		MinFlipped           *int         `toml:"min_flipped"`
+		MaxLatencyRatio      *float64     `toml:"max_latency_ratio"`
+		MinSegmentQueries    *int         `toml:"min_segment_queries"`
+		RequireSignificance  bool         `toml:"require_significance"`
+		Repeats              int          `toml:"repeats"`
+		MaxWaiverDays        *int         `toml:"max_waiver_days"`
+		MaxContextRecallDrop *float64     `toml:"max_context_recall_drop"`
+		MaxEvidenceDrop      *float64     `toml:"max_evidence_drop"`
+		MaxFactsLost         *int         `toml:"max_facts_lost"`
+		Segment              []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {
 		Below         *float64 `toml:"below"`
@@ -300,13 +307,17 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 	for _, f := range []struct {
 		from *float64
 		to   **float64
-	}{{g.MaxNDCGDrop, &t.MaxNDCGDrop}, {g.MaxPrecisionDrop, &t.MaxPrecisionDrop}, {g.MinRecall, &t.MinRecall}, {g.MinNDCG, &t.MinNDCG}} {
+	}{{g.MaxNDCGDrop, &t.MaxNDCGDrop}, {g.MaxPrecisionDrop, &t.MaxPrecisionDrop}, {g.MinRecall, &t.MinRecall}, {g.MinNDCG, &t.MinNDCG},
+		{g.MaxContextRecallDrop, &t.MaxContextRecallDrop}, {g.MaxEvidenceDrop, &t.MaxEvidenceDrop}} {
 		if f.from != nil {
 			*f.to = f.from
 		}
 	}
 	if g.MaxBelowIncrease != nil {
 		t.MaxBelowIncrease = g.MaxBelowIncrease
+	}
+	if g.MaxFactsLost != nil {
+		t.MaxFactsLost = g.MaxFactsLost
 	}
 	if v := g.MinFlipped; v != nil {
 		if *v < 1 {
@@ -329,7 +340,8 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 	t.RequireSignificance = g.RequireSignificance
 	for i, s := range g.Segment {
 		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"),
-			Limits: gate.Limits{MaxRecallDrop: s.MaxRecallDrop, MaxNDCGDrop: s.MaxNDCGDrop, MaxPrecisionDrop: s.MaxPrecisionDrop, MaxBelowIncrease: s.MaxBelowIncrease, MinRecall: s.MinRecall, MinNDCG: s.MinNDCG}})
+			Limits: gate.Limits{MaxRecallDrop: s.MaxRecallDrop, MaxNDCGDrop: s.MaxNDCGDrop, MaxPrecisionDrop: s.MaxPrecisionDrop, MaxBelowIncrease: s.MaxBelowIncrease, MinRecall: s.MinRecall, MinNDCG: s.MinNDCG,
+				MaxContextRecallDrop: s.MaxContextRecallDrop, MaxEvidenceDrop: s.MaxEvidenceDrop, MaxFactsLost: s.MaxFactsLost}})
 	}
 	if err := t.Validate(); err != nil {
 		ie := &gate.InputError{File: c.Path, Field: "gate", Err: err}
@@ -428,6 +440,15 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	}
 	if key, v := r.RequiredKey(); key != "" && v == "" {
 		return &gate.InputError{File: c.Path, Field: table + "." + key, Err: fmt.Errorf("required for a %s retriever", r.Type)}
+	}
+	for _, f := range []struct{ key, v string }{{"context", r.Context}, {"context_doc", r.ContextDoc}, {"context_chunk", r.ContextChunk}, {"context_text", r.ContextText}, {"context_tokens", r.ContextTokens}, {"abstain", r.Abstain}} {
+		switch {
+		case f.v == "":
+		case r.Type != "http":
+			return &gate.InputError{File: c.Path, Field: table + "." + f.key, Err: fmt.Errorf("only an http retriever takes the %s path: a command or file retriever's answer carries \"context\" and \"abstain\" itself", f.key)}
+		case f.key != "context" && f.key != "abstain" && r.Context == "":
+			return &gate.InputError{File: c.Path, Field: table + "." + f.key, Err: fmt.Errorf("a path inside the context: set context (the path to the array of passages) too")}
+		}
 	}
 	if r.Type == "command" && len(r.Command) == 0 {
 		return &gate.InputError{File: c.Path, Field: table + ".command", Err: errors.New("required for a command retriever: the argv array, e.g. [\"python3\", \"retriever.py\"]")}

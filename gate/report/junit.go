@@ -68,9 +68,20 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 	if len(r.EmptyAnswers.Head) > 0 {
 		s.Properties = append(s.Properties, junitProperty{"empty_answers_head", strings.Join(r.EmptyAnswers.Head, " ")})
 	}
+	if r.hasContext() {
+		b, h := r.Summary.Base.Context, r.Summary.Head.Context
+		s.Properties = append(s.Properties, junitProperty{"context_base", contextSource(b)}, junitProperty{"context_head", contextSource(h)},
+			junitProperty{"evidence_coverage_base", coverageOf(b)}, junitProperty{"evidence_coverage_head", coverageOf(h)})
+	}
 	for _, q := range r.Queries {
 		c := junitCase{Name: q.ID, Classname: "recallgate.query",
 			SystemOut: fmt.Sprintf("%s\nrecall@%d %.3f -> %.3f, nDCG@%d %.3f -> %.3f", q.Query, r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, r.Depth.Context, q.Base.NDCGAtK, q.Head.NDCGAtK)}
+		if q.Base.Context != nil || q.Head.Context != nil {
+			c.SystemOut += fmt.Sprintf("\nfinal context: context recall %s -> %s, evidence %s -> %s", queryRecall(q.Base.Context), queryRecall(q.Head.Context), queryCoverage(q.Base.Context), queryCoverage(q.Head.Context))
+			for _, f := range q.FactsLost {
+				c.SystemOut += fmt.Sprintf("\nfact lost: %q (base: %s; head: %s)", f.Fact, f.Passage, f.Instead)
+			}
+		}
 		switch {
 		case q.Synthetic:
 			c.Skipped = &junitSkipped{Message: "synthetic query: kept out of the verdict"}
@@ -89,7 +100,11 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 				text += " " + d
 			}
 			for _, m := range q.Moves {
-				text += fmt.Sprintf("\n%s: %s rank %s -> %s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank))
+				tail := ""
+				if m.Fact != "" {
+					tail = moveTail(m, flatten)
+				}
+				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank), tail)
 			}
 			c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
 		case q.HeadUnstable:
@@ -142,4 +157,18 @@ func benchmarkEntries(s SideSummary, n, k int, extra string) []BenchmarkEntry {
 		{Name: fmt.Sprintf("nDCG@%d", k), Unit: "nDCG", Value: s.NDCGAtK, Extra: extra},
 		{Name: "MRR", Unit: "MRR", Value: s.RR, Extra: extra},
 	}
+}
+
+// withContextEntries adds the final context's means to a side's trend
+// points, when it had one; a coverage that does not apply has no point.
+func withContextEntries(e []BenchmarkEntry, s SideSummary) []BenchmarkEntry {
+	c := s.Context
+	if c == nil {
+		return e
+	}
+	e = append(e, BenchmarkEntry{Name: "context recall", Unit: "context recall", Value: c.ContextRecall, Extra: contextSource(c)})
+	if c.EvidenceCoverage.Applies {
+		e = append(e, BenchmarkEntry{Name: "evidence coverage", Unit: "evidence coverage", Value: c.EvidenceCoverage.Value, Extra: contextSource(c)})
+	}
+	return e
 }

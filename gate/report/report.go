@@ -73,7 +73,8 @@ func Score(w io.Writer, c *gate.Scorecard, f Format) error {
 	case Markdown:
 		return scoreMarkdown(w, c)
 	case Benchmark:
-		return writeJSON(w, benchmarkEntries(sideSummary(c.Summary), c.Depth.Candidates, c.Depth.Context, ""))
+		side := sideSummary(c.Summary)
+		return writeJSON(w, withContextEntries(benchmarkEntries(side, c.Depth.Candidates, c.Depth.Context, ""), side))
 	case JUnit, HTML:
 		return fmt.Errorf("format %s is for comparisons: use compare or gate", f)
 	default:
@@ -238,7 +239,7 @@ func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
 	case JUnit:
 		return compareJUnit(w, r)
 	case Benchmark:
-		return writeJSON(w, benchmarkEntries(r.Summary.Head, r.Depth.Candidates, r.Depth.Context, ""))
+		return writeJSON(w, withContextEntries(benchmarkEntries(r.Summary.Head, r.Depth.Candidates, r.Depth.Context, ""), r.Summary.Head))
 	case HTML:
 		return compareHTML(w, r)
 	default:
