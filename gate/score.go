@@ -93,6 +93,8 @@ type QueryScore struct {
 	// Passages holds, for documents in the context window, the text of
 	// their first passage (clipped), when the run carries text.
 	Passages map[string]string
+	// Signal is what the answer said about refusing (see RefusalCheck).
+	Signal AnswerSignal
 }
 
 // PassageRunes is how much of a passage a score keeps for drill-downs; a
@@ -116,6 +118,8 @@ type UnanswerableResult struct {
 	ID       string
 	Returned int
 	Missing  bool
+	// Signal is what the answer said about refusing (see RefusalCheck).
+	Signal AnswerSignal
 }
 
 // Summary aggregates the answerable queries of one run.
@@ -337,10 +341,12 @@ func (s *Scorer) Add(r Result) error {
 		for _, h := range r.Hits {
 			s.seen.add(h.Doc)
 		}
-		s.unans[q.ID] = UnanswerableResult{ID: q.ID, Returned: s.seen.Len()}
+		s.unans[q.ID] = UnanswerableResult{ID: q.ID, Returned: s.seen.Len(), Signal: signalOf(r)}
 		return nil
 	}
-	qs, err := s.keep(ScoreQuery(q, r.Hits, s.depth, &s.seen))
+	scored := ScoreQuery(q, r.Hits, s.depth, &s.seen)
+	scored.Signal = signalOf(r)
+	qs, err := s.keep(scored)
 	if err != nil {
 		return err
 	}
@@ -487,7 +493,7 @@ func scorePipelined(path string, sc *Scorer) (RunMeta, error) {
 	}()
 	meta, rerr := ReadRunFile(path, func(r Result) error {
 		buf := append(<-free, r.Hits...)
-		work <- Result{ID: r.ID, Hits: buf, Line: r.Line}
+		work <- Result{ID: r.ID, Hits: buf, Line: r.Line, Abstain: r.Abstain}
 		return nil
 	})
 	close(work)
