@@ -242,7 +242,7 @@ func (c *Comparison) buildRefusal(base, head *Scorecard, rules [2]Refusal, pol P
 		case rules[side].MinScore != nil:
 			s.Signal = SignalMinScore
 		case decided == 0:
-			s.Signal = SignalNone
+			s.Signal, s.Undecided = SignalNone, nil
 		case len(s.Undecided) > 0:
 			s.Signal = SignalPartial
 		default:
