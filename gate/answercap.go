@@ -8,9 +8,11 @@ import (
 	"unicode/utf8"
 )
 
-// DecodeResultCapped reads one answer, {"id":"…","hits":[…]}, from r with
-// the rules of a run line (id and hits required, unknown or repeated keys
-// refused, every kept hit names its document) and keeps only its first
+// DecodeResultCapped reads one answer, {"id":"…","hits":[…]} with an
+// optional "context" (the passages the pipeline handed the model, at most
+// maxHits of them) and "abstain" (a boolean), from r with the rules of a
+// run line (id and hits required, unknown or repeated keys refused, every
+// kept hit and passage names its document) and keeps only its first
 // maxHits hits: the rest are checked as JSON and counted, never decoded,
 // so an answer of a million hits costs the memory of maxHits. r must end
 // after the object (trailing white space is allowed); name is used in
@@ -103,7 +105,7 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int) (res Result, 
 		return Result{}, 0, errNotObject
 	}
 	var id *string
-	haveHits := false
+	haveHits, haveContext := false, false
 	for dec.More() {
 		vr.mark("")
 		kt, err := dec.Token()
@@ -131,8 +133,30 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int) (res Result, 
 			if res.Hits, total, err = decodeHitsCapped(dec, vr, name, maxHits); err != nil {
 				return Result{}, 0, err
 			}
+		case "context":
+			if haveContext {
+				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
+			}
+			haveContext = true
+			if res.Context, err = decodeContextCapped(dec, vr, name, maxHits); err != nil {
+				return Result{}, 0, err
+			}
+		case "abstain":
+			if res.Abstain != nil {
+				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
+			}
+			vr.mark("abstain")
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return Result{}, 0, err
+			}
+			var b bool
+			if string(raw) != "true" && string(raw) != "false" || json.Unmarshal(raw, &b) != nil {
+				return Result{}, 0, inputErr(name, 0, "abstain", "must be true or false (the pipeline's refusal signal), got %s", clipField(string(raw)))
+			}
+			res.Abstain = &b
 		default:
-			return Result{}, 0, inputErr(name, 0, key, "unknown field (an answer has only id and hits)")
+			return Result{}, 0, inputErr(name, 0, key, "unknown field (an answer has id, hits, context and abstain)")
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
@@ -208,6 +232,65 @@ func decodeHitsCapped(dec *json.Decoder, vr *valueReader, name string, maxHits i
 		return nil, 0, err
 	}
 	return hits, total, nil
+}
+
+// decodeContextCapped reads the context array: at most maxPassages
+// passages, each decoded strictly (doc, chunk, text, tokens). null is no
+// context, as if the key were absent.
+func decodeContextCapped(dec *json.Decoder, vr *valueReader, name string, maxPassages int) ([]Passage, error) {
+	vr.mark("context")
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok == nil {
+		return nil, nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, inputErr(name, 0, "context", "must be an array of passages ({\"doc\",\"chunk\",\"text\",\"tokens\"}), not %s", tokenKind(tok))
+	}
+	ctx := []Passage{}
+	var raw json.RawMessage
+	for i := 0; dec.More(); i++ {
+		field := fmt.Sprintf("context[%d]", i)
+		if i >= maxPassages {
+			return nil, inputErr(name, 0, field, "the context holds more than %d passages (the most an answer's context may hold)", maxPassages)
+		}
+		vr.mark(field)
+		raw = raw[:0]
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		var p Passage
+		if err := decodeStrict(raw, &p); err != nil {
+			e := jsonLineError(name, 0, err)
+			e.Field = field + dotted(e.Field)
+			return nil, e
+		}
+		ctx = append(ctx, p)
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return nil, err
+	}
+	return ctx, nil
+}
+
+// tokenKind names a JSON token's kind for a message.
+func tokenKind(tok json.Token) string {
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '{' {
+			return "an object"
+		}
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a number"
 }
 
 // parseHit decodes one hit object with the run line's rules: the fast

@@ -23,6 +23,13 @@ func TestDecodeResultCappedRules(t *testing.T) {
 		{`{"id":"q1","hits":{}}`, "hits: must be an array"},
 		{`{"id":"q1","id":"q2","hits":[]}`, "id: key listed twice"},
 		{`{"id":"q1","hits":[],"extra":1}`, "extra: unknown field"},
+		{`{"id":"q1","hits":[],"context":{"doc":"a"}}`, "context: must be an array of passages"},
+		{`{"id":"q1","hits":[],"context":[{"text":"x"}]}`, `context[0].doc: query "q1": passage without a document id`},
+		{`{"id":"q1","hits":[],"context":[{"doc":"a","tokens":-3}]}`, "context[0].tokens: query \"q1\": -3 is negative"},
+		{`{"id":"q1","hits":[],"context":[{"doc":"a","rank":1}]}`, "context[0].rank: unknown field"},
+		{`{"id":"q1","hits":[],"context":[],"context":[]}`, "context: key listed twice"},
+		{`{"id":"q1","hits":[],"abstain":"yes"}`, "abstain: must be true or false"},
+		{`{"id":"q1","hits":[],"abstain":1}`, "abstain: must be true or false"},
 		{`{"id":"q1","hits":[{"doc":"a","doc":"b"}]}`, "hits[0].doc: key listed twice"},
 		{`{"id":"q1","hits":[{"doc":"a","rank":1}]}`, "hits[0].rank: unknown field"},
 		{`{"id":"q1","hits":[{"doc":""}]}`, "hits[0].doc: query \"q1\": hit without a document id"},
@@ -89,3 +96,27 @@ var errStop = fmt.Errorf("stop")
 type iotest struct{}
 
 func (iotest) Read([]byte) (int, error) { return 0, errStop }
+
+// TestDecodeResultCappedContext: an answer's context and abstain are kept
+// as a run line keeps them, and a context longer than the cap is refused.
+func TestDecodeResultCappedContext(t *testing.T) {
+	line := `{"id":"q1","hits":[{"doc":"a"}],"context":[{"doc":"a","chunk":"a#2","text":"Settings → Keys","tokens":4},{"doc":"b"}],"abstain":false}`
+	res, _, err := DecodeResultCapped(strings.NewReader(line), "ans", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Context) != 2 || res.Context[0].Chunk != "a#2" || *res.Context[0].Tokens != 4 || res.Context[1].Tokens != nil || res.Abstain == nil || *res.Abstain {
+		t.Fatalf("%+v", res)
+	}
+	for _, l := range []string{`{"id":"q1","hits":[]}`, `{"id":"q1","hits":[],"context":null}`} {
+		if res, _, err := DecodeResultCapped(strings.NewReader(l), "ans", 100); err != nil || res.Context != nil || res.Abstain != nil {
+			t.Errorf("%s: %+v %v", l, res, err)
+		}
+	}
+	if res, _, err := DecodeResultCapped(strings.NewReader(`{"id":"q1","hits":[],"context":[]}`), "ans", 100); err != nil || res.Context == nil {
+		t.Errorf("empty context: %+v %v", res, err)
+	}
+	if _, _, err := DecodeResultCapped(strings.NewReader(`{"id":"q1","hits":[],"context":[{"doc":"a"},{"doc":"b"},{"doc":"c"}]}`), "ans", 2); err == nil || !strings.Contains(err.Error(), "context[2]") {
+		t.Errorf("over the cap: %v", err)
+	}
+}

@@ -20,7 +20,7 @@ func MergeShards(set *Set, paths []string) ([]Result, error) {
 				return &InputError{File: path, Line: r.Line, Err: fmt.Errorf("query %s is also in %s: the shards overlap", r.ID, prev)}
 			}
 			from[r.ID] = path
-			byID[r.ID] = Result{ID: r.ID, Hits: append([]Hit(nil), r.Hits...)}
+			byID[r.ID] = Result{ID: r.ID, Hits: append([]Hit(nil), r.Hits...), Context: r.Context, Abstain: r.Abstain}
 			return nil
 		})
 		if err != nil {

@@ -493,7 +493,7 @@ func scorePipelined(path string, sc *Scorer) (RunMeta, error) {
 	}()
 	meta, rerr := ReadRunFile(path, func(r Result) error {
 		buf := append(<-free, r.Hits...)
-		work <- Result{ID: r.ID, Hits: buf, Line: r.Line, Abstain: r.Abstain}
+		work <- Result{ID: r.ID, Hits: buf, Line: r.Line, Context: r.Context, Abstain: r.Abstain}
 		return nil
 	})
 	close(work)

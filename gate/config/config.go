@@ -499,6 +499,15 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	if key, v := r.RequiredKey(); key != "" && v == "" {
 		return &gate.InputError{File: c.Path, Field: table + "." + key, Err: fmt.Errorf("required for a %s retriever", r.Type)}
 	}
+	for _, f := range []struct{ key, v string }{{"context", r.Context}, {"context_doc", r.ContextDoc}, {"context_chunk", r.ContextChunk}, {"context_text", r.ContextText}, {"context_tokens", r.ContextTokens}, {"abstain", r.Abstain}} {
+		switch {
+		case f.v == "":
+		case r.Type != "http":
+			return &gate.InputError{File: c.Path, Field: table + "." + f.key, Err: fmt.Errorf("only an http retriever takes the %s path: a command or file retriever's answer carries \"context\" and \"abstain\" itself", f.key)}
+		case f.key != "context" && f.key != "abstain" && r.Context == "":
+			return &gate.InputError{File: c.Path, Field: table + "." + f.key, Err: fmt.Errorf("a path inside the context: set context (the path to the array of passages) too")}
+		}
+	}
 	if r.Type == "command" && len(r.Command) == 0 {
 		return &gate.InputError{File: c.Path, Field: table + ".command", Err: errors.New("required for a command retriever: the argv array, e.g. [\"python3\", \"retriever.py\"]")}
 	}

@@ -156,3 +156,22 @@ func TestReportName(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestContextPaths: an http retriever takes the context and abstain paths;
+// another kind, or a passage path without context, is an error naming the
+// file, line and key.
+func TestContextPaths(t *testing.T) {
+	c, err := Parse([]byte("[retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:9/s\"\ndoc = \"doc\"\ncontext = \"context\"\ncontext_doc = \"meta.doc\"\nabstain = \"answer.abstained\"\n"), "recallgate.toml")
+	if err != nil || c.Base.Context != "context" || c.Base.ContextDoc != "meta.doc" || c.Base.Abstain != "answer.abstained" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	for cfg, want := range map[string]string{
+		"[retriever]\ntype = \"command\"\ncommand = [\"x\"]\nabstain = \"a\"\n":                               "recallgate.toml:4: base.retriever.abstain: only an http retriever",
+		"[retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:9/s\"\ndoc = \"doc\"\ncontext_text = \"t\"\n": "recallgate.toml:5: base.retriever.context_text: a path inside the context",
+	} {
+		_, err := Parse([]byte(cfg), "recallgate.toml")
+		if err == nil || !gate.IsInput(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err %v, want %q", cfg, err, want)
+		}
+	}
+}

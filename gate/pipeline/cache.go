@@ -67,7 +67,7 @@ func (c *RunCache) load(e *Env, key string, set *gate.Set) ([]gate.Result, bool)
 	}
 	var res []gate.Result
 	meta, err := gate.ReadRunFile(p, func(r gate.Result) error {
-		res = append(res, gate.Result{ID: r.ID, Hits: append([]gate.Hit(nil), r.Hits...)})
+		res = append(res, gate.Result{ID: r.ID, Hits: append([]gate.Hit(nil), r.Hits...), Context: r.Context, Abstain: r.Abstain})
 		return nil
 	})
 	if err == nil && meta.CacheKey != key {

@@ -109,6 +109,8 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		ep, err := httpretriever.New(httpretriever.Config{
 			URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
 			Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
+			Context: r.Context, ContextDoc: r.ContextDoc, ContextChunk: r.ContextChunk, ContextText: r.ContextText, ContextTokens: r.ContextTokens,
+			Abstain: r.Abstain,
 			Retries: retries, MaxBody: r.MaxBody, Warn: func(s string) { warn(d, side, s) },
 		}, d.Client, d.Getenv)
 		if err != nil {

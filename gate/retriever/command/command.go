@@ -1,6 +1,8 @@
 // Package command is the "command" retriever: a long-lived subprocess that
 // reads one JSON request a line on stdin, {"id","query","k"}, and answers one
-// JSON line on stdout, {"id","hits":[…]}. The process starts once, so a
+// JSON line on stdout, {"id","hits":[…]}, optionally with "context" (the
+// passages the pipeline handed the model, in order) and "abstain" (its
+// refusal signal, a boolean). The process starts once, so a
 // Python retriever loads its model once for the whole set. It is started
 // from an argv array, never through a shell; its stderr is passed through.
 //
@@ -160,17 +162,31 @@ func (r *Retriever) exited() bool {
 
 // Retrieve implements gate.Retriever.
 func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.Hit, error) {
+	a, err := r.Answer(ctx, q, k)
+	return a.Hits, err
+}
+
+// Answer implements gate.AnswerRetriever: the answer line's hits, and its
+// "context" (the passages the pipeline handed the model) and "abstain"
+// (its refusal signal) when the line carries them.
+func (r *Retriever) Answer(ctx context.Context, q *gate.Query, k int) (gate.Answer, error) {
+	hits, res, err := r.answer(ctx, q, k)
+	return gate.Answer{Hits: hits, Context: res.Context, Abstain: res.Abstain}, err
+}
+
+func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hit, gate.Result, error) {
+	var none gate.Result
 	select {
 	case r.turn <- struct{}{}:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("no answer to %s in time: waited for earlier queries to the retriever: %w", q.ID, ctx.Err())
+		return nil, none, fmt.Errorf("no answer to %s in time: waited for earlier queries to the retriever: %w", q.ID, ctx.Err())
 	}
 	defer func() { <-r.turn }()
 	if r.broken != nil {
-		return nil, r.broken
+		return nil, none, r.broken
 	}
 	if line, ok := r.unsolicited(); ok {
-		return nil, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s (it came before %s was asked): %s; print debug output to stderr", q.ID, q.ID, line))
+		return nil, none, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s (it came before %s was asked): %s; print debug output to stderr", q.ID, q.ID, line))
 	}
 	req, _ := json.Marshal(struct {
 		ID    string `json:"id"`
@@ -210,23 +226,23 @@ func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.
 	if _, err := r.stdin.Write(req); err != nil {
 		switch {
 		case ctx.Err() != nil && !r.exited():
-			return nil, r.fail(q.ID, fmt.Errorf("the retriever did not read the request for %s (%d bytes) from its stdin in time: it must read each request line as it comes; stopped it: %w", q.ID, len(req), ctx.Err()))
+			return nil, none, r.fail(q.ID, fmt.Errorf("the retriever did not read the request for %s (%d bytes) from its stdin in time: it must read each request line as it comes; stopped it: %w", q.ID, len(req), ctx.Err()))
 		default:
-			return nil, r.fail(q.ID, fmt.Errorf("retriever process %s is gone (%s)", r.name, r.exitInfo()))
+			return nil, none, r.fail(q.ID, fmt.Errorf("retriever process %s is gone (%s)", r.name, r.exitInfo()))
 		}
 	}
 	lr := &lineReader{br: r.br, max: MaxLineBytes}
 	res, total, err := gate.DecodeResultCapped(lr, r.name+" stdout", gate.MaxKeptHits(k))
 	if err != nil {
-		return nil, r.fail(q.ID, r.explain(ctx, q.ID, lr, err))
+		return nil, none, r.fail(q.ID, r.explain(ctx, q.ID, lr, err))
 	}
 	if res.ID != q.ID {
-		return nil, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", q.ID, strconv.Quote(res.ID), lr.clipped()))
+		return nil, none, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", q.ID, strconv.Quote(res.ID), lr.clipped()))
 	}
 	if total > len(res.Hits) && r.warn != nil && r.warned.CompareAndSwap(false, true) {
 		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", q.ID, total, k, len(res.Hits), gate.HitsPerDepth, gate.MinKeptHits))
 	}
-	return res.Hits, nil
+	return res.Hits, res, nil
 }
 
 // explain turns a failed read of the answer to id into what happened.
@@ -398,5 +414,5 @@ func clip(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// The command retriever answers queries as gate.Retriever says.
-var _ gate.Retriever = (*Retriever)(nil)
+// The command retriever answers queries as gate.AnswerRetriever says.
+var _ gate.AnswerRetriever = (*Retriever)(nil)

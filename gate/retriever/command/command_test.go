@@ -118,6 +118,25 @@ func fake(mode string) {
 			out.WriteString(`{"doc":"last"}]}` + "\n")
 			out.Flush()
 			continue
+		case mode == "context": // the answer lines of a pipeline that logs its final context
+			switch req.ID {
+			case "q1":
+				fmt.Fprintf(out, `{"id":"q1","hits":[{"doc":"a","chunk":"a#1"},{"doc":"b"}],"context":[{"doc":"a","chunk":"a#2","text":"Settings → Keys","tokens":3}],"abstain":false}`+"\n")
+			case "q2":
+				fmt.Fprintf(out, `{"id":"q2","hits":[],"context":[],"abstain":true}`+"\n")
+			case "notarray":
+				fmt.Fprintf(out, `{"id":"notarray","hits":[],"context":{"doc":"a"}}`+"\n")
+			case "nodoc":
+				fmt.Fprintf(out, `{"id":"nodoc","hits":[],"context":[{"text":"x"}]}`+"\n")
+			case "negative":
+				fmt.Fprintf(out, `{"id":"negative","hits":[],"context":[{"doc":"a","tokens":-2}]}`+"\n")
+			case "yes":
+				fmt.Fprintf(out, `{"id":"yes","hits":[],"abstain":"yes"}`+"\n")
+			default:
+				fmt.Fprintf(out, `{"id":%q,"hits":[{"doc":"a"}]}`+"\n", req.ID)
+			}
+			out.Flush()
+			continue
 		case mode == "bighit": // one hit holding 8 MiB of text
 			fmt.Fprintf(out, `{"id":%q,"hits":[{"doc":"a","text":"%s"}]}`+"\n", req.ID, bytes.Repeat([]byte("x"), 8<<20))
 			out.Flush()
@@ -533,5 +552,36 @@ func alive(pid int) bool {
 			return true
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestAnswerContext: an answer line's context and abstain reach the
+// gate.Answer; a line without them carries none; each bad one is an error
+// naming the query and the field.
+func TestAnswerContext(t *testing.T) {
+	var stderr syncBuffer
+	r := start(t, "context", &stderr)
+	ctx := context.Background()
+	a, err := r.Answer(ctx, &gate.Query{ID: "q1", Text: "x"}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Hits) != 2 || len(a.Context) != 1 || a.Context[0].Chunk != "a#2" || a.Context[0].Text != "Settings → Keys" || a.Context[0].Tokens == nil || *a.Context[0].Tokens != 3 || a.Abstain == nil || *a.Abstain {
+		t.Fatalf("q1: %+v", a)
+	}
+	a, err = r.Answer(ctx, &gate.Query{ID: "q2", Text: "x"}, 5)
+	if err != nil || a.Context == nil || len(a.Context) != 0 || a.Abstain == nil || !*a.Abstain {
+		t.Fatalf("q2: %+v %v", a, err)
+	}
+	a, err = r.Answer(ctx, &gate.Query{ID: "q3", Text: "x"}, 5)
+	if err != nil || a.Context != nil || a.Abstain != nil {
+		t.Fatalf("q3 (no context, no abstain): %+v %v", a, err)
+	}
+	for id, want := range map[string]string{"notarray": "context: must be an array", "nodoc": "context[0].doc", "negative": "context[0].tokens", "yes": "abstain: must be true or false"} {
+		r := start(t, "context", &stderr)
+		_, err := r.Answer(ctx, &gate.Query{ID: id, Text: "x"}, 5)
+		if err == nil || !strings.Contains(err.Error(), "answer to "+id) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want it to name the query and %q", id, err, want)
+		}
 	}
 }

@@ -13,15 +13,17 @@ import (
 // Retriever answers queries from a loaded run file.
 type Retriever struct {
 	path    string
-	results map[string][]gate.Hit
+	results map[string]gate.Answer
 	meta    gate.RunMeta
 }
 
 // Load reads the whole run file into memory.
 func Load(path string) (*Retriever, error) {
-	r := &Retriever{path: path, results: map[string][]gate.Hit{}}
+	r := &Retriever{path: path, results: map[string]gate.Answer{}}
 	meta, err := gate.ReadRunFile(path, func(res gate.Result) error {
-		r.results[res.ID] = append([]gate.Hit(nil), res.Hits...)
+		// The context is the line's own (the parser copies it); the hits
+		// may share the reader's scratch space.
+		r.results[res.ID] = gate.Answer{Hits: append([]gate.Hit(nil), res.Hits...), Context: res.Context, Abstain: res.Abstain}
 		return nil
 	})
 	if err != nil {
@@ -42,12 +44,19 @@ func (r *Retriever) Meta() gate.RunMeta { return r.meta }
 // cutting chunks here would lose documents. A query the file has no line
 // for is an error: the step that wrote the file did not retrieve it.
 func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.Hit, error) {
-	hits, ok := r.results[q.ID]
-	if !ok {
-		return nil, fmt.Errorf("run file %s has no result for this query", r.path)
-	}
-	return hits, nil
+	a, err := r.Answer(ctx, q, k)
+	return a.Hits, err
 }
 
-// The file retriever answers queries as gate.Retriever says.
-var _ gate.Retriever = (*Retriever)(nil)
+// Answer implements gate.AnswerRetriever: the line's hits, as Retrieve
+// returns them, with the final context and refusal signal it kept.
+func (r *Retriever) Answer(ctx context.Context, q *gate.Query, k int) (gate.Answer, error) {
+	a, ok := r.results[q.ID]
+	if !ok {
+		return gate.Answer{}, fmt.Errorf("run file %s has no result for this query", r.path)
+	}
+	return a, nil
+}
+
+// The file retriever answers queries as gate.AnswerRetriever says.
+var _ gate.AnswerRetriever = (*Retriever)(nil)

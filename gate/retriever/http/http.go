@@ -44,6 +44,15 @@ type Config struct {
 	Hits string
 	// Doc, Chunk, Score and Text are paths inside one hit; Doc is required.
 	Doc, Chunk, Score, Text string
+	// Context, when set, is the path to the array of passages the pipeline
+	// handed the model, in order; ContextDoc, ContextChunk, ContextText and
+	// ContextTokens are paths inside one passage (default "doc", "chunk",
+	// "text" and "tokens"). An answer without it is an error.
+	Context                                              string
+	ContextDoc, ContextChunk, ContextText, ContextTokens string
+	// Abstain, when set, is the path to the pipeline's refusal signal, a
+	// boolean ("answer.abstained"). An answer without it is an error.
+	Abstain string
 	// Retries is how many times a 429, 5xx or broken connection is retried.
 	Retries int
 	// MaxBody is the largest response body read, in bytes.
@@ -69,6 +78,9 @@ type Retriever struct {
 	headers http.Header
 	hits    []string
 	fields  [4][]string // doc, chunk, score, text
+	context []string
+	cfields [4][]string // a passage's doc, chunk, text, tokens
+	abstain []string
 	secrets []string
 	dropped sync.Once // the warning about answers over gate.MaxKeptHits
 }
@@ -111,6 +123,13 @@ func New(cfg Config, client *http.Client, getenv func(string) string) (*Retrieve
 	for i, p := range []string{cfg.Doc, cfg.Chunk, cfg.Score, cfg.Text} {
 		r.fields[i] = splitPath(p)
 	}
+	if cfg.Context == "" && cfg.ContextDoc+cfg.ContextChunk+cfg.ContextText+cfg.ContextTokens != "" {
+		return nil, errors.New("context_doc, context_chunk, context_text and context_tokens are paths inside the context: set context (the path to the array of passages) too")
+	}
+	r.context, r.abstain = splitPath(cfg.Context), splitPath(cfg.Abstain)
+	for i, p := range []string{orDefault(cfg.ContextDoc, "doc"), orDefault(cfg.ContextChunk, "chunk"), orDefault(cfg.ContextText, "text"), orDefault(cfg.ContextTokens, "tokens")} {
+		r.cfields[i] = splitPath(p)
+	}
 	for name, v := range cfg.Headers {
 		var missing, secret []string
 		val := os.Expand(v, func(k string) string {
@@ -141,6 +160,13 @@ func New(cfg Config, client *http.Client, getenv func(string) string) (*Retrieve
 	return r, nil
 }
 
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
 // Preflight sends one request with a harmless query, so a wrong URL or
 // credentials fail before the whole set is run. A refused connection or an
 // unknown host is not retried there: nothing listens at that address, and
@@ -152,18 +178,31 @@ func (r *Retriever) Preflight(ctx context.Context) error {
 
 // Retrieve implements gate.Retriever.
 func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.Hit, error) {
+	a, err := r.retrieve(ctx, q, k, false)
+	return a.Hits, err
+}
+
+// Answer implements gate.AnswerRetriever: the hits, and the final context
+// and refusal signal at the configured context and abstain paths.
+func (r *Retriever) Answer(ctx context.Context, q *gate.Query, k int) (gate.Answer, error) {
 	return r.retrieve(ctx, q, k, false)
 }
 
-func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, preflight bool) ([]gate.Hit, error) {
+func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, preflight bool) (gate.Answer, error) {
 	body, err := r.call(ctx, q, k, preflight)
 	if err != nil {
-		return nil, r.redact(err)
+		return gate.Answer{}, r.redact(err)
 	}
 	keep := gate.MaxKeptHits(k)
 	hits, total, err := r.parse(body, keep)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", redactURL(r.cfg.URL), err)
+		return gate.Answer{}, fmt.Errorf("%s: %w", redactURL(r.cfg.URL), err)
+	}
+	a := gate.Answer{Hits: hits}
+	if !preflight {
+		if a.Context, a.Abstain, err = r.parseAnswer(body, keep); err != nil {
+			return gate.Answer{}, fmt.Errorf("%s: %w", redactURL(r.cfg.URL), err)
+		}
 	}
 	if total > keep && r.cfg.Warn != nil {
 		r.dropped.Do(func() {
@@ -171,7 +210,7 @@ func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, prefligh
 				redactURL(r.cfg.URL), q.ID, total, keep, gate.HitsPerDepth, gate.MinKeptHits))
 		})
 	}
-	return hits, nil
+	return a, nil
 }
 
 func (r *Retriever) request(ctx context.Context, q *gate.Query, k int) (*http.Request, error) {
@@ -378,7 +417,7 @@ func (r *Retriever) parse(body []byte, keep int) (hits []gate.Hit, total int, er
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	a := answerWalk{r: r, dec: dec, keep: keep}
-	found, err := a.value(r.hits)
+	found, err := a.value(r.hits, a.hitList)
 	if err != nil {
 		var he hitError
 		if errors.As(err, &he) {
@@ -414,11 +453,12 @@ type answerWalk struct {
 	total int
 }
 
-// value reads one JSON value; path is what is left of the hits path
-// below it. It reports whether the hits array was found in the value.
-func (a *answerWalk) value(path []string) (bool, error) {
+// value reads one JSON value; path is what is left of the path sought
+// below it, and leaf reads the value found there. It reports whether the
+// path was found in the value.
+func (a *answerWalk) value(path []string, leaf func() error) (bool, error) {
 	if len(path) == 0 {
-		return true, a.hitList()
+		return true, leaf()
 	}
 	tok, err := a.dec.Token()
 	if err != nil {
@@ -438,7 +478,7 @@ func (a *answerWalk) value(path []string) (bool, error) {
 			}
 			var f bool
 			if k, _ := kt.(string); k == path[0] && !found {
-				f, err = a.value(path[1:])
+				f, err = a.value(path[1:], leaf)
 			} else {
 				err = skipValue(a.dec)
 			}
@@ -452,7 +492,7 @@ func (a *answerWalk) value(path []string) (bool, error) {
 		for i := 0; a.dec.More(); i++ {
 			var f bool
 			if aerr == nil && i == want {
-				f, err = a.value(path[1:])
+				f, err = a.value(path[1:], leaf)
 			} else {
 				err = skipValue(a.dec)
 			}
@@ -502,6 +542,113 @@ func (a *answerWalk) hitList() error {
 	}
 	_, err = a.dec.Token() // the closing ']'
 	return err
+}
+
+// parseAnswer reads the final context and the refusal signal at their
+// configured paths (each a walk of its own over the answer, which parse
+// has checked): nil for a path not configured. More than keep passages
+// is an error, as is a path the answer lacks.
+func (r *Retriever) parseAnswer(body []byte, keep int) (ctx []gate.Passage, abstain *bool, err error) {
+	walk := func(path []string, name string, leaf func(a *answerWalk) error) error {
+		a := &answerWalk{r: r, dec: json.NewDecoder(bytes.NewReader(body)), keep: keep}
+		a.dec.UseNumber()
+		found, err := a.value(path, func() error { return leaf(a) })
+		var he hitError
+		switch {
+		case errors.As(err, &he):
+			return he.err
+		case err != nil:
+			return fmt.Errorf("answer is not JSON: %v%s", err, excerpt(body))
+		case !found:
+			return fmt.Errorf("answer has no %q (the %s path)", strings.Join(path, "."), name)
+		}
+		return nil
+	}
+	if r.context != nil {
+		if err := walk(r.context, "context", func(a *answerWalk) error {
+			var err error
+			ctx, err = a.contextList()
+			return err
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r.abstain != nil {
+		if err := walk(r.abstain, "abstain", func(a *answerWalk) error {
+			var v any
+			if err := a.dec.Decode(&v); err != nil {
+				return err
+			}
+			b, ok := v.(bool)
+			if !ok {
+				return hitError{fmt.Errorf("%q in the answer is %s, not a boolean (true when the pipeline refused)", r.cfg.Abstain, jsonKind(v))}
+			}
+			abstain = &b
+			return nil
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ctx, abstain, nil
+}
+
+// contextList reads the context array: each passage through the
+// configured paths, at most keep of them.
+func (a *answerWalk) contextList() ([]gate.Passage, error) {
+	var item any
+	if err := a.dec.Decode(&item); err != nil {
+		return nil, err
+	}
+	list, ok := item.([]any)
+	if !ok {
+		return nil, hitError{fmt.Errorf("%q in the answer is not an array of passages (it is %s)", a.r.cfg.Context, jsonKind(item))}
+	}
+	if len(list) > a.keep {
+		return nil, hitError{fmt.Errorf("%q in the answer holds %d passages, more than %d (the most a context may hold)", a.r.cfg.Context, len(list), a.keep)}
+	}
+	out := []gate.Passage{}
+	for i, it := range list {
+		p, err := a.r.passage(i, it)
+		if err != nil {
+			return nil, hitError{err}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// passage reads passage i of a context with the configured paths.
+func (r *Retriever) passage(i int, item any) (gate.Passage, error) {
+	var p gate.Passage
+	name := func(f int) string { return strings.Join(r.cfields[f], ".") }
+	doc, ok := lookup(item, r.cfields[0])
+	if !ok {
+		return p, fmt.Errorf("context passage %d has no %q (passage without a document id)", i, name(0))
+	}
+	if p.Doc, ok = scalar(doc); !ok || strings.TrimSpace(p.Doc) == "" {
+		return p, fmt.Errorf("context passage %d: %q is not a non-empty string or number", i, name(0))
+	}
+	if v, ok := lookup(item, r.cfields[1]); ok {
+		p.Chunk, _ = scalar(v)
+	}
+	if v, ok := lookup(item, r.cfields[2]); ok {
+		p.Text, _ = scalar(v)
+	}
+	if v, ok := lookup(item, r.cfields[3]); ok && v != nil {
+		n, isNum := v.(json.Number)
+		t, err := n.Int64()
+		switch {
+		case !isNum || err != nil:
+			return p, fmt.Errorf("context passage %d: %q is %s, not a whole number of tokens", i, name(3), jsonKind(v))
+		case t < 0:
+			return p, fmt.Errorf("context passage %d: %q is %d, negative", i, name(3), t)
+		case t > math.MaxInt32:
+			return p, fmt.Errorf("context passage %d: %q is %d, too many tokens for one passage", i, name(3), t)
+		}
+		tokens := int(t)
+		p.Tokens = &tokens
+	}
+	return p, nil
 }
 
 // skipValue reads one JSON value and drops it: the decoder's scanner
@@ -569,5 +716,5 @@ func jsonKind(v any) string {
 	return "a number"
 }
 
-// The http retriever answers queries as gate.Retriever says.
-var _ gate.Retriever = (*Retriever)(nil)
+// The http retriever answers queries as gate.AnswerRetriever says.
+var _ gate.AnswerRetriever = (*Retriever)(nil)

@@ -293,3 +293,63 @@ func TestAmbiguousAnswersRefused(t *testing.T) {
 		t.Errorf("a null or absent score is no score: %v %v", hits, err)
 	}
 }
+
+// TestAnswerContextAndAbstain: the context and abstain paths read a real
+// pipeline's answer (hits, the final context after rerank and budget, the
+// refusal flag under answer.abstained); a bad one is an error saying why.
+func TestAnswerContextAndAbstain(t *testing.T) {
+	answer := `{"hits":[{"doc":"security/api-keys","chunk":"security/api-keys#1","score":7.5},{"doc":"admin/tokens","score":2}],` +
+		`"context":[{"doc":"security/api-keys","chunk":"security/api-keys#2","text":"Open Settings → Keys and press Rotate.","tokens":9},{"doc":"admin/tokens","chunk":"admin/tokens#1","text":"Tokens expire."}],` +
+		`"answer":{"text":"Open Settings → Keys.","abstained":false}}`
+	refused := `{"hits":[{"doc":"admin/tokens","score":0.1}],"context":[],"answer":{"text":"","abstained":true}}`
+	serve := func(body string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, body) }))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	cfg := Config{Hits: "hits", Doc: "doc", Chunk: "chunk", Score: "score", Context: "context", Abstain: "answer.abstained"}
+	cfg.URL = serve(answer)
+	a, err := newRetriever(t, cfg, nil).Answer(context.Background(), q, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Hits) != 2 || len(a.Context) != 2 || a.Context[0].Chunk != "security/api-keys#2" || a.Context[0].Tokens == nil || *a.Context[0].Tokens != 9 ||
+		a.Context[1].Doc != "admin/tokens" || a.Context[1].Tokens != nil || !strings.Contains(a.Context[0].Text, "Settings → Keys") || a.Abstain == nil || *a.Abstain {
+		t.Fatalf("answer: %+v", a)
+	}
+	cfg.URL = serve(refused)
+	a, err = newRetriever(t, cfg, nil).Answer(context.Background(), q, 5)
+	if err != nil || a.Context == nil || len(a.Context) != 0 || a.Abstain == nil || !*a.Abstain {
+		t.Fatalf("refused: %+v %v", a, err)
+	}
+	// Nested paths inside the passage.
+	cfg2 := Config{Hits: "hits", Doc: "doc", Context: "answer.sources", ContextDoc: "meta.doc_id", ContextText: "content", ContextTokens: "n_tokens"}
+	cfg2.URL = serve(`{"hits":[],"answer":{"sources":[{"meta":{"doc_id":"a"},"content":"t","n_tokens":2}]}}`)
+	a, err = newRetriever(t, cfg2, nil).Answer(context.Background(), q, 5)
+	if err != nil || len(a.Context) != 1 || a.Context[0].Doc != "a" || a.Context[0].Text != "t" || *a.Context[0].Tokens != 2 || a.Abstain != nil {
+		t.Fatalf("nested: %+v %v", a, err)
+	}
+	// Without the paths, an answer's context key is not read.
+	plain := Config{Hits: "hits", Doc: "doc", URL: serve(answer)}
+	if a, err := newRetriever(t, plain, nil).Answer(context.Background(), q, 5); err != nil || a.Context != nil || a.Abstain != nil {
+		t.Fatalf("no paths: %+v %v", a, err)
+	}
+	for body, want := range map[string]string{
+		`{"hits":[],"context":{"doc":"a"},"answer":{"abstained":false}}`:                `"context" in the answer is not an array`,
+		`{"hits":[],"context":[{"text":"x"}],"answer":{"abstained":false}}`:             `passage 0 has no "doc"`,
+		`{"hits":[],"context":[{"doc":"a","tokens":-1}],"answer":{"abstained":false}}`:  "negative",
+		`{"hits":[],"context":[{"doc":"a","tokens":"3"}],"answer":{"abstained":false}}`: "not a whole number",
+		`{"hits":[],"context":[],"answer":{"abstained":"yes"}}`:                         `"answer.abstained" in the answer is a string, not a boolean`,
+		`{"hits":[],"context":[]}`:                `answer has no "answer.abstained"`,
+		`{"hits":[],"answer":{"abstained":true}}`: `answer has no "context"`,
+	} {
+		cfg.URL = serve(body)
+		_, err := newRetriever(t, cfg, nil).Answer(context.Background(), q, 5)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", body, err, want)
+		}
+	}
+	if _, err := New(Config{URL: "http://127.0.0.1:1/", Doc: "doc", ContextDoc: "d"}, nil, nil); err == nil || !strings.Contains(err.Error(), "set context") {
+		t.Errorf("context_doc without context: %v", err)
+	}
+}

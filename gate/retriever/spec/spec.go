@@ -72,8 +72,18 @@ type Retriever struct {
 	ChunkPath string `toml:"chunk"`
 	ScorePath string `toml:"score"`
 	TextPath  string `toml:"text"`
-	Retries   *int   `toml:"retries"`
-	MaxBody   int64  `toml:"max_body_bytes"`
+	// Context is the path to the array of passages the pipeline handed
+	// the model; ContextDoc, ContextChunk, ContextText and ContextTokens
+	// are paths inside one passage. Abstain is the path to the pipeline's
+	// refusal signal, a boolean. All optional, http only.
+	Context       string `toml:"context" json:",omitempty"`
+	ContextDoc    string `toml:"context_doc" json:",omitempty"`
+	ContextChunk  string `toml:"context_chunk" json:",omitempty"`
+	ContextText   string `toml:"context_text" json:",omitempty"`
+	ContextTokens string `toml:"context_tokens" json:",omitempty"`
+	Abstain       string `toml:"abstain" json:",omitempty"`
+	Retries       *int   `toml:"retries"`
+	MaxBody       int64  `toml:"max_body_bytes"`
 
 	// Command is the argv of a "command" retriever (no shell).
 	Command []string `toml:"command"`
