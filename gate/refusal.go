@@ -121,7 +121,7 @@ func decideRefusal(id string, s AnswerSignal, r Refusal) (RefusalDecision, error
 	case s.Hits == 0:
 		return RefusalDecision{Decided: true, Refused: true, By: ByNoHits}, nil
 	case !s.Scored:
-		return RefusalDecision{}, &InfraError{QueryID: id, Err: fmt.Errorf("[refusal] %s needs the retriever's scores, and none of this answer's %d hits carries one (a score of 0 counts as none)", r, s.Hits)}
+		return RefusalDecision{}, &InfraError{QueryID: id, Err: fmt.Errorf("[refusal] %s needs the retriever's scores, and this answer's %d %s carry none (a score of 0 counts as none)", r, s.Hits, plural(s.Hits, "hit", "hits"))}
 	}
 	return RefusalDecision{Decided: true, Refused: s.TopScore < *r.MinScore, By: ByMinScore, TopScore: s.TopScore}, nil
 }
@@ -313,7 +313,7 @@ func (c *Comparison) refusalRules(label string, members []*RefusalQuery, answers
 		why := ""
 		switch {
 		case b.HasSignal() && !h.HasSignal():
-			why = fmt.Sprintf("%s%s while the base has one (%s): %s was not evaluated, and a head that drops its refusal signal cannot pass", scope.in(), h.signalText("head"), b.Signal, rule.name)
+			why = fmt.Sprintf("%s%s while the base has one (%s): %s and %s were not evaluated, and a head that drops its refusal signal cannot pass", scope.in(), h.signalText("head"), b.Signal, RuleFalseAnswers, RuleFalseRefusals)
 			r.Outcome = RuleInconclusive
 		case b.Signal == SignalNone && h.Signal == SignalNone:
 			why = fmt.Sprintf("%snot evaluated: no refusal signal on either side (no answer carries \"abstain\" and no [refusal] min_score is set)", scope.in())
