@@ -49,6 +49,14 @@ type Thresholds struct {
 	// answerable ones it would refuse, than the base (default 0). They
 	// are evaluated only when both sides carry a refusal signal.
 	MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease int
+	// MaxContextRecallDrop and MaxEvidenceDrop bound the drop of mean
+	// context document recall and mean evidence coverage of the final
+	// context; nil is off.
+	MaxContextRecallDrop, MaxEvidenceDrop *float64
+	// MaxFactsLost bounds the required facts found in the base's final
+	// context and not in the head's; applied when the set has evidence
+	// (default 0), nil is off.
+	MaxFactsLost *int
 	// Segments gate segments with their own limits.
 	Segments []SegmentRule
 	// MinSegmentQueries is the smallest segment a segment rule gates
@@ -58,12 +66,14 @@ type Thresholds struct {
 }
 
 // DefaultThresholds returns the default thresholds: recall@N may drop by
-// 0.02, no query may newly reach zero recall, and nDCG@k and precision@k
-// may drop by 0.05. The tail, the floors and latency are off until set.
+// 0.02, no query may newly reach zero recall, nDCG@k and precision@k
+// may drop by 0.05, and (on a set with evidence) no fact may leave the
+// final context. The tail, the floors, latency and the context means are
+// off until set.
 func DefaultThresholds() Thresholds {
-	ndcg, prec := DefaultMaxNDCGDrop, DefaultMaxPrecisionDrop
+	ndcg, prec, facts := DefaultMaxNDCGDrop, DefaultMaxPrecisionDrop, DefaultMaxFactsLost
 	return Thresholds{MaxRecallDrop: DefaultMaxRecallDrop, MaxNewMisses: DefaultMaxNewMisses,
-		MaxNDCGDrop: &ndcg, MaxPrecisionDrop: &prec, MinFlipped: DefaultMinFlipped}
+		MaxNDCGDrop: &ndcg, MaxPrecisionDrop: &prec, MinFlipped: DefaultMinFlipped, MaxFactsLost: &facts}
 }
 
 // Validate reports thresholds that make no sense.
@@ -74,7 +84,7 @@ func (t Thresholds) Validate() error {
 	if t.MaxNewMisses < 0 {
 		return &RuleError{Key: RuleNewMisses, Err: fmt.Errorf("must not be negative, got %d", t.MaxNewMisses)}
 	}
-	if err := (Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG}).Validate("gate"); err != nil {
+	if err := t.limits().Validate("gate"); err != nil {
 		return err
 	}
 	if t.MinFlipped < 0 {
@@ -97,7 +107,7 @@ func (t Thresholds) Validate() error {
 			return &RuleError{Key: fmt.Sprintf("segment[%d].name", i), Err: fmt.Errorf("required: the segment to gate")}
 		}
 		if s.Limits.empty() {
-			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (max_recall_drop, max_ndcg_drop, max_precision_drop, max_below_increase, min_recall, min_ndcg, max_false_answers_increase or max_false_refusals_increase)", s.Name)}
+			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (max_recall_drop, max_ndcg_drop, max_precision_drop, max_below_increase, min_recall, min_ndcg, max_context_recall_drop, max_evidence_drop, max_facts_lost, max_false_answers_increase or max_false_refusals_increase)", s.Name)}
 		}
 		if err := s.Limits.Validate(""); err != nil {
 			var re *RuleError
@@ -157,8 +167,12 @@ type GoldMove struct {
 	// the document was not returned.
 	BaseRank, HeadRank int
 	Cause              string
-	// TookItsPlace is the head's document at the gold doc's base rank.
+	// TookItsPlace is the head's document at the gold doc's base rank;
+	// for a context miss, the passages that reached the model instead.
 	TookItsPlace string
+	// Fact and Passage, for a context miss, are the fact the head's
+	// context lost and the base's passage that held it.
+	Fact, Passage string
 }
 
 // Waiver accepts a known regression of one query until it expires.
@@ -205,7 +219,7 @@ type PolicyChange struct {
 // segment rule's key is PolicySegmentKey followed by its name.
 var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
 	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
-	"depth.candidates", "depth.context", "report.below", "retrievers"}
+	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
 const PolicySegmentKey = "segment."
@@ -308,8 +322,11 @@ type PairedQuery struct {
 	// Waiver, when set, accepts this query's regression.
 	Waiver *Waiver
 	// Moves attributes the lost gold documents of a regressed, ranking-hit
-	// or zero-recall query.
+	// or zero-recall query, and the context misses of its lost facts.
 	Moves []GoldMove
+	// FactsLost are required facts found in the base's final context and
+	// not in the head's; FactsGained the reverse.
+	FactsLost, FactsGained []FactMove
 	// BaseUnjudged and HeadUnjudged count the documents nobody judged for
 	// this query in each side's top k and top N (when the set records
 	// judgements).
@@ -521,6 +538,9 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 			p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs)
 		}
 		p.Moves = attribute(q, &b, &h, c.Depth, pol.Corpus)
+		var misses []GoldMove
+		p.FactsLost, p.FactsGained, misses = contextMoves(q, &b, &h, c.Depth)
+		p.Moves = append(p.Moves, misses...)
 		c.index[q.ID] = len(c.Queries)
 		c.Queries = append(c.Queries, p)
 		switch {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 )
@@ -8,9 +9,8 @@ import (
 // DefaultContextTokens is the default budget of the packed final context.
 const DefaultContextTokens = 2000
 
-// Evidence is the context-level check of one query, kept apart from the
-// document scores: it packs the run's passages in rank order under the
-// token budget and looks for each required fact in them.
+// Evidence is the fact check of one query's final context (see
+// ContextStage, which it summarises for queries with evidence).
 type Evidence struct {
 	// Facts are the query's required facts with what was found.
 	Facts []Fact
@@ -26,10 +26,12 @@ type Evidence struct {
 // Fact is one required fact.
 type Fact struct {
 	Text string
-	// Found is true when a packed passage contains the fact; In is the
-	// document of the first such passage.
-	Found bool
-	In    string
+	// Found is true when a passage of the final context contains the
+	// fact; In is the document of the first such passage and Passage its
+	// label (ContextStage.PassageLabel).
+	Found   bool
+	In      string
+	Passage string
 }
 
 // Covered counts the facts found.
@@ -62,24 +64,132 @@ func normalize(s string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// checkEvidence packs hits (already in rank order) and checks q's facts.
-func checkEvidence(q *Query, hits []Hit, budget int) *Evidence {
-	if len(q.Evidence) == 0 {
+// The two sources of a final context (ContextStage.Source).
+const (
+	// ContextOwn: the pipeline's own, from its answer's "context".
+	ContextOwn = "own"
+	// ContextPacked: packed by recallgate from the hits' text, in rank
+	// order, under the context_tokens budget.
+	ContextPacked = "packed"
+)
+
+// ContextStage is the final-context stage of one query on one side, kept
+// apart from the document scores: the passages the model read (the
+// pipeline's own, or packed by recallgate from the hits), the relevant gold
+// documents among them and the required facts found in them.
+type ContextStage struct {
+	// Source is ContextOwn or ContextPacked; Budget is the packing budget
+	// in words (packed only).
+	Source string
+	Budget int
+	// Passages are the final context, in order.
+	Passages []ContextPassage
+	// Tokens is the context's size: the pipeline's own counts where it
+	// gave them, else recallgate's (whitespace-separated words).
+	Tokens int
+	// Relevant is the query's number of relevant gold documents (the
+	// context recall denominator); GoldInContext lists those with a
+	// passage in the context, in context order.
+	Relevant      int
+	GoldInContext []string
+	// Facts are the required facts with what was found: nil when the
+	// query has no evidence (coverage does not apply).
+	Facts []Fact
+	// Size, GoldFound, FactCount and FactsFound are the counts of
+	// Passages, GoldInContext, Facts and the facts found: kept when a
+	// spilled score drops the lists.
+	Size, GoldFound, FactCount, FactsFound int
+}
+
+// numbers is the stage without its lists, for a spilled score.
+func (c *ContextStage) numbers() *ContextStage {
+	if c == nil {
 		return nil
 	}
+	n := *c
+	n.Passages, n.GoldInContext, n.Facts = nil, nil, nil
+	return &n
+}
+
+// ContextPassage is one passage of a final context, without its text.
+type ContextPassage struct {
+	// Doc and Chunk are as in Passage; Tokens is its size.
+	Doc, Chunk string
+	Tokens     int
+}
+
+// PassageLabel names passage i (0-based) of a context: its chunk id, or
+// its document and place ("keys, passage 2") when the pipeline gave none.
+func (c *ContextStage) PassageLabel(i int) string {
+	p := c.Passages[i]
+	if p.Chunk != "" {
+		return p.Chunk
+	}
+	return fmt.Sprintf("%s, passage %d", p.Doc, i+1)
+}
+
+// Recall is the context document recall: relevant gold documents with a
+// passage in the context / relevant gold documents (0 when none).
+func (c *ContextStage) Recall() float64 {
+	if c.Relevant == 0 {
+		return 0
+	}
+	return float64(c.GoldFound) / float64(c.Relevant)
+}
+
+// HasEvidence reports whether the query has required facts, so coverage applies.
+func (c *ContextStage) HasEvidence() bool { return c.FactCount > 0 }
+
+// Coverage is the evidence coverage, facts found / facts; ok is false for
+// a query without evidence (not applicable, never 1.0).
+func (c *ContextStage) Coverage() (v float64, ok bool) {
+	if c.FactCount == 0 {
+		return 0, false
+	}
+	return float64(c.FactsFound) / float64(c.FactCount), true
+}
+
+// Fact returns the fact with the given text, or nil.
+func (c *ContextStage) Fact(text string) *Fact {
+	for i := range c.Facts {
+		if c.Facts[i].Text == text {
+			return &c.Facts[i]
+		}
+	}
+	return nil
+}
+
+// words counts the whitespace-separated words of s without allocating.
+func words(s string) int {
+	n, in := 0, false
+	for _, r := range s {
+		sp := unicode.IsSpace(r)
+		if !sp && !in {
+			n++
+		}
+		in = !sp
+	}
+	return n
+}
+
+// packContext packs hits (already in rank order) as recallgate's own
+// final context: passages with text, each chunk once, in rank order, until
+// the next would pass budget words. Nil when no hit carries text: there is
+// no context to score.
+func packContext(q *Query, hits []Hit, budget int) *ContextStage {
 	if budget <= 0 {
 		budget = DefaultContextTokens
 	}
-	e := &Evidence{}
-	type passage struct{ doc, text string }
-	var packed []passage
+	var texts []string
+	var c *ContextStage
 	seen := map[string]bool{}
-	hasText := false
 	for _, h := range hits {
 		if h.Text == "" {
 			continue
 		}
-		hasText = true
+		if c == nil {
+			c = &ContextStage{Source: ContextPacked, Budget: budget, Passages: []ContextPassage{}}
+		}
 		key := h.Chunk
 		if key == "" {
 			key = h.Doc + "\x00" + h.Text
@@ -88,32 +198,91 @@ func checkEvidence(q *Query, hits []Hit, budget int) *Evidence {
 			continue
 		}
 		seen[key] = true
-		n := len(strings.Fields(h.Text))
-		if e.Tokens+n > budget {
+		n := words(h.Text)
+		if c.Tokens+n > budget {
 			break
 		}
-		e.Tokens += n
-		packed = append(packed, passage{strings.Clone(h.Doc), normalize(h.Text)})
-	}
-	e.Passages = len(packed)
-	e.NoText = !hasText
-	gold := map[string]bool{}
-	for _, p := range packed {
-		if q.Gold[p.doc] > 0 && !gold[p.doc] {
-			gold[p.doc] = true
-			e.GoldInContext = append(e.GoldInContext, p.doc)
+		c.Tokens += n
+		c.Passages = append(c.Passages, ContextPassage{Doc: strings.Clone(h.Doc), Chunk: strings.Clone(h.Chunk), Tokens: n})
+		if len(q.Evidence) > 0 {
+			texts = append(texts, h.Text)
 		}
+	}
+	if c == nil {
+		return nil
+	}
+	c.finish(q, texts)
+	return c
+}
+
+// ownContext is the pipeline's own final context, as its answer gave it.
+func ownContext(q *Query, ctx []Passage) *ContextStage {
+	c := &ContextStage{Source: ContextOwn, Passages: make([]ContextPassage, 0, len(ctx))}
+	var texts []string
+	for _, p := range ctx {
+		n := 0
+		if p.Tokens != nil {
+			n = *p.Tokens
+		} else {
+			n = words(p.Text)
+		}
+		c.Tokens += n
+		c.Passages = append(c.Passages, ContextPassage{Doc: p.Doc, Chunk: p.Chunk, Tokens: n})
+		if len(q.Evidence) > 0 {
+			texts = append(texts, p.Text)
+		}
+	}
+	c.finish(q, texts)
+	return c
+}
+
+// finish finds the gold documents and, for a query with evidence, the
+// facts in the context; texts are the passages' texts, in order.
+func (c *ContextStage) finish(q *Query, texts []string) {
+	c.Relevant, c.Size = q.relevant, len(c.Passages)
+	defer func() { c.GoldFound, c.FactCount = len(c.GoldInContext), len(c.Facts) }()
+	gold := map[string]bool{}
+	for _, p := range c.Passages {
+		if q.Gold[p.Doc] > 0 && !gold[p.Doc] {
+			gold[p.Doc] = true
+			c.GoldInContext = append(c.GoldInContext, p.Doc)
+		}
+	}
+	if len(q.Evidence) == 0 {
+		return
+	}
+	norm := make([]string, len(texts))
+	for i, t := range texts {
+		norm[i] = " " + normalize(t) + " "
 	}
 	for _, f := range q.Evidence {
 		fact := Fact{Text: f}
 		nf := normalize(f)
-		for _, p := range packed {
-			if nf != "" && strings.Contains(" "+p.text+" ", " "+nf+" ") {
-				fact.Found, fact.In = true, p.doc
+		for i, t := range norm {
+			if nf != "" && strings.Contains(t, " "+nf+" ") {
+				fact.Found, fact.In, fact.Passage = true, c.Passages[i].Doc, c.PassageLabel(i)
+				c.FactsFound++
 				break
 			}
 		}
-		e.Facts = append(e.Facts, fact)
+		c.Facts = append(c.Facts, fact)
 	}
+}
+
+// evidenceOf is the fact check of a final context as Evidence (nil for a
+// query without evidence); noText says the run carried no passage text
+// (ctx is then nil, and no fact is found).
+func evidenceOf(q *Query, ctx *ContextStage) *Evidence {
+	if len(q.Evidence) == 0 {
+		return nil
+	}
+	if ctx == nil {
+		e := &Evidence{NoText: true}
+		for _, f := range q.Evidence {
+			e.Facts = append(e.Facts, Fact{Text: f})
+		}
+		return e
+	}
+	e := &Evidence{Facts: ctx.Facts, Passages: len(ctx.Passages), Tokens: ctx.Tokens, GoldInContext: ctx.GoldInContext}
 	return e
 }

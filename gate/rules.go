@@ -17,10 +17,15 @@ const (
 	RuleMinRecall     = "min_recall"
 	RuleMinNDCG       = "min_ndcg"
 	RuleLatencyRatio  = "max_latency_ratio"
+	// The final-context rules.
+	RuleContextRecallDrop = "max_context_recall_drop"
+	RuleEvidenceDrop      = "max_evidence_drop"
+	RuleFactsLost         = "max_facts_lost"
 )
 
 // RuleNames lists every rule a waiver may name, in the order reports show them.
-var RuleNames = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG, RuleFalseAnswers, RuleFalseRefusals, RuleLatencyRatio}
+var RuleNames = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG, RuleFalseAnswers, RuleFalseRefusals, RuleLatencyRatio,
+	RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost}
 
 // Metric keys a rule reads: the JSON report's metric keys, plus the count of
 // queries under the `below` recall and the head/base latency ratio.
@@ -31,6 +36,11 @@ const (
 	MetricZero      = "zero_recall"
 	MetricBelow     = "below"
 	MetricLatency   = "latency_p95"
+	// The final context's: context document recall, evidence coverage
+	// and the count of facts lost.
+	MetricContextRecall = "context_recall"
+	MetricCoverage      = "evidence_coverage"
+	MetricFactsLost     = "facts_lost"
 )
 
 // Outcomes of one rule.
@@ -54,6 +64,10 @@ const (
 	DefaultMinFlipped = 1
 	// DefaultMinSegmentQueries is the smallest segment a segment rule gates.
 	DefaultMinSegmentQueries = 5
+	// DefaultMaxFactsLost is how many required facts may leave the final
+	// context, on a set with evidence: a fact the model read on the base
+	// and does not on the head is a regression whatever the means say.
+	DefaultMaxFactsLost = 0
 )
 
 // Limits are the rules that apply to a group of queries: the whole set or
@@ -65,6 +79,15 @@ type Limits struct {
 	// MaxFalseAnswersIncrease and MaxFalseRefusalsIncrease are the refusal
 	// check's rules (see Thresholds).
 	MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease *int
+	// The final-context rules (see Thresholds).
+	MaxContextRecallDrop, MaxEvidenceDrop *float64
+	MaxFactsLost                          *int
+}
+
+// limits are the whole-set rules of t that Limits holds.
+func (t Thresholds) limits() Limits {
+	return Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
+		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost}
 }
 
 // Validate reports a limit outside 0–1 or a negative count; where names
@@ -73,7 +96,8 @@ func (l Limits) Validate(where string) error {
 	for _, f := range []struct {
 		key string
 		v   *float64
-	}{{RuleRecallDrop, l.MaxRecallDrop}, {RuleNDCGDrop, l.MaxNDCGDrop}, {RulePrecisionDrop, l.MaxPrecisionDrop}, {RuleMinRecall, l.MinRecall}, {RuleMinNDCG, l.MinNDCG}} {
+	}{{RuleRecallDrop, l.MaxRecallDrop}, {RuleNDCGDrop, l.MaxNDCGDrop}, {RulePrecisionDrop, l.MaxPrecisionDrop}, {RuleMinRecall, l.MinRecall}, {RuleMinNDCG, l.MinNDCG},
+		{RuleContextRecallDrop, l.MaxContextRecallDrop}, {RuleEvidenceDrop, l.MaxEvidenceDrop}} {
 		if f.v != nil && (*f.v < 0 || *f.v > 1 || math.IsNaN(*f.v)) {
 			return &RuleError{Key: f.key, Err: fmt.Errorf("must be within 0–1, got %v", *f.v)}
 		}
@@ -86,6 +110,9 @@ func (l Limits) Validate(where string) error {
 			return &RuleError{Key: f.key, Err: fmt.Errorf("must not be negative, got %d", *f.v)}
 		}
 	}
+	if l.MaxFactsLost != nil && *l.MaxFactsLost < 0 {
+		return &RuleError{Key: RuleFactsLost, Err: fmt.Errorf("must not be negative, got %d", *l.MaxFactsLost)}
+	}
 	return nil
 }
 
@@ -94,9 +121,10 @@ func (l Limits) empty() bool {
 	return l.documentLimits().none() && !l.refusal()
 }
 
-// none reports whether no document rule is set.
+// none reports whether no document or context rule is set.
 func (l Limits) none() bool {
-	return l.MaxRecallDrop == nil && l.MaxNDCGDrop == nil && l.MaxPrecisionDrop == nil && l.MaxBelowIncrease == nil && l.MinRecall == nil && l.MinNDCG == nil
+	return l.MaxRecallDrop == nil && l.MaxNDCGDrop == nil && l.MaxPrecisionDrop == nil && l.MaxBelowIncrease == nil && l.MinRecall == nil && l.MinNDCG == nil &&
+		l.MaxContextRecallDrop == nil && l.MaxEvidenceDrop == nil && l.MaxFactsLost == nil
 }
 
 // refusal reports whether a refusal rule is set.
@@ -235,6 +263,17 @@ func metricOf(s *QueryScore, metric string) float64 {
 		return s.Precision
 	case MetricNDCG:
 		return s.NDCG
+	case MetricContextRecall:
+		if s.Context == nil {
+			return 0
+		}
+		return s.Context.Recall()
+	case MetricCoverage:
+		if s.Context == nil {
+			return 0
+		}
+		v, _ := s.Context.Coverage()
+		return v
 	}
 	return s.Recall
 }
@@ -272,6 +311,15 @@ func (c *Comparison) applyLimits(s ruleScope, l Limits) []RuleResult {
 	}
 	if l.MinNDCG != nil {
 		out = append(out, c.floorRule(s, RuleMinNDCG, MetricNDCG, fmt.Sprintf("nDCG@%d", nK), nK, *l.MinNDCG))
+	}
+	if l.MaxContextRecallDrop != nil {
+		out = append(out, c.contextDropRule(s, RuleContextRecallDrop, MetricContextRecall, "context recall", false, *l.MaxContextRecallDrop))
+	}
+	if l.MaxEvidenceDrop != nil {
+		out = append(out, c.contextDropRule(s, RuleEvidenceDrop, MetricCoverage, "evidence coverage", true, *l.MaxEvidenceDrop))
+	}
+	if l.MaxFactsLost != nil && (s.label != "" || c.Set.hasEvidence()) {
+		out = append(out, c.factsRule(s, *l.MaxFactsLost))
 	}
 	return out
 }
@@ -325,7 +373,7 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	r.Why = fmt.Sprintf("%smean %s dropped by %.3f (limit %.3f, %s)", s.in(), label, r.Value, limit, name)
 	minFlipped := max(c.Thresholds.MinFlipped, 1)
 	switch {
-	case metric != MetricRecall && c.JudgementsKnown && -mean(withoutUnjudged) <= limit+epsilon:
+	case (metric == MetricPrecision || metric == MetricNDCG) && c.JudgementsKnown && -mean(withoutUnjudged) <= limit+epsilon:
 		r.Outcome = RuleInconclusive
 		r.Note = fmt.Sprintf("%sthe %s drop is within the limit without the queries whose head context holds documents nobody judged (%s): judge them (recallgate label --from-report) and run again", s.in(), label, JoinFirst(unjudged, 10))
 	case r.Flipped < minFlipped:
@@ -456,7 +504,7 @@ func (c *Comparison) applyRules() error {
 		}
 	}
 	c.Rules = append(c.Rules, miss)
-	c.Rules = append(c.Rules, c.applyLimits(whole, Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG})...)
+	c.Rules = append(c.Rules, c.applyLimits(whole, t.limits())...)
 	fa, fr := t.MaxFalseAnswersIncrease, t.MaxFalseRefusalsIncrease
 	c.Rules = append(c.Rules, c.refusalRules("", c.allRefusal(), &fa, &fr)...)
 	if t.MaxLatencyRatio > 0 {

@@ -90,6 +90,10 @@ type QueryScore struct {
 	Missing bool
 	// Evidence is the context-level fact check, for queries with evidence.
 	Evidence *Evidence
+	// Context is the final-context stage: the pipeline's own context when
+	// the answer carried one, else packed from the hits' text; nil when
+	// neither (no passage text to score).
+	Context *ContextStage
 	// Passages holds, for documents in the context window, the text of
 	// their first passage (clipped), when the run carries text.
 	Passages map[string]string
@@ -132,6 +136,9 @@ type Summary struct {
 	ZeroRecall []string
 	// BelowHalf lists, in set order, the queries with recall@N < 0.5.
 	BelowHalf []string
+	// Context summarises the final-context stage: nil when no query had a
+	// final context (the run carried no passage text and no context).
+	Context *ContextSummary
 	// TrecEval, for a qrels set with queries judged only grade 0, is the
 	// means as trec_eval averages them: over those queries too, each
 	// scored 0. Nil otherwise.
@@ -188,6 +195,14 @@ func (c *Scorecard) RunWarnings() []string {
 // collapsed to their parent documents first, keeping the first occurrence in
 // rank order. seen is scratch space and may be nil.
 func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
+	s := scoreDocuments(q, hits, d, seen)
+	s.Context = packContext(q, hits, d.ContextTokens)
+	s.Evidence = evidenceOf(q, s.Context)
+	return s
+}
+
+// scoreDocuments is ScoreQuery's document scores, without the context stage.
+func scoreDocuments(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
 	if seen == nil {
 		seen = &Seen{}
 	}
@@ -237,7 +252,6 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
 		}
 	}
 	s.Returned = rank
-	s.Evidence = checkEvidence(q, hits, d.ContextTokens)
 	if s.Relevant > 0 {
 		s.Recall = float64(s.Found) / float64(s.Relevant)
 	}
@@ -248,6 +262,19 @@ func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
 	if s.FirstHitRank > 0 {
 		s.RR = 1 / float64(s.FirstHitRank)
 	}
+	return s
+}
+
+// ScoreResult is ScoreQuery with the final context the result carried:
+// where the pipeline gave its own, the context stage is scored on it
+// rather than on a context packed from the hits.
+func ScoreResult(q *Query, r Result, d Depth, seen *Seen) QueryScore {
+	if r.Context == nil {
+		return ScoreQuery(q, r.Hits, d, seen)
+	}
+	s := scoreDocuments(q, r.Hits, d, seen)
+	s.Context = ownContext(q, r.Context)
+	s.Evidence = evidenceOf(q, s.Context)
 	return s
 }
 
@@ -276,6 +303,7 @@ type Spill interface {
 // passages and evidence.
 func (s QueryScore) numbers() QueryScore {
 	s.Docs, s.GoldRanks, s.Passages, s.Evidence = nil, nil, nil, nil
+	s.Context = s.Context.numbers()
 	return s
 }
 
@@ -344,7 +372,7 @@ func (s *Scorer) Add(r Result) error {
 		s.unans[q.ID] = UnanswerableResult{ID: q.ID, Returned: s.seen.Len(), Signal: signalOf(r)}
 		return nil
 	}
-	scored := ScoreQuery(q, r.Hits, s.depth, &s.seen)
+	scored := ScoreResult(q, r, s.depth, &s.seen)
 	scored.Signal = signalOf(r)
 	qs, err := s.keep(scored)
 	if err != nil {
@@ -503,9 +531,79 @@ func scorePipelined(path string, sc *Scorer) (RunMeta, error) {
 	return meta, rerr
 }
 
+// ContextSummary aggregates the final-context stage of one side.
+type ContextSummary struct {
+	// Queries have a final context: Own of them the pipeline's, Packed
+	// packed by recallgate under Budget words.
+	Queries, Own, Packed, Budget int
+	// Recall is the mean context document recall over Queries.
+	Recall float64
+	// EvidenceQueries are those of Queries with evidence; Coverage is
+	// their mean evidence coverage; Facts and FactsFound sum their facts.
+	EvidenceQueries   int
+	Coverage          float64
+	Facts, FactsFound int
+	// Passages and Tokens are the mean context size over Queries.
+	Passages, Tokens float64
+}
+
+// Source says where a side's final contexts came from, as every report
+// says it.
+func (c *ContextSummary) Source() string {
+	if c == nil || c.Queries == 0 {
+		return "none: the run carried no passage text and no context"
+	}
+	packed := fmt.Sprintf("packed by recallgate from the hits, context_tokens = %d", c.Budget)
+	switch {
+	case c.Packed == 0:
+		return "the pipeline's own"
+	case c.Own == 0:
+		return packed
+	}
+	return fmt.Sprintf("the pipeline's own for %d %s, %s for %d", c.Own, plural(c.Own, "query", "queries"), packed, c.Packed)
+}
+
+func summarizeContext(qs []QueryScore) *ContextSummary {
+	var c ContextSummary
+	for _, q := range qs {
+		x := q.Context
+		if x == nil {
+			continue
+		}
+		c.Queries++
+		if x.Source == ContextOwn {
+			c.Own++
+		} else {
+			c.Packed++
+			c.Budget = x.Budget
+		}
+		c.Recall += x.Recall()
+		c.Passages += float64(x.Size)
+		c.Tokens += float64(x.Tokens)
+		if v, ok := x.Coverage(); ok {
+			c.EvidenceQueries++
+			c.Coverage += v
+			c.Facts += x.FactCount
+			c.FactsFound += x.FactsFound
+		}
+	}
+	if c.Queries == 0 {
+		return nil
+	}
+	n := float64(c.Queries)
+	c.Recall /= n
+	c.Passages /= n
+	c.Tokens /= n
+	if c.EvidenceQueries > 0 {
+		c.Coverage /= float64(c.EvidenceQueries)
+	}
+	return &c
+}
+
 func summarize(qs []QueryScore, below float64) Summary {
 	var s Summary
 	s.Queries = len(qs)
+	s.Context = summarizeContext(qs)
 	for _, q := range qs {
 		s.Recall += q.Recall
 		s.Precision += q.Precision

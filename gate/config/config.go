@@ -99,6 +99,10 @@ type rawSegment struct {
 	MinNDCG          *float64 `toml:"min_ndcg"`
 	MaxFalseAnswers  *int     `toml:"max_false_answers_increase"`
 	MaxFalseRefusals *int     `toml:"max_false_refusals_increase"`
+	// The final-context rules.
+	MaxContextRecallDrop *float64 `toml:"max_context_recall_drop"`
+	MaxEvidenceDrop      *float64 `toml:"max_evidence_drop"`
+	MaxFactsLost         *int     `toml:"max_facts_lost"`
 }
 
 type rawConfig struct {
@@ -111,22 +115,25 @@ type rawConfig struct {
 	Corpus   string `toml:"corpus"`
 	CacheDir string `toml:"cache_dir"`
 	Gate     struct {
-		MaxRecallDrop       *float64     `toml:"max_recall_drop"`
-		MaxNewMisses        *int         `toml:"max_new_misses"`
-		MaxNDCGDrop         *float64     `toml:"max_ndcg_drop"`
-		MaxPrecisionDrop    *float64     `toml:"max_precision_drop"`
-		MaxBelowIncrease    *int         `toml:"max_below_increase"`
-		MinRecall           *float64     `toml:"min_recall"`
-		MinNDCG             *float64     `toml:"min_ndcg"`
-		MinFlipped          *int         `toml:"min_flipped"`
-		MaxLatencyRatio     *float64     `toml:"max_latency_ratio"`
-		MinSegmentQueries   *int         `toml:"min_segment_queries"`
-		RequireSignificance bool         `toml:"require_significance"`
-		Repeats             int          `toml:"repeats"`
-		MaxWaiverDays       *int         `toml:"max_waiver_days"`
-		MaxFalseAnswers     *int         `toml:"max_false_answers_increase"`
-		MaxFalseRefusals    *int         `toml:"max_false_refusals_increase"`
-		Segment             []rawSegment `toml:"segment"`
+		MaxRecallDrop        *float64     `toml:"max_recall_drop"`
+		MaxNewMisses         *int         `toml:"max_new_misses"`
+		MaxNDCGDrop          *float64     `toml:"max_ndcg_drop"`
+		MaxPrecisionDrop     *float64     `toml:"max_precision_drop"`
+		MaxBelowIncrease     *int         `toml:"max_below_increase"`
+		MinRecall            *float64     `toml:"min_recall"`
+		MinNDCG              *float64     `toml:"min_ndcg"`
+		MinFlipped           *int         `toml:"min_flipped"`
+		MaxLatencyRatio      *float64     `toml:"max_latency_ratio"`
+		MinSegmentQueries    *int         `toml:"min_segment_queries"`
+		RequireSignificance  bool         `toml:"require_significance"`
+		Repeats              int          `toml:"repeats"`
+		MaxWaiverDays        *int         `toml:"max_waiver_days"`
+		MaxContextRecallDrop *float64     `toml:"max_context_recall_drop"`
+		MaxEvidenceDrop      *float64     `toml:"max_evidence_drop"`
+		MaxFactsLost         *int         `toml:"max_facts_lost"`
+		MaxFalseAnswers      *int         `toml:"max_false_answers_increase"`
+		MaxFalseRefusals     *int         `toml:"max_false_refusals_increase"`
+		Segment              []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {
 		Below         *float64 `toml:"below"`
@@ -318,13 +325,17 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 	for _, f := range []struct {
 		from *float64
 		to   **float64
-	}{{g.MaxNDCGDrop, &t.MaxNDCGDrop}, {g.MaxPrecisionDrop, &t.MaxPrecisionDrop}, {g.MinRecall, &t.MinRecall}, {g.MinNDCG, &t.MinNDCG}} {
+	}{{g.MaxNDCGDrop, &t.MaxNDCGDrop}, {g.MaxPrecisionDrop, &t.MaxPrecisionDrop}, {g.MinRecall, &t.MinRecall}, {g.MinNDCG, &t.MinNDCG},
+		{g.MaxContextRecallDrop, &t.MaxContextRecallDrop}, {g.MaxEvidenceDrop, &t.MaxEvidenceDrop}} {
 		if f.from != nil {
 			*f.to = f.from
 		}
 	}
 	if g.MaxBelowIncrease != nil {
 		t.MaxBelowIncrease = g.MaxBelowIncrease
+	}
+	if g.MaxFactsLost != nil {
+		t.MaxFactsLost = g.MaxFactsLost
 	}
 	if v := g.MinFlipped; v != nil {
 		if *v < 1 {
@@ -354,6 +365,7 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 	for i, s := range g.Segment {
 		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"),
 			Limits: gate.Limits{MaxRecallDrop: s.MaxRecallDrop, MaxNDCGDrop: s.MaxNDCGDrop, MaxPrecisionDrop: s.MaxPrecisionDrop, MaxBelowIncrease: s.MaxBelowIncrease, MinRecall: s.MinRecall, MinNDCG: s.MinNDCG,
+				MaxContextRecallDrop: s.MaxContextRecallDrop, MaxEvidenceDrop: s.MaxEvidenceDrop, MaxFactsLost: s.MaxFactsLost,
 				MaxFalseAnswersIncrease: s.MaxFalseAnswers, MaxFalseRefusalsIncrease: s.MaxFalseRefusals}})
 	}
 	if err := t.Validate(); err != nil {

@@ -62,25 +62,28 @@ func orNone(m map[string]string, k string) string {
 func policyValues(c *Config) map[string]string {
 	t := c.Thresholds
 	v := map[string]string{
-		gate.RuleRecallDrop:    num(t.MaxRecallDrop),
-		gate.RuleNewMisses:     strconv.Itoa(t.MaxNewMisses),
-		gate.RuleNDCGDrop:      optNum(t.MaxNDCGDrop),
-		gate.RulePrecisionDrop: optNum(t.MaxPrecisionDrop),
-		gate.RuleBelowIncrease: optInt(t.MaxBelowIncrease),
-		gate.RuleMinRecall:     optNum(t.MinRecall),
-		gate.RuleMinNDCG:       optNum(t.MinNDCG),
-		gate.RuleFalseAnswers:  strconv.Itoa(t.MaxFalseAnswersIncrease),
-		gate.RuleFalseRefusals: strconv.Itoa(t.MaxFalseRefusalsIncrease),
-		"min_flipped":          strconv.Itoa(max(t.MinFlipped, 1)),
-		gate.RuleLatencyRatio:  "off",
-		"min_segment_queries":  strconv.Itoa(t.MinSegmentQueries),
-		"require_significance": strconv.FormatBool(t.RequireSignificance),
-		"max_waiver_days":      strconv.Itoa(c.MaxWaiverDays),
-		"repeats":              strconv.Itoa(c.Repeats),
-		"depth.candidates":     strconv.Itoa(c.Depth.Candidates),
-		"depth.context":        strconv.Itoa(c.Depth.Context),
-		"report.below":         num(c.Depth.Below),
-		"retrievers":           "[retriever]",
+		gate.RuleRecallDrop:        num(t.MaxRecallDrop),
+		gate.RuleNewMisses:         strconv.Itoa(t.MaxNewMisses),
+		gate.RuleNDCGDrop:          optNum(t.MaxNDCGDrop),
+		gate.RulePrecisionDrop:     optNum(t.MaxPrecisionDrop),
+		gate.RuleBelowIncrease:     optInt(t.MaxBelowIncrease),
+		gate.RuleMinRecall:         optNum(t.MinRecall),
+		gate.RuleMinNDCG:           optNum(t.MinNDCG),
+		gate.RuleFalseAnswers:      strconv.Itoa(t.MaxFalseAnswersIncrease),
+		gate.RuleFalseRefusals:     strconv.Itoa(t.MaxFalseRefusalsIncrease),
+		"min_flipped":              strconv.Itoa(max(t.MinFlipped, 1)),
+		gate.RuleLatencyRatio:      "off",
+		"min_segment_queries":      strconv.Itoa(t.MinSegmentQueries),
+		"require_significance":     strconv.FormatBool(t.RequireSignificance),
+		"max_waiver_days":          strconv.Itoa(c.MaxWaiverDays),
+		"repeats":                  strconv.Itoa(c.Repeats),
+		"depth.candidates":         strconv.Itoa(c.Depth.Candidates),
+		"depth.context":            strconv.Itoa(c.Depth.Context),
+		"report.below":             num(c.Depth.Below),
+		"retrievers":               "[retriever]",
+		gate.RuleContextRecallDrop: optNum(t.MaxContextRecallDrop),
+		gate.RuleEvidenceDrop:      optNum(t.MaxEvidenceDrop),
+		gate.RuleFactsLost:         optInt(t.MaxFactsLost),
 	}
 	if t.MaxLatencyRatio > 0 {
 		v[gate.RuleLatencyRatio] = num(t.MaxLatencyRatio)
@@ -106,7 +109,8 @@ func segmentValues(c *Config) map[string]string {
 		for _, f := range []struct {
 			key string
 			v   *float64
-		}{{gate.RuleRecallDrop, l.MaxRecallDrop}, {gate.RuleNDCGDrop, l.MaxNDCGDrop}, {gate.RulePrecisionDrop, l.MaxPrecisionDrop}, {gate.RuleMinRecall, l.MinRecall}, {gate.RuleMinNDCG, l.MinNDCG}} {
+		}{{gate.RuleRecallDrop, l.MaxRecallDrop}, {gate.RuleNDCGDrop, l.MaxNDCGDrop}, {gate.RulePrecisionDrop, l.MaxPrecisionDrop}, {gate.RuleMinRecall, l.MinRecall}, {gate.RuleMinNDCG, l.MinNDCG},
+			{gate.RuleContextRecallDrop, l.MaxContextRecallDrop}, {gate.RuleEvidenceDrop, l.MaxEvidenceDrop}} {
 			if f.v != nil {
 				parts = append(parts, f.key+"="+num(*f.v))
 			}
@@ -118,6 +122,9 @@ func segmentValues(c *Config) map[string]string {
 			if f.v != nil {
 				parts = append(parts, f.key+"="+strconv.Itoa(*f.v))
 			}
+		}
+		if l.MaxFactsLost != nil {
+			parts = append(parts, gate.RuleFactsLost+"="+strconv.Itoa(*l.MaxFactsLost))
 		}
 		if len(parts) == 0 {
 			parts = []string{"no limits"}

@@ -91,3 +91,41 @@ func TestWaiverDays(t *testing.T) {
 		t.Errorf("max_waiver_days 0: %v", err)
 	}
 }
+
+// TestPolicyChangesContextRules: the final-context rules are policy keys
+// like the others: a head that loosens max_facts_lost or sets the context
+// means (whole set or segment) shows each change, base value first.
+func TestPolicyChangesContextRules(t *testing.T) {
+	base := mustParse(t, "[gate]\nmax_context_recall_drop = 0.1\n[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n")
+	head := mustParse(t, `[gate]
+max_facts_lost = 3
+max_evidence_drop = 0.2
+[[gate.segment]]
+name = "jargon"
+max_facts_lost = 1
+max_context_recall_drop = 0.5
+[retriever]
+type = "builtin"
+corpus = "c"
+`)
+	var got []string
+	for _, c := range PolicyChanges(base, head) {
+		got = append(got, c.Key+" "+c.Base+" → "+c.Head)
+	}
+	want := []string{"max_context_recall_drop 0.10 → off", "max_evidence_drop off → 0.20", "max_facts_lost 0 → 3",
+		"segment.jargon none → max_context_recall_drop=0.50 max_facts_lost=1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for cfg, want := range map[string]string{
+		"[gate]\nmax_facts_lost = -1\n":                         "recallgate.toml:2: gate.max_facts_lost: must not be negative",
+		"[gate]\n\nmax_context_recall_drop = 1.5\n":             "recallgate.toml:3: gate.max_context_recall_drop: must be within 0–1",
+		"[gate]\nmax_evidence_drop = -0.1\n":                    "recallgate.toml:2: gate.max_evidence_drop: must be within 0–1",
+		"[[gate.segment]]\nname = \"x\"\nmax_facts_lost = -2\n": "recallgate.toml:3: gate.segment[0].max_facts_lost: must not be negative",
+	} {
+		_, err := Parse([]byte(cfg), "recallgate.toml")
+		if err == nil || !gate.IsInput(err) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", cfg, err, want)
+		}
+	}
+}
