@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -121,9 +122,5 @@ func publishComparison(e *env, cmp *gate.Comparison, f report.Format, out, jsonO
 	return nil
 }
 
-func noArgs(args []string) error {
-	if len(args) > 0 {
-		return usagef("unexpected argument %q (flags start with --)", args[0])
-	}
-	return nil
-}
+// noArgs refuses positional arguments.
+var noArgs = cli.NoArgs
