@@ -116,14 +116,33 @@ type ContextPassage struct {
 	// Doc and Chunk are as in Passage; Tokens is its size.
 	Doc, Chunk string
 	Tokens     int
+	// Opening is the passage's first words, kept only when it has no
+	// chunk id, so a label can still tell two passages of a document apart.
+	Opening string
+}
+
+// openingWords is how many words of a passage without a chunk id its
+// label quotes.
+const openingWords = 6
+
+// opening is the first openingWords words of text, "…" when cut.
+func opening(text string) string {
+	f := strings.Fields(text)
+	if len(f) > openingWords {
+		return strings.Join(f[:openingWords], " ") + "…"
+	}
+	return strings.Join(f, " ")
 }
 
 // PassageLabel names passage i (0-based) of a context: its chunk id, or
 // its document and place ("keys, passage 2") when the pipeline gave none.
 func (c *ContextStage) PassageLabel(i int) string {
 	p := c.Passages[i]
-	if p.Chunk != "" {
+	switch {
+	case p.Chunk != "":
 		return p.Chunk
+	case p.Opening != "":
+		return fmt.Sprintf("%s, passage %d (%q)", p.Doc, i+1, p.Opening)
 	}
 	return fmt.Sprintf("%s, passage %d", p.Doc, i+1)
 }
@@ -203,7 +222,11 @@ func packContext(q *Query, hits []Hit, budget int) *ContextStage {
 			break
 		}
 		c.Tokens += n
-		c.Passages = append(c.Passages, ContextPassage{Doc: strings.Clone(h.Doc), Chunk: strings.Clone(h.Chunk), Tokens: n})
+		cp := ContextPassage{Doc: strings.Clone(h.Doc), Chunk: strings.Clone(h.Chunk), Tokens: n}
+		if cp.Chunk == "" {
+			cp.Opening = opening(h.Text)
+		}
+		c.Passages = append(c.Passages, cp)
 		if len(q.Evidence) > 0 {
 			texts = append(texts, h.Text)
 		}
@@ -227,7 +250,11 @@ func ownContext(q *Query, ctx []Passage) *ContextStage {
 			n = words(p.Text)
 		}
 		c.Tokens += n
-		c.Passages = append(c.Passages, ContextPassage{Doc: p.Doc, Chunk: p.Chunk, Tokens: n})
+		cp := ContextPassage{Doc: p.Doc, Chunk: p.Chunk, Tokens: n}
+		if cp.Chunk == "" {
+			cp.Opening = opening(p.Text)
+		}
+		c.Passages = append(c.Passages, cp)
 		if len(q.Evidence) > 0 {
 			texts = append(texts, p.Text)
 		}

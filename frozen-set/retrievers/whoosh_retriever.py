@@ -5,7 +5,12 @@ It indexes the corpus folder once at start-up, then answers one JSON request
 a line on stdin ({"id","query","k"}) with one JSON line on stdout
 ({"id","hits":[...]}). Logs go to stderr. Usage:
 
-    whoosh_retriever.py CORPUS_DIR [CHUNK_WORDS]
+    whoosh_retriever.py CORPUS_DIR [CHUNK_WORDS] [--context N]
+
+With --context N the answer also carries the pipeline's final context, the
+passages the model would read: the first passage of each of the first N
+documents (a dedup step that keeps one passage per document), with their
+token counts ({"id","hits":[...],"context":[{"doc","chunk","text","tokens"}]}).
 """
 import json
 import os
@@ -43,9 +48,28 @@ def chunks(text, n):
         yield i // n, " ".join(words[i:i + n])
 
 
+def final_context(hits, n):
+    """One passage per document, the first N documents, in rank order."""
+    seen, out = set(), []
+    for h in hits:
+        if h["doc"] in seen:
+            continue
+        seen.add(h["doc"])
+        out.append({"doc": h["doc"], "chunk": h["chunk"], "text": h["text"], "tokens": len(h["text"].split())})
+        if len(out) == n:
+            break
+    return out
+
+
 def main():
-    root = sys.argv[1]
-    chunk_words = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    args = sys.argv[1:]
+    context = 0
+    if "--context" in args:
+        i = args.index("--context")
+        context = int(args[i + 1])
+        del args[i:i + 2]
+    root = args[0]
+    chunk_words = int(args[1]) if len(args) > 1 else 0
     schema = Schema(doc=ID(stored=True), chunk=ID(stored=True, unique=True),
                     body=TEXT(analyzer=StemmingAnalyzer()), text=STORED)
     index = RamStorage().create_index(schema)
@@ -69,7 +93,10 @@ def main():
             results = searcher.search(query, limit=max(1, int(req["k"])))
             hits = [{"doc": r["doc"], "chunk": r["chunk"], "score": round(r.score, 6), "text": r["text"]}
                     for r in results]
-            sys.stdout.write(json.dumps({"id": req["id"], "hits": hits}) + "\n")
+            answer = {"id": req["id"], "hits": hits}
+            if context > 0:
+                answer["context"] = final_context(hits, context)
+            sys.stdout.write(json.dumps(answer) + "\n")
             sys.stdout.flush()
 
 

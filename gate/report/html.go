@@ -49,7 +49,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
 		nonEmpty(append(append(emptyAnswerLines(r, gate.Visible), refusalLines(r, gate.Visible)...), gate.Visible(latencyLine(r.Latency)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
-			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges})
+			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges})
 }
 
 // apartLine names the queries of a list kept apart, "" for none.
@@ -135,7 +135,7 @@ function vis(s){
 function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=vis(String(text)); if(cls) e.className=cls; return e;}
 function f3(x){return (Math.round(x*1000)/1000).toFixed(3);}
 function signed(x){var s=f3(x); if (s==="0.000"||s==="-0.000") return "±0.000"; return x>0 ? "+"+s : s;}
-var CAUSE = {"retrieval-miss":"retrieval miss","ranking-miss":"ranking miss","missing-from-corpus":"not in corpus"};
+var CAUSE = {"retrieval-miss":"retrieval miss","ranking-miss":"ranking miss","missing-from-corpus":"not in corpus","context-miss":"context miss"};
 var CLIP = {{.Clip}};
 var UNANSWERABLE = (R.unanswerable||[]).length;
 function change(q){return q.ranking_only ? "ranking only" : (q.waived ? "waived" : q.change);}

@@ -34,6 +34,157 @@ func Metrics(d gate.Depth) []MetricInfo {
 	}
 }
 
+// StageFinalContext is the stage of the context metrics: the passages the
+// model read.
+const StageFinalContext = "final context"
+
+// ContextMetrics describe the final-context metrics (each query's
+// "context" entry), kept apart from the document metrics.
+func ContextMetrics() []MetricInfo {
+	return []MetricInfo{
+		{"context document recall", "context_recall", 0, "documents", "relevant gold documents of the query", StageFinalContext},
+		{"evidence coverage", "evidence_coverage", 0, "facts", "required facts of the query (queries with evidence only; \"n/a\" without)", StageFinalContext},
+		{"context passages", "passages", 0, "passages", "none: a count", StageFinalContext},
+		{"context tokens", "tokens", 0, "tokens", "none: a count (the pipeline's own counts where given, else whitespace-separated words)", StageFinalContext},
+	}
+}
+
+// metricsFor is Metrics, with ContextMetrics when a side had a final context.
+func metricsFor(d gate.Depth, sums ...gate.Summary) []MetricInfo {
+	m := Metrics(d)
+	for _, s := range sums {
+		if s.Context != nil {
+			return append(m, ContextMetrics()...)
+		}
+	}
+	return m
+}
+
+// NA is how every report writes a score that does not apply (evidence
+// coverage of a query without evidence).
+const NA = "n/a"
+
+// Coverage is an evidence coverage in JSON: a number, or "n/a" for a
+// query without evidence (never 1.0).
+type Coverage struct {
+	Value float64
+	// Applies is false for "n/a".
+	Applies bool
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c Coverage) MarshalJSON() ([]byte, error) {
+	if !c.Applies {
+		return []byte(`"` + NA + `"`), nil
+	}
+	return json.Marshal(c.Value)
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Coverage) UnmarshalJSON(b []byte) error {
+	if string(b) == `"`+NA+`"` {
+		*c = Coverage{}
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("evidence coverage must be a number or %q", NA)
+	}
+	*c = Coverage{Value: v, Applies: true}
+	return nil
+}
+
+// String is the coverage as text and Markdown show it.
+func (c Coverage) String() string {
+	if !c.Applies {
+		return NA
+	}
+	return fmt.Sprintf("%.3f", c.Value)
+}
+
+// ContextInfo is one query's final context on one side: where it came
+// from, the context scores and the passages (without their text).
+type ContextInfo struct {
+	// Source is "own" (the pipeline's) or "packed" (by recallgate from the
+	// hits, under ContextTokens words).
+	Source           string        `json:"source"`
+	ContextTokens    int           `json:"context_tokens,omitempty"`
+	ContextRecall    float64       `json:"context_recall"`
+	GoldInContext    []string      `json:"gold_in_context"`
+	EvidenceCoverage Coverage      `json:"evidence_coverage"`
+	FactsFound       int           `json:"facts_found"`
+	FactsTotal       int           `json:"facts_total"`
+	Passages         int           `json:"passages"`
+	Tokens           int           `json:"tokens"`
+	Final            []PassageInfo `json:"final_context,omitempty"`
+}
+
+// PassageInfo is one passage of a final context.
+type PassageInfo struct {
+	Label  string `json:"label"`
+	Doc    string `json:"doc"`
+	Chunk  string `json:"chunk,omitempty"`
+	Tokens int    `json:"tokens"`
+}
+
+// ContextSummaryInfo is one side's final-context stage: where its
+// contexts came from (as every report says it) and the means.
+type ContextSummaryInfo struct {
+	Source           string   `json:"source"`
+	Queries          int      `json:"queries"`
+	Own              int      `json:"own"`
+	Packed           int      `json:"packed"`
+	ContextRecall    float64  `json:"context_recall"`
+	EvidenceQueries  int      `json:"evidence_queries"`
+	EvidenceCoverage Coverage `json:"evidence_coverage"`
+	FactsFound       int      `json:"facts_found"`
+	FactsTotal       int      `json:"facts_total"`
+	Passages         float64  `json:"passages"`
+	Tokens           float64  `json:"tokens"`
+}
+
+// FactMoveInfo is a required fact one side's final context held and the
+// other's did not.
+type FactMoveInfo struct {
+	Fact    string `json:"fact"`
+	Doc     string `json:"doc"`
+	Passage string `json:"passage"`
+	Instead string `json:"instead"`
+}
+
+func contextInfo(c *gate.ContextStage) *ContextInfo {
+	if c == nil {
+		return nil
+	}
+	cov, ok := c.Coverage()
+	out := &ContextInfo{Source: c.Source, ContextRecall: c.Recall(), GoldInContext: list(c.GoldInContext), EvidenceCoverage: Coverage{cov, ok},
+		FactsFound: c.FactsFound, FactsTotal: c.FactCount, Passages: c.Size, Tokens: c.Tokens}
+	if c.Source == gate.ContextPacked {
+		out.ContextTokens = c.Budget
+	}
+	for i, p := range c.Passages {
+		out.Final = append(out.Final, PassageInfo{Label: c.PassageLabel(i), Doc: p.Doc, Chunk: p.Chunk, Tokens: p.Tokens})
+	}
+	return out
+}
+
+func contextSummaryInfo(c *gate.ContextSummary) *ContextSummaryInfo {
+	if c == nil {
+		return nil
+	}
+	return &ContextSummaryInfo{Source: c.Source(), Queries: c.Queries, Own: c.Own, Packed: c.Packed, ContextRecall: c.Recall,
+		EvidenceQueries: c.EvidenceQueries, EvidenceCoverage: Coverage{c.Coverage, c.EvidenceQueries > 0},
+		FactsFound: c.FactsFound, FactsTotal: c.Facts, Passages: c.Passages, Tokens: c.Tokens}
+}
+
+func factMoves(ms []gate.FactMove) []FactMoveInfo {
+	var out []FactMoveInfo
+	for _, m := range ms {
+		out = append(out, FactMoveInfo{Fact: m.Fact, Doc: m.Doc, Passage: m.Passage, Instead: m.Instead})
+	}
+	return out
+}
+
 // SetInfo describes the eval set a report was made on.
 type SetInfo struct {
 	Path         string `json:"path"`
@@ -62,6 +213,9 @@ type Scores struct {
 	Missing      bool    `json:"missing,omitempty"`
 	// Evidence is the context-level fact check (queries with evidence only).
 	Evidence *EvidenceInfo `json:"evidence,omitempty"`
+	// Context is the final-context stage, when the side had a final
+	// context (the pipeline's own, or packed from the hits' text).
+	Context *ContextInfo `json:"context,omitempty"`
 	// Docs are the first max(N, k) distinct documents, in rank order.
 	Docs []string `json:"docs"`
 	// Passages are the first passages of the context documents, when the
@@ -88,6 +242,8 @@ type FactInfo struct {
 	Fact  string `json:"fact"`
 	Found bool   `json:"found"`
 	In    string `json:"in,omitempty"`
+	// Passage names the passage that held it.
+	Passage string `json:"passage,omitempty"`
 }
 
 // MoveInfo attributes one lost gold document.
@@ -98,6 +254,10 @@ type MoveInfo struct {
 	HeadRank     *int   `json:"head_rank"`
 	Cause        string `json:"cause"`
 	TookItsPlace string `json:"took_its_place,omitempty"`
+	// Fact and Passage, for a context miss: the fact lost and the base's
+	// passage that held it.
+	Fact    string `json:"fact,omitempty"`
+	Passage string `json:"passage,omitempty"`
 }
 
 // StatsInfo holds the paired statistics of the per-query recall@N deltas.
@@ -167,6 +327,8 @@ type SideSummary struct {
 	// TrecEval, for a qrels set with queries judged only grade 0, are the
 	// means as trec_eval averages them (those queries scored 0).
 	TrecEval *TrecEvalMeans `json:"trec_eval,omitempty"`
+	// Context is the final-context stage, when any query had one.
+	Context *ContextSummaryInfo `json:"context,omitempty"`
 }
 
 // TrecEvalMeans are the means over trec_eval's queries.
@@ -233,6 +395,10 @@ type ThresholdInfo struct {
 	// refusal check's rules.
 	MaxFalseAnswersIncrease  int `json:"max_false_answers_increase"`
 	MaxFalseRefusalsIncrease int `json:"max_false_refusals_increase"`
+	// The final-context rules; max_facts_lost applies on a set with evidence.
+	MaxContextRecallDrop *float64 `json:"max_context_recall_drop"`
+	MaxEvidenceDrop      *float64 `json:"max_evidence_drop"`
+	MaxFactsLost         *int     `json:"max_facts_lost"`
 }
 
 // thresholdInfo is t as reports echo it: the zero values that mean a
@@ -241,7 +407,8 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 	ti := ThresholdInfo{MaxRecallDrop: t.MaxRecallDrop, MaxNewMisses: t.MaxNewMisses, MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop,
 		MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
 		MinFlipped: t.MinFlipped, MinSegmentQueries: t.MinSegmentQueries, RequireSignificance: t.RequireSignificance,
-		MaxFalseAnswersIncrease: t.MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease: t.MaxFalseRefusalsIncrease}
+		MaxFalseAnswersIncrease: t.MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease: t.MaxFalseRefusalsIncrease,
+		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost}
 	if t.MaxLatencyRatio > 0 {
 		v := t.MaxLatencyRatio
 		ti.MaxLatencyRatio = &v
@@ -303,6 +470,10 @@ type CompareQuery struct {
 	HeadUnstable bool       `json:"head_unstable,omitempty"`
 	Waived       bool       `json:"waived,omitempty"`
 	Moves        []MoveInfo `json:"moves,omitempty"`
+	// FactsLost are required facts the base's final context held and the
+	// head's did not; FactsGained the reverse.
+	FactsLost   []FactMoveInfo `json:"facts_lost,omitempty"`
+	FactsGained []FactMoveInfo `json:"facts_gained,omitempty"`
 	// NewUnjudged are the head's context documents nobody judged that the
 	// base's context did not hold.
 	NewUnjudged []string `json:"new_unjudged,omitempty"`
@@ -481,10 +652,11 @@ func scores(s gate.QueryScore) Scores {
 	if e := s.Evidence; e != nil {
 		ei := &EvidenceInfo{Covered: e.Covered(), Passages: e.Passages, Tokens: e.Tokens, NoText: e.NoText, GoldInContext: list(e.GoldInContext), Facts: []FactInfo{}}
 		for _, f := range e.Facts {
-			ei.Facts = append(ei.Facts, FactInfo{Fact: f.Text, Found: f.Found, In: f.In})
+			ei.Facts = append(ei.Facts, FactInfo{Fact: f.Text, Found: f.Found, In: f.In, Passage: f.Passage})
 		}
 		out.Evidence = ei
 	}
+	out.Context = contextInfo(s.Context)
 	if s.FirstHitRank > 0 {
 		r := s.FirstHitRank
 		out.FirstHitRank = &r
@@ -500,6 +672,7 @@ func sideSummary(s gate.Summary) SideSummary {
 	if t := s.TrecEval; t != nil {
 		out.TrecEval = &TrecEvalMeans{Queries: t.Queries, RecallAtN: t.Recall, PrecisionAtK: t.Precision, NDCGAtK: t.NDCG, RR: t.RR}
 	}
+	out.Context = contextSummaryInfo(s.Context)
 	return out
 }
 
@@ -520,7 +693,7 @@ func scoreJSONHead(c *gate.Scorecard) ScoreReport {
 	r := ScoreReport{
 		Tool: "recallgate", Command: "score", Set: setInfo(c.Set),
 		Depth:   DepthInfo{c.Depth.Candidates, c.Depth.Context},
-		Metrics: Metrics(c.Depth), Summary: sideSummary(c.Summary),
+		Metrics: metricsFor(c.Depth, c.Summary), Summary: sideSummary(c.Summary),
 		Queries: []ScoreQuery{}, Unanswerable: []Unanswerable{}, Warnings: list(c.Warnings()),
 	}
 	for _, u := range c.Unanswerable {
@@ -535,7 +708,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Tool: "recallgate", Command: "compare", Verdict: string(c.Verdict), Reasons: list(c.Reasons), ReasonKinds: c.ReasonKinds,
 		Set: setInfo(c.Set), Depth: DepthInfo{c.Depth.Candidates, c.Depth.Context},
 		Thresholds: thresholdInfo(c.Thresholds),
-		Metrics:    Metrics(c.Depth),
+		Metrics:    metricsFor(c.Depth, c.Base, c.Head),
 		Summary: CompareSummary{
 			Base: sideSummary(c.Base), Head: sideSummary(c.Head),
 			Delta: DeltaSummary{
@@ -583,6 +756,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 			Delta: QueryDelta{p.Delta.Recall, p.Delta.Precision, p.Delta.NDCG, p.Delta.RR},
 			Lost:  list(p.Lost), Gained: list(p.Gained), Gold: list(p.Query.RelevantDocs()), Line: p.Query.Line,
 			Synthetic: p.Synthetic, Unstable: p.Unstable, HeadUnstable: p.HeadUnstable, Waived: p.Waiver != nil, Moves: moves(p.Moves),
+			FactsLost: factMoves(p.FactsLost), FactsGained: factMoves(p.FactsGained),
 			Grades: p.Query.Gold, Segments: p.Query.Segments, Source: p.Query.Source,
 		})
 		if w := p.Waiver; w != nil {
@@ -604,7 +778,7 @@ func moves(ms []gate.GoldMove) []MoveInfo {
 		return &r
 	}
 	for _, m := range ms {
-		out = append(out, MoveInfo{Doc: m.Doc, Grade: m.Grade, BaseRank: rank(m.BaseRank), HeadRank: rank(m.HeadRank), Cause: m.Cause, TookItsPlace: m.TookItsPlace})
+		out = append(out, MoveInfo{Doc: m.Doc, Grade: m.Grade, BaseRank: rank(m.BaseRank), HeadRank: rank(m.HeadRank), Cause: m.Cause, TookItsPlace: m.TookItsPlace, Fact: m.Fact, Passage: m.Passage})
 	}
 	return out
 }

@@ -89,7 +89,11 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 				text += " " + d
 			}
 			for _, m := range q.Moves {
-				text += fmt.Sprintf("\n%s: %s rank %s -> %s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank))
+				tail := ""
+				if m.Fact != "" {
+					tail = moveTail(m, flatten)
+				}
+				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank), tail)
 			}
 			c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
 		case q.HeadUnstable:

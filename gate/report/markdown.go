@@ -130,7 +130,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	writeRulesMarkdown(b, r)
 	writeAttribution(b, r, byID)
 	writeSegments(b, r)
-	writeEvidence(b, r)
+	writeContextMarkdown(b, r)
 	writeApart(b, r, byID)
 	if len(r.Health) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Eval-set health: %d %s</summary>\n\n", len(r.Health), plural(len(r.Health), "finding", "findings"))
@@ -248,8 +248,22 @@ func causeText(c string) string {
 		return "ranking miss"
 	case gate.CauseCorpus:
 		return "not in corpus"
+	case gate.CauseContext:
+		return "context miss"
 	}
 	return flatten(c)
+}
+
+// moveTail is what follows a move's ranks: what took its place, and for
+// a context miss the fact and the passage that held it on the base.
+func moveTail(m MoveInfo, esc func(string) string) string {
+	switch {
+	case m.Fact != "":
+		return fmt.Sprintf(", fact %q held by %s on the base; reached the model instead: %s", esc(clip(m.Fact, 100)), esc(m.Passage), esc(m.TookItsPlace))
+	case m.TookItsPlace != "":
+		return ", replaced by " + esc(m.TookItsPlace)
+	}
+	return ""
 }
 
 func rankText(r *int) string {
@@ -261,11 +275,19 @@ func rankText(r *int) string {
 
 // moveText explains one lost gold doc in a table cell.
 func moveText(m MoveInfo) string {
-	out := fmt.Sprintf("%s (%s, rank %s → %s", EscapeMarkdown(m.Doc), causeText(m.Cause), rankText(m.BaseRank), rankText(m.HeadRank))
-	if m.TookItsPlace != "" {
-		out += ", replaced by " + EscapeMarkdown(m.TookItsPlace)
+	return fmt.Sprintf("%s (%s, rank %s → %s%s)", EscapeMarkdown(m.Doc), causeText(m.Cause), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, EscapeMarkdown))
+}
+
+// contextMissText explains the context-miss cause when a move has it.
+func contextMissText(r *CompareReport) string {
+	for _, q := range r.Queries {
+		for _, m := range q.Moves {
+			if m.Cause == gate.CauseContext {
+				return fmt.Sprintf(" Context miss: inside the top %d, but the passage that reached the model does not hold a fact the base's did (dedup, budget cut, the wrong passage).", r.Depth.Context)
+			}
+		}
 	}
-	return out + ")"
+	return ""
 }
 
 func writeAttribution(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
@@ -273,7 +295,7 @@ func writeAttribution(b io.Writer, r *CompareReport, byID map[string]*CompareQue
 	for _, q := range r.Queries {
 		for _, m := range q.Moves {
 			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s → %s | %s | %s |\n", EscapeMarkdown(q.ID), EscapeMarkdown(m.Doc), m.Grade,
-				rankText(m.BaseRank), rankText(m.HeadRank), causeText(m.Cause), EscapeMarkdown(m.TookItsPlace)))
+				rankText(m.BaseRank), rankText(m.HeadRank), causeText(m.Cause), strings.TrimPrefix(strings.TrimPrefix(moveTail(m, EscapeMarkdown), ", replaced by "), ", ")))
 		}
 	}
 	if len(rows) == 0 {
@@ -284,7 +306,7 @@ func writeAttribution(b io.Writer, r *CompareReport, byID map[string]*CompareQue
 		corpus = "checked against the corpus"
 	}
 	fmt.Fprintf(b, "\n<details><summary>Where it loses: %d gold %s attributed</summary>\n\n", len(rows), plural(len(rows), "doc", "docs"))
-	fmt.Fprintf(b, "Retrieval miss: out of the top %d entirely (retriever, chunking, ingestion, filters). Ranking miss: still a candidate, below the top %d (reranker, fusion weights). Not in corpus: a data-quality bug. Ranks are base → head; %s.\n\n", r.Depth.Candidates, r.Depth.Context, corpus)
+	fmt.Fprintf(b, "Retrieval miss: out of the top %d entirely (retriever, chunking, ingestion, filters). Ranking miss: still a candidate, below the top %d (reranker, fusion weights). Not in corpus: a data-quality bug.%s Ranks are base → head; %s.\n\n", r.Depth.Candidates, r.Depth.Context, contextMissText(r), corpus)
 	b.Write([]byte("| query | gold doc | grade | rank | cause | took its place |\n|:--|:--|--:|--:|:--|:--|\n"))
 	for _, row := range rows {
 		io.WriteString(b, row)
@@ -299,42 +321,6 @@ func writeSegments(b io.Writer, r *CompareReport) {
 	fmt.Fprintf(b, "\n<details><summary>Segments: %d</summary>\n\n| segment | queries | base recall@%d | head | Δ | regressed | improved |\n|:--|--:|--:|--:|--:|--:|--:|\n", len(r.Segments), r.Depth.Candidates)
 	for _, s := range r.Segments {
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %d | %d |\n", EscapeMarkdown(s.Label()), s.Queries, f3(s.BaseRecall), f3(s.HeadRecall), signed(s.HeadRecall-s.BaseRecall), s.Regressed, s.Improved)
-	}
-	io.WriteString(b, "\n</details>\n")
-}
-
-func writeEvidence(b io.Writer, r *CompareReport) {
-	var rows []string
-	covered, total := 0, 0
-	for _, q := range r.Queries {
-		e := q.Head.Evidence
-		if e == nil {
-			continue
-		}
-		total += len(e.Facts)
-		covered += e.Covered
-		var missing []string
-		for _, f := range e.Facts {
-			if !f.Found {
-				missing = append(missing, EscapeMarkdown(f.Fact))
-			}
-		}
-		cell := strings.Join(missing, "; ")
-		switch {
-		case e.NoText:
-			cell = "not measurable: the run has no passage text"
-		case len(missing) > 0 && len(e.GoldInContext) > 0:
-			cell += " — in context but lacking it: " + mdList(e.GoldInContext)
-		}
-		rows = append(rows, fmt.Sprintf("| %s | %d/%d | %d | %s |\n", EscapeMarkdown(q.ID), e.Covered, len(e.Facts), e.Passages, cell))
-	}
-	if len(rows) == 0 {
-		return
-	}
-	fmt.Fprintf(b, "\n<details><summary>Evidence in the head's final context: %d of %d required facts</summary>\n\n", covered, total)
-	io.WriteString(b, "Context level, apart from the document scores: the head's passages packed in rank order under the token budget.\n\n| query | facts found | passages | missing |\n|:--|--:|--:|:--|\n")
-	for _, row := range rows {
-		io.WriteString(b, row)
 	}
 	io.WriteString(b, "\n</details>\n")
 }
@@ -398,11 +384,27 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 			fmt.Fprintf(b, "| %s | %s | %s |\n", EscapeMarkdown(id), mdQuery(q.Text), mdList(q.RelevantDocs()))
 		}
 	}
+	source, crows := scoreContextLines(c)
+	if crows != nil {
+		fmt.Fprintf(b, "\n**Final context**, apart from the document scores — %s\n\n| final context | mean |\n|:--|--:|\n", EscapeMarkdown(source))
+		for _, row := range crows {
+			fmt.Fprintf(b, "| %s | %s |\n", row[0], row[1])
+		}
+	}
 	fmt.Fprintf(b, "\n<details><summary>All %d answerable queries</summary>\n\n", len(c.Queries))
-	fmt.Fprintf(b, "| query | text | %s | %s | %s | MRR | first hit |\n|:--|:--|--:|--:|--:|--:|--:|\n", n.recall, n.precision, n.ndcg)
+	if crows != nil {
+		fmt.Fprintf(b, "| query | text | %s | %s | %s | MRR | first hit | context recall | evidence | passages / tokens |\n|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n", n.recall, n.precision, n.ndcg)
+	} else {
+		fmt.Fprintf(b, "| query | text | %s | %s | %s | MRR | first hit |\n|:--|:--|--:|--:|--:|--:|--:|\n", n.recall, n.precision, n.ndcg)
+	}
 	for _, q := range c.Queries {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", EscapeMarkdown(q.ID), mdQuery(c.Set.Query(q.ID).Text),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |", EscapeMarkdown(q.ID), mdQuery(c.Set.Query(q.ID).Text),
 			f3(q.Recall), f3(q.Precision), f3(q.NDCG), f3(q.RR), rank(q.FirstHitRank))
+		if crows != nil {
+			cr, cc, cs := scoreQueryContext(q)
+			fmt.Fprintf(b, " %s | %s | %s |", cr, cc, cs)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n</details>\n")
 	if len(c.Unanswerable) > 0 {
@@ -483,6 +485,7 @@ func gateLine(r *CompareReport) string {
 			gate.RulePrecisionDrop: n.precision + " drop", gate.RuleBelowIncrease: "tail growth",
 			gate.RuleMinRecall: n.recall, gate.RuleMinNDCG: n.ndcg, gate.RuleLatencyRatio: "p95 latency ratio",
 			gate.RuleFalseAnswers: "false answers", gate.RuleFalseRefusals: "false refusals",
+			gate.RuleContextRecallDrop: "context recall drop", gate.RuleEvidenceDrop: "evidence coverage drop", gate.RuleFactsLost: "facts lost",
 		}[ru.Name]
 		parts = append(parts, what+" "+c[3])
 	}

@@ -60,13 +60,14 @@ var (
 	// fingerprintNames are the inputs a report fingerprints.
 	fingerprintNames = []string{"set", "config", "base_config", "head_config", "base_corpus", "head_corpus", "base_run", "head_run"}
 	changes          = []string{string(gate.Regressed), string(gate.Improved), string(gate.Unchanged)}
-	causes           = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus}
+	causes           = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus, gate.CauseContext}
 	reasonKinds      = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
 	outcomes         = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
-	ruleMetrics      = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency, gate.MetricFalseAnswers, gate.MetricFalseRefusals}
-	signals          = []string{gate.SignalAbstain, gate.SignalMinScore, gate.SignalBoth, gate.SignalPartial, gate.SignalNone}
-	refusalBy        = []string{"", gate.ByAbstain, gate.ByMinScore, gate.ByNoHits}
-	segmentKinds     = []string{"segment", "source", "auto"}
+	ruleMetrics      = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
+		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost, gate.MetricFalseAnswers, gate.MetricFalseRefusals}
+	signals      = []string{gate.SignalAbstain, gate.SignalMinScore, gate.SignalBoth, gate.SignalPartial, gate.SignalNone}
+	refusalBy    = []string{"", gate.ByAbstain, gate.ByMinScore, gate.ByNoHits}
+	segmentKinds = []string{"segment", "source", "auto"}
 )
 
 // validate checks every closed field and every id of a report read back.
@@ -149,7 +150,12 @@ func (r *CompareReport) validate() error {
 			if !slices.Contains(causes, m.Cause) {
 				return fmt.Errorf("%s.moves[%d].cause %q: want one of %v", at, j, m.Cause, causes)
 			}
-			if err := plainAll(at+".moves", m.Doc, m.TookItsPlace); err != nil {
+			if err := plainAll(at+".moves", m.Doc, m.TookItsPlace, m.Passage); err != nil {
+				return err
+			}
+		}
+		for _, f := range append(append([]FactMoveInfo{}, q.FactsLost...), q.FactsGained...) {
+			if err := plainAll(at+".facts", f.Doc, f.Passage, f.Instead); err != nil {
 				return err
 			}
 		}

@@ -336,7 +336,7 @@ func TestDiagnosticsGolden(t *testing.T) {
 		t.Error("unescaped script in the page")
 	}
 	checkTables(t, string(md))
-	for _, want := range []string{"ranking miss", "retrieval miss", "not in corpus", "Segments:", "Waived (1)", "Synthetic queries", "Unstable queries", "Evidence in the head's final context: 1 of 3", "Eval-set health", "p = "} {
+	for _, want := range []string{"ranking miss", "retrieval miss", "not in corpus", "Segments:", "Waived (1)", "Synthetic queries", "Unstable queries", "Context: what the model read — 2 facts lost, 0 gained", "context miss", "Eval-set health", "p = "} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("diagnostics report lacks %q", want)
 		}

@@ -144,6 +144,7 @@ func unjudgedInfo(c *gate.Comparison) UnjudgedInfo {
 func (r RuleInfo) label(n metricNames) string {
 	m := map[string]string{gate.MetricRecall: n.recall, gate.MetricNDCG: n.ndcg, gate.MetricPrecision: n.precision,
 		gate.MetricZero: "zero recall", gate.MetricBelow: n.recall + " < below", gate.MetricLatency: "p95 latency (ms)",
+		gate.MetricContextRecall: "context recall", gate.MetricCoverage: "evidence coverage", gate.MetricFactsLost: "facts found in the final context",
 		gate.MetricFalseAnswers: "false answers", gate.MetricFalseRefusals: "false refusals"}[r.Metric]
 	if m == "" {
 		return r.Name
@@ -169,6 +170,14 @@ func (r RuleInfo) cells() [4]string {
 		return [4]string{fmt.Sprint(int(r.Base)), fmt.Sprint(int(r.Head)), v, fmt.Sprintf("≤ %d", int(r.Limit))}
 	case gate.MetricLatency:
 		return [4]string{fmt.Sprintf("%.1f", r.Base), fmt.Sprintf("%.1f", r.Head), fmt.Sprintf("%.2f×", r.Value), fmt.Sprintf("≤ %.2f×", r.Limit)}
+	case gate.MetricFactsLost:
+		if r.Outcome == gate.RuleSkipped {
+			return [4]string{"", "", "", fmt.Sprintf("≤ %d", int(r.Limit))}
+		}
+		return [4]string{fmt.Sprint(int(r.Base)), fmt.Sprint(int(r.Head)), fmt.Sprintf("%d lost", int(r.Value)), fmt.Sprintf("≤ %d", int(r.Limit))}
+	}
+	if r.Outcome == gate.RuleSkipped && (r.Metric == gate.MetricContextRecall || r.Metric == gate.MetricCoverage) {
+		return [4]string{"", "", "", "≤ " + f3(r.Limit)}
 	}
 	if strings.HasPrefix(r.Name, "min_") {
 		return [4]string{f3(r.Base), f3(r.Head), f3(r.Value), "≥ " + f3(r.Limit)}

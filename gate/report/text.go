@@ -41,12 +41,30 @@ func scoreText(w io.Writer, c *gate.Scorecard) error {
 			fmt.Fprintf(b, "  %s  %q  gold: %s\n", terminal(id), terminal(q.Text), terminal(strings.Join(q.RelevantDocs(), ", ")))
 		}
 	}
+	source, crows := scoreContextLines(c)
+	if crows != nil {
+		fmt.Fprintf(b, "\nfinal context (apart from the document scores): %s\n", terminal(source))
+		tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, row := range crows {
+			fmt.Fprintf(tw, "%s\t%s\t\n", row[0], row[1])
+		}
+		tw.Flush()
+	}
 	writeUnanswerableText(b, c.Unanswerable)
 	fmt.Fprintf(b, "\nper query\n")
 	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  id\t%s\t%s\t%s\tRR\tfirst hit\tfound\n", n.recall, n.precision, n.ndcg)
+	if crows != nil {
+		fmt.Fprintf(tw, "  id\t%s\t%s\t%s\tRR\tfirst hit\tfound\tcontext recall\tevidence\tpassages/tokens\n", n.recall, n.precision, n.ndcg)
+	} else {
+		fmt.Fprintf(tw, "  id\t%s\t%s\t%s\tRR\tfirst hit\tfound\n", n.recall, n.precision, n.ndcg)
+	}
 	for _, q := range c.Queries {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d/%d\n", terminal(q.ID), f3(q.Recall), f3(q.Precision), f3(q.NDCG), f3(q.RR), rank(q.FirstHitRank), q.Found, q.Relevant)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d/%d", terminal(q.ID), f3(q.Recall), f3(q.Precision), f3(q.NDCG), f3(q.RR), rank(q.FirstHitRank), q.Found, q.Relevant)
+		if crows != nil {
+			cr, cc, cs := scoreQueryContext(q)
+			fmt.Fprintf(tw, "\t%s\t%s\t%s", cr, cc, cs)
+		}
+		fmt.Fprintf(tw, "\n")
 	}
 	tw.Flush()
 	writeWarningsText(b, c.Warnings())
@@ -196,6 +214,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", terminal(q.ID), terminal(strings.Join(q.Docs, ", ")))
 		}
 	}
+	writeContextText(b, r)
 
 	for _, l := range refusalLines(r, terminal) {
 		fmt.Fprintf(b, "%s\n", l)
@@ -217,10 +236,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 			}
 			fmt.Fprintf(b, "\n      %q\n", terminal(clip(p.Query, 100)))
 			for _, m := range p.Moves {
-				fmt.Fprintf(b, "      %s: %s rank %s → %s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank))
-				if m.TookItsPlace != "" {
-					fmt.Fprintf(b, ", replaced by %s", terminal(m.TookItsPlace))
-				}
+				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal))
 				b.WriteString("\n")
 			}
 		}
