@@ -472,7 +472,7 @@ func TestDemoRerankerRegression(t *testing.T) {
 	}
 	code, stdout, _ = rg(t, "compare", "--config", cfg, "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl")
 	want := "  fail: mean recall@5 dropped by 0.023 (limit 0.020, max_recall_drop)\n  fail: 1 query newly at zero recall (limit 0, max_new_misses): q26\n" +
-		`  fail: 3 required facts found in the base's final context are not in the head's (limit 0, max_facts_lost): q01 "create the new key, deploy it, then revoke the old one" (base: security/api-keys; head: security/api-keys#2), q04 "four days by default" (base: queues/retention; head: queues/retention#0), q08 "bring your own key" (base: security/encryption; head: security/encryption#2)` + "\nset "
+		`  fail: 3 required facts found in the base's final context are not in the head's (limit 0, max_facts_lost): q01 "create the new key, deploy it, then revoke the old one" (base: security/api-keys; head: security/api-keys#2, security/api-keys#0, security/api-keys#3, …and 1 more), q04 "four days by default" (base: queues/retention; head: queues/retention#0, queues/retention#1), q08 "bring your own key" (base: security/encryption; head: security/encryption#2, security/encryption#3)` + "\nset "
 	if code != 1 || !strings.Contains(stdout, want) {
 		t.Errorf("demo head: exit %d, want exactly the two recall reasons and the facts the re-chunked head's context lost:\n%s", code, stdout)
 	}
