@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/cli"
@@ -190,9 +191,9 @@ func references(cases map[string]*exportCase, corpus string) error {
 	found := map[string]bool{}
 	if err := gate.WalkCorpus(corpus, func(d gate.Document) error {
 		if _, ok := want[d.ID]; ok && !found[d.ID] {
-			text := d.Text
-			if d.Title != "" {
-				text = d.Title + "\n\n" + d.Text
+			text := strings.TrimSpace(d.Text)
+			if t := strings.TrimSpace(d.Title); t != "" {
+				text = t + "\n\n" + text
 			}
 			want[d.ID], found[d.ID] = text, true
 		}
