@@ -44,6 +44,11 @@ type Thresholds struct {
 	MinFlipped int
 	// MaxLatencyRatio bounds head p95 / base p95 latency; 0 is off.
 	MaxLatencyRatio float64
+	// MaxFalseAnswersIncrease and MaxFalseRefusalsIncrease bound how many
+	// more unanswerable queries the head would answer, and how many more
+	// answerable ones it would refuse, than the base (default 0). They
+	// are evaluated only when both sides carry a refusal signal.
+	MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease int
 	// MaxContextRecallDrop and MaxEvidenceDrop bound the drop of mean
 	// context document recall and mean evidence coverage of the final
 	// context; nil is off.
@@ -88,6 +93,12 @@ func (t Thresholds) Validate() error {
 	if t.MaxLatencyRatio < 0 || math.IsNaN(t.MaxLatencyRatio) || math.IsInf(t.MaxLatencyRatio, 0) {
 		return &RuleError{Key: RuleLatencyRatio, Err: fmt.Errorf("must be a positive ratio such as 1.5, got %v", t.MaxLatencyRatio)}
 	}
+	if t.MaxFalseAnswersIncrease < 0 {
+		return &RuleError{Key: RuleFalseAnswers, Err: fmt.Errorf("must not be negative, got %d", t.MaxFalseAnswersIncrease)}
+	}
+	if t.MaxFalseRefusalsIncrease < 0 {
+		return &RuleError{Key: RuleFalseRefusals, Err: fmt.Errorf("must not be negative, got %d", t.MaxFalseRefusalsIncrease)}
+	}
 	if t.MinSegmentQueries < 0 {
 		return &RuleError{Key: "min_segment_queries", Err: fmt.Errorf("must not be negative, got %d", t.MinSegmentQueries)}
 	}
@@ -96,7 +107,7 @@ func (t Thresholds) Validate() error {
 			return &RuleError{Key: fmt.Sprintf("segment[%d].name", i), Err: fmt.Errorf("required: the segment to gate")}
 		}
 		if s.Limits.empty() {
-			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (max_recall_drop, max_ndcg_drop, max_precision_drop, max_below_increase, min_recall, min_ndcg, max_context_recall_drop, max_evidence_drop or max_facts_lost)", s.Name)}
+			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (max_recall_drop, max_ndcg_drop, max_precision_drop, max_below_increase, min_recall, min_ndcg, max_context_recall_drop, max_evidence_drop, max_facts_lost, max_false_answers_increase or max_false_refusals_increase)", s.Name)}
 		}
 		if err := s.Limits.Validate(""); err != nil {
 			var re *RuleError
@@ -210,7 +221,7 @@ type PolicyChange struct {
 // PolicyKeys are the keys a PolicyChange names, in report order; a
 // segment rule's key is PolicySegmentKey followed by its name.
 var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
-	"min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
+	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
 	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
@@ -266,6 +277,9 @@ type Policy struct {
 	// Latency is what each side's retriever calls took (base, head); nil
 	// for a side that was not timed (a cached or stored run).
 	Latency [2]*LatencyStats
+	// Refusal is each side's own refusal rule (base, head): the base's
+	// from the base commit's config when that config judges.
+	Refusal [2]Refusal
 }
 
 // Delta is head minus base for the four document metrics.
@@ -360,7 +374,10 @@ type Comparison struct {
 	EmptyAnswers [2][]string
 	// Unanswerable pairs what both sides returned for unanswerable queries.
 	Unanswerable [][2]UnanswerableResult
-	Verdict      Verdict
+	// Refusal is the refusal check: each side's decision to answer or
+	// refuse, on every query of the set.
+	Refusal *RefusalCheck
+	Verdict Verdict
 	// Rules are every rule applied, in report order, with their outcomes.
 	Rules []RuleResult
 	// JudgementsKnown says the set records judgements (grade-0 labels or
@@ -582,6 +599,9 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		c.Warnings = append(c.Warnings, "head: "+w)
 	}
 	c.Warnings = append(c.Warnings, outageWarnings...)
+	if err := c.buildRefusal(base, head, pol.Refusal, pol); err != nil {
+		return nil, err
+	}
 	if err := c.applyRules(); err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ const (
 )
 
 // RuleNames lists every rule a waiver may name, in the order reports show them.
-var RuleNames = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG, RuleLatencyRatio,
+var RuleNames = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG, RuleFalseAnswers, RuleFalseRefusals, RuleLatencyRatio,
 	RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost}
 
 // Metric keys a rule reads: the JSON report's metric keys, plus the count of
@@ -76,6 +76,9 @@ type Limits struct {
 	MaxRecallDrop, MaxNDCGDrop, MaxPrecisionDrop *float64
 	MaxBelowIncrease                             *int
 	MinRecall, MinNDCG                           *float64
+	// MaxFalseAnswersIncrease and MaxFalseRefusalsIncrease are the refusal
+	// check's rules (see Thresholds).
+	MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease *int
 	// The final-context rules (see Thresholds).
 	MaxContextRecallDrop, MaxEvidenceDrop *float64
 	MaxFactsLost                          *int
@@ -99,8 +102,13 @@ func (l Limits) Validate(where string) error {
 			return &RuleError{Key: f.key, Err: fmt.Errorf("must be within 0–1, got %v", *f.v)}
 		}
 	}
-	if l.MaxBelowIncrease != nil && *l.MaxBelowIncrease < 0 {
-		return &RuleError{Key: RuleBelowIncrease, Err: fmt.Errorf("must not be negative, got %d", *l.MaxBelowIncrease)}
+	for _, f := range []struct {
+		key string
+		v   *int
+	}{{RuleBelowIncrease, l.MaxBelowIncrease}, {RuleFalseAnswers, l.MaxFalseAnswersIncrease}, {RuleFalseRefusals, l.MaxFalseRefusalsIncrease}} {
+		if f.v != nil && *f.v < 0 {
+			return &RuleError{Key: f.key, Err: fmt.Errorf("must not be negative, got %d", *f.v)}
+		}
 	}
 	if l.MaxFactsLost != nil && *l.MaxFactsLost < 0 {
 		return &RuleError{Key: RuleFactsLost, Err: fmt.Errorf("must not be negative, got %d", *l.MaxFactsLost)}
@@ -110,8 +118,24 @@ func (l Limits) Validate(where string) error {
 
 // empty reports whether no rule is set.
 func (l Limits) empty() bool {
+	return l.documentLimits().none() && !l.refusal()
+}
+
+// none reports whether no document or context rule is set.
+func (l Limits) none() bool {
 	return l.MaxRecallDrop == nil && l.MaxNDCGDrop == nil && l.MaxPrecisionDrop == nil && l.MaxBelowIncrease == nil && l.MinRecall == nil && l.MinNDCG == nil &&
 		l.MaxContextRecallDrop == nil && l.MaxEvidenceDrop == nil && l.MaxFactsLost == nil
+}
+
+// refusal reports whether a refusal rule is set.
+func (l Limits) refusal() bool {
+	return l.MaxFalseAnswersIncrease != nil || l.MaxFalseRefusalsIncrease != nil
+}
+
+// documentLimits are l without the refusal rules.
+func (l Limits) documentLimits() Limits {
+	l.MaxFalseAnswersIncrease, l.MaxFalseRefusalsIncrease = nil, nil
+	return l
 }
 
 // RuleError is a rule key with a bad value; the config reader turns it into
@@ -481,6 +505,8 @@ func (c *Comparison) applyRules() error {
 	}
 	c.Rules = append(c.Rules, miss)
 	c.Rules = append(c.Rules, c.applyLimits(whole, t.limits())...)
+	fa, fr := t.MaxFalseAnswersIncrease, t.MaxFalseRefusalsIncrease
+	c.Rules = append(c.Rules, c.refusalRules("", c.allRefusal(), &fa, &fr)...)
 	if t.MaxLatencyRatio > 0 {
 		c.Rules = append(c.Rules, c.latencyRule(t.MaxLatencyRatio))
 	}
@@ -499,12 +525,31 @@ func (c *Comparison) applyRules() error {
 				counted = append(counted, p)
 			}
 		}
+		if sr.Limits.refusal() {
+			// The refusal rules count the segment's unanswerable queries too.
+			rm := c.refusalMembers(sr.Name)
+			n := 0
+			for _, q := range rm {
+				if q.counted() {
+					n++
+				}
+			}
+			if n < minSize {
+				c.Rules = append(c.Rules, RuleResult{Name: "segment", Segment: label, Queries: n, Limit: float64(minSize), Outcome: RuleSkipped,
+					Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, n, plural(n, "query", "queries"), minSize)})
+				continue
+			}
+			c.Rules = append(c.Rules, c.refusalRules(label, rm, sr.MaxFalseAnswersIncrease, sr.MaxFalseRefusalsIncrease)...)
+			if sr.Limits.documentLimits().none() {
+				continue
+			}
+		}
 		if len(counted) < minSize {
 			c.Rules = append(c.Rules, RuleResult{Name: "segment", Segment: label, Queries: len(counted), Limit: float64(minSize), Outcome: RuleSkipped,
 				Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, len(counted), plural(len(counted), "query", "queries"), minSize)})
 			continue
 		}
-		c.Rules = append(c.Rules, c.applyLimits(ruleScope{label: label, queries: counted}, sr.Limits)...)
+		c.Rules = append(c.Rules, c.applyLimits(ruleScope{label: label, queries: counted}, sr.Limits.documentLimits())...)
 	}
 	return nil
 }

@@ -97,6 +97,8 @@ type QueryScore struct {
 	// Passages holds, for documents in the context window, the text of
 	// their first passage (clipped), when the run carries text.
 	Passages map[string]string
+	// Signal is what the answer said about refusing (see RefusalCheck).
+	Signal AnswerSignal
 }
 
 // PassageRunes is how much of a passage a score keeps for drill-downs; a
@@ -120,6 +122,8 @@ type UnanswerableResult struct {
 	ID       string
 	Returned int
 	Missing  bool
+	// Signal is what the answer said about refusing (see RefusalCheck).
+	Signal AnswerSignal
 }
 
 // Summary aggregates the answerable queries of one run.
@@ -365,10 +369,12 @@ func (s *Scorer) Add(r Result) error {
 		for _, h := range r.Hits {
 			s.seen.add(h.Doc)
 		}
-		s.unans[q.ID] = UnanswerableResult{ID: q.ID, Returned: s.seen.Len()}
+		s.unans[q.ID] = UnanswerableResult{ID: q.ID, Returned: s.seen.Len(), Signal: signalOf(r)}
 		return nil
 	}
-	qs, err := s.keep(ScoreResult(q, r, s.depth, &s.seen))
+	scored := ScoreResult(q, r, s.depth, &s.seen)
+	scored.Signal = signalOf(r)
+	qs, err := s.keep(scored)
 	if err != nil {
 		return err
 	}

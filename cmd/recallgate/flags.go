@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -123,12 +124,8 @@ func publishComparison(e *env, cmp *gate.Comparison, f report.Format, out, jsonO
 	return nil
 }
 
-func noArgs(args []string) error {
-	if len(args) > 0 {
-		return usagef("unexpected argument %q (flags start with --)", args[0])
-	}
-	return nil
-}
+// noArgs refuses positional arguments.
+var noArgs = cli.NoArgs
 
 // errorReports makes run write, when it ends in exit 2 or 3, an error
 // report in place of each report file asked for (--out in its format,

@@ -4,6 +4,10 @@
 // drops. See README.md for the full guide.
 package main
 
-import "os"
+import (
+	"os"
 
-func main() { os.Exit(run(signalContext(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr)) }
+	"github.com/recallgate/recallgate/gate/cli"
+)
+
+func main() { os.Exit(run(cli.SignalContext(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr)) }

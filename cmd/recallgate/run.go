@@ -8,10 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/signal"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/recallgate/recallgate/gate/cijob"
@@ -62,7 +58,7 @@ func (e *env) job() *pipeline.Env {
 type command = cli.Command[*env]
 
 func commands() []command {
-	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, actionCommand, ciCommand}
+	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, exportCommand, actionCommand, ciCommand}
 }
 
 // run is the whole program: it closes its /proc files to the programs it will
@@ -131,23 +127,10 @@ func exitCode(err error) int {
 	return pipeline.ExitCode(err)
 }
 
-func lookup(name string) (command, bool) {
-	for _, c := range commands() {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return command{}, false
-}
+func lookup(name string) (command, bool) { return cli.Find(commands(), name) }
 
 // mainUsage is the top-level --help: help/main.txt with the command list.
-func mainUsage() string {
-	var b strings.Builder
-	for _, c := range commands() {
-		fmt.Fprintf(&b, "  %-10s %s\n", c.Name, c.Summary)
-	}
-	return strings.Replace(examples("main"), "{{commands}}", b.String(), 1)
-}
+func mainUsage() string { return cli.MainHelp(commands(), examples("main")) }
 
 // helpFiles hold the help texts: each command's examples, and the top page.
 //
@@ -160,21 +143,4 @@ func examples(name string) string {
 	return string(b)
 }
 
-func commandUsage(c command) string { return c.Help(metavars) }
-
-// metavars name the value each flag takes, as the usage lines write it.
-var metavars = map[string]string{
-	"config": "FILE", "set": "SET", "out": "FILE", "json-out": "FILE", "write-baseline": "FILE",
-	"format": "FORMAT", "results": "RUN", "base": "RUN", "head": "RUN", "save-runs": "DIR",
-	"corpus": "DIR|FILE", "max-recall-drop": "D", "max-new-misses": "M", "candidates": "N",
-	"context": "K", "base-ref": "REF", "base-cache-key": "KEY", "head-cache-key": "KEY",
-	"side": "base|head", "shard": "i/n", "report": "FILE", "in": "FILE", "pr": "N", "max-label-age": "AGE",
-	"log": "FILE", "known-bad": "FILE", "size": "N", "seed": "S", "field": "NAME", "column": "NAME", "max-chars": "N",
-	"labeller": "NAME", "pool-config": "FILE", "depth": "D", "port": "PORT", "sample": "N",
-}
-
-// signalContext is cancelled on SIGINT or SIGTERM.
-func signalContext() context.Context {
-	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	return ctx
-}
+func commandUsage(c command) string { return c.Help(cli.Metavars) }

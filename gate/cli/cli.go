@@ -13,7 +13,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 )
 
@@ -89,4 +92,51 @@ func (c Command[E]) flagHelp(metavars map[string]string) string {
 		return "Flags: none\n"
 	}
 	return "Flags:\n" + b.String()
+}
+
+// NoArgs is the usage mistake of positional arguments given to a command
+// that takes none.
+func NoArgs(args []string) error {
+	if len(args) > 0 {
+		return Usagef("unexpected argument %q (flags start with --)", args[0])
+	}
+	return nil
+}
+
+// Find returns the command with the given name.
+func Find[E any](cmds []Command[E], name string) (Command[E], bool) {
+	for _, c := range cmds {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Command[E]{}, false
+}
+
+// MainHelp is the top-level --help page: page with "{{commands}}" replaced
+// by one line per command, its name and summary.
+func MainHelp[E any](cmds []Command[E], page string) string {
+	var b strings.Builder
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "  %-10s %s\n", c.Name, c.Summary)
+	}
+	return strings.Replace(page, "{{commands}}", b.String(), 1)
+}
+
+// Metavars name the value each recallgate flag takes, as the usage lines
+// write it (Help's metavars).
+var Metavars = map[string]string{
+	"config": "FILE", "set": "SET", "out": "FILE", "json-out": "FILE", "write-baseline": "FILE",
+	"format": "FORMAT", "results": "RUN", "base": "RUN", "head": "RUN", "save-runs": "DIR", "run": "RUN",
+	"corpus": "DIR|FILE", "max-recall-drop": "D", "max-new-misses": "M", "candidates": "N",
+	"context": "K", "base-ref": "REF", "base-cache-key": "KEY", "head-cache-key": "KEY",
+	"side": "base|head", "shard": "i/n", "report": "FILE", "in": "FILE", "pr": "N", "max-label-age": "AGE",
+	"log": "FILE", "known-bad": "FILE", "size": "N", "seed": "S", "field": "NAME", "column": "NAME", "max-chars": "N",
+	"labeller": "NAME", "pool-config": "FILE", "depth": "D", "port": "PORT", "sample": "N",
+}
+
+// SignalContext is cancelled on SIGINT or SIGTERM.
+func SignalContext() context.Context {
+	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return ctx
 }

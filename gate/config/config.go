@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -64,6 +65,9 @@ type Config struct {
 	// grades); Guideline is the team's one-line rule shown above them.
 	GradeNames []string
 	Guideline  string
+	// Refusal is each side's own refusal rule ([refusal], or
+	// [base.refusal] and [head.refusal] over it): base first.
+	Refusal [2]gate.Refusal
 }
 
 // Retriever configures one side's retriever: the table type lives beside
@@ -75,7 +79,13 @@ type Duration = spec.Duration
 
 // side is a [base] or [head] table.
 type side struct {
-	Retriever *Retriever `toml:"retriever"`
+	Retriever *Retriever  `toml:"retriever"`
+	Refusal   *rawRefusal `toml:"refusal"`
+}
+
+// rawRefusal is a [refusal] table: the pipeline's own rule for refusing.
+type rawRefusal struct {
+	MinScore *float64 `toml:"min_score"`
 }
 
 // rawSegment is one [[gate.segment]] table.
@@ -87,6 +97,8 @@ type rawSegment struct {
 	MaxBelowIncrease *int     `toml:"max_below_increase"`
 	MinRecall        *float64 `toml:"min_recall"`
 	MinNDCG          *float64 `toml:"min_ndcg"`
+	MaxFalseAnswers  *int     `toml:"max_false_answers_increase"`
+	MaxFalseRefusals *int     `toml:"max_false_refusals_increase"`
 	// The final-context rules.
 	MaxContextRecallDrop *float64 `toml:"max_context_recall_drop"`
 	MaxEvidenceDrop      *float64 `toml:"max_evidence_drop"`
@@ -119,6 +131,8 @@ type rawConfig struct {
 		MaxContextRecallDrop *float64     `toml:"max_context_recall_drop"`
 		MaxEvidenceDrop      *float64     `toml:"max_evidence_drop"`
 		MaxFactsLost         *int         `toml:"max_facts_lost"`
+		MaxFalseAnswers      *int         `toml:"max_false_answers_increase"`
+		MaxFalseRefusals     *int         `toml:"max_false_refusals_increase"`
 		Segment              []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {
@@ -138,9 +152,10 @@ type rawConfig struct {
 		Expires string   `toml:"expires"`
 		Rules   []string `toml:"rules"`
 	} `toml:"waiver"`
-	Retriever *Retriever `toml:"retriever"`
-	Base      *side      `toml:"base"`
-	Head      *side      `toml:"head"`
+	Retriever *Retriever  `toml:"retriever"`
+	Refusal   *rawRefusal `toml:"refusal"`
+	Base      *side       `toml:"base"`
+	Head      *side       `toml:"head"`
 }
 
 // Load reads and validates a config file. Every error is a *gate.InputError
@@ -203,6 +218,9 @@ func Parse(data []byte, name string) (*Config, error) {
 		c.Thresholds.MaxNewMisses = *v
 	}
 	if err := c.gateRules(raw, data); err != nil {
+		return nil, err
+	}
+	if err := c.refusalRules(raw, data); err != nil {
 		return nil, err
 	}
 	c.Repeats = raw.Gate.Repeats
@@ -338,10 +356,17 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		t.MinSegmentQueries = *v
 	}
 	t.RequireSignificance = g.RequireSignificance
+	if v := g.MaxFalseAnswers; v != nil {
+		t.MaxFalseAnswersIncrease = *v
+	}
+	if v := g.MaxFalseRefusals; v != nil {
+		t.MaxFalseRefusalsIncrease = *v
+	}
 	for i, s := range g.Segment {
 		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"),
 			Limits: gate.Limits{MaxRecallDrop: s.MaxRecallDrop, MaxNDCGDrop: s.MaxNDCGDrop, MaxPrecisionDrop: s.MaxPrecisionDrop, MaxBelowIncrease: s.MaxBelowIncrease, MinRecall: s.MinRecall, MinNDCG: s.MinNDCG,
-				MaxContextRecallDrop: s.MaxContextRecallDrop, MaxEvidenceDrop: s.MaxEvidenceDrop, MaxFactsLost: s.MaxFactsLost}})
+				MaxContextRecallDrop: s.MaxContextRecallDrop, MaxEvidenceDrop: s.MaxEvidenceDrop, MaxFactsLost: s.MaxFactsLost,
+				MaxFalseAnswersIncrease: s.MaxFalseAnswers, MaxFalseRefusalsIncrease: s.MaxFalseRefusals}})
 	}
 	if err := t.Validate(); err != nil {
 		ie := &gate.InputError{File: c.Path, Field: "gate", Err: err}
@@ -359,6 +384,51 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 			}
 		}
 		return ie
+	}
+	return nil
+}
+
+// refusalRules reads [refusal] min_score, the rule of both sides, and
+// [base.refusal] and [head.refusal], each side's own over it. A bad value
+// is an error naming its line and key.
+func (c *Config) refusalRules(raw rawConfig, data []byte) error {
+	tables := []struct {
+		key []string
+		r   *rawRefusal
+	}{{[]string{"refusal"}, raw.Refusal}}
+	if raw.Base != nil {
+		tables = append(tables, struct {
+			key []string
+			r   *rawRefusal
+		}{[]string{"base", "refusal"}, raw.Base.Refusal})
+	}
+	if raw.Head != nil {
+		tables = append(tables, struct {
+			key []string
+			r   *rawRefusal
+		}{[]string{"head", "refusal"}, raw.Head.Refusal})
+	}
+	for _, t := range tables {
+		if t.r == nil {
+			continue
+		}
+		key := append(append([]string{}, t.key...), "min_score")
+		field := strings.Join(key, ".")
+		v := t.r.MinScore
+		switch {
+		case v == nil:
+			return &gate.InputError{File: c.Path, Line: keyLine(data, t.key), Field: field, Err: errors.New("required in a refusal table: the top hit's score under which the pipeline refuses, e.g. min_score = 0.42")}
+		case math.IsNaN(*v) || math.IsInf(*v, 0):
+			return &gate.InputError{File: c.Path, Line: keyLine(data, key), Field: field, Err: fmt.Errorf("must be a number, got %v", *v)}
+		}
+		switch t.key[0] {
+		case "refusal":
+			c.Refusal[0].MinScore, c.Refusal[1].MinScore = v, v
+		case "base":
+			c.Refusal[0].MinScore = v
+		case "head":
+			c.Refusal[1].MinScore = v
+		}
 	}
 	return nil
 }

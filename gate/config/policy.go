@@ -69,6 +69,8 @@ func policyValues(c *Config) map[string]string {
 		gate.RuleBelowIncrease:     optInt(t.MaxBelowIncrease),
 		gate.RuleMinRecall:         optNum(t.MinRecall),
 		gate.RuleMinNDCG:           optNum(t.MinNDCG),
+		gate.RuleFalseAnswers:      strconv.Itoa(t.MaxFalseAnswersIncrease),
+		gate.RuleFalseRefusals:     strconv.Itoa(t.MaxFalseRefusalsIncrease),
 		"min_flipped":              strconv.Itoa(max(t.MinFlipped, 1)),
 		gate.RuleLatencyRatio:      "off",
 		"min_segment_queries":      strconv.Itoa(t.MinSegmentQueries),
@@ -113,8 +115,13 @@ func segmentValues(c *Config) map[string]string {
 				parts = append(parts, f.key+"="+num(*f.v))
 			}
 		}
-		if l.MaxBelowIncrease != nil {
-			parts = append(parts, gate.RuleBelowIncrease+"="+strconv.Itoa(*l.MaxBelowIncrease))
+		for _, f := range []struct {
+			key string
+			v   *int
+		}{{gate.RuleBelowIncrease, l.MaxBelowIncrease}, {gate.RuleFalseAnswers, l.MaxFalseAnswersIncrease}, {gate.RuleFalseRefusals, l.MaxFalseRefusalsIncrease}} {
+			if f.v != nil {
+				parts = append(parts, f.key+"="+strconv.Itoa(*f.v))
+			}
 		}
 		if l.MaxFactsLost != nil {
 			parts = append(parts, gate.RuleFactsLost+"="+strconv.Itoa(*l.MaxFactsLost))

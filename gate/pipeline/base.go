@@ -118,6 +118,8 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 func (b *BaseSide) Sides(head *config.Config) *config.Config {
 	c := *head
 	c.Base = b.cfg.Base
+	// The base side's refusal rule is part of its pipeline, like its retriever.
+	c.Refusal[0] = b.cfg.Refusal[0]
 	if b.own {
 		c.Thresholds, c.Depth, c.Repeats, c.MaxWaiverDays = b.cfg.Thresholds, b.cfg.Depth, b.cfg.Repeats, b.cfg.MaxWaiverDays
 		c.Thresholds.Segments = slices.Clone(c.Thresholds.Segments)

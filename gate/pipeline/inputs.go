@@ -47,6 +47,7 @@ func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 			return nil, err
 		}
 		in.Policy.Waivers = cfg.Waivers
+		in.Policy.Refusal = cfg.Refusal
 		ho.MaxLabelAge = cfg.MaxLabelAge
 		in.NoChart = cfg.NoChart
 		in.Name = cfg.Name

@@ -391,6 +391,10 @@ type ThresholdInfo struct {
 	MinFlipped          int      `json:"min_flipped"`
 	MinSegmentQueries   int      `json:"min_segment_queries"`
 	RequireSignificance bool     `json:"require_significance"`
+	// MaxFalseAnswersIncrease and MaxFalseRefusalsIncrease are the
+	// refusal check's rules.
+	MaxFalseAnswersIncrease  int `json:"max_false_answers_increase"`
+	MaxFalseRefusalsIncrease int `json:"max_false_refusals_increase"`
 	// The final-context rules; max_facts_lost applies on a set with evidence.
 	MaxContextRecallDrop *float64 `json:"max_context_recall_drop"`
 	MaxEvidenceDrop      *float64 `json:"max_evidence_drop"`
@@ -403,6 +407,7 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 	ti := ThresholdInfo{MaxRecallDrop: t.MaxRecallDrop, MaxNewMisses: t.MaxNewMisses, MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop,
 		MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
 		MinFlipped: t.MinFlipped, MinSegmentQueries: t.MinSegmentQueries, RequireSignificance: t.RequireSignificance,
+		MaxFalseAnswersIncrease: t.MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease: t.MaxFalseRefusalsIncrease,
 		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost}
 	if t.MaxLatencyRatio > 0 {
 		v := t.MaxLatencyRatio
@@ -503,7 +508,9 @@ type CompareReport struct {
 	NewMisses    []string           `json:"new_misses"`
 	Queries      []CompareQuery     `json:"queries"`
 	Unanswerable []UnanswerablePair `json:"unanswerable"`
-	Warnings     []string           `json:"warnings"`
+	// Refusal is the refusal check: false answers and false refusals.
+	Refusal  *RefusalInfo `json:"refusal,omitempty"`
+	Warnings []string     `json:"warnings"`
 	// Notes say what was compared: the base commit's tree, a changed set.
 	Notes []string `json:"notes,omitempty"`
 	// EmptyAnswers are the queries each side answered with no hits where
@@ -725,6 +732,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
+		Refusal: refusalInfo(c.Refusal),
 	}
 	if c.Name != "" {
 		r.Gate = &GateInfo{Name: c.Name}

@@ -118,6 +118,15 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		}
 		s.Cases = append(s.Cases, c)
 	}
+	if c, ok := refusalCase(r); ok {
+		if c.Failure != nil {
+			s.Failures++
+		}
+		if c.Skipped != nil {
+			s.Skipped++
+		}
+		s.Cases = append(s.Cases, c)
+	}
 	if r.Verdict == "fail" {
 		reasons := ""
 		for _, x := range r.Reasons {
@@ -171,4 +180,38 @@ func withContextEntries(e []BenchmarkEntry, s SideSummary) []BenchmarkEntry {
 		e = append(e, BenchmarkEntry{Name: "evidence coverage", Unit: "evidence coverage", Value: c.EvidenceCoverage.Value, Extra: contextSource(c)})
 	}
 	return e
+}
+
+// refusalCase is the refusal check as one test case: failed when a
+// refusal rule failed, skipped when a side has no refusal signal.
+func refusalCase(r *CompareReport) (junitCase, bool) {
+	if r.Refusal == nil {
+		return junitCase{}, false
+	}
+	c := junitCase{Name: "refusal", Classname: "recallgate.refusal", SystemOut: strings.Join(refusalLines(r, func(s string) string { return s }), "\n")}
+	var failed, other []string
+	for _, ru := range r.Rules {
+		if ru.Metric != "false_answers" && ru.Metric != "false_refusals" {
+			continue
+		}
+		switch ru.Outcome {
+		case "fail":
+			failed = append(failed, ru.Reason)
+		case "skipped", "inconclusive":
+			if ru.Reason != "" {
+				other = append(other, ru.Reason)
+			}
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		c.Failure = &junitFailure{Message: "the refusal check failed", Type: "refusal", Text: strings.Join(failed, "\n")}
+	case !r.Refusal.Base.has() || !r.Refusal.Head.has() || len(other) > 0:
+		msg := "no refusal signal: the refusal rules were not evaluated"
+		if len(other) > 0 {
+			msg = other[0]
+		}
+		c.Skipped = &junitSkipped{Message: msg}
+	}
+	return c, true
 }

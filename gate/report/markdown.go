@@ -125,6 +125,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		b.WriteString("\n</details>\n")
 	}
 
+	writeRefusalMarkdown(b, r)
 	writeUnjudgedMarkdown(b, r)
 	writeRulesMarkdown(b, r)
 	writeAttribution(b, r, byID)
@@ -475,14 +476,15 @@ func gateLine(r *CompareReport) string {
 	n := names(r.depth())
 	var parts []string
 	for _, ru := range r.Rules {
-		if ru.Segment != "" || ru.Name == "segment" {
-			continue
+		if ru.Segment != "" || ru.Name == "segment" || (ru.Outcome == gate.RuleSkipped && (ru.Metric == gate.MetricFalseAnswers || ru.Metric == gate.MetricFalseRefusals)) {
+			continue // a refusal rule not evaluated: the refusal block says why
 		}
 		c := ru.cells()
 		what := map[string]string{
 			gate.RuleRecallDrop: n.recall + " drop", gate.RuleNewMisses: "new zero-recall", gate.RuleNDCGDrop: n.ndcg + " drop",
 			gate.RulePrecisionDrop: n.precision + " drop", gate.RuleBelowIncrease: "tail growth",
 			gate.RuleMinRecall: n.recall, gate.RuleMinNDCG: n.ndcg, gate.RuleLatencyRatio: "p95 latency ratio",
+			gate.RuleFalseAnswers: "false answers", gate.RuleFalseRefusals: "false refusals",
 			gate.RuleContextRecallDrop: "context recall drop", gate.RuleEvidenceDrop: "evidence coverage drop", gate.RuleFactsLost: "facts lost",
 		}[ru.Name]
 		parts = append(parts, what+" "+c[3])

@@ -70,7 +70,9 @@ var (
 	reasonKinds      = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
 	outcomes         = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
 	ruleMetrics      = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
-		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost}
+		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost, gate.MetricFalseAnswers, gate.MetricFalseRefusals}
+	signals      = []string{gate.SignalAbstain, gate.SignalMinScore, gate.SignalBoth, gate.SignalPartial, gate.SignalNone}
+	refusalBy    = []string{"", gate.ByAbstain, gate.ByMinScore, gate.ByNoHits}
 	segmentKinds = []string{"segment", "source", "auto"}
 )
 
@@ -198,6 +200,37 @@ func (r *CompareReport) validate() error {
 	for i, u := range r.Unanswerable {
 		if err := plain(fmt.Sprintf("unanswerable[%d].id", i), u.ID); err != nil {
 			return err
+		}
+	}
+	if rf := r.Refusal; rf != nil {
+		return rf.validate()
+	}
+	return nil
+}
+
+// validate checks a refusal block read back: known signals and decisions,
+// and no control character in a query id it names.
+func (rf *RefusalInfo) validate() error {
+	for _, s := range []struct {
+		name string
+		info RefusalSideInfo
+	}{{"base", rf.Base}, {"head", rf.Head}} {
+		if !slices.Contains(signals, s.info.Signal) {
+			return fmt.Errorf("refusal.%s.signal %q: want one of %v", s.name, s.info.Signal, signals)
+		}
+		if err := plainAll("refusal."+s.name, append(append(append([]string{}, s.info.Undecided...), s.info.FalseAnswers.Queries...), s.info.FalseRefusals.Queries...)...); err != nil {
+			return err
+		}
+	}
+	if err := plainAll("refusal", append(append([]string{}, rf.NewFalseAnswers...), rf.NewFalseRefusals...)...); err != nil {
+		return err
+	}
+	for i, q := range rf.Queries {
+		if err := plain(fmt.Sprintf("refusal.queries[%d].id", i), q.ID); err != nil {
+			return err
+		}
+		if !slices.Contains(refusalBy, q.Base.By) || !slices.Contains(refusalBy, q.Head.By) {
+			return fmt.Errorf("refusal.queries[%d]: decided by %q, %q: want one of %v", i, q.Base.By, q.Head.By, refusalBy)
 		}
 	}
 	return nil

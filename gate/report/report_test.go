@@ -363,8 +363,9 @@ func TestJUnitAndBenchmark(t *testing.T) {
 	if err := xml.Unmarshal(x, &doc); err != nil {
 		t.Fatalf("not XML: %v\n%s", err, x)
 	}
-	// 10 queries + the verdict case; q03 and the verdict fail.
-	if doc.Tests != 11 || doc.Failures != 2 || doc.Suites[0].Cases[2].Failure == nil || doc.Suites[0].Cases[2].Name != "q03" {
+	// 10 queries + the refusal case (skipped: no signal) + the verdict
+	// case; q03 and the verdict fail.
+	if doc.Tests != 12 || doc.Failures != 2 || doc.Suites[0].Cases[2].Failure == nil || doc.Suites[0].Cases[2].Name != "q03" {
 		t.Errorf("junit %+v", doc)
 	}
 	var bench []BenchmarkEntry

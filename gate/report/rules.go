@@ -150,7 +150,8 @@ func unjudgedInfo(c *gate.Comparison) UnjudgedInfo {
 func (r RuleInfo) label(n metricNames) string {
 	m := map[string]string{gate.MetricRecall: n.recall, gate.MetricNDCG: n.ndcg, gate.MetricPrecision: n.precision,
 		gate.MetricZero: "zero recall", gate.MetricBelow: n.recall + " < below", gate.MetricLatency: "p95 latency (ms)",
-		gate.MetricContextRecall: "context recall", gate.MetricCoverage: "evidence coverage", gate.MetricFactsLost: "facts found in the final context"}[r.Metric]
+		gate.MetricContextRecall: "context recall", gate.MetricCoverage: "evidence coverage", gate.MetricFactsLost: "facts found in the final context",
+		gate.MetricFalseAnswers: "false answers", gate.MetricFalseRefusals: "false refusals"}[r.Metric]
 	if m == "" {
 		return r.Name
 	}
@@ -162,6 +163,11 @@ func (r RuleInfo) cells() [4]string {
 	switch r.Metric {
 	case "":
 		return [4]string{"", "", fmt.Sprintf("%d queries", r.Queries), fmt.Sprintf("≥ %d", int(r.Limit))}
+	case gate.MetricFalseAnswers, gate.MetricFalseRefusals:
+		if r.Outcome == gate.RuleSkipped || (r.Outcome == gate.RuleInconclusive && r.Base == 0 && r.Head == 0 && r.Value == 0) {
+			return [4]string{"—", "—", "not evaluated", fmt.Sprintf("≤ +%d", int(r.Limit))}
+		}
+		return [4]string{fmt.Sprint(int(r.Base)), fmt.Sprint(int(r.Head)), fmt.Sprintf("%+d", int(r.Value)), fmt.Sprintf("≤ +%d", int(r.Limit))}
 	case gate.MetricZero, gate.MetricBelow:
 		v := fmt.Sprintf("+%d", int(r.Value))
 		if r.Metric == gate.MetricZero {

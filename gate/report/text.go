@@ -230,6 +230,10 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	writeContextText(b, r)
 
+	for _, l := range refusalLines(r, terminal) {
+		fmt.Fprintf(b, "%s\n", l)
+	}
+
 	for _, sec := range []struct {
 		title string
 		ids   []string
