@@ -2,19 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
-	"strings"
 
 	"github.com/sethvargo/go-githubactions"
 
-	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
-	"github.com/recallgate/recallgate/gate/pipeline"
-	"github.com/recallgate/recallgate/gate/publish"
-	"github.com/recallgate/recallgate/gate/report"
 )
 
 var actionCommand = command{
@@ -32,6 +26,8 @@ var actionCommand = command{
 	},
 }
 
+// runAction reads the GitHub runner (inputs, event, variables) into a
+// cijob.Job and runs it with the GitHub step and client.
 func runAction(ctx context.Context, e *env) error {
 	a := githubactions.New(githubactions.WithGetenv(e.getenv), githubactions.WithWriter(ghaction.NewVisibleWriter(e.commands)))
 	e.fence = ghaction.NewFence(e.rawStderr)
@@ -49,63 +45,22 @@ func runAction(ctx context.Context, e *env) error {
 		a.Errorf("%v", err)
 		return err
 	}
-	mode := ghaction.ResolveMode(in.Mode, rn.EventName)
-	var gh *ghclient.Client
+	j := cijob.Job{
+		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Mode: ghaction.ResolveMode(in.Mode, rn.EventName), Comment: in.Comment,
+		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical,
+		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway",
+		BaseResults:  in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
+		Workspace: rn.Workspace, TempDir: rn.Temp, BaseSHA: ev.BaseSHA(), HeadSHA: ev.HeadSHA(rn.SHA), SHA: rn.SHA, PR: ev.PRNumber(),
+		MissingProgram: ghaction.MissingProgramFix(rn),
+	}
 	if in.Token != "" {
-		gh, err = ghclient.New(e.job().HTTPClient(), rn.APIURL, in.Token, rn.Repository)
+		gh, err := ghclient.New(e.job().HTTPClient(), rn.APIURL, in.Token, rn.Repository)
 		if err != nil {
 			a.Warningf("GitHub API unavailable, no comment or issue will be written: %v", err)
-			gh = nil
+		} else {
+			j.Archive = gh
+			j.Comments, j.Issues = gh.Ports()
 		}
 	}
-	cmp, set, err := actionCompare(ctx, e, rn, in, in.Path(in.Config), mode, ev, gh)
-	if err != nil {
-		a.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
-		return err
-	}
-	return publishAction(ctx, e, a, rn, in, mode, ev, gh, cmp, set)
-}
-
-// publishAction writes the report, outputs, summary, annotations, comment or drift issue, and the step's outcome.
-func publishAction(ctx context.Context, e *env, a *githubactions.Action, rn ghaction.Runner, in ghaction.Inputs, mode string, ev *ghaction.Event, gh *ghclient.Client, cmp *gate.Comparison, set *gate.Set) error {
-	rep := report.FromComparison(cmp)
-	id := rep.SetGate(rn.Relative(in.Path(in.Config)), in.Name)
-	md, err := report.Render(rep, report.Markdown)
-	if err != nil {
-		return err
-	}
-	reportPath, reportOut, err := ghaction.ReportLocation(rn, id.Label())
-	if err != nil {
-		return err
-	}
-	if err := report.WriteComparison(nil, rep, report.JSON, reportPath, ""); err != nil {
-		return err
-	}
-	res := rep.PublishResult(md, reportOut, rn.Relative(set.Path))
-	ghaction.Publish(a, rn, res, ghclient.Fit)
-	fmt.Fprintf(e.stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
-	o := publish.Options{Mode: mode, PR: ev.PRNumber(), When: in.Comment, Markers: publish.Markers(id.Config, id.Name, in.Config), SHA: rn.SHA, FailOnRegression: in.FailOnRegression, Reasons: rep.Reasons}
-	c, is := gh.Ports()
-	if publish.Outcome(ctx, a, o, c, is, res) {
-		return errRegression
-	}
-	return nil
-}
-
-// actionCompare runs the CI job the mode and inputs ask for.
-func actionCompare(ctx context.Context, e *env, rn ghaction.Runner, in ghaction.Inputs, cfgPath, mode string, ev *ghaction.Event, gh *ghclient.Client) (*gate.Comparison, *gate.Set, error) {
-	o := pipeline.CIOptions{
-		Config: cfgPath, Workspace: rn.Workspace, TempDir: rn.Temp, Drift: mode == "drift",
-		BaseResults: in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
-		BaseSHA: ev.BaseSHA(), HeadSHA: ev.HeadSHA(rn.SHA), AllowIdentical: in.AllowIdentical, MissingProgram: ghaction.MissingProgramFix(rn),
-		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway",
-	}
-	if gh != nil {
-		o.Archive = gh
-	}
-	cmp, set, err := pipeline.CI(ctx, e.job(), o)
-	if errors.Is(err, pipeline.ErrNoBaseline) {
-		return nil, nil, usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
-	}
-	return cmp, set, err
+	return cijob.Run(ctx, e.job(), ghaction.Step{Action: a, Runner: rn, Fit: ghclient.Fit}, j, e.stdout)
 }

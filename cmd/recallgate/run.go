@@ -16,6 +16,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/nodump"
@@ -34,7 +35,7 @@ const (
 )
 
 // errRegression is returned by a command whose verdict is fail.
-var errRegression = errors.New("regression")
+var errRegression = cijob.ErrRegression
 
 // usagef is a mistake on the command line (exit 2, with a pointer to --help).
 func usagef(format string, args ...any) error { return cli.Usagef(format, args...) }
@@ -63,7 +64,7 @@ func (e *env) job() *pipeline.Env {
 type command = cli.Command[*env]
 
 func commands() []command {
-	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, actionCommand}
+	return []command{gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, validateCommand, sampleCommand, labelCommand, reverifyCommand, reportCommand, commentCommand, actionCommand, ciCommand}
 }
 
 // run is the whole program: it closes its /proc files to the programs it will

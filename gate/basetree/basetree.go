@@ -152,6 +152,9 @@ type UnreachableError struct {
 	Ref        string
 	Git        error // why git could not (nil when not tried)
 	ArchiveErr error // why the archive could not (nil when not tried)
+	// Fix, when set, is the CI's own advice (how its checkout gets the
+	// history, which token downloads the archive); "" gives GitHub's.
+	Fix string
 }
 
 // Error implements error.
@@ -160,10 +163,16 @@ func (e *UnreachableError) Error() string {
 	if e.Git != nil {
 		why = append(why, "git: "+e.Git.Error())
 	}
-	if e.ArchiveErr != nil {
+	switch {
+	case e.ArchiveErr != nil:
 		why = append(why, "archive: "+e.ArchiveErr.Error())
-	} else {
+	case e.Fix != "":
+		why = append(why, "archive: no API token to download it with")
+	default:
 		why = append(why, "archive: no GitHub token to download it with")
+	}
+	if e.Fix != "" {
+		return fmt.Sprintf("base commit %s is not reachable (%s). Fix: %s", short(e.Ref), strings.Join(why, "; "), e.Fix)
 	}
 	fix := "check out with history (actions/checkout with fetch-depth: 0)"
 	var mr *MissingRefError

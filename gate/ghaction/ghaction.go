@@ -437,3 +437,23 @@ func fileSafe(s string) string {
 	}
 	return s
 }
+
+// Step is a GitHub Actions step as cijob.Step: the workflow-command log,
+// the runner's report location, and Publish's outputs, job summary and
+// annotations (the summary fitted by Fit to the summary's size limit).
+type Step struct {
+	*githubactions.Action
+	Runner Runner
+	Fit    func(body string, limit int) string
+}
+
+// ReportLocation is ReportLocation for the step's runner.
+func (s Step) ReportLocation(gate string) (write, output string, err error) {
+	return ReportLocation(s.Runner, gate)
+}
+
+// Publish is Publish for the step's runner.
+func (s Step) Publish(r publish.Result) { Publish(s.Action, s.Runner, r, s.Fit) }
+
+// Relative is the runner's Relative.
+func (s Step) Relative(p string) string { return s.Runner.Relative(p) }

@@ -392,28 +392,8 @@ func (c *Client) openIssue(ctx context.Context, label string) (*github.Issue, er
 	}
 }
 
-// Fit shortens a Markdown body to at most limit bytes: it cuts at a line
-// break, closes any <details> left open and says how much was left out.
+// Fit shortens a Markdown body to at most limit bytes (see publish.Fit):
+// the last line points at the job summary and the JSON report.
 func Fit(body string, limit int) string {
-	if len(body) <= limit {
-		return body
-	}
-	lines := strings.SplitAfter(body, "\n")
-	note := func(n int) string {
-		return fmt.Sprintf("\n…and %d more lines: the full report is in the job summary and the JSON report.\n", n)
-	}
-	kept, size, open := 0, 0, 0
-	for i, l := range lines {
-		closing := strings.Repeat("\n</details>\n", open+strings.Count(l, "<details>")-strings.Count(l, "</details>"))
-		if size+len(l)+len(closing)+len(note(len(lines)-i))+16 > limit {
-			break
-		}
-		size += len(l)
-		open += strings.Count(l, "<details>") - strings.Count(l, "</details>")
-		kept = i + 1
-	}
-	out := strings.Join(lines[:kept], "")
-	out += note(len(lines) - kept)
-	out += strings.Repeat("\n</details>\n", max(open, 0))
-	return out
+	return publish.Fit(body, limit, "the job summary and the JSON report")
 }

@@ -24,7 +24,7 @@ func TestDependencyStar(t *testing.T) {
 	const mod = "github.com/recallgate/recallgate/"
 	leaves := map[string]bool{"gate/atomicfile": true, "gate/retriever/spec": true, "gate/nodump": true}
 	shared := map[string]bool{"gate": true, "gate/atomicfile": true, "gate/retriever/spec": true, "gate/publish": true}
-	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "cmd/recallgate": true, "bench/gen": true}
+	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "gate/cijob": true, "cmd/recallgate": true, "bench/gen": true}
 	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
@@ -38,6 +38,8 @@ func TestDependencyStar(t *testing.T) {
 				t.Errorf("gate imports %s: the domain imports the standard library only", imp)
 			case strings.HasPrefix(imp, "github.com/google/go-github") && pkg != "gate/ghclient":
 				t.Errorf("%s imports go-github: only gate/ghclient may", pkg)
+			case strings.HasPrefix(imp, "gitlab.com/gitlab-org/api/client-go") && pkg != "gate/glclient":
+				t.Errorf("%s imports GitLab's client: only gate/glclient may", pkg)
 			case own && leaves[pkg]:
 				t.Errorf("%s imports %s: a leaf imports nothing of recallgate's", pkg, name)
 			case own && pkg == "gate/publish" && name != "gate":

@@ -1,0 +1,154 @@
+// Package cijob is the job a CI step runs, whatever the CI: a runner
+// reader's values (Job) → pipeline.CI → the reports → what the step
+// publishes (outputs, summary, annotations, through Step) and the
+// CI-neutral rules of gate/publish (sticky comment, drift issue, outcome).
+// A CI system plugs in with its runner reader, which fills Job and
+// implements Step, and its REST client, which implements publish.Comments
+// and publish.Issues; the sequence itself lives here once.
+package cijob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/cli"
+	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/publish"
+	"github.com/recallgate/recallgate/gate/report"
+)
+
+// ErrRegression is Run's error when the verdict is fail and the job fails
+// on a regression (exit code 1).
+var ErrRegression = errors.New("regression")
+
+// Step is the CI runner's side of one step: its log (warnings are
+// annotations), the report file later steps read, and the outputs, summary
+// and annotations a result is published as. ghaction.Step is GitHub's.
+type Step interface {
+	publish.Log
+	// Errorf logs an error the step ends with.
+	Errorf(format string, args ...any)
+	// ReportLocation is where the JSON report is written and the path the
+	// report output gives later steps; gate is the gate's label.
+	ReportLocation(gate string) (write, output string, err error)
+	// Publish writes the result's outputs, job summary and annotations.
+	Publish(r publish.Result)
+	// Relative makes a path relative to the workspace, as annotations and
+	// the sticky comment's key need it.
+	Relative(path string) string
+}
+
+// Job is one CI step's gate, as the CI's runner reader gives it.
+type Job struct {
+	// Config is the config's path (resolved against the working
+	// directory); ConfigInput is the config as the step's input wrote it,
+	// the key of the sticky comment of earlier releases.
+	Config, ConfigInput string
+	// Name is the gate's name, "" when not given.
+	Name string
+	// Mode is pr or drift; Comment is always, on-change or never.
+	Mode, Comment    string
+	FailOnRegression bool
+	// AllowIdentical and IdenticalFix are as in pipeline.CIOptions.
+	AllowIdentical bool
+	IdenticalFix   string
+	// BaseResults, HeadResults and Baseline are run files, "" when not given.
+	BaseResults, HeadResults, Baseline string
+	// Workspace is the checkout; TempDir where temporary trees go.
+	Workspace, TempDir string
+	// BaseSHA and HeadSHA are the event's commits ("" when it has none);
+	// SHA is the commit the run tests; PR the pull request (0: none).
+	BaseSHA, HeadSHA, SHA string
+	PR                    int
+	// MissingProgram advises on a command retriever's missing program.
+	MissingProgram func(program string) string
+	// Archive downloads the base commit when git cannot give it (nil: none).
+	Archive basetree.ArchiveSource
+	// Comments and Issues are the CI's REST client (nil: none).
+	Comments publish.Comments
+	Issues   publish.Issues
+	// UnreachableFix, when set, is the CI's advice for a base commit
+	// neither the clone nor the archive gave (basetree.UnreachableError.Fix).
+	UnreachableFix string
+	// JUnit, when set, is where the JUnit report goes (GitLab's
+	// artifacts:reports:junit).
+	JUnit string
+	// NoteMarkdown, when set, turns the Markdown report into the sticky
+	// comment's and drift issue's body (report.ForGitLab on GitLab).
+	NoteMarkdown func(string) string
+}
+
+// Run runs the job and publishes what it found: the JSON report, the
+// step's outputs, summary and annotations, the sticky comment or the drift
+// issue. It returns ErrRegression when the step must fail on the verdict,
+// or the job's error.
+func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Writer) error {
+	cmp, set, err := compare(ctx, e, j)
+	if err != nil {
+		step.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
+		return err
+	}
+	return publishComparison(ctx, step, j, cmp, set, stdout)
+}
+
+// compare runs the CI job the mode and inputs ask for.
+func compare(ctx context.Context, e *pipeline.Env, j Job) (*gate.Comparison, *gate.Set, error) {
+	o := pipeline.CIOptions{
+		Config: j.Config, Workspace: j.Workspace, TempDir: j.TempDir, Drift: j.Mode == "drift",
+		BaseResults: j.BaseResults, HeadResults: j.HeadResults, Baseline: j.Baseline,
+		BaseSHA: j.BaseSHA, HeadSHA: j.HeadSHA, AllowIdentical: j.AllowIdentical, MissingProgram: j.MissingProgram,
+		IdenticalFix: j.IdenticalFix, Archive: j.Archive,
+	}
+	cmp, set, err := pipeline.CI(ctx, e, o)
+	if ue := new(basetree.UnreachableError); j.UnreachableFix != "" && errors.As(err, &ue) {
+		ue.Fix = j.UnreachableFix
+	}
+	if errors.Is(err, pipeline.ErrNoBaseline) {
+		return nil, nil, cli.Usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
+	}
+	return cmp, set, err
+}
+
+// options are the publishing rules' choices for the job.
+func (j Job) options(id report.GateInfo, reasons []string) publish.Options {
+	return publish.Options{Mode: j.Mode, PR: j.PR, When: j.Comment, Markers: publish.Markers(id.Config, id.Name, j.ConfigInput),
+		SHA: j.SHA, FailOnRegression: j.FailOnRegression, Reasons: reasons}
+}
+
+// publishComparison writes the report, outputs, summary, annotations,
+// comment or drift issue, and says the step's outcome.
+func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparison, set *gate.Set, stdout io.Writer) error {
+	rep := report.FromComparison(cmp)
+	id := rep.SetGate(step.Relative(j.Config), j.Name)
+	md, err := report.Render(rep, report.Markdown)
+	if err != nil {
+		return err
+	}
+	reportPath, reportOut, err := step.ReportLocation(id.Label())
+	if err != nil {
+		return err
+	}
+	if err := report.WriteComparison(nil, rep, report.JSON, reportPath, ""); err != nil {
+		return err
+	}
+	if j.JUnit != "" {
+		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {
+			return err
+		}
+	}
+	res := rep.PublishResult(md, reportOut, step.Relative(set.Path))
+	step.Publish(res)
+	if j.NoteMarkdown != nil {
+		res.Markdown = j.NoteMarkdown(res.Markdown)
+	}
+	fmt.Fprintf(stdout, "recallgate: %s — %d regressed, %d improved; report %s\n", rep.Verdict, len(rep.Regressed), len(rep.Improved), reportPath)
+	if publish.Outcome(ctx, step, j.options(id, rep.Reasons), j.Comments, j.Issues, res) {
+		return ErrRegression
+	}
+	return nil
+}

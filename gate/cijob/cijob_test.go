@@ -1,0 +1,141 @@
+package cijob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate/cli"
+	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/publish"
+)
+
+// fakeStep records what the job publishes.
+type fakeStep struct {
+	dir                   string
+	logs, errs            []string
+	published             []publish.Result
+	reportPath, reportOut string
+}
+
+func (s *fakeStep) Warningf(f string, a ...any) { s.logs = append(s.logs, "warning: "+fmt.Sprintf(f, a...)) }
+func (s *fakeStep) Infof(f string, a ...any)    { s.logs = append(s.logs, "info: "+fmt.Sprintf(f, a...)) }
+func (s *fakeStep) Errorf(f string, a ...any)   { s.errs = append(s.errs, fmt.Sprintf(f, a...)) }
+func (s *fakeStep) Publish(r publish.Result)    { s.published = append(s.published, r) }
+func (s *fakeStep) Relative(p string) string {
+	if rel, err := filepath.Rel(s.dir, p); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return p
+}
+func (s *fakeStep) ReportLocation(gate string) (string, string, error) {
+	s.reportPath = filepath.Join(s.dir, "report-"+gate+".json")
+	s.reportOut = "out/report-" + gate + ".json"
+	return s.reportPath, s.reportOut, nil
+}
+
+// fakeComments is a PR with at most one sticky comment.
+type fakeComments struct {
+	body    string
+	written []string
+}
+
+func (c *fakeComments) FindComment(_ context.Context, pr int, markers []string) (int64, error) {
+	if c.body != "" && strings.HasPrefix(c.body, markers[0]) {
+		return 5, nil
+	}
+	return 0, nil
+}
+
+func (c *fakeComments) WriteComment(_ context.Context, pr int, id int64, marker, body string) (bool, string, error) {
+	c.body = marker + "\n" + body
+	c.written = append(c.written, c.body)
+	return id == 0, fmt.Sprintf("https://example.test/pr/%d", pr), nil
+}
+
+// frozenSet is the project's demo set, its config and its two run files.
+func frozenSet(t *testing.T) (dir string, j Job) {
+	t.Helper()
+	dir, err := filepath.Abs("../../frozen-set")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, Job{
+		Config: filepath.Join(dir, "recallgate.toml"), ConfigInput: "recallgate.toml", Mode: "pr", Comment: "always", FailOnRegression: true,
+		BaseResults: filepath.Join(dir, "runs", "base.jsonl"), HeadResults: filepath.Join(dir, "runs", "head.jsonl"),
+		Workspace: dir, SHA: "0123456789abcdef0123", PR: 42,
+	}
+}
+
+func env() *pipeline.Env {
+	return &pipeline.Env{Getenv: func(string) string { return "" }, Stderr: io.Discard}
+}
+
+// TestRunPublishes: run files compared; the report written where the step
+// says, the result published with that path, the sticky comment written
+// under the gate's marker, and a failing verdict fails the step.
+func TestRunPublishes(t *testing.T) {
+	dir, j := frozenSet(t)
+	step := &fakeStep{dir: dir} // Relative is against the workspace
+	c := &fakeComments{}
+	j.Comments = c
+	var out strings.Builder
+	// The report goes to a temporary folder, never into the checkout.
+	tmp := t.TempDir()
+	loc := &locStep{fakeStep: step, tmp: tmp}
+	err := Run(context.Background(), env(), loc, j, &out)
+	if !errors.Is(err, ErrRegression) {
+		t.Fatalf("err %v, want ErrRegression", err)
+	}
+	if len(step.published) != 1 || step.published[0].Verdict != "fail" || step.published[0].Report != "out/report.json" || step.published[0].SetPath != "queries.jsonl" {
+		t.Fatalf("published %+v", step.published)
+	}
+	if data, err := os.ReadFile(filepath.Join(tmp, "report.json")); err != nil || !strings.Contains(string(data), `"verdict": "fail"`) {
+		t.Errorf("report: %v %.200s", err, data)
+	}
+	if len(c.written) != 1 || !strings.HasPrefix(c.written[0], "<!-- recallgate: recallgate.toml -->\n") || !strings.Contains(c.written[0], ": fail") {
+		t.Errorf("comments %q", c.written)
+	}
+	if !strings.Contains(out.String(), "recallgate: fail — 3 regressed, 3 improved") {
+		t.Errorf("stdout %q", out.String())
+	}
+
+	// Not failing on a regression: the step passes and says why.
+	j.FailOnRegression = false
+	if err := Run(context.Background(), env(), loc, j, io.Discard); err != nil {
+		t.Fatalf("fail-on-regression false: %v", err)
+	}
+	if !strings.Contains(strings.Join(step.logs, "\n"), "fail-on-regression is false") {
+		t.Errorf("logs %q", step.logs)
+	}
+}
+
+// locStep writes its report into tmp.
+type locStep struct {
+	*fakeStep
+	tmp string
+}
+
+func (s *locStep) ReportLocation(string) (string, string, error) {
+	return filepath.Join(s.tmp, "report.json"), "out/report.json", nil
+}
+
+// TestRunDriftWithoutBaseline: the job's error is logged as the step's
+// error and is a usage error (exit 2) naming the input.
+func TestRunDriftWithoutBaseline(t *testing.T) {
+	dir, j := frozenSet(t)
+	j.Mode, j.BaseResults, j.HeadResults = "drift", "", ""
+	step := &fakeStep{dir: dir}
+	err := Run(context.Background(), env(), step, j, io.Discard)
+	if !cli.IsUsage(err) || !strings.Contains(err.Error(), "baseline input") {
+		t.Fatalf("err %v", err)
+	}
+	if len(step.errs) != 1 || !strings.Contains(step.errs[0], "baseline input") {
+		t.Errorf("errors logged %q", step.errs)
+	}
+}

@@ -1,0 +1,356 @@
+// Package glci is recallgate's side of a GitLab CI job: the job's
+// predefined variables (read once, by ReadRunner), the gate's inputs
+// (RECALLGATE_* variables, or the ci command's flags), which commits a
+// pipeline compares, and the job's log and report files (Step). It does no
+// network: the GitLab API is gate/glclient's.
+package glci
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/publish"
+)
+
+// TokenVariable is the CI/CD variable holding the API token recallgate
+// writes notes and issues with (CI_JOB_TOKEN cannot).
+const TokenVariable = "RECALLGATE_GITLAB_TOKEN"
+
+// Pipeline sources (CI_PIPELINE_SOURCE) recallgate treats apart.
+const (
+	SourceMergeRequest = "merge_request_event"
+	SourceSchedule     = "schedule"
+)
+
+// Runner is the job's predefined variables, read once.
+type Runner struct {
+	// CI says the job runs under GitLab CI (GITLAB_CI=true).
+	CI bool
+	// APIURL is CI_API_V4_URL; ProjectID CI_PROJECT_ID; ProjectURL
+	// CI_PROJECT_URL (links to notes).
+	APIURL, ProjectID, ProjectURL string
+	// Source is CI_PIPELINE_SOURCE: merge_request_event, schedule, push, web, …
+	Source string
+	// MR is CI_MERGE_REQUEST_IID (0: none); MRText its raw value.
+	MR     int
+	MRText string
+	// EventType is CI_MERGE_REQUEST_EVENT_TYPE: detached, merged_result or
+	// merge_train.
+	EventType string
+	// DiffBaseSHA is CI_MERGE_REQUEST_DIFF_BASE_SHA, the merge request's
+	// base commit; TargetSHA CI_MERGE_REQUEST_TARGET_BRANCH_SHA, the
+	// target branch's commit a merged-results or merge-train pipeline
+	// merged into.
+	DiffBaseSHA, TargetSHA string
+	// SHA is CI_COMMIT_SHA, the commit the job checked out.
+	SHA string
+	// ProjectDir is CI_PROJECT_DIR, the checkout; Job CI_JOB_NAME.
+	ProjectDir, Job string
+	// Token is RECALLGATE_GITLAB_TOKEN; JobToken says CI_JOB_TOKEN is set.
+	Token    string
+	JobToken bool
+}
+
+// ReadRunner reads the job's variables through getenv.
+func ReadRunner(getenv func(string) string) Runner {
+	rn := Runner{
+		CI: getenv("GITLAB_CI") == "true", APIURL: getenv("CI_API_V4_URL"), ProjectID: getenv("CI_PROJECT_ID"), ProjectURL: getenv("CI_PROJECT_URL"),
+		Source: getenv("CI_PIPELINE_SOURCE"), MRText: strings.TrimSpace(getenv("CI_MERGE_REQUEST_IID")), EventType: getenv("CI_MERGE_REQUEST_EVENT_TYPE"),
+		DiffBaseSHA: strings.TrimSpace(getenv("CI_MERGE_REQUEST_DIFF_BASE_SHA")), TargetSHA: strings.TrimSpace(getenv("CI_MERGE_REQUEST_TARGET_BRANCH_SHA")),
+		SHA: getenv("CI_COMMIT_SHA"), ProjectDir: getenv("CI_PROJECT_DIR"), Job: getenv("CI_JOB_NAME"),
+		Token: strings.TrimSpace(getenv(TokenVariable)), JobToken: getenv("CI_JOB_TOKEN") != "",
+	}
+	if n, err := strconv.Atoi(rn.MRText); err == nil && n > 0 {
+		rn.MR = n
+	}
+	return rn
+}
+
+// Inputs are the gate's choices for a GitLab job, validated: each is a
+// flag of `recallgate ci` or, when the flag is not given, the RECALLGATE_*
+// variable named in Vars.
+type Inputs struct {
+	Config, BaseResults, HeadResults, Baseline, WorkDir, Name string
+	// Comment is always, on-change or never; Mode pr, drift or auto.
+	Comment, Mode    string
+	FailOnRegression bool
+	AllowIdentical   bool
+	// JUnit is the JUnit report's path for artifacts:reports:junit.
+	JUnit string
+}
+
+// Vars are the inputs' variables, in the order the README lists them, with
+// their defaults.
+var Vars = []struct{ Name, Flag, Default, Doc string }{
+	{"RECALLGATE_CONFIG", "config", "recallgate.toml", "the gate's config"},
+	{"RECALLGATE_MODE", "mode", "auto", "pr, drift or auto (schedule pipelines: drift; others: pr)"},
+	{"RECALLGATE_COMMENT", "comment", "always", "the merge request note: always, on-change or never"},
+	{"RECALLGATE_NAME", "name", "", "the gate's name: keys its note when one project runs several gates"},
+	{"RECALLGATE_BASELINE", "baseline", "", "drift mode: the run recallgate gate --write-baseline wrote"},
+	{"RECALLGATE_BASE_RESULTS", "base-results", "", "a run file for the base side (with head-results: no retrieval)"},
+	{"RECALLGATE_HEAD_RESULTS", "head-results", "", "a run file for the head side"},
+	{"RECALLGATE_FAIL_ON_REGRESSION", "fail-on-regression", "true", "a failing verdict fails the job (exit 1)"},
+	{"RECALLGATE_ALLOW_IDENTICAL", "allow-identical", "false", "run a gate whose two sides are the same configuration"},
+	{"RECALLGATE_WORKING_DIRECTORY", "working-directory", "", "where relative paths start (the project directory when empty)"},
+	{"RECALLGATE_JUNIT", "junit", "recallgate-junit.xml", "the JUnit report for artifacts:reports:junit (\"\" for none)"},
+}
+
+// Flags registers the inputs' flags on fs; the function it returns reads
+// the inputs (the variables through getenv) once the flags are parsed: a flag given wins over its
+// variable, a variable over the default.
+func Flags(fs *flag.FlagSet) func(getenv func(string) string) (Inputs, error) {
+	vals := make([]*string, len(Vars))
+	for i, v := range Vars {
+		vals[i] = fs.String(v.Flag, "", fmt.Sprintf("%s (default from %s, else %q)", v.Doc, v.Name, v.Default))
+	}
+	return func(getenv func(string) string) (Inputs, error) {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		get := map[string]string{}
+		for i, v := range Vars {
+			val, ok := *vals[i], set[v.Flag]
+			if !ok {
+				val, ok = getenv(v.Name), getenv(v.Name) != ""
+			}
+			if !ok {
+				val = v.Default
+			}
+			get[v.Flag] = strings.TrimSpace(val)
+		}
+		return readInputs(get)
+	}
+}
+
+// ReadInputs reads the inputs from the RECALLGATE_* variables alone.
+func ReadInputs(getenv func(string) string) (Inputs, error) {
+	return Flags(flag.NewFlagSet("ci", flag.ContinueOnError))(getenv)
+}
+
+// InvalidInputError is an input with a value recallgate does not take.
+type InvalidInputError struct{ Msg string }
+
+// Error implements error.
+func (e *InvalidInputError) Error() string { return e.Msg }
+
+func invalid(format string, args ...any) error {
+	return &InvalidInputError{Msg: fmt.Sprintf(format, args...)}
+}
+
+func readInputs(get map[string]string) (Inputs, error) {
+	in := Inputs{
+		Config: get["config"], BaseResults: get["base-results"], HeadResults: get["head-results"], Baseline: get["baseline"],
+		WorkDir: get["working-directory"], Name: get["name"], Comment: strings.ToLower(get["comment"]), Mode: strings.ToLower(get["mode"]),
+		JUnit: get["junit"],
+	}
+	if in.Config == "" {
+		in.Config = "recallgate.toml"
+	}
+	switch in.Comment {
+	case "always", "on-change", "never":
+	default:
+		return in, invalid("RECALLGATE_COMMENT (--comment) must be always, on-change or never, got %q", in.Comment)
+	}
+	switch in.Mode {
+	case "pr", "drift", "auto":
+	default:
+		return in, invalid("RECALLGATE_MODE (--mode) must be pr, drift or auto, got %q", in.Mode)
+	}
+	var err error
+	for _, b := range []struct {
+		name string
+		to   *bool
+	}{{"fail-on-regression", &in.FailOnRegression}, {"allow-identical", &in.AllowIdentical}} {
+		if *b.to, err = strconv.ParseBool(get[b.name]); err != nil {
+			return in, invalid("RECALLGATE_%s (--%s) must be true or false, got %q", strings.ToUpper(strings.ReplaceAll(b.name, "-", "_")), b.name, get[b.name])
+		}
+	}
+	if in.Name != "" {
+		if err := gate.CheckGateName(in.Name); err != nil {
+			return in, invalid("RECALLGATE_NAME (--name): %v", err)
+		}
+	}
+	if (in.BaseResults == "") != (in.HeadResults == "") {
+		return in, invalid("RECALLGATE_BASE_RESULTS and RECALLGATE_HEAD_RESULTS (--base-results, --head-results) go together: one is missing")
+	}
+	return in, nil
+}
+
+// Path resolves an input path against the working directory.
+func (in Inputs) Path(p string) string {
+	if p == "" || filepath.IsAbs(p) || in.WorkDir == "" {
+		return p
+	}
+	return filepath.Join(in.WorkDir, p)
+}
+
+// Mode turns "auto" into pr or drift by the pipeline's source: a schedule
+// pipeline checks drift, every other pipeline gates.
+func (rn Runner) Mode(mode string) string {
+	if mode != "auto" {
+		return mode
+	}
+	if rn.Source == SourceSchedule {
+		return "drift"
+	}
+	return "pr"
+}
+
+// MergeRequest reports whether the pipeline is a merge request's
+// (detached, merged results or merge train).
+func (rn Runner) MergeRequest() bool { return rn.Source == SourceMergeRequest }
+
+// BaseSHA is the commit a merge request pipeline gates against: the target
+// branch's commit for merged results and merge trains (the head is the
+// merge of the change into it), else the merge request's diff base. A
+// merge request pipeline without the variables is an input error (exit 2)
+// unless run files are given; "" for other pipelines.
+func (rn Runner) BaseSHA(in Inputs) (string, error) {
+	if !rn.MergeRequest() {
+		return "", nil
+	}
+	if rn.MR == 0 {
+		return "", &gate.InputError{File: "CI_MERGE_REQUEST_IID", Err: fmt.Errorf("a %s pipeline needs the merge request's IID, got %q", SourceMergeRequest, rn.MRText)}
+	}
+	if (rn.EventType == "merged_result" || rn.EventType == "merge_train") && rn.TargetSHA != "" {
+		return rn.TargetSHA, nil
+	}
+	if rn.DiffBaseSHA == "" && in.BaseResults == "" {
+		return "", &gate.InputError{File: "CI_MERGE_REQUEST_DIFF_BASE_SHA", Err: errors.New("not set in a merge_request_event pipeline: recallgate cannot tell the merge request's base commit. " +
+			"Run the job in merge request pipelines (rules: - if: $CI_PIPELINE_SOURCE == \"merge_request_event\") on GitLab 13.8 or later, or give RECALLGATE_BASE_RESULTS and RECALLGATE_HEAD_RESULTS")}
+	}
+	return rn.DiffBaseSHA, nil
+}
+
+// ShallowFix is the advice when the clone lacks the base commit and no
+// archive could be had: GitLab clones shallow (GIT_DEPTH 20 or 50).
+const ShallowFix = "GitLab clones shallow by default: set `variables: { GIT_DEPTH: 0 }` on the job (or `git fetch origin $CI_MERGE_REQUEST_DIFF_BASE_SHA` before recallgate), or give RECALLGATE_GITLAB_TOKEN so recallgate downloads the base commit's archive"
+
+// IdenticalFix is the advice for a gate with one retriever in a pipeline
+// that has no base commit (push, web, schedule without a baseline).
+const IdenticalFix = "this pipeline has no base commit to run the base side in (only merge request pipelines do); give RECALLGATE_BASE_RESULTS and RECALLGATE_HEAD_RESULTS, or write [base.retriever] and [head.retriever]; RECALLGATE_ALLOW_IDENTICAL=true runs it anyway"
+
+// TokenWarning says why no note or issue will be written, or "" when a
+// token is there.
+func (rn Runner) TokenWarning() string {
+	switch {
+	case rn.Token != "":
+		return ""
+	case rn.JobToken:
+		return "RECALLGATE_GITLAB_TOKEN is not set: CI_JOB_TOKEN cannot write merge request notes or issues, so none is written (the verdict and exit code stand). Add a project access token with the api scope and the Reporter role as a masked CI/CD variable named RECALLGATE_GITLAB_TOKEN"
+	}
+	return "RECALLGATE_GITLAB_TOKEN is not set: no merge request note or issue is written (the verdict and exit code stand)"
+}
+
+// Relative makes p relative to the project directory (unchanged when it
+// is not inside).
+func (rn Runner) Relative(p string) string {
+	if rn.ProjectDir == "" {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	rel, err := filepath.Rel(rn.ProjectDir, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// Step is the GitLab job as cijob runs it: warnings and notes go to the
+// job log (GitLab has no annotations or step outputs), the JSON report to
+// .recallgate/ in the project directory, where artifacts:paths find it.
+type Step struct {
+	Runner Runner
+	// Log is the job log (stderr, through an inert writer).
+	Log io.Writer
+}
+
+// Warningf implements publish.Log: a yellow "warning:" line.
+func (s Step) Warningf(format string, args ...any) {
+	fmt.Fprintf(s.Log, "\x1b[33mrecallgate: warning:\x1b[0m %s\n", oneLine(fmt.Sprintf(format, args...)))
+}
+
+// Infof implements publish.Log.
+func (s Step) Infof(format string, args ...any) {
+	fmt.Fprint(s.Log, fmt.Sprintf(format, args...))
+}
+
+// Errorf logs the error the job ends with: a red "error:" line.
+func (s Step) Errorf(format string, args ...any) {
+	fmt.Fprintf(s.Log, "\x1b[31mrecallgate: error:\x1b[0m %s\n", oneLine(fmt.Sprintf(format, args...)))
+}
+
+// oneLine keeps a message on one log line, its control characters shown.
+func oneLine(s string) string {
+	return gate.Visible(strings.NewReplacer("\r\n", " · ", "\n", " · ", "\r", " · ").Replace(s))
+}
+
+// ReportLocation is .recallgate/recallgate-report[-job][-gate].json in the
+// project directory (the output is that path relative to it), or the
+// system's temporary folder outside a job.
+func (s Step) ReportLocation(gateLabel string) (write, output string, err error) {
+	name := reportName(s.Runner.Job, gateLabel)
+	if d := s.Runner.ProjectDir; d != "" {
+		dir := filepath.Join(d, ".recallgate")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", "", fmt.Errorf("report folder: %w", err)
+		}
+		return filepath.Join(dir, name), ".recallgate/" + name, nil
+	}
+	p := filepath.Join(os.TempDir(), name)
+	return p, p, nil
+}
+
+// Publish writes to the job log what GitHub shows as annotations: each
+// regressed query with its eval-set line, at most ten.
+func (s Step) Publish(r publish.Result) {
+	for i, q := range r.Flagged {
+		if i == 10 {
+			fmt.Fprintf(s.Log, "recallgate: …and %d more regressed queries (see the merge request note and the JUnit report)\n", len(r.Flagged)-10)
+			break
+		}
+		fmt.Fprintf(s.Log, "recallgate: %s:%d: query %s regressed: recall@%d %.3f → %.3f; lost %s\n", r.SetPath, q.Line, oneLine(q.ID), r.Candidates, q.Base, q.Head, oneLine(strings.Join(q.Lost, ", ")))
+	}
+}
+
+// Relative is the runner's Relative.
+func (s Step) Relative(p string) string { return s.Runner.Relative(p) }
+
+// reportName is recallgate-report.json with the job's name and the gate's
+// label in it when known, each reduced to letters, digits and . _ -.
+func reportName(job, gateLabel string) string {
+	name := "recallgate-report"
+	last := ""
+	for _, part := range []string{job, gateLabel} {
+		if p := fileSafe(part); p != "" && p != last {
+			name += "-" + p
+			last = p
+		}
+	}
+	return name + ".json"
+}
+
+// fileSafe keeps letters, digits, . _ and -, turning the rest into _, at
+// most 64 bytes.
+func fileSafe(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+	s = strings.Trim(s, ".")
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return s
+}

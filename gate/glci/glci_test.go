@@ -1,0 +1,136 @@
+package glci
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/publish"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func mrVars() map[string]string {
+	return map[string]string{
+		"GITLAB_CI": "true", "CI_API_V4_URL": "https://gitlab.example/api/v4", "CI_PROJECT_ID": "42",
+		"CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_IID": "7", "CI_MERGE_REQUEST_EVENT_TYPE": "detached",
+		"CI_MERGE_REQUEST_DIFF_BASE_SHA": "base0", "CI_MERGE_REQUEST_TARGET_BRANCH_SHA": "target0", "CI_COMMIT_SHA": "head0",
+		"CI_PROJECT_DIR": "/builds/acme/rag", "CI_JOB_TOKEN": "job", RecallgateToken: "glpat",
+	}
+}
+
+const RecallgateToken = TokenVariable
+
+func TestReadRunnerReadsEachVariableOnce(t *testing.T) {
+	vars := mrVars()
+	seen := map[string]int{}
+	rn := ReadRunner(func(k string) string { seen[k]++; return vars[k] })
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s read %d times", k, n)
+		}
+	}
+	if !rn.CI || rn.MR != 7 || rn.SHA != "head0" || rn.Token != "glpat" || !rn.JobToken || rn.Mode("auto") != "pr" {
+		t.Errorf("runner %+v", rn)
+	}
+}
+
+func TestBaseSHA(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]string)
+		in   Inputs
+		want string
+		err  string
+	}{
+		{"detached", func(m map[string]string) {}, Inputs{}, "base0", ""},
+		{"merged results", func(m map[string]string) { m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merged_result" }, Inputs{}, "target0", ""},
+		{"merge train", func(m map[string]string) { m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merge_train" }, Inputs{}, "target0", ""},
+		{"merge train without target", func(m map[string]string) {
+			m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merge_train"
+			delete(m, "CI_MERGE_REQUEST_TARGET_BRANCH_SHA")
+		}, Inputs{}, "base0", ""},
+		{"push", func(m map[string]string) { m["CI_PIPELINE_SOURCE"] = "push" }, Inputs{}, "", ""},
+		{"no diff base", func(m map[string]string) { delete(m, "CI_MERGE_REQUEST_DIFF_BASE_SHA") }, Inputs{}, "", "CI_MERGE_REQUEST_DIFF_BASE_SHA: not set in a merge_request_event pipeline"},
+		{"no diff base, run files", func(m map[string]string) { delete(m, "CI_MERGE_REQUEST_DIFF_BASE_SHA") }, Inputs{BaseResults: "b.jsonl", HeadResults: "h.jsonl"}, "", ""},
+		{"no iid", func(m map[string]string) { m["CI_MERGE_REQUEST_IID"] = "x" }, Inputs{}, "", "CI_MERGE_REQUEST_IID"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := mrVars()
+			tc.edit(m)
+			got, err := ReadRunner(env(m)).BaseSHA(tc.in)
+			var ie *gate.InputError
+			switch {
+			case tc.err == "" && (err != nil || got != tc.want):
+				t.Errorf("got %q, %v; want %q", got, err, tc.want)
+			case tc.err != "" && (!errors.As(err, &ie) || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("err %v, want an InputError with %q", err, tc.err)
+			}
+		})
+	}
+}
+
+func TestInputsFlagsWinOverVariables(t *testing.T) {
+	fs := flag.NewFlagSet("ci", flag.ContinueOnError)
+	read := Flags(fs)
+	if err := fs.Parse([]string{"--mode", "pr", "--comment", "on-change"}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := read(env(map[string]string{"RECALLGATE_CONFIG": "ci/gate.toml", "RECALLGATE_MODE": "drift", "RECALLGATE_FAIL_ON_REGRESSION": "false"}))
+	if err != nil || in.Config != "ci/gate.toml" || in.Mode != "pr" || in.Comment != "on-change" || in.FailOnRegression || in.JUnit != "recallgate-junit.xml" {
+		t.Fatalf("inputs %+v, %v", in, err)
+	}
+	for vars, want := range map[string]string{
+		"RECALLGATE_MODE=nightly":            "RECALLGATE_MODE (--mode) must be pr, drift or auto",
+		"RECALLGATE_COMMENT=sometimes":       "RECALLGATE_COMMENT",
+		"RECALLGATE_FAIL_ON_REGRESSION=yes!": "RECALLGATE_FAIL_ON_REGRESSION (--fail-on-regression) must be true or false",
+		"RECALLGATE_BASE_RESULTS=b.jsonl":    "go together",
+		"RECALLGATE_NAME=a\nb":               "RECALLGATE_NAME",
+	} {
+		k, v, _ := strings.Cut(vars, "=")
+		_, err := ReadInputs(env(map[string]string{k: v}))
+		var ie *InvalidInputError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", vars, err, want)
+		}
+	}
+}
+
+func TestTokenWarningNamesTheJobToken(t *testing.T) {
+	m := mrVars()
+	delete(m, TokenVariable)
+	if w := ReadRunner(env(m)).TokenWarning(); !strings.Contains(w, "CI_JOB_TOKEN cannot write merge request notes") || !strings.Contains(w, "exit code stand") {
+		t.Errorf("warning %q", w)
+	}
+	if w := ReadRunner(env(mrVars())).TokenWarning(); w != "" {
+		t.Errorf("warning with a token: %q", w)
+	}
+}
+
+// A query id carrying a GitLab log section marker or a line break stays
+// one visible log line.
+func TestStepLogIsInert(t *testing.T) {
+	var log bytes.Buffer
+	s := Step{Runner: ReadRunner(env(mrVars())), Log: &log}
+	s.Publish(publish.Result{Candidates: 10, SetPath: "set.jsonl", Flagged: []publish.Regression{{ID: "q1\x1b[0Ksection_start:1:x\r\nfake", Line: 3, Base: 1, Lost: []string{"d\x1b[31m"}}}})
+	s.Warningf("bad\nthing")
+	out := log.String()
+	if strings.Count(out, "\n") != 2 || strings.Contains(out, "\x1b[0K") || strings.Contains(out, "\x1b[31m") || !strings.Contains(out, "set.jsonl:3: query q1⟨U+001B⟩") {
+		t.Errorf("log %q", out)
+	}
+}
+
+func TestReportLocation(t *testing.T) {
+	dir := t.TempDir()
+	s := Step{Runner: Runner{ProjectDir: dir, Job: "retrieval gate"}}
+	w, o, err := s.ReportLocation("docs")
+	if err != nil || w != dir+"/.recallgate/recallgate-report-retrieval_gate-docs.json" || o != ".recallgate/recallgate-report-retrieval_gate-docs.json" {
+		t.Errorf("%q %q %v", w, o, err)
+	}
+	if s.Relative(dir+"/sets/a.jsonl") != "sets/a.jsonl" || s.Relative("/elsewhere/a") != "/elsewhere/a" {
+		t.Error("Relative")
+	}
+}
