@@ -224,6 +224,11 @@ func runPipeline(t *testing.T, dir, api string, vars map[string]string) pipeline
 		"CI_PROJECT_ID":           projectID,
 		"CI_PROJECT_PATH":         projectPath,
 		"RECALLGATE_GITLAB_TOKEN": token,
+		// The folder the script runs in, as a runner sets it: for a job with
+		// an image:, gitlab-ci-local says /builds/<group>/<project> (the
+		// Docker executor's) also when --force-shell-executor runs it here.
+		"CI_PROJECT_DIR": dir,
+		"CI_BUILDS_DIR":  filepath.Dir(dir),
 	}
 	for k, v := range vars {
 		all[k] = v
@@ -427,11 +432,18 @@ func deadURL(t *testing.T) string {
 	return "http://" + addr + "/search"
 }
 
+// errorReport says the error report of #27 (exit 2 and 3 edit the note
+// to "could not run" and write the JUnit error) is in this tree.
+const errorReport = false
+
 // TestMergeRequestRetrieverDown: a merge request whose head retriever is a
 // search service that is down exits 3, and the gate's note, a pass from an
 // earlier pipeline, is edited to the error state: never a stale pass.
 func TestMergeRequestRetrieverDown(t *testing.T) {
 	glci(t)
+	if !errorReport {
+		t.Skip("the error state of the note (#27's error report, branch errreport) is not merged yet: set errorReport = true when it is")
+	}
 	o := newOrigin(t, nil)
 	down := strings.Replace(oneRetriever, "[retriever]\ntype = \"builtin\"\ncorpus = \"corpus\"\ntitle_boost = 2.0\n",
 		"[retriever]\ntype = \"http\"\nurl = \""+deadURL(t)+"\"\nhits = \"results\"\ndoc = \"doc\"\nretries = 0\n", 1)
@@ -453,6 +465,9 @@ func TestMergeRequestRetrieverDown(t *testing.T) {
 	got := f.mrNotes(7)[0]
 	if strings.Contains(got.Body, "✅") || !strings.Contains(got.Body, "could not run") || !strings.Contains(got.Body, gateMarker) {
 		t.Errorf("the note after exit 3:\n%s", got.Body)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, junitPath(t))); err != nil || !bytes.Contains(b, []byte("<error")) {
+		t.Errorf("the JUnit report after exit 3 holds no <error>: %v\n%s", err, b)
 	}
 }
 
