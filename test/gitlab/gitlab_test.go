@@ -533,3 +533,39 @@ func TestScheduleDrift(t *testing.T) {
 		t.Errorf("issue after night 2: %s, notes %v", is.State, f.issueNts[is.IID])
 	}
 }
+
+// TestMergedResultsPipeline: a merged results pipeline (the same for a
+// merge train) runs on the merge of the change into the target branch's
+// newer commit; the gate's base side is that target commit
+// (CI_MERGE_REQUEST_TARGET_BRANCH_SHA), not the merge request's older diff
+// base, whose archive the fake does not even have.
+func TestMergedResultsPipeline(t *testing.T) {
+	glci(t)
+	o := newOrigin(t, nil)
+	feature := o.commit("feature", map[string]string{editedDoc: regressingEdit}, "shorter audit-log doc")
+	target := o.commit("main", map[string]string{"NOTES.md": "main moved on\n"}, "main moves on")
+	git(t, o.dir, "checkout", "-q", "-b", "merged", target)
+	git(t, o.dir, "merge", "-q", "--no-ff", "-m", "merge feature", feature)
+	git(t, o.dir, "checkout", "-q", "main")
+
+	f := newFakeGitLab(t, token)
+	f.archives[target] = o.archive(target)
+	srv := f.start()
+	vars := mrVars(o.base)
+	vars["CI_MERGE_REQUEST_EVENT_TYPE"] = "merged_result"
+	vars["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = target
+	vars["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"] = feature
+	p := runPipeline(t, o.checkout("merged"), srv.URL, vars)
+	if !regexp.MustCompile(`retrieval-gate[^\n]*FAIL 1`).MatchString(p.log) {
+		t.Fatalf("the merged results job did not fail with exit 1:\n%s", p.log)
+	}
+	cs := f.recorded()
+	for _, c := range cs {
+		if strings.HasSuffix(c.Path, "/archive.tar.gz") && !strings.Contains(c.Query, "sha="+target) {
+			t.Errorf("archive of %q, want the target branch's commit %s", c.Query, target)
+		}
+	}
+	if n := count(cs, "POST", `/projects/42/merge_requests/7/notes`); n != 1 {
+		t.Errorf("%d notes created, want 1: %v", n, callNames(cs))
+	}
+}
