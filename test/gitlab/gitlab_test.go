@@ -332,7 +332,9 @@ func TestMergeRequestGate(t *testing.T) {
 
 	f := newFakeGitLab(t, token)
 	f.archives[o.base] = o.archive(o.base)
-	quoted := f.addNote(7, person, "Why did this fail?\n\n> "+gateMarker+"\n> ❌ recallgate: fail")
+	// A person's note that begins as the gate's would (the marker first,
+	// pasted from the bot's note's source): it is never the sticky note.
+	quoted := f.addNote(7, person, gateMarker+"\n### ❌ recallgate: fail\n\nPasted from the last run: why did q26 go?")
 	for i := 0; i < 120; i++ { // the discussion: the bot's note lands on page 2
 		f.addNote(7, person, fmt.Sprintf("review note %d", i))
 	}
