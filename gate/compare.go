@@ -123,6 +123,9 @@ const (
 	// Inconclusive means recall dropped beyond the threshold but, with
 	// significance required, the set is too small to tell it from noise.
 	Inconclusive Verdict = "inconclusive"
+	// VerdictError is an error report's verdict: the run could not finish
+	// (exit 2 or 3), so nothing was judged. Compare never returns it.
+	VerdictError Verdict = "error"
 )
 
 // Causes of a lost gold document, for failure attribution.

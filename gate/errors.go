@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sort"
 )
 
 // InputError is a problem with a user-supplied file: an eval set, a run, a
@@ -66,4 +68,138 @@ func IsInfra(err error) bool {
 	var ie *InfraError
 	var se *SpillError
 	return errors.As(err, &ie) || errors.As(err, &se)
+}
+
+// The stages a job can fail at, as an error report names them.
+const (
+	StageUsage     = "usage"       // the command line or the CI step's inputs
+	StageConfig    = "config"      // the config file
+	StageSet       = "set"         // the eval set
+	StageBaseTree  = "base tree"   // the base commit's tree
+	StageRetrieve  = "retrieve"    // a retriever: built, started or asked
+	StageRunFile   = "run file"    // a run made elsewhere (base-results, head-results)
+	StageBaseline  = "baseline"    // the drift run's stored baseline
+	StageCompare   = "compare"     // scoring and the comparison
+	StageReport    = "report"      // writing the reports
+	StageInterrupt = "interrupted" // the job was cancelled or timed out
+	StageInput     = "input"       // another input file
+)
+
+// StageError says at which stage of a job, and on which side (base, head,
+// or "" for none), an error happened. Its message is the error's own: it
+// only adds what an error report needs to know.
+type StageError struct {
+	Stage, Side string
+	Err         error
+}
+
+// Error implements error: the wrapped error's message, unchanged.
+func (e *StageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *StageError) Unwrap() error { return e.Err }
+
+// AtStage tags err with the stage and side it happened at; nil stays nil,
+// and an error already tagged keeps its (innermost, most precise) stage.
+func AtStage(stage, side string, err error) error {
+	if err == nil || errors.As(err, new(*StageError)) {
+		return err
+	}
+	return &StageError{Stage: stage, Side: side, Err: err}
+}
+
+// FixError is an error that says how to fix it.
+type FixError interface {
+	error
+	Fix() string
+}
+
+// Failure is what an error report says about a job that could not finish.
+type Failure struct {
+	// Stage is one of the Stage constants; Side base, head or "none".
+	Stage, Side string
+	// Queries are the queries the error names, sorted ("" none).
+	Queries []string
+	// Message is the error; Fix what to do about it.
+	Message, Fix string
+}
+
+// Describe reads the stage, the side and the queries of a job's error from
+// its chain (StageError, RetrievalError, InfraError, InputError, a
+// cancelled context), and the fix from a FixError in it or else the
+// stage's usual one. infra says the error is exit 3's.
+func Describe(err error, infra bool) Failure {
+	f := Failure{Side: "none", Message: err.Error()}
+	var se *StageError
+	var re *RetrievalError
+	var ie *InfraError
+	var in *InputError
+	switch {
+	case errors.As(err, &se):
+		f.Stage = se.Stage
+		if se.Side != "" {
+			f.Side = se.Side
+		}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		f.Stage = StageInterrupt
+	case errors.As(err, &re):
+		f.Stage = StageRetrieve
+	case errors.As(err, &in):
+		f.Stage = StageInput
+	case infra:
+		f.Stage = StageRetrieve
+	default:
+		f.Stage = StageUsage
+	}
+	if errors.As(err, &re) {
+		if f.Side == "none" && re.Side != "" {
+			f.Side = re.Side
+		}
+		for id := range re.Failures {
+			f.Queries = append(f.Queries, id)
+		}
+		sort.Strings(f.Queries)
+	} else if errors.As(err, &ie) && ie.QueryID != "" {
+		f.Queries = []string{ie.QueryID}
+	}
+	var fe FixError
+	if errors.As(err, &fe) && fe.Fix() != "" {
+		f.Fix = fe.Fix()
+	} else {
+		f.Fix = stageFix(f.Stage, f.Side, infra)
+	}
+	return f
+}
+
+// stageFix is a stage's usual fix.
+func stageFix(stage, side string, infra bool) string {
+	who := "the retriever"
+	if side == "base" || side == "head" {
+		who = "the " + side + " side's retriever"
+	}
+	switch stage {
+	case StageRetrieve:
+		if infra {
+			return fmt.Sprintf("check that %s is up and answers (its URL or command in the config, its logs); nothing was scored, so rerun once it answers", who)
+		}
+		return fmt.Sprintf("fix %s's table in the config at the key named above; `recallgate validate --config FILE` checks it", who)
+	case StageConfig:
+		return "fix the config at the file, line and key named above; `recallgate validate --config FILE` checks it"
+	case StageSet:
+		return "fix the eval set at the line named above; `recallgate validate --set SET` checks it"
+	case StageBaseTree:
+		return "make the base commit reachable (actions/checkout with fetch-depth: 0, or a token that can download the repository's archive)"
+	case StageRunFile, StageBaseline:
+		return "give a run file of this eval set (written by `recallgate retrieve` or `gate --save-runs`/`--write-baseline`)"
+	case StageInterrupt:
+		return "the job was cancelled or timed out before it finished: rerun it (raise the job's timeout, or the retriever's timeout in the config)"
+	case StageReport:
+		return "make the report's folder writable, or give --out/--json-out another path"
+	case StageUsage:
+		return "fix the command line or the step's inputs as the message says; `recallgate COMMAND --help` lists them"
+	}
+	if infra {
+		return "a service or the machine failed, not the input: fix it as the message says and rerun"
+	}
+	return "fix the file, line and field named above and rerun"
 }

@@ -383,9 +383,10 @@ func TestCommentCommand(t *testing.T) {
 
 // workspace is the repository root, as GITHUB_WORKSPACE is in a job.
 // frozenSetRepo is a git repository holding a copy of frozen-set/ (its
-// two-table config included) committed as the base of a pull request
-// that changes nothing: the base side runs in that commit's tree.
-func frozenSetRepo(t *testing.T) (dir, base string) {
+// two-table config included; edit changes its queries.jsonl) committed as
+// the base of a pull request that changes nothing: the base side runs in
+// that commit's tree.
+func frozenSetRepo(t *testing.T, edit ...func(queries string) string) (dir, base string) {
 	t.Helper()
 	f := newFixture(t, builtinConfig)
 	src, _ := filepath.Abs("../../frozen-set")
@@ -394,7 +395,13 @@ func frozenSetRepo(t *testing.T) (dir, base string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.put(filepath.Join("frozen-set", name), string(data))
+		body := string(data)
+		for _, e := range edit {
+			if name == "queries.jsonl" {
+				body = e(body)
+			}
+		}
+		f.put(filepath.Join("frozen-set", name), body)
 	}
 	if err := os.Rename(filepath.Join(f.dir, "rag", "corpus"), filepath.Join(f.dir, "frozen-set", "corpus")); err != nil {
 		t.Fatal(err)

@@ -9,28 +9,19 @@ import (
 )
 
 var ciCommand = command{
-	Name:     "ci",
-	Summary:  "CI entrypoint: GitHub Actions runs the action; GitLab CI gates the merge request (note) or checks drift on a schedule (issue).",
+	Name: "ci", Summary: "CI entrypoint: GitHub Actions runs the action; GitLab CI gates the merge request (note) or checks drift on a schedule (issue).",
 	Usage:    "recallgate ci [--config FILE] [--mode pr|drift|auto] [--comment always|on-change|never] [--name NAME] [--baseline RUN] [--base-results RUN --head-results RUN] [--fail-on-regression BOOL] [--allow-identical BOOL] [--working-directory DIR] [--junit FILE]   (GitLab; each flag defaults to its RECALLGATE_* variable)",
 	Examples: examples("ci"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		inputs := glci.Flags(fs)
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := noArgs(args); err != nil {
+			switch err := noArgs(args); {
+			case err != nil:
 				return err
-			}
-			if e.getenv("GITHUB_ACTIONS") == "true" {
+			case e.getenv("GITHUB_ACTIONS") == "true":
 				return runAction(ctx, e)
 			}
-			rn := glci.ReadRunner(e.getenv)
-			if !rn.CI {
-				return usagef("recallgate ci runs under GitHub Actions (GITHUB_ACTIONS=true) or GitLab CI (GITLAB_CI=true); elsewhere use recallgate gate")
-			}
-			in, err := cijob.GitLabInputs(inputs, rn, e.getenv, e.stderr)
-			if err != nil {
-				return err
-			}
-			return cijob.RunGitLab(ctx, e.job(), rn, in, e.stderr, e.stdout)
+			return cijob.GitLab(ctx, e.job(), inputs, e.stderr, e.stdout)
 		}
 	},
 }

@@ -20,7 +20,7 @@ var compareCommand = command{
 		var v verdicts
 		v.register(fs, "")
 		corpus := fs.String("corpus", "", "corpus (folder or JSONL) to tell gold docs missing from it apart from retrieval misses")
-		return func(ctx context.Context, e *env, args []string) error {
+		return errorReports("compare", &o.output, &v.jsonOut, func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
 			}
@@ -39,6 +39,6 @@ var compareCommand = command{
 				return err
 			}
 			return publishComparison(e, cmp, f, o.out, v.jsonOut)
-		}
+		})
 	},
 }

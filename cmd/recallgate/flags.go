@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"io"
 
@@ -126,4 +128,35 @@ func noArgs(args []string) error {
 		return usagef("unexpected argument %q (flags start with --)", args[0])
 	}
 	return nil
+}
+
+// errorReports makes run write, when it ends in exit 2 or 3, an error
+// report in place of each report file asked for (--out in its format,
+// --json-out in JSON), atomically: a previous run's pass never stays.
+func errorReports(name string, o *output, jsonOut *string, run func(context.Context, *env, []string) error) func(context.Context, *env, []string) error {
+	return func(ctx context.Context, e *env, args []string) error {
+		err := run(ctx, e, args)
+		if code := exitCode(err); code == exitInput || code == exitInfra {
+			if errors.Is(err, pipeline.ErrNoSet) {
+				err = usagef("--set is required (or --config with set = \"…\")")
+			}
+			f, ferr := report.ParseFormat(o.format)
+			if ferr != nil {
+				f = report.Text
+			}
+			rep := report.FromError(name, code, err)
+			for _, file := range []struct {
+				path string
+				f    report.Format
+			}{{*jsonOut, report.JSON}, {o.out, f}} {
+				if file.path == "" {
+					continue
+				}
+				if werr := report.WriteTo(nil, file.path, func(w io.Writer) error { return report.WriteCompareReport(w, rep, file.f) }); werr != nil {
+					e.job().Warn("the error report %s is not written: %v", file.path, werr)
+				}
+			}
+		}
+		return err
+	}
 }

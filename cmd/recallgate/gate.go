@@ -27,7 +27,7 @@ var gateCommand = command{
 		headKey := fs.String("head-cache-key", "", "what identifies the head side's index for the cache, e.g. the head commit")
 		baseRef := fs.String("base-ref", "", "run the base side in the whole tree of this commit or ref (e.g. origin/main): its config, corpus and scripts")
 		allowIdentical := fs.Bool("allow-identical", false, "run even when both sides are the same retriever configuration in the same tree (a self-check that cannot fail)")
-		return func(ctx context.Context, e *env, args []string) error {
+		return errorReports("gate", &o, &v.jsonOut, func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
 			}
@@ -52,6 +52,6 @@ var gateCommand = command{
 				return err
 			}
 			return publishComparison(e, cmp, f, o.out, v.jsonOut)
-		}
+		})
 	},
 }

@@ -355,7 +355,8 @@ func withoutLatency(report string) string {
 }
 
 // TestInterruptWritesNothing: a cancelled run (SIGINT/SIGTERM cancel the
-// context) stops retrieving, exits non-zero and leaves no report behind.
+// context) stops retrieving, exits 3 and leaves an error report, never a
+// partial comparison.
 // hangingSearch answers the preflight at once and every query after five
 // seconds (or never, when the client gives up), for interrupt tests.
 func hangingSearch(t *testing.T) *httptest.Server {
@@ -392,8 +393,9 @@ func TestInterruptWritesNothing(t *testing.T) {
 	if code != 3 || !strings.Contains(stderr.String(), "interrupted before every query was retrieved") || time.Since(start) > 3*time.Second {
 		t.Errorf("exit %d after %v\n%s", code, time.Since(start), stderr.String())
 	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Error("an interrupted run left a report")
+	// What it leaves is an error report: never a partial comparison.
+	if data, err := os.ReadFile(out); err != nil || !strings.HasPrefix(string(data), "recallgate could not run: error") || !strings.Contains(string(data), "exit 3 · stage interrupted") || strings.Contains(string(data), "recall@") {
+		t.Errorf("an interrupted run must leave an error report, not a comparison: %v\n%s", err, data)
 	}
 }
 

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/ghaction"
@@ -129,12 +127,8 @@ func exitCode(err error) int {
 		return exitPass
 	case errors.Is(err, errRegression):
 		return exitRegression
-	case gate.IsInfra(err), errors.As(err, new(*basetree.UnreachableError)), errors.As(err, new(*basetree.UnsafeArchiveError)),
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded): // an interrupted job
-		return exitInfra
-	default:
-		return exitInput
 	}
+	return pipeline.ExitCode(err)
 }
 
 func lookup(name string) (command, bool) {

@@ -17,7 +17,7 @@ var scoreCommand = command{
 		var o common
 		o.register(fs)
 		results := fs.String("results", "", "run to score: JSONL or TREC run (required)")
-		return func(ctx context.Context, e *env, args []string) error {
+		return errorReports("score", &o.output, new(string), func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
 			}
@@ -40,6 +40,6 @@ var scoreCommand = command{
 				e.job().Warn("%s: %s", *results, w)
 			}
 			return emit(e, o.out, scored.Write)
-		}
+		})
 	},
 }

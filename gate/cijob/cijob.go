@@ -49,8 +49,9 @@ type Job struct {
 	// directory); ConfigInput is the config as the step's input wrote it,
 	// the key of the sticky comment of earlier releases.
 	Config, ConfigInput string
-	// Name is the gate's name, "" when not given.
-	Name string
+	// Name is the gate's name, "" when not given; Command the CI
+	// command's name, for error reports ("" is action).
+	Name, Command string
 	// Mode is pr or drift; Comment is always, on-change or never.
 	Mode, Comment    string
 	FailOnRegression bool
@@ -91,9 +92,82 @@ func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Write
 	cmp, set, err := compare(ctx, e, j)
 	if err != nil {
 		step.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
-		return err
+		return Fail(ctx, step, j, err, stdout)
 	}
 	return publishComparison(ctx, step, j, cmp, set, stdout)
+}
+
+// Fail publishes a job that could not finish (err is exit 2's or 3's) as
+// everything else is published, so no earlier pass stays up anywhere: the
+// error report in place of the JSON report, the outputs (verdict error,
+// report its path), the summary, and the sticky comment edited to say the
+// run could not run (created when there is none, unless the comment
+// policy is never). The drift issue is left alone. It returns err.
+func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) error {
+	command := j.Command
+	if command == "" {
+		command = "action"
+	}
+	rep := report.FromError(command, pipeline.ExitCode(err), err)
+	if report.IsCommitSHA(j.HeadSHA) {
+		rep.HeadSHA = j.HeadSHA
+	}
+	if j.Mode != "drift" && report.IsCommitSHA(j.BaseSHA) {
+		rep.BaseSHA = j.BaseSHA
+	}
+	id := rep.SetGate(step.Relative(j.Config), j.Name)
+	md, rerr := report.Render(rep, report.Markdown)
+	if rerr != nil {
+		step.Warningf("error report not rendered: %v", rerr)
+	}
+	reportPath, reportOut, lerr := step.ReportLocation(id.Label())
+	if lerr == nil {
+		lerr = report.WriteComparison(nil, rep, report.JSON, reportPath, "")
+	}
+	if lerr != nil {
+		step.Warningf("the error report is not written (%v): the report output is empty", lerr)
+		reportPath, reportOut = "", ""
+	}
+	if line := j.compared(err); line != "" {
+		step.Infof("recallgate: %s\n", line)
+		md += "\n" + line + "\n"
+	}
+	if j.JUnit != "" {
+		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {
+			step.Warningf("the JUnit error report is not written: %v", err)
+		}
+	}
+	res := rep.PublishResult(md, reportOut, "")
+	step.Publish(res)
+	if j.NoteMarkdown != nil {
+		res.Markdown = j.NoteMarkdown(res.Markdown)
+	}
+	fmt.Fprintf(stdout, "recallgate: error (exit %d, stage %s); report %s\n", rep.Error.ExitCode, rep.Error.Stage, reportPath)
+	publish.Outcome(ctx, step, j.options(id, nil), j.Comments, j.Issues, res)
+	return err
+}
+
+// compared says, on a run without a pull request (a push to the default
+// branch), what the gate compared: the run files, the base commit with
+// the head commit, or the two tables of this tree; "" on a pull request
+// or a drift run. err is the job's error, nil when it finished.
+func (j Job) compared(err error) string {
+	if j.PR != 0 || j.Mode != "pr" {
+		return ""
+	}
+	head := pipeline.ShortSHA(j.HeadSHA)
+	if head == "" {
+		head = "the checkout"
+	}
+	switch {
+	case j.BaseResults != "":
+		return fmt.Sprintf("compared: the run files %s → %s (no pull request)", j.BaseResults, j.HeadResults)
+	case j.BaseSHA != "":
+		return fmt.Sprintf("compared: base commit %s → head commit %s (no pull request)", pipeline.ShortSHA(j.BaseSHA), head)
+	case errors.Is(err, pipeline.ErrIdenticalSides):
+		return fmt.Sprintf("compared: nothing — no base commit (a push, not a pull request), and the head commit %s has one retriever configuration: identical tables refused", head)
+	}
+	return fmt.Sprintf("compared: no base commit (a push, not a pull request): [base.retriever] → [head.retriever] in the head commit %s's tree", head)
 }
 
 // compare runs the CI job the mode and inputs ask for.
@@ -127,14 +201,18 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 	id := rep.SetGate(step.Relative(j.Config), j.Name)
 	md, err := report.Render(rep, report.Markdown)
 	if err != nil {
-		return err
+		return Fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout)
 	}
 	reportPath, reportOut, err := step.ReportLocation(id.Label())
-	if err != nil {
-		return err
+	if err == nil {
+		err = report.WriteComparison(nil, rep, report.JSON, reportPath, "")
 	}
-	if err := report.WriteComparison(nil, rep, report.JSON, reportPath, ""); err != nil {
-		return err
+	if err != nil {
+		return Fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout)
+	}
+	if line := j.compared(nil); line != "" {
+		step.Infof("recallgate: %s\n", line)
+		md += "\n" + line + "\n"
 	}
 	if j.JUnit != "" {
 		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {

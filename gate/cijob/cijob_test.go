@@ -23,10 +23,12 @@ type fakeStep struct {
 	reportPath, reportOut string
 }
 
-func (s *fakeStep) Warningf(f string, a ...any) { s.logs = append(s.logs, "warning: "+fmt.Sprintf(f, a...)) }
-func (s *fakeStep) Infof(f string, a ...any)    { s.logs = append(s.logs, "info: "+fmt.Sprintf(f, a...)) }
-func (s *fakeStep) Errorf(f string, a ...any)   { s.errs = append(s.errs, fmt.Sprintf(f, a...)) }
-func (s *fakeStep) Publish(r publish.Result)    { s.published = append(s.published, r) }
+func (s *fakeStep) Warningf(f string, a ...any) {
+	s.logs = append(s.logs, "warning: "+fmt.Sprintf(f, a...))
+}
+func (s *fakeStep) Infof(f string, a ...any)  { s.logs = append(s.logs, "info: "+fmt.Sprintf(f, a...)) }
+func (s *fakeStep) Errorf(f string, a ...any) { s.errs = append(s.errs, fmt.Sprintf(f, a...)) }
+func (s *fakeStep) Publish(r publish.Result)  { s.published = append(s.published, r) }
 func (s *fakeStep) Relative(p string) string {
 	if rel, err := filepath.Rel(s.dir, p); err == nil && !strings.HasPrefix(rel, "..") {
 		return filepath.ToSlash(rel)
@@ -137,5 +139,72 @@ func TestRunDriftWithoutBaseline(t *testing.T) {
 	}
 	if len(step.errs) != 1 || !strings.Contains(step.errs[0], "baseline input") {
 		t.Errorf("errors logged %q", step.errs)
+	}
+}
+
+// TestRunErrorReplacesEverything: a job that cannot finish writes the
+// error report where the JSON report goes, publishes verdict error with
+// its path, and edits the gate's pass comment to the error; the error
+// (and so the exit code) is the job's.
+func TestRunErrorReplacesEverything(t *testing.T) {
+	dir, j := frozenSet(t)
+	j.HeadResults = filepath.Join(dir, "runs", "missing.jsonl")
+	c := &fakeComments{body: "<!-- recallgate: recallgate.toml -->\n### ✅ recallgate: pass"}
+	j.Comments = c
+	tmp := t.TempDir()
+	step := &locStep{fakeStep: &fakeStep{dir: dir}, tmp: tmp}
+	var out strings.Builder
+	err := Run(context.Background(), env(), step, j, &out)
+	if err == nil || pipeline.ExitCode(err) != 2 || errors.Is(err, ErrRegression) {
+		t.Fatalf("err %v", err)
+	}
+	if len(step.published) != 1 || step.published[0].Verdict != "error" || step.published[0].Report != "out/report.json" || !strings.HasPrefix(step.published[0].Markdown, "### ⚠️ recallgate could not run") {
+		t.Fatalf("published %+v", step.published)
+	}
+	data, rerr := os.ReadFile(filepath.Join(tmp, "report.json"))
+	if rerr != nil || !strings.Contains(string(data), `"verdict": "error"`) || !strings.Contains(string(data), `"stage": "run file"`) || !strings.Contains(string(data), `"side": "head"`) {
+		t.Errorf("report: %v\n%s", rerr, data)
+	}
+	if len(c.written) != 1 || !strings.Contains(c.written[0], "could not run") || strings.Contains(c.written[0], "pass") {
+		t.Errorf("comments %q", c.written)
+	}
+	if !strings.Contains(out.String(), "recallgate: error (exit 2, stage run file)") {
+		t.Errorf("stdout %q", out.String())
+	}
+}
+
+// fakeIssues records what the drift rules do.
+type fakeIssues struct{ calls []string }
+
+func (f *fakeIssues) FindIssue(context.Context, string) (*publish.Issue, error) {
+	f.calls = append(f.calls, "find")
+	return &publish.Issue{Number: 9, Body: "<!-- recallgate-drift: fail q1 -->\n"}, nil
+}
+func (f *fakeIssues) CreateIssue(context.Context, string, string, string) (string, error) {
+	f.calls = append(f.calls, "create")
+	return "", nil
+}
+func (f *fakeIssues) EditIssue(context.Context, int, string, string) (string, error) {
+	f.calls = append(f.calls, "edit")
+	return "", nil
+}
+func (f *fakeIssues) CommentOnIssue(context.Context, int, string) error {
+	f.calls = append(f.calls, "comment")
+	return nil
+}
+
+// TestDriftErrorLeavesTheIssue: a drift run that cannot finish never
+// notes "passes again" on the open drift issue.
+func TestDriftErrorLeavesTheIssue(t *testing.T) {
+	dir, j := frozenSet(t)
+	j.Mode, j.BaseResults, j.HeadResults, j.Baseline, j.PR = "drift", "", "", filepath.Join(dir, "runs", "missing.jsonl"), 0
+	is := &fakeIssues{}
+	j.Issues = is
+	step := &locStep{fakeStep: &fakeStep{dir: dir}, tmp: t.TempDir()}
+	if err := Run(context.Background(), env(), step, j, io.Discard); err == nil {
+		t.Fatal("a missing baseline must fail")
+	}
+	if len(is.calls) != 0 || !strings.Contains(strings.Join(step.logs, "\n"), "the drift issue is not updated") {
+		t.Errorf("issue calls %v, logs %q", is.calls, step.logs)
 	}
 }

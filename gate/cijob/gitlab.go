@@ -15,42 +15,52 @@ import (
 // the inputs (read by gate/glci) make the Job; the GitLab client
 // (gate/glclient, with RECALLGATE_GITLAB_TOKEN) keeps the merge request
 // note and the drift issue and downloads the base commit's archive; the
-// job log is log. A merge request pipeline that names no base commit is an
-// input error.
-func RunGitLab(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs, log, stdout io.Writer) error {
+// job log is log. A bad input (inErr) or a merge request pipeline that
+// names no base commit is an input error (exit 2), published as every
+// error is (see Fail).
+func RunGitLab(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs, inErr error, log, stdout io.Writer) error {
 	step := glci.Step{Runner: rn, Log: log}
-	base, err := rn.BaseSHA(in)
-	if err != nil {
-		step.Errorf("%v", err)
-		return err
+	base, baseErr := rn.BaseSHA(in)
+	if inErr != nil {
+		baseErr = inErr
 	}
 	j := Job{
-		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Mode: rn.Mode(in.Mode), Comment: in.Comment,
+		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Command: "ci", Mode: rn.Mode(in.Mode), Comment: in.Comment,
 		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical, IdenticalFix: glci.IdenticalFix,
 		BaseResults: in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
 		Workspace: rn.ProjectDir, BaseSHA: base, HeadSHA: rn.SHA, SHA: rn.SHA, PR: rn.MR,
 		UnreachableFix: glci.ShallowFix, JUnit: in.Path(in.JUnit), NoteMarkdown: report.ForGitLab,
 	}
 	publishes := in.Comment != "never" && rn.MR > 0 || j.Mode == "drift"
-	switch gl, err := glclient.New(e.HTTPClient(), rn.APIURL, rn.Token, rn.ProjectID); {
+	project, web := rn.APIProject()
+	switch gl, err := glclient.New(e.HTTPClient(), rn.APIURL, rn.Token, project); {
 	case err == nil:
-		gl.WebURL, gl.Warn = rn.ProjectURL, func(s string) { step.Warningf("%s", s) }
+		gl.WebURL, gl.Warn = web, func(s string) { step.Warningf("%s", s) }
 		j.Archive, j.Comments, j.Issues = gl, gl, gl
 	case rn.Token == "" && publishes:
 		step.Warningf("%s", rn.TokenWarning())
 	case rn.Token != "":
 		step.Warningf("GitLab API unavailable, no note or issue will be written: %v", err)
 	}
+	if baseErr != nil {
+		step.Errorf("%v", baseErr)
+		return Fail(ctx, step, j, baseErr, stdout)
+	}
 	return Run(ctx, e, step, j, stdout)
 }
 
-// GitLabInputs reads the inputs of a GitLab job (flags first, then the
-// RECALLGATE_* variables); a bad one is a usage error (exit 2).
-func GitLabInputs(read func(func(string) string) (glci.Inputs, error), rn glci.Runner, getenv func(string) string, log io.Writer) (glci.Inputs, error) {
-	in, err := read(getenv)
-	if err != nil {
-		glci.Step{Runner: rn, Log: log}.Errorf("%v", err)
-		return in, cli.Usagef("%v", err)
+// GitLab is `recallgate ci` under GitLab CI: it reads the runner (which
+// must be GitLab's: GITLAB_CI=true) and the inputs (flags first, then the
+// RECALLGATE_* variables; a bad one is a usage error, exit 2) and runs
+// RunGitLab.
+func GitLab(ctx context.Context, e *pipeline.Env, inputs func(func(string) string) (glci.Inputs, error), log, stdout io.Writer) error {
+	rn := glci.ReadRunner(e.Getenv)
+	if !rn.CI {
+		return cli.Usagef("recallgate ci runs under GitHub Actions (GITHUB_ACTIONS=true) or GitLab CI (GITLAB_CI=true); elsewhere use recallgate gate")
 	}
-	return in, nil
+	in, err := inputs(e.Getenv)
+	if err != nil {
+		err = cli.Usagef("%v", err)
+	}
+	return RunGitLab(ctx, e, rn, in, err, log, stdout)
 }

@@ -243,9 +243,13 @@ func ResolveMode(mode, eventName string) string {
 func Publish(a *githubactions.Action, rn Runner, r publish.Result, fit func(string, int) string) {
 	if fileCommand(a, "GITHUB_OUTPUT", rn.Output, "the step outputs (verdict, report, …) are not written; later steps cannot read them") {
 		a.SetOutput("verdict", r.Verdict)
-		a.SetOutput("recall-base", fmt.Sprintf("%.4f", r.RecallBase))
-		a.SetOutput("recall-head", fmt.Sprintf("%.4f", r.RecallHead))
-		a.SetOutput("recall-delta", fmt.Sprintf("%+.4f", r.RecallDelta))
+		recall := []string{fmt.Sprintf("%.4f", r.RecallBase), fmt.Sprintf("%.4f", r.RecallHead), fmt.Sprintf("%+.4f", r.RecallDelta)}
+		if r.Verdict == string(gate.VerdictError) {
+			recall = []string{"", "", ""} // nothing was scored: never a zero
+		}
+		a.SetOutput("recall-base", recall[0])
+		a.SetOutput("recall-head", recall[1])
+		a.SetOutput("recall-delta", recall[2])
 		a.SetOutput("regressed", strings.Join(r.Regressed, ","))
 		a.SetOutput("improved", strings.Join(r.Improved, ","))
 		a.SetOutput("report", r.Report)

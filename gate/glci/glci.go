@@ -36,6 +36,10 @@ type Runner struct {
 	// APIURL is CI_API_V4_URL; ProjectID CI_PROJECT_ID; ProjectURL
 	// CI_PROJECT_URL (links to notes).
 	APIURL, ProjectID, ProjectURL string
+	// MRProjectID and MRProjectURL are CI_MERGE_REQUEST_PROJECT_ID and
+	// _URL: the project the merge request is in, which is not the
+	// pipeline's when a fork's pipeline runs in the fork.
+	MRProjectID, MRProjectURL string
 	// Source is CI_PIPELINE_SOURCE: merge_request_event, schedule, push, web, …
 	Source string
 	// MR is CI_MERGE_REQUEST_IID (0: none); MRText its raw value.
@@ -45,9 +49,9 @@ type Runner struct {
 	// merge_train.
 	EventType string
 	// DiffBaseSHA is CI_MERGE_REQUEST_DIFF_BASE_SHA, the merge request's
-	// base commit; TargetSHA CI_MERGE_REQUEST_TARGET_BRANCH_SHA, the
-	// target branch's commit a merged-results or merge-train pipeline
-	// merged into.
+	// base commit; TargetSHA CI_MERGE_REQUEST_TARGET_BRANCH_SHA, set only
+	// in merged results pipelines and merge trains: the commit the change
+	// was merged into.
 	DiffBaseSHA, TargetSHA string
 	// SHA is CI_COMMIT_SHA, the commit the job checked out.
 	SHA string
@@ -62,6 +66,7 @@ type Runner struct {
 func ReadRunner(getenv func(string) string) Runner {
 	rn := Runner{
 		CI: getenv("GITLAB_CI") == "true", APIURL: getenv("CI_API_V4_URL"), ProjectID: getenv("CI_PROJECT_ID"), ProjectURL: getenv("CI_PROJECT_URL"),
+		MRProjectID: getenv("CI_MERGE_REQUEST_PROJECT_ID"), MRProjectURL: getenv("CI_MERGE_REQUEST_PROJECT_URL"),
 		Source: getenv("CI_PIPELINE_SOURCE"), MRText: strings.TrimSpace(getenv("CI_MERGE_REQUEST_IID")), EventType: getenv("CI_MERGE_REQUEST_EVENT_TYPE"),
 		DiffBaseSHA: strings.TrimSpace(getenv("CI_MERGE_REQUEST_DIFF_BASE_SHA")), TargetSHA: strings.TrimSpace(getenv("CI_MERGE_REQUEST_TARGET_BRANCH_SHA")),
 		SHA: getenv("CI_COMMIT_SHA"), ProjectDir: getenv("CI_PROJECT_DIR"), Job: getenv("CI_JOB_NAME"),
@@ -202,13 +207,27 @@ func (rn Runner) Mode(mode string) string {
 	return "pr"
 }
 
+// APIProject is the project the API calls go to, and its page: the merge
+// request's project in a merge request pipeline (its notes, its base
+// commit), else the pipeline's (the drift issue).
+func (rn Runner) APIProject() (id, url string) {
+	if rn.MergeRequest() && rn.MRProjectID != "" {
+		return rn.MRProjectID, rn.MRProjectURL
+	}
+	return rn.ProjectID, rn.ProjectURL
+}
+
 // MergeRequest reports whether the pipeline is a merge request's
 // (detached, merged results or merge train).
 func (rn Runner) MergeRequest() bool { return rn.Source == SourceMergeRequest }
 
-// BaseSHA is the commit a merge request pipeline gates against: the target
-// branch's commit for merged results and merge trains (the head is the
-// merge of the change into it), else the merge request's diff base. A
+// BaseSHA is the commit a merge request pipeline gates against: in a
+// merged results pipeline or a merge train, CI_MERGE_REQUEST_TARGET_BRANCH_SHA
+// (the target branch's commit, or the train's previous car, that the change
+// was merged into: CI_COMMIT_SHA is that merge), else the merge request's
+// diff base. GitLab sets the target SHA only in those pipelines, and
+// CI_MERGE_REQUEST_EVENT_TYPE has said "detached" in some of them
+// (gitlab-org/gitlab#358228), so the SHA decides, not the event type. A
 // merge request pipeline without the variables is an input error (exit 2)
 // unless run files are given; "" for other pipelines.
 func (rn Runner) BaseSHA(in Inputs) (string, error) {
@@ -218,7 +237,7 @@ func (rn Runner) BaseSHA(in Inputs) (string, error) {
 	if rn.MR == 0 {
 		return "", &gate.InputError{File: "CI_MERGE_REQUEST_IID", Err: fmt.Errorf("a %s pipeline needs the merge request's IID, got %q", SourceMergeRequest, rn.MRText)}
 	}
-	if (rn.EventType == "merged_result" || rn.EventType == "merge_train") && rn.TargetSHA != "" {
+	if rn.TargetSHA != "" {
 		return rn.TargetSHA, nil
 	}
 	if rn.DiffBaseSHA == "" && in.BaseResults == "" {
@@ -279,9 +298,11 @@ func (s Step) Warningf(format string, args ...any) {
 	fmt.Fprintf(s.Log, "\x1b[33mrecallgate: warning:\x1b[0m %s\n", oneLine(fmt.Sprintf(format, args...)))
 }
 
-// Infof implements publish.Log.
+// Infof implements publish.Log; what GitLab answered (a link) shows its
+// control characters.
 func (s Step) Infof(format string, args ...any) {
-	fmt.Fprint(s.Log, fmt.Sprintf(format, args...))
+	msg := fmt.Sprintf(format, args...)
+	fmt.Fprintln(s.Log, oneLine(strings.TrimSuffix(msg, "\n")))
 }
 
 // Errorf logs the error the job ends with: a red "error:" line.

@@ -17,7 +17,7 @@ func mrVars() map[string]string {
 	return map[string]string{
 		"GITLAB_CI": "true", "CI_API_V4_URL": "https://gitlab.example/api/v4", "CI_PROJECT_ID": "42",
 		"CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_IID": "7", "CI_MERGE_REQUEST_EVENT_TYPE": "detached",
-		"CI_MERGE_REQUEST_DIFF_BASE_SHA": "base0", "CI_MERGE_REQUEST_TARGET_BRANCH_SHA": "target0", "CI_COMMIT_SHA": "head0",
+		"CI_MERGE_REQUEST_DIFF_BASE_SHA": "base0", "CI_COMMIT_SHA": "head0",
 		"CI_PROJECT_DIR": "/builds/acme/rag", "CI_JOB_TOKEN": "job", RecallgateToken: "glpat",
 	}
 }
@@ -47,12 +47,14 @@ func TestBaseSHA(t *testing.T) {
 		err  string
 	}{
 		{"detached", func(m map[string]string) {}, Inputs{}, "base0", ""},
-		{"merged results", func(m map[string]string) { m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merged_result" }, Inputs{}, "target0", ""},
-		{"merge train", func(m map[string]string) { m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merge_train" }, Inputs{}, "target0", ""},
-		{"merge train without target", func(m map[string]string) {
-			m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merge_train"
-			delete(m, "CI_MERGE_REQUEST_TARGET_BRANCH_SHA")
-		}, Inputs{}, "base0", ""},
+		{"merged results said detached", func(m map[string]string) { m["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = "target0" }, Inputs{}, "target0", ""},
+		{"merged results", func(m map[string]string) {
+			m["CI_MERGE_REQUEST_EVENT_TYPE"], m["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = "merged_result", "target0"
+		}, Inputs{}, "target0", ""},
+		{"merge train", func(m map[string]string) {
+			m["CI_MERGE_REQUEST_EVENT_TYPE"], m["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = "merge_train", "target0"
+		}, Inputs{}, "target0", ""},
+		{"merge train without target", func(m map[string]string) { m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merge_train" }, Inputs{}, "base0", ""},
 		{"push", func(m map[string]string) { m["CI_PIPELINE_SOURCE"] = "push" }, Inputs{}, "", ""},
 		{"no diff base", func(m map[string]string) { delete(m, "CI_MERGE_REQUEST_DIFF_BASE_SHA") }, Inputs{}, "", "CI_MERGE_REQUEST_DIFF_BASE_SHA: not set in a merge_request_event pipeline"},
 		{"no diff base, run files", func(m map[string]string) { delete(m, "CI_MERGE_REQUEST_DIFF_BASE_SHA") }, Inputs{BaseResults: "b.jsonl", HeadResults: "h.jsonl"}, "", ""},
@@ -132,5 +134,19 @@ func TestReportLocation(t *testing.T) {
 	}
 	if s.Relative(dir+"/sets/a.jsonl") != "sets/a.jsonl" || s.Relative("/elsewhere/a") != "/elsewhere/a" {
 		t.Error("Relative")
+	}
+}
+
+// A fork's merge request pipeline that runs in the fork writes to the
+// merge request's project, not the fork; a schedule to its own project.
+func TestAPIProject(t *testing.T) {
+	m := mrVars()
+	m["CI_MERGE_REQUEST_PROJECT_ID"], m["CI_MERGE_REQUEST_PROJECT_URL"], m["CI_PROJECT_ID"] = "42", "https://gitlab.example/acme/rag", "77"
+	if id, url := ReadRunner(env(m)).APIProject(); id != "42" || url != "https://gitlab.example/acme/rag" {
+		t.Errorf("merge request: %s %s", id, url)
+	}
+	m["CI_PIPELINE_SOURCE"] = "schedule"
+	if id, _ := ReadRunner(env(m)).APIProject(); id != "77" {
+		t.Errorf("schedule: %s", id)
 	}
 }

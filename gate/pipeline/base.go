@@ -52,12 +52,12 @@ func OpenBase(ctx context.Context, e *Env, head *config.Config, set *gate.Set, o
 		Warn: func(s string) { e.Warn("%s", s) }, Note: func(s string) { e.Note("%s", s) },
 	})
 	if err != nil {
-		return nil, err
+		return nil, gate.AtStage(gate.StageBaseTree, "base", err)
 	}
 	b := &BaseSide{Tree: tree}
 	if err := b.load(e, head, cfgAbs, set, o); err != nil {
 		tree.Close()
-		return nil, err
+		return nil, gate.AtStage(gate.StageBaseTree, "base", err)
 	}
 	return b, nil
 }

@@ -177,11 +177,11 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string) (*gate.Comparison, error) {
 	bc, err := gate.ScoreRunFile(set, base, d)
 	if err != nil {
-		return nil, fmt.Errorf("score base run: %w", err)
+		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))
 	}
 	hc, err := gate.ScoreRunFile(set, head, d)
 	if err != nil {
-		return nil, fmt.Errorf("score head run: %w", err)
+		return nil, gate.AtStage(gate.StageRunFile, "head", fmt.Errorf("score head run: %w", err))
 	}
 	in, err := BuildInputs(e, cfg, th, set, corpus)
 	if err != nil {
@@ -196,10 +196,10 @@ func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, baseline string) (*gate.Comparison, error) {
 	rf, err := file.Load(baseline)
 	if err != nil {
-		return nil, fmt.Errorf("load baseline: %w", err)
+		return nil, gate.AtStage(gate.StageBaseline, "base", fmt.Errorf("load baseline: %w", err))
 	}
 	if err := rf.CheckSet(set); err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+		return nil, gate.AtStage(gate.StageBaseline, "base", fmt.Errorf("baseline: %w", err))
 	}
 	bres, err := gate.RetrieveAll(ctx, "baseline", set, rf, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: 1})
 	if err != nil {
@@ -341,7 +341,7 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 	}
 	cfg, err := config.Load(o.Config)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, gate.AtStage(gate.StageConfig, "", err)
 	}
 	if err := InsideWorkspace(o.Workspace, cfg, o.BaseResults, o.HeadResults, o.Baseline); err != nil {
 		return nil, nil, err
@@ -352,17 +352,17 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 		}
 		set, err := gate.LoadSet(cfg.Set)
 		if err != nil {
-			return nil, nil, fmt.Errorf("load set: %w", err)
+			return nil, nil, gate.AtStage(gate.StageSet, "", fmt.Errorf("load set: %w", err))
 		}
 		cmp, err := CompareFiles(e, cfg, set, cfg.Depth, cfg.Thresholds, CorpusFor("", cfg), o.BaseResults, o.HeadResults)
 		return cmp, set, err
 	}
 	if err := CheckPrograms(cfg, o.MissingProgram); err != nil {
-		return nil, nil, err
+		return nil, nil, gate.AtStage(gate.StageRetrieve, "", err)
 	}
 	set, err := LoadSetFor(cfg, "")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, gate.AtStage(gate.StageSet, "", err)
 	}
 	keys := map[string]string{"base": o.BaseSHA, "head": o.HeadSHA}
 	if o.Drift {

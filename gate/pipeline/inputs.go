@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -158,5 +159,20 @@ func IdenticalSides(e *Env, cfg *config.Config, allow bool, oneTable string) err
 		e.Warn("%s: %s: the gate compares the configuration with itself and cannot fail (allowed)", cfg.Path, what)
 		return nil
 	}
-	return &gate.InputError{File: cfg.Path, Field: "retriever", Err: fmt.Errorf("%s, so this gate cannot fail: %s", what, fix)}
+	return gate.AtStage(gate.StageConfig, "", identicalError{&gate.InputError{File: cfg.Path, Field: "retriever", Err: fmt.Errorf("%s, so this gate cannot fail: %s", what, fix)}, fix})
 }
+
+// ErrIdenticalSides is in the chain of IdenticalSides's refusal: the two
+// sides are one retriever configuration in one tree.
+var ErrIdenticalSides = errors.New("the two sides are one configuration")
+
+// identicalError is IdenticalSides's refusal: an *gate.InputError that
+// is ErrIdenticalSides.
+type identicalError struct {
+	*gate.InputError
+	fix string
+}
+
+func (e identicalError) Is(target error) bool { return target == ErrIdenticalSides }
+func (e identicalError) Unwrap() error        { return e.InputError }
+func (e identicalError) Fix() string          { return e.fix }

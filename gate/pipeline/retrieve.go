@@ -111,7 +111,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		deps.IndexDir = indexDir
 		r, c, err := retriever.New(ctx, rc, deps)
 		if err != nil {
-			return nil, err
+			return nil, gate.AtStage(gate.StageRetrieve, side, err)
 		}
 		b := &built{r: r, close: c, cacheKey: cacheKey, opts: gate.RetrieveOptions{K: k, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
 		bs[side] = b
@@ -206,13 +206,13 @@ func FingerprintFile(path string) string {
 func LoadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, gate.AtStage(gate.StageConfig, "", err)
 	}
 	set, err := LoadSetFor(cfg, setOverride)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, gate.AtStage(gate.StageSet, "", err)
 	}
-	return cfg, set, cfg.Thresholds.CheckSegments(set)
+	return cfg, set, gate.AtStage(gate.StageConfig, "", cfg.Thresholds.CheckSegments(set))
 }
 
 // LoadSetFor loads the set a config names, or setOverride.

@@ -32,5 +32,5 @@ func SameCommit(ctx context.Context, e *Env, cfgPath, ref, baseCommit string, al
 		e.Warn("%s: %s and the gate cannot fail (allowed)", cfgPath, what)
 		return nil
 	}
-	return &gate.InputError{File: cfgPath, Field: "base-ref", Err: fmt.Errorf("%s and this gate cannot fail: give the commit the change starts from (e.g. --base-ref origin/main on a branch), commit the change first, or pass --allow-identical to run it anyway", what)}
+	return gate.AtStage(gate.StageBaseTree, "base", &gate.InputError{File: cfgPath, Field: "base-ref", Err: fmt.Errorf("%s and this gate cannot fail: give the commit the change starts from (e.g. --base-ref origin/main on a branch), commit the change first, or pass --allow-identical to run it anyway", what)})
 }

@@ -173,7 +173,7 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	if o.Config != "" {
 		cfg, err := config.Load(o.Config)
 		if err != nil {
-			return nil, err
+			return nil, gate.AtStage(gate.StageConfig, "", err)
 		}
 		s.Depth, s.Thresholds, s.Config = cfg.Depth, cfg.Thresholds, cfg
 		if setPath == "" {
@@ -194,7 +194,7 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	}
 	set, err := gate.LoadSet(setPath)
 	if err != nil {
-		return nil, fmt.Errorf("load set: %w", err)
+		return nil, gate.AtStage(gate.StageSet, "", fmt.Errorf("load set: %w", err))
 	}
 	s.Set = set
 	return s, nil

@@ -273,6 +273,8 @@ func Outcome(ctx context.Context, log Log, o Options, c Comments, is Issues, r R
 	switch {
 	case o.Mode == "pr" && o.PR > 0:
 		PostComment(ctx, log, c, o.When, o.PR, o.Markers, r)
+	case o.Mode == "drift" && r.Verdict == string(gate.VerdictError):
+		log.Warningf("the drift issue is not updated: the run could not finish (the job summary says why)")
 	case o.Mode == "drift":
 		TrackDrift(ctx, log, is, r, o.SHA)
 	}

@@ -367,6 +367,10 @@ type CompareReport struct {
 	// Gate says which gate of the repository this is, when known: the
 	// sticky comment is keyed by it and the title names it.
 	Gate *GateInfo `json:"gate,omitempty"`
+	// Error, with the verdict "error", is why the run could not finish:
+	// such a report holds only it, the gate and the commits, and its JSON
+	// is the error report's (FromError).
+	Error *ErrorInfo `json:"-"`
 }
 
 // PolicyInfo is the gate policy that judged: source is base-commit or

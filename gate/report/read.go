@@ -36,6 +36,12 @@ func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
 	if err := gate.CheckDuplicateKeys(data); err != nil {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
 	}
+	var peek struct {
+		Verdict string `json:"verdict"`
+	}
+	if json.Unmarshal(data, &peek) == nil && peek.Verdict == VerdictError {
+		return readErrorReport(data, name)
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var r CompareReport
@@ -75,15 +81,8 @@ func (r *CompareReport) validate() error {
 	if r.Depth.Candidates < 1 || r.Depth.Context < 1 {
 		return fmt.Errorf("depth %+v: both depths must be at least 1", r.Depth)
 	}
-	if g := r.Gate; g != nil {
-		if g.Name != "" {
-			if err := gate.CheckGateName(g.Name); err != nil {
-				return fmt.Errorf("gate.name: %w", err)
-			}
-		}
-		if len(g.Config) > 512 || strings.ContainsFunc(g.Config, unicode.IsControl) {
-			return fmt.Errorf("gate.config %.40q: not a config path", g.Config)
-		}
+	if err := validateGate(r.Gate); err != nil {
+		return err
 	}
 	if len(r.ReasonKinds) != 0 && len(r.ReasonKinds) != len(r.Reasons) {
 		return fmt.Errorf("%d reason kinds for %d reasons", len(r.ReasonKinds), len(r.Reasons))
@@ -106,10 +105,8 @@ func (r *CompareReport) validate() error {
 			return err
 		}
 	}
-	for _, sha := range []struct{ key, v string }{{"base_sha", r.BaseSHA}, {"head_sha", r.HeadSHA}} {
-		if sha.v != "" && !hexCommit.MatchString(sha.v) {
-			return fmt.Errorf("%s %q is not a commit SHA", sha.key, sha.v)
-		}
+	if err := validateSHAs(r.BaseSHA, r.HeadSHA); err != nil {
+		return err
 	}
 	if err := r.Policy.validate(); err != nil {
 		return err
@@ -252,6 +249,54 @@ func plainAll(field string, ss ...string) error {
 	for _, s := range ss {
 		if err := plain(field, s); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// readErrorReport reads an error report (verdict "error") as strictly as
+// a comparison: unknown fields refused, closed fields checked.
+func readErrorReport(data []byte, name string) (*CompareReport, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var d errorDoc
+	if err := dec.Decode(&d); err != nil {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read error report: %w", err)}
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &gate.InputError{File: name, Err: errors.New("read error report: unexpected data after the JSON object")}
+	}
+	if d.Tool != "recallgate" {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("not a recallgate report (tool %q)", d.Tool)}
+	}
+	if err := d.validate(); err != nil {
+		return nil, &gate.InputError{File: name, Err: fmt.Errorf("error report refused: %w", err)}
+	}
+	info := d.ErrorInfo
+	return &CompareReport{Tool: d.Tool, Command: d.Command, Verdict: VerdictError, Error: &info, Gate: d.Gate, BaseSHA: d.BaseSHA, HeadSHA: d.HeadSHA}, nil
+}
+
+// validateGate checks a report's gate: a gate name, a config path.
+func validateGate(g *GateInfo) error {
+	if g == nil {
+		return nil
+	}
+	if g.Name != "" {
+		if err := gate.CheckGateName(g.Name); err != nil {
+			return fmt.Errorf("gate.name: %w", err)
+		}
+	}
+	if len(g.Config) > 512 || strings.ContainsFunc(g.Config, unicode.IsControl) {
+		return fmt.Errorf("gate.config %.40q: not a config path", g.Config)
+	}
+	return nil
+}
+
+// validateSHAs checks the commits a report names.
+func validateSHAs(base, head string) error {
+	for _, sha := range []struct{ key, v string }{{"base_sha", base}, {"head_sha", head}} {
+		if sha.v != "" && !hexCommit.MatchString(sha.v) {
+			return fmt.Errorf("%s %q is not a commit SHA", sha.key, sha.v)
 		}
 	}
 	return nil

@@ -205,6 +205,9 @@ func movement(base, head []string, esc func(string) string) string {
 // comment and issue need it: md is the Markdown report, reportOut the JSON
 // report's path for later steps, setPath the set as annotations name it.
 func (rep *CompareReport) PublishResult(md, reportOut, setPath string) publish.Result {
+	if rep.Error != nil {
+		return publish.Result{Verdict: VerdictError, Markdown: md, Report: reportOut, SetPath: setPath, Regressed: []string{}, Improved: []string{}}
+	}
 	res := publish.Result{
 		Verdict:    rep.Verdict,
 		RecallBase: rep.Summary.Base.RecallAtN, RecallHead: rep.Summary.Head.RecallAtN, RecallDelta: rep.Summary.Delta.RecallAtN,
@@ -224,6 +227,9 @@ func (rep *CompareReport) PublishResult(md, reportOut, setPath string) publish.R
 
 // WriteCompareReport renders an already built report model.
 func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
+	if r.Error != nil {
+		return writeErrorReport(w, r, f)
+	}
 	switch f {
 	case JSON:
 		return writeJSON(w, r)

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// retrieverDown is the error of a head retriever that failed two queries,
+// as the gate job returns it.
+func retrieverDown() error {
+	return &gate.InfraError{Err: &gate.RetrievalError{Side: "head", Failures: map[string]error{
+		"q2": errors.New("connection refused"), "q1": errors.New("HTTP 503: <b>down</b> | @team"),
+	}}}
+}
+
+// TestErrorReportGoldens: the error report in every format, each naming
+// the exit code, the stage, the side, the queries, the cause and the fix.
+func TestErrorReportGoldens(t *testing.T) {
+	r := FromError("gate", 3, retrieverDown())
+	r.SetGate("rag/recallgate.toml", "")
+	r.HeadSHA = "0123456789abcdef0123456789abcdef01234567"
+	for _, tt := range []struct {
+		f    Format
+		file string
+	}{{JSON, "error.golden.json"}, {Text, "error.golden.txt"}, {Markdown, "error.golden.md"}, {HTML, "error.golden.html"}, {JUnit, "error.golden.xml"}} {
+		var b bytes.Buffer
+		if err := WriteCompareReport(&b, r, tt.f); err != nil {
+			t.Fatalf("%s: %v", tt.f, err)
+		}
+		golden(t, tt.file, b.Bytes())
+		if !strings.Contains(b.String(), "q1") || !strings.Contains(b.String(), "retrieve") || !strings.Contains(b.String(), "check that the head side") {
+			t.Errorf("%s does not say the queries, the stage and the fix:\n%s", tt.f, b.String())
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteCompareReport(&b, r, Benchmark); err != nil || !strings.Contains(b.String(), `"verdict": "error"`) {
+		t.Errorf("a benchmark file of an error must be the error report, never a trend point: %v\n%s", err, b.String())
+	}
+}
+
+// TestFromErrorReadsTheChain: the stage, side and queries come from the
+// error's chain.
+func TestFromErrorReadsTheChain(t *testing.T) {
+	for _, tt := range []struct {
+		name                string
+		code                int
+		err                 error
+		stage, side, querys string
+	}{
+		{"retrieval", 3, fmt.Errorf("gate: %w", retrieverDown()), gate.StageRetrieve, "head", "q1,q2"},
+		{"one query", 3, &gate.InfraError{QueryID: "q7", Err: errors.New("timeout")}, gate.StageRetrieve, "none", "q7"},
+		{"tagged", 2, gate.AtStage(gate.StageConfig, "", &gate.InputError{File: "rg.toml", Line: 3, Err: errors.New("bad")}), gate.StageConfig, "none", ""},
+		{"innermost tag", 3, gate.AtStage(gate.StageConfig, "", gate.AtStage(gate.StageBaseTree, "base", errors.New("no commit"))), gate.StageBaseTree, "base", ""},
+		{"input", 2, &gate.InputError{File: "set.jsonl", Line: 2, Err: errors.New("bad")}, gate.StageInput, "none", ""},
+		{"interrupted", 3, fmt.Errorf("retrieve: %w", context.Canceled), gate.StageInterrupt, "none", ""},
+		{"usage", 2, errors.New("--base and --head are required"), gate.StageUsage, "none", ""},
+	} {
+		r := FromError("compare", tt.code, tt.err)
+		e := r.Error
+		if r.Verdict != "error" || e.ExitCode != tt.code || e.Stage != tt.stage || e.Side != tt.side || strings.Join(e.Queries, ",") != tt.querys || e.Message != tt.err.Error() || e.Fix == "" {
+			t.Errorf("%s: %+v", tt.name, e)
+		}
+	}
+}
+
+// TestReadErrorReport: an error report reads back and renders the same;
+// one with a field out of its closed set is refused.
+func TestReadErrorReport(t *testing.T) {
+	r := FromError("action", 2, gate.AtStage(gate.StageConfig, "", errors.New("rg.toml: set: required")))
+	r.SetGate("recallgate.toml", "docs-search")
+	js, err := Render(r, JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadCompareReport(strings.NewReader(js), "report.json")
+	if err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	for _, f := range []Format{JSON, Markdown, Text, JUnit, HTML} {
+		a, _ := Render(r, f)
+		b, _ := Render(back, f)
+		if a != b {
+			t.Errorf("%s differs after a round trip:\n%s\n---\n%s", f, a, b)
+		}
+	}
+	if md, _ := Render(back, Markdown); !strings.HasPrefix(md, "### ⚠️ recallgate · docs-search could not run") {
+		t.Errorf("markdown:\n%s", md)
+	}
+	for _, bad := range []struct{ from, to string }{
+		{`"exit_code": 2`, `"exit_code": 1`},
+		{`"stage": "config"`, `"stage": "lunch"`},
+		{`"side": "none"`, `"side": "left"`},
+		{`"command": "action"`, `"command": "rm -rf"`},
+		{`"queries": []`, `"queries": ["a\u0007"]`},
+		{`"verdict": "error",`, `"verdict": "error", "extra": 1,`},
+	} {
+		doc := strings.Replace(js, bad.from, bad.to, 1)
+		if doc == js {
+			t.Fatalf("%s is not in the report:\n%s", bad.from, js)
+		}
+		if _, err := ReadCompareReport(strings.NewReader(doc), "report.json"); err == nil || !gate.IsInput(err) {
+			t.Errorf("%s → %s: accepted (%v)", bad.from, bad.to, err)
+		}
+	}
+}
