@@ -494,6 +494,9 @@ func TestScheduleDrift(t *testing.T) {
 	o.commit("main", map[string]string{editedDoc: regressingEdit}, "audit-log doc shortened")
 
 	f := newFakeGitLab(t, token)
+	// A person's open issue with the label: never taken for the drift issue.
+	theirs := &issue{ID: 77, IID: 1, ProjectID: 42, Title: "Retrieval drift: what is this label for?", Description: "Asking.", State: "opened", Labels: []string{publish.DriftLabel}, Author: person, WebURL: "http://gitlab.example.test/acme/rag/-/issues/1", CreatedAt: stamp, UpdatedAt: stamp}
+	f.issues = append(f.issues, theirs)
 	srv := f.start()
 	schedule := map[string]string{"CI_PIPELINE_SOURCE": "schedule", "CI_COMMIT_BRANCH": "main", "CI_COMMIT_REF_NAME": "main"}
 
@@ -505,10 +508,13 @@ func TestScheduleDrift(t *testing.T) {
 		t.Errorf("the merge request gate ran in a schedule pipeline:\n%s", night1.log)
 	}
 	cs := f.recorded()
-	if n := count(cs, "POST", `/projects/42/issues`); n != 1 || len(f.issues) != 1 {
+	if n := count(cs, "POST", `/projects/42/issues`); n != 1 || len(f.issues) != 2 {
 		t.Fatalf("night 1: %d issues opened, want 1: %v", n, callNames(cs))
 	}
-	is := f.issues[0]
+	if n := count(cs, "PUT", `/projects/42/issues/1`) + count(cs, "POST", `/projects/42/issues/1/notes`); n != 0 || theirs.Description != "Asking." {
+		t.Errorf("the person's labelled issue was written to: %v", callNames(cs))
+	}
+	is := f.issues[1]
 	if !hasAll(is.Labels, []string{publish.DriftLabel}) || !strings.Contains(is.Description, "q26") {
 		t.Errorf("the drift issue: labels %v\n%s", is.Labels, is.Description)
 	}
@@ -525,8 +531,8 @@ func TestScheduleDrift(t *testing.T) {
 		t.Fatalf("night 2 (back at the baseline) failed:\n%s", night2.log)
 	}
 	cs = f.recorded()
-	if n := count(cs, "POST", `/projects/42/issues`); n != 0 {
-		t.Errorf("night 2 opened %d more issues", n)
+	if n := count(cs, "POST", `/projects/42/issues`); n != 0 || len(f.issueNts[theirs.IID]) != 0 {
+		t.Errorf("night 2 opened %d more issues or noted the person's: %v", n, callNames(cs))
 	}
 	if n := count(cs, "POST", fmt.Sprintf(`/projects/42/issues/%d/notes`, is.IID)); n != 1 {
 		t.Errorf("night 2 noted the issue %d times, want 1: %v", n, callNames(cs))
