@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 
-	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/ghaction"
+	"github.com/recallgate/recallgate/gate/ghjob"
 )
 
 var actionCommand = command{
@@ -23,9 +23,9 @@ var actionCommand = command{
 	},
 }
 
-// runAction runs the action's job (cijob.GitHub), its subprocesses'
+// runAction runs the action's job (ghjob.Run), its subprocesses'
 // output fenced off from the runner's workflow commands.
 func runAction(ctx context.Context, e *env) error {
 	e.fence = ghaction.NewFence(e.rawStderr)
-	return cijob.GitHub(ctx, e.job(), e.commands, e.stdout)
+	return ghjob.Run(ctx, e.job(), e.commands, e.stdout)
 }

@@ -361,6 +361,11 @@ func TestActionBadInputs(t *testing.T) {
 		if code != 2 || !strings.Contains(out+errs, want) {
 			t.Errorf("%s: exit %d\n%s%s", in, code, out, errs)
 		}
+		// Later steps and the summary see the error, never nothing.
+		summary, _ := os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])
+		if o := ae.outputs(t); o["verdict"] != "error" || o["report"] == "" || !bytes.Contains(summary, []byte("stage usage")) {
+			t.Errorf("%s: outputs %v, summary:\n%s", in, o, summary)
+		}
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 
-	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/glci"
+	"github.com/recallgate/recallgate/gate/gljob"
 )
 
 var ciCommand = command{
@@ -18,10 +18,12 @@ var ciCommand = command{
 			switch err := noArgs(args); {
 			case err != nil:
 				return err
+			case e.getenv("GITHUB_ACTIONS") == "true" && fs.NFlag() > 0:
+				return usagef("under GitHub Actions, recallgate ci takes the action's inputs (INPUT_* variables), not flags")
 			case e.getenv("GITHUB_ACTIONS") == "true":
 				return runAction(ctx, e)
 			}
-			return cijob.GitLab(ctx, e.job(), inputs, e.stderr, e.stdout)
+			return gljob.Run(ctx, e.job(), inputs, e.stderr, e.stdout)
 		}
 	},
 }

@@ -298,8 +298,14 @@ func TestCIGitLabBadInput(t *testing.T) {
 func TestCIGitLabDrift(t *testing.T) {
 	g := &fakeGitLab{}
 	srv := g.server(t)
-	dir, _ := filepath.Abs("../../frozen-set")
-	vars := glJob(srv.URL, workspace(t), "")
+	// The project is a copy of frozen-set/: the job writes .recallgate/ into its project directory.
+	project := t.TempDir()
+	src, _ := filepath.Abs("../../frozen-set")
+	dir := filepath.Join(project, "frozen-set")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	vars := glJob(srv.URL, project, "")
 	vars["CI_PIPELINE_SOURCE"], vars["CI_MERGE_REQUEST_IID"] = "schedule", ""
 	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_BASELINE"] = dir, "runs/base.jsonl"
 	vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
@@ -326,6 +332,9 @@ func TestCIUnderGitHubRunsTheAction(t *testing.T) {
 	if code != 1 || len(g.comments) != 1 || !strings.Contains(out, "::add-mask::") {
 		t.Errorf("exit %d, %d comments\n%s\n%s", code, len(g.comments), out, errs)
 	}
+	if code, _, errs := runCI(t, ae.vars, "--mode", "drift"); code != 2 || !strings.Contains(errs, "not flags") {
+		t.Errorf("flags under GitHub: exit %d\n%s", code, errs)
+	}
 }
 
 // TestCIGitLabMergedResults: a merged results pipeline (or a merge train)
@@ -341,5 +350,43 @@ func TestCIGitLabMergedResults(t *testing.T) {
 	vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
 	if code, out, errs := runCI(t, vars); code != 1 || len(g.archived) != 0 || len(g.notes) != 1 {
 		t.Errorf("exit %d, archives %v, %d notes\n%s\n%s", code, g.archived, len(g.notes), out, errs)
+	}
+}
+
+// TestCIGitLabNoteOverTheLimit: a report over GitLab's note limit
+// (1,000,000 characters) is posted shortened, with a warning in the job
+// log; the verdict and exit code are the report's.
+func TestCIGitLabNoteOverTheLimit(t *testing.T) {
+	g := &fakeGitLab{}
+	srv := g.server(t)
+	dir := t.TempDir()
+	var set, base, head strings.Builder
+	for i := 1; i <= 8000; i++ {
+		fmt.Fprintf(&set, `{"id":"q%04d","query":"a question long enough to fill a table cell of the report, number %d","gold":{"d%d":1}}`+"\n", i, i, i)
+		fmt.Fprintf(&base, `{"id":"q%04d","hits":[{"doc":"d%d"}]}`+"\n", i, i)
+		if i == 1 {
+			fmt.Fprintf(&head, `{"id":"q%04d","hits":[{"doc":"other"}]}`+"\n", i)
+		} else {
+			fmt.Fprintf(&head, `{"id":"q%04d","hits":[{"doc":"d%d"}]}`+"\n", i, i)
+		}
+	}
+	write(t, dir, "set.jsonl", set.String())
+	write(t, dir, "base.jsonl", base.String())
+	write(t, dir, "head.jsonl", head.String())
+	write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n[depth]\ncandidates = 3\ncontext = 2\n[gate]\nmax_new_misses = 0\n[retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n")
+	vars := glJob(srv.URL, dir, "basesha")
+	vars["RECALLGATE_CONFIG"] = filepath.Join(dir, "recallgate.toml")
+	vars["RECALLGATE_BASE_RESULTS"], vars["RECALLGATE_HEAD_RESULTS"] = filepath.Join(dir, "base.jsonl"), filepath.Join(dir, "head.jsonl")
+	vars["RECALLGATE_JUNIT"] = filepath.Join(dir, "j.xml")
+	code, out, errs := runCI(t, vars)
+	if code != 1 || len(g.notes) != 1 {
+		t.Fatalf("exit %d, %d notes\n%s\n%.2000s", code, len(g.notes), out, errs)
+	}
+	note := g.notes[0]["body"].(string)
+	if n := len([]rune(note)); n > 1_000_000 || !strings.Contains(note, "more lines: the full report is in the job's JSON report and JUnit report artifacts") {
+		t.Errorf("note: %d characters, tail %q", n, note[max(0, len(note)-300):])
+	}
+	if !strings.Contains(errs, "over GitLab's limit of 1000000 characters: it is shortened") {
+		t.Errorf("no warning in the job log:\n%.3000s", errs)
 	}
 }

@@ -104,7 +104,7 @@ var Vars = []struct{ Name, Flag, Default, Doc string }{
 	{"RECALLGATE_FAIL_ON_REGRESSION", "fail-on-regression", "true", "a failing verdict fails the job (exit 1)"},
 	{"RECALLGATE_ALLOW_IDENTICAL", "allow-identical", "false", "run a gate whose two sides are the same configuration"},
 	{"RECALLGATE_WORKING_DIRECTORY", "working-directory", "", "where relative paths start (the project directory when empty)"},
-	{"RECALLGATE_JUNIT", "junit", "recallgate-junit.xml", "the JUnit report for artifacts:reports:junit (\"\" for none)"},
+	{"RECALLGATE_JUNIT", "junit", "recallgate-junit.xml", "the JUnit report for artifacts:reports:junit, relative to the project directory (--junit \"\" for none)"},
 }
 
 // Flags registers the inputs' flags on fs; the function it returns reads
@@ -265,6 +265,16 @@ func (rn Runner) TokenWarning() string {
 		return "RECALLGATE_GITLAB_TOKEN is not set: CI_JOB_TOKEN cannot write merge request notes or issues, so none is written (the verdict and exit code stand). Add a project access token with the api scope and the Reporter role as a masked CI/CD variable named RECALLGATE_GITLAB_TOKEN"
 	}
 	return "RECALLGATE_GITLAB_TOKEN is not set: no merge request note or issue is written (the verdict and exit code stand)"
+}
+
+// InProject resolves a relative path against the project directory, as
+// GitLab resolves artifacts' paths (the JUnit report's), whatever the
+// working directory.
+func (rn Runner) InProject(p string) string {
+	if p == "" || filepath.IsAbs(p) || rn.ProjectDir == "" {
+		return p
+	}
+	return filepath.Join(rn.ProjectDir, p)
 }
 
 // Relative makes p relative to the project directory (unchanged when it

@@ -135,6 +135,10 @@ func TestReportLocation(t *testing.T) {
 	if s.Relative(dir+"/sets/a.jsonl") != "sets/a.jsonl" || s.Relative("/elsewhere/a") != "/elsewhere/a" {
 		t.Error("Relative")
 	}
+	// The JUnit report's path is the project's, as artifacts' paths are.
+	if got := s.Runner.InProject("recallgate-junit.xml"); got != dir+"/recallgate-junit.xml" {
+		t.Errorf("InProject %q", got)
+	}
 }
 
 // A fork's merge request pipeline that runs in the fork writes to the

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -51,8 +52,9 @@ type Client struct {
 	// WebURL is the project's page (CI_PROJECT_URL), for links to notes;
 	// "" gives links that name the note and merge request instead.
 	WebURL string
-	// Timeout bounds each API call (DefaultTimeout unless changed).
-	Timeout time.Duration
+	// Timeout bounds each API call (DefaultTimeout unless changed);
+	// ArchiveTimeout the archive's download (ArchiveTimeout unless changed).
+	Timeout, ArchiveTimeout time.Duration
 	// Warn receives a line when a body had to be shortened to fit
 	// GitLab's limit (nil: silent).
 	Warn func(string)
@@ -83,11 +85,13 @@ func New(hc *http.Client, apiURL, token, project string) (*Client, error) {
 		gitlab.WithCustomRetryMax(retries),
 		gitlab.WithCustomRetryWaitMinMax(200*time.Millisecond, 2*time.Second),
 		gitlab.WithOnlyIdempotentRetries(),
+		// recallgate checked the URL; the library would log to the process's stderr.
+		gitlab.WithURLWarningLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("GitLab client: %w", err)
 	}
-	return &Client{gl: gl, project: project, Timeout: DefaultTimeout}, nil
+	return &Client{gl: gl, project: project, Timeout: DefaultTimeout, ArchiveTimeout: ArchiveTimeout}, nil
 }
 
 // Ports is the client as the publishing rules' ports (the sticky note,
@@ -390,7 +394,7 @@ func issueLink(is *gitlab.Issue) string {
 // that may not read the repository gives a *PermissionError.
 func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error) {
 	op := fmt.Sprintf("download the archive of %s", ref)
-	dctx, cancel := context.WithTimeout(ctx, ArchiveTimeout)
+	dctx, cancel := context.WithTimeout(ctx, c.ArchiveTimeout)
 	pr, pw := io.Pipe()
 	first := make(chan struct{})
 	done := make(chan error, 1)

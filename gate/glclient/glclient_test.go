@@ -450,3 +450,37 @@ func TestQuickActionsInert(t *testing.T) {
 		}
 	}
 }
+
+// The archive is streamed: Archive returns once GitLab starts the body, so
+// a large repository is never held in memory; a download that stalls ends
+// at the archive timeout, in seconds here.
+func TestArchiveStreamsAndTimesOut(t *testing.T) {
+	c, mux := setup(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	mux.HandleFunc("GET /api/v4/projects/42/repository/archive.tar.gz", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("first chunk"))
+		w.(http.Flusher).Flush()
+		select { // the rest never comes
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	c.ArchiveTimeout = 500 * time.Millisecond
+	start := time.Now()
+	rc, err := c.Archive(context.Background(), "abc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	buf := make([]byte, 11)
+	if _, err := io.ReadFull(rc, buf); err != nil || string(buf) != "first chunk" {
+		t.Fatalf("first chunk %q, %v", buf, err)
+	}
+	if _, err := io.ReadAll(rc); err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a stalled download ended with %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}

@@ -11,7 +11,8 @@ import (
 // domain, the two leaves (atomic files, the retriever spec) and the
 // CI-neutral publishing rules (which import only the domain), only the
 // GitHub client imports go-github, and only the composition rooms (the
-// retriever factory, this job package, cmd) join adapters together.
+// retriever factory, this job package, the CI step gate/cijob, cmd) join
+// adapters together.
 func TestDependencyStar(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -24,7 +25,7 @@ func TestDependencyStar(t *testing.T) {
 	const mod = "github.com/recallgate/recallgate/"
 	leaves := map[string]bool{"gate/atomicfile": true, "gate/retriever/spec": true, "gate/nodump": true}
 	shared := map[string]bool{"gate": true, "gate/atomicfile": true, "gate/retriever/spec": true, "gate/publish": true}
-	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "gate/cijob": true, "cmd/recallgate": true, "bench/gen": true}
+	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "gate/cijob": true, "gate/ghjob": true, "gate/gljob": true, "cmd/recallgate": true, "bench/gen": true}
 	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
@@ -40,6 +41,8 @@ func TestDependencyStar(t *testing.T) {
 				t.Errorf("%s imports go-github: only gate/ghclient may", pkg)
 			case strings.HasPrefix(imp, "gitlab.com/gitlab-org/api/client-go") && pkg != "gate/glclient":
 				t.Errorf("%s imports GitLab's client: only gate/glclient may", pkg)
+			case pkg == "gate/cijob" && (name == "gate/ghaction" || name == "gate/ghclient" || name == "gate/glci" || name == "gate/glclient" || strings.HasPrefix(imp, "github.com/sethvargo/go-githubactions")):
+				t.Errorf("gate/cijob imports %s: the CI job is CI-neutral (a CI plugs in through cijob.Step and publish's ports)", imp)
 			case own && leaves[pkg]:
 				t.Errorf("%s imports %s: a leaf imports nothing of recallgate's", pkg, name)
 			case own && pkg == "gate/publish" && name != "gate":

@@ -29,8 +29,8 @@ var gitlabSigils = []struct {
 // ("%v1.0", "%\"Q3\"": a % after a letter or digit, as in "50%", is left).
 // GitLab draws the rest of the report as GitHub does: tables, <details>,
 // and the Mermaid xychart (GitLab bundles Mermaid 10.7; xychart-beta
-// arrived in 10.5). Quick actions are the client's to neutralise (a line
-// of the report never starts with escaped text and a "/").
+// arrived in 10.5). Quick actions ("/label" at a line's start) are
+// neutralised by the GitLab client in every body it writes.
 func ForGitLab(md string) string {
 	var b strings.Builder
 	b.Grow(len(md) + 64)

@@ -1,9 +1,15 @@
-package cijob
+// Package gljob is the GitLab CI job: the job's variables and inputs
+// (gate/glci) make a cijob.Job, the GitLab client (gate/glclient, with
+// RECALLGATE_GITLAB_TOKEN) is its ports, report.ForGitLab its note's
+// Markdown, and gate/cijob runs it. It is one of the rooms that join
+// adapters; gate/cijob itself stays CI-neutral.
+package gljob
 
 import (
 	"context"
 	"io"
 
+	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/glci"
 	"github.com/recallgate/recallgate/gate/glclient"
@@ -11,25 +17,25 @@ import (
 	"github.com/recallgate/recallgate/gate/report"
 )
 
-// RunGitLab runs the job of a GitLab CI job: the runner's variables and
+// RunJob runs the job of a GitLab CI job: the runner's variables and
 // the inputs (read by gate/glci) make the Job; the GitLab client
 // (gate/glclient, with RECALLGATE_GITLAB_TOKEN) keeps the merge request
 // note and the drift issue and downloads the base commit's archive; the
 // job log is log. A bad input (inErr) or a merge request pipeline that
 // names no base commit is an input error (exit 2), published as every
-// error is (see Fail).
-func RunGitLab(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs, inErr error, log, stdout io.Writer) error {
+// error is (see cijob.Fail).
+func RunJob(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs, inErr error, log, stdout io.Writer) error {
 	step := glci.Step{Runner: rn, Log: log}
 	base, baseErr := rn.BaseSHA(in)
 	if inErr != nil {
 		baseErr = inErr
 	}
-	j := Job{
+	j := cijob.Job{
 		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Command: "ci", Mode: rn.Mode(in.Mode), Comment: in.Comment,
 		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical, IdenticalFix: glci.IdenticalFix,
 		BaseResults: in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
 		Workspace: rn.ProjectDir, BaseSHA: base, HeadSHA: rn.SHA, SHA: rn.SHA, PR: rn.MR,
-		UnreachableFix: glci.ShallowFix, JUnit: in.Path(in.JUnit), NoteMarkdown: report.ForGitLab,
+		UnreachableFix: glci.ShallowFix, JUnit: rn.InProject(in.JUnit), NoteMarkdown: report.ForGitLab,
 	}
 	publishes := in.Comment != "never" && rn.MR > 0 || j.Mode == "drift"
 	project, web := rn.APIProject()
@@ -44,16 +50,16 @@ func RunGitLab(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inp
 	}
 	if baseErr != nil {
 		step.Errorf("%v", baseErr)
-		return Fail(ctx, step, j, baseErr, stdout)
+		return cijob.Fail(ctx, step, j, baseErr, stdout)
 	}
-	return Run(ctx, e, step, j, stdout)
+	return cijob.Run(ctx, e, step, j, stdout)
 }
 
-// GitLab is `recallgate ci` under GitLab CI: it reads the runner (which
+// Run is `recallgate ci` under GitLab CI: it reads the runner (which
 // must be GitLab's: GITLAB_CI=true) and the inputs (flags first, then the
 // RECALLGATE_* variables; a bad one is a usage error, exit 2) and runs
-// RunGitLab.
-func GitLab(ctx context.Context, e *pipeline.Env, inputs func(func(string) string) (glci.Inputs, error), log, stdout io.Writer) error {
+// RunJob.
+func Run(ctx context.Context, e *pipeline.Env, inputs func(func(string) string) (glci.Inputs, error), log, stdout io.Writer) error {
 	rn := glci.ReadRunner(e.Getenv)
 	if !rn.CI {
 		return cli.Usagef("recallgate ci runs under GitHub Actions (GITHUB_ACTIONS=true) or GitLab CI (GITLAB_CI=true); elsewhere use recallgate gate")
@@ -62,5 +68,5 @@ func GitLab(ctx context.Context, e *pipeline.Env, inputs func(func(string) strin
 	if err != nil {
 		err = cli.Usagef("%v", err)
 	}
-	return RunGitLab(ctx, e, rn, in, err, log, stdout)
+	return RunJob(ctx, e, rn, in, err, log, stdout)
 }

@@ -1,4 +1,8 @@
-package cijob
+// Package ghjob is the GitHub Actions job: the runner's inputs, event and
+// variables (gate/ghaction) make a cijob.Job, the GitHub client
+// (gate/ghclient) is its ports, and gate/cijob runs it. It is one of the
+// rooms that join adapters; gate/cijob itself stays CI-neutral.
+package ghjob
 
 import (
 	"context"
@@ -6,20 +10,21 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
-// GitHub is the action's job (`recallgate action`, and `recallgate ci`
+// Run is the action's job (`recallgate action`, and `recallgate ci`
 // under GitHub Actions): the runner's inputs, event and variables
 // (gate/ghaction) make the Job; the GitHub client (gate/ghclient) keeps the
 // sticky comment and the drift issue and downloads the base commit's
 // archive. commands is the raw stream recallgate's own workflow commands
 // go to. Bad inputs or an unreadable event are published as every error
-// is (see Fail).
-func GitHub(ctx context.Context, e *pipeline.Env, commands, stdout io.Writer) error {
+// is (see cijob.Fail).
+func Run(ctx context.Context, e *pipeline.Env, commands, stdout io.Writer) error {
 	a := githubactions.New(githubactions.WithGetenv(e.Getenv), githubactions.WithWriter(ghaction.NewVisibleWriter(commands)))
 	in, inErr := ghaction.ReadInputs(a, e.Getenv)
 	if in.Token != "" {
@@ -30,7 +35,7 @@ func GitHub(ctx context.Context, e *pipeline.Env, commands, stdout io.Writer) er
 	if ev == nil {
 		ev = &ghaction.Event{}
 	}
-	j := Job{
+	j := cijob.Job{
 		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Command: "action", Mode: ghaction.ResolveMode(in.Mode, rn.EventName), Comment: in.Comment,
 		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical,
 		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway",
@@ -53,7 +58,7 @@ func GitHub(ctx context.Context, e *pipeline.Env, commands, stdout io.Writer) er
 	}
 	if evErr != nil {
 		a.Errorf("%v", evErr)
-		return Fail(ctx, step, j, evErr, stdout)
+		return cijob.Fail(ctx, step, j, evErr, stdout)
 	}
-	return Run(ctx, e, step, j, stdout)
+	return cijob.Run(ctx, e, step, j, stdout)
 }
