@@ -434,18 +434,11 @@ func deadURL(t *testing.T) string {
 	return "http://" + addr + "/search"
 }
 
-// errorReport says the error report of #27 (exit 2 and 3 edit the note
-// to "could not run" and write the JUnit error) is in this tree.
-const errorReport = false
-
 // TestMergeRequestRetrieverDown: a merge request whose head retriever is a
 // search service that is down exits 3, and the gate's note, a pass from an
 // earlier pipeline, is edited to the error state: never a stale pass.
 func TestMergeRequestRetrieverDown(t *testing.T) {
 	glci(t)
-	if !errorReport {
-		t.Skip("the error state of the note (#27's error report, branch errreport) is not merged yet: set errorReport = true when it is")
-	}
 	o := newOrigin(t, nil)
 	down := strings.Replace(oneRetriever, "[retriever]\ntype = \"builtin\"\ncorpus = \"corpus\"\ntitle_boost = 2.0\n",
 		"[retriever]\ntype = \"http\"\nurl = \""+deadURL(t)+"\"\nhits = \"results\"\ndoc = \"doc\"\nretries = 0\n", 1)
