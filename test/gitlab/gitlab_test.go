@@ -570,3 +570,46 @@ func TestMergedResultsPipeline(t *testing.T) {
 		t.Errorf("%d notes created, want 1: %v", n, callNames(cs))
 	}
 }
+
+// fullCheckout is a clone of branch with its whole history (GIT_DEPTH: 0),
+// so the base commit is in it.
+func (o *origin) fullCheckout(branch string) string {
+	o.t.Helper()
+	dir := filepath.Join(o.t.TempDir(), "rag")
+	git(o.t, filepath.Dir(dir), "clone", "-q", "--branch", branch, "file://"+o.dir, dir)
+	git(o.t, dir, "fetch", "-q", "origin", "main:refs/remotes/origin/main")
+	git(o.t, dir, "remote", "set-url", "origin", gitlabRemoteURL)
+	return dir
+}
+
+// TestMergeRequestBadInput: under the runner, a token GitLab refuses (401:
+// no api scope, expired) warns and keeps the verdict and exit code (the
+// base side then comes from the full clone's history); a merge request
+// pipeline without CI_MERGE_REQUEST_DIFF_BASE_SHA stops with exit 2
+// naming the variable.
+func TestMergeRequestBadInput(t *testing.T) {
+	glci(t)
+	o := newOrigin(t, nil)
+	o.commit("feature", map[string]string{editedDoc: regressingEdit}, "shorter audit-log doc")
+	f := newFakeGitLab(t, "glpat-theTokenGitLabKnows000000")
+	srv := f.start()
+	dir := o.fullCheckout("feature")
+
+	p := runPipeline(t, dir, srv.URL, mrVars(o.base))
+	if !regexp.MustCompile(`retrieval-gate[^\n]*FAIL 1`).MatchString(p.log) {
+		t.Errorf("with a refused token the job did not keep exit 1:\n%s", p.log)
+	}
+	if !strings.Contains(p.log, "401") || !strings.Contains(p.log, "warning") {
+		t.Errorf("no warning naming GitLab's 401:\n%s", p.log)
+	}
+	if n := count(f.recorded(), "POST", `/projects/42/merge_requests/\d+/notes`) + len(f.mrNotes(7)); n != 0 {
+		t.Errorf("a note was written with a refused token")
+	}
+
+	vars := mrVars(o.base)
+	delete(vars, "CI_MERGE_REQUEST_DIFF_BASE_SHA")
+	p = runPipeline(t, dir, srv.URL, vars)
+	if !regexp.MustCompile(`retrieval-gate[^\n]*FAIL 2`).MatchString(p.log) || !strings.Contains(p.log, "CI_MERGE_REQUEST_DIFF_BASE_SHA") {
+		t.Errorf("without the diff base the job did not stop with exit 2 naming CI_MERGE_REQUEST_DIFF_BASE_SHA:\n%s", p.log)
+	}
+}
