@@ -22,10 +22,33 @@ import (
 // tell a stream that stopped from an answer that is wrong, which is an
 // *InputError.
 func DecodeResultCapped(r io.Reader, name string, maxHits int) (Result, int, error) {
+	return DecodeAnswerCapped(r, name, maxHits, "")
+}
+
+// AnswerIDError is an answer that names another query than the one
+// asked: DecodeAnswerCapped says so before anything else of the line, so
+// no error about the answer's hits is told as the asked query's.
+type AnswerIDError struct {
+	// Want is the query asked; Got the id the answer carries.
+	Want, Got string
+}
+
+func (e *AnswerIDError) Error() string {
+	return fmt.Sprintf("an answer for %q where %q was asked", e.Got, e.Want)
+}
+
+// DecodeAnswerCapped is DecodeResultCapped for the answer to the query
+// want: an answer whose id is another is an *AnswerIDError, whatever else
+// is wrong with it ("" accepts any id).
+func DecodeAnswerCapped(r io.Reader, name string, maxHits int, want string) (Result, int, error) {
 	vr := &valueReader{r: r, max: MaxAnswerValueBytes}
-	res, total, err := decodeResultCapped(vr, name, maxHits)
+	res, total, err := decodeResultCapped(vr, name, maxHits, want)
 	if err == nil {
 		return res, total, nil
+	}
+	var idErr *AnswerIDError
+	if errors.As(err, &idErr) {
+		return Result{}, 0, idErr
 	}
 	if errors.Is(err, errValueTooLong) {
 		return Result{}, 0, inputErr(name, 0, vr.field, "longer than %d MiB (the most one value of an answer may hold)", MaxAnswerValueBytes>>20)
@@ -92,7 +115,7 @@ func (v *valueReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func decodeResultCapped(vr *valueReader, name string, maxHits int) (res Result, total int, err error) {
+func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) (res Result, total int, err error) {
 	dec := json.NewDecoder(vr)
 	vr.mark("")
 	tok, err := dec.Token()
@@ -123,6 +146,9 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int) (res Result, 
 			if id == nil {
 				id = new(string) // null: refused below as empty
 			}
+			if want != "" && *id != "" && *id != want {
+				return Result{}, 0, &AnswerIDError{Want: want, Got: *id}
+			}
 		case "hits":
 			if haveHits {
 				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
@@ -146,6 +172,9 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int) (res Result, 
 	}
 	if id == nil || *id == "" {
 		return Result{}, 0, inputErr(name, 0, "id", "required and must not be empty")
+	}
+	if want != "" && *id != want {
+		return Result{}, 0, &AnswerIDError{Want: want, Got: *id}
 	}
 	if !haveHits {
 		return Result{}, 0, inputErr(name, 0, "hits", "query %q: required (use [] for no results)", *id)

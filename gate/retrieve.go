@@ -85,6 +85,35 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	}
 }
 
+// sendMarkKey keys a query's *sendMark in the context RetrieveAll passes.
+type sendMarkKey struct{}
+
+// sendMark holds when a query's request was sent, once a retriever says.
+type sendMark struct {
+	mu   sync.Mutex
+	at   time.Time
+	done bool
+}
+
+func (m *sendMark) get() (time.Time, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.at, m.done
+}
+
+// MarkSent tells RetrieveAll that the query of ctx is being sent now: the
+// time before was spent waiting its turn (a retriever with one pipe
+// serves one request at a time), and is reported as queue wait, not as
+// latency. A retriever that queues requests itself calls it just before
+// it writes the request; elsewhere it does nothing. The last call counts.
+func MarkSent(ctx context.Context) {
+	if m, ok := ctx.Value(sendMarkKey{}).(*sendMark); ok {
+		m.mu.Lock()
+		m.at, m.done = time.Now(), true
+		m.mu.Unlock()
+	}
+}
+
 // RetrievalError lists every query that could not be retrieved. It wraps
 // into an *InfraError so the CLI exits 3.
 type RetrievalError struct {
@@ -92,23 +121,64 @@ type RetrievalError struct {
 	Failures map[string]error // query id → reason
 }
 
-// Error lists the failed queries, at most ten, with their reasons.
+// RetrieverDownError is a retriever that ended before it answered
+// anything (a crash at start-up): no query is to blame, so a
+// RetrievalError whose failures are all this one says it once, with the
+// count, in place of a line per query.
+type RetrieverDownError struct {
+	// Msg says how the retriever ended (its exit, its stderr's end).
+	Msg string
+}
+
+func (e *RetrieverDownError) Error() string { return e.Msg }
+
+// Error lists the failed queries, at most ten, with their reasons; a
+// retriever down for every failed query is one line.
 func (e *RetrievalError) Error() string {
 	ids := make([]string, 0, len(e.Failures))
 	for id := range e.Failures {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
+	if msg, ok := e.down(); ok {
+		return fmt.Sprintf("%s: %d %s not retrieved (not scored as misses): %s", e.Side, len(ids), plural(len(ids), "query", "queries"), msg)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d %s could not be retrieved (not scored as misses):", e.Side, len(ids), plural(len(ids), "query", "queries"))
-	for i, id := range ids {
+	// One line per reason: queries stopped by one failure share theirs.
+	var reasons []string
+	byReason := map[string][]string{}
+	for _, id := range ids {
+		r := e.Failures[id].Error()
+		if byReason[r] == nil {
+			reasons = append(reasons, r)
+		}
+		byReason[r] = append(byReason[r], id)
+	}
+	shown := 0
+	for i, r := range reasons {
 		if i == 10 {
-			fmt.Fprintf(&b, "\n  …and %d more", len(ids)-10)
+			fmt.Fprintf(&b, "\n  …and %d more", len(ids)-shown)
 			break
 		}
-		fmt.Fprintf(&b, "\n  %s: %v", id, e.Failures[id])
+		q := byReason[r]
+		shown += len(q)
+		fmt.Fprintf(&b, "\n  %s: %s", JoinFirst(q, 5), r)
 	}
 	return b.String()
+}
+
+// down is the one message when every failure is the same retriever down.
+func (e *RetrievalError) down() (string, bool) {
+	msg := ""
+	for _, err := range e.Failures {
+		var d *RetrieverDownError
+		if !errors.As(err, &d) || msg != "" && d.Msg != msg {
+			return "", false
+		}
+		msg = d.Msg
+	}
+	return msg, msg != ""
 }
 
 // RetrieveAll runs every query of the set through r with bounded
@@ -144,11 +214,17 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 					o.Progress(int(done.Add(1)))
 				}
 			}()
+			picked := time.Now()
 			if err := o.Limiter.Wait(qctx); err != nil {
 				errs[i] = err
 				return
 			}
-			start := time.Now()
+			start := picked
+			if o.Limiter != nil {
+				start = time.Now()
+			}
+			mark := &sendMark{}
+			qctx = context.WithValue(qctx, sendMarkKey{}, mark)
 			var ans Answer
 			var err error
 			if ar, ok := r.(AnswerRetriever); ok {
@@ -157,7 +233,11 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 				ans.Hits, err = r.Retrieve(qctx, q, o.K)
 			}
 			hits := ans.Hits
-			took := time.Since(start)
+			end := time.Now()
+			if sent, ok := mark.get(); ok {
+				start = sent
+			}
+			took, queued := end.Sub(start), start.Sub(picked)
 			if err == nil {
 				for j, h := range hits {
 					if strings.TrimSpace(h.Doc) == "" {
@@ -178,7 +258,7 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 				errs[i] = err
 				return
 			}
-			results[i] = Result{ID: q.ID, Hits: hits, Latency: took, Context: ans.Context, Abstain: ans.Abstain}
+			results[i] = Result{ID: q.ID, Hits: hits, Latency: took, Queue: queued, Context: ans.Context, Abstain: ans.Abstain}
 		}(i, q)
 	}
 	wg.Wait()

@@ -35,6 +35,9 @@ type Result struct {
 	Line int `json:"-"`
 	// Latency is how long the retriever call took (0 when not timed).
 	Latency time.Duration `json:"-"`
+	// Queue is how long the call waited before its request was sent (a
+	// free turn on the retriever's pipe, the rate limit); not in Latency.
+	Queue time.Duration `json:"-"`
 	// Context is the final context the pipeline handed the model, in
 	// order, when its answer carried one: nil when it did not (recallgate
 	// then packs its own from the hits), an empty non-nil slice when the

@@ -19,7 +19,7 @@ func TestCommandRetrieverCannotHangTheGate(t *testing.T) {
 		{"debug print", `while read l; do echo "debug: got a query"; done`,
 			`q1: the retriever wrote a line that is not an answer to q1: "debug: got a query"; print debug output to stderr`},
 		{"helper holds stdout", `sleep 60 & read l; exit 7`,
-			`q1: retriever process sh exited before answering q1 (exit status 7)`},
+			`head: 3 queries not retrieved (not scored as misses): retriever process sh exited before its first answer (exit status 7)`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -96,7 +96,7 @@ type = "command"
 command = ["`+exe+`", "-test.run=NoSuchTest", "-bogus-flag"]
 `)
 	code, _, errs := rg(t, "gate", "--config", cfg)
-	if code != 3 || !strings.Contains(errs, "head: 3 queries could not be retrieved") || !strings.Contains(errs, "exit status") {
+	if code != 3 || !strings.Contains(errs, "head: 3 queries not retrieved (not scored as misses): retriever process ") || !strings.Contains(errs, "exited before its first answer (exit status") {
 		t.Errorf("exit %d, want 3\n%s", code, errs)
 	}
 }

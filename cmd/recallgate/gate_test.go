@@ -68,7 +68,7 @@ func TestRetrieveAndFileRetriever(t *testing.T) {
 		t.Errorf("score of the written run: exit %d\n%s%s", code, stdout, errs)
 	}
 	code, _, errs := rg(t, "gate", "--config", cfg)
-	if code != 3 || !strings.Contains(errs, "head: 2 queries could not be retrieved (not scored as misses)") || !strings.Contains(errs, "q2: run file") {
+	if code != 3 || !strings.Contains(errs, "head: 2 queries could not be retrieved (not scored as misses)") || !strings.Contains(errs, "q2, q3: run file") {
 		t.Errorf("gate with a partial head run: exit %d, want 3\n%s", code, errs)
 	}
 	if code, _, errs := rg(t, "retrieve", "--config", cfg, "--side", "middle", "--out", out); code != 2 || !strings.Contains(errs, "--side must be base or head") {

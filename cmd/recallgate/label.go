@@ -25,7 +25,7 @@ type labelFlags struct {
 
 func (f *labelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "recallgate.toml", "recallgate.toml: its retrievers make the pool, its corpus gives titles and whole documents")
-	fs.StringVar(&f.set, "set", "", "the draft or set to label (default: the config's set)")
+	fs.StringVar(&f.set, "set", "", "the draft or set to label (default: the config's set); TREC qrels become a JSONL set beside it, texts from queries")
 	fs.StringVar(&f.labeller, "labeller", "", "who labels; each grade is recorded under this name (default: $USER)")
 	fs.Func("pool-config", "another recallgate.toml whose retrievers add to the pool (repeatable)", func(v string) error { f.pool = append(f.pool, v); return nil })
 	fs.IntVar(&f.depth, "depth", 10, "how many top documents of each retriever go into the pool")

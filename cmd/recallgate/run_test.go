@@ -350,7 +350,7 @@ func TestValidateConfig(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "set.jsonl", setJSONL)
 	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[[waiver]]\nquery = \"q9\"\nreason = \"r\"\nexpires = \"2999-01-01\"\n")
-	if code, _, errs := rg(t, "validate", "--config", cfg); code != 2 || !strings.Contains(errs, `query "q9" is not in`) {
+	if code, _, errs := rg(t, "validate", "--config", cfg); code != 2 || !strings.Contains(errs, `waiver for query "q9": no such query in`) {
 		t.Errorf("unknown waiver query: exit %d %s", code, errs)
 	}
 }

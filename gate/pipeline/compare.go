@@ -102,6 +102,13 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			return nil, &gate.InputError{File: o.Baseline, Field: "--write-baseline", Err: fmt.Errorf("make its folder: %w", err)}
 		}
 	}
+	sides := []string{"base", "head"}
+	if o.BaseRef != "" {
+		sides = sides[1:] // the base side's table is the base commit's
+	}
+	if err := CheckConfig(e, cfg, set, sides); err != nil {
+		return nil, err
+	}
 	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
@@ -350,9 +357,9 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 		if cfg.Set == "" {
 			return nil, nil, &gate.InputError{File: o.Config, Field: "set", Err: errors.New("required")}
 		}
-		set, err := gate.LoadSet(cfg.Set)
+		set, err := LoadSetFor(cfg, "") // the query texts of `queries` too
 		if err != nil {
-			return nil, nil, gate.AtStage(gate.StageSet, "", fmt.Errorf("load set: %w", err))
+			return nil, nil, gate.AtStage(gate.StageSet, "", err)
 		}
 		cmp, err := CompareFiles(e, cfg, set, cfg.Depth, cfg.Thresholds, CorpusFor("", cfg), o.BaseResults, o.HeadResults)
 		return cmp, set, err

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/recallgate/recallgate/gate"
@@ -55,10 +58,11 @@ type LabelJob struct {
 // format (label.Export) to w, and warns about what qrels cannot carry. It
 // starts no retriever and takes no lock: it only reads.
 func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
+	var cfg *config.Config
 	setPath := o.Set
 	if setPath == "" {
-		cfg, err := config.Load(o.Config)
-		if err != nil {
+		var err error
+		if cfg, err = config.Load(o.Config); err != nil {
 			return err
 		}
 		setPath = cfg.Set
@@ -69,6 +73,17 @@ func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
 	set, err := gate.LoadDraft(setPath)
 	if err != nil {
 		return err
+	}
+	if set.Format == "qrels" && format == "jsonl" {
+		// A JSONL set holds the query texts: the config's `queries` gives them.
+		if cfg == nil {
+			if cfg, err = config.Load(o.Config); err != nil {
+				return fmt.Errorf("%s is TREC qrels: its JSONL needs the query texts of the config's queries key: %w", setPath, err)
+			}
+		}
+		if err := queryTexts(cfg, set); err != nil {
+			return err
+		}
 	}
 	left, err := label.Export(w, set, format)
 	if err != nil {
@@ -81,6 +96,37 @@ func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
 		e.Warn("%s: %s", setPath, l)
 	}
 	return nil
+}
+
+// jsonlBeside converts a qrels set that label was given into the JSONL set
+// beside it (same name, .jsonl), with the query texts of the config's
+// `queries`, and returns its path; a qrels set without them, or a JSONL
+// file already there, is refused with what to run. A JSONL set is
+// returned as it is. It runs before any retrieval.
+func jsonlBeside(e *Env, cfg *config.Config, setPath string) (string, error) {
+	set, err := gate.LoadDraft(setPath)
+	if err != nil || set.Format != "qrels" {
+		return setPath, err
+	}
+	out := strings.TrimSuffix(setPath, filepath.Ext(setPath)) + ".jsonl"
+	if out == setPath {
+		out = setPath + ".jsonl"
+	}
+	convert := fmt.Sprintf("recallgate label --config %s --set %s --export jsonl > %s", cfg.Path, setPath, out)
+	if cfg.Queries == "" {
+		return "", &gate.InputError{File: setPath, Err: fmt.Errorf("label edits JSONL sets and this is TREC qrels, without query texts: add queries = \"queries.jsonl\" ({\"id\",\"text\"} lines) to %s; label then writes the JSONL set %s beside it and labels that (or converts it alone: %s)", cfg.Path, out, convert)}
+	}
+	if _, err := os.Lstat(out); err == nil {
+		return "", &gate.InputError{File: setPath, Err: fmt.Errorf("label edits JSONL sets and this is TREC qrels; %s is there already (converted before?): label it with --set %s (and set = it in %s), or remove it to convert again", out, out, cfg.Path)}
+	}
+	if err := queryTexts(cfg, set); err != nil {
+		return "", err
+	}
+	if err := atomicfile.Write(out, 0o644, func(w io.Writer) error { _, err := label.Export(w, set, "jsonl"); return err }); err != nil {
+		return "", fmt.Errorf("write the JSONL set: %w", err)
+	}
+	fmt.Fprintf(e.Stderr, "recallgate label: %s is TREC qrels: wrote the JSONL set %s from it and %s; labels go there (point set at it in %s)\n", setPath, out, cfg.Queries, cfg.Path)
+	return out, nil
 }
 
 // Label loads the config, the set and the corpus, builds the pool (or
@@ -96,6 +142,9 @@ func Label(ctx context.Context, e *Env, o LabelOptions) (*LabelJob, error) {
 	}
 	if setPath == "" {
 		return nil, ErrNoSet
+	}
+	if setPath, err = jsonlBeside(e, cfg, setPath); err != nil {
+		return nil, err
 	}
 	// One file, one writer: a second label on it stops here, at once.
 	release, err := atomicfile.Lock(setPath)

@@ -29,7 +29,8 @@ type SideRun struct {
 	Config, Corpus string
 	// Cached says the run came from the cache.
 	Cached bool
-	// Startup is how long building the retriever took (index, subprocess, preflight).
+	// Startup is how long the retriever took to be ready: an index built,
+	// a subprocess started until its first answer, a preflight answered.
 	Startup time.Duration
 }
 
@@ -38,15 +39,15 @@ func (s SideRun) Latency() *gate.LatencyStats {
 	if s.Cached {
 		return nil
 	}
-	var calls []time.Duration
+	var calls, waits []time.Duration
 	for _, res := range s.Results {
 		for _, r := range res {
 			if r.Latency > 0 {
-				calls = append(calls, r.Latency)
+				calls, waits = append(calls, r.Latency), append(waits, r.Queue)
 			}
 		}
 	}
-	return gate.Latencies(calls, s.Startup)
+	return gate.LatenciesQueued(calls, waits, s.Startup)
 }
 
 // first is the run the comparison uses.
@@ -175,6 +176,12 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		wg.Wait()
 	}
 	for side, b := range bs {
+		// A process's start-up runs until it answered, not only its spawn.
+		if fa, ok := b.r.(interface{ FirstAnswer() time.Duration }); ok {
+			sr := out[side]
+			sr.Startup += fa.FirstAnswer()
+			out[side] = sr
+		}
 		if b.cacheKey != "" && out[side].Err == nil {
 			if err := e.Cache.store(b.cacheKey, out[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: out[side].Config}); err != nil {
 				e.Warn("cache: %v", err)
@@ -215,8 +222,17 @@ func LoadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) 
 	return cfg, set, gate.AtStage(gate.StageConfig, "", cfg.Thresholds.CheckSegments(set))
 }
 
-// LoadSetFor loads the set a config names, or setOverride.
+// LoadSetFor loads the set a config names, or setOverride, with the
+// query texts of its `queries` key: every command that reads a set
+// through a config comes here, so each honours the key (and refuses a
+// qrels set without it) as the gate does.
 func LoadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
+	return loadSetFor(cfg, setOverride, gate.LoadSet)
+}
+
+// loadSetFor is LoadSetFor with the loader of the set file (a draft's
+// for label).
+func loadSetFor(cfg *config.Config, setOverride string, load func(string) (*gate.Set, error)) (*gate.Set, error) {
 	setPath := cfg.Set
 	if setOverride != "" {
 		setPath = setOverride
@@ -224,18 +240,27 @@ func LoadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
 	if setPath == "" {
 		return nil, &gate.InputError{File: cfg.Path, Field: "set", Err: fmt.Errorf("required: the eval set to run (or --set)")}
 	}
-	set, err := gate.LoadSet(setPath)
+	set, err := load(setPath)
 	if err != nil {
 		return nil, fmt.Errorf("load set: %w", err)
 	}
-	if cfg.Queries != "" {
-		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
-			return nil, fmt.Errorf("load query texts: %w", err)
-		}
-	} else if set.Format == "qrels" {
-		return nil, &gate.InputError{File: cfg.Path, Field: "queries", Err: fmt.Errorf("set %s is TREC qrels, which has no query text: name a queries file ({\"id\",\"text\"} lines)", filepath.Base(setPath))}
+	if err := queryTexts(cfg, set); err != nil {
+		return nil, err
 	}
 	return set, nil
+}
+
+// queryTexts gives set the texts of cfg's `queries` file, and refuses a
+// qrels set when it names none.
+func queryTexts(cfg *config.Config, set *gate.Set) error {
+	if cfg.Queries != "" {
+		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
+			return fmt.Errorf("load query texts: %w", err)
+		}
+	} else if set.Format == "qrels" {
+		return &gate.InputError{File: cfg.Path, Field: "queries", Err: fmt.Errorf("set %s is TREC qrels, which has no query text: name a queries file ({\"id\",\"text\"} lines)", filepath.Base(set.Path))}
+	}
+	return nil
 }
 
 // WriteRunFile writes a run atomically, with its metadata line.

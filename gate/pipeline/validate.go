@@ -9,6 +9,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/retriever"
 )
 
 // ErrNoSet is Validate's error when neither the options nor the config
@@ -31,36 +32,34 @@ type ValidateOptions struct {
 // each. Gold documents missing from the corpus are an *gate.InputError
 // listing every query with its line.
 func Validate(e *Env, o ValidateOptions, out io.Writer) error {
-	var cfg *config.Config
+	var s *gate.Set
 	if o.Config != "" {
-		var err error
-		if cfg, err = config.Load(o.Config); err != nil {
+		// What the gate loads and refuses, in its order: the config, the
+		// set with its query texts, the segment rules, then CheckConfig.
+		cfg, set, err := LoadConfigSet(o.Config, o.Set)
+		if err != nil {
 			return err
 		}
-		if err := cfg.ExpiredWaivers(e.Clock()); err != nil {
+		if err := CheckConfig(e, cfg, set, []string{"base", "head"}); err != nil {
 			return err
 		}
-		if o.Set == "" {
-			o.Set = cfg.Set
+		// The gate without --base-ref takes every waiver as added.
+		if err := cfg.CheckWaiverDays(cfg.AddedWaivers(nil), e.Clock(), cfg.MaxWaiverDays); err != nil {
+			return err
 		}
+		s, o.Set = set, set.Path
 		o.Corpus = CorpusFor(o.Corpus, cfg)
 		if o.MaxLabelAge == "" && cfg.MaxLabelAge > 0 {
 			o.MaxLabelAge = fmt.Sprintf("%dd", int(cfg.MaxLabelAge.Hours()/24))
 		}
 		fmt.Fprintf(out, "ok: %s: config is valid (%d waivers)\n", cfg.Path, len(cfg.Waivers))
-	}
-	if o.Set == "" {
-		return ErrNoSet
-	}
-	s, err := gate.LoadSet(o.Set)
-	if err != nil {
-		return err
-	}
-	if cfg != nil {
-		for _, w := range cfg.Waivers {
-			if s.Query(w.Query) == nil {
-				return &gate.InputError{File: cfg.Path, Field: "waiver", Err: fmt.Errorf("query %q is not in %s", w.Query, s.Path)}
-			}
+	} else {
+		if o.Set == "" {
+			return ErrNoSet
+		}
+		var err error
+		if s, err = gate.LoadSet(o.Set); err != nil {
+			return err
 		}
 	}
 	graded, gold := 0, 0
@@ -133,6 +132,35 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 		len(qids), map[bool]string{true: "query", false: "queries"}[len(qids) == 1], strings.Join(lines, "\n  "))}
 }
 
+// CheckConfig refuses what the gate refuses of a config and its set
+// before any retrieval, beyond loading them (LoadConfigSet): expired
+// waivers, a waiver of a query the set lacks, and a retriever table of
+// sides that cannot be built (checked without building it). validate
+// --config runs the same, so it refuses exactly what the gate refuses.
+func CheckConfig(e *Env, cfg *config.Config, set *gate.Set, sides []string) error {
+	if err := cfg.ExpiredWaivers(e.Clock()); err != nil {
+		return err
+	}
+	for _, w := range cfg.Waivers {
+		if set.Query(w.Query) == nil {
+			return &gate.InputError{File: cfg.Path, Field: "waiver", Err: fmt.Errorf("waiver for query %q: no such query in %s", w.Query, set.Path)}
+		}
+	}
+	for _, side := range sides {
+		rc := cfg.Base
+		if side == "head" {
+			rc = cfg.Head
+		}
+		if rc == nil {
+			continue // the gate names it when it needs the side
+		}
+		if err := retriever.Check(rc, retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // kappaWords reads a kappa the usual way (Landis and Koch's bands).
 func kappaWords(k float64) string {
 	switch {
@@ -192,9 +220,15 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	if setPath == "" {
 		return nil, ErrNoSet
 	}
-	set, err := gate.LoadSet(setPath)
+	var set *gate.Set
+	var err error
+	if s.Config != nil {
+		set, err = LoadSetFor(s.Config, setPath) // its query texts too
+	} else if set, err = gate.LoadSet(setPath); err != nil {
+		err = fmt.Errorf("load set: %w", err)
+	}
 	if err != nil {
-		return nil, gate.AtStage(gate.StageSet, "", fmt.Errorf("load set: %w", err))
+		return nil, gate.AtStage(gate.StageSet, "", err)
 	}
 	s.Set = set
 	return s, nil

@@ -63,6 +63,11 @@ type LatencyInfo struct {
 	Max     float64 `json:"max_ms"`
 	Total   float64 `json:"total_ms"`
 	Startup float64 `json:"startup_ms"`
+	// QueueP50 and QueueP95 are the time calls waited before their request
+	// was sent (the retriever's single pipe, the rate limit), kept out of
+	// the latencies.
+	QueueP50 float64 `json:"queue_wait_p50_ms"`
+	QueueP95 float64 `json:"queue_wait_p95_ms"`
 }
 
 // LatencyPair is both sides' timing; a side is nil when it was not timed.
@@ -89,7 +94,8 @@ func latencyInfo(s *gate.LatencyStats) *LatencyInfo {
 	if s == nil {
 		return nil
 	}
-	return &LatencyInfo{Calls: s.Calls, P50: ms(s.P50), P95: ms(s.P95), Max: ms(s.Max), Total: ms(s.Total), Startup: ms(s.Build)}
+	return &LatencyInfo{Calls: s.Calls, P50: ms(s.P50), P95: ms(s.P95), Max: ms(s.Max), Total: ms(s.Total), Startup: ms(s.Build),
+		QueueP50: ms(s.QueueP50), QueueP95: ms(s.QueueP95)}
 }
 
 func rulesInfo(c *gate.Comparison) []RuleInfo {
@@ -183,7 +189,11 @@ func latencyLine(l *LatencyPair) string {
 		if s.Startup > 0 {
 			out += ", start-up " + msText(s.Startup)
 		}
-		return out + ")"
+		out += ")"
+		if s.QueueP95 > 0 {
+			out += fmt.Sprintf(", after a queue wait of p50 %s, p95 %s (not in the latency)", msText(s.QueueP50), msText(s.QueueP95))
+		}
+		return out
 	}
 	out := "Latency per query: " + side("base", l.Base) + "; " + side("head", l.Head)
 	if l.Base != nil && l.Head != nil && l.Base.P95 > 0 {

@@ -54,22 +54,9 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		rt, err := file.Load(r.Path)
 		return rt, none, err
 	case "builtin":
-		o := builtin.DefaultOptions()
-		o.ChunkWords, o.ChunkOverlap, o.TitleBoost = r.ChunkWords, r.ChunkOverlap, r.TitleBoost
-		if r.K1 != nil {
-			o.K1 = *r.K1
-		}
-		if r.B != nil {
-			o.B = *r.B
-		}
-		if r.Stem != nil {
-			o.Analysis.Stem = *r.Stem
-		}
-		if r.StopWords != nil {
-			o.Analysis.StopWords = *r.StopWords
-		}
-		if err := o.Validate(); err != nil {
-			return nil, none, &gate.InputError{File: d.ConfigPath, Field: table, Err: err}
+		o, err := builtinOptions(r, d)
+		if err != nil {
+			return nil, none, err
 		}
 		build := builtin.Build
 		if d.IndexDir != "" {
@@ -102,17 +89,9 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		}
 		return sp, func() error { defer resume(); return sp.Close(command.StopGrace) }, nil
 	case "http":
-		retries := httpretriever.DefaultRetries
-		if r.Retries != nil {
-			retries = *r.Retries
-		}
-		ep, err := httpretriever.New(httpretriever.Config{
-			URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
-			Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
-			Retries: retries, MaxBody: r.MaxBody, Warn: func(s string) { warn(d, side, s) },
-		}, d.Client, d.Getenv)
+		ep, err := newHTTP(r, d)
 		if err != nil {
-			return nil, none, &gate.InputError{File: d.ConfigPath, Field: table, Err: err}
+			return nil, none, err
 		}
 		pctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
 		defer cancel()
@@ -122,6 +101,62 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		return ep, none, nil
 	}
 	return nil, none, &gate.InputError{File: d.ConfigPath, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
+}
+
+// Check refuses, as New would, a table that cannot be built, without
+// building it: no index, no process, no request. validate --config
+// calls it so it refuses what the gate refuses.
+func Check(r *spec.Retriever, d Deps) error {
+	var err error
+	switch r.Type {
+	case "builtin":
+		_, err = builtinOptions(r, d)
+	case "http":
+		_, err = newHTTP(r, d)
+	case "file", "command":
+	default:
+		err = &gate.InputError{File: d.ConfigPath, Field: d.Side + ".retriever.type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
+	}
+	return err
+}
+
+// builtinOptions are the BM25 options of a builtin table.
+func builtinOptions(r *spec.Retriever, d Deps) (builtin.Options, error) {
+	o := builtin.DefaultOptions()
+	o.ChunkWords, o.ChunkOverlap, o.TitleBoost = r.ChunkWords, r.ChunkOverlap, r.TitleBoost
+	if r.K1 != nil {
+		o.K1 = *r.K1
+	}
+	if r.B != nil {
+		o.B = *r.B
+	}
+	if r.Stem != nil {
+		o.Analysis.Stem = *r.Stem
+	}
+	if r.StopWords != nil {
+		o.Analysis.StopWords = *r.StopWords
+	}
+	if err := o.Validate(); err != nil {
+		return o, &gate.InputError{File: d.ConfigPath, Field: d.Side + ".retriever", Err: err}
+	}
+	return o, nil
+}
+
+// newHTTP makes an http table's retriever (no request sent).
+func newHTTP(r *spec.Retriever, d Deps) (*httpretriever.Retriever, error) {
+	retries := httpretriever.DefaultRetries
+	if r.Retries != nil {
+		retries = *r.Retries
+	}
+	ep, err := httpretriever.New(httpretriever.Config{
+		URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
+		Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
+		Retries: retries, MaxBody: r.MaxBody, Warn: func(s string) { warn(d, d.Side, s) },
+	}, d.Client, d.Getenv)
+	if err != nil {
+		return nil, &gate.InputError{File: d.ConfigPath, Field: d.Side + ".retriever", Err: err}
+	}
+	return ep, nil
 }
 
 // warn passes a retriever's warning on, naming the side.

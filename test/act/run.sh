@@ -147,4 +147,4 @@ for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { cat "$work/service.log"; echo "podman service did not start"; exit 1; }
 
 echo "== the README's workflows under act"
-RECALLGATE_ACT_BIN="$bin/act" RECALLGATE_ACT_SOCKET="unix://$sock" go test -count=1 -v ./test/act "$@"
+RECALLGATE_ACT_BIN="$bin/act" RECALLGATE_ACT_SOCKET="unix://$sock" go test -count=1 -timeout 25m -v ./test/act "$@"

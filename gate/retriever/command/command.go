@@ -13,6 +13,12 @@
 // query. The program runs in a process group of its own, and a failed
 // query or Close stops the whole group: helpers it started cannot keep
 // recallgate waiting on a pipe they inherited.
+//
+// Requests go one at a time through the one pipe: the time a query waits
+// for its turn is queue wait (gate.MarkSent), never its latency. The
+// start-up runs until the first answer (FirstAnswer). A program that ends
+// before its first answer is one error for the whole set
+// (gate.RetrieverDownError), with how it exited and its stderr's end.
 package command
 
 import (
@@ -85,6 +91,10 @@ type Retriever struct {
 	turn   chan struct{} // holds a token while a request is under way
 	broken error         // set once the protocol cannot continue; guarded by turn
 
+	answered int           // answers read so far; guarded by turn
+	firstRTT time.Duration // from the first request sent to its answer; guarded by turn
+	tail     *tailWriter   // the end of the program's stderr
+
 	waited chan struct{} // closed when Wait has returned
 	status error         // Wait's result, read after waited
 
@@ -99,7 +109,8 @@ func Start(argv []string, o Options) (*Retriever, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = o.Dir
 	cmd.Env = append([]string{}, o.Env...)
-	cmd.Stderr = o.Stderr
+	tail := &tailWriter{next: o.Stderr}
+	cmd.Stderr = tail
 	cmd.WaitDelay = waitDelay
 	ownGroup(cmd)
 	// Pipes of our own rather than StdinPipe/StdoutPipe: the parent's ends
@@ -125,7 +136,7 @@ func Start(argv []string, o Options) (*Retriever, error) {
 	}
 	r := &Retriever{
 		name: argv[0], cmd: cmd, stdin: inW, stdout: outR,
-		br: bufio.NewReaderSize(outR, 1<<16), warn: o.Warn,
+		br: bufio.NewReaderSize(outR, 1<<16), warn: o.Warn, tail: tail,
 		turn: make(chan struct{}, 1), waited: make(chan struct{}),
 	}
 	go func() {
@@ -207,26 +218,66 @@ func (r *Retriever) Retrieve(ctx context.Context, q *gate.Query, k int) ([]gate.
 		_ = r.stdout.SetReadDeadline(time.Time{})
 	}()
 
+	gate.MarkSent(ctx) // the wait for the turn is queue wait, not latency
+	sent := time.Now()
 	if _, err := r.stdin.Write(req); err != nil {
 		switch {
 		case ctx.Err() != nil && !r.exited():
 			return nil, r.fail(q.ID, fmt.Errorf("the retriever did not read the request for %s (%d bytes) from its stdin in time: it must read each request line as it comes; stopped it: %w", q.ID, len(req), ctx.Err()))
+		case r.answered == 0 && r.waitFor(time.Second): // ended, not only its stdin closed
+			return nil, r.fail(q.ID, r.down())
 		default:
 			return nil, r.fail(q.ID, fmt.Errorf("retriever process %s is gone (%s)", r.name, r.exitInfo()))
 		}
 	}
 	lr := &lineReader{br: r.br, max: MaxLineBytes}
-	res, total, err := gate.DecodeResultCapped(lr, r.name+" stdout", gate.MaxKeptHits(k))
-	if err != nil {
+	res, total, err := gate.DecodeAnswerCapped(lr, r.name+" stdout", gate.MaxKeptHits(k), q.ID)
+	var other *gate.AnswerIDError
+	switch {
+	case errors.As(err, &other):
+		return nil, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", q.ID, strconv.Quote(other.Got), lr.clipped()))
+	case err != nil && r.answered == 0 && lr.n == 0 && r.gone(lr, err):
+		return nil, r.fail(q.ID, r.down())
+	case err != nil:
 		return nil, r.fail(q.ID, r.explain(ctx, q.ID, lr, err))
 	}
-	if res.ID != q.ID {
-		return nil, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", q.ID, strconv.Quote(res.ID), lr.clipped()))
+	if r.answered++; r.answered == 1 {
+		r.firstRTT = time.Since(sent)
 	}
 	if total > len(res.Hits) && r.warn != nil && r.warned.CompareAndSwap(false, true) {
 		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", q.ID, total, k, len(res.Hits), gate.HitsPerDepth, gate.MinKeptHits))
 	}
 	return res.Hits, nil
+}
+
+// FirstAnswer is how long the program took to answer its first request:
+// with the process's start, the retriever's start-up (a program loads its
+// model before it reads stdin). 0 before any answer.
+func (r *Retriever) FirstAnswer() time.Duration {
+	r.turn <- struct{}{}
+	defer func() { <-r.turn }()
+	return r.firstRTT
+}
+
+// gone reports whether a failed read of an answer came from the process
+// having ended (its stdout closed), not from a bad line or a timeout.
+func (r *Retriever) gone(lr *lineReader, err error) bool {
+	fromStream := lr.err != nil && (errors.Is(err, lr.err) ||
+		errors.Is(lr.err, io.EOF) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)))
+	return fromStream && (r.exited() || errors.Is(lr.err, io.EOF))
+}
+
+// down is the error of a program that ended before its first answer: one
+// for the whole set (no query is to blame), with how it exited and the end
+// of its stderr.
+func (r *Retriever) down() error {
+	msg := fmt.Sprintf("retriever process %s exited before its first answer (%s)", r.name, r.exitInfo())
+	if t := r.tail.String(); t != "" {
+		msg += "; its stderr ended with: " + t
+	} else {
+		msg += "; it wrote nothing to stderr"
+	}
+	return &gate.RetrieverDownError{Msg: msg}
 }
 
 // explain turns a failed read of the answer to id into what happened.
@@ -257,7 +308,11 @@ func (r *Retriever) explain(ctx context.Context, id string, lr *lineReader, err 
 // fail stops the process group and keeps why, for every later query.
 func (r *Retriever) fail(id string, err error) error {
 	r.broken = fmt.Errorf("the retriever was stopped after an earlier query (%s) failed", id)
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	var down *gate.RetrieverDownError
+	switch {
+	case errors.As(err, &down):
+		r.broken = err // the same for every query: said once
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		r.broken = fmt.Errorf("retriever process %s did not answer an earlier query (%s) in time; stopped it", r.name, id)
 	}
 	signalGroup(r.cmd, sigKill)
@@ -394,6 +449,48 @@ func clip(b []byte) string {
 	b = bytes.TrimRight(b, "\n")
 	if len(b) > clipBytes {
 		return strconv.Quote(string(b[:clipBytes])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+// tailBytes is how much of the end of the program's stderr an error quotes.
+const tailBytes = 400
+
+// tailWriter passes the program's stderr on and keeps its last bytes.
+type tailWriter struct {
+	next io.Writer
+	mu   sync.Mutex
+	buf  []byte
+}
+
+// Write implements io.Writer.
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*tailBytes {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
+	}
+	t.mu.Unlock()
+	if t.next == nil {
+		return len(p), nil
+	}
+	return t.next.Write(p)
+}
+
+// String quotes the last lines of stderr, at most tailBytes, on one line.
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	b := bytes.TrimSpace(t.buf)
+	t.mu.Unlock()
+	if len(b) > tailBytes {
+		b = b[len(b)-tailBytes:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+			b = b[i+1:]
+		}
+		return "…" + strconv.Quote(string(b))
+	}
+	if len(b) == 0 {
+		return ""
 	}
 	return strconv.Quote(string(b))
 }

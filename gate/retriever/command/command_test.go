@@ -53,6 +53,10 @@ func fake(mode string) {
 		time.Sleep(time.Hour)
 		return
 	}
+	if mode == "crashstart" {
+		fmt.Fprintln(os.Stderr, "Traceback (most recent call last):\nModuleNotFoundError: No module named 'faiss'")
+		os.Exit(1)
+	}
 	fmt.Fprintln(os.Stderr, "fake retriever: model loaded")
 	switch mode {
 	case "deaf":
@@ -87,6 +91,12 @@ func fake(mode string) {
 			continue
 		case mode == "wrongid":
 			req.ID = "someone-else"
+		case mode == "badsecond" && req.ID == "q2", mode == "staleid" && req.ID == "q1":
+			fmt.Fprintln(out, `{"id":"q2","hits":[{"doc":""}]}`)
+			out.Flush()
+			continue
+		case mode == "slow":
+			time.Sleep(slowAnswer)
 		case mode == "hang" && n == 2, mode == "stubborn" && n == 2:
 			time.Sleep(time.Hour)
 		case mode == "debugfirst":
@@ -533,5 +543,87 @@ func alive(pid int) bool {
 			return true
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// slowAnswer is how long the "slow" fake takes to answer each request.
+const slowAnswer = 150 * time.Millisecond
+
+// TestEachErrorNamesItsQuery: of two queries only the second is bad, and
+// its error names it alone; an answer to the first that carries the
+// second's id and a bad hit is told as out of step, not as a bad hit of
+// "q2" reported under q1.
+func TestEachErrorNamesItsQuery(t *testing.T) {
+	set := &gate.Set{Queries: []*gate.Query{{ID: "q1", Text: "one"}, {ID: "q2", Text: "two"}}}
+	for _, tt := range []struct{ mode, want, not string }{
+		{"badsecond", `q2: malformed answer to q2: `, "q1"},
+		{"staleid", `q1: the retriever wrote a line that is not an answer to q1: an answer for "q2"`, "hit without a document id"},
+	} {
+		t.Run(tt.mode, func(t *testing.T) {
+			var stderr syncBuffer
+			r := start(t, tt.mode, &stderr)
+			_, err := gate.RetrieveAll(context.Background(), "head", set, r, gate.RetrieveOptions{K: 5, Concurrency: 1, Timeout: 5 * time.Second})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			first, _, _ := strings.Cut(strings.SplitN(msg, "\n", 3)[1], " (")
+			if !strings.Contains(msg, tt.want) || strings.Contains(first, tt.not) {
+				t.Errorf("error:\n%s\nwant %q, and its first failure without %q", msg, tt.want, tt.not)
+			}
+		})
+	}
+}
+
+// TestCrashAtStartIsOneLine: a program that dies before its first answer
+// is one line for the whole set, with the count and its stderr's end, not
+// a line per query.
+func TestCrashAtStartIsOneLine(t *testing.T) {
+	var qs []*gate.Query
+	for i := range 40 {
+		qs = append(qs, &gate.Query{ID: fmt.Sprintf("q%02d", i), Text: "x"})
+	}
+	var stderr syncBuffer
+	r := start(t, "crashstart", &stderr)
+	_, err := gate.RetrieveAll(context.Background(), "head", &gate.Set{Queries: qs}, r, gate.RetrieveOptions{K: 5, Concurrency: 4, Timeout: 5 * time.Second})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	want := `head: 40 queries not retrieved (not scored as misses): retriever process `
+	if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, want) || !strings.Contains(msg, "exited before its first answer (exit status 1)") ||
+		!strings.Contains(msg, `its stderr ended with: "Traceback (most recent call last):\nModuleNotFoundError: No module named 'faiss'"`) {
+		t.Errorf("error:\n%s\nwant one line starting %q with the exit and the stderr", msg, want)
+	}
+}
+
+// TestLatencyExcludesQueueWait: four queries at once to a program that
+// answers one at a time in 150 ms each: the last waits ≥ 450 ms for the
+// pipe, which is queue wait, so no latency comes near 600 ms (the time
+// from the query's start to its answer), and the start-up counts the
+// first answer.
+func TestLatencyExcludesQueueWait(t *testing.T) {
+	var qs []*gate.Query
+	for i := range 4 {
+		qs = append(qs, &gate.Query{ID: fmt.Sprintf("q%d", i), Text: "x"})
+	}
+	var stderr syncBuffer
+	r := start(t, "slow", &stderr)
+	res, err := gate.RetrieveAll(context.Background(), "head", &gate.Set{Queries: qs}, r, gate.RetrieveOptions{K: 5, Concurrency: 4, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var most, queued time.Duration
+	for _, x := range res {
+		if x.Latency < slowAnswer {
+			t.Errorf("%s: latency %v is below the program's own %v", x.ID, x.Latency, slowAnswer)
+		}
+		most, queued = max(most, x.Latency), max(queued, x.Queue)
+	}
+	if queued < 3*slowAnswer || most >= 4*slowAnswer-2*slowAnswer/3 {
+		t.Errorf("longest latency %v, longest queue wait %v: want the wait (≥ %v) kept out of the latency (%v each)", most, queued, 3*slowAnswer, slowAnswer)
+	}
+	if fa := r.FirstAnswer(); fa < slowAnswer {
+		t.Errorf("first answer %v, want at least %v (the start-up runs until it)", fa, slowAnswer)
 	}
 }

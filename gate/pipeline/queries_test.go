@@ -1,0 +1,71 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/config"
+)
+
+// TestCIRunFilesHonourQueries: the CI job comparing two run files loads a
+// qrels set with the config's `queries` texts, as the gate does (it
+// loaded the qrels bare: every query "" in the report), and refuses the
+// qrels set without them.
+func TestCIRunFilesHonourQueries(t *testing.T) {
+	dir := t.TempDir()
+	put(t, dir, "set.qrels", "q1 0 a 1\nq2 0 b 1\n")
+	put(t, dir, "queries.jsonl", `{"id":"q1","text":"first text"}`+"\n"+`{"id":"q2","text":"second text"}`+"\n")
+	base, head := put(t, dir, "base.jsonl", goodRun), put(t, dir, "head.jsonl", lossRun)
+	cfg := put(t, dir, "rg.toml", "set = \"set.qrels\"\nqueries = \"queries.jsonl\"\n")
+	var stderr bytes.Buffer
+	cmp, set, err := CI(context.Background(), testEnv(&stderr), CIOptions{Config: cfg, Workspace: dir, BaseResults: base, HeadResults: head})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := set.Query("q2"); q == nil || q.Text != "second text" || cmp.Set.Query("q1").Text != "first text" {
+		t.Errorf("query texts not loaded: %q", set.Query("q2").Text)
+	}
+	bare := put(t, dir, "bare.toml", "set = \"set.qrels\"\n")
+	if _, _, err := CI(context.Background(), testEnv(&stderr), CIOptions{Config: bare, Workspace: dir, BaseResults: base, HeadResults: head}); err == nil {
+		t.Error("a qrels set without queries was compared")
+	}
+}
+
+// TestJSONLBeside: a qrels set given to label becomes the JSONL set beside
+// it, named on stderr; a JSONL set is left as it is; without `queries`,
+// or with the JSONL file there already, it refuses, naming what to run.
+func TestJSONLBeside(t *testing.T) {
+	dir := t.TempDir()
+	qrels := put(t, dir, "set.qrels", "q1 0 a 1\nq2 0 b 2\n")
+	put(t, dir, "queries.jsonl", `{"id":"q1","text":"first text"}`+"\n"+`{"id":"q2","text":"second text"}`+"\n")
+	cfg, err := config.Load(put(t, dir, "rg.toml", "set = \"set.qrels\"\nqueries = \"queries.jsonl\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	got, err := jsonlBeside(testEnv(&stderr), cfg, qrels)
+	want := filepath.Join(dir, "set.jsonl")
+	if err != nil || got != want || !strings.Contains(stderr.String(), "wrote the JSONL set "+want) {
+		t.Fatalf("got %q %v; stderr %s", got, err, stderr.String())
+	}
+	set, err := gate.LoadDraft(want)
+	if err != nil || set.Format != "jsonl" || set.Query("q2").Text != "second text" || set.Query("q2").Gold["b"] != 2 {
+		t.Fatalf("the JSONL set: %v %+v", err, set)
+	}
+	if again, err := jsonlBeside(testEnv(&stderr), cfg, want); err != nil || again != want {
+		t.Errorf("a JSONL set: %q %v", again, err)
+	}
+	if _, err := jsonlBeside(testEnv(&stderr), cfg, qrels); err == nil || !strings.Contains(err.Error(), "is there already") {
+		t.Errorf("over an existing JSONL set: %v", err)
+	}
+	cfg.Queries = ""
+	os.Remove(want)
+	if _, err := jsonlBeside(testEnv(&stderr), cfg, qrels); err == nil || !strings.Contains(err.Error(), "--export jsonl > "+want) {
+		t.Errorf("without queries: %v", err)
+	}
+}
