@@ -4,6 +4,15 @@
 #           for the target platform (no emulation for linux/arm64).
 #   cli:    distroless, non-root user, CA certificates; for `docker run` and
 #           other CI systems (docker build --target cli).
+#   gitlab: a GitLab CI job image (docker build --target gitlab, published
+#           as ghcr.io/recallgate/recallgate:v1-gitlab): GitLab runs a
+#           job's script: in the image's own shell, and distroless has
+#           none, so this stage is busybox (sh and coreutils) with the same
+#           static binary and CA certificates. No ENTRYPOINT (GitLab starts
+#           its shell as the command) and the default user root, since the
+#           runner clones the project as root into the builds folder the
+#           job writes its reports to. No git: the base commit's tree comes
+#           from the repository archive through the API.
 #   action: the GitHub Action image (the last stage, so a plain
 #           `docker build .` and a fork's `image: Dockerfile` build it); the
 #           release workflow publishes it as ghcr.io/recallgate/recallgate.
@@ -27,6 +36,12 @@ FROM gcr.io/distroless/static-debian12:nonroot AS cli
 COPY --from=build /out/recallgate /usr/local/bin/recallgate
 USER nonroot:nonroot
 ENTRYPOINT ["/usr/local/bin/recallgate"]
+
+FROM busybox:1.37 AS gitlab
+COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+COPY --from=build /out/recallgate /usr/local/bin/recallgate
+ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin
+CMD ["sh"]
 
 FROM gcr.io/distroless/static-debian12 AS action
 COPY --from=build /out/recallgate /usr/local/bin/recallgate

@@ -217,9 +217,11 @@ func TestActionPushSaysWhatItCompared(t *testing.T) {
 }
 
 // TestREADMEGitLabSnippetTurnsExit3IntoJUnitError runs the script lines
-// of README's GitLab CI snippet with the real binary on PATH, in a git
-// repository with an origin, against a retriever that is down: the step
-// exits 3 and the JUnit file holds an <error>.
+// of the merge request job of README's .gitlab-ci.yml with the real binary
+// on PATH, in a git repository with an origin, with a merge request
+// pipeline's variables (no token), against a retriever that is down: the
+// step exits 3 and the JUnit file its artifacts:reports:junit names holds
+// an <error>. (test/gitlab runs the whole file under gitlab-ci-local.)
 func TestREADMEGitLabSnippetTurnsExit3IntoJUnitError(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -252,7 +254,11 @@ func TestREADMEGitLabSnippetTurnsExit3IntoJUnitError(t *testing.T) {
 	w.commit("change")
 	cmd := exec.Command("sh", "-e", "-c", strings.Join(script, "\n"))
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main")
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"GITLAB_CI=true", "CI_PIPELINE_SOURCE=merge_request_event", "CI_MERGE_REQUEST_IID=7", "CI_PROJECT_ID=42",
+		"CI_API_V4_URL=http://127.0.0.1:1/api/v4", "CI_PROJECT_DIR="+work, "CI_JOB_NAME=retrieval-gate",
+		"CI_MERGE_REQUEST_TARGET_BRANCH_NAME=main", "CI_MERGE_REQUEST_DIFF_BASE_SHA="+f.git("rev-parse", "HEAD"),
+		"CI_COMMIT_SHA="+w.git("rev-parse", "HEAD"))
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -260,25 +266,29 @@ func TestREADMEGitLabSnippetTurnsExit3IntoJUnitError(t *testing.T) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	junit, jerr := os.ReadFile(filepath.Join(work, "recallgate.xml"))
+	junit, jerr := os.ReadFile(filepath.Join(work, "recallgate-junit.xml"))
 	if code != 3 || jerr != nil || !bytes.Contains(junit, []byte("<error ")) || !bytes.Contains(junit, []byte("exit 3 · stage retrieve")) {
 		t.Errorf("the snippet exited %d (want 3); JUnit %v:\n%s\nscript:\n%s\noutput:\n%s", code, jerr, junit, strings.Join(script, "\n"), out)
 	}
 }
 
-// gitlabScript is the script of README's GitLab CI snippet, but the line
-// that installs recallgate (the test puts the built binary on PATH).
+// gitlabScript is the script of the retrieval-gate job of the
+// .gitlab-ci.yml in README's GitLab CI section.
 func gitlabScript(t *testing.T) []string {
 	t.Helper()
 	data, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, after, ok := strings.Cut(string(data), "GitLab CI:\n")
+	_, after, ok := strings.Cut(string(data), "\n## GitLab CI\n")
 	if !ok {
-		t.Fatal(`README has no "GitLab CI:" snippet`)
+		t.Fatal(`README has no "## GitLab CI" section`)
 	}
-	block, _, _ := strings.Cut(after, "\n```\n")
+	_, after, ok = strings.Cut(after, "\nretrieval-gate:\n")
+	if !ok {
+		t.Fatal(`README's .gitlab-ci.yml has no retrieval-gate job`)
+	}
+	block, _, _ := strings.Cut(after, "\n\n")
 	var script []string
 	in := false
 	for _, line := range strings.Split(block, "\n") {
@@ -294,8 +304,8 @@ func gitlabScript(t *testing.T) []string {
 			in = false
 		}
 	}
-	if len(script) < 2 {
-		t.Fatalf("no script lines in the GitLab snippet:\n%s", block)
+	if len(script) == 0 {
+		t.Fatalf("no script lines in the retrieval-gate job:\n%s", block)
 	}
 	return script
 }
