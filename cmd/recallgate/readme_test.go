@@ -100,6 +100,7 @@ func TestREADMEGatesCanFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	demoContext := filepath.Join(filepath.Dir(demo), "context.toml")
 	t.Chdir(filepath.Join(f.dir, "rag"))
 	if err := os.Mkdir("baselines", 0o755); err != nil { // the drift example writes there
 		t.Fatal(err)
@@ -108,8 +109,11 @@ func TestREADMEGatesCanFail(t *testing.T) {
 	for n, line := range lines {
 		args := shellWords(line)[1:] // drop "recallgate"
 		for i, a := range args {
-			if a == "frozen-set/recallgate.toml" {
+			switch a {
+			case "frozen-set/recallgate.toml":
 				args[i] = demo
+			case "frozen-set/context.toml":
+				args[i] = demoContext
 			}
 		}
 		code, _, errs := rg(t, args...)
