@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,5 +44,49 @@ func TestActionBadInputEditsStickyComment(t *testing.T) {
 		if code, _, errs := rg(t, "report", "--in", o["report"], "--format", "text"); code != 0 {
 			t.Errorf("%s: %q: report --in the action's error report: exit %d\n%s", in.key, in.value, code, errs)
 		}
+	}
+}
+
+// TestLongErrorMessageIsBounded: a run file (the PR's output) whose line
+// holds a key of 900 KB makes an error that quotes it. The error report
+// keeps a bounded message: the sticky comment edited from pass still says
+// the cause (a comment cut to GitHub's limit would drop that line), and
+// the JSON, JUnit and text reports stay small and read back.
+func TestLongErrorMessageIsBounded(t *testing.T) {
+	g := &fakeGitHub{existing: "<!-- recallgate: recallgate.toml -->\n### ✅ recallgate: pass — recall@3 1.000 → 1.000"}
+	srv := g.server(t)
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n[retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n")
+	write(t, dir, "head.jsonl", `{"id":"q1","hits":[],"`+strings.Repeat("x", 900_000)+`":1}`+"\n")
+	ae := newActionEnv(t, srv.URL, "pull_request", prNoBase, map[string]string{"working-directory": dir, "base-results": "run.jsonl", "head-results": "head.jsonl"})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	code, out, errs := ae.run(t)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%.500s\n%.500s", code, out, errs)
+	}
+	if len(g.edits) != 1 || !strings.Contains(g.edits[0], "could not run") || !strings.Contains(g.edits[0], "**cause:** score head run: ") || len(g.edits[0]) > 8000 {
+		t.Errorf("the edited comment lacks the cause or is long: %.600q", g.edits)
+	}
+	summary := must(os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"]))
+	if len(summary) > 8000 || !bytes.Contains(summary, []byte("**cause:** score head run: ")) {
+		t.Errorf("summary of %d bytes: %.600s", len(summary), summary)
+	}
+	o := ae.outputs(t)
+	if d := readErrorDoc(t, o["report"]); d.Verdict != "error" || d.Side != "head" || len(d.Message) > 4100 || !strings.HasSuffix(d.Message, "…") {
+		t.Errorf("report message of %d bytes: %.300q", len(d.Message), d.Message)
+	}
+
+	// The command line's reports, each format.
+	for _, f := range []string{"json", "junit", "text", "markdown", "html"} {
+		p := filepath.Join(dir, "report."+f)
+		code, _, _ := rg(t, "compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", filepath.Join(dir, "run.jsonl"), "--head", filepath.Join(dir, "head.jsonl"), "--format", f, "--out", p)
+		if data := must(os.ReadFile(p)); code != 2 || len(data) > 12000 {
+			t.Errorf("compare --format %s: exit %d, a report of %d bytes", f, code, len(data))
+		}
+	}
+	if code, _, errs := rg(t, "report", "--in", filepath.Join(dir, "report.json"), "--format", "markdown"); code != 0 {
+		t.Errorf("report --in: exit %d\n%.300s", code, errs)
 	}
 }

@@ -69,6 +69,21 @@ func TestFromErrorReadsTheChain(t *testing.T) {
 	}
 }
 
+// TestErrorMessageBounded: an error quoting 900 KB of a pull request's
+// text makes a report whose message is cut to MaxErrorText characters.
+func TestErrorMessageBounded(t *testing.T) {
+	long := "run.jsonl:1: " + strings.Repeat("é", 900_000)
+	r := FromError("compare", 2, errors.New(long))
+	if n := len([]rune(r.Error.Message)); n != MaxErrorText || !strings.HasSuffix(r.Error.Message, "…") || !strings.HasPrefix(r.Error.Message, "run.jsonl:1: éé") {
+		t.Errorf("message of %d characters: %.40q", n, r.Error.Message)
+	}
+	for _, f := range []Format{JSON, Markdown, Text, JUnit, HTML} {
+		if out, _ := Render(r, f); len(out) > 4*MaxErrorText+2000 {
+			t.Errorf("%s: %d bytes", f, len(out))
+		}
+	}
+}
+
 // TestReadErrorReport: an error report reads back and renders the same;
 // one with a field out of its closed set is refused.
 func TestReadErrorReport(t *testing.T) {
@@ -99,6 +114,7 @@ func TestReadErrorReport(t *testing.T) {
 		{`"command": "action"`, `"command": "rm -rf"`},
 		{`"queries": []`, `"queries": ["a\u0007"]`},
 		{`"verdict": "error",`, `"verdict": "error", "extra": 1,`},
+		{`"message": "`, `"message": "` + strings.Repeat("x", MaxErrorText)},
 	} {
 		doc := strings.Replace(js, bad.from, bad.to, 1)
 		if doc == js {
