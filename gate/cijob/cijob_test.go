@@ -15,12 +15,13 @@ import (
 	"github.com/recallgate/recallgate/gate/publish"
 )
 
-// fakeStep records what the job publishes.
+// fakeStep records what the job publishes; it has no ReportLocation, so
+// a test wraps it in a locStep that writes into a temporary folder, never
+// into the checkout (dir is the workspace, the frozen set).
 type fakeStep struct {
-	dir                   string
-	logs, errs            []string
-	published             []publish.Result
-	reportPath, reportOut string
+	dir        string
+	logs, errs []string
+	published  []publish.Result
 }
 
 func (s *fakeStep) Warningf(f string, a ...any) {
@@ -34,11 +35,6 @@ func (s *fakeStep) Relative(p string) string {
 		return filepath.ToSlash(rel)
 	}
 	return p
-}
-func (s *fakeStep) ReportLocation(gate string) (string, string, error) {
-	s.reportPath = filepath.Join(s.dir, "report-"+gate+".json")
-	s.reportOut = "out/report-" + gate + ".json"
-	return s.reportPath, s.reportOut, nil
 }
 
 // fakeComments is a PR with at most one sticky comment.
@@ -132,7 +128,7 @@ func (s *locStep) ReportLocation(string) (string, string, error) {
 func TestRunDriftWithoutBaseline(t *testing.T) {
 	dir, j := frozenSet(t)
 	j.Mode, j.BaseResults, j.HeadResults = "drift", "", ""
-	step := &fakeStep{dir: dir}
+	step := &locStep{fakeStep: &fakeStep{dir: dir}, tmp: t.TempDir()}
 	err := Run(context.Background(), env(), step, j, io.Discard)
 	if !cli.IsUsage(err) || !strings.Contains(err.Error(), "baseline input") {
 		t.Fatalf("err %v", err)
