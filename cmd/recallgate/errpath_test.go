@@ -90,3 +90,27 @@ func TestLongErrorMessageIsBounded(t *testing.T) {
 		t.Errorf("report --in: exit %d\n%.300s", code, errs)
 	}
 }
+
+// TestReportCommandErrorReport: the GitLab snippet's second step renders
+// report.json into recallgate.xml. When report.json cannot be read (not
+// there, or refused), the JUnit file left by an earlier run must not stay:
+// it becomes an error report.
+func TestReportCommandErrorReport(t *testing.T) {
+	dir := t.TempDir()
+	junit := filepath.Join(dir, "recallgate.xml")
+	good := filepath.Join(dir, "good.json")
+	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/base.jsonl", "--json-out", good); code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, errs)
+	}
+	forged := write(t, dir, "forged.json", `{"tool":"recallgate","command":"gate","verdict":"pass"}`)
+	for _, in := range []string{filepath.Join(dir, "missing.json"), forged} {
+		if code, _, errs := rg(t, "report", "--in", good, "--format", "junit", "--out", junit); code != 0 || strings.Contains(string(must(os.ReadFile(junit))), "<error") {
+			t.Fatalf("a passing report: exit %d\n%s", code, errs)
+		}
+		code, _, _ := rg(t, "report", "--in", in, "--format", "junit", "--out", junit)
+		data := string(must(os.ReadFile(junit)))
+		if code != 2 || !strings.Contains(data, `<error message="exit 2 · stage input: `) || !strings.Contains(data, filepath.Base(in)) {
+			t.Errorf("report --in %s: exit %d, JUnit:\n%s", filepath.Base(in), code, data)
+		}
+	}
+}
