@@ -114,3 +114,24 @@ func TestReportCommandErrorReport(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseConfigErrorNamesTheConfig: the base commit is there, but its
+// config is refused (a key this release does not take, a syntax error).
+// The error report names the config stage and the base side, and its fix
+// is about that config, not "make the base commit reachable".
+func TestBaseConfigErrorNamesTheConfig(t *testing.T) {
+	for _, tt := range []struct{ name, base string }{
+		{"unknown key", builtinConfig + "old_key = 1\n"},
+		{"not TOML", builtinConfig + "[retriever\n"},
+	} {
+		f := newFixture(t, tt.base)
+		f.put("rag/recallgate.toml", builtinConfig)
+		f.commit("head")
+		rep := filepath.Join(t.TempDir(), "report.json")
+		code, _, errs := f.gate(t.TempDir(), "--json-out", rep)
+		d := readErrorDoc(t, rep)
+		if code != 2 || d.Verdict != "error" || d.Stage != "config" || d.Side != "base" || strings.Contains(d.Fix, "reachable") || !strings.Contains(d.Fix, "base commit's config") {
+			t.Errorf("%s: exit %d, %+v\n%s", tt.name, code, d, errs)
+		}
+	}
+}
