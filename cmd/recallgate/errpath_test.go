@@ -130,7 +130,10 @@ func TestBaseConfigErrorNamesTheConfig(t *testing.T) {
 		rep := filepath.Join(t.TempDir(), "report.json")
 		code, _, errs := f.gate(t.TempDir(), "--json-out", rep)
 		d := readErrorDoc(t, rep)
-		if code != 2 || d.Verdict != "error" || d.Stage != "config" || d.Side != "base" || strings.Contains(d.Fix, "reachable") || !strings.Contains(d.Fix, "base commit's config") {
+		// The file is named as the reader knows it, never the job's temporary tree.
+		at := filepath.Join(f.dir, "rag/recallgate.toml") + "@" + f.base[:12] + ":"
+		if code != 2 || d.Verdict != "error" || d.Stage != "config" || d.Side != "base" || strings.Contains(d.Fix, "reachable") || !strings.Contains(d.Fix, "base commit's config") ||
+			!strings.Contains(d.Message, at) || strings.Contains(d.Message, "recallgate-base-") {
 			t.Errorf("%s: exit %d, %+v\n%s", tt.name, code, d, errs)
 		}
 	}

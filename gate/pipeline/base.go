@@ -92,6 +92,11 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 		bcfg, err = config.Parse(data, at)
 	}
 	if err != nil {
+		// Name the file as the reader knows it, not the temporary tree
+		// (gone once the job ends).
+		if ie := new(gate.InputError); errors.As(err, &ie) && ie.File == at {
+			ie.File = head.Path + "@" + short
+		}
 		return fmt.Errorf("config at the base commit %s: %w", short, err)
 	}
 	if bcfg.Base == nil {
