@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestActionBadInputEditsStickyComment: a step whose inputs are wrong (a
@@ -136,5 +139,36 @@ func TestBaseConfigErrorNamesTheConfig(t *testing.T) {
 			!strings.Contains(d.Message, at) || strings.Contains(d.Message, "recallgate-base-") {
 			t.Errorf("%s: exit %d, %+v\n%s", tt.name, code, d, errs)
 		}
+	}
+}
+
+// TestActionInterruptEditsStickyComment: a job cancelled mid-retrieval
+// (a new push with cancel-in-progress, timeout-minutes: SIGINT, then
+// SIGTERM) exits 3 with the error report, and the PR's pass comment is
+// edited to it: the cancelled context must not also cancel the edit.
+func TestActionInterruptEditsStickyComment(t *testing.T) {
+	g := &fakeGitHub{existing: "<!-- recallgate: recallgate.toml -->\n### ✅ recallgate: pass — recall@3 1.000 → 1.000"}
+	api := g.server(t)
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	srv := hangingSearch(t)
+	side := func(name string) string {
+		return fmt.Sprintf("[%s.retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n", name, srv.URL)
+	}
+	write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n"+side("base")+side("head"))
+	ae := newActionEnv(t, api.URL, "pull_request", prNoBase, map[string]string{"working-directory": dir, "allow-identical": "true"})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"action"}, func(k string) string { return ae.vars[k] }, &out, &errb)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3\n%s%s", code, out.String(), errb.String())
+	}
+	if len(g.edits) != 1 || !strings.Contains(g.edits[0], "could not run") || !strings.Contains(g.edits[0], "stage interrupted") {
+		t.Errorf("the pass comment stays after an interrupted run: edits %q\n%s", g.edits, out.String())
+	}
+	if o := ae.outputs(t); o["verdict"] != "error" {
+		t.Errorf("outputs %v", o)
 	}
 }

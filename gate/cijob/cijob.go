@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
@@ -126,9 +127,21 @@ func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) er
 	res := rep.PublishResult(md, reportOut, "")
 	step.Publish(res)
 	fmt.Fprintf(stdout, "recallgate: error (exit %d, stage %s); report %s\n", rep.Error.ExitCode, rep.Error.Stage, reportPath)
+	if ctx.Err() != nil {
+		// A cancelled job (a new push, timeout-minutes) still edits its
+		// comment: the runner gives a cancelled step seconds before it
+		// kills it, and a stale pass must not outlive the run.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), cancelledPublish)
+		defer cancel()
+	}
 	publish.Outcome(ctx, step, j.options(id, nil), j.Comments, j.Issues, res)
 	return err
 }
+
+// cancelledPublish bounds the API calls of a cancelled job's error report:
+// within the 7.5 seconds GitHub's runner waits between SIGINT and SIGTERM.
+const cancelledPublish = 5 * time.Second
 
 // compared says, on a run without a pull request (a push to the default
 // branch), what the gate compared: the run files, the base commit with
