@@ -151,12 +151,21 @@ func Describe(err error, infra bool) Failure {
 	default:
 		f.Stage = StageUsage
 	}
-	if errors.As(err, &re) {
-		if f.Side == "none" && re.Side != "" {
-			f.Side = re.Side
+	if res := retrievalErrors(err); len(res) > 0 {
+		// Both sides may have failed (errors.Join): every side's queries,
+		// and a side only when one side alone failed.
+		sides, seen := map[string]bool{}, map[string]bool{}
+		for _, re := range res {
+			sides[re.Side] = true
+			for id := range re.Failures {
+				if !seen[id] {
+					seen[id] = true
+					f.Queries = append(f.Queries, id)
+				}
+			}
 		}
-		for id := range re.Failures {
-			f.Queries = append(f.Queries, id)
+		if f.Side == "none" && len(sides) == 1 && res[0].Side != "" {
+			f.Side = res[0].Side
 		}
 		sort.Strings(f.Queries)
 	} else if errors.As(err, &ie) && ie.QueryID != "" {
@@ -169,6 +178,30 @@ func Describe(err error, infra bool) Failure {
 		f.Fix = stageFix(f.Stage, f.Side, infra)
 	}
 	return f
+}
+
+// retrievalErrors are the RetrievalErrors in err's tree (errors.Join's
+// branches included), in order.
+func retrievalErrors(err error) []*RetrievalError {
+	var out []*RetrievalError
+	var walk func(error)
+	walk = func(e error) {
+		switch x := e.(type) {
+		case nil:
+			return
+		case *RetrievalError:
+			out = append(out, x)
+			return
+		case interface{ Unwrap() []error }:
+			for _, b := range x.Unwrap() {
+				walk(b)
+			}
+		case interface{ Unwrap() error }:
+			walk(x.Unwrap())
+		}
+	}
+	walk(err)
+	return out
 }
 
 // stageFix is a stage's usual fix.

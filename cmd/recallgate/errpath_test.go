@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +173,37 @@ func TestActionInterruptEditsStickyComment(t *testing.T) {
 	}
 	if o := ae.outputs(t); o["verdict"] != "error" {
 		t.Errorf("outputs %v", o)
+	}
+}
+
+// TestBothSidesFailNamesBoth: the base side's retriever fails one query
+// and the head side's every query. The error report names no single side
+// (it said "base side" and only the base's query, hiding that the head
+// was down) and lists every query that failed on either side.
+func TestBothSidesFailNamesBoth(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Query string }
+		json.NewDecoder(r.Body).Decode(&req)
+		if req.Query == "recallgate preflight" || (r.URL.Path == "/base" && req.Query != "second") {
+			fmt.Fprint(w, `{"results":[{"doc":"a"}]}`)
+			return
+		}
+		w.WriteHeader(500)
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	side := func(name string) string {
+		return fmt.Sprintf("[%s.retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\nretries = 0\n", name, srv.URL+"/"+name)
+	}
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n"+side("base")+side("head"))
+	js, md := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.md")
+	code, _, errs := rg(t, "gate", "--config", cfg, "--json-out", js, "--format", "markdown", "--out", md)
+	d := readErrorDoc(t, js)
+	if code != 3 || d.Side != "none" || strings.Join(d.Queries, ",") != "q1,q2,q3" || strings.Contains(d.Fix, "base side") {
+		t.Errorf("exit %d, %+v\n%s", code, d, errs)
+	}
+	if data := string(must(os.ReadFile(md))); strings.Contains(data, "base side") || !strings.Contains(data, "queries `q1`, `q2`, `q3`") {
+		t.Errorf("markdown:\n%s", data)
 	}
 }

@@ -54,6 +54,10 @@ func TestFromErrorReadsTheChain(t *testing.T) {
 		stage, side, querys string
 	}{
 		{"retrieval", 3, fmt.Errorf("gate: %w", retrieverDown()), gate.StageRetrieve, "head", "q1,q2"},
+		{"both sides", 3, errors.Join(
+			&gate.InfraError{Err: &gate.RetrievalError{Side: "base", Failures: map[string]error{"q2": errors.New("HTTP 500")}}},
+			&gate.InfraError{Err: &gate.RetrievalError{Side: "head", Failures: map[string]error{"q3": errors.New("HTTP 500"), "q2": errors.New("HTTP 500"), "q1": errors.New("HTTP 500")}}},
+		), gate.StageRetrieve, "none", "q1,q2,q3"},
 		{"one query", 3, &gate.InfraError{QueryID: "q7", Err: errors.New("timeout")}, gate.StageRetrieve, "none", "q7"},
 		{"tagged", 2, gate.AtStage(gate.StageConfig, "", &gate.InputError{File: "rg.toml", Line: 3, Err: errors.New("bad")}), gate.StageConfig, "none", ""},
 		{"innermost tag", 3, gate.AtStage(gate.StageConfig, "", gate.AtStage(gate.StageBaseTree, "base", errors.New("no commit"))), gate.StageBaseTree, "base", ""},
