@@ -207,3 +207,18 @@ func TestBothSidesFailNamesBoth(t *testing.T) {
 		t.Errorf("markdown:\n%s", data)
 	}
 }
+
+// TestEmptySideNamesItsSide: a head retriever whose index is empty
+// answers every query with no hits, an outage (exit 3). The error report
+// names the head side and its fix the head side's retriever, not "none".
+func TestEmptySideNamesItsSide(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	write(t, dir, "empty.jsonl", "{\"id\":\"q1\",\"hits\":[]}\n{\"id\":\"q2\",\"hits\":[]}\n{\"id\":\"q3\",\"hits\":[]}\n")
+	js := filepath.Join(dir, "r.json")
+	code, _, errs := rg(t, "compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", filepath.Join(dir, "run.jsonl"), "--head", filepath.Join(dir, "empty.jsonl"), "--json-out", js)
+	if d := readErrorDoc(t, js); code != 3 || d.Stage != "retrieve" || d.Side != "head" || !strings.Contains(d.Fix, "head side's retriever") {
+		t.Errorf("exit %d, %+v\n%s", code, d, errs)
+	}
+}
