@@ -114,6 +114,24 @@ type FixError interface {
 	Fix() string
 }
 
+// WithFix attaches fix to err: a FixError whose message and chain are
+// err's (nil stays nil).
+func WithFix(err error, fix string) error {
+	if err == nil {
+		return nil
+	}
+	return &fixError{err, fix}
+}
+
+type fixError struct {
+	err error
+	fix string
+}
+
+func (e *fixError) Error() string { return e.err.Error() }
+func (e *fixError) Unwrap() error { return e.err }
+func (e *fixError) Fix() string   { return e.fix }
+
 // Failure is what an error report says about a job that could not finish.
 type Failure struct {
 	// Stage is one of the Stage constants; Side base, head or "none".

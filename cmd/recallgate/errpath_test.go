@@ -222,3 +222,25 @@ func TestEmptySideNamesItsSide(t *testing.T) {
 		t.Errorf("exit %d, %+v\n%s", code, d, errs)
 	}
 }
+
+// TestMissingProgramFix: the head side's command retriever runs a program
+// that is not installed. The error report names the head side, and its
+// fix is to install the program, not "check that the retriever is up".
+func TestMissingProgramFix(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n[head.retriever]\ntype = \"command\"\ncommand = [\"recallgate-no-such-program\", \"x.py\"]\n")
+	js := filepath.Join(dir, "r.json")
+	code, _, errs := rg(t, "gate", "--config", cfg, "--json-out", js)
+	if d := readErrorDoc(t, js); code != 3 || d.Stage != "retrieve" || d.Side != "head" || !strings.HasPrefix(d.Fix, "install recallgate-no-such-program") {
+		t.Errorf("exit %d, %+v\n%s", code, d, errs)
+	}
+	// The action checks the programs before anything runs: the same.
+	ae := newActionEnv(t, "http://127.0.0.1:1", "pull_request", prNoBase, map[string]string{"working-directory": dir, "config": "rg.toml", "comment": "never"})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	code, out, errs := ae.run(t)
+	if d := readErrorDoc(t, ae.outputs(t)["report"]); code != 3 || d.Stage != "retrieve" || d.Side != "head" || !strings.HasPrefix(d.Fix, "install recallgate-no-such-program") {
+		t.Errorf("action: exit %d, %+v\n%s%s", code, d, out, errs)
+	}
+}
