@@ -143,7 +143,7 @@ func errorMarkdown(w io.Writer, r *CompareReport) error {
 	e := r.Error
 	var b strings.Builder
 	fmt.Fprintf(&b, "### ⚠️ %s\n\n", errorTitle(r, EscapeMarkdown))
-	fmt.Fprintf(&b, "The run ended with an error (%s), so there is no verdict: no query was scored and no earlier result stands.\n\n", errorWhere(e, func(s string) string { return "`" + strings.ReplaceAll(flatten(s), "`", "'") + "`" }))
+	fmt.Fprintf(&b, "The run ended with an error (%s), so there is no verdict: no query was scored and no earlier result stands.\n\n", errorWhere(e, func(s string) string { return "`" + strings.ReplaceAll(gate.Visible(flatten(s)), "`", "'") + "`" }))
 	fmt.Fprintf(&b, "- **cause:** %s\n- **fix:** %s\n", EscapeMarkdown(flatten(e.Message)), EscapeMarkdown(flatten(e.Fix)))
 	if r.HeadSHA != "" {
 		fmt.Fprintf(&b, "\nCommit: %s\n", r.HeadSHA)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"strings"
 	"testing"
 
@@ -84,6 +85,26 @@ func TestErrorMessageBounded(t *testing.T) {
 	for _, f := range []Format{JSON, Markdown, Text, JUnit, HTML} {
 		if out, _ := Render(r, f); len(out) > 4*MaxErrorText+2000 {
 			t.Errorf("%s: %d bytes", f, len(out))
+		}
+	}
+}
+
+// TestForgedErrorReportShowsInvisibles: an error report from an artifact
+// the pull request wrote names a query with a bidi override and a zero-width
+// space; every format shows them as marks (in Markdown's code span too,
+// where they would reorder the rest of the comment's line).
+func TestForgedErrorReportShowsInvisibles(t *testing.T) {
+	doc := `{"tool":"recallgate","command":"action","verdict":"error","exit_code":3,"stage":"retrieve","side":"head",` +
+		`"queries":["q1\u202essap :etagllacer","q\u200b2"],"message":"down","fix":"rerun"}`
+	r, err := ReadCompareReport(strings.NewReader(doc), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{Markdown, Text, HTML, JUnit} {
+		out, _ := Render(r, f)
+		out = html.UnescapeString(out) // HTML and XML escape the marks' "+"
+		if strings.ContainsAny(out, "\u202e\u200b") || !strings.Contains(out, "q1⟨U+202E⟩ssap") || !strings.Contains(out, "q⟨U+200B⟩2") {
+			t.Errorf("%s:\n%s", f, out)
 		}
 	}
 }
