@@ -244,3 +244,19 @@ func TestMissingProgramFix(t *testing.T) {
 		t.Errorf("action: exit %d, %+v\n%s%s", code, d, out, errs)
 	}
 }
+
+// TestUnreadableEventSaysNothingCompared: a pull_request step whose event
+// payload cannot be read ends in exit 2 before anything runs. Its summary
+// says why, and never "compared: … (a push, not a pull request)": it was
+// a pull request, and nothing was compared.
+func TestUnreadableEventSaysNothingCompared(t *testing.T) {
+	dir := t.TempDir()
+	downConfig(t, dir)
+	ae := newActionEnv(t, "http://127.0.0.1:1", "pull_request", `[]`, map[string]string{"working-directory": dir, "comment": "never"})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	code, out, errs := ae.run(t)
+	summary := string(must(os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])))
+	if code != 2 || !strings.Contains(summary, "could not run") || !strings.Contains(summary, "event payload") || strings.Contains(summary+out, "compared:") {
+		t.Errorf("exit %d\nsummary:\n%s\n%s%s", code, summary, out, errs)
+	}
+}

@@ -84,7 +84,7 @@ func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Write
 	cmp, set, err := compare(ctx, e, j)
 	if err != nil {
 		step.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
-		return Fail(ctx, step, j, err, stdout)
+		return fail(ctx, step, j, err, stdout, true)
 	}
 	return publishComparison(ctx, step, j, cmp, set, stdout)
 }
@@ -94,8 +94,16 @@ func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Write
 // error report in place of the JSON report, the outputs (verdict error,
 // report its path), the summary, and the sticky comment edited to say the
 // run could not run (created when there is none, unless the comment
-// policy is never). The drift issue is left alone. It returns err.
+// policy is never). The drift issue is left alone. It returns err. Fail
+// is for a step that could not start the job (its inputs or its event
+// unreadable): it says nothing of what was compared.
 func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) error {
+	return fail(ctx, step, j, err, stdout, false)
+}
+
+// fail is Fail; ran says the job was started, so a push's summary says
+// what it compared (or tried to).
+func fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer, ran bool) error {
 	command := j.Command
 	if command == "" {
 		command = "action"
@@ -120,7 +128,7 @@ func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) er
 		step.Warningf("the error report is not written (%v): the report output is empty", lerr)
 		reportPath, reportOut = "", ""
 	}
-	if line := j.compared(err); line != "" {
+	if line := j.compared(err); line != "" && ran {
 		step.Infof("recallgate: %s\n", line)
 		md += "\n" + line + "\n"
 	}
@@ -194,14 +202,14 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 	id := rep.SetGate(step.Relative(j.Config), j.Name)
 	md, err := report.Render(rep, report.Markdown)
 	if err != nil {
-		return Fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout)
+		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
 	}
 	reportPath, reportOut, err := step.ReportLocation(id.Label())
 	if err == nil {
 		err = report.WriteComparison(nil, rep, report.JSON, reportPath, "")
 	}
 	if err != nil {
-		return Fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout)
+		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
 	}
 	if line := j.compared(nil); line != "" {
 		step.Infof("recallgate: %s\n", line)
