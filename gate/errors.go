@@ -83,6 +83,7 @@ const (
 	StageReport    = "report"      // writing the reports
 	StageInterrupt = "interrupted" // the job was cancelled or timed out
 	StageInput     = "input"       // another input file
+	StageInternal  = "internal"    // recallgate itself failed (a bug)
 )
 
 // StageError says at which stage of a job, and on which side (base, head,
@@ -246,6 +247,8 @@ func stageFix(stage, side string, infra bool) string {
 		return "the job was cancelled or timed out before it finished: rerun it (raise the job's timeout, or the retriever's timeout in the config)"
 	case StageReport:
 		return "make the report's folder writable, or give --out/--json-out another path"
+	case StageInternal:
+		return "recallgate failed on a bug of its own, not on the input: rerun, and report it to recallgate's maintainers with this step's log"
 	case StageUsage:
 		return "fix the command line or the step's inputs as the message says; `recallgate COMMAND --help` lists them"
 	}

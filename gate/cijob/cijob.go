@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -80,7 +81,17 @@ type Job struct {
 // step's outputs, summary and annotations, the sticky comment or the drift
 // issue. It returns ErrRegression when the step must fail on the verdict,
 // or the job's error.
-func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Writer) error {
+// A panic of the job (a bug) is published as an error report too (stage
+// internal, exit 3), never a crash that leaves the last pass standing.
+func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Writer) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			perr := gate.AtStage(gate.StageInternal, "", &gate.InfraError{Err: fmt.Errorf("recallgate stopped on an internal error: %v", p)})
+			step.Errorf("%v", perr)
+			fmt.Fprintf(stdout, "%s", debug.Stack())
+			err = fail(ctx, step, j, perr, stdout, false)
+		}
+	}()
 	cmp, set, err := compare(ctx, e, j)
 	if err != nil {
 		step.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))

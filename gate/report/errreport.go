@@ -47,7 +47,7 @@ type errorDoc struct {
 // stages and sides an error report may name.
 var (
 	errorStages = []string{gate.StageUsage, gate.StageConfig, gate.StageSet, gate.StageBaseTree, gate.StageRetrieve, gate.StageRunFile,
-		gate.StageBaseline, gate.StageCompare, gate.StageReport, gate.StageInterrupt, gate.StageInput}
+		gate.StageBaseline, gate.StageCompare, gate.StageReport, gate.StageInterrupt, gate.StageInput, gate.StageInternal}
 	errorSides = []string{"base", "head", "none"}
 )
 
