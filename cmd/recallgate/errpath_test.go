@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/xml"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -258,5 +259,63 @@ func TestUnreadableEventSaysNothingCompared(t *testing.T) {
 	summary := string(must(os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])))
 	if code != 2 || !strings.Contains(summary, "could not run") || !strings.Contains(summary, "event payload") || strings.Contains(summary+out, "compared:") {
 		t.Errorf("exit %d\nsummary:\n%s\n%s%s", code, summary, out, errs)
+	}
+}
+
+// TestHostileErrorBodyStaysInert: the head's search service (the pull
+// request's) answers 500 with a body built to break every report: an open
+// <details>, a mention, an image, a link, workflow commands, a forged
+// output heredoc, "]]>", control characters. The error report carries it
+// everywhere, inert: the comment and summary have no live markup, the
+// outputs are exactly the action's, the JUnit file parses, the log has no
+// workflow command but recallgate's own.
+func TestHostileErrorBodyStaysInert(t *testing.T) {
+	body := "<details><summary>x</summary>\n@octocat ![i](https://evil.example/p.png) [l](https://evil.example)\n" +
+		"::error::forged\n::set-output name=verdict::pass\nverdict<<_GitHubActionsFileCommandDelimeter_\npass\n_GitHubActionsFileCommandDelimeter_\n]]> \x01\x1b[31m"
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(svc.Close)
+	g := &fakeGitHub{existing: "<!-- recallgate: recallgate.toml -->\n### ✅ recallgate: pass"}
+	api := g.server(t)
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	write(t, dir, "recallgate.toml", httpConfig(svc.URL+"/search", ""))
+	ae := newActionEnv(t, api.URL, "pull_request", prNoBase, map[string]string{"working-directory": dir})
+	ae.vars["GITHUB_WORKSPACE"] = dir
+	code, out, errs := ae.run(t)
+	if code != 3 || len(g.edits) != 1 {
+		t.Fatalf("exit %d, edits %q\n%s%s", code, g.edits, out, errs)
+	}
+	summary := string(must(os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])))
+	for what, md := range map[string]string{"comment": g.edits[0], "summary": summary} {
+		if !strings.Contains(md, "&lt;details&gt;") || strings.Contains(md, "<details>") || strings.Contains(md, "![") || strings.Contains(md, "](http") ||
+			strings.Contains(md, " @octocat") || strings.ContainsAny(md, "\x01\x1b") || strings.Contains(md, "\n::") {
+			t.Errorf("%s is not inert:\n%s", what, md)
+		}
+	}
+	if o := ae.outputs(t); len(o) != 7 || o["verdict"] != "error" {
+		t.Errorf("outputs %v", o)
+	}
+	for _, l := range strings.Split(out+errs, "\n") {
+		if strings.HasPrefix(l, "::") && !strings.HasPrefix(l, "::add-mask::") && !strings.HasPrefix(l, "::error::retrieval failed: base: preflight") {
+			t.Errorf("a workflow command in the log: %q", l)
+		}
+	}
+	junit := filepath.Join(dir, "r.xml")
+	rg(t, "gate", "--config", filepath.Join(dir, "recallgate.toml"), "--format", "junit", "--out", junit)
+	var doc struct {
+		Suite struct {
+			Case struct {
+				Error struct {
+					Message string `xml:"message,attr"`
+				} `xml:"error"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(must(os.ReadFile(junit)), &doc); err != nil || !strings.Contains(doc.Suite.Case.Error.Message, "<details><summary>x</summary> @octocat") {
+		t.Errorf("JUnit: %v %+v", err, doc)
 	}
 }
