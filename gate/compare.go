@@ -478,7 +478,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	}{{"base", base}, {"head", head}} {
 		w, err := checkOutage(sc.side, sc.card, pol.Corpus)
 		if err != nil {
-			return nil, err
+			return nil, AtStage(StageRetrieve, sc.side, err)
 		}
 		if w != "" {
 			outageWarnings = append(outageWarnings, w)

@@ -83,6 +83,7 @@ const (
 	StageReport    = "report"      // writing the reports
 	StageInterrupt = "interrupted" // the job was cancelled or timed out
 	StageInput     = "input"       // another input file
+	StageInternal  = "internal"    // recallgate itself failed (a bug)
 )
 
 // StageError says at which stage of a job, and on which side (base, head,
@@ -113,6 +114,24 @@ type FixError interface {
 	error
 	Fix() string
 }
+
+// WithFix attaches fix to err: a FixError whose message and chain are
+// err's (nil stays nil).
+func WithFix(err error, fix string) error {
+	if err == nil {
+		return nil
+	}
+	return &fixError{err, fix}
+}
+
+type fixError struct {
+	err error
+	fix string
+}
+
+func (e *fixError) Error() string { return e.err.Error() }
+func (e *fixError) Unwrap() error { return e.err }
+func (e *fixError) Fix() string   { return e.fix }
 
 // Failure is what an error report says about a job that could not finish.
 type Failure struct {
@@ -151,12 +170,21 @@ func Describe(err error, infra bool) Failure {
 	default:
 		f.Stage = StageUsage
 	}
-	if errors.As(err, &re) {
-		if f.Side == "none" && re.Side != "" {
-			f.Side = re.Side
+	if res := retrievalErrors(err); len(res) > 0 {
+		// Both sides may have failed (errors.Join): every side's queries,
+		// and a side only when one side alone failed.
+		sides, seen := map[string]bool{}, map[string]bool{}
+		for _, re := range res {
+			sides[re.Side] = true
+			for id := range re.Failures {
+				if !seen[id] {
+					seen[id] = true
+					f.Queries = append(f.Queries, id)
+				}
+			}
 		}
-		for id := range re.Failures {
-			f.Queries = append(f.Queries, id)
+		if f.Side == "none" && len(sides) == 1 && res[0].Side != "" {
+			f.Side = res[0].Side
 		}
 		sort.Strings(f.Queries)
 	} else if errors.As(err, &ie) && ie.QueryID != "" {
@@ -169,6 +197,30 @@ func Describe(err error, infra bool) Failure {
 		f.Fix = stageFix(f.Stage, f.Side, infra)
 	}
 	return f
+}
+
+// retrievalErrors are the RetrievalErrors in err's tree (errors.Join's
+// branches included), in order.
+func retrievalErrors(err error) []*RetrievalError {
+	var out []*RetrievalError
+	var walk func(error)
+	walk = func(e error) {
+		switch x := e.(type) {
+		case nil:
+			return
+		case *RetrievalError:
+			out = append(out, x)
+			return
+		case interface{ Unwrap() []error }:
+			for _, b := range x.Unwrap() {
+				walk(b)
+			}
+		case interface{ Unwrap() error }:
+			walk(x.Unwrap())
+		}
+	}
+	walk(err)
+	return out
 }
 
 // stageFix is a stage's usual fix.
@@ -195,6 +247,8 @@ func stageFix(stage, side string, infra bool) string {
 		return "the job was cancelled or timed out before it finished: rerun it (raise the job's timeout, or the retriever's timeout in the config)"
 	case StageReport:
 		return "make the report's folder writable, or give --out/--json-out another path"
+	case StageInternal:
+		return "recallgate failed on a bug of its own, not on the input: rerun, and report it to recallgate's maintainers with this step's log"
 	case StageUsage:
 		return "fix the command line or the step's inputs as the message says; `recallgate COMMAND --help` lists them"
 	}

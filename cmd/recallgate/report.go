@@ -15,9 +15,13 @@ var reportCommand = command{
 	Examples: examples("report"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		in := fs.String("in", "", "JSON report written by compare, gate or the action (required)")
-		format := fs.String("format", "html", "output format: html, markdown, junit, benchmark, text or json")
-		out := fs.String("out", "", "write to this file instead of stdout")
-		return func(ctx context.Context, e *env, args []string) error {
+		var o output
+		fs.StringVar(&o.format, "format", "html", "output format: html, markdown, junit, benchmark, text or json")
+		fs.StringVar(&o.out, "out", "", "write to this file instead of stdout")
+		format, out := &o.format, &o.out
+		// A report that cannot be read (missing, refused) leaves an error
+		// report at --out, never an earlier run's file or none.
+		return errorReports("report", &o, new(string), func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
 			}
@@ -33,6 +37,6 @@ var reportCommand = command{
 				return err
 			}
 			return emit(e, *out, func(w io.Writer) error { return report.WriteCompareReport(w, r, f) })
-		}
+		})
 	},
 }

@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
@@ -88,11 +90,21 @@ type Job struct {
 // step's outputs, summary and annotations, the sticky comment or the drift
 // issue. It returns ErrRegression when the step must fail on the verdict,
 // or the job's error.
-func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Writer) error {
+// A panic of the job (a bug) is published as an error report too (stage
+// internal, exit 3), never a crash that leaves the last pass standing.
+func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Writer) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			perr := gate.AtStage(gate.StageInternal, "", &gate.InfraError{Err: fmt.Errorf("recallgate stopped on an internal error: %v", p)})
+			step.Errorf("%v", perr)
+			fmt.Fprintf(stdout, "%s", debug.Stack())
+			err = fail(ctx, step, j, perr, stdout, false)
+		}
+	}()
 	cmp, set, err := compare(ctx, e, j)
 	if err != nil {
 		step.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", " · "))
-		return Fail(ctx, step, j, err, stdout)
+		return fail(ctx, step, j, err, stdout, true)
 	}
 	return publishComparison(ctx, step, j, cmp, set, stdout)
 }
@@ -102,8 +114,16 @@ func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Write
 // error report in place of the JSON report, the outputs (verdict error,
 // report its path), the summary, and the sticky comment edited to say the
 // run could not run (created when there is none, unless the comment
-// policy is never). The drift issue is left alone. It returns err.
+// policy is never). The drift issue is left alone. It returns err. Fail
+// is for a step that could not start the job (its inputs or its event
+// unreadable): it says nothing of what was compared.
 func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) error {
+	return fail(ctx, step, j, err, stdout, false)
+}
+
+// fail is Fail; ran says the job was started, so a push's summary says
+// what it compared (or tried to).
+func fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer, ran bool) error {
 	command := j.Command
 	if command == "" {
 		command = "action"
@@ -128,7 +148,7 @@ func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) er
 		step.Warningf("the error report is not written (%v): the report output is empty", lerr)
 		reportPath, reportOut = "", ""
 	}
-	if line := j.compared(err); line != "" {
+	if line := j.compared(err); line != "" && ran {
 		step.Infof("recallgate: %s\n", line)
 		md += "\n" + line + "\n"
 	}
@@ -143,9 +163,21 @@ func Fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer) er
 		res.Markdown = j.NoteMarkdown(res.Markdown)
 	}
 	fmt.Fprintf(stdout, "recallgate: error (exit %d, stage %s); report %s\n", rep.Error.ExitCode, rep.Error.Stage, reportPath)
+	if ctx.Err() != nil {
+		// A cancelled job (a new push, timeout-minutes) still edits its
+		// comment: the runner gives a cancelled step seconds before it
+		// kills it, and a stale pass must not outlive the run.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), cancelledPublish)
+		defer cancel()
+	}
 	publish.Outcome(ctx, step, j.options(id, nil), j.Comments, j.Issues, res)
 	return err
 }
+
+// cancelledPublish bounds the API calls of a cancelled job's error report:
+// within the 7.5 seconds GitHub's runner waits between SIGINT and SIGTERM.
+const cancelledPublish = 5 * time.Second
 
 // compared says, on a run without a pull request (a push to the default
 // branch), what the gate compared: the run files, the base commit with
@@ -201,14 +233,14 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 	id := rep.SetGate(step.Relative(j.Config), j.Name)
 	md, err := report.Render(rep, report.Markdown)
 	if err != nil {
-		return Fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout)
+		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
 	}
 	reportPath, reportOut, err := step.ReportLocation(id.Label())
 	if err == nil {
 		err = report.WriteComparison(nil, rep, report.JSON, reportPath, "")
 	}
 	if err != nil {
-		return Fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout)
+		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
 	}
 	if line := j.compared(nil); line != "" {
 		step.Infof("recallgate: %s\n", line)

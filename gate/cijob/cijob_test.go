@@ -15,12 +15,13 @@ import (
 	"github.com/recallgate/recallgate/gate/publish"
 )
 
-// fakeStep records what the job publishes.
+// fakeStep records what the job publishes; it has no ReportLocation, so
+// a test wraps it in a locStep that writes into a temporary folder, never
+// into the checkout (dir is the workspace, the frozen set).
 type fakeStep struct {
-	dir                   string
-	logs, errs            []string
-	published             []publish.Result
-	reportPath, reportOut string
+	dir        string
+	logs, errs []string
+	published  []publish.Result
 }
 
 func (s *fakeStep) Warningf(f string, a ...any) {
@@ -34,11 +35,6 @@ func (s *fakeStep) Relative(p string) string {
 		return filepath.ToSlash(rel)
 	}
 	return p
-}
-func (s *fakeStep) ReportLocation(gate string) (string, string, error) {
-	s.reportPath = filepath.Join(s.dir, "report-"+gate+".json")
-	s.reportOut = "out/report-" + gate + ".json"
-	return s.reportPath, s.reportOut, nil
 }
 
 // fakeComments is a PR with at most one sticky comment.
@@ -132,7 +128,7 @@ func (s *locStep) ReportLocation(string) (string, string, error) {
 func TestRunDriftWithoutBaseline(t *testing.T) {
 	dir, j := frozenSet(t)
 	j.Mode, j.BaseResults, j.HeadResults = "drift", "", ""
-	step := &fakeStep{dir: dir}
+	step := &locStep{fakeStep: &fakeStep{dir: dir}, tmp: t.TempDir()}
 	err := Run(context.Background(), env(), step, j, io.Discard)
 	if !cli.IsUsage(err) || !strings.Contains(err.Error(), "baseline input") {
 		t.Fatalf("err %v", err)
@@ -206,5 +202,35 @@ func TestDriftErrorLeavesTheIssue(t *testing.T) {
 	}
 	if len(is.calls) != 0 || !strings.Contains(strings.Join(step.logs, "\n"), "the drift issue is not updated") {
 		t.Errorf("issue calls %v, logs %q", is.calls, step.logs)
+	}
+}
+
+// TestPanicIsAnErrorReport: a bug that panics inside the job (here in
+// the missing-program advice) is published like any error (exit 3, stage
+// internal, the pass comment edited), never a crash with exit 2 that
+// leaves the last pass up and no outputs.
+func TestPanicIsAnErrorReport(t *testing.T) {
+	dir, j := frozenSet(t)
+	ws := t.TempDir()
+	cfg := filepath.Join(ws, "recallgate.toml")
+	if err := os.WriteFile(cfg, []byte("set = "+fmt.Sprintf("%q", filepath.Join(dir, "queries.jsonl"))+"\n[base.retriever]\ntype = \"file\"\npath = "+fmt.Sprintf("%q", filepath.Join(dir, "runs", "base.jsonl"))+"\n[head.retriever]\ntype = \"command\"\ncommand = [\"recallgate-no-such-program\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	j.Config, j.BaseResults, j.HeadResults, j.Workspace = cfg, "", "", ""
+	j.MissingProgram = func(string) string { panic("index out of range [3] with length 3") }
+	c := &fakeComments{body: "<!-- recallgate: recallgate.toml -->\n### ✅ recallgate: pass"}
+	j.Comments = c
+	tmp := t.TempDir()
+	step := &locStep{fakeStep: &fakeStep{dir: ws}, tmp: tmp}
+	err := Run(context.Background(), env(), step, j, io.Discard)
+	if err == nil || pipeline.ExitCode(err) != 3 {
+		t.Fatalf("err %v", err)
+	}
+	data, _ := os.ReadFile(filepath.Join(tmp, "report.json"))
+	if !strings.Contains(string(data), `"stage": "internal"`) || !strings.Contains(string(data), "index out of range") {
+		t.Errorf("report:\n%s", data)
+	}
+	if len(step.published) != 1 || step.published[0].Verdict != "error" || len(c.written) != 1 || !strings.Contains(c.written[0], "could not run") {
+		t.Errorf("published %+v, comments %q", step.published, c.written)
 	}
 }

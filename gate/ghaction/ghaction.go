@@ -58,7 +58,11 @@ func input(a *githubactions.Action, getenv func(string) string, name string) str
 	return strings.TrimSpace(getenv("INPUT_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))))
 }
 
-// ReadInputs reads and checks the inputs, with action.yml's defaults.
+// ReadInputs reads and checks the inputs, with action.yml's defaults. On
+// an error the Inputs are still what the error report is published with,
+// each invalid input read as its default: an invalid mode as auto (the
+// pull request's sticky comment gets the error, never keeps a stale pass),
+// an invalid name as none (the report names no gate it would refuse).
 func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, error) {
 	in := Inputs{
 		Config:      input(a, getenv, "config"),
@@ -80,15 +84,25 @@ func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, er
 	if in.Mode == "" {
 		in.Mode = "auto"
 	}
+	// Every input is read (an invalid one as its default) before the first
+	// error is returned.
+	var first error
+	bad := func(format string, args ...any) {
+		if first == nil {
+			first = invalid(format, args...)
+		}
+	}
 	switch in.Comment {
 	case "always", "on-change", "never":
 	default:
-		return in, invalid("input comment must be always, on-change or never, got %q", in.Comment)
+		bad("input comment must be always, on-change or never, got %q", in.Comment)
+		in.Comment = "always"
 	}
 	switch in.Mode {
 	case "pr", "drift", "auto":
 	default:
-		return in, invalid("input mode must be pr, drift or auto, got %q", in.Mode)
+		bad("input mode must be pr, drift or auto, got %q", in.Mode)
+		in.Mode = "auto"
 	}
 	fail := input(a, getenv, "fail-on-regression")
 	if fail == "" {
@@ -96,21 +110,26 @@ func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, er
 	}
 	b, err := strconv.ParseBool(fail)
 	if err != nil {
-		return in, invalid("input fail-on-regression must be true or false, got %q", fail)
+		bad("input fail-on-regression must be true or false, got %q", fail)
+		b = true
 	}
 	in.FailOnRegression = b
 	if v := input(a, getenv, "allow-identical"); v != "" {
 		if in.AllowIdentical, err = strconv.ParseBool(v); err != nil {
-			return in, invalid("input allow-identical must be true or false, got %q", v)
+			bad("input allow-identical must be true or false, got %q", v)
 		}
 	}
 	if in.Name != "" {
 		if err := gate.CheckGateName(in.Name); err != nil {
-			return in, invalid("input name: %v", err)
+			bad("input name: %v", err)
+			in.Name = ""
 		}
 	}
 	if (in.BaseResults == "") != (in.HeadResults == "") {
-		return in, invalid("inputs base-results and head-results go together: one is missing")
+		bad("inputs base-results and head-results go together: one is missing")
+	}
+	if first != nil {
+		return in, first
 	}
 	return in, nil
 }

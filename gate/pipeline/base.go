@@ -57,9 +57,21 @@ func OpenBase(ctx context.Context, e *Env, head *config.Config, set *gate.Set, o
 	b := &BaseSide{Tree: tree}
 	if err := b.load(e, head, cfgAbs, set, o); err != nil {
 		tree.Close()
-		return nil, gate.AtStage(gate.StageBaseTree, "base", err)
+		return nil, gate.AtStage(gate.StageConfig, "base", baseConfigError{err})
 	}
 	return b, nil
+}
+
+// baseConfigError is a base commit that is there but whose config is
+// refused: its fix is about that config (the policy the change is judged
+// by), never the base tree's "make the base commit reachable".
+type baseConfigError struct{ error }
+
+func (e baseConfigError) Unwrap() error { return e.error }
+
+// Fix implements gate.FixError.
+func (e baseConfigError) Fix() string {
+	return "the base commit's config (the policy this change is judged by) is refused as named above: fix it on the base branch first, or run the recallgate release that wrote it"
 }
 
 func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Set, o BaseOptions) error {
@@ -80,6 +92,11 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 		bcfg, err = config.Parse(data, at)
 	}
 	if err != nil {
+		// Name the file as the reader knows it, not the temporary tree
+		// (gone once the job ends).
+		if ie := new(gate.InputError); errors.As(err, &ie) && ie.File == at {
+			ie.File = head.Path + "@" + short
+		}
 		return fmt.Errorf("config at the base commit %s: %w", short, err)
 	}
 	if bcfg.Base == nil {

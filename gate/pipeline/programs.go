@@ -31,10 +31,12 @@ func CheckPrograms(cfg *config.Config, fix func(program string) string) error {
 		seen[prog] = true
 		if _, err := exec.LookPath(prog); err != nil {
 			msg := fmt.Sprintf("%s: the %s side's command retriever runs %q, which is not installed here (not on PATH): nothing was retrieved", cfg.Path, side.name, prog)
+			how := fmt.Sprintf("install %s where recallgate runs (on PATH), or give the command by its path", prog)
 			if fix != nil {
-				msg += "; " + fix(prog)
+				how = fix(prog)
+				msg += "; " + how
 			}
-			return &gate.InfraError{Err: fmt.Errorf("%s", msg)}
+			return gate.AtStage(gate.StageRetrieve, side.name, gate.WithFix(&gate.InfraError{Err: fmt.Errorf("%s", msg)}, how))
 		}
 	}
 	return nil

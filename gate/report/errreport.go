@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -46,17 +47,24 @@ type errorDoc struct {
 // stages and sides an error report may name.
 var (
 	errorStages = []string{gate.StageUsage, gate.StageConfig, gate.StageSet, gate.StageBaseTree, gate.StageRetrieve, gate.StageRunFile,
-		gate.StageBaseline, gate.StageCompare, gate.StageReport, gate.StageInterrupt, gate.StageInput}
+		gate.StageBaseline, gate.StageCompare, gate.StageReport, gate.StageInterrupt, gate.StageInput, gate.StageInternal}
 	errorSides = []string{"base", "head", "none"}
 )
 
+// MaxErrorText bounds, in characters, an error report's message and fix:
+// an error may quote what a pull request wrote (a run line's 900 KB key, a
+// retriever's output), and a longer message would push the cause out of a
+// sticky comment cut to GitHub's size limit. The full error is in the log.
+const MaxErrorText = 4000
+
 // FromError is the error report of a run of command that ended with err
 // and exit code code (2 or 3): the stage, side and queries come from the
-// error's chain (gate.Describe).
+// error's chain (gate.Describe); the message and the fix are cut to
+// MaxErrorText characters.
 func FromError(command string, code int, err error) *CompareReport {
 	f := gate.Describe(err, code == 3)
 	return &CompareReport{Tool: "recallgate", Command: command, Verdict: VerdictError, Error: &ErrorInfo{
-		ExitCode: code, Stage: f.Stage, Side: f.Side, Queries: list(f.Queries), Message: f.Message, Fix: f.Fix,
+		ExitCode: code, Stage: f.Stage, Side: f.Side, Queries: list(f.Queries), Message: clip(f.Message, MaxErrorText), Fix: clip(f.Fix, MaxErrorText),
 	}}
 }
 
@@ -80,6 +88,11 @@ func (d *errorDoc) validate() error {
 	}
 	if d.Message == "" {
 		return fmt.Errorf("message: empty")
+	}
+	for _, f := range []struct{ key, v string }{{"message", d.Message}, {"fix", d.Fix}} {
+		if n := utf8.RuneCountInString(f.v); n > MaxErrorText {
+			return fmt.Errorf("%s: %d characters, more than an error report holds (%d)", f.key, n, MaxErrorText)
+		}
 	}
 	if d.Queries == nil {
 		d.Queries = []string{}
@@ -130,7 +143,7 @@ func errorMarkdown(w io.Writer, r *CompareReport) error {
 	e := r.Error
 	var b strings.Builder
 	fmt.Fprintf(&b, "### ⚠️ %s\n\n", errorTitle(r, EscapeMarkdown))
-	fmt.Fprintf(&b, "The run ended with an error (%s), so there is no verdict: no query was scored and no earlier result stands.\n\n", errorWhere(e, func(s string) string { return "`" + strings.ReplaceAll(flatten(s), "`", "'") + "`" }))
+	fmt.Fprintf(&b, "The run ended with an error (%s), so there is no verdict: no query was scored and no earlier result stands.\n\n", errorWhere(e, func(s string) string { return "`" + strings.ReplaceAll(gate.Visible(flatten(s)), "`", "'") + "`" }))
 	fmt.Fprintf(&b, "- **cause:** %s\n- **fix:** %s\n", EscapeMarkdown(flatten(e.Message)), EscapeMarkdown(flatten(e.Fix)))
 	if r.HeadSHA != "" {
 		fmt.Fprintf(&b, "\nCommit: %s\n", r.HeadSHA)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"strings"
 	"testing"
 
@@ -54,6 +55,10 @@ func TestFromErrorReadsTheChain(t *testing.T) {
 		stage, side, querys string
 	}{
 		{"retrieval", 3, fmt.Errorf("gate: %w", retrieverDown()), gate.StageRetrieve, "head", "q1,q2"},
+		{"both sides", 3, errors.Join(
+			&gate.InfraError{Err: &gate.RetrievalError{Side: "base", Failures: map[string]error{"q2": errors.New("HTTP 500")}}},
+			&gate.InfraError{Err: &gate.RetrievalError{Side: "head", Failures: map[string]error{"q3": errors.New("HTTP 500"), "q2": errors.New("HTTP 500"), "q1": errors.New("HTTP 500")}}},
+		), gate.StageRetrieve, "none", "q1,q2,q3"},
 		{"one query", 3, &gate.InfraError{QueryID: "q7", Err: errors.New("timeout")}, gate.StageRetrieve, "none", "q7"},
 		{"tagged", 2, gate.AtStage(gate.StageConfig, "", &gate.InputError{File: "rg.toml", Line: 3, Err: errors.New("bad")}), gate.StageConfig, "none", ""},
 		{"innermost tag", 3, gate.AtStage(gate.StageConfig, "", gate.AtStage(gate.StageBaseTree, "base", errors.New("no commit"))), gate.StageBaseTree, "base", ""},
@@ -65,6 +70,41 @@ func TestFromErrorReadsTheChain(t *testing.T) {
 		e := r.Error
 		if r.Verdict != "error" || e.ExitCode != tt.code || e.Stage != tt.stage || e.Side != tt.side || strings.Join(e.Queries, ",") != tt.querys || e.Message != tt.err.Error() || e.Fix == "" {
 			t.Errorf("%s: %+v", tt.name, e)
+		}
+	}
+}
+
+// TestErrorMessageBounded: an error quoting 900 KB of a pull request's
+// text makes a report whose message is cut to MaxErrorText characters.
+func TestErrorMessageBounded(t *testing.T) {
+	long := "run.jsonl:1: " + strings.Repeat("é", 900_000)
+	r := FromError("compare", 2, errors.New(long))
+	if n := len([]rune(r.Error.Message)); n != MaxErrorText || !strings.HasSuffix(r.Error.Message, "…") || !strings.HasPrefix(r.Error.Message, "run.jsonl:1: éé") {
+		t.Errorf("message of %d characters: %.40q", n, r.Error.Message)
+	}
+	for _, f := range []Format{JSON, Markdown, Text, JUnit, HTML} {
+		if out, _ := Render(r, f); len(out) > 4*MaxErrorText+2000 {
+			t.Errorf("%s: %d bytes", f, len(out))
+		}
+	}
+}
+
+// TestForgedErrorReportShowsInvisibles: an error report from an artifact
+// the pull request wrote names a query with a bidi override and a zero-width
+// space; every format shows them as marks (in Markdown's code span too,
+// where they would reorder the rest of the comment's line).
+func TestForgedErrorReportShowsInvisibles(t *testing.T) {
+	doc := `{"tool":"recallgate","command":"action","verdict":"error","exit_code":3,"stage":"retrieve","side":"head",` +
+		`"queries":["q1\u202essap :etagllacer","q\u200b2"],"message":"down","fix":"rerun"}`
+	r, err := ReadCompareReport(strings.NewReader(doc), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{Markdown, Text, HTML, JUnit} {
+		out, _ := Render(r, f)
+		out = html.UnescapeString(out) // HTML and XML escape the marks' "+"
+		if strings.ContainsAny(out, "\u202e\u200b") || !strings.Contains(out, "q1⟨U+202E⟩ssap") || !strings.Contains(out, "q⟨U+200B⟩2") {
+			t.Errorf("%s:\n%s", f, out)
 		}
 	}
 }
@@ -99,6 +139,7 @@ func TestReadErrorReport(t *testing.T) {
 		{`"command": "action"`, `"command": "rm -rf"`},
 		{`"queries": []`, `"queries": ["a\u0007"]`},
 		{`"verdict": "error",`, `"verdict": "error", "extra": 1,`},
+		{`"message": "`, `"message": "` + strings.Repeat("x", MaxErrorText)},
 	} {
 		doc := strings.Replace(js, bad.from, bad.to, 1)
 		if doc == js {

@@ -8,9 +8,12 @@ package retriever
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate"
@@ -85,7 +88,12 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		sp, err := command.Start(r.Command, command.Options{Dir: dir, Env: gate.ChildEnv(d.Getenv, r.Env), Stderr: d.Stderr, Warn: warn})
 		if err != nil {
 			resume()
-			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
+			err = &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
+			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+				// Not a retriever that is down: there is none to start.
+				err = gate.WithFix(err, fmt.Sprintf("install %s where recallgate runs (a bare name is looked up on PATH), or fix %s.command to name a program that is there and executable", r.Command[0], table))
+			}
+			return nil, none, err
 		}
 		return sp, func() error { defer resume(); return sp.Close(command.StopGrace) }, nil
 	case "http":
