@@ -376,6 +376,11 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 		if o.Baseline == "" {
 			return nil, nil, ErrNoBaseline
 		}
+		// The gate's checks before retrieval (waivers, the head's table),
+		// as the pre-merge path's Gate runs them.
+		if err := CheckConfig(e, cfg, set, []string{"head"}); err != nil {
+			return nil, nil, err
+		}
 		if cfg.CacheDir != "" {
 			e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 		}

@@ -104,3 +104,21 @@ func TestCIRefusesWhatGateRefuses(t *testing.T) {
 		t.Errorf("CI with run files: %v", err)
 	}
 }
+
+// TestCIDriftChecksTheConfigFirst: the nightly drift path runs the gate's
+// checks before it retrieves, as the pre-merge path does: a waiver for a
+// query the set does not have is the config error, never a retrieval
+// first (the head's run file cannot be read as a run).
+func TestCIDriftChecksTheConfigFirst(t *testing.T) {
+	dir := t.TempDir()
+	put(t, dir, "set.jsonl", testSet)
+	put(t, dir, "baseline.jsonl", goodRun)
+	put(t, dir, "head.jsonl", "this is not a run\n")
+	cfg := put(t, dir, "rg.toml", "set = \"set.jsonl\"\n[retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n[[waiver]]\nquery = \"q99\"\nreason = \"gone\"\nexpires = \"2099-01-01\"\n")
+	var stderr bytes.Buffer
+	_, _, err := CI(context.Background(), testEnv(&stderr), CIOptions{Config: cfg, Workspace: dir, Drift: true, Baseline: filepath.Join(dir, "baseline.jsonl")})
+	var ie *gate.InputError
+	if !errors.As(err, &ie) || ie.Field != "waiver" || !strings.Contains(err.Error(), `"q99"`) {
+		t.Fatalf("drift: %v (want the waiver's config error)", err)
+	}
+}
