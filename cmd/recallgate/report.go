@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -15,14 +16,21 @@ var reportCommand = command{
 	Examples: examples("report"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		in := fs.String("in", "", "JSON report written by compare, gate or the action (required)")
-		format := fs.String("format", "html", "output format: html, markdown, junit, benchmark, text or json")
-		out := fs.String("out", "", "write to this file instead of stdout")
-		return func(ctx context.Context, e *env, args []string) error {
+		var o output
+		fs.StringVar(&o.format, "format", "html", "output format: html, markdown, junit, benchmark, text or json")
+		fs.StringVar(&o.out, "out", "", "write to this file instead of stdout")
+		format, out, noJSON := &o.format, &o.out, ""
+		// A report that cannot be read leaves no earlier one at --out.
+		return errorReports("report", &o, &noJSON, func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
 			}
 			if *in == "" {
 				return usagef("--in is required")
+			}
+			if *out != "" && filepath.Clean(*out) == filepath.Clean(*in) {
+				o.out = "" // the error report must not replace the input
+				return usagef("--out is the --in file: give another")
 			}
 			f, err := report.ParseFormat(*format)
 			if err != nil {
@@ -33,6 +41,6 @@ var reportCommand = command{
 				return err
 			}
 			return emit(e, *out, func(w io.Writer) error { return report.WriteCompareReport(w, r, f) })
-		}
+		})
 	},
 }
