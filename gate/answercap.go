@@ -35,6 +35,7 @@ type AnswerIDError struct {
 	Want, Got string
 }
 
+// Error names the id the answer carries and the query asked.
 func (e *AnswerIDError) Error() string {
 	return fmt.Sprintf("an answer for %q where %q was asked", e.Got, e.Want)
 }

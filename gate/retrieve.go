@@ -130,6 +130,7 @@ type RetrieverDownError struct {
 	Msg string
 }
 
+// Error says how the retriever ended.
 func (e *RetrieverDownError) Error() string { return e.Msg }
 
 // Error lists the failed queries, at most ten, with their reasons; a

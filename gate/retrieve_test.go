@@ -31,10 +31,12 @@ func (p *pipeRetriever) Retrieve(ctx context.Context, q *Query, k int) ([]Hit, e
 	return []Hit{{Doc: "a"}}, nil
 }
 
-// TestQueueWaitIsNotLatency: the second query waits (at least 300 ms,
-// the test holds the first's turn that long) for the one pipe; that wait
-// is its queue wait, and its latency is only its own answer (it answers
-// at once), so it stays far below the wait.
+// TestQueueWaitIsNotLatency: the second query waits (about 300 ms, the
+// test holds the first's turn that long) for the one pipe; that wait is
+// its queue wait, and its latency is only its own answer (it answers at
+// once), so it stays far below the wait. The wait is asserted with a
+// margin (2/3 of the hold): the waiting query's clock may start a little
+// after the hold does.
 func TestQueueWaitIsNotLatency(t *testing.T) {
 	const hold = 300 * time.Millisecond
 	p := &pipeRetriever{holding: make(chan struct{}), release: make(chan struct{})}
@@ -52,11 +54,11 @@ func TestQueueWaitIsNotLatency(t *testing.T) {
 	if res[1].Queue > res[0].Queue {
 		waited = res[1]
 	}
-	if waited.Queue < hold || waited.Latency > hold/3 {
+	if waited.Queue < hold*2/3 || waited.Latency > hold/3 {
 		t.Errorf("%s: queue wait %v, latency %v: want the %v wait for the pipe as queue wait, kept out of the latency", waited.ID, waited.Queue, waited.Latency, hold)
 	}
 	s := LatenciesQueued([]time.Duration{res[0].Latency, res[1].Latency}, []time.Duration{res[0].Queue, res[1].Queue}, 0)
-	if s.QueueP95 < hold || s.P50 > hold/3 {
+	if s.QueueP95 < hold*2/3 || s.P50 > hold/3 {
 		t.Errorf("stats %+v", s)
 	}
 }

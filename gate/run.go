@@ -299,6 +299,7 @@ type ContextError struct {
 	Field, Msg string
 }
 
+// Error says the field at fault and why.
 func (e *ContextError) Error() string { return e.Field + ": " + e.Msg }
 
 // CheckContext applies the rules every final context obeys: each passage

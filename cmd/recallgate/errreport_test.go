@@ -309,3 +309,24 @@ func gitlabScript(t *testing.T) []string {
 	}
 	return script
 }
+
+// TestReportCommandErrorReport: `report --in` of a report that is not
+// there (the step before it never ran) replaces an earlier JUnit file at
+// --out with the error report (exit 2), so a stale pass cannot be shown;
+// --out naming the --in file is refused and the input left as it was.
+func TestReportCommandErrorReportAtOut(t *testing.T) {
+	dir := t.TempDir()
+	junitOut := write(t, dir, "recallgate.xml", `<testsuites name="recallgate"><testsuite name="pass"></testsuite></testsuites>`)
+	code, _, errs := rg(t, "report", "--in", filepath.Join(dir, "missing.json"), "--format", "junit", "--out", junitOut)
+	junit, _ := os.ReadFile(junitOut)
+	if code != 2 || !bytes.Contains(junit, []byte(`<error message="exit 2 · stage input: `)) || !bytes.Contains(junit, []byte(`name="recallgate report"`)) || bytes.Contains(junit, []byte(`"pass"`)) {
+		t.Errorf("report --in missing: exit %d\n%s\n%s", code, junit, errs)
+	}
+	in := write(t, dir, "report.json", "{broken")
+	if code, _, errs := rg(t, "report", "--in", in, "--format", "json", "--out", in); code != 2 || !strings.Contains(errs, "--out is the --in file") {
+		t.Errorf("--out = --in: exit %d %s", code, errs)
+	}
+	if b, _ := os.ReadFile(in); string(b) != "{broken" {
+		t.Errorf("the input was replaced: %s", b)
+	}
+}

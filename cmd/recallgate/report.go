@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"io"
+	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -18,15 +19,18 @@ var reportCommand = command{
 		var o output
 		fs.StringVar(&o.format, "format", "html", "output format: html, markdown, junit, benchmark, text or json")
 		fs.StringVar(&o.out, "out", "", "write to this file instead of stdout")
-		format, out := &o.format, &o.out
-		// A report that cannot be read (missing, refused) leaves an error
-		// report at --out, never an earlier run's file or none.
-		return errorReports("report", &o, new(string), func(ctx context.Context, e *env, args []string) error {
+		format, out, noJSON := &o.format, &o.out, ""
+		// A report that cannot be read leaves no earlier one at --out.
+		return errorReports("report", &o, &noJSON, func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
 			}
 			if *in == "" {
 				return usagef("--in is required")
+			}
+			if *out != "" && filepath.Clean(*out) == filepath.Clean(*in) {
+				o.out = "" // the error report must not replace the input
+				return usagef("--out is the --in file: give another")
 			}
 			f, err := report.ParseFormat(*format)
 			if err != nil {

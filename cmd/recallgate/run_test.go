@@ -370,3 +370,46 @@ func TestScoreSpillTroubleIsInfra(t *testing.T) {
 		t.Errorf("text needs no spill: exit %d %s", code, errs)
 	}
 }
+
+// TestThresholdsListEveryEffectiveLimit: a config that writes one [gate]
+// key still gets every rule's effective limit under `thresholds` in the
+// JSON report (it listed only the keys written), and each whole-set
+// rule's `limit` in `rules` is the one `thresholds` gives.
+func TestThresholdsListEveryEffectiveLimit(t *testing.T) {
+	dir := t.TempDir()
+	_, base, head := thirty(t, dir, "q17")
+	cfg := write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n[gate]\nmax_recall_drop = 0.05\n")
+	jsonOut := filepath.Join(dir, "report.json")
+	if code, out, errs := rg(t, "compare", "--config", cfg, "--base", base, "--head", head, "--json-out", jsonOut); code != 1 {
+		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	}
+	data, err := os.ReadFile(jsonOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Thresholds map[string]any `json:"thresholds"`
+		Rules      []struct {
+			Name    string `json:"name"`
+			Segment string `json:"segment"`
+			Limit   any    `json:"limit"`
+		} `json:"rules"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"max_recall_drop": 0.05, "max_new_misses": 0.0, "max_ndcg_drop": 0.05, "max_precision_drop": 0.05, "min_flipped": 1.0, "min_segment_queries": 5.0}
+	for k, v := range want {
+		if got, ok := rep.Thresholds[k]; !ok || got != v {
+			t.Errorf("thresholds.%s = %v (present %v), want %v", k, got, ok, v)
+		}
+	}
+	if len(rep.Rules) < 4 {
+		t.Fatalf("rules %+v", rep.Rules)
+	}
+	for _, r := range rep.Rules {
+		if v, ok := rep.Thresholds[r.Name]; r.Segment == "" && ok && r.Limit != nil && v != r.Limit {
+			t.Errorf("rule %s: limit %v, thresholds say %v", r.Name, r.Limit, v)
+		}
+	}
+}

@@ -357,9 +357,9 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 		if cfg.Set == "" {
 			return nil, nil, &gate.InputError{File: o.Config, Field: "set", Err: errors.New("required")}
 		}
-		set, err := LoadSetFor(cfg, "") // the query texts of `queries` too
+		set, err := loadCISet(cfg)
 		if err != nil {
-			return nil, nil, gate.AtStage(gate.StageSet, "", err)
+			return nil, nil, err
 		}
 		cmp, err := CompareFiles(e, cfg, set, cfg.Depth, cfg.Thresholds, CorpusFor("", cfg), o.BaseResults, o.HeadResults)
 		return cmp, set, err
@@ -367,14 +367,19 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 	if err := CheckPrograms(cfg, o.MissingProgram); err != nil {
 		return nil, nil, gate.AtStage(gate.StageRetrieve, "", err)
 	}
-	set, err := LoadSetFor(cfg, "")
+	set, err := loadCISet(cfg)
 	if err != nil {
-		return nil, nil, gate.AtStage(gate.StageSet, "", err)
+		return nil, nil, err
 	}
 	keys := map[string]string{"base": o.BaseSHA, "head": o.HeadSHA}
 	if o.Drift {
 		if o.Baseline == "" {
 			return nil, nil, ErrNoBaseline
+		}
+		// The gate's checks before retrieval (waivers, the head's table),
+		// as the pre-merge path's Gate runs them.
+		if err := CheckConfig(e, cfg, set, []string{"head"}); err != nil {
+			return nil, nil, err
 		}
 		if cfg.CacheDir != "" {
 			e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
@@ -389,6 +394,18 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 	g.BaseRef = o.BaseSHA
 	cmp, err := Gate(ctx, e, g)
 	return cmp, set, err
+}
+
+// loadCISet loads the set of a CI job's config as LoadConfigSet does for
+// `gate`: the query texts of `queries` too, and the segment rules checked
+// against the set before anything is retrieved, so the CI job refuses
+// what `gate` refuses, with the same error.
+func loadCISet(cfg *config.Config) (*gate.Set, error) {
+	set, err := LoadSetFor(cfg, "")
+	if err != nil {
+		return nil, gate.AtStage(gate.StageSet, "", err)
+	}
+	return set, gate.AtStage(gate.StageConfig, "", cfg.Thresholds.CheckSegments(set))
 }
 
 // ScoredRun is one run file scored for `recallgate score`, ready to write.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,57 @@ func TestJSONLBeside(t *testing.T) {
 	os.Remove(want)
 	if _, err := jsonlBeside(testEnv(&stderr), cfg, qrels); err == nil || !strings.Contains(err.Error(), "--export jsonl > "+want) {
 		t.Errorf("without queries: %v", err)
+	}
+}
+
+// TestCIRefusesWhatGateRefuses: the CI job's own gate path checks the
+// segment rules against the set before anything is retrieved, as `gate`
+// (LoadConfigSet) does: a rule naming no segment of the set is the config
+// error naming its file, line and key, never a retrieval first (the head's
+// run file here cannot be read as a run, so retrieving it would fail with
+// a retriever error instead).
+func TestCIRefusesWhatGateRefuses(t *testing.T) {
+	dir := t.TempDir()
+	put(t, dir, "set.jsonl", testSet)
+	put(t, dir, "base.jsonl", goodRun)
+	put(t, dir, "head.jsonl", "this is not a run\n")
+	toml := "set = \"set.jsonl\"\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n[[gate.segment]]\nname = \"no-such-segment\"\nmax_recall_drop = 0.1\n"
+	cfg := put(t, dir, "rg.toml", toml)
+	_, _, gateErr := LoadConfigSet(cfg, "")
+	var stderr bytes.Buffer
+	_, _, err := CI(context.Background(), testEnv(&stderr), CIOptions{Config: cfg, Workspace: dir})
+	var ie *gate.InputError
+	if !errors.As(err, &ie) || ie.Field != "gate.segment[0].name" || ie.Line != 9 {
+		t.Fatalf("CI: %v (want the segment rule's config error)", err)
+	}
+	if gateErr == nil || err.Error() != gateErr.Error() {
+		t.Errorf("CI refused with %q, gate with %v", err, gateErr)
+	}
+	var se *gate.StageError
+	if !errors.As(err, &se) || se.Stage != gate.StageConfig {
+		t.Errorf("stage: %v", err)
+	}
+	// The run-files path refuses the same before scoring.
+	_, _, err = CI(context.Background(), testEnv(&stderr), CIOptions{Config: cfg, Workspace: dir, BaseResults: filepath.Join(dir, "base.jsonl"), HeadResults: filepath.Join(dir, "head.jsonl")})
+	if !errors.As(err, &ie) || ie.Field != "gate.segment[0].name" {
+		t.Errorf("CI with run files: %v", err)
+	}
+}
+
+// TestCIDriftChecksTheConfigFirst: the nightly drift path runs the gate's
+// checks before it retrieves, as the pre-merge path does: a waiver for a
+// query the set does not have is the config error, never a retrieval
+// first (the head's run file cannot be read as a run).
+func TestCIDriftChecksTheConfigFirst(t *testing.T) {
+	dir := t.TempDir()
+	put(t, dir, "set.jsonl", testSet)
+	put(t, dir, "baseline.jsonl", goodRun)
+	put(t, dir, "head.jsonl", "this is not a run\n")
+	cfg := put(t, dir, "rg.toml", "set = \"set.jsonl\"\n[retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n[[waiver]]\nquery = \"q99\"\nreason = \"gone\"\nexpires = \"2099-01-01\"\n")
+	var stderr bytes.Buffer
+	_, _, err := CI(context.Background(), testEnv(&stderr), CIOptions{Config: cfg, Workspace: dir, Drift: true, Baseline: filepath.Join(dir, "baseline.jsonl")})
+	var ie *gate.InputError
+	if !errors.As(err, &ie) || ie.Field != "waiver" || !strings.Contains(err.Error(), `"q99"`) {
+		t.Fatalf("drift: %v (want the waiver's config error)", err)
 	}
 }

@@ -541,3 +541,34 @@ func TestGateLabel(t *testing.T) {
 		t.Errorf("SetGate: %+v", g)
 	}
 }
+
+// TestLostNamesOnlyWhatTheBaseFound: q04 has two gold documents; its base
+// found one (doc/04), its head neither. The lost list and the attribution
+// name that one, never doc/04x, which the base did not find either (a
+// report listed every unfound gold document as lost, "rank — → —").
+func TestLostNamesOnlyWhatTheBaseFound(t *testing.T) {
+	f := newFixture(t, nil)
+	f.base["q04"] = []string{"doc/04", "other"}
+	f.head["q04"] = []string{"other"}
+	c := f.compare(t)
+	p := c.Query("q04")
+	if strings.Join(p.Lost, ",") != "doc/04" || len(p.Gained) != 0 {
+		t.Fatalf("lost %v gained %v", p.Lost, p.Gained)
+	}
+	if len(p.Moves) != 1 || p.Moves[0].Doc != "doc/04" {
+		t.Errorf("moves %+v", p.Moves)
+	}
+	for _, format := range []Format{Text, JUnit} {
+		if out := string(render(t, c, format)); strings.Contains(out, "doc/04x") {
+			t.Errorf("%s names doc/04x, which the base never found:\n%s", format, out)
+		}
+	}
+	// Markdown lists each zero-recall query's gold apart; its flip row
+	// names only the lost document.
+	md := string(render(t, c, Markdown))
+	_, row, _ := strings.Cut(md, "| q04 | ordinary question 4 | 0.500")
+	row, _, _ = strings.Cut(row, "\n")
+	if !strings.Contains(row, EscapeMarkdown("doc/04")) || strings.Contains(row, EscapeMarkdown("doc/04x")) {
+		t.Errorf("markdown's row for q04: %q", row)
+	}
+}
