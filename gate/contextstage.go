@@ -108,6 +108,33 @@ func (s ruleScope) withContext(evidence bool) ruleScope {
 	return out
 }
 
+// droppedContext lists the queries of a scope (with evidence, when
+// evidence) whose base has a final context and whose head has none (its
+// answers carry no "context" and its hits no text), a query waived for
+// rule aside: the rule cannot read them, and they must not pass it.
+func (c *Comparison) droppedContext(s ruleScope, rule string, evidence bool) []string {
+	var out []string
+	for _, p := range s.queries {
+		if p.Base.Context != nil && p.Head.Context == nil && (!evidence || len(p.Query.Evidence) > 0) && !c.waivedFor(p, rule) {
+			out = append(out, p.Query.ID)
+		}
+	}
+	return out
+}
+
+// unreadContext makes a final-context rule that did not fail inconclusive
+// when the head dropped the final context of queries the base has one
+// for: a head that drops its final context cannot pass.
+func unreadContext(r RuleResult, s ruleScope, dropped []string) RuleResult {
+	if len(dropped) == 0 || r.Outcome == RuleFail {
+		return r
+	}
+	r.Outcome, r.Note = RuleInconclusive, ""
+	r.Why = fmt.Sprintf("%sthe head has no final context for %d %s the base has one for (%s: its answers carry no \"context\" and its hits no text): %s was not evaluated on %s, and a head that drops its final context cannot pass",
+		s.in(), len(dropped), plural(len(dropped), "query", "queries"), JoinFirst(dropped, 10), r.Name, plural(len(dropped), "it", "them"))
+	return r
+}
+
 // skippedContext is a final-context rule with no query to read.
 func skippedContext(s ruleScope, name, metric string, limit float64, evidence bool) RuleResult {
 	what := "a final context on both sides (the runs carry no passage text and no context)"
@@ -122,10 +149,11 @@ func skippedContext(s ruleScope, name, metric string, limit float64, evidence bo
 // both sides (and evidence, for coverage); skipped when there are none.
 func (c *Comparison) contextDropRule(s ruleScope, name, metric, label string, evidence bool, limit float64) RuleResult {
 	in := s.withContext(evidence)
+	dropped := c.droppedContext(s, name, evidence)
 	if len(in.queries) == 0 {
-		return skippedContext(s, name, metric, limit, evidence)
+		return unreadContext(skippedContext(s, name, metric, limit, evidence), s, dropped)
 	}
-	return c.dropRule(in, name, metric, label, 0, limit)
+	return unreadContext(c.dropRule(in, name, metric, label, 0, limit), s, dropped)
 }
 
 // factsRule holds the number of required facts found in the base's final
@@ -134,8 +162,9 @@ func (c *Comparison) contextDropRule(s ruleScope, name, metric, label string, ev
 // new misses: a fact the model no longer reads is a regression).
 func (c *Comparison) factsRule(s ruleScope, limit int) RuleResult {
 	in := s.withContext(true)
+	dropped := c.droppedContext(s, RuleFactsLost, true)
 	if len(in.queries) == 0 {
-		return skippedContext(s, RuleFactsLost, MetricFactsLost, float64(limit), true)
+		return unreadContext(skippedContext(s, RuleFactsLost, MetricFactsLost, float64(limit), true), s, dropped)
 	}
 	r := RuleResult{Name: RuleFactsLost, Metric: MetricFactsLost, Segment: s.label, Queries: len(in.queries), Limit: float64(limit), Outcome: RulePass}
 	var lost []string
@@ -156,5 +185,5 @@ func (c *Comparison) factsRule(s ruleScope, limit int) RuleResult {
 		r.Why = fmt.Sprintf("%s%d required %s found in the base's final context %s not in the head's (limit %d, %s): %s",
 			s.in(), int(r.Value), plural(int(r.Value), "fact", "facts"), plural(int(r.Value), "is", "are"), limit, RuleFactsLost, JoinFirst(lost, 5))
 	}
-	return r
+	return unreadContext(r, s, dropped)
 }
