@@ -51,3 +51,18 @@ func TestHeadDroppingContextCannotPass(t *testing.T) {
 		t.Errorf("same head twice: %s %v", c.Verdict, c.Reasons)
 	}
 }
+
+// TestContextTokensBounded: a passage claiming 2^63−1 tokens is refused
+// naming the query and the field (as the HTTP retriever refuses past
+// 2^31−1), so a context's size can never wrap round to a negative sum.
+func TestContextTokensBounded(t *testing.T) {
+	big := `{"id":"q1","hits":[],"context":[{"doc":"a","tokens":9223372036854775807},{"doc":"b","tokens":9223372036854775807}]}`
+	_, err := ParseResult([]byte(big), "run.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "context[0].tokens") || !strings.Contains(err.Error(), `"q1"`) {
+		t.Fatalf("err = %v, want a refusal naming q1 and context[0].tokens", err)
+	}
+	ok := `{"id":"q1","hits":[],"context":[{"doc":"a","tokens":2147483647}]}`
+	if _, err := ParseResult([]byte(ok), "run.jsonl"); err != nil {
+		t.Errorf("2^31-1 tokens: %v", err)
+	}
+}

@@ -301,8 +301,13 @@ type ContextError struct {
 
 func (e *ContextError) Error() string { return e.Field + ": " + e.Msg }
 
+// MaxPassageTokens bounds one passage's "tokens" (as the HTTP retriever
+// does): a context's size, their sum, can then never wrap round.
+const MaxPassageTokens = math.MaxInt32
+
 // CheckContext applies the rules every final context obeys: each passage
-// names its document, and a token count is not negative.
+// names its document, and a token count is not negative nor past
+// MaxPassageTokens.
 func CheckContext(ctx []Passage) *ContextError {
 	for i, p := range ctx {
 		if strings.TrimSpace(p.Doc) == "" {
@@ -310,6 +315,9 @@ func CheckContext(ctx []Passage) *ContextError {
 		}
 		if p.Tokens != nil && *p.Tokens < 0 {
 			return &ContextError{Field: fmt.Sprintf("context[%d].tokens", i), Msg: fmt.Sprintf("%d is negative", *p.Tokens)}
+		}
+		if p.Tokens != nil && *p.Tokens > MaxPassageTokens {
+			return &ContextError{Field: fmt.Sprintf("context[%d].tokens", i), Msg: fmt.Sprintf("%d is too many tokens for one passage (at most %d)", *p.Tokens, MaxPassageTokens)}
 		}
 	}
 	return nil
