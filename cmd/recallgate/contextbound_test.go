@@ -36,3 +36,27 @@ func TestHTTPContextFloodBoundedInMemory(t *testing.T) {
 		t.Errorf("the error names no query:\n%s", errs)
 	}
 }
+
+// TestRunContextFloodBoundedInMemory: a saved run whose three lines each
+// carry a context of 1,300,000 passages (15.6 MB a line, under the run
+// line limit) is refused naming the file, the line and the query, and
+// stays under the suite's memory limit.
+func TestRunContextFloodBoundedInMemory(t *testing.T) {
+	const n = 1_300_000
+	var b strings.Builder
+	for _, id := range []string{"q1", "q2", "q3"} {
+		fmt.Fprintf(&b, `{"id":%q,"hits":[{"doc":"a"}],"context":[`, id)
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"doc":"%x"}`, i%16)
+		}
+		b.WriteString("]}\n")
+	}
+	dir := t.TempDir()
+	set := write(t, dir, "set.jsonl", setJSONL)
+	run := write(t, dir, "run.jsonl", b.String())
+	code, errs, rss := rgChild(t, "score", "--set", set, "--results", run)
+	checkBounded(t, code, errs, rss, 2, `run.jsonl:1: context[10000]: query "q1": the context holds more than 10000 passages`)
+}
