@@ -60,3 +60,43 @@ func TestRunContextFloodBoundedInMemory(t *testing.T) {
 	code, errs, rss := rgChild(t, "score", "--set", set, "--results", run)
 	checkBounded(t, code, errs, rss, 2, `run.jsonl:1: context[10000]: query "q1": the context holds more than 10000 passages`)
 }
+
+// hugePassage answers q2 with a final context whose one passage's text is
+// 100 MB (written in 1 MB pieces), or whose passage claims 2^63−1 tokens.
+const hugePassage = `import json, sys
+for line in sys.stdin:
+    req = json.loads(line)
+    if req["id"] != "q2":
+        print(json.dumps({"id": req["id"], "hits": [{"doc": "a"}], "context": [{"doc": "a", "text": "alpha"}]}), flush=True)
+        continue
+    if sys.argv[1] == "tokens":
+        print(json.dumps({"id": "q2", "hits": [{"doc": "a"}], "context": [{"doc": "a", "tokens": 2**63 - 1}]}), flush=True)
+        continue
+    sys.stdout.write('{"id":"q2","hits":[{"doc":"a"}],"context":[{"doc":"a","text":"')
+    piece = "x" * (1 << 20)
+    try:
+        for _ in range(100):
+            sys.stdout.write(piece)
+        sys.stdout.write('"}]}\n')
+        sys.stdout.flush()
+    except BrokenPipeError:
+        sys.exit(0)
+`
+
+// TestCommandHugePassageBounded: a command retriever's passage text of
+// 100 MB is refused at the answer's value limit, and a passage claiming
+// 2^63−1 tokens at the token bound: exit 3 naming the query and the
+// field, peak RSS under the suite's limit.
+func TestCommandHugePassageBounded(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"alpha","gold":{"a":1}}`+"\n"+`{"id":"q2","query":"beta","gold":{"a":1}}`+"\n")
+	script := write(t, dir, "r.py", hugePassage)
+	for fault, want := range map[string]string{"text": "context[0]: longer than 4 MiB", "tokens": "9223372036854775807 is too many tokens for one passage"} {
+		cfg := write(t, dir, fault+".toml", "set = \"set.jsonl\"\n[retriever]\ntype = \"command\"\ncommand = [\"python3\", \""+script+"\", \""+fault+"\"]\n")
+		code, errs, rss := rgChild(t, "retrieve", "--config", cfg, "--out", filepath.Join(dir, fault+".jsonl"))
+		checkBounded(t, code, errs, rss, 3, want)
+		if !strings.Contains(errs, "q2") {
+			t.Errorf("%s: the error does not name q2:\n%s", fault, errs)
+		}
+	}
+}
