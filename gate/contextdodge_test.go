@@ -86,3 +86,38 @@ func TestRunContextErrorsNamed(t *testing.T) {
 		t.Errorf("at the cap: %d passages, %v", len(r.Context), err)
 	}
 }
+
+// TestHeadFallingBackToPackingCannotPass: the base's pipeline sends its
+// own context, the head's drops "context" on q1 while its hits carry the
+// fact's text: recallgate's packing finds the fact, but that is not what
+// the head's model read, so max_facts_lost is inconclusive, not a pass.
+func TestHeadFallingBackToPackingCannotPass(t *testing.T) {
+	s := contextSet(t)
+	base := contextCard(t, s, []Passage{keys1, keys2}, []Passage{tokP, limitP})
+	sc := NewScorer(s, Depth{Candidates: 10, Context: 3})
+	for _, r := range []Result{
+		{ID: "q1", Hits: []Hit{{Doc: "keys", Chunk: "keys#1", Text: keys1.Text}, {Doc: "keys", Chunk: "keys#2", Text: keys2.Text}, {Doc: "other"}}},
+		{ID: "q2", Hits: []Hit{{Doc: "tokens"}, {Doc: "limits"}, {Doc: "other"}}, Context: []Passage{tokP, limitP}},
+	} {
+		if err := sc.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, err := sc.Card()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head.Queries[0].Context.Source != ContextPacked || head.Queries[0].Context.FactsFound != 1 {
+		t.Fatalf("head q1 %+v", head.Queries[0].Context)
+	}
+	c, _ := Compare(base, head, DefaultThresholds())
+	r := findRule(c, RuleFactsLost, "")
+	if c.Verdict == Pass || r == nil || r.Outcome != RuleInconclusive || !strings.Contains(r.Why, "(q1)") {
+		t.Errorf("verdict %s, rule %+v", c.Verdict, r)
+	}
+	// The other way round (the head gains its own context) is no drop.
+	c, _ = Compare(head, base, DefaultThresholds())
+	if c.Verdict != Pass {
+		t.Errorf("head gaining its own context: %s %v", c.Verdict, c.Reasons)
+	}
+}

@@ -109,13 +109,17 @@ func (s ruleScope) withContext(evidence bool) ruleScope {
 }
 
 // droppedContext lists the queries of a scope (with evidence, when
-// evidence) whose base has a final context and whose head has none (its
-// answers carry no "context" and its hits no text), a query waived for
-// rule aside: the rule cannot read them, and they must not pass it.
+// evidence) whose head dropped the final context the base has: none at
+// all (its answer carries no "context" and its hits no text), or only
+// recallgate's packing of its hits where the base's answer carried the
+// pipeline's own. A query waived for rule aside: the rule cannot read the
+// head's model input there, and those queries must not pass it.
 func (c *Comparison) droppedContext(s ruleScope, rule string, evidence bool) []string {
 	var out []string
 	for _, p := range s.queries {
-		if p.Base.Context != nil && p.Head.Context == nil && (!evidence || len(p.Query.Evidence) > 0) && !c.waivedFor(p, rule) {
+		b, h := p.Base.Context, p.Head.Context
+		dropped := b != nil && (h == nil || (b.Source == ContextOwn && h.Source != ContextOwn))
+		if dropped && (!evidence || len(p.Query.Evidence) > 0) && !c.waivedFor(p, rule) {
 			out = append(out, p.Query.ID)
 		}
 	}
@@ -130,7 +134,7 @@ func unreadContext(r RuleResult, s ruleScope, dropped []string) RuleResult {
 		return r
 	}
 	r.Outcome, r.Note = RuleInconclusive, ""
-	r.Why = fmt.Sprintf("%sthe head has no final context for %d %s the base has one for (%s: its answers carry no \"context\" and its hits no text): %s was not evaluated on %s, and a head that drops its final context cannot pass",
+	r.Why = fmt.Sprintf("%sthe head's answers carry no \"context\" for %d %s the base's pipeline gave one for (%s): the head's model input is not known there (at most recallgate's packing of its hits), %s was not evaluated on %s, and a head that drops its final context cannot pass",
 		s.in(), len(dropped), plural(len(dropped), "query", "queries"), JoinFirst(dropped, 10), r.Name, plural(len(dropped), "it", "them"))
 	return r
 }
