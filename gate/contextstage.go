@@ -108,6 +108,37 @@ func (s ruleScope) withContext(evidence bool) ruleScope {
 	return out
 }
 
+// droppedContext lists the queries of a scope (with evidence, when
+// evidence) whose head dropped the final context the base has: none at
+// all (its answer carries no "context" and its hits no text), or only
+// recallgate's packing of its hits where the base's answer carried the
+// pipeline's own. A query waived for rule aside: the rule cannot read the
+// head's model input there, and those queries must not pass it.
+func (c *Comparison) droppedContext(s ruleScope, rule string, evidence bool) []string {
+	var out []string
+	for _, p := range s.queries {
+		b, h := p.Base.Context, p.Head.Context
+		dropped := b != nil && (h == nil || (b.Source == ContextOwn && h.Source != ContextOwn))
+		if dropped && (!evidence || len(p.Query.Evidence) > 0) && !c.waivedFor(p, rule) {
+			out = append(out, p.Query.ID)
+		}
+	}
+	return out
+}
+
+// unreadContext makes a final-context rule that did not fail inconclusive
+// when the head dropped the final context of queries the base has one
+// for: a head that drops its final context cannot pass.
+func unreadContext(r RuleResult, s ruleScope, dropped []string) RuleResult {
+	if len(dropped) == 0 || r.Outcome == RuleFail {
+		return r
+	}
+	r.Outcome, r.Note = RuleInconclusive, ""
+	r.Why = fmt.Sprintf("%sthe head's answers carry no \"context\" for %d %s the base's pipeline gave one for (%s): the head's model input is not known there (at most recallgate's packing of its hits), %s was not evaluated on %s, and a head that drops its final context cannot pass",
+		s.in(), len(dropped), plural(len(dropped), "query", "queries"), JoinFirst(dropped, 10), r.Name, plural(len(dropped), "it", "them"))
+	return r
+}
+
 // skippedContext is a final-context rule with no query to read.
 func skippedContext(s ruleScope, name, metric string, limit float64, evidence bool) RuleResult {
 	what := "a final context on both sides (the runs carry no passage text and no context)"
@@ -122,10 +153,11 @@ func skippedContext(s ruleScope, name, metric string, limit float64, evidence bo
 // both sides (and evidence, for coverage); skipped when there are none.
 func (c *Comparison) contextDropRule(s ruleScope, name, metric, label string, evidence bool, limit float64) RuleResult {
 	in := s.withContext(evidence)
+	dropped := c.droppedContext(s, name, evidence)
 	if len(in.queries) == 0 {
-		return skippedContext(s, name, metric, limit, evidence)
+		return unreadContext(skippedContext(s, name, metric, limit, evidence), s, dropped)
 	}
-	return c.dropRule(in, name, metric, label, 0, limit)
+	return unreadContext(c.dropRule(in, name, metric, label, 0, limit), s, dropped)
 }
 
 // factsRule holds the number of required facts found in the base's final
@@ -134,8 +166,9 @@ func (c *Comparison) contextDropRule(s ruleScope, name, metric, label string, ev
 // new misses: a fact the model no longer reads is a regression).
 func (c *Comparison) factsRule(s ruleScope, limit int) RuleResult {
 	in := s.withContext(true)
+	dropped := c.droppedContext(s, RuleFactsLost, true)
 	if len(in.queries) == 0 {
-		return skippedContext(s, RuleFactsLost, MetricFactsLost, float64(limit), true)
+		return unreadContext(skippedContext(s, RuleFactsLost, MetricFactsLost, float64(limit), true), s, dropped)
 	}
 	r := RuleResult{Name: RuleFactsLost, Metric: MetricFactsLost, Segment: s.label, Queries: len(in.queries), Limit: float64(limit), Outcome: RulePass}
 	var lost []string
@@ -156,5 +189,5 @@ func (c *Comparison) factsRule(s ruleScope, limit int) RuleResult {
 		r.Why = fmt.Sprintf("%s%d required %s found in the base's final context %s not in the head's (limit %d, %s): %s",
 			s.in(), int(r.Value), plural(int(r.Value), "fact", "facts"), plural(int(r.Value), "is", "are"), limit, RuleFactsLost, JoinFirst(lost, 5))
 	}
-	return r
+	return unreadContext(r, s, dropped)
 }

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -249,10 +251,49 @@ func (g *trecGroup) flush(fn func(Result) error) error {
 
 // rawResult is the JSONL shape of one run line.
 type rawResult struct {
-	ID      *string    `json:"id"`
-	Hits    *[]Hit     `json:"hits"`
-	Context *[]Passage `json:"context"`
-	Abstain *bool      `json:"abstain"`
+	ID      *string     `json:"id"`
+	Hits    *[]Hit      `json:"hits"`
+	Context *runContext `json:"context"`
+	Abstain *bool       `json:"abstain"`
+}
+
+// MaxRunContextPassages bounds the passages of one run line's context:
+// ten times what a retriever's answer keeps at the least (MinKeptHits),
+// so a saved run of any real pipeline reads back, and a line of a
+// million tiny passages is refused before they are built.
+const MaxRunContextPassages = 10 * MinKeptHits
+
+// runContext is a run line's "context", decoded one passage at a time and
+// refused past MaxRunContextPassages with a *ContextError naming the
+// passage.
+type runContext []Passage
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *runContext) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return &json.UnmarshalTypeError{Value: strings.TrimPrefix(strings.TrimPrefix(tokenKind(tok), "an "), "a "), Type: reflect.TypeOf([]Passage{})}
+	}
+	out := runContext{}
+	for i := 0; dec.More(); i++ {
+		field := fmt.Sprintf("context[%d]", i)
+		if i >= MaxRunContextPassages {
+			return &ContextError{Field: field, Msg: fmt.Sprintf("the context holds more than %d passages (the most a run line's context may hold)", MaxRunContextPassages)}
+		}
+		var p Passage
+		if err := dec.Decode(&p); err != nil {
+			e := jsonLineError("", 0, err)
+			return &ContextError{Field: field + dotted(e.Field), Msg: e.Err.Error()}
+		}
+		out = append(out, p)
+	}
+	*c = out
+	return nil
 }
 
 // parseResultLine parses one JSONL run line, reusing scratch for the hits.
@@ -262,6 +303,12 @@ func parseResultLine(line []byte, file string, n int, scratch []Hit) (Result, er
 	}
 	var raw rawResult
 	if err := decodeStrict(line, &raw); err != nil {
+		if ce := (*ContextError)(nil); errors.As(err, &ce) {
+			if raw.ID == nil { // the id comes after the context on the line
+				return Result{}, inputErr(file, n, ce.Field, "%s", ce.Msg)
+			}
+			return Result{}, inputErr(file, n, ce.Field, "query %q: %s", *raw.ID, ce.Msg)
+		}
 		return Result{}, jsonLineError(file, n, err)
 	}
 	if raw.ID == nil || strings.TrimSpace(*raw.ID) == "" {
@@ -272,7 +319,7 @@ func parseResultLine(line []byte, file string, n int, scratch []Hit) (Result, er
 	}
 	r := Result{ID: *raw.ID, Hits: *raw.Hits, Line: n, Abstain: raw.Abstain}
 	if raw.Context != nil {
-		r.Context = append([]Passage{}, *raw.Context...)
+		r.Context = append([]Passage{}, (*raw.Context)...)
 	}
 	return checkResult(r, file)
 }
@@ -302,8 +349,13 @@ type ContextError struct {
 // Error says the field at fault and why.
 func (e *ContextError) Error() string { return e.Field + ": " + e.Msg }
 
+// MaxPassageTokens bounds one passage's "tokens" (as the HTTP retriever
+// does): a context's size, their sum, can then never wrap round.
+const MaxPassageTokens = math.MaxInt32
+
 // CheckContext applies the rules every final context obeys: each passage
-// names its document, and a token count is not negative.
+// names its document, and a token count is not negative nor past
+// MaxPassageTokens.
 func CheckContext(ctx []Passage) *ContextError {
 	for i, p := range ctx {
 		if strings.TrimSpace(p.Doc) == "" {
@@ -311,6 +363,9 @@ func CheckContext(ctx []Passage) *ContextError {
 		}
 		if p.Tokens != nil && *p.Tokens < 0 {
 			return &ContextError{Field: fmt.Sprintf("context[%d].tokens", i), Msg: fmt.Sprintf("%d is negative", *p.Tokens)}
+		}
+		if p.Tokens != nil && *p.Tokens > MaxPassageTokens {
+			return &ContextError{Field: fmt.Sprintf("context[%d].tokens", i), Msg: fmt.Sprintf("%d is too many tokens for one passage (at most %d)", *p.Tokens, MaxPassageTokens)}
 		}
 	}
 	return nil

@@ -94,6 +94,10 @@ func policyValues(c *Config) map[string]string {
 	if c.Depth.Below == 0 {
 		v["report.below"] = num(gate.BelowThreshold)
 	}
+	v["report.context_tokens"] = strconv.Itoa(c.Depth.ContextTokens)
+	if c.Depth.ContextTokens <= 0 {
+		v["report.context_tokens"] = strconv.Itoa(gate.DefaultContextTokens)
+	}
 	if c.TwoTables() {
 		v["retrievers"] = "[base.retriever]+[head.retriever]"
 	}

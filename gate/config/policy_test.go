@@ -129,3 +129,19 @@ corpus = "c"
 		}
 	}
 }
+
+// TestPolicyChangesContextBudget: a head that sets another [report]
+// context_tokens (the budget recallgate packs a context under, which
+// decides which facts reach the packed context) has it listed as a policy
+// change: the base commit's budget judges, and the reader sees the change.
+func TestPolicyChangesContextBudget(t *testing.T) {
+	base := mustParse(t, "[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n")
+	head := mustParse(t, "[report]\ncontext_tokens = 50\n[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n")
+	var got []string
+	for _, c := range PolicyChanges(base, head) {
+		got = append(got, c.Key+" "+c.Base+" → "+c.Head)
+	}
+	if want := "report.context_tokens 2000 → 50"; strings.Join(got, "\n") != want {
+		t.Errorf("changes %q, want %q", got, want)
+	}
+}

@@ -98,7 +98,8 @@ type exportCase struct {
 // hits packed under [report] context_tokens), the gold documents'
 // reference passages (from the config's corpus, else the set's evidence)
 // and the query id, in the format's field names. Set queries the run does
-// not hold are left out with a warning.
+// not hold are left out with a warning; a run whose metadata line names
+// another set is refused.
 func Export(e *Env, o ExportOptions, w io.Writer) error {
 	switch {
 	case o.Run == "" || o.Format == "":
@@ -120,7 +121,7 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	cases := map[string]*exportCase{}
 	var unknown []string
 	noText := true
-	if _, err := gate.ReadRunFile(o.Run, func(r gate.Result) error {
+	meta, err := gate.ReadRunFile(o.Run, func(r gate.Result) error {
 		q := set.Query(r.ID)
 		if q == nil {
 			unknown = append(unknown, r.ID)
@@ -141,7 +142,13 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 		}
 		cases[q.ID] = c
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
+		return err
+	}
+	// A run made on another set is refused, as compare refuses it: its
+	// contexts would go with the wrong questions wherever ids repeat.
+	if err := meta.CheckSet(set, o.Run); err != nil {
 		return err
 	}
 	if err := references(cases, corpus); err != nil {

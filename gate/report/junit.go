@@ -136,6 +136,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		s.Failures++
 	}
 	s.Tests = len(s.Cases)
+	safeSuite(&s)
 	doc := junitSuites{Name: "recallgate", Tests: s.Tests, Failures: s.Failures, Suites: []junitSuite{s}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -214,4 +215,27 @@ func refusalCase(r *CompareReport) (junitCase, bool) {
 		c.Skipped = &junitSkipped{Message: msg}
 	}
 	return c, true
+}
+
+// safeSuite passes every text of a suite through xmlSafe, as the error
+// report's JUnit does: ids, chunk ids, passages and reasons from an eval
+// set or a retriever's answers lose the control characters XML cannot
+// hold and show their invisible ones (a bidi override would reorder what
+// a test-report viewer shows).
+func safeSuite(s *junitSuite) {
+	s.Name = xmlSafe(s.Name)
+	for i := range s.Properties {
+		p := &s.Properties[i]
+		p.Name, p.Value = xmlSafe(p.Name), xmlSafe(p.Value)
+	}
+	for i := range s.Cases {
+		c := &s.Cases[i]
+		c.Name, c.Classname, c.SystemOut = xmlSafe(c.Name), xmlSafe(c.Classname), xmlSafe(c.SystemOut)
+		if c.Failure != nil {
+			c.Failure.Message, c.Failure.Type, c.Failure.Text = xmlSafe(c.Failure.Message), xmlSafe(c.Failure.Type), xmlSafe(c.Failure.Text)
+		}
+		if c.Skipped != nil {
+			c.Skipped.Message = xmlSafe(c.Skipped.Message)
+		}
+	}
 }

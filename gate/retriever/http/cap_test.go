@@ -80,3 +80,36 @@ func TestDeepAnswerRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestContextStreamedAndBounded: the context path's array is read one
+// passage at a time: past the cap it is refused, deep nesting inside a
+// passage is refused at the depth bound, and a well-formed context after
+// the hits is read whole.
+func TestContextStreamedAndBounded(t *testing.T) {
+	r, err := New(Config{URL: "http://127.0.0.1:1", Hits: "hits", Doc: "doc", Context: "answer.context"}, nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := `{"hits":[{"doc":"a"}],"answer":{"context":[{"doc":"a","text":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + `}]}}`
+	if _, _, err := r.parse([]byte(deep), 10); err == nil || !strings.Contains(err.Error(), "nested more than 64 levels deep") {
+		t.Errorf("deep: %v", err)
+	}
+	flood := `{"hits":[{"doc":"a"}],"answer":{"context":[` + strings.Repeat(`{"doc":"a"},`, 1000) + `{"doc":"a"}]}}`
+	if _, _, err := r.parseAnswer([]byte(flood), 1000); err == nil || !strings.Contains(err.Error(), `"answer.context" in the answer holds more than 1000 passages`) {
+		t.Errorf("flood: %v", err)
+	}
+	ok := `{"hits":[{"doc":"a"}],"answer":{"abstained":false,"context":[{"doc":"a","chunk":"a#1","text":"x y","tokens":2},{"doc":"b"}]}}`
+	ctx, _, err := r.parseAnswer([]byte(ok), 1000)
+	if err != nil || len(ctx) != 2 || ctx[0].Chunk != "a#1" || *ctx[0].Tokens != 2 || ctx[1].Doc != "b" {
+		t.Errorf("ok: %+v %v", ctx, err)
+	}
+	for body, want := range map[string]string{
+		`{"hits":[],"answer":{"context":{"doc":"a"}}}`: `"answer.context" in the answer is not an array of passages (it is an object)`,
+		`{"hits":[],"answer":{"context":"a"}}`:         `"answer.context" in the answer is not an array of passages (it is a string)`,
+		`{"hits":[],"answer":{"context":[{"x":1}]}}`:   `context passage 0 has no "doc"`,
+	} {
+		if _, _, err := r.parseAnswer([]byte(body), 1000); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}

@@ -592,27 +592,39 @@ func (r *Retriever) parseAnswer(body []byte, keep int) (ctx []gate.Passage, abst
 	return ctx, abstain, nil
 }
 
-// contextList reads the context array: each passage through the
-// configured paths, at most keep of them.
+// contextList reads the context array one passage at a time, each
+// through the configured paths: past keep passages the answer is refused
+// before the next is built, so a flood of small passages costs the memory
+// of keep of them, never the whole array's decoded tree.
 func (a *answerWalk) contextList() ([]gate.Passage, error) {
-	var item any
-	if err := a.dec.Decode(&item); err != nil {
+	tok, err := a.dec.Token()
+	if err != nil {
 		return nil, err
 	}
-	list, ok := item.([]any)
-	if !ok {
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		var item any = tok
+		if ok && d == '{' {
+			item = map[string]any{}
+		}
 		return nil, hitError{fmt.Errorf("%q in the answer is not an array of passages (it is %s)", a.r.cfg.Context, jsonKind(item))}
 	}
-	if len(list) > a.keep {
-		return nil, hitError{fmt.Errorf("%q in the answer holds %d passages, more than %d (the most a context may hold)", a.r.cfg.Context, len(list), a.keep)}
-	}
 	out := []gate.Passage{}
-	for i, it := range list {
-		p, err := a.r.passage(i, it)
+	for i := 0; a.dec.More(); i++ {
+		if i >= a.keep {
+			return nil, hitError{fmt.Errorf("%q in the answer holds more than %d passages (the most a context may hold)", a.r.cfg.Context, a.keep)}
+		}
+		var item any
+		if err := a.dec.Decode(&item); err != nil {
+			return nil, err
+		}
+		p, err := a.r.passage(i, item)
 		if err != nil {
 			return nil, hitError{err}
 		}
 		out = append(out, p)
+	}
+	if _, err := a.dec.Token(); err != nil { // the closing bracket
+		return nil, err
 	}
 	return out, nil
 }
