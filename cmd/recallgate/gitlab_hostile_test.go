@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// gitlabSecrets are the GitLab job's credentials, with a value each: the
+// token recallgate writes with and what GitLab puts in every job.
+var gitlabSecrets = map[string]string{
+	"RECALLGATE_GITLAB_TOKEN":      glToken,
+	"CI_JOB_TOKEN":                 "glcbt-jobtoken",
+	"CI_JOB_JWT":                   "jwt-v1-secret",
+	"CI_JOB_JWT_V2":                "jwt-v2-secret",
+	"CI_REGISTRY_PASSWORD":         "registry-secret",
+	"CI_DEPLOY_PASSWORD":           "deploy-secret",
+	"CI_DEPENDENCY_PROXY_PASSWORD": "proxy-secret",
+	"CI_REPOSITORY_URL":            "https://gitlab-ci-token:glcbt-in-url@gitlab.example/acme/rag.git",
+	"GITLAB_TOKEN":                 "glpat-glab-cli",
+	"GL_TOKEN":                     "glpat-semantic-release",
+}
+
+// TestGitLabTokensOutOfReach: under GitLab CI a command retriever's
+// environment never holds the job's credentials, and a config that asks
+// for one by name (env = [...], or an http header's ${VAR}) is refused with
+// exit 2 before anything runs, as GITHUB_TOKEN is.
+func TestGitLabTokensOutOfReach(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	envOut := filepath.Join(dir, "child-env.txt")
+	write(t, dir, "spy.py", `import json, os, sys
+with open(sys.argv[1], "w") as f:
+    for k, v in sorted(os.environ.items()):
+        f.write(k + "=" + v + "\n")
+for line in sys.stdin:
+    req = json.loads(line)
+    print(json.dumps({"id": req["id"], "hits": [{"doc": "a"}, {"doc": "c"}]}), flush=True)
+`)
+	cfg := write(t, dir, "spy.toml", fmt.Sprintf("set = \"set.jsonl\"\n[base.retriever]\ntype = \"command\"\ncommand = [\"python3\", \"spy.py\", %q]\nenv = [\"EMBEDDER_KEY\"]\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n", envOut))
+	vars := glJob("http://127.0.0.1:1", dir, "")
+	vars["CI_PIPELINE_SOURCE"] = "push"
+	vars["RECALLGATE_CONFIG"] = cfg
+	vars["RECALLGATE_ALLOW_IDENTICAL"] = "true"
+	vars["RECALLGATE_JUNIT"] = ""
+	vars["PATH"] = os.Getenv("PATH")
+	vars["EMBEDDER_KEY"] = "the-embedder-key"
+	for k, v := range gitlabSecrets {
+		vars[k] = v
+	}
+	if code, out, errs := runCI(t, vars); code > 1 {
+		t.Fatalf("ci: exit %d\n%s\n%s", code, out, errs)
+	}
+	child := string(must(os.ReadFile(envOut)))
+	for name, v := range gitlabSecrets {
+		if strings.Contains(child, v) || strings.Contains(child, name+"=") {
+			t.Errorf("the command retriever's environment holds %s:\n%s", name, child)
+		}
+	}
+	if !strings.Contains(child, "EMBEDDER_KEY=the-embedder-key\n") {
+		t.Errorf("the command retriever lacks the variable its config names:\n%s", child)
+	}
+
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("Authorization"))
+		fmt.Fprint(w, `{"hits":[{"doc":"a"}]}`)
+	}))
+	t.Cleanup(srv.Close)
+	getenv := func(k string) string { return vars[k] }
+	for name := range gitlabSecrets {
+		for _, name := range []string{name, strings.ToLower(name)} {
+			bad := write(t, dir, "bad-env.toml", fmt.Sprintf("set = \"set.jsonl\"\n[base.retriever]\ntype = \"command\"\ncommand = [\"python3\", \"spy.py\", %q]\nenv = [%q]\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n", envOut, name))
+			var out, errb bytes.Buffer
+			code := run(context.Background(), []string{"gate", "--config", bad}, getenv, &out, &errb)
+			if code != 2 || !strings.Contains(errb.String(), "base.retriever.env: "+name+" is one of the runner's credentials") {
+				t.Errorf("env = [%q]: exit %d %s", name, code, errb.String())
+			}
+		}
+		hdr := write(t, dir, "hdr.toml", fmt.Sprintf("set = \"set.jsonl\"\n[base.retriever]\ntype = \"http\"\nurl = %q\nheaders = { Authorization = \"Bearer ${%s}\" }\nhits = \"hits\"\ndoc = \"doc\"\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n", srv.URL, name))
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"gate", "--config", hdr}, getenv, &out, &errb)
+		if code != 2 || !strings.Contains(errb.String(), "base.retriever: header Authorization reads "+name) || !strings.Contains(errb.String(), "never sent to a retriever") {
+			t.Errorf("header ${%s}: exit %d %s", name, code, errb.String())
+		}
+	}
+	if len(got) != 0 {
+		t.Errorf("the service was called with %q", got)
+	}
+}
