@@ -99,3 +99,67 @@ for line in sys.stdin:
 		t.Errorf("the service was called with %q", got)
 	}
 }
+
+// echoing wraps the fake GitLab so that the answers to the paths in codes
+// are refusals whose body repeats the token, as a proxy or a misconfigured
+// server may.
+func echoing(t *testing.T, g *fakeGitLab, codes map[string]int) *httptest.Server {
+	inner := g.server(t).Config.Handler
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if code, ok := codes[r.URL.Path]; ok {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+			fmt.Fprintf(w, `{"message":"%d refused: token %s (PRIVATE-TOKEN %s) may not"}`, code, r.Header.Get("PRIVATE-TOKEN"), r.Header.Get("PRIVATE-TOKEN"))
+			return
+		}
+		inner.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestCIGitLabTokenMasked: GitLab masks a variable in the job log only
+// when its owner ticked "masked"; recallgate masks the token itself. An
+// API answer that repeats the token (GET /user refused, the archive
+// refused: exit 3, its error in the note and the JSON report) never puts it
+// in the log, the note or the report.
+func TestCIGitLabTokenMasked(t *testing.T) {
+	t.Run("user refused", func(t *testing.T) {
+		g := &fakeGitLab{}
+		srv := echoing(t, g, map[string]int{"/api/v4/user": 401})
+		ws, base := frozenSetRepo(t)
+		vars := glJob(srv.URL, ws, base)
+		vars["RECALLGATE_CONFIG"] = filepath.Join(ws, "frozen-set", "recallgate.toml")
+		vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
+		code, out, errs := runCI(t, vars)
+		if code != 1 || !strings.Contains(errs, "GitLab answered 401") || !strings.Contains(errs, "[MASKED]") {
+			t.Errorf("exit %d\n%s\n%s", code, out, errs)
+		}
+	})
+	t.Run("archive refused", func(t *testing.T) {
+		f := newFixture(t, builtinConfig)
+		g := &fakeGitLab{archive: archiveFixture(t, f)}
+		srv := echoing(t, g, map[string]int{"/api/v4/projects/42/repository/archive.tar.gz": 403})
+		f.put("rag/corpus/security/audit-log.md", "# Office plants\n\nWater the ferns on Fridays.\n")
+		vars := glJob(srv.URL, f.dir, f.base)
+		vars["RECALLGATE_WORKING_DIRECTORY"] = filepath.Join(f.dir, "rag")
+		vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
+		code, out, errs := runCI(t, vars)
+		if code != 3 || len(g.notes) != 1 || !strings.Contains(errs, "[MASKED]") {
+			t.Fatalf("exit %d, %d notes\n%s\n%s", code, len(g.notes), out, errs)
+		}
+		files, _ := filepath.Glob(filepath.Join(f.dir, ".recallgate", "*.json"))
+		texts := map[string]string{"the note": g.notes[0]["body"].(string), "the JUnit report": string(must(os.ReadFile(vars["RECALLGATE_JUNIT"])))}
+		for _, p := range files {
+			texts[p] = string(must(os.ReadFile(p)))
+		}
+		if len(files) == 0 {
+			t.Errorf("no JSON report in .recallgate/")
+		}
+		for what, text := range texts {
+			if strings.Contains(text, glToken) {
+				t.Errorf("%s holds the token:\n%.1500s", what, text)
+			}
+		}
+	})
+}

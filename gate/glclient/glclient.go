@@ -60,6 +60,8 @@ type Client struct {
 	Warn func(string)
 	// me is who the token is, once asked.
 	me *gitlab.User
+	// token is masked in every error the client returns.
+	token string
 }
 
 // New returns a client for the project (CI_PROJECT_ID, or its path) at the
@@ -91,7 +93,7 @@ func New(hc *http.Client, apiURL, token, project string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GitLab client: %w", err)
 	}
-	return &Client{gl: gl, project: project, Timeout: DefaultTimeout, ArchiveTimeout: ArchiveTimeout}, nil
+	return &Client{gl: gl, project: project, Timeout: DefaultTimeout, ArchiveTimeout: ArchiveTimeout, token: token}, nil
 }
 
 // Ports is the client as the publishing rules' ports (the sticky note,
@@ -137,19 +139,42 @@ func status(resp *gitlab.Response, err error) int {
 	return 0
 }
 
-// wrap classifies an API error.
-func wrap(op string, resp *gitlab.Response, err error) error {
+// wrap classifies an API error, the token masked in its text.
+func (c *Client) wrap(op string, resp *gitlab.Response, err error) error {
 	if err == nil {
 		return nil
 	}
 	switch s := status(resp, err); s {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
-		return &PermissionError{Op: op, Status: s, Err: err}
+		return c.mask(&PermissionError{Op: op, Status: s, Err: err})
 	case http.StatusTooManyRequests:
-		return fmt.Errorf("%s: GitLab API rate limit exhausted (tried %d times): %w", op, retries+1, err)
+		return c.mask(fmt.Errorf("%s: GitLab API rate limit exhausted (tried %d times): %w", op, retries+1, err))
 	}
-	return fmt.Errorf("%s: %w", op, err)
+	return c.mask(fmt.Errorf("%s: %w", op, err))
 }
+
+// mask hides the token in err's text: GitLab masks a variable in the job
+// log only when its owner made it a masked variable, and an answer's body
+// (a proxy's, a server's) may repeat the token it was sent.
+func (c *Client) mask(err error) error {
+	if err == nil || len(c.token) < 4 {
+		return err
+	}
+	return &maskedError{err: err, token: c.token}
+}
+
+// maskedError is an error whose text has the token replaced by [MASKED];
+// errors.As and errors.Is see the error it wraps.
+type maskedError struct {
+	err   error
+	token string
+}
+
+// Error implements error.
+func (m *maskedError) Error() string { return strings.ReplaceAll(m.err.Error(), m.token, "[MASKED]") }
+
+// Unwrap returns the error masked.
+func (m *maskedError) Unwrap() error { return m.err }
 
 // self asks GitLab once who the token is (GET /user: a person for a
 // personal token, the token's bot user for a project or group token).
@@ -159,7 +184,7 @@ func (c *Client) self(ctx context.Context) (*gitlab.User, error) {
 	}
 	u, resp, err := c.gl.Users.CurrentUser(gitlab.WithContext(ctx))
 	if err != nil {
-		return nil, wrap("who is the token (GET /user)", resp, err)
+		return nil, c.wrap("who is the token (GET /user)", resp, err)
 	}
 	if u == nil || (u.ID == 0 && u.Username == "") {
 		return nil, errors.New("who is the token (GET /user): GitLab answered no user")
@@ -233,7 +258,7 @@ func (c *Client) FindComment(ctx context.Context, mr int, markers []string) (int
 		}
 		notes, resp, err := c.gl.Notes.ListMergeRequestNotes(c.project, int64(mr), opt, opts...)
 		if err != nil {
-			return 0, wrap("list merge request notes", resp, err)
+			return 0, c.wrap("list merge request notes", resp, err)
 		}
 		for _, n := range notes {
 			if n == nil || n.System || !wrote(me, n.Author.ID, n.Author.Username) {
@@ -270,13 +295,13 @@ func (c *Client) WriteComment(ctx context.Context, mr int, id int64, marker, bod
 	if id != 0 {
 		n, resp, err := c.gl.Notes.UpdateMergeRequestNote(c.project, int64(mr), id, &gitlab.UpdateMergeRequestNoteOptions{Body: &body}, gitlab.WithContext(ctx))
 		if err != nil {
-			return false, "", wrap("update merge request note", resp, err)
+			return false, "", c.wrap("update merge request note", resp, err)
 		}
 		return false, c.noteLink(mr, n.ID), nil
 	}
 	n, resp, err := c.gl.Notes.CreateMergeRequestNote(c.project, int64(mr), &gitlab.CreateMergeRequestNoteOptions{Body: &body}, gitlab.WithContext(ctx))
 	if err != nil {
-		return false, "", wrap("create merge request note", resp, err)
+		return false, "", c.wrap("create merge request note", resp, err)
 	}
 	return true, c.noteLink(mr, n.ID), nil
 }
@@ -309,7 +334,7 @@ func (c *Client) FindIssue(ctx context.Context, label string) (*publish.Issue, e
 		}
 		is, resp, err := c.gl.Issues.ListProjectIssues(c.project, opt, opts...)
 		if err != nil {
-			return nil, wrap("list drift issues", resp, err)
+			return nil, c.wrap("list drift issues", resp, err)
 		}
 		for _, i := range is {
 			if i == nil || i.Author == nil || i.State != "opened" || !hasLabel(i.Labels, label) || !wrote(me, i.Author.ID, i.Author.Username) {
@@ -345,7 +370,7 @@ func (c *Client) CreateIssue(ctx context.Context, label, title, body string) (st
 	labels := gitlab.LabelOptions{label}
 	is, resp, err := c.gl.Issues.CreateIssue(c.project, &gitlab.CreateIssueOptions{Title: &title, Description: &body, Labels: &labels}, gitlab.WithContext(ctx))
 	if err != nil {
-		return "", wrap("open drift issue", resp, err)
+		return "", c.wrap("open drift issue", resp, err)
 	}
 	return issueLink(is), nil
 }
@@ -362,7 +387,7 @@ func (c *Client) EditIssue(ctx context.Context, n int, title, body string) (stri
 	}
 	is, resp, err := c.gl.Issues.UpdateIssue(c.project, int64(n), opt, gitlab.WithContext(ctx))
 	if err != nil {
-		return "", wrap("update drift issue", resp, err)
+		return "", c.wrap("update drift issue", resp, err)
 	}
 	return issueLink(is), nil
 }
@@ -374,7 +399,7 @@ func (c *Client) CommentOnIssue(ctx context.Context, n int, body string) error {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
 	_, resp, err := c.gl.Notes.CreateIssueNote(c.project, int64(n), &gitlab.CreateIssueNoteOptions{Body: &body}, gitlab.WithContext(ctx))
-	return wrap("note on drift issue", resp, err)
+	return c.wrap("note on drift issue", resp, err)
 }
 
 // issueLink is the issue's page, or its reference when GitLab gave none.
@@ -402,7 +427,7 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 	go func() {
 		_, err := c.gl.Repositories.StreamArchive(c.project, w, &gitlab.ArchiveOptions{Format: gitlab.Ptr("tar.gz"), SHA: &ref}, gitlab.WithContext(dctx))
 		done <- err
-		pw.CloseWithError(err)
+		pw.CloseWithError(c.mask(err))
 	}()
 	select {
 	case <-first:
@@ -411,8 +436,8 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 		if err != nil {
 			cancel()
 			var pe *PermissionError
-			if err = wrap(op, nil, err); errors.As(err, &pe) {
-				return nil, fmt.Errorf("%s: GitLab answered %d: the token cannot read the repository (RECALLGATE_GITLAB_TOKEN needs the read_repository or api scope): %w", op, pe.Status, pe.Err)
+			if err = c.wrap(op, nil, err); errors.As(err, &pe) {
+				return nil, c.mask(fmt.Errorf("%s: GitLab answered %d: the token cannot read the repository (RECALLGATE_GITLAB_TOKEN needs the read_repository or api scope): %w", op, pe.Status, pe.Err))
 			}
 			return nil, err
 		}
