@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -162,4 +164,57 @@ func TestCIGitLabTokenMasked(t *testing.T) {
 			}
 		}
 	})
+}
+
+// liveInNote finds, in the text a GitLab note renders to (entities
+// decoded, code blocks left out), a reference GitLab would resolve or a
+// quick action it would run.
+var liveInNote = regexp.MustCompile(`(?:^|[^\w\x{200b}])(?:[!$&#]\d|[~%][\w"]|@\w)|\w[!#]\d|\[\w+:|\*iteration:|^\s*/\w`)
+
+// TestCIGitLabErrorNoteInert: a retriever that dies with hostile stderr
+// (quick actions on their own lines, @all, GitLab references, HTML) makes
+// the error note (exit 3) say so with nothing in it live.
+func TestCIGitLabErrorNoteInert(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	g := &fakeGitLab{}
+	srv := g.server(t)
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	hostile := "/merge\n/approve\n  /close\n@all see !12 ~bug %v1 &3 $4 #5 [vulnerability:6] *iteration:7 <img src=x onerror=alert(1)>"
+	write(t, dir, "die.py", fmt.Sprintf("import sys\nsys.stderr.write(%q)\nsys.exit(1)\n", hostile))
+	cfg := write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n[head.retriever]\ntype = \"command\"\ncommand = [\"python3\", \"die.py\"]\n")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "base"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	base := strings.TrimSpace(string(must(exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output())))
+	vars := glJob(srv.URL, dir, base)
+	vars["RECALLGATE_CONFIG"], vars["RECALLGATE_JUNIT"], vars["PATH"] = cfg, "", os.Getenv("PATH")
+	code, out, errs := runCI(t, vars)
+	if code != 3 || len(g.notes) != 1 {
+		t.Fatalf("exit %d, %d notes\n%s\n%s", code, len(g.notes), out, errs)
+	}
+	note := g.notes[0]["body"].(string)
+	if !strings.Contains(note, "could not run") || !strings.Contains(note, "vulnerability:") || !strings.Contains(note, "onerror") {
+		t.Errorf("the error note does not carry the retriever's words:\n%s", note)
+	}
+	if strings.Contains(note, "<img") {
+		t.Errorf("the note carries HTML:\n%s", note)
+	}
+	fence := false
+	for i, line := range strings.Split(html.UnescapeString(note), "\n") {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		if fence {
+			continue
+		}
+		if loc := liveInNote.FindStringIndex(line); loc != nil {
+			t.Errorf("note line %d is live at %q: %s", i+1, line[loc[0]:loc[1]], line)
+		}
+	}
 }
