@@ -218,3 +218,97 @@ func TestCIGitLabErrorNoteInert(t *testing.T) {
 		}
 	}
 }
+
+// githubWords are GitHub's words that have no place in a GitLab job's log,
+// note or error report.
+var githubWords = []string{"PR comment", "job summary", "pull request", "owner/name", "actions/checkout", "fetch-depth", "action mode", "contents: read"}
+
+// TestCIGitLabSpeaksGitLab: what a GitLab job writes (log, note, error
+// report) says "merge request note", "the job log", GIT_DEPTH: never
+// GitHub's words.
+func TestCIGitLabSpeaksGitLab(t *testing.T) {
+	check := func(t *testing.T, what, text string) {
+		t.Helper()
+		for _, w := range githubWords {
+			if strings.Contains(text, w) {
+				t.Errorf("%s says %q:\n%s", what, w, text)
+			}
+		}
+	}
+	t.Run("no token", func(t *testing.T) {
+		ws, base := frozenSetRepo(t)
+		vars := glJob("http://127.0.0.1:1", ws, base)
+		delete(vars, "RECALLGATE_GITLAB_TOKEN")
+		vars["RECALLGATE_CONFIG"], vars["RECALLGATE_JUNIT"] = filepath.Join(ws, "frozen-set", "recallgate.toml"), ""
+		code, out, errs := runCI(t, vars)
+		if code != 1 || !strings.Contains(errs, "the merge request note is skipped (the job log has the report)") {
+			t.Errorf("exit %d\n%s\n%s", code, out, errs)
+		}
+		check(t, "the log", out+errs)
+	})
+	t.Run("refused", func(t *testing.T) {
+		g := &fakeGitLab{userCode: 403}
+		srv := g.server(t)
+		ws, base := frozenSetRepo(t)
+		vars := glJob(srv.URL, ws, base)
+		vars["RECALLGATE_CONFIG"], vars["RECALLGATE_JUNIT"] = filepath.Join(ws, "frozen-set", "recallgate.toml"), ""
+		code, out, errs := runCI(t, vars)
+		if code != 1 || !strings.Contains(errs, "Merge request note not posted: ") || !strings.Contains(errs, "the report is in the job log.") {
+			t.Errorf("exit %d\n%s\n%s", code, out, errs)
+		}
+		check(t, "the log", out+errs)
+	})
+	t.Run("base unreachable", func(t *testing.T) {
+		f := newFixture(t, builtinConfig)
+		archiveFixture(t, f)
+		g := &fakeGitLab{} // no archive: 404
+		srv := g.server(t)
+		vars := glJob(srv.URL, f.dir, f.base)
+		vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_JUNIT"] = filepath.Join(f.dir, "rag"), ""
+		code, out, errs := runCI(t, vars)
+		if code != 3 || len(g.notes) != 1 {
+			t.Fatalf("exit %d, %d notes\n%s\n%s", code, len(g.notes), out, errs)
+		}
+		note := g.notes[0]["body"].(string)
+		if !strings.Contains(note, "**fix:** make the base commit reachable: GitLab clones shallow") {
+			t.Errorf("the note's fix is not GitLab's:\n%s", note)
+		}
+		check(t, "the note", note)
+		files, _ := filepath.Glob(filepath.Join(f.dir, ".recallgate", "*.json"))
+		for _, p := range files {
+			check(t, p, string(must(os.ReadFile(p))))
+		}
+		check(t, "the log", out+errs)
+	})
+	t.Run("push", func(t *testing.T) {
+		ws := t.TempDir()
+		src, _ := filepath.Abs("../../frozen-set")
+		if err := os.CopyFS(filepath.Join(ws, "frozen-set"), os.DirFS(src)); err != nil {
+			t.Fatal(err)
+		}
+		vars := glJob("http://127.0.0.1:1", ws, "")
+		vars["CI_PIPELINE_SOURCE"], vars["CI_MERGE_REQUEST_IID"] = "push", ""
+		vars["RECALLGATE_CONFIG"], vars["RECALLGATE_JUNIT"] = filepath.Join(ws, "frozen-set", "recallgate.toml"), ""
+		vars["RECALLGATE_WORKING_DIRECTORY"] = filepath.Join(ws, "frozen-set")
+		vars["RECALLGATE_BASE_RESULTS"], vars["RECALLGATE_HEAD_RESULTS"] = "runs/base.jsonl", "runs/head.jsonl"
+		code, out, errs := runCI(t, vars)
+		if code != 1 || !strings.Contains(errs, "(no merge request)") {
+			t.Errorf("exit %d\n%s\n%s", code, out, errs)
+		}
+		check(t, "the log", out+errs)
+	})
+	t.Run("drift error", func(t *testing.T) {
+		g := &fakeGitLab{}
+		srv := g.server(t)
+		dir := t.TempDir()
+		vars := glJob(srv.URL, dir, "")
+		vars["CI_PIPELINE_SOURCE"], vars["CI_MERGE_REQUEST_IID"] = "schedule", ""
+		vars["RECALLGATE_CONFIG"], vars["RECALLGATE_JUNIT"] = filepath.Join(dir, "missing.toml"), ""
+		vars["RECALLGATE_BASELINE"] = filepath.Join(dir, "base.jsonl")
+		code, out, errs := runCI(t, vars)
+		if code != 2 || !strings.Contains(errs, "the drift issue is not updated: the run could not finish (the job log says why)") || len(g.issues) != 0 {
+			t.Errorf("exit %d, %d issues\n%s\n%s", code, len(g.issues), out, errs)
+		}
+		check(t, "the log", out+errs)
+	})
+}
