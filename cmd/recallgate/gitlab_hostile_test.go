@@ -312,3 +312,22 @@ func TestCIGitLabSpeaksGitLab(t *testing.T) {
 		check(t, "the log", out+errs)
 	})
 }
+
+// TestCIGitLabTwoGatesTwoNotes: a project with a gate at its root
+// (recallgate.toml) and one in frozen-set/ (its recallgate.toml, the same
+// config input) keeps two notes on the merge request: GitLab has no
+// earlier release's marker to take over, so the second gate never
+// overwrites the first's note.
+func TestCIGitLabTwoGatesTwoNotes(t *testing.T) {
+	g := &fakeGitLab{}
+	srv := g.server(t)
+	ws, base := frozenSetRepo(t)
+	root := "<!-- recallgate: recallgate.toml -->\n### ✅ recallgate · the root gate: pass"
+	g.notes = append(g.notes, map[string]any{"id": 60, "body": root, "system": false, "author": map[string]any{"id": 900, "username": "project_42_bot_1"}})
+	vars := glJob(srv.URL, ws, base)
+	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_CONFIG"], vars["RECALLGATE_JUNIT"] = filepath.Join(ws, "frozen-set"), "recallgate.toml", ""
+	code, out, errs := runCI(t, vars)
+	if code != 1 || len(g.notes) != 2 || g.notes[0]["body"] != root || !strings.HasPrefix(g.notes[1]["body"].(string), "<!-- recallgate: frozen-set/recallgate.toml -->\n") {
+		t.Errorf("exit %d, notes %.300v\n%s\n%s", code, g.notes, out, errs)
+	}
+}

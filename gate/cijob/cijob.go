@@ -73,6 +73,10 @@ type Job struct {
 	// Comments and Issues are the CI's REST client (nil: none).
 	Comments publish.Comments
 	Issues   publish.Issues
+	// OneMarker keys the sticky comment by the gate's marker alone: a CI
+	// no earlier release wrote to has no earlier marker to take over
+	// (publish.Markers' legacy one would take another gate's comment).
+	OneMarker bool
 	// Change is what the CI calls the change a run gates ("" is "pull
 	// request"; GitLab's is "merge request"), for the log's lines.
 	Change string
@@ -211,7 +215,11 @@ func (f fixed) Unwrap() error { return f.error }
 
 // options are the publishing rules' choices for the job.
 func (j Job) options(id report.GateInfo, reasons []string) publish.Options {
-	return publish.Options{Mode: j.Mode, PR: j.PR, When: j.Comment, Markers: publish.Markers(id.Config, id.Name, j.ConfigInput),
+	markers := publish.Markers(id.Config, id.Name, j.ConfigInput)
+	if j.OneMarker {
+		markers = markers[:1]
+	}
+	return publish.Options{Mode: j.Mode, PR: j.PR, When: j.Comment, Markers: markers,
 		SHA: j.SHA, FailOnRegression: j.FailOnRegression, Reasons: reasons}
 }
 
