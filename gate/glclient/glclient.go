@@ -34,6 +34,12 @@ const DefaultTimeout = 30 * time.Second
 // ArchiveTimeout bounds the download of a commit's archive.
 const ArchiveTimeout = 10 * time.Minute
 
+// MaxResponseBytes bounds the body of every API answer but the archive's
+// (which basetree bounds as it unpacks): a page of 100 notes, each under
+// GitLab's 1,000,000-character limit, fits with room, and an answer that
+// never ends is cut here instead of filling memory until the timeout.
+const MaxResponseBytes = 64 << 20
+
 // maxPages bounds a listing, so an API that always names a next page
 // cannot keep the job listing.
 const maxPages = 500
@@ -81,6 +87,9 @@ func New(hc *http.Client, apiURL, token, project string) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	capped := *hc
+	capped.Transport = &capTransport{base: hc.Transport, max: MaxResponseBytes}
+	hc = &capped
 	gl, err := gitlab.NewClient(token,
 		gitlab.WithBaseURL(apiURL),
 		gitlab.WithHTTPClient(hc),
@@ -443,6 +452,46 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 		}
 		return &cancelBody{ReadCloser: pr, cancel: cancel}, nil
 	}
+}
+
+// capTransport cuts every answer's body but the archive's (a 2xx one) at max bytes:
+// reading past it is an error that says so.
+type capTransport struct {
+	base http.RoundTripper
+	max  int64
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(req)
+	if err != nil || resp.StatusCode/100 == 2 && strings.HasSuffix(req.URL.Path, "/repository/archive.tar.gz") {
+		return resp, err
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+	return resp, nil
+}
+
+// cappedBody reads at most max bytes of a body, then fails.
+type cappedBody struct {
+	io.ReadCloser
+	left, max int64
+}
+
+// Read implements io.Reader.
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("GitLab's answer is over %d MiB: recallgate reads no more of it", b.max>>20)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // firstWrite closes first on the first write: the archive's body has begun

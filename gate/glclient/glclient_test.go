@@ -484,3 +484,29 @@ func TestArchiveStreamsAndTimesOut(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+// TestHugePageIsBounded: an API answer bigger than MaxResponseBytes (a
+// page of notes that never ends) stops the listing at the cap with an
+// error that says so, instead of being read until the call's timeout.
+func TestHugePageIsBounded(t *testing.T) {
+	c, mux := setup(t)
+	c.Timeout = 5 * time.Second
+	bot(mux)
+	var sent atomic.Int64
+	mux.HandleFunc("GET /api/v4/projects/42/merge_requests/7/notes", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `[{"id":1,"body":"`)
+		chunk := []byte(strings.Repeat("x", 1<<20))
+		for sent.Load() < MaxResponseBytes+8<<20 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			sent.Add(int64(len(chunk)))
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // a server that neither ends the page nor closes
+	})
+	_, err := c.FindComment(context.Background(), 7, []string{"m"})
+	if err == nil || !strings.Contains(err.Error(), "GitLab's answer is over") || strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("err %v after %d bytes", err, sent.Load())
+	}
+}
