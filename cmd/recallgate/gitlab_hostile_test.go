@@ -331,3 +331,35 @@ func TestCIGitLabTwoGatesTwoNotes(t *testing.T) {
 		t.Errorf("exit %d, notes %.300v\n%s\n%s", code, g.notes, out, errs)
 	}
 }
+
+// TestCIHelpMatchesREADME: `recallgate ci --help` shows the README's
+// .gitlab-ci.yml: its image (the :v1-gitlab tag with a shell) and its
+// recallgate lines, so a team copying either gets the same jobs.
+func TestCIHelpMatchesREADME(t *testing.T) {
+	data := string(must(os.ReadFile("../../README.md")))
+	start := strings.Index(data, "```yaml\n# .gitlab-ci.yml")
+	if start < 0 {
+		t.Fatal("README.md has no .gitlab-ci.yml block")
+	}
+	block := data[start+len("```yaml\n"):]
+	block = block[:strings.Index(block, "```")]
+	help := examples("ci")
+	var want []string
+	for _, line := range strings.Split(block, "\n") {
+		l := strings.TrimSpace(line)
+		if i := strings.Index(l, "   #"); i >= 0 {
+			l = strings.TrimSpace(l[:i])
+		}
+		if strings.HasPrefix(l, "image:") || strings.HasPrefix(l, "- recallgate ") {
+			want = append(want, l)
+		}
+	}
+	if len(want) < 3 {
+		t.Fatalf("README's .gitlab-ci.yml: found %q", want)
+	}
+	for _, l := range want {
+		if !strings.Contains(help, l) {
+			t.Errorf("recallgate ci --help lacks the README's %q:\n%s", l, help)
+		}
+	}
+}
