@@ -1,7 +1,9 @@
 package main
 
 import (
+	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"html"
@@ -361,5 +363,65 @@ func TestCIHelpMatchesREADME(t *testing.T) {
 		if !strings.Contains(help, l) {
 			t.Errorf("recallgate ci --help lacks the README's %q:\n%s", l, help)
 		}
+	}
+}
+
+// hostileArchive is a tar.gz in GitLab's layout (one top folder) with one
+// entry of the given kind.
+func hostileArchive(t *testing.T, hdr *tar.Header, body string) []byte {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	ok := &tar.Header{Name: "rag-c0ffee/rag/recallgate.toml", Mode: 0o644, Size: 2, Typeflag: tar.TypeReg}
+	for _, h := range []*tar.Header{ok, hdr} {
+		b := "x\n"
+		if h == hdr {
+			b = body
+		}
+		h.Size = int64(len(b))
+		if h.Typeflag == tar.TypeSymlink {
+			h.Size, b = 0, ""
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(b))
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+// TestCIGitLabUnsafeArchiveRefused: GitLab's archive of the base commit
+// goes through basetree's checks as GitHub's does: an entry that climbs
+// out with "..", an absolute name, or a link out of the tree stops the job
+// (exit 3) naming the entry, and nothing lands outside the base tree.
+func TestCIGitLabUnsafeArchiveRefused(t *testing.T) {
+	for name, tc := range map[string]struct {
+		hdr  *tar.Header
+		want string
+	}{
+		"dotdot":   {&tar.Header{Name: "rag-c0ffee/../../escaped.txt", Mode: 0o644, Typeflag: tar.TypeReg}, `climbs out with ".."`},
+		"absolute": {&tar.Header{Name: "/tmp/escaped-abs.txt", Mode: 0o644, Typeflag: tar.TypeReg}, "absolute or malformed name"},
+		"symlink":  {&tar.Header{Name: "rag-c0ffee/rag/link", Linkname: "../../../../../../etc", Typeflag: tar.TypeSymlink}, "rag-c0ffee/rag/link"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, builtinConfig)
+			archiveFixture(t, f)
+			g := &fakeGitLab{archive: hostileArchive(t, tc.hdr, "pwned\n")}
+			srv := g.server(t)
+			vars := glJob(srv.URL, f.dir, f.base)
+			vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_JUNIT"], vars["RECALLGATE_COMMENT"] = filepath.Join(f.dir, "rag"), "", "never"
+			vars["TMPDIR"] = t.TempDir()
+			code, out, errs := runCI(t, vars)
+			if code != 3 || !strings.Contains(errs, tc.want) {
+				t.Errorf("exit %d, want 3 naming %q\n%s\n%s", code, tc.want, out, errs)
+			}
+			for _, p := range []string{filepath.Join(filepath.Dir(f.dir), "escaped.txt"), "/tmp/escaped-abs.txt"} {
+				if _, err := os.Stat(p); err == nil {
+					t.Errorf("%s was written", p)
+				}
+			}
+		})
 	}
 }
