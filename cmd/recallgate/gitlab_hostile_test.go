@@ -425,3 +425,25 @@ func TestCIGitLabUnsafeArchiveRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestCIGitLabPolicyFromBase: a merge request that regresses and loosens
+// its own [gate] is judged on GitLab by the base commit's config, as on
+// GitHub, and the note says what it changes (in GitLab's words: "this
+// merge request", not "this PR").
+func TestCIGitLabPolicyFromBase(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	regressCorpus(f)
+	f.put("rag/recallgate.toml", builtinConfig+"[gate]\nmax_recall_drop = 1.0\nmax_new_misses = 30\n")
+	f.commit("regress and loosen the gate")
+	g := &fakeGitLab{}
+	srv := g.server(t)
+	vars := glJob(srv.URL, f.dir, f.base)
+	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_JUNIT"] = filepath.Join(f.dir, "rag"), ""
+	code, out, errs := runCI(t, vars)
+	if code != 1 || len(g.notes) != 1 {
+		t.Fatalf("exit %d, %d notes\n%s\n%s", code, len(g.notes), out, errs)
+	}
+	if note := g.notes[0]["body"].(string); !strings.Contains(note, "this merge request changes the gate: max&#95;recall&#95;drop 0.02 → 1.00") || !strings.Contains(note, "takes effect after merge") || strings.Contains(note, "PR") {
+		t.Errorf("the note does not say the merge request loosens the gate:\n%.2000s", note)
+	}
+}

@@ -24,6 +24,14 @@ var gitlabSigils = []struct {
 	{"&#42;", wordByte},
 }
 
+// gitlabWords put GitLab's name for the change in the report's own
+// phrases that say GitHub's ("this PR").
+var gitlabWords = strings.NewReplacer(
+	"this PR changes the gate: ", "this merge request changes the gate: ",
+	" waived by this PR: ", " waived by this merge request: ",
+	" added by this PR, unused: ", " added by this merge request, unused: ",
+)
+
 // ForGitLab makes a Markdown report safe for a GitLab note or issue: what
 // EscapeMarkdown leaves for GitHub (mentions, issue numbers, links,
 // commits) is inert on GitLab too, and this adds a zero-width space after
@@ -32,9 +40,11 @@ var gitlabSigils = []struct {
 // ("%v1.0", "%\"Q3\"": a % after a letter or digit, as in "50%", is left).
 // GitLab draws the rest of the report as GitHub does: tables, <details>,
 // and the Mermaid xychart (GitLab bundles Mermaid 10.7; xychart-beta
-// arrived in 10.5). Quick actions ("/label" at a line's start) are
+// arrived in 10.5). The report's "this PR" reads "this merge request".
+// Quick actions ("/label" at a line's start) are
 // neutralised by the GitLab client in every body it writes.
 func ForGitLab(md string) string {
+	md = gitlabWords.Replace(md)
 	var b strings.Builder
 	b.Grow(len(md) + 64)
 	prev := rune(-1)
