@@ -89,6 +89,7 @@ func New(hc *http.Client, apiURL, token, project string) (*Client, error) {
 	}
 	capped := *hc
 	capped.Transport = &capTransport{base: hc.Transport, max: MaxResponseBytes}
+	capped.CheckRedirect = keepTokenHome(hc.CheckRedirect)
 	hc = &capped
 	gl, err := gitlab.NewClient(token,
 		gitlab.WithBaseURL(apiURL),
@@ -451,6 +452,32 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 			return nil, err
 		}
 		return &cancelBody{ReadCloser: pr, cancel: cancel}, nil
+	}
+}
+
+// tokenHeaders are the headers GitLab's client sends the token in. Go
+// drops Authorization on a redirect to another host, but not these.
+var tokenHeaders = []string{"PRIVATE-TOKEN", "JOB-TOKEN", "Authorization"}
+
+// keepTokenHome is a CheckRedirect that follows a redirect (as next, or
+// Go's default of at most 10, would) but without the token when it leaves
+// the host (or the scheme) the first request went to: the token is never
+// sent elsewhere, nor in clear after https.
+func keepTokenHome(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if next != nil {
+			if err := next(req, via); err != nil {
+				return err
+			}
+		} else if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if len(via) > 0 && (!strings.EqualFold(req.URL.Host, via[0].URL.Host) || req.URL.Scheme != via[0].URL.Scheme) {
+			for _, h := range tokenHeaders {
+				req.Header.Del(h)
+			}
+		}
+		return nil
 	}
 }
 
