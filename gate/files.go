@@ -94,14 +94,27 @@ func within(root, p string) bool {
 }
 
 // RunnerSecret reports whether an environment variable holds the CI
-// runner's credentials: GITHUB_TOKEN, GH_TOKEN, the action's inputs
-// (INPUT_GITHUB-TOKEN among them) and the ACTIONS_* runtime and OIDC
-// tokens. A pull request's config is code that runs next to them, so they
-// are never handed to a retriever, whatever the config asks.
+// runner's credentials. On GitHub Actions: GITHUB_TOKEN, GH_TOKEN, the
+// action's inputs (INPUT_GITHUB-TOKEN among them) and the ACTIONS_* runtime
+// and OIDC tokens. On GitLab CI: RECALLGATE_GITLAB_TOKEN (the note's
+// token), the job's CI_JOB_TOKEN, CI_JOB_JWT* ID tokens, the registry,
+// deploy and dependency proxy passwords, CI_REPOSITORY_URL (the job token
+// is in it), and the GITLAB_TOKEN and GL_TOKEN tools read. A pull
+// request's or merge request's config is code that runs next to them, so
+// they are never handed to a retriever, whatever the config asks.
 func RunnerSecret(name string) bool {
 	n := strings.ToUpper(name)
-	return n == "GITHUB_TOKEN" || n == "GH_TOKEN" || strings.HasPrefix(n, "INPUT_") || strings.HasPrefix(n, "ACTIONS_")
+	return slices.Contains(gitlabSecrets, n) || n == "GITHUB_TOKEN" || n == "GH_TOKEN" ||
+		strings.HasPrefix(n, "INPUT_") || strings.HasPrefix(n, "ACTIONS_") || strings.HasPrefix(n, "CI_JOB_JWT")
 }
+
+// gitlabSecrets are the GitLab job's credentials RunnerSecret names one by
+// one (CI_JOB_JWT* by prefix).
+var gitlabSecrets = []string{"RECALLGATE_GITLAB_TOKEN", "CI_JOB_TOKEN", "CI_REGISTRY_PASSWORD", "CI_DEPLOY_PASSWORD",
+	"CI_DEPENDENCY_PROXY_PASSWORD", "CI_REPOSITORY_URL", "GITLAB_TOKEN", "GL_TOKEN"}
+
+// RunnerSecretNames says which names RunnerSecret refuses, for messages.
+const RunnerSecretNames = "GITHUB_TOKEN, GH_TOKEN, INPUT_*, ACTIONS_*; RECALLGATE_GITLAB_TOKEN, CI_JOB_TOKEN, CI_JOB_JWT*, CI_REGISTRY_PASSWORD, CI_DEPLOY_PASSWORD, CI_DEPENDENCY_PROXY_PASSWORD, CI_REPOSITORY_URL, GITLAB_TOKEN, GL_TOKEN"
 
 // RunnerFiles name the runner's command files: what a step writes there
 // sets the environment (BASH_ENV among it), PATH, outputs, state or

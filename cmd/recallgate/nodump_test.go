@@ -79,10 +79,33 @@ for line in sys.stdin:
     print(json.dumps({"id": req["id"], "hits": [{"doc": "a"}, {"doc": "c"}]}), flush=True)
 `)
 	cfg := write(t, dir, "spy.toml", fmt.Sprintf("set = \"set.jsonl\"\n[base.retriever]\ntype = \"command\"\ncommand = [%q, \"spy.py\", %q]\n[head.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n", python, probe))
-	secrets := []string{"ghs_nodump_token", "ghs_nodump_input", "nodump-runtime-token"}
-	cmd := exec.Command(bin, "gate", "--config", cfg)
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		secrets []string
+		env     func(secrets []string) []string
+	}{
+		{"gate under GitHub Actions", []string{"gate", "--config", cfg}, []string{"ghs_nodump_token", "ghs_nodump_input", "nodump-runtime-token"}, func(s []string) []string {
+			return []string{"GITHUB_TOKEN=" + s[0], "INPUT_GITHUB-TOKEN=" + s[1], "ACTIONS_RUNTIME_TOKEN=" + s[2]}
+		}},
+		{"ci under GitLab CI", []string{"ci", "--config", cfg, "--junit", ""}, []string{"glpat-nodump-token", "glcbt-nodump-job-token"}, func(s []string) []string {
+			return []string{"GITLAB_CI=true", "CI_PIPELINE_SOURCE=push", "CI_PROJECT_ID=42", "CI_API_V4_URL=http://127.0.0.1:1/api/v4", "CI_PROJECT_DIR=" + dir,
+				"RECALLGATE_GITLAB_TOKEN=" + s[0], "CI_JOB_TOKEN=" + s[1]}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { parentOutOfReach(t, bin, dir, probe, tc.args, tc.secrets, tc.env(tc.secrets)) })
+	}
+}
+
+// parentOutOfReach runs the binary as an unprivileged user with the
+// secrets in its environment and checks what the spy retriever found.
+func parentOutOfReach(t *testing.T, bin, dir, probe string, args, secrets, env []string) {
+	if err := os.Truncate(probe, 0); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + dir, "GITHUB_TOKEN=" + secrets[0], "INPUT_GITHUB-TOKEN=" + secrets[1], "ACTIONS_RUNTIME_TOKEN=" + secrets[2]}
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + dir}, env...)
 	// stdout is a pipe the user owns, as the runner's pipe is the
 	// runner's user's: only recallgate's own /proc entry may keep it out.
 	r, w, err := os.Pipe()

@@ -75,6 +75,13 @@ type Job struct {
 	// Comments and Issues are the CI's REST client (nil: none).
 	Comments publish.Comments
 	Issues   publish.Issues
+	// OneMarker keys the sticky comment by the gate's marker alone: a CI
+	// no earlier release wrote to has no earlier marker to take over
+	// (publish.Markers' legacy one would take another gate's comment).
+	OneMarker bool
+	// Change is what the CI calls the change a run gates ("" is "pull
+	// request"; GitLab's is "merge request"), for the log's lines.
+	Change string
 	// UnreachableFix, when set, is the CI's advice for a base commit
 	// neither the clone nor the archive gave (basetree.UnreachableError.Fix).
 	UnreachableFix string
@@ -191,15 +198,19 @@ func (j Job) compared(err error) string {
 	if head == "" {
 		head = "the checkout"
 	}
+	change := j.Change
+	if change == "" {
+		change = "pull request"
+	}
 	switch {
 	case j.BaseResults != "":
-		return fmt.Sprintf("compared: the run files %s → %s (no pull request)", j.BaseResults, j.HeadResults)
+		return fmt.Sprintf("compared: the run files %s → %s (no %s)", j.BaseResults, j.HeadResults, change)
 	case j.BaseSHA != "":
-		return fmt.Sprintf("compared: base commit %s → head commit %s (no pull request)", pipeline.ShortSHA(j.BaseSHA), head)
+		return fmt.Sprintf("compared: base commit %s → head commit %s (no %s)", pipeline.ShortSHA(j.BaseSHA), head, change)
 	case errors.Is(err, pipeline.ErrIdenticalSides):
-		return fmt.Sprintf("compared: nothing — no base commit (a push, not a pull request), and the head commit %s has one retriever configuration: identical tables refused", head)
+		return fmt.Sprintf("compared: nothing — no base commit (a push, not a %s), and the head commit %s has one retriever configuration: identical tables refused", change, head)
 	}
-	return fmt.Sprintf("compared: no base commit (a push, not a pull request): [base.retriever] → [head.retriever] in the head commit %s's tree", head)
+	return fmt.Sprintf("compared: no base commit (a push, not a %s): [base.retriever] → [head.retriever] in the head commit %s's tree", change, head)
 }
 
 // compare runs the CI job the mode and inputs ask for.
@@ -213,6 +224,7 @@ func compare(ctx context.Context, e *pipeline.Env, j Job) (*gate.Comparison, *ga
 	cmp, set, err := pipeline.CI(ctx, e, o)
 	if ue := new(basetree.UnreachableError); j.UnreachableFix != "" && errors.As(err, &ue) {
 		ue.Fix = j.UnreachableFix
+		err = fixed{error: err, fix: "make the base commit reachable: " + j.UnreachableFix}
 	}
 	if errors.Is(err, pipeline.ErrNoBaseline) {
 		return nil, nil, cli.Usagef("mode drift needs the baseline input: a run written by `recallgate gate --write-baseline`")
@@ -220,9 +232,26 @@ func compare(ctx context.Context, e *pipeline.Env, j Job) (*gate.Comparison, *ga
 	return cmp, set, err
 }
 
+// fixed is an error with the CI's own fix (gate.FixError), for the error
+// report's fix line.
+type fixed struct {
+	error
+	fix string
+}
+
+// Fix implements gate.FixError.
+func (f fixed) Fix() string { return f.fix }
+
+// Unwrap returns the error.
+func (f fixed) Unwrap() error { return f.error }
+
 // options are the publishing rules' choices for the job.
 func (j Job) options(id report.GateInfo, reasons []string) publish.Options {
-	return publish.Options{Mode: j.Mode, PR: j.PR, When: j.Comment, Markers: publish.Markers(id.Config, id.Name, j.ConfigInput),
+	markers := publish.Markers(id.Config, id.Name, j.ConfigInput)
+	if j.OneMarker {
+		markers = markers[:1]
+	}
+	return publish.Options{Mode: j.Mode, PR: j.PR, When: j.Comment, Markers: markers,
 		SHA: j.SHA, FailOnRegression: j.FailOnRegression, Reasons: reasons}
 }
 

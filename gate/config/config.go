@@ -526,7 +526,7 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	for _, name := range r.Env {
 		switch {
 		case gate.RunnerSecret(name):
-			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%s is one of the runner's credentials (GITHUB_TOKEN, GH_TOKEN, INPUT_*, ACTIONS_*), which are never given to a retriever", name)}
+			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%s is one of the runner's credentials (%s), which are never given to a retriever", name, gate.RunnerSecretNames)}
 		case gate.RunnerFile(name):
 			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%s names one of the runner's command files (%s): a retriever that writes it sets BASH_ENV, PATH or outputs for every later step, so it is never given to a retriever", name, strings.Join(gate.RunnerFiles, ", "))}
 		case name == "" || strings.ContainsAny(name, "= \t\n\x00"):

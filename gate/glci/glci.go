@@ -303,6 +303,12 @@ type Step struct {
 	Log io.Writer
 }
 
+// Words implements publish.Worded: GitLab's words for the rules' log lines.
+func (s Step) Words() publish.Words {
+	return publish.Words{Comment: "merge request note", Summary: "the job log",
+		NoClient: "no RECALLGATE_GITLAB_TOKEN, or the GitLab API is unavailable: see the warning above"}
+}
+
 // Warningf implements publish.Log: a yellow "warning:" line.
 func (s Step) Warningf(format string, args ...any) {
 	fmt.Fprintf(s.Log, "\x1b[33mrecallgate: warning:\x1b[0m %s\n", oneLine(fmt.Sprintf(format, args...)))

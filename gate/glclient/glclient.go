@@ -34,6 +34,12 @@ const DefaultTimeout = 30 * time.Second
 // ArchiveTimeout bounds the download of a commit's archive.
 const ArchiveTimeout = 10 * time.Minute
 
+// MaxResponseBytes bounds the body of every API answer but the archive's
+// (which basetree bounds as it unpacks): a page of 100 notes, each under
+// GitLab's 1,000,000-character limit, fits with room, and an answer that
+// never ends is cut here instead of filling memory until the timeout.
+const MaxResponseBytes = 64 << 20
+
 // maxPages bounds a listing, so an API that always names a next page
 // cannot keep the job listing.
 const maxPages = 500
@@ -60,6 +66,8 @@ type Client struct {
 	Warn func(string)
 	// me is who the token is, once asked.
 	me *gitlab.User
+	// token is masked in every error the client returns.
+	token string
 }
 
 // New returns a client for the project (CI_PROJECT_ID, or its path) at the
@@ -79,6 +87,10 @@ func New(hc *http.Client, apiURL, token, project string) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
+	capped := *hc
+	capped.Transport = &capTransport{base: hc.Transport, max: MaxResponseBytes}
+	capped.CheckRedirect = keepTokenHome(hc.CheckRedirect)
+	hc = &capped
 	gl, err := gitlab.NewClient(token,
 		gitlab.WithBaseURL(apiURL),
 		gitlab.WithHTTPClient(hc),
@@ -91,7 +103,7 @@ func New(hc *http.Client, apiURL, token, project string) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GitLab client: %w", err)
 	}
-	return &Client{gl: gl, project: project, Timeout: DefaultTimeout, ArchiveTimeout: ArchiveTimeout}, nil
+	return &Client{gl: gl, project: project, Timeout: DefaultTimeout, ArchiveTimeout: ArchiveTimeout, token: token}, nil
 }
 
 // Ports is the client as the publishing rules' ports (the sticky note,
@@ -137,19 +149,42 @@ func status(resp *gitlab.Response, err error) int {
 	return 0
 }
 
-// wrap classifies an API error.
-func wrap(op string, resp *gitlab.Response, err error) error {
+// wrap classifies an API error, the token masked in its text.
+func (c *Client) wrap(op string, resp *gitlab.Response, err error) error {
 	if err == nil {
 		return nil
 	}
 	switch s := status(resp, err); s {
 	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
-		return &PermissionError{Op: op, Status: s, Err: err}
+		return c.mask(&PermissionError{Op: op, Status: s, Err: err})
 	case http.StatusTooManyRequests:
-		return fmt.Errorf("%s: GitLab API rate limit exhausted (tried %d times): %w", op, retries+1, err)
+		return c.mask(fmt.Errorf("%s: GitLab API rate limit exhausted (tried %d times): %w", op, retries+1, err))
 	}
-	return fmt.Errorf("%s: %w", op, err)
+	return c.mask(fmt.Errorf("%s: %w", op, err))
 }
+
+// mask hides the token in err's text: GitLab masks a variable in the job
+// log only when its owner made it a masked variable, and an answer's body
+// (a proxy's, a server's) may repeat the token it was sent.
+func (c *Client) mask(err error) error {
+	if err == nil || len(c.token) < 4 {
+		return err
+	}
+	return &maskedError{err: err, token: c.token}
+}
+
+// maskedError is an error whose text has the token replaced by [MASKED];
+// errors.As and errors.Is see the error it wraps.
+type maskedError struct {
+	err   error
+	token string
+}
+
+// Error implements error.
+func (m *maskedError) Error() string { return strings.ReplaceAll(m.err.Error(), m.token, "[MASKED]") }
+
+// Unwrap returns the error masked.
+func (m *maskedError) Unwrap() error { return m.err }
 
 // self asks GitLab once who the token is (GET /user: a person for a
 // personal token, the token's bot user for a project or group token).
@@ -159,7 +194,7 @@ func (c *Client) self(ctx context.Context) (*gitlab.User, error) {
 	}
 	u, resp, err := c.gl.Users.CurrentUser(gitlab.WithContext(ctx))
 	if err != nil {
-		return nil, wrap("who is the token (GET /user)", resp, err)
+		return nil, c.wrap("who is the token (GET /user)", resp, err)
 	}
 	if u == nil || (u.ID == 0 && u.Username == "") {
 		return nil, errors.New("who is the token (GET /user): GitLab answered no user")
@@ -233,7 +268,7 @@ func (c *Client) FindComment(ctx context.Context, mr int, markers []string) (int
 		}
 		notes, resp, err := c.gl.Notes.ListMergeRequestNotes(c.project, int64(mr), opt, opts...)
 		if err != nil {
-			return 0, wrap("list merge request notes", resp, err)
+			return 0, c.wrap("list merge request notes", resp, err)
 		}
 		for _, n := range notes {
 			if n == nil || n.System || !wrote(me, n.Author.ID, n.Author.Username) {
@@ -270,13 +305,13 @@ func (c *Client) WriteComment(ctx context.Context, mr int, id int64, marker, bod
 	if id != 0 {
 		n, resp, err := c.gl.Notes.UpdateMergeRequestNote(c.project, int64(mr), id, &gitlab.UpdateMergeRequestNoteOptions{Body: &body}, gitlab.WithContext(ctx))
 		if err != nil {
-			return false, "", wrap("update merge request note", resp, err)
+			return false, "", c.wrap("update merge request note", resp, err)
 		}
 		return false, c.noteLink(mr, n.ID), nil
 	}
 	n, resp, err := c.gl.Notes.CreateMergeRequestNote(c.project, int64(mr), &gitlab.CreateMergeRequestNoteOptions{Body: &body}, gitlab.WithContext(ctx))
 	if err != nil {
-		return false, "", wrap("create merge request note", resp, err)
+		return false, "", c.wrap("create merge request note", resp, err)
 	}
 	return true, c.noteLink(mr, n.ID), nil
 }
@@ -309,7 +344,7 @@ func (c *Client) FindIssue(ctx context.Context, label string) (*publish.Issue, e
 		}
 		is, resp, err := c.gl.Issues.ListProjectIssues(c.project, opt, opts...)
 		if err != nil {
-			return nil, wrap("list drift issues", resp, err)
+			return nil, c.wrap("list drift issues", resp, err)
 		}
 		for _, i := range is {
 			if i == nil || i.Author == nil || i.State != "opened" || !hasLabel(i.Labels, label) || !wrote(me, i.Author.ID, i.Author.Username) {
@@ -345,7 +380,7 @@ func (c *Client) CreateIssue(ctx context.Context, label, title, body string) (st
 	labels := gitlab.LabelOptions{label}
 	is, resp, err := c.gl.Issues.CreateIssue(c.project, &gitlab.CreateIssueOptions{Title: &title, Description: &body, Labels: &labels}, gitlab.WithContext(ctx))
 	if err != nil {
-		return "", wrap("open drift issue", resp, err)
+		return "", c.wrap("open drift issue", resp, err)
 	}
 	return issueLink(is), nil
 }
@@ -362,7 +397,7 @@ func (c *Client) EditIssue(ctx context.Context, n int, title, body string) (stri
 	}
 	is, resp, err := c.gl.Issues.UpdateIssue(c.project, int64(n), opt, gitlab.WithContext(ctx))
 	if err != nil {
-		return "", wrap("update drift issue", resp, err)
+		return "", c.wrap("update drift issue", resp, err)
 	}
 	return issueLink(is), nil
 }
@@ -374,7 +409,7 @@ func (c *Client) CommentOnIssue(ctx context.Context, n int, body string) error {
 	ctx, cancel := c.call(ctx)
 	defer cancel()
 	_, resp, err := c.gl.Notes.CreateIssueNote(c.project, int64(n), &gitlab.CreateIssueNoteOptions{Body: &body}, gitlab.WithContext(ctx))
-	return wrap("note on drift issue", resp, err)
+	return c.wrap("note on drift issue", resp, err)
 }
 
 // issueLink is the issue's page, or its reference when GitLab gave none.
@@ -402,7 +437,7 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 	go func() {
 		_, err := c.gl.Repositories.StreamArchive(c.project, w, &gitlab.ArchiveOptions{Format: gitlab.Ptr("tar.gz"), SHA: &ref}, gitlab.WithContext(dctx))
 		done <- err
-		pw.CloseWithError(err)
+		pw.CloseWithError(c.mask(err))
 	}()
 	select {
 	case <-first:
@@ -411,13 +446,79 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 		if err != nil {
 			cancel()
 			var pe *PermissionError
-			if err = wrap(op, nil, err); errors.As(err, &pe) {
-				return nil, fmt.Errorf("%s: GitLab answered %d: the token cannot read the repository (RECALLGATE_GITLAB_TOKEN needs the read_repository or api scope): %w", op, pe.Status, pe.Err)
+			if err = c.wrap(op, nil, err); errors.As(err, &pe) {
+				return nil, c.mask(fmt.Errorf("%s: GitLab answered %d: the token cannot read the repository (RECALLGATE_GITLAB_TOKEN needs the read_repository or api scope): %w", op, pe.Status, pe.Err))
 			}
 			return nil, err
 		}
 		return &cancelBody{ReadCloser: pr, cancel: cancel}, nil
 	}
+}
+
+// tokenHeaders are the headers GitLab's client sends the token in. Go
+// drops Authorization on a redirect to another host, but not these.
+var tokenHeaders = []string{"PRIVATE-TOKEN", "JOB-TOKEN", "Authorization"}
+
+// keepTokenHome is a CheckRedirect that follows a redirect (as next, or
+// Go's default of at most 10, would) but without the token when it leaves
+// the host (or the scheme) the first request went to: the token is never
+// sent elsewhere, nor in clear after https.
+func keepTokenHome(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if next != nil {
+			if err := next(req, via); err != nil {
+				return err
+			}
+		} else if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		if len(via) > 0 && (!strings.EqualFold(req.URL.Host, via[0].URL.Host) || req.URL.Scheme != via[0].URL.Scheme) {
+			for _, h := range tokenHeaders {
+				req.Header.Del(h)
+			}
+		}
+		return nil
+	}
+}
+
+// capTransport cuts every answer's body but the archive's (a 2xx one) at max bytes:
+// reading past it is an error that says so.
+type capTransport struct {
+	base http.RoundTripper
+	max  int64
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *capTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(req)
+	if err != nil || resp.StatusCode/100 == 2 && strings.HasSuffix(req.URL.Path, "/repository/archive.tar.gz") {
+		return resp, err
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+	return resp, nil
+}
+
+// cappedBody reads at most max bytes of a body, then fails.
+type cappedBody struct {
+	io.ReadCloser
+	left, max int64
+}
+
+// Read implements io.Reader.
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("GitLab's answer is over %d MiB: recallgate reads no more of it", b.max>>20)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // firstWrite closes first on the first write: the archive's body has begun

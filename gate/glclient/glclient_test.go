@@ -484,3 +484,64 @@ func TestArchiveStreamsAndTimesOut(t *testing.T) {
 		t.Errorf("took %v", d)
 	}
 }
+
+// TestHugePageIsBounded: an API answer bigger than MaxResponseBytes (a
+// page of notes that never ends) stops the listing at the cap with an
+// error that says so, instead of being read until the call's timeout.
+func TestHugePageIsBounded(t *testing.T) {
+	c, mux := setup(t)
+	c.Timeout = 5 * time.Second
+	bot(mux)
+	var sent atomic.Int64
+	mux.HandleFunc("GET /api/v4/projects/42/merge_requests/7/notes", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `[{"id":1,"body":"`)
+		chunk := []byte(strings.Repeat("x", 1<<20))
+		for sent.Load() < MaxResponseBytes+8<<20 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			sent.Add(int64(len(chunk)))
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // a server that neither ends the page nor closes
+	})
+	_, err := c.FindComment(context.Background(), 7, []string{"m"})
+	if err == nil || !strings.Contains(err.Error(), "GitLab's answer is over") || strings.Contains(err.Error(), "deadline") {
+		t.Fatalf("err %v after %d bytes", err, sent.Load())
+	}
+}
+
+// TestRedirectElsewhereDropsTheToken: Go forwards a request's headers on a
+// redirect, and strips only Authorization and cookies when the host
+// changes: GitLab's PRIVATE-TOKEN is not among them. An API answer that
+// redirects to another host (a proxy, a moved instance) must not carry the
+// token there; a redirect on the same host keeps it.
+func TestRedirectElsewhereDropsTheToken(t *testing.T) {
+	var got []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = append(got, r.Header.Get("PRIVATE-TOKEN"))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(401)
+		fmt.Fprint(w, `{"message":"401 Unauthorized"}`)
+	}))
+	t.Cleanup(other.Close)
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v4/user", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/api/v4/user", http.StatusFound)
+	})
+	_, err := c.FindComment(context.Background(), 7, []string{"m"})
+	if len(got) != 1 || got[0] != "" {
+		t.Errorf("the other host got PRIVATE-TOKEN %q (err %v)", got, err)
+	}
+	c2, mux2 := setup(t)
+	mux2.HandleFunc("GET /api/v4/user", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/api/v4/user2", http.StatusFound)
+	})
+	mux2.HandleFunc("GET /api/v4/user2", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"id":900,"username":"project_42_bot_abc","bot":true}`)
+	})
+	mux2.HandleFunc("GET /api/v4/projects/42/merge_requests/7/notes", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, `[]`) })
+	if _, err := c2.FindComment(context.Background(), 7, []string{"m"}); err != nil {
+		t.Errorf("a redirect on the same host: %v", err)
+	}
+}

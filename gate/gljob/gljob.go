@@ -35,7 +35,7 @@ func RunJob(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs
 		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical, IdenticalFix: glci.IdenticalFix,
 		BaseResults: in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline),
 		Workspace: rn.ProjectDir, BaseSHA: base, HeadSHA: rn.SHA, SHA: rn.SHA, PR: rn.MR,
-		UnreachableFix: glci.ShallowFix, JUnit: rn.InProject(in.JUnit), NoteMarkdown: report.ForGitLab,
+		UnreachableFix: glci.ShallowFix, Change: "merge request", OneMarker: true, JUnit: rn.InProject(in.JUnit), NoteMarkdown: report.ForGitLab,
 	}
 	publishes := in.Comment != "never" && rn.MR > 0 || j.Mode == "drift"
 	project, web := rn.APIProject()

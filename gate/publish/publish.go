@@ -25,6 +25,41 @@ type Log interface {
 	Infof(format string, args ...any)
 }
 
+// Words are what a CI calls the things the rules write about, for their
+// log lines: a Log that implements Worded gives its own; any other Log
+// gets GitHub's (GitHubWords).
+type Words struct {
+	// Comment is the sticky comment ("PR comment").
+	Comment string
+	// Summary is where the run's report is besides the comment, as
+	// "the job summary" reads in "(the job summary has the report)".
+	Summary string
+	// NoClient says why a run may have no API client.
+	NoClient string
+}
+
+// GitHubWords are GitHub Actions' words, the default.
+var GitHubWords = Words{Comment: "PR comment", Summary: "the job summary", NoClient: "no token, or the repository is not owner/name"}
+
+// Worded is a Log that names its CI's words.
+type Worded interface{ Words() Words }
+
+// wordsOf is the Log's words, GitHub's unless it gives its own.
+func wordsOf(a Log) Words {
+	if w, ok := a.(Worded); ok {
+		return w.Words()
+	}
+	return GitHubWords
+}
+
+// capital makes s's first letter upper case (ASCII).
+func capital(s string) string {
+	if s != "" && s[0] >= 'a' && s[0] <= 'z' {
+		return string(s[0]-'a'+'A') + s[1:]
+	}
+	return s
+}
+
 // Regression is one regressed query, for its annotation.
 type Regression struct {
 	ID         string
@@ -82,7 +117,8 @@ func Markers(config, name, legacy string) []string {
 	return m
 }
 
-// Comments is the sticky PR comment's API.
+// Comments is the sticky comment's API (a pull request's comment, a merge
+// request's note).
 type Comments interface {
 	// FindComment returns the id of the gate's comment (0: none), written
 	// by the token's own account and starting with markers[0] (or, once,
@@ -101,13 +137,14 @@ func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, ma
 	if when == "never" {
 		return
 	}
+	w := wordsOf(a)
 	if c == nil {
-		a.Warningf("no API client (no token, or the repository is not owner/name): the PR comment is skipped (the job summary has the report)")
+		a.Warningf("no API client (%s): the %s is skipped (%s has the report)", w.NoClient, w.Comment, w.Summary)
 		return
 	}
 	id, err := c.FindComment(ctx, pr, markers)
 	if err != nil {
-		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
+		a.Warningf("%s not posted: %v. The verdict stands; the report is in %s.", capital(w.Comment), err, w.Summary)
 		return
 	}
 	if when == "on-change" && !r.Changed() && id == 0 {
@@ -116,7 +153,7 @@ func PostComment(ctx context.Context, a Log, c Comments, when string, pr int, ma
 	created, link, err := c.WriteComment(ctx, pr, id, markers[0], r.Markdown)
 	switch {
 	case err != nil:
-		a.Warningf("PR comment not posted: %v. The verdict stands; the report is in the job summary.", err)
+		a.Warningf("%s not posted: %v. The verdict stands; the report is in %s.", capital(w.Comment), err, w.Summary)
 	case created:
 		a.Infof("recallgate: posted %s\n", link)
 	default:
@@ -174,7 +211,7 @@ func stateIDs(ids []string) string {
 // issue: people do.
 func TrackDrift(ctx context.Context, a Log, c Issues, r Result, sha string) {
 	if c == nil {
-		a.Warningf("no API client (no token, or the repository is not owner/name): the drift issue is not updated")
+		a.Warningf("no API client (%s): the drift issue is not updated", wordsOf(a).NoClient)
 		return
 	}
 	is, err := c.FindIssue(ctx, DriftLabel)
@@ -274,7 +311,7 @@ func Outcome(ctx context.Context, log Log, o Options, c Comments, is Issues, r R
 	case o.Mode == "pr" && o.PR > 0:
 		PostComment(ctx, log, c, o.When, o.PR, o.Markers, r)
 	case o.Mode == "drift" && r.Verdict == string(gate.VerdictError):
-		log.Warningf("the drift issue is not updated: the run could not finish (the job summary says why)")
+		log.Warningf("the drift issue is not updated: the run could not finish (%s says why)", wordsOf(log).Summary)
 	case o.Mode == "drift":
 		TrackDrift(ctx, log, is, r, o.SHA)
 	}

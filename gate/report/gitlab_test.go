@@ -67,3 +67,21 @@ func TestForGitLabEscapedForms(t *testing.T) {
 		}
 	}
 }
+
+// TestForGitLabBracketAndIterationReferencesInert: GitLab also resolves
+// "[vulnerability:1]", "[work_item:3]", "[contact:…]", "[feature_flag:4]"
+// and "*iteration:5" / "*iteration:\"name\"" in the text a note renders
+// to, where EscapeMarkdown's &#91; and &#42; are "[" and "*" again.
+func TestForGitLabBracketAndIterationReferencesInert(t *testing.T) {
+	live := regexp.MustCompile(`\[\w+:|\*iteration:`)
+	for _, s := range []string{"[vulnerability:1]", "see [epic:2] now", "[work_item:3]", "[contact:a@b.c]", "[feature_flag:4]", "[wiki_page:home]",
+		"*iteration:5", `*iteration:"Sprint 1"`, "x *iteration:6"} {
+		got := html.UnescapeString(ForGitLab(EscapeMarkdown(s)))
+		if loc := live.FindStringIndex(got); loc != nil {
+			t.Errorf("ForGitLab(EscapeMarkdown(%q)) renders to %q: %q is a live GitLab reference", s, got, got[loc[0]:loc[1]])
+		}
+	}
+	if got := dots(ForGitLab(EscapeMarkdown("[vulnerability:1] *iteration:5 [ x ] a*b"))); got != "&#91;·vulnerability:1&#93; &#42;·iteration:5 &#91; x &#93; a&#42;·b" {
+		t.Errorf("escaped forms: %q", got)
+	}
+}
