@@ -429,37 +429,8 @@ func ReportLocation(rn Runner, gate string) (write, output string, err error) {
 	return p, p, nil
 }
 
-// ReportName is the report file of one step: recallgate-report.json, with
-// the step (GITHUB_ACTION) and the gate's label (its name or config path,
-// "" for the root recallgate.toml) in it when known, each reduced to
-// letters, digits and . _ -.
-func ReportName(step, gate string) string {
-	name := "recallgate-report"
-	last := ""
-	for _, part := range []string{step, gate} {
-		if p := fileSafe(part); p != "" && p != last {
-			name += "-" + p
-			last = p
-		}
-	}
-	return name + ".json"
-}
-
-// fileSafe keeps letters, digits, . _ and -, turning the rest into _, at
-// most 64 bytes.
-func fileSafe(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
-			return r
-		}
-		return '_'
-	}, s)
-	s = strings.Trim(s, ".")
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return s
-}
+// ReportName is publish.ReportName: the report file of one step.
+func ReportName(step, gate string) string { return publish.ReportName(step, gate) }
 
 // Step is a GitHub Actions step as cijob.Step: the workflow-command log,
 // the runner's report location, and Publish's outputs, job summary and

@@ -335,7 +335,7 @@ func oneLine(s string) string {
 // project directory (the output is that path relative to it), or the
 // system's temporary folder outside a job.
 func (s Step) ReportLocation(gateLabel string) (write, output string, err error) {
-	name := reportName(s.Runner.Job, gateLabel)
+	name := publish.ReportName(s.Runner.Job, gateLabel)
 	if d := s.Runner.ProjectDir; d != "" {
 		dir := filepath.Join(d, ".recallgate")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -361,33 +361,3 @@ func (s Step) Publish(r publish.Result) {
 
 // Relative is the runner's Relative.
 func (s Step) Relative(p string) string { return s.Runner.Relative(p) }
-
-// reportName is recallgate-report.json with the job's name and the gate's
-// label in it when known, each reduced to letters, digits and . _ -.
-func reportName(job, gateLabel string) string {
-	name := "recallgate-report"
-	last := ""
-	for _, part := range []string{job, gateLabel} {
-		if p := fileSafe(part); p != "" && p != last {
-			name += "-" + p
-			last = p
-		}
-	}
-	return name + ".json"
-}
-
-// fileSafe keeps letters, digits, . _ and -, turning the rest into _, at
-// most 64 bytes.
-func fileSafe(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
-			return r
-		}
-		return '_'
-	}, s)
-	s = strings.Trim(s, ".")
-	if len(s) > 64 {
-		s = s[:64]
-	}
-	return s
-}

@@ -188,3 +188,20 @@ func TestOutcome(t *testing.T) {
 		}
 	}
 }
+
+// TestReportName: the step and the gate's label name the report file, each
+// made file-safe, a repeated part said once.
+func TestReportName(t *testing.T) {
+	for _, tc := range []struct{ step, gate, want string }{
+		{"", "", "recallgate-report.json"},
+		{"gate", "", "recallgate-report-gate.json"},
+		{"gate", "search", "recallgate-report-gate-search.json"},
+		{"search", "search", "recallgate-report-search.json"},
+		{"retrieval-gate", "../rag/recallgate.toml", "recallgate-report-retrieval-gate-_rag_recallgate.toml.json"},
+		{"a b", strings.Repeat("x", 80), "recallgate-report-a_b-" + strings.Repeat("x", 64) + ".json"},
+	} {
+		if got := publish.ReportName(tc.step, tc.gate); got != tc.want {
+			t.Errorf("ReportName(%q, %q) = %q, want %q", tc.step, tc.gate, got, tc.want)
+		}
+	}
+}
