@@ -240,27 +240,8 @@ func packContext(q *Query, hits []Hit, budget int) *ContextStage {
 		budget = DefaultContextTokens
 	}
 	var texts []string
-	var c *ContextStage
-	seen := map[string]bool{}
-	for _, h := range hits {
-		if h.Text == "" {
-			continue
-		}
-		if c == nil {
-			c = &ContextStage{Source: ContextPacked, Budget: budget, Passages: []ContextPassage{}}
-		}
-		key := h.Chunk
-		if key == "" {
-			key = h.Doc + "\x00" + h.Text
-		}
-		if seen[key] {
-			continue
-		}
-		seen[key] = true
-		n := words(h.Text)
-		if c.Tokens+n > budget {
-			break
-		}
+	c := &ContextStage{Source: ContextPacked, Budget: budget, Passages: []ContextPassage{}}
+	hasText := packHits(hits, budget, func(h Hit, n int) {
 		c.Tokens += n
 		cp := ContextPassage{Doc: strings.Clone(h.Doc), Chunk: strings.Clone(h.Chunk), Tokens: n}
 		if cp.Chunk == "" {
@@ -270,12 +251,43 @@ func packContext(q *Query, hits []Hit, budget int) *ContextStage {
 		if len(q.Evidence) > 0 {
 			texts = append(texts, h.Text)
 		}
-	}
-	if c == nil {
+	})
+	if !hasText {
 		return nil
 	}
 	c.finish(q, texts)
 	return c
+}
+
+// packHits walks hits by recallgate's packing rule: passages with text,
+// each chunk once (a hit without a chunk id keyed by its document and
+// text), in rank order, until the next would pass budget words (budget >
+// 0). fn gets each packed hit with its word count; hasText reports
+// whether any hit carried text at all, packed or not.
+func packHits(hits []Hit, budget int, fn func(h Hit, words int)) (hasText bool) {
+	seen := map[string]bool{}
+	used := 0
+	for _, h := range hits {
+		if h.Text == "" {
+			continue
+		}
+		hasText = true
+		key := h.Chunk
+		if key == "" {
+			key = h.Doc + "\x00" + h.Text
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		n := words(h.Text)
+		if used+n > budget {
+			break
+		}
+		used += n
+		fn(h, n)
+	}
+	return hasText
 }
 
 // ownContext is the pipeline's own final context, as its answer gave it.
