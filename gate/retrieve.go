@@ -204,6 +204,14 @@ func RetrieveAll(ctx context.Context, side string, set *Set, r Retriever, o Retr
 		go func(i int, q *Query) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			defer func() {
+				// A retriever's bug is this query's infrastructure error
+				// (exit 3, an error report), never a crash that leaves the
+				// last run's reports and comment standing.
+				if p := recover(); p != nil {
+					errs[i] = fmt.Errorf("the %s retriever failed on %s with an internal error (a bug in recallgate: please report it with this line): %v", side, q.ID, p)
+				}
+			}()
 			qctx := ctx
 			if o.Timeout > 0 {
 				var cancel context.CancelFunc

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,5 +83,34 @@ func TestRetrievalErrorOneLinePerReason(t *testing.T) {
 	want = "head: 3 queries not retrieved (not scored as misses): " + down.Msg
 	if got := (&RetrievalError{Side: "head", Failures: f}).Error(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// panicRetriever panics on one query, as a bug in a retriever would.
+type panicRetriever struct{ on string }
+
+func (p panicRetriever) Retrieve(_ context.Context, q *Query, _ int) ([]Hit, error) {
+	if q.ID == p.on {
+		var hits []Hit
+		_ = hits[3] // index out of range
+	}
+	return []Hit{{Doc: "a"}}, nil
+}
+
+// TestRetrieverPanicIsInfra: a retriever that panics on one query makes
+// that query an infrastructure error naming it and the panic; the process
+// does not crash, so the error report replaces the last run's reports.
+func TestRetrieverPanicIsInfra(t *testing.T) {
+	set := &Set{Queries: []*Query{{ID: "q1", Text: "one"}, {ID: "q2", Text: "two"}, {ID: "q3", Text: "three"}}}
+	_, err := RetrieveAll(context.Background(), "head", set, panicRetriever{on: "q2"}, RetrieveOptions{K: 5, Concurrency: 2})
+	var re *RetrievalError
+	if !IsInfra(err) || !errors.As(err, &re) {
+		t.Fatalf("err = %v, want an infrastructure RetrievalError", err)
+	}
+	if len(re.Failures) != 1 || re.Failures["q2"] == nil {
+		t.Fatalf("failures = %v, want only q2", re.Failures)
+	}
+	if msg := re.Failures["q2"].Error(); !strings.Contains(msg, "head retriever failed on q2") || !strings.Contains(msg, "index out of range") {
+		t.Errorf("q2: %s", msg)
 	}
 }
