@@ -73,16 +73,17 @@ const (
 
 // Retriever is a configured HTTP retriever.
 type Retriever struct {
-	cfg     Config
-	client  *http.Client
-	headers http.Header
-	hits    []string
-	fields  [4][]string // doc, chunk, score, text
-	context []string
-	cfields [4][]string // a passage's doc, chunk, text, tokens
-	abstain []string
-	secrets []string
-	dropped sync.Once // the warning about answers over gate.MaxKeptHits
+	cfg      Config
+	client   *http.Client
+	headers  http.Header
+	hits     []string
+	fields   [4][]string // doc, chunk, score, text
+	context  []string
+	cfields  [4][]string // a passage's doc, chunk, text, tokens
+	abstain  []string
+	secrets  []string
+	dropped  sync.Once // the warning about answers over gate.MaxKeptHits
+	textless sync.Once // the warning about a context without any text
 }
 
 // New checks the config and resolves ${VAR} in header values with getenv.
@@ -204,6 +205,12 @@ func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, prefligh
 			return gate.Answer{}, fmt.Errorf("%s: %w", redactURL(r.cfg.URL), err)
 		}
 	}
+	if textless(a.Context) && r.cfg.Warn != nil {
+		r.textless.Do(func() {
+			r.cfg.Warn(fmt.Sprintf("%s answered query %s with a context of %d passages and no text at their %q path: no required fact can be found in them (check context_text)",
+				redactURL(r.cfg.URL), q.ID, len(a.Context), strings.Join(r.cfields[2], ".")))
+		})
+	}
 	if total > keep && r.cfg.Warn != nil {
 		r.dropped.Do(func() {
 			r.cfg.Warn(fmt.Sprintf("%s answered query %s with %d hits: only the first %d are kept (%d per candidate asked for, at least %d), the rest of this and every later answer over the limit dropped",
@@ -211,6 +218,17 @@ func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, prefligh
 		})
 	}
 	return a, nil
+}
+
+// textless reports a final context of passages none of which has text:
+// most likely a context_text path that names nothing in the answer.
+func textless(ctx []gate.Passage) bool {
+	for _, p := range ctx {
+		if p.Text != "" {
+			return false
+		}
+	}
+	return len(ctx) > 0
 }
 
 func (r *Retriever) request(ctx context.Context, q *gate.Query, k int) (*http.Request, error) {

@@ -353,3 +353,30 @@ func TestAnswerContextAndAbstain(t *testing.T) {
 		t.Errorf("context_doc without context: %v", err)
 	}
 }
+
+// TestTextlessContextWarns: a context_text path that names nothing in the
+// answer gives passages without text, where no fact can be found: one
+// warning names the query and the path, never a silent zero coverage.
+func TestTextlessContextWarns(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"hits":[{"doc":"a"}],"answer":{"sources":[{"doc":"a","content":"Open Settings"},{"doc":"b","content":"x"}]}}`)
+	}))
+	t.Cleanup(srv.Close)
+	var warned []string
+	cfg := Config{URL: srv.URL, Hits: "hits", Doc: "doc", Context: "answer.sources", ContextText: "body", Warn: func(s string) { warned = append(warned, s) }}
+	r := newRetriever(t, cfg, nil)
+	for range 2 {
+		if _, err := r.Answer(context.Background(), q, 5); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "query "+q.ID) || !strings.Contains(warned[0], `"body"`) || !strings.Contains(warned[0], "2 passages") {
+		t.Fatalf("warnings %q, want one naming the query, the path and the passages", warned)
+	}
+	// The right path: no warning.
+	warned = nil
+	cfg.ContextText = "content"
+	if _, err := newRetriever(t, cfg, nil).Answer(context.Background(), q, 5); err != nil || len(warned) != 0 {
+		t.Fatalf("err %v, warnings %q", err, warned)
+	}
+}
