@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -83,6 +84,9 @@ func New(hc *http.Client, apiURL, token, project string) (*Client, error) {
 	u, err := url.Parse(apiURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("API URL %q is not an http(s) URL (CI_API_V4_URL)", apiURL)
+	}
+	if u.Scheme == "http" && !loopback(u.Hostname()) {
+		return nil, fmt.Errorf("API URL %q is plain http to another machine: the token would cross the network unencrypted, so it is not sent; use https (CI_API_V4_URL)", apiURL)
 	}
 	if hc == nil {
 		hc = &http.Client{}
@@ -549,4 +553,14 @@ func (b *cancelBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
 	return err
+}
+
+// loopback reports a host name that stays on this machine: the only place
+// plain http may carry the token.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -545,3 +545,24 @@ func TestRedirectElsewhereDropsTheToken(t *testing.T) {
 		t.Errorf("a redirect on the same host: %v", err)
 	}
 }
+
+// TestPlainHTTPElsewhereRefused: the token never goes over plain http to
+// another machine; https anywhere and http on loopback are taken.
+func TestPlainHTTPElsewhereRefused(t *testing.T) {
+	for u, ok := range map[string]bool{
+		"https://gitlab.example.com/api/v4": true,
+		"http://127.0.0.1:8080/api/v4":      true,
+		"http://[::1]:8080/api/v4":          true,
+		"http://localhost/api/v4":           true,
+		"http://gitlab.example.com/api/v4":  false,
+		"http://10.0.0.5/api/v4":            false,
+	} {
+		_, err := New(nil, u, "glpat-x", "42")
+		if (err == nil) != ok {
+			t.Errorf("%s: err = %v, want ok %v", u, err, ok)
+		}
+		if err != nil && (!strings.Contains(err.Error(), "https") || strings.Contains(err.Error(), "glpat-x")) {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
