@@ -15,16 +15,7 @@ import (
 // the cap are never built: peak RSS stays under the suite's limit.
 func TestHTTPContextFloodBoundedInMemory(t *testing.T) {
 	const n = 1_300_000 // 12 bytes each
-	var b strings.Builder
-	b.WriteString(`{"hits":[{"doc":"a"}],"context":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"doc":"%x"}`, i%16)
-	}
-	b.WriteString("]}")
-	body := b.String()
+	body := `{"hits":[{"doc":"a"}],"context":` + docArray(n, 16) + "}"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) }))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -45,14 +36,7 @@ func TestRunContextFloodBoundedInMemory(t *testing.T) {
 	const n = 1_300_000
 	var b strings.Builder
 	for _, id := range []string{"q1", "q2", "q3"} {
-		fmt.Fprintf(&b, `{"id":%q,"hits":[{"doc":"a"}],"context":[`, id)
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `{"doc":"%x"}`, i%16)
-		}
-		b.WriteString("]}\n")
+		fmt.Fprintf(&b, `{"id":%q,"hits":[{"doc":"a"}],"context":%s}`+"\n", id, docArray(n, 16))
 	}
 	dir := t.TempDir()
 	set := write(t, dir, "set.jsonl", setJSONL)

@@ -226,16 +226,7 @@ func TestGzipCorpusBombBoundedInMemory(t *testing.T) {
 // builds none of the rest, and says so once per side.
 func TestHTTPHitFloodBoundedInMemory(t *testing.T) {
 	const n = 900_000
-	var b strings.Builder
-	b.WriteString(`{"hits":[`)
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"doc":"%x"}`, i%4096)
-	}
-	b.WriteString("]}")
-	body := b.String()
+	body := `{"hits":` + docArray(n, 4096) + "}"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, body) }))
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -293,4 +284,19 @@ func TestFIFOInputsRefused(t *testing.T) {
 		code, errs, rss := rgChild(t, args...)
 		checkBounded(t, code, errs, rss, 2, "not a regular file")
 	}
+}
+
+// docArray is a JSON array of n tiny passages or hits, {"doc":"<i mod m in
+// hex>"}: a flood that stays under a body or line limit.
+func docArray(n, m int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"doc":"%x"}`, i%m)
+	}
+	b.WriteByte(']')
+	return b.String()
 }
