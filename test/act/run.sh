@@ -42,16 +42,8 @@ GOBIN="$bin" go install github.com/nektos/act@v0.2.89 >/dev/null 2>&1 || skip "n
 
 work=$(mktemp -d)
 sock="$work/podman.sock"
-# crun refuses this machine's cgroup layout and the default ulimits cannot
-# be set: runc, cgroupfs, no default ulimits.
-cat >"$work/containers.conf" <<'EOF'
-[containers]
-default_ulimits = []
-[engine]
-cgroup_manager = "cgroupfs"
-EOF
-export CONTAINERS_CONF="$work/containers.conf"
-pm() { podman --runtime runc "$@"; }
+. test/podman.sh # podman_setup, pm, import_golang
+podman_setup "$work"
 
 cleanup() {
   [ -n "${svc:-}" ] && kill "$svc" 2>/dev/null || true
@@ -65,15 +57,7 @@ pm ps -aq --filter name='^act-' 2>/dev/null | xargs -r podman --runtime runc rm 
 
 echo "== stand-in base images"
 stage="$work/stage"
-mkdir -p "$stage/golang/usr/local" "$stage/golang/bin" "$stage/golang/tmp" "$stage/golang/etc/ssl/certs"
-cp -a "$(go env GOROOT)" "$stage/golang/usr/local/go"
-cp /bin/busybox "$stage/golang/bin/busybox"
-ln -s busybox "$stage/golang/bin/sh"
-cp /etc/ssl/certs/ca-certificates.crt "$stage/golang/etc/ssl/certs/"
-chmod 1777 "$stage/golang/tmp"
-tar -C "$stage/golang" -c . | pm import -q \
-  --change 'ENV PATH=/usr/local/go/bin:/go/bin:/bin' --change 'ENV GOPATH=/go' --change 'WORKDIR /go' \
-  - docker.io/library/golang:1.26 >/dev/null
+import_golang "$stage"
 
 mkdir -p "$stage/distroless/etc/ssl/certs" "$stage/distroless/tmp"
 cp /etc/ssl/certs/ca-certificates.crt "$stage/distroless/etc/ssl/certs/"

@@ -60,26 +60,11 @@ trap cleanup EXIT
 image=""
 if command -v podman >/dev/null && command -v runc >/dev/null && [ -x /bin/busybox ]; then
   echo "== the gitlab image from the unchanged Dockerfile (podman, stand-in base images)"
-  # As test/act/run.sh: runc, cgroupfs, no default ulimits.
-  cat >"$work/containers.conf" <<'EOF'
-[containers]
-default_ulimits = []
-[engine]
-cgroup_manager = "cgroupfs"
-EOF
-  export CONTAINERS_CONF="$work/containers.conf"
-  pm() { podman --runtime runc "$@"; }
+  . test/podman.sh # podman_setup, pm, import_golang (shared with test/act/run.sh)
+  podman_setup "$work"
   stage="$work/stage"
   if ! pm image exists docker.io/library/golang:1.26; then
-    mkdir -p "$stage/golang/usr/local" "$stage/golang/bin" "$stage/golang/tmp" "$stage/golang/etc/ssl/certs"
-    cp -a "$(go env GOROOT)" "$stage/golang/usr/local/go"
-    cp /bin/busybox "$stage/golang/bin/busybox"
-    ln -s busybox "$stage/golang/bin/sh"
-    cp /etc/ssl/certs/ca-certificates.crt "$stage/golang/etc/ssl/certs/"
-    chmod 1777 "$stage/golang/tmp"
-    tar -C "$stage/golang" -c . | pm import -q \
-      --change 'ENV PATH=/usr/local/go/bin:/go/bin:/bin' --change 'ENV GOPATH=/go' --change 'WORKDIR /go' \
-      - docker.io/library/golang:1.26 >/dev/null
+    import_golang "$stage"
   fi
   mkdir -p "$stage/busybox/bin" "$stage/busybox/tmp" "$stage/busybox/etc"
   cp /bin/busybox "$stage/busybox/bin/busybox"
