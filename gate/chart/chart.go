@@ -25,16 +25,20 @@ func text(s string) string {
 	return html.EscapeString(strings.ToValidUTF8(gate.Visible(s), "\uFFFD"))
 }
 
-// class keeps the letters, digits, '-' and '_' of a CSS class name, so a
-// caller's class cannot leave the attribute.
+// class keeps the letters, digits, '-' and '_' of each space-separated CSS
+// class name, so a caller's class cannot leave the attribute.
 func class(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			return r
-		}
-		return -1
-	}, s)
+	names := strings.Fields(s)
+	for i, n := range names {
+		names[i] = strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+				return r
+			}
+			return -1
+		}, n)
+	}
+	return strings.Join(strings.Fields(strings.Join(names, " ")), " ")
 }
 
 // num formats a coordinate with one decimal.

@@ -104,6 +104,9 @@ func TestDumbbellGolden(t *testing.T) {
 	if marks(svg) != 3 {
 		t.Errorf("%d marks, want 3", marks(svg))
 	}
+	if !strings.Contains(svg, `class="regressed bar"`) || !strings.Contains(svg, `class="mark improved"`) {
+		t.Errorf("a row's class lost its separate names:\n%s", svg)
+	}
 	golden(t, "dumbbell.golden.svg", svg)
 }
 

@@ -49,7 +49,7 @@ func (l Lines) SVG() string {
 	n := len(l.XLabels)
 	sx := scale{0, float64(n - 1), 60, float64(w) - 20}
 	sy := scale{ylo, yhi, float64(h) - 60, 30}
-	c := newCanvas(w, h, l.Title, `.chart .series{fill:none;stroke-width:1.5}.chart .break{stroke:#b26a00;stroke-dasharray:4 3}`)
+	c := newCanvas(w, h, l.Title, `.chart .series{fill:none;stroke-width:1.5}.chart .s0{stroke:#4a6fa5}.chart .s1{stroke:#b26a00}.chart .s2{stroke:#6a1b9a}.chart .s3{stroke:#00838f}.chart .break{stroke:#b26a00;stroke-dasharray:4 3}`)
 	c.label(float64(w)/2, 16, "middle", l.Title)
 	c.yAxis(sy, sx.a, sx.b, l.YLabel)
 	c.line(sx.a, sy.a, sx.b, sy.a, "axis")
@@ -88,7 +88,7 @@ func (l Lines) SVG() string {
 			pen = true
 		}
 		if d.Len() > 0 {
-			fmt.Fprintf(&c.b, `<path class="series %s" d="%s"/>`+"\n", class(s.Class), strings.TrimSpace(d.String()))
+			fmt.Fprintf(&c.b, `<path class="series s%d %s" d="%s"/>`+"\n", si%4, class(s.Class), strings.TrimSpace(d.String()))
 		}
 		for i, p := range s.Points {
 			if i >= n {
@@ -101,7 +101,7 @@ func (l Lines) SVG() string {
 			c.circle(sx.at(float64(i)), sy.at(p.Value), 3.5, s.Class+" "+p.Class, p.Title)
 		}
 		lx := 70 + float64(si)*160
-		fmt.Fprintf(&c.b, `<line class="series %s" x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", class(s.Class), num(lx), num(float64(h)-14), num(lx+20), num(float64(h)-14))
+		fmt.Fprintf(&c.b, `<line class="series s%d %s" x1="%s" y1="%s" x2="%s" y2="%s"/>`+"\n", si%4, class(s.Class), num(lx), num(float64(h)-14), num(lx+20), num(float64(h)-14))
 		c.label(lx+24, float64(h)-10, "start", s.Name)
 	}
 	c.desc(skipped)
