@@ -274,6 +274,14 @@ func (p *PolicyInfo) validate() error {
 	if p.Source == gate.PolicyGivenConfig && len(p.Changes)+len(p.WaiversAdded) > 0 {
 		return errors.New("policy: a given config's policy has no changes or added waivers")
 	}
+	if p.MovedFrom != "" {
+		if p.Source != gate.PolicyBaseCommit {
+			return errors.New("policy.moved_from: only the base commit's policy comes from a moved config")
+		}
+		if len(p.MovedFrom) > 512 || strings.ContainsFunc(p.MovedFrom, unicode.IsControl) {
+			return fmt.Errorf("policy.moved_from %.40q: not a config path", p.MovedFrom)
+		}
+	}
 	for i, c := range p.Changes {
 		at := fmt.Sprintf("policy.changes[%d]", i)
 		seg, isSeg := strings.CutPrefix(c.Key, gate.PolicySegmentKey)
