@@ -117,21 +117,27 @@ func TestPolicyDodgesGate(t *testing.T) {
 
 // TestPolicyDodgesAction: the same dodges in the GitHub Action (the
 // config input naming the path) fail, and the sticky comment says which
-// base file judged.
+// base file judged: with the base tree from git, and from the commit's
+// archive (the Docker image has no git).
 func TestPolicyDodgesAction(t *testing.T) {
 	for _, d := range policyDodges {
 		f, named := dodgeFixture(t, d.dodge)
-		g := &fakeGitHub{}
-		srv := g.server(t)
-		ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{"working-directory": f.dir, "config": named})
-		ae.vars["GITHUB_WORKSPACE"] = f.dir
-		code, out, errs := ae.run(t)
-		if code != 1 || !strings.Contains(ae.outputs(t)["regressed"], "q26") {
-			t.Errorf("%s: exit %d, want 1 with q26 regressed\n%s\n%s", d.name, code, out, errs)
-			continue
-		}
-		if want := movedHeadline + report.EscapeMarkdown("rag/recallgate.toml"); len(g.comments) != 1 || !strings.Contains(g.comments[0], want) || !strings.Contains(g.comments[0], "❌") {
-			t.Errorf("%s: the comment lacks %q:\n%.1500s", d.name, want, strings.Join(g.comments, "\n---\n"))
+		for _, way := range []string{"git", "archive"} {
+			g := &fakeGitHub{}
+			if way == "archive" {
+				g.tarball = archiveFixture(t, f)
+			}
+			srv := g.server(t)
+			ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{"working-directory": f.dir, "config": named})
+			ae.vars["GITHUB_WORKSPACE"] = f.dir
+			code, out, errs := ae.run(t)
+			if code != 1 || !strings.Contains(ae.outputs(t)["regressed"], "q26") || (way == "archive") != (len(g.tarballRefs) == 1) {
+				t.Errorf("%s (%s): exit %d, archives %v, want 1 with q26 regressed\n%s\n%s", d.name, way, code, g.tarballRefs, out, errs)
+				continue
+			}
+			if want := movedHeadline + report.EscapeMarkdown("rag/recallgate.toml"); len(g.comments) != 1 || !strings.Contains(g.comments[0], want) || !strings.Contains(g.comments[0], "❌") {
+				t.Errorf("%s (%s): the comment lacks %q:\n%.1500s", d.name, way, want, strings.Join(g.comments, "\n---\n"))
+			}
 		}
 	}
 }
@@ -179,5 +185,33 @@ func TestPolicyLinkedBaseConfig(t *testing.T) {
 	}
 	if h := headlineOf(text); strings.Contains(h, "moves/links") {
 		t.Errorf("headline %q", h)
+	}
+}
+
+// TestPolicyBaseConfigRefusals: a base commit whose config is a link out
+// of its own tree is refused, never followed; a change that removes two
+// base configs and names a new one is refused, since which one is the
+// gate's policy cannot be told: exit 2, naming the files.
+func TestPolicyBaseConfigRefusals(t *testing.T) {
+	outside := write(t, t.TempDir(), "loose.toml", builtinConfig+looseGate)
+	f := newFixture(t, builtinConfig)
+	f.git("rm", "-q", "rag/recallgate.toml")
+	f.link(outside, "rag/recallgate.toml")
+	f.base = f.commit("a config linked out of the repository")
+	code, text, _, errs := f.policyGate(t, "--base-ref", f.base)
+	if want := "rag/recallgate.toml@" + f.base[:12] + ": the base commit's config is a link out of its own tree: refused"; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("a base config linked outside: exit %d, want 2 and %q\n%s\n%s", code, want, text, errs)
+	}
+
+	f = newFixture(t, builtinConfig)
+	f.put("rag/nightly.toml", builtinConfig)
+	f.base = f.commit("two configs")
+	f.git("rm", "-q", "rag/recallgate.toml", "rag/nightly.toml")
+	f.put("rag/new.toml", builtinConfig+looseGate)
+	f.commit("replace both")
+	jsonOut := filepath.Join(t.TempDir(), "r.json")
+	code, out, errs2 := rg(t, "gate", "--config", filepath.Join(f.dir, "rag/new.toml"), "--base-ref", f.base, "--json-out", jsonOut)
+	if want := "has no config at rag/new.toml but has recallgate configs at rag/nightly.toml, rag/recallgate.toml"; code != 2 || !strings.Contains(errs2, want) {
+		t.Errorf("two removed base configs: exit %d, want 2 and %q\n%s\n%s", code, want, out, errs2)
 	}
 }

@@ -80,7 +80,7 @@ func (e baseConfigError) Fix() string {
 
 func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Set, o BaseOptions) error {
 	short := ShortSHA(b.Tree.Commit)
-	pf, err := findPolicyFile(b.Tree, cfgAbs)
+	pf, err := findPolicyFile(b.Tree, head.Path)
 	if err != nil {
 		return err
 	}
