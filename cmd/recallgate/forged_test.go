@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-// TestForgedVerdictRefused: a failing report.json with only its "verdict"
+// TestReportForgedVerdictRefused: a failing report.json with only its "verdict"
 // changed to pass is refused by `report --in` and by `comment --report`
 // (the two-workflow pattern's privileged job): exit 2 naming the verdict
 // and the failed rule, no ✅ rendered, no comment written.
-func TestForgedVerdictRefused(t *testing.T) {
+func TestReportForgedVerdictRefused(t *testing.T) {
 	dir := t.TempDir()
 	rep := filepath.Join(dir, "report.json")
 	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl", "--format", "json", "--out", rep); code != 1 {
