@@ -2,7 +2,6 @@ package main
 
 import (
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,11 +112,7 @@ func TestOwnRetrieverSectionRuns(t *testing.T) {
 	if !strings.HasPrefix(gate, "recallgate gate ") || strings.Contains(gate, "\n") {
 		t.Fatalf("%s:%d: want one recallgate gate line, got:\n%s", sh.Path, sh.Line, sh.Text)
 	}
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{t: t, dir: dir}
+	f := &fixture{t: t, dir: gitDir(t)}
 	f.git("init", "-q", "-b", "main")
 	f.put("queries.jsonl", set.Text)
 	f.put("retriever.py", py.Text)
