@@ -94,3 +94,24 @@ func gitDir(t *testing.T) string {
 	}
 	return dir
 }
+
+// TestInitFirstPullRequest: the pull request that adds what init wrote
+// (config, set and corpus all new) is not red for want of a base: the base
+// commit cannot run the config it brings, so the head stands for both
+// sides, exit 0, and the report says why.
+func TestInitFirstPullRequest(t *testing.T) {
+	f := &fixture{t: t, dir: gitDir(t)}
+	f.git("init", "-q", "-b", "main")
+	f.put("README.md", "# our service\n")
+	f.commit("start")
+	f.git("checkout", "-q", "-b", "adopt")
+	t.Chdir(f.dir)
+	if code, out, errs := rg(t, "init"); code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errs)
+	}
+	f.commit("recallgate init")
+	code, out, errs := rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main")
+	if code != 0 || !strings.Contains(out+errs, "this change adopts recallgate: the base commit") || !strings.Contains(out, "the head's run stands for both sides") {
+		t.Errorf("gate on the pull request that adds init's files: exit %d, want 0 saying it adopts recallgate\n%s%s", code, out, errs)
+	}
+}

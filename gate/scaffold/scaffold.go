@@ -121,9 +121,9 @@ func create(dir string, f file) error {
 // nextSteps is what init prints after the files: the three steps from
 // the example to a gate of the team's own.
 func nextSteps(ci string) string {
-	open := "Commit the files to your default branch: the base side of a gate runs in the base\n     commit's tree, so every pull request after that one is gated against it."
+	open := "Commit the files in a pull request: its check passes and says it adopts recallgate\n     (its base commit has nothing to compare); every pull request after it is gated."
 	if ci == "gitlab" {
-		open = "Add a project access token (scope api, role Reporter) as the masked CI/CD variable\n     RECALLGATE_GITLAB_TOKEN, and commit the files to your default branch: the base side\n     runs in the base commit's tree, so every merge request after that one is gated."
+		open = "Add a project access token (scope api, role Reporter) as the masked CI/CD variable\n     RECALLGATE_GITLAB_TOKEN, and commit the files in a merge request: it passes and says it\n     adopts recallgate (nothing to compare); every merge request after it is gated."
 	}
 	return `
 next steps:

@@ -38,7 +38,7 @@ func TestInitWritesTheFiles(t *testing.T) {
 		template string
 		step3    string
 	}{
-		{"github", ".github/workflows/recallgate.yml", "recallgate.yml", "so every pull request after that one is gated"},
+		{"github", ".github/workflows/recallgate.yml", "recallgate.yml", "its check passes and says it adopts recallgate"},
 		{"gitlab", ".gitlab-ci.yml", "gitlab-ci.yml", "RECALLGATE_GITLAB_TOKEN"},
 	} {
 		dir := t.TempDir()
