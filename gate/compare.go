@@ -396,7 +396,7 @@ func ifRelevant(q *Query, docs []string, u map[string]bool, k, top int) (prec, n
 		ideal += float64(g) / math.Log2(float64(i+2))
 	}
 	if ideal > 0 {
-		ndcg = dcg / ideal
+		ndcg = min(1, dcg/ideal)
 	}
 	return float64(rel) / float64(k), ndcg
 }

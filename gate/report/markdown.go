@@ -64,6 +64,13 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 
 	fmt.Fprintf(b, "\n%s\n", statsLine(r))
+	fmt.Fprintf(b, "\n%s\n", detectLine(r))
+	if l := holmLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", EscapeMarkdown(l))
+	}
+	if l := rangeLine(r.Unjudged, r.Depth.Context); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
 	if l := latencyLine(r.Latency); l != "" {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}
