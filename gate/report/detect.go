@@ -57,8 +57,8 @@ type RangeInfo struct {
 	NDCGAtK      [2]float64 `json:"ndcg_at_k"`
 }
 
-func statisticsInfo(c *gate.Comparison) StatisticsInfo {
-	s := StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}}
+func statisticsInfo(c *gate.Comparison) *StatisticsInfo {
+	s := &StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}}
 	if d := c.Detect; d.FlipsKnown {
 		k := d.MinFlips
 		s.MinSameDirectionFlips = &k
@@ -87,9 +87,13 @@ func rangeInfo(r *gate.UnjudgedRange) *RangeInfo {
 const GrowTowards = 50
 
 // detectLine says what the set can detect: "This set calls a drop
-// significant only when 6 queries move the same way …".
+// significant only when 6 queries move the same way …", or "" for a
+// report that does not say.
 func detectLine(r *CompareReport) string {
 	st := r.Statistics
+	if st == nil {
+		return ""
+	}
 	grow := ""
 	if st.Queries < GrowTowards {
 		grow = fmt.Sprintf(" Grow it towards %d queries to see smaller changes.", GrowTowards)
@@ -111,6 +115,9 @@ func detectLine(r *CompareReport) string {
 // holmLine names the significance tests and their Holm-adjusted p-values
 // when more than one rule was tested, or "".
 func holmLine(r *CompareReport) string {
+	if r.Statistics == nil {
+		return ""
+	}
 	tests := r.Statistics.SignificanceTests
 	if len(tests) < 2 {
 		return ""

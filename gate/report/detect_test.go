@@ -140,3 +140,23 @@ func TestStatisticsReadStrictly(t *testing.T) {
 func test(m map[string]any) map[string]any {
 	return m["statistics"].(map[string]any)["significance_tests"].([]any)[0].(map[string]any)
 }
+
+// TestReportWithoutStatistics: a report written before statistics were
+// added reads back and renders without claiming anything of its set.
+func TestReportWithoutStatistics(t *testing.T) {
+	m := mapOf(t, render(t, judgedComparison(t), JSON))
+	delete(m, "statistics")
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "old.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []Format{Text, Markdown, HTML, JUnit} {
+		var buf bytes.Buffer
+		if err := WriteCompareReport(&buf, r, format); err != nil {
+			t.Fatal(err)
+		}
+		if out := buf.String(); strings.Contains(out, "This set") || strings.Contains(out, "min_same_direction_flips") || strings.Contains(out, "significance tests (require_significance)") {
+			t.Errorf("%s of a report without statistics says what the set can detect", format)
+		}
+	}
+}

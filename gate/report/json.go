@@ -518,8 +518,9 @@ type CompareReport struct {
 	EmptyAnswers EmptyAnswersInfo `json:"empty_answers"`
 	Stats        StatsInfo        `json:"stats"`
 	// Statistics says what the set can detect and how several
-	// significance tests were corrected (Holm).
-	Statistics StatisticsInfo `json:"statistics"`
+	// significance tests were corrected (Holm); nil only in a report
+	// written before it was added, read back.
+	Statistics *StatisticsInfo `json:"statistics,omitempty"`
 	// GateDelta is the mean recall@N delta the verdict used.
 	GateDelta float64       `json:"gate_delta"`
 	Segments  []SegmentInfo `json:"segments"`

@@ -64,7 +64,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 
 	fmt.Fprintf(b, "\n%s\n", statsLine(r))
-	fmt.Fprintf(b, "\n%s\n", detectLine(r))
+	if l := detectLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
 	if l := holmLine(r); l != "" {
 		fmt.Fprintf(b, "\n%s\n", EscapeMarkdown(l))
 	}

@@ -217,6 +217,9 @@ func (r *CompareReport) validate() error {
 // validate checks the statistics read back: counts that can be, known
 // rules, p-values within 0–1.
 func (st *StatisticsInfo) validate() error {
+	if st == nil {
+		return nil
+	}
 	if k := st.MinSameDirectionFlips; k != nil && (*k < 1 || *k > st.Queries) {
 		return fmt.Errorf("statistics.min_same_direction_flips %d: want 1–%d (the queries) or null", *k, st.Queries)
 	}

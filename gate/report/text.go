@@ -219,7 +219,9 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(b, "\n%s\n", terminal(statsLine(r)))
-	fmt.Fprintf(b, "%s\n", terminal(detectLine(r)))
+	if l := detectLine(r); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+	}
 	if l := holmLine(r); l != "" {
 		fmt.Fprintf(b, "%s\n", terminal(l))
 	}
