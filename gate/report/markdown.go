@@ -64,6 +64,15 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 
 	fmt.Fprintf(b, "\n%s\n", statsLine(r))
+	if l := detectLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
+	if l := holmLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", EscapeMarkdown(l))
+	}
+	if l := rangeLine(r.Unjudged, r.Depth.Context); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
 	if l := latencyLine(r.Latency); l != "" {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}
