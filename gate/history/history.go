@@ -296,13 +296,28 @@ func (e *Entry) check() error {
 	if e.Set != nil && !fingerprint.MatchString(*e.Set) {
 		return fmt.Errorf("set %.40q: not a fingerprint", *e.Set)
 	}
-	ints := map[string]*int{"candidates": e.Candidates, "context": e.Context, "queries": e.Queries, "zero_recall": e.ZeroRecall}
-	scores := map[string]*float64{"recall_at_n": e.RecallAtN, "precision_at_k": e.PrecisionAtK, "ndcg_at_k": e.NDCGAtK}
+	type count struct {
+		key string
+		v   *int
+	}
+	type score struct {
+		key string
+		v   *float64
+	}
+	ints := [...]count{{"candidates", e.Candidates}, {"context", e.Context}, {"queries", e.Queries}, {"zero_recall", e.ZeroRecall}}
+	scores := [...]score{{"recall_at_n", e.RecallAtN}, {"precision_at_k", e.PrecisionAtK}, {"ndcg_at_k", e.NDCGAtK}}
 	if e.IsError() {
 		if e.Error == nil {
 			return errors.New("error: an error entry says why (exit_code, stage, message)")
 		}
-		if e.Set != nil || e.FactsFound != nil || e.FactsTotal != nil || e.LatencyP95 != nil || !allNil(ints) || !allNil(scores) {
+		none := e.Set == nil && e.FactsFound == nil && e.FactsTotal == nil && e.LatencyP95 == nil
+		for _, c := range ints {
+			none = none && c.v == nil
+		}
+		for _, c := range scores {
+			none = none && c.v == nil
+		}
+		if !none {
 			return errors.New("an error entry has no set, metric or count: each is null")
 		}
 		return e.Error.check()
@@ -310,17 +325,17 @@ func (e *Entry) check() error {
 	if e.Error != nil {
 		return fmt.Errorf("error: a %s entry has none (null)", e.Verdict)
 	}
-	for _, k := range sortedKeys(ints) {
-		if v := ints[k]; v == nil || *v < 0 || *v > maxCount {
-			return fmt.Errorf("%s: want a count (0 … %d), got %s", k, maxCount, show(v))
+	for _, c := range ints {
+		if c.v == nil || *c.v < 0 || *c.v > maxCount {
+			return fmt.Errorf("%s: want a count (0 … %d), got %s", c.key, maxCount, show(c.v))
 		}
 	}
 	if *e.Candidates < 1 || *e.Context < 1 || *e.ZeroRecall > *e.Queries {
 		return fmt.Errorf("depths %d, %d and zero_recall %d of %d queries do not fit", *e.Candidates, *e.Context, *e.ZeroRecall, *e.Queries)
 	}
-	for _, k := range sortedKeys(scores) {
-		if v := scores[k]; v == nil || !(*v >= 0 && *v <= 1) {
-			return fmt.Errorf("%s: want a mean score (0 … 1), got %s", k, show(v))
+	for _, c := range scores {
+		if c.v == nil || !(*c.v >= 0 && *c.v <= 1) {
+			return fmt.Errorf("%s: want a mean score (0 … 1), got %s", c.key, show(c.v))
 		}
 	}
 	if (e.FactsFound == nil) != (e.FactsTotal == nil) || e.FactsFound != nil && (*e.FactsFound < 0 || *e.FactsFound > *e.FactsTotal || *e.FactsTotal > maxCount) {
@@ -342,24 +357,6 @@ func (f *Failure) check() error {
 		return fmt.Errorf("error.message: want 1 to %d characters", MaxMessage)
 	}
 	return nil
-}
-
-func allNil[T any](m map[string]*T) bool {
-	for _, v := range m {
-		if v != nil {
-			return false
-		}
-	}
-	return true
-}
-
-func sortedKeys[T any](m map[string]T) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func show[T any](v *T) string {

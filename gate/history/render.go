@@ -63,20 +63,31 @@ type gateRuns struct {
 	Entries []Entry
 }
 
-// byGate splits the entries by gate, the gates sorted by label.
+// byGate splits the entries by gate, the gates sorted by label; a
+// history of one gate is not copied.
 func byGate(entries []Entry) []gateRuns {
-	idx := map[string]int{}
-	var out []gateRuns
-	for _, e := range entries {
-		i, ok := idx[e.Gate]
-		if !ok {
-			i = len(out)
-			idx[e.Gate] = i
-			out = append(out, gateRuns{Label: e.Gate})
-		}
-		out[i].Entries = append(out[i].Entries, e)
+	counts := map[string]int{}
+	for i := range entries {
+		counts[entries[i].Gate]++
 	}
-	slices.SortFunc(out, func(a, b gateRuns) int { return strings.Compare(a.Label, b.Label) })
+	labels := make([]string, 0, len(counts))
+	for l := range counts {
+		labels = append(labels, l)
+	}
+	slices.Sort(labels)
+	if len(labels) == 1 {
+		return []gateRuns{{Label: labels[0], Entries: entries}}
+	}
+	out := make([]gateRuns, len(labels))
+	idx := make(map[string]int, len(labels))
+	for i, l := range labels {
+		out[i] = gateRuns{Label: l, Entries: make([]Entry, 0, counts[l])}
+		idx[l] = i
+	}
+	for _, e := range entries {
+		g := &out[idx[e.Gate]]
+		g.Entries = append(g.Entries, e)
+	}
 	return out
 }
 

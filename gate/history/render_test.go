@@ -214,3 +214,27 @@ func BenchmarkRender10000(b *testing.B) {
 		}
 	}
 }
+
+// TestRenderOneSectionPerGate: a history of two gates draws a chart and a
+// table per gate, the gates in name order, each with only its runs.
+func TestRenderOneSectionPerGate(t *testing.T) {
+	entries := []Entry{
+		FromReport(run("search", c1, setA, "pass", 0.9, 0.8, "a"), day(1)),
+		FromReport(run("docs", c1, setA, "fail", 0.4, 0.3, "b"), day(2)),
+		FromReport(run("search", c2, setA, "pass", 0.95, 0.85, "c"), day(3)),
+	}
+	page := render(t, entries, HTML)
+	sections := regexp.MustCompile(`(?s)<section class="gate">\s*<h2>([^<]*)</h2>.*?</section>`).FindAllStringSubmatch(page, -1)
+	if len(sections) != 2 || sections[0][1] != "docs" || sections[1][1] != "search" {
+		t.Fatalf("sections %d: %v", len(sections), sections)
+	}
+	for i, want := range []int{2, 4} {
+		if n := strings.Count(sections[i][0], `class="mark`); n != want {
+			t.Errorf("%s: %d marks, want %d", sections[i][1], n, want)
+		}
+	}
+	md := render(t, entries, Markdown)
+	if !strings.Contains(md, "### docs\n\n1 run, 2026-12-02 … 2026-12-02.") || !strings.Contains(md, "### search\n\n2 runs, 2026-12-01 … 2026-12-03.") {
+		t.Errorf("Markdown sections:\n%s", md)
+	}
+}
