@@ -29,7 +29,9 @@ func TestHTMLReportChartInChromium(t *testing.T) {
 	d.navigate(t, "file://"+page)
 	d.waitFor(t, `document.querySelectorAll("#queries tbody tr").length === 29`)
 	v, err := d.eval(`(function(){
-  var svg = document.querySelector("#chart svg"), r = svg.getBoundingClientRect(), out = {w: r.width, h: r.height, page: document.documentElement.clientWidth, marks: {}, fill: {}};
+  var svg = document.querySelector("#chart svg");
+  if (!svg) return null;
+  var r = svg.getBoundingClientRect(), out = {w: r.width, h: r.height, page: document.documentElement.clientWidth, marks: {}, fill: {}};
   svg.querySelectorAll("circle.mark").forEach(function(c){
     var cls = c.getAttribute("class").replace("mark ", ""), id = c.querySelector("title").textContent.split(":")[0];
     (out.marks[cls] = out.marks[cls] || []).push(id);
@@ -43,6 +45,9 @@ func TestHTMLReportChartInChromium(t *testing.T) {
 })()`)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v == "null" {
+		t.Fatal("the page has no chart (#chart svg)")
 	}
 	var got struct {
 		W, H, Page float64
