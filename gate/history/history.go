@@ -267,7 +267,6 @@ func parseEntry(data []byte) (Entry, error) {
 }
 
 var (
-	hexCommit   = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 	fingerprint = regexp.MustCompile(`^(sha256:)?[0-9a-f]{1,64}$`)
 	digestForm  = regexp.MustCompile(`^[0-9a-f]{16}$`)
 	stageForm   = regexp.MustCompile(`^[a-z][a-z ]{0,31}$`)
@@ -284,7 +283,7 @@ func (e *Entry) check() error {
 	if len(e.Gate) > 512 || !utf8.ValidString(e.Gate) || strings.ContainsFunc(e.Gate, unicode.IsControl) {
 		return fmt.Errorf("gate %.40q: not a gate label", e.Gate)
 	}
-	if e.Commit != nil && !hexCommit.MatchString(*e.Commit) {
+	if e.Commit != nil && !report.IsCommitSHA(*e.Commit) {
 		return fmt.Errorf("commit %.40q: not a commit SHA", *e.Commit)
 	}
 	if !slices.Contains(verdicts, e.Verdict) {
