@@ -91,8 +91,8 @@ func TestHistoryAcceptance(t *testing.T) {
 			t.Errorf("the SVG lacks %q:\n%s", want, svg)
 		}
 	}
-	if n := strings.Count(svg, `class="mark`); n != 4 {
-		t.Errorf("%d marks, want 4 (two runs in two lines; the error a gap)", n)
+	if n, gaps := strings.Count(svg, `class="mark`), strings.Count(svg, `class="mark gap error"`); n != 5 || gaps != 1 {
+		t.Errorf("%d marks (%d on the axis), want 5: two runs in two lines, the error a gap with its one mark on the axis", n, gaps)
 	}
 	for _, f := range []string{"markdown", "json"} {
 		if code, out, errs := rg(t, "history", "render", "--history", hist, "--format", f); code != 0 || !strings.Contains(out, "error") {

@@ -40,7 +40,7 @@ func drifted() []Entry {
 // TestRenderMarksTheSetChange: where the set fingerprint changed, the HTML
 // chart draws a break before that run and the Markdown's Mermaid chart
 // starts there; every run has a mark in each line, coloured by its
-// verdict, and the error is a gap with no mark and no value.
+// verdict, and the error is a gap with no value and one mark on the axis.
 func TestRenderMarksTheSetChange(t *testing.T) {
 	page := render(t, drifted(), HTML)
 	svg := regexp.MustCompile(`(?s)<svg.*</svg>`).FindString(page)
@@ -58,7 +58,7 @@ func TestRenderMarksTheSetChange(t *testing.T) {
 		got = append(got, m[1]+" "+m[2])
 	}
 	want := "recall pass,recall fail,recall pass,recall pass,ndcg pass,ndcg fail,ndcg pass,ndcg pass"
-	if strings.Join(got, ",") != want || strings.Count(svg, `class="mark`) != 8 {
+	if strings.Join(got, ",") != want || strings.Count(svg, `class="mark`) != 9 || strings.Count(svg, `class="mark gap error"`) != 1 {
 		t.Errorf("marks %v, want %s", got, want)
 	}
 	if !strings.Contains(svg, "<title>2026-12-02 02:00 UTC · commit 111111111111 · fail · recall@50 0.700</title>") {
