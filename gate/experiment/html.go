@@ -100,6 +100,7 @@ var htmlPage = template.Must(template.New("experiment").Parse(`<!DOCTYPE html>
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1f2328;max-width:1200px}
 table{border-collapse:collapse;margin:12px 0}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:right;vertical-align:top}
+td{white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 tr.baseline td{background:#f6f8fa}
 td.pass{color:#1a7f37}td.fail{color:#cf222e}td.inconclusive{color:#9a6700}
