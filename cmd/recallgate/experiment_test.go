@@ -189,3 +189,43 @@ func TestExperimentFailingVariant(t *testing.T) {
 		t.Errorf("report --in the error report: exit %d\n%s", code, errs)
 	}
 }
+
+// TestDocsExperimentGrid holds the worked grid of docs/experiment.md to
+// what `recallgate experiment --config frozen-set/grid.toml --format
+// markdown` prints, all but the latency column (this machine's).
+func TestDocsExperimentGrid(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/experiment.md")
+	if err != nil {
+		t.Skipf("no docs page: %v", err)
+	}
+	code, out, errs := rg(t, "experiment", "--config", "../../frozen-set/grid.toml", "--format", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if got, want := gridTable(out), gridTable(string(doc)); got == "" || got != want {
+		t.Errorf("docs/experiment.md's grid differs from the command's:\n%s\nwant (the command's):\n%s", want, got)
+	}
+}
+
+// gridTable is the first leaderboard table of a Markdown text, without
+// its p95 column.
+func gridTable(s string) string {
+	var rows []string
+	in := false
+	for _, line := range strings.Split(s, "\n") {
+		switch {
+		case strings.HasPrefix(line, "| variant |"):
+			in = true
+		case in && !strings.HasPrefix(line, "|"):
+			return strings.Join(rows, "\n")
+		}
+		if in {
+			cells := strings.Split(line, "|") // "", 11 cells, ""
+			if len(cells) == 13 {
+				cells[10] = "…"
+			}
+			rows = append(rows, strings.Join(cells, "|"))
+		}
+	}
+	return strings.Join(rows, "\n")
+}

@@ -39,7 +39,9 @@ func demoConfig(t *testing.T, variants string) (*config.Config, *gate.Set) {
 	return cfg, set
 }
 
-func quietEnv() *pipeline.Env { return &pipeline.Env{Getenv: func(string) string { return "" }, Stderr: io.Discard} }
+func quietEnv() *pipeline.Env {
+	return &pipeline.Env{Getenv: func(string) string { return "" }, Stderr: io.Discard}
+}
 
 // TestRunBatches: the leaderboard does not depend on how many retrievers
 // run at once (one at a time, or all together).
