@@ -159,7 +159,8 @@ func TestExperimentBadVariantKey(t *testing.T) {
 }
 
 // TestExperimentFailingVariant: a variant whose retriever fails (a search
-// service answering 500) is that variant's error, named, exit 3; the
+// service answering 500) is that variant's error, named, exit 3 (two such
+// variants: both named); the
 // other variant's rows are not printed as if the run had finished, and
 // the JSON report asked for is the error report.
 func TestExperimentFailingVariant(t *testing.T) {
@@ -168,11 +169,14 @@ func TestExperimentFailingVariant(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := experimentConfig(t, "[variant.fine.retriever]\ntype = \"builtin\"\ncorpus = "+quote(demoPath(t, "corpus"))+"\n"+
-		"[variant.remote.retriever]\ntype = \"http\"\nurl = "+quote(srv.URL+"/search")+"\nbody = '{\"q\": {{query}}}'\nhits = \"hits\"\ndoc = \"doc\"\n")
+		"[variant.remote.retriever]\ntype = \"http\"\nretries = 0\nurl = "+quote(srv.URL+"/search")+"\nbody = '{\"q\": {{query}}}'\nhits = \"hits\"\ndoc = \"doc\"\n"+
+		"[variant.remote2.retriever]\ntype = \"http\"\nretries = 0\nurl = "+quote(srv.URL+"/other")+"\nbody = '{\"q\": {{query}}}'\nhits = \"hits\"\ndoc = \"doc\"\n")
 	jsonOut := filepath.Join(t.TempDir(), "e.json")
 	code, out, errs := rg(t, "experiment", "--config", cfg, "--format", "json", "--json-out", jsonOut)
-	if code != 3 || out != "" || !strings.Contains(errs, `variant "remote"`) || strings.Contains(errs, `variant "fine"`) {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s\nwant exit 3 naming variant \"remote\" only", code, out, errs)
+	// Both failing variants are named (the one that failed first does not
+	// hide the other), the one that ran is not.
+	if code != 3 || out != "" || !strings.Contains(errs, `variant "remote"`) || !strings.Contains(errs, `variant "remote2"`) || strings.Contains(errs, `variant "fine"`) {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s\nwant exit 3 naming variants \"remote\" and \"remote2\" only", code, out, errs)
 	}
 	data, _ := os.ReadFile(jsonOut)
 	var rep struct {
