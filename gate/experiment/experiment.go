@@ -89,9 +89,13 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 	for _, v := range cfg.Variants {
 		// The variant takes the head's place, so CorpusFor and the
 		// fingerprints see it as the gate sees its head.
+		run, ok := runs[v.Side()]
+		if !ok {
+			return nil, fmt.Errorf("variant %q: retrieval gave no run and no error (a bug in recallgate: please report it)", v.Name)
+		}
 		vc := *cfg
 		vc.Head = v.Retriever
-		cmp, err := pipeline.CompareRuns(&job, set, &vc, cfg.Thresholds, runs["base"].First(), map[string]pipeline.SideRun{"base": runs["base"], "head": runs[v.Side()]}, nil)
+		cmp, err := pipeline.CompareRuns(&job, set, &vc, cfg.Thresholds, runs["base"].First(), map[string]pipeline.SideRun{"base": runs["base"], "head": run}, nil)
 		if err != nil {
 			return nil, inHeadsPlace(&VariantError{Name: v.Name, Err: err})
 		}
