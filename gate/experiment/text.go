@@ -21,26 +21,8 @@ func plain(s string) string {
 	}, s))
 }
 
-// f3 is a metric with three decimals (never -0.000).
-func f3(v float64) string {
-	if s := fmt.Sprintf("%.3f", v); s != "-0.000" {
-		return s
-	}
-	return "0.000"
-}
-
-// signed is a delta with its sign; an exact zero is ±0.000.
-func signed(v float64) string {
-	switch {
-	case v == 0:
-		return "±0.000"
-	case v > -0.0005 && v < 0:
-		return "-0.000"
-	case v > 0 && v < 0.0005:
-		return "+0.000"
-	}
-	return fmt.Sprintf("%+.3f", v)
-}
+// f3 and signed are the reports' number formats.
+var f3, signed = report.Fixed3, report.SignedDelta
 
 // ci is an interval as reports print it.
 func ci(iv Interval) string { return "[" + signed(iv.Low) + ", " + signed(iv.High) + "]" }
@@ -51,17 +33,10 @@ func ms(l *report.LatencyInfo, p95 bool) string {
 	if l == nil {
 		return "n/a"
 	}
-	v := l.P50
 	if p95 {
-		v = l.P95
+		return report.Millis(l.P95)
 	}
-	switch {
-	case v < 1:
-		return fmt.Sprintf("%.3f ms", v)
-	case v < 100:
-		return fmt.Sprintf("%.1f ms", v)
-	}
-	return fmt.Sprintf("%.0f ms", v)
+	return report.Millis(l.P50)
 }
 
 // zeroChange is the change in zero-recall queries: "+1 −1" (new,
