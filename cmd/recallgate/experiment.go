@@ -10,7 +10,7 @@ import (
 var experimentCommand = command{
 	Name:     "experiment",
 	Summary:  "Rank candidate retrievers ([variant.NAME.retriever] tables) against the baseline, each paired per query as the gate pairs base and head.",
-	Usage:    "recallgate experiment --config FILE [--format text|json|markdown|html] [--out FILE] [--json-out FILE] [--no-cache]",
+	Usage:    "recallgate experiment --config FILE [--format text|json|markdown|html] [--out FILE] [--json-out FILE] [--base-ref REF]",
 	Examples: examples("experiment"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		o, out := experiment.CommandOptions{}, output{}
@@ -18,7 +18,7 @@ var experimentCommand = command{
 		fs.StringVar(&out.format, "format", "text", "output format: text, json, markdown or html")
 		fs.StringVar(&out.out, "out", "", "write the report to this file instead of stdout")
 		fs.StringVar(&o.JSONOut, "json-out", "", "also write the JSON report to this file")
-		fs.BoolVar(&o.NoCache, "no-cache", false, "ignore cache_dir: retrieve every side afresh")
+		fs.StringVar(&o.BaseRef, "base-ref", "", "run the baseline in the whole tree of this commit or ref (e.g. origin/main), judged by its config, as gate --base-ref does")
 		return errorReports("experiment", &out, &o.JSONOut, func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err

@@ -14,6 +14,7 @@ import (
 
 // experimentJSON is what the acceptance reads of the experiment's JSON.
 type experimentJSON struct {
+	Notes    []string `json:"notes"`
 	Baseline struct {
 		Name    string `json:"name"`
 		Summary struct {
@@ -232,4 +233,40 @@ func gridTable(s string) string {
 		}
 	}
 	return strings.Join(rows, "\n")
+}
+
+// TestExperimentBaseRef: with --base-ref the baseline runs in the base
+// commit's tree. The change deletes a gold document from the corpus and
+// ranks the same builtin table as a variant: against the base commit's
+// tree it loses that document's queries; against this checkout's own
+// baseline (no --base-ref) it is identical.
+func TestExperimentBaseRef(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	f.put("rag/recallgate.toml", builtinConfig+"[variant.same.retriever]\ntype = \"builtin\"\ncorpus = \"corpus\"\ntitle_boost = 2.0\n")
+	if err := os.Remove(filepath.Join(f.dir, "rag/corpus/security/audit-log.md")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(f.dir, "rag/recallgate.toml")
+	var reports [2]experimentJSON
+	for i, extra := range [][]string{{"--base-ref", f.base}, nil} {
+		out := filepath.Join(t.TempDir(), "e.json")
+		code, _, errs := rg(t, append([]string{"experiment", "--config", cfg, "--format", "json", "--out", out}, extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", extra, code, errs)
+		}
+		data, _ := os.ReadFile(out)
+		if err := json.Unmarshal(data, &reports[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	withBase, own := reports[0].Variants[0], reports[1].Variants[0]
+	if !slices.Contains(withBase.Regressed, "q26") || withBase.Delta.Recall >= 0 {
+		t.Errorf("--base-ref: regressed %v, delta %v; want q26 (its gold document security/audit-log is gone) and a drop", withBase.Regressed, withBase.Delta.Recall)
+	}
+	if len(own.Regressed)+len(own.Improved) != 0 || own.Delta.Recall != 0 {
+		t.Errorf("without --base-ref: regressed %v improved %v delta %v; want identical sides", own.Regressed, own.Improved, own.Delta.Recall)
+	}
+	if len(reports[0].Notes) == 0 || !strings.Contains(reports[0].Notes[0], "base side: the tree of commit "+f.base[:7]) || len(reports[1].Notes) != 0 {
+		t.Errorf("notes %q / %q: the base commit's tree is named only with --base-ref", reports[0].Notes, reports[1].Notes)
+	}
 }

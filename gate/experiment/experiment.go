@@ -20,6 +20,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
@@ -40,6 +41,11 @@ type Options struct {
 	NoCache bool
 	// Parallel is how many retrievers run at once (0: DefaultParallel).
 	Parallel int
+	// BaseRef, when set, runs the baseline in that commit's whole tree
+	// with that commit's config as the policy, as `gate --base-ref` does
+	// (pipeline.OpenBase); the variants run in this checkout. TempDir is
+	// where the tree is made ("" the system's).
+	BaseRef, TempDir string
 }
 
 // VariantError is why a variant could not be ranked: its retriever could
@@ -74,12 +80,29 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 	for _, v := range cfg.Variants {
 		sides = append(sides, v.Side())
 	}
+	if o.BaseRef != "" {
+		sides = sides[1:] // the baseline's table is the base commit's
+	}
 	if err := pipeline.CheckConfig(e, cfg, set, sides); err != nil {
 		return nil, err
 	}
+	keys := map[string]string{}
+	var notes []string
+	if o.BaseRef != "" {
+		b, err := pipeline.OpenBase(ctx, e, cfg, set, pipeline.BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir})
+		if err != nil {
+			return nil, err
+		}
+		defer b.Tree.Close()
+		cfg, notes, keys["base"] = b.Sides(cfg), b.Notes, b.Tree.Commit
+		if pol := b.Policy(o.Config); pol.Source == gate.PolicyBaseCommit {
+			notes = append(notes, fmt.Sprintf("policy: the base commit's config (%s) judged every variant: its [gate] and [depth]", pipeline.ShortSHA(b.Tree.Commit)))
+		}
+		sides = append([]string{"base"}, sides...)
+	}
 	job := *e
 	if cfg.CacheDir != "" && !o.NoCache {
-		job.Cache = &pipeline.RunCache{Dir: cfg.CacheDir}
+		job.Cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: keys}
 	}
 	runs, err := retrieve(ctx, &job, cfg, set, sides, o.Parallel)
 	if err != nil {
@@ -101,7 +124,9 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 		}
 		rows = append(rows, Input{Name: v.Name, Comparison: cmp})
 	}
-	return Build(rows), nil
+	r := Build(rows)
+	r.Notes = append(r.Notes, notes...)
+	return r, nil
 }
 
 // retrieve runs the sides at most parallel at a time (each batch shares
@@ -210,8 +235,8 @@ type CommandOptions struct {
 	// Format is text, json, markdown or html; Out the file to write it to
 	// ("" stdout), JSONOut a file for the JSON report besides.
 	Format, Out, JSONOut string
-	// NoCache ignores the config's cache_dir.
-	NoCache bool
+	// BaseRef runs the baseline in that commit's tree (Options.BaseRef).
+	BaseRef string
 }
 
 // Command is `recallgate experiment`: the config and its set loaded (the
@@ -227,7 +252,7 @@ func Command(ctx context.Context, e *pipeline.Env, o CommandOptions, stdout io.W
 	if err != nil {
 		return err
 	}
-	r, err := Run(ctx, e, Options{Config: cfg, Set: set, NoCache: o.NoCache})
+	r, err := Run(ctx, e, Options{Config: cfg, Set: set, BaseRef: o.BaseRef, TempDir: ghaction.ReadRunner(e.Getenv).TempDir()})
 	if err != nil {
 		return err
 	}

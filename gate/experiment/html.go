@@ -74,7 +74,10 @@ func writeHTML(w io.Writer, r *Report) error {
 		}
 		segs = append(segs, seg{gate.Visible(s.Label), f3(s.Baseline), winners(s, gate.Visible), vals})
 	}
-	var names, warnings []string
+	var names, warnings, notes []string
+	for _, n := range r.Notes {
+		notes = append(notes, gate.Visible(n))
+	}
 	for _, v := range r.Variants {
 		names = append(names, gate.Visible(v.Name))
 	}
@@ -86,7 +89,7 @@ func writeHTML(w io.Writer, r *Report) error {
 		"Headline": r.headline(gate.Visible), "RecallName": recall, "NDCGName": ndcg,
 		"Base": gate.Visible(bl.Name), "BaseRecall": f3(bl.Summary.RecallAtN), "BaseNDCG": f3(bl.Summary.NDCGAtK), "BaseZero": len(bl.Summary.ZeroRecall),
 		"BaseP50": ms(bl.Latency, false), "BaseP95": ms(bl.Latency, true),
-		"Rows": rows, "Segments": segs, "Names": names, "Warnings": warnings,
+		"Rows": rows, "Segments": segs, "Names": names, "Warnings": warnings, "Notes": notes,
 		// The charts are gate/chart's SVG: its text is escaped there.
 		"Deltas": template.HTML(deltas), "Latency": template.HTML(latency),
 	})
@@ -109,7 +112,8 @@ figure{margin:16px 0}
 </style></head><body>
 <h1>recallgate experiment</h1>
 <p>{{.Headline}}</p>
-<p class="note">An experiment informs, it does not gate (exit 0). Δ is variant − baseline with its 95% paired bootstrap interval; p is the sign-flip test of Δ {{.RecallName}}; “baseline's gate” is what the config's [gate] would say of the variant as the head.</p>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}<p class="note">An experiment informs, it does not gate (exit 0). Δ is variant − baseline with its 95% paired bootstrap interval; p is the sign-flip test of Δ {{.RecallName}}; “baseline's gate” is what the config's [gate] would say of the variant as the head.</p>
 <table>
 <thead><tr><th>variant</th><th>{{.RecallName}}</th><th>Δ {{.RecallName}}</th><th>95% CI</th><th>p</th><th>{{.NDCGName}}</th><th>Δ {{.NDCGName}}</th><th>95% CI</th><th>regressed</th><th>improved</th><th>zero recall</th><th>p50</th><th>p95</th><th>baseline's gate</th></tr></thead>
 <tbody>

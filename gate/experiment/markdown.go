@@ -30,6 +30,9 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "### recallgate experiment: %d %s against the baseline\n\n", len(r.Variants), plural(len(r.Variants), "variant", "variants"))
 	fmt.Fprintf(&b, "Set %s: %d answerable queries; candidates N=%d, context k=%d. Δ is variant − baseline with its 95%% paired bootstrap interval; p is the sign-flip test of Δ %s.\n\n",
 		md(r.Set.Path), r.Set.Answerable, r.Depth.Candidates, r.Depth.Context, recall)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "> %s\n\n", md(n))
+	}
 	fmt.Fprintf(&b, "| variant | %s | Δ %s [95%% CI] | p | %s | Δ %s [95%% CI] | regressed | improved | zero recall | p95 | baseline's gate |\n", recall, recall, ndcg, ndcg)
 	b.WriteString("|---|---:|---|---:|---:|---|---:|---:|---:|---:|---|\n")
 	bl := r.Baseline

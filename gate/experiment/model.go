@@ -33,6 +33,9 @@ type Report struct {
 	Segments []Segment `json:"segments"`
 	// Warnings are the comparisons' warnings, each once.
 	Warnings []string `json:"warnings"`
+	// Notes say what was compared when it is not plain: the baseline ran
+	// in the base commit's tree, whose config judged.
+	Notes []string `json:"notes"`
 }
 
 // Baseline is the base side's means and timing.
@@ -113,7 +116,7 @@ const winEpsilon = 1e-9
 // Build makes the leaderboard of the variants' comparisons; every
 // comparison pairs the same baseline run on the same set at the same depths.
 func Build(in []Input) *Report {
-	r := &Report{Tool: "recallgate", Command: "experiment", Variants: []Variant{}, Segments: []Segment{}, Warnings: []string{}}
+	r := &Report{Tool: "recallgate", Command: "experiment", Variants: []Variant{}, Segments: []Segment{}, Warnings: []string{}, Notes: []string{}}
 	seenWarning := map[string]bool{}
 	segIndex := map[string]int{}
 	for i, v := range in {

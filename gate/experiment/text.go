@@ -90,6 +90,9 @@ func writeText(w io.Writer, r *Report) error {
 	var b strings.Builder
 	fmt.Fprintln(&b, r.headline(plain))
 	fmt.Fprintln(&b, "Exit 0: an experiment informs, it does not gate; \"gate\" says what the baseline's [gate] would say of each variant as the head.")
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", plain(n))
+	}
 	fmt.Fprintln(&b)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "variant\t%s\t%s\tΔ %s\t95%% CI\tp\tΔ %s\t95%% CI\tregressed\timproved\tzero recall\tp50\tp95\tgate\t\n", recall, ndcg, recall, ndcg)
