@@ -166,7 +166,8 @@ func FuzzReadAndRender(f *testing.F) {
 // TestHostileCellsEscapedOnce: ids, documents and text that would read
 // falsely, through a report read from an untrusted job, come out in each
 // format marked and escaped exactly once (the gold docs lost column
-// escaped its ids twice: "doc&amp;#95;04").
+// escaped its ids twice: "doc&amp;#95;04"); in Markdown ids are code
+// spans, inert as typed, with invisible characters marked.
 func TestHostileCellsEscapedOnce(t *testing.T) {
 	m := demoReport(t)
 	const id = "q04\u202e_x"
@@ -200,9 +201,9 @@ func TestHostileCellsEscapedOnce(t *testing.T) {
 	md, txt, html := render(Markdown), render(Text), render(HTML)
 	for _, want := range []string{
 		"- **fail:** bad ⟨U+202E⟩ reason @·octocat\n",
-		"| q04⟨U+202E⟩&#95;x | https·://evil.example ⟨U+2066⟩ | 1.000 → 0.500 | 1.000 → 0.240 | doc&#95;04@·octocat (retrieval miss, rank 1 → —, replaced by www·.evil.example/&lt;b&gt;) |\n",
-		"| q02 | ordinary question 2 | 0.000 → 1.000 | 0.000 → 1.000 | owner/repo#·1, é@·octocat |\n",
-		"| q04⟨U+202E⟩&#95;x | doc&#95;04@·octocat | 2 | 1 → — | retrieval miss | www·.evil.example/&lt;b&gt; |\n",
+		"| `q04⟨U+202E⟩_x` | https·://evil.example ⟨U+2066⟩ | 1.000 → 0.500 | 1.000 → 0.240 | `doc_04@octocat` (retrieval miss, rank 1 → —, replaced by `www.evil.example/<b>`) |\n",
+		"| `q02` | ordinary question 2 | 0.000 → 1.000 | 0.000 → 1.000 | `owner/repo#1`, `é@octocat` |\n",
+		"| `q04⟨U+202E⟩_x` | `doc_04@octocat` | 2 | 1 → — | retrieval miss | `www.evil.example/<b>` |\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -218,5 +219,42 @@ func TestHostileCellsEscapedOnce(t *testing.T) {
 	}
 	if !strings.Contains(html, `<div class="fail reason">fail: bad ⟨U&#43;202E⟩ reason @octocat</div>`) || !strings.Contains(html, "e.textContent=vis(String(text))") {
 		t.Errorf("HTML report does not mark the reason, or draws without vis:\n%s", html[:min(len(html), 3000)])
+	}
+}
+
+// TestNumericIDsReadTrue: numeric query and document ids (SciFact's,
+// PubMed's) come out of the Markdown report, and its GitLab form, as code
+// spans that copy byte for byte: no zero-width space inside "15476777".
+func TestNumericIDsReadTrue(t *testing.T) {
+	m := demoReport(t)
+	const qid, doc = "1547677700", "15476777"
+	m["regressed"] = []any{qid}
+	for _, q := range m["queries"].([]any) {
+		q := q.(map[string]any)
+		if q["id"] == "q04" {
+			q["id"] = qid
+			q["lost"] = []any{doc}
+			q["moves"].([]any)[0].(map[string]any)["doc"] = doc
+		}
+	}
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompareReport(&b, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	for name, md := range map[string]string{"github": b.String(), "gitlab": ForGitLab(b.String())} {
+		for _, want := range []string{"| `" + qid + "` |", "| `" + doc + "` (retrieval miss, rank 1 → —", "| `" + qid + "` | `" + doc + "` | 2 |"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: markdown lacks %q:\n%s", name, want, md)
+			}
+		}
+		for _, line := range strings.Split(md, "\n") {
+			if strings.Contains(line, "1547677") && strings.Contains(line, "\u200b") {
+				t.Errorf("%s: a line with the numeric ids carries a zero-width space: %q", name, line)
+			}
+		}
 	}
 }

@@ -301,10 +301,7 @@ func emptyAnswerLines(r *CompareReport, esc func(string) string) []string {
 		if len(s.ids) == 0 {
 			continue
 		}
-		ids := make([]string, len(s.ids))
-		for i, id := range s.ids {
-			ids[i] = esc(id)
-		}
+		ids := mapIDs(s.ids, esc)
 		out = append(out, fmt.Sprintf("the %s returned no hits at all for %d %s where the %s had hits (a likely partial outage: check the retriever's errors): %s",
 			s.side, len(s.ids), plural(len(s.ids), "query", "queries"), s.other, gate.JoinFirst(ids, 10)))
 	}

@@ -230,7 +230,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	writeContextText(b, r)
 
-	for _, l := range refusalLines(r, terminal) {
+	for _, l := range refusalLines(r, terminal, terminal) {
 		fmt.Fprintf(b, "%s\n", l)
 	}
 
@@ -250,7 +250,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 			}
 			fmt.Fprintf(b, "\n      %q\n", terminal(clip(p.Query, 100)))
 			for _, m := range p.Moves {
-				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal))
+				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal, terminal))
 				b.WriteString("\n")
 			}
 		}
