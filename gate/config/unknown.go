@@ -37,23 +37,8 @@ func unknownKeyError(data []byte, keys []toml.Key) (line int, field, msg string)
 // knownKeys lists the keys recallgate reads in a table, from the toml tags
 // of the raw config, in declaration order.
 func knownKeys(table []string) []string {
-	t := reflect.TypeOf(rawConfig{})
-	for i := 0; i < len(table); i++ {
-		part := table[i]
-		if i == 0 && (part == "base" || part == "head") && len(table) > 1 && table[1] == "retriever" {
-			t, i = reflect.TypeOf(Retriever{}), 1
-			continue
-		}
-		f, ok := fieldByTag(t, part)
-		if !ok {
-			return nil
-		}
-		t = f.Type
-		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-			t = t.Elem()
-		}
-	}
-	if t.Kind() != reflect.Struct {
+	t, ok := tableType(table)
+	if !ok || t.Kind() != reflect.Struct {
 		return nil
 	}
 	var out []string
@@ -63,6 +48,28 @@ func knownKeys(table []string) []string {
 		}
 	}
 	return out
+}
+
+// tableType is the Go type recallgate decodes the table into (pointers
+// and arrays of tables looked through); false for a table it does not read.
+func tableType(table []string) (reflect.Type, bool) {
+	t := reflect.TypeOf(rawConfig{})
+	for i := 0; i < len(table); i++ {
+		part := table[i]
+		if i == 0 && (part == "base" || part == "head") && len(table) > 1 && table[1] == "retriever" {
+			t, i = reflect.TypeOf(Retriever{}), 1
+			continue
+		}
+		f, ok := fieldByTag(t, part)
+		if !ok {
+			return nil, false
+		}
+		t = f.Type
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+	}
+	return t, true
 }
 
 func fieldByTag(t reflect.Type, tag string) (reflect.StructField, bool) {
