@@ -56,15 +56,19 @@ func TestHostileReportRefused(t *testing.T) {
 		"cause": func(m map[string]any) {
 			query(m)["moves"] = []any{map[string]any{"doc": "d", "grade": 1, "base_rank": 1, "head_rank": nil, "cause": hostile}}
 		},
-		"fingerprint name": func(m map[string]any) { m["fingerprints"] = map[string]any{hostile: "sha256:00"} },
-		"fingerprint":      func(m map[string]any) { m["fingerprints"] = map[string]any{"set": hostile} },
-		"rule outcome":     func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["outcome"] = hostile },
-		"head sha":         func(m map[string]any) { m["head_sha"] = hostile },
-		"query id":         func(m map[string]any) { query(m)["id"] = "q04\n::error::x" },
-		"segment kind":     func(m map[string]any) { m["segments"].([]any)[0].(map[string]any)["kind"] = hostile },
-		"unknown field":    func(m map[string]any) { m["extra"] = 1 },
-		"gate name":        func(m map[string]any) { m["gate"] = map[string]any{"name": "x -->\n@everyone"} },
-		"gate config":      func(m map[string]any) { m["gate"] = map[string]any{"config": "a\n::error::x"} },
+		"fingerprint name":   func(m map[string]any) { m["fingerprints"] = map[string]any{hostile: "sha256:00"} },
+		"fingerprint":        func(m map[string]any) { m["fingerprints"] = map[string]any{"set": hostile} },
+		"rule outcome":       func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["outcome"] = hostile },
+		"head sha":           func(m map[string]any) { m["head_sha"] = hostile },
+		"query id":           func(m map[string]any) { query(m)["id"] = "q04\n::error::x" },
+		"segment kind":       func(m map[string]any) { m["segments"].([]any)[0].(map[string]any)["kind"] = hostile },
+		"unknown field":      func(m map[string]any) { m["extra"] = 1 },
+		"gate name":          func(m map[string]any) { m["gate"] = map[string]any{"name": "x -->\n@everyone"} },
+		"gate config":        func(m map[string]any) { m["gate"] = map[string]any{"config": "a\n::error::x"} },
+		"never retrieved id": func(m map[string]any) { m["never_retrieved"] = []any{"d\n::error::x"} },
+		"never retrieved with the corpus known": func(m map[string]any) {
+			m["never_retrieved"], m["corpus_known"] = []any{"doc/01"}, true
+		},
 	} {
 		m := demoReport(t)
 		vandal(m)

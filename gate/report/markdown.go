@@ -162,7 +162,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
-	writeWarningsMarkdown(b, r.Warnings)
+	writeWarningsMarkdown(b, r.Warnings, neverRetrievedLine(r.NeverRetrieved, mdCode))
 	return b.Flush()
 }
 
@@ -352,13 +352,20 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-func writeWarningsMarkdown(b io.Writer, ws []string) {
-	if len(ws) == 0 {
+// writeWarningsMarkdown lists the warnings, escaped, then the lines of
+// own, which are written already escaped ("" skipped).
+func writeWarningsMarkdown(b io.Writer, ws []string, own ...string) {
+	own = nonEmpty(own...)
+	n := len(ws) + len(own)
+	if n == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n<details><summary>⚠️ %d %s</summary>\n\n", len(ws), plural(len(ws), "warning", "warnings"))
+	fmt.Fprintf(b, "\n<details><summary>⚠️ %d %s</summary>\n\n", n, plural(n, "warning", "warnings"))
 	for _, w := range ws {
 		fmt.Fprintf(b, "- %s\n", EscapeMarkdown(w))
+	}
+	for _, w := range own {
+		fmt.Fprintf(b, "- %s\n", w)
 	}
 	io.WriteString(b, "\n</details>\n")
 }

@@ -307,3 +307,14 @@ func emptyAnswerLines(r *CompareReport, esc func(string) string) []string {
 	}
 	return out
 }
+
+// neverRetrievedLine is the warning for gold documents neither side
+// returned for any query, with the corpus unknown; id writes each
+// document's id for the format. "" for none.
+func neverRetrievedLine(docs []string, id func(string) string) string {
+	if len(docs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("never retrieved: %d gold %s that neither side returned for any query, at any depth: %s — is it indexed? set corpus to check (a warning: the verdict does not change)",
+		len(docs), plural(len(docs), "document", "documents"), gate.JoinFirst(mapIDs(docs, id), 20))
+}

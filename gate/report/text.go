@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -300,7 +301,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 			fmt.Fprintf(b, "  %s\n", terminal(h))
 		}
 	}
-	writeWarningsText(b, r.Warnings)
+	writeWarningsText(b, nonEmpty(append(slices.Clone(r.Warnings), neverRetrievedLine(r.NeverRetrieved, func(s string) string { return s }))...))
 	return b.Flush()
 }
 
