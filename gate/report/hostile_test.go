@@ -145,6 +145,7 @@ func FuzzReadAndRender(f *testing.F) {
 	f.Add([]byte(strings.Replace(small, `"r @x"`, `"`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`, 1)))
 	f.Add([]byte(strings.Replace(small, `"r @x"`, `"r \u202e www.x.y é@x"`, 1)))
 	f.Add([]byte(`{"tool":"recallgate","command":"compare","verdict":"pass","depth":{"candidates":1,"context":1}}`))
+	f.Add([]byte(strings.ReplaceAll(small, `"a"`, `"<img src=x onerror=alert(1)> `+"``|"+`"`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ReadCompareReport(bytes.NewReader(data), "fuzz.json")
 		if err != nil {
@@ -155,8 +156,8 @@ func FuzzReadAndRender(f *testing.F) {
 			if err := WriteCompareReport(&b, r, format); err != nil {
 				t.Fatalf("%v: %v", format, err)
 			}
-			if format == Markdown && (strings.Contains(b.String(), "<img") || strings.Contains(b.String(), "<script")) {
-				t.Fatalf("markdown carries raw HTML from the input:\n%s", b.String())
+			if out := outsideCodeSpans(b.String()); format == Markdown && (strings.Contains(out, "<img") || strings.Contains(out, "<script")) {
+				t.Fatalf("markdown carries raw HTML from the input outside a code span:\n%s", b.String())
 			}
 			if format == Markdown || format == Text {
 				if i := strings.IndexFunc(b.String(), gate.IsBidiControl); i >= 0 {
@@ -261,4 +262,42 @@ func TestNumericIDsReadTrue(t *testing.T) {
 			}
 		}
 	}
+}
+
+// outsideCodeSpans is the Markdown with its code spans taken out, as
+// CommonMark finds them on a line: a run of backticks opens one, the next
+// run of the same length closes it (a run left open is text).
+func outsideCodeSpans(md string) string {
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(md, "\n") {
+		for line != "" {
+			i := strings.IndexByte(line, '`')
+			if i < 0 {
+				out.WriteString(line)
+				break
+			}
+			out.WriteString(line[:i])
+			n := len(line[i:]) - len(strings.TrimLeft(line[i:], "`"))
+			fence, rest := line[i:i+n], line[i+n:]
+			end := -1
+			for j := 0; j < len(rest); {
+				k := j
+				for k < len(rest) && rest[k] == '`' {
+					k++
+				}
+				if k-j == n {
+					end = j
+					break
+				}
+				j = max(k, j+1)
+			}
+			if end < 0 {
+				out.WriteString(fence)
+				line = rest
+				continue
+			}
+			line = rest[end+n:]
+		}
+	}
+	return out.String()
 }
