@@ -111,6 +111,7 @@ func TestNoWorkflowCommandInjection(t *testing.T) {
 		t.Errorf("gate: exit %d\n%s", code, errs)
 	}
 
+	needTool(t, "python3") // the rest runs a command retriever
 	write(t, dir, "noisy.py", `import json, sys
 print("::error::INJECTED from the retriever", file=sys.stderr, flush=True)
 print("::set-output name=verdict::pass", file=sys.stderr, flush=True)
