@@ -43,6 +43,9 @@ var commentCommand = command{
 				return err
 			}
 			rn := ghaction.ReadRunner(e.getenv)
+			if err := rn.CommentEnv(e.getenv("GITHUB_TOKEN")); err != nil {
+				return usagef("%v", err)
+			}
 			gh, err := ghclient.New(e.job().HTTPClient(), rn.APIURL, e.getenv("GITHUB_TOKEN"), rn.Repository)
 			if err != nil {
 				return usagef("%v", err)
