@@ -194,3 +194,7 @@ func codeSpan(id string, cell bool) string {
 	}
 	return fence + s + fence
 }
+
+// MarkdownID writes an id as an inert Markdown code span that copies byte
+// for byte (mdCode), for the Markdown other packages write.
+func MarkdownID(id string) string { return mdCode(id) }
