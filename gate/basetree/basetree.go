@@ -194,6 +194,31 @@ func (t *Tree) Gone(fn func(rel, at string) error) error {
 	})
 }
 
+// Files calls fn with the path from the top (slashes) and the base tree
+// path of every entry of the base commit that is not a folder (files and
+// links, not followed), in lexical order; the base's .git is skipped.
+func (t *Tree) Files(fn func(rel, at string) error) error {
+	return filepath.WalkDir(t.Dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, err := filepath.Rel(t.Dir, path)
+		if err != nil || r == "." {
+			return err
+		}
+		if r == ".git" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		return fn(filepath.ToSlash(r), path)
+	})
+}
+
 // Inside reports whether at, a path in the base tree, stays in it once
 // its links are followed: a link of the base commit is followed only
 // within its own tree.
