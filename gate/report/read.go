@@ -213,10 +213,17 @@ func (r *CompareReport) validate() error {
 
 // checkVerdict refuses a verdict its own rules do not give, as
 // gate.Comparison decides it: fail when a rule failed, else inconclusive
-// when a rule is or a query is head-unstable, else pass. A report whose
-// "verdict" alone was edited would otherwise render a pass above its
-// failing rules.
+// when a rule is or a query is head-unstable, else pass. The rules' own
+// outcomes must be what their numbers give (a passing rule within its
+// limit, a skipped one with no value), and the reasons' kinds what the
+// verdict is: a report whose "verdict" and outcomes alone were edited
+// would otherwise render a pass above its failing numbers and reasons.
 func (r *CompareReport) checkVerdict() error {
+	for i, ru := range r.Rules {
+		if err := ru.checkOutcome(); err != nil {
+			return fmt.Errorf("rules[%d] (%s): %w", i, ru.Name, err)
+		}
+	}
 	want, why := string(gate.Pass), "no rule failed or was inconclusive and no query is head-unstable"
 	if i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Outcome == gate.RuleFail }); i >= 0 {
 		want, why = string(gate.Fail), fmt.Sprintf("rules[%d] (%s).outcome is fail", i, r.Rules[i].Name)
@@ -227,6 +234,29 @@ func (r *CompareReport) checkVerdict() error {
 	}
 	if r.Verdict != want {
 		return fmt.Errorf("verdict %q disagrees with the report's rules: %s, so the verdict is %q", r.Verdict, why, want)
+	}
+	// A reason is a failed rule's or an inconclusive one's: its kind is
+	// the verdict's.
+	for i, k := range r.ReasonKinds {
+		if (k == gate.ReasonFail && want != string(gate.Fail)) || (k == gate.ReasonInconclusive && want == string(gate.Pass)) {
+			return fmt.Errorf("verdict %q disagrees with the report's reasons: reason_kinds[%d] is %s", r.Verdict, i, k)
+		}
+	}
+	return nil
+}
+
+// checkOutcome refuses a rule outcome its numbers do not give: a rule
+// that passed is within its limit (a floor at or above it, any other at
+// or under it), and a skipped one measured nothing.
+func (ru RuleInfo) checkOutcome() error {
+	const epsilon = 1e-9 // gate's tolerance
+	switch floor := ru.Name == gate.RuleMinRecall || ru.Name == gate.RuleMinNDCG; {
+	case ru.Outcome == gate.RulePass && floor && ru.Value < ru.Limit-epsilon:
+		return fmt.Errorf("outcome pass, but its value %g is under its floor %g", ru.Value, ru.Limit)
+	case ru.Outcome == gate.RulePass && !floor && ru.Value > ru.Limit+epsilon:
+		return fmt.Errorf("outcome pass, but its value %g is over its limit %g", ru.Value, ru.Limit)
+	case ru.Outcome == gate.RuleSkipped && (ru.Value != 0 || ru.Base != 0 || ru.Head != 0 || ru.Flipped != 0):
+		return fmt.Errorf("outcome skipped, but it measured base %g, head %g, value %g", ru.Base, ru.Head, ru.Value)
 	}
 	return nil
 }
