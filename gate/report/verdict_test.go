@@ -36,9 +36,16 @@ func TestReadRefusesVerdictItsRulesDoNotGive(t *testing.T) {
 		{"a floor rule at its floor", func(m map[string]any) {
 			m["rules"] = append(m["rules"].([]any), map[string]any{"name": "min_recall", "metric": "recall_at_n", "depth": 5, "segment": "", "queries": 3, "base": 0.9, "head": 0.8, "value": 0.8, "limit": 0.8, "flipped": 0, "outcome": "pass"})
 		}, ""},
-		{"a failed rule edited to skipped", func(m map[string]any) { rule(m, 1)["outcome"] = "skipped"; rule(m, 1)["value"] = 1.0; rule(m, 1)["head"] = 1.0 },
+		{"a failed rule edited to skipped", func(m map[string]any) {
+			rule(m, 1)["outcome"] = "skipped"
+			rule(m, 1)["value"] = 1.0
+			rule(m, 1)["head"] = 1.0
+		},
 			`rules[1] (max_new_misses): outcome skipped, but it measured base 1, head 1, value 1`},
-		{"a fail reason under pass", func(m map[string]any) { m["reasons"] = []any{"1 query newly at zero recall"}; m["reason_kinds"] = []any{"fail"} },
+		{"a fail reason under pass", func(m map[string]any) {
+			m["reasons"] = []any{"1 query newly at zero recall"}
+			m["reason_kinds"] = []any{"fail"}
+		},
 			`verdict "pass" disagrees with the report's reasons: reason_kinds[0] is fail`},
 		{"an inconclusive reason under pass", func(m map[string]any) { m["reasons"] = []any{"x"}; m["reason_kinds"] = []any{"inconclusive"} },
 			`verdict "pass" disagrees with the report's reasons: reason_kinds[0] is inconclusive`},
