@@ -54,12 +54,7 @@ func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 		return policyFile{}, &gate.InputError{File: rel + "@" + ShortSHA(tree.Commit), Err: err}
 	}
 	var gone, wf []string
-	if err := tree.Gone(func(r, p string) error {
-		if looksLikeConfig(tree, p) {
-			gone = append(gone, r)
-		}
-		return nil
-	}); err != nil {
+	if err := tree.Gone(collectConfigs(tree, &gone)); err != nil {
 		return policyFile{}, fmt.Errorf("compare the base commit's tree with the checkout: %w", err)
 	}
 	for _, r := range workflowConfigs(tree.Dir) {
@@ -73,12 +68,7 @@ func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 		// commit may still gate from a path only a Makefile, an included
 		// CI file or a runner's settings name. Any recallgate config of
 		// its tree keeps the change from judging itself.
-		if err := tree.Files(func(r, p string) error {
-			if looksLikeConfig(tree, p) {
-				all = append(all, r)
-			}
-			return nil
-		}); err != nil {
+		if err := tree.Files(collectConfigs(tree, &all)); err != nil {
 			return policyFile{}, fmt.Errorf("look for the base commit's recallgate configs: %w", err)
 		}
 	}
@@ -93,6 +83,17 @@ func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 	// as its gate's.
 	return policyFile{}, &gate.InputError{File: named, Err: fmt.Errorf("the base commit %s has no config at %s but has recallgate configs at %s: which one is this gate's policy cannot be told; run the gate with the config at its path on the base branch",
 		ShortSHA(tree.Commit), rel, gate.JoinFirst(all, 10))}
+}
+
+// collectConfigs is a walk of the base tree that adds to out every
+// recallgate config it passes.
+func collectConfigs(tree *basetree.Tree, out *[]string) func(rel, at string) error {
+	return func(rel, at string) error {
+		if looksLikeConfig(tree, at) {
+			*out = append(*out, rel)
+		}
+		return nil
+	}
 }
 
 // retrieverTable is a recallgate config's retriever table header.
