@@ -219,6 +219,9 @@ func (r *CompareReport) validate() error {
 // verdict is: a report whose "verdict" and outcomes alone were edited
 // would otherwise render a pass above its failing numbers and reasons.
 func (r *CompareReport) checkVerdict() error {
+	if err := r.checkWholeSetRules(); err != nil {
+		return err
+	}
 	for i, ru := range r.Rules {
 		if err := ru.checkOutcome(); err != nil {
 			return fmt.Errorf("rules[%d] (%s): %w", i, ru.Name, err)
@@ -240,6 +243,29 @@ func (r *CompareReport) checkVerdict() error {
 	for i, k := range r.ReasonKinds {
 		if (k == gate.ReasonFail && want != string(gate.Fail)) || (k == gate.ReasonInconclusive && want == string(gate.Pass)) {
 			return fmt.Errorf("verdict %q disagrees with the report's reasons: reason_kinds[%d] is %s", r.Verdict, i, k)
+		}
+	}
+	return nil
+}
+
+// checkWholeSetRules refuses a report without the two rules every
+// comparison applies to the whole set (a forged pass would drop its
+// failing rules), with their limits other than its thresholds, or whose
+// new-miss count is not its new_misses list.
+func (r *CompareReport) checkWholeSetRules() error {
+	for _, want := range []struct {
+		name  string
+		limit float64
+		value float64 // -1: not checked
+	}{{gate.RuleRecallDrop, r.Thresholds.MaxRecallDrop, -1}, {gate.RuleNewMisses, float64(r.Thresholds.MaxNewMisses), float64(len(r.NewMisses))}} {
+		i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Name == want.name && ru.Segment == "" })
+		switch {
+		case i < 0:
+			return fmt.Errorf("rules: no %s rule for the whole set, which every comparison applies", want.name)
+		case r.Rules[i].Limit != want.limit:
+			return fmt.Errorf("rules[%d] (%s): limit %g, but thresholds.%s is %g", i, want.name, r.Rules[i].Limit, want.name, want.limit)
+		case want.value >= 0 && r.Rules[i].Value != want.value:
+			return fmt.Errorf("rules[%d] (%s): value %g, but new_misses names %d queries", i, want.name, r.Rules[i].Value, len(r.NewMisses))
 		}
 	}
 	return nil

@@ -36,12 +36,15 @@ func TestReadRefusesVerdictItsRulesDoNotGive(t *testing.T) {
 		{"a floor rule at its floor", func(m map[string]any) {
 			m["rules"] = append(m["rules"].([]any), map[string]any{"name": "min_recall", "metric": "recall_at_n", "depth": 5, "segment": "", "queries": 3, "base": 0.9, "head": 0.8, "value": 0.8, "limit": 0.8, "flipped": 0, "outcome": "pass"})
 		}, ""},
-		{"a failed rule edited to skipped", func(m map[string]any) {
-			rule(m, 1)["outcome"] = "skipped"
-			rule(m, 1)["value"] = 1.0
-			rule(m, 1)["head"] = 1.0
-		},
-			`rules[1] (max_new_misses): outcome skipped, but it measured base 1, head 1, value 1`},
+		{"a failed rule edited to skipped", func(m map[string]any) { rule(m, 2)["outcome"] = "skipped"; rule(m, 2)["value"] = 0.07 },
+			`rules[2] (max_ndcg_drop): outcome skipped, but it measured base 0.9, head 0.9099531166420329, value 0.07`},
+		{"the failing rules deleted", func(m map[string]any) { m["rules"] = m["rules"].([]any)[2:] },
+			`rules: no max_recall_drop rule for the whole set, which every comparison applies`},
+		{"a rule's limit loosened apart from the thresholds", func(m map[string]any) { rule(m, 0)["limit"] = 1.0 },
+			`rules[0] (max_recall_drop): limit 1, but thresholds.max_recall_drop is 0.02`},
+		{"the new-miss count edited apart from new_misses", func(m map[string]any) {
+			m["new_misses"] = []any{m["queries"].([]any)[0].(map[string]any)["id"]}
+		}, `rules[1] (max_new_misses): value 0, but new_misses names 1 queries`},
 		{"a fail reason under pass", func(m map[string]any) {
 			m["reasons"] = []any{"1 query newly at zero recall"}
 			m["reason_kinds"] = []any{"fail"}
