@@ -325,8 +325,9 @@ func TestActionDrift(t *testing.T) {
 	srv := g.server(t)
 	dir, _ := filepath.Abs("../../frozen-set")
 	// The baseline is the base side's run; the config's head has drifted from it.
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
 	ae := newActionEnv(t, srv.URL, "schedule", `{}`, map[string]string{
-		"working-directory": dir, "baseline": "runs/base.jsonl",
+		"working-directory": dir, "baseline": "runs/base.jsonl", "history": hist,
 	})
 	code, out, errs := ae.run(t)
 	if code != 1 || len(g.issues) != 1 || !strings.Contains(g.issues[0], "Nightly recallgate run on headsha0000") {
@@ -346,6 +347,12 @@ func TestActionDrift(t *testing.T) {
 	delete(ae.vars, "INPUT_BASELINE")
 	if code, _, errs := ae.run(t); code != 2 || !strings.Contains(errs, "needs the baseline input") {
 		t.Errorf("drift without baseline: exit %d %s", code, errs)
+	}
+	// The history input: each night's run added, the error night with no value.
+	data, _ := os.ReadFile(hist)
+	if got := regexp.MustCompile(`"verdict":"([a-z]+)"`).FindAllStringSubmatch(string(data), -1); len(got) != 3 || got[0][1] != "fail" || got[1][1] != "pass" || got[2][1] != "error" ||
+		!strings.Contains(string(data), `"verdict":"error","set":null,"candidates":null`) {
+		t.Errorf("history:\n%s", data)
 	}
 }
 

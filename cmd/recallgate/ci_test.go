@@ -230,6 +230,8 @@ func TestCIGitLabBaseFromArchive(t *testing.T) {
 	vars["RECALLGATE_WORKING_DIRECTORY"] = filepath.Join(f.dir, "rag")
 	vars["RECALLGATE_COMMENT"] = "never"
 	vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
+	vars["RECALLGATE_HISTORY"] = hist
 	code, out, errs := runCI(t, vars)
 	if code != 1 || len(g.archived) != 1 || g.archived[0] != f.base || !strings.Contains(errs, "query q26 regressed") {
 		t.Errorf("exit %d, archives %v\n%s\n%s", code, g.archived, out, errs)
@@ -309,6 +311,8 @@ func TestCIGitLabDrift(t *testing.T) {
 	vars["CI_PIPELINE_SOURCE"], vars["CI_MERGE_REQUEST_IID"] = "schedule", ""
 	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_BASELINE"] = dir, "runs/base.jsonl"
 	vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
+	vars["RECALLGATE_HISTORY"] = hist
 	code, out, errs := runCI(t, vars)
 	if code != 1 || len(g.issues) != 1 || !strings.Contains(fmt.Sprint(g.issues[0]["description"]), "Nightly recallgate run on headsha0000") ||
 		fmt.Sprint(g.issues[0]["labels"]) != "[retrieval-drift]" {
@@ -317,6 +321,10 @@ func TestCIGitLabDrift(t *testing.T) {
 	vars["RECALLGATE_BASELINE"] = "runs/head.jsonl"
 	if code, out, _ := runCI(t, vars); code != 0 || len(g.issues) != 1 || len(g.issueNote) != 1 || !strings.Contains(g.issueNote[0], "passes against the baseline again") {
 		t.Errorf("passing night: exit %d, %d issues, notes %q\n%s", code, len(g.issues), g.issueNote, out)
+	}
+	// RECALLGATE_HISTORY: both nights added, in order.
+	if data, _ := os.ReadFile(hist); strings.Count(string(data), "\n") != 2 || !strings.Contains(strings.SplitN(string(data), "\n", 2)[0], `"verdict":"fail"`) || !strings.Contains(string(data), `"verdict":"pass"`) {
+		t.Errorf("history:\n%s", data)
 	}
 }
 
