@@ -15,6 +15,7 @@ func TestDeclaresRetriever(t *testing.T) {
 		{"quoted key", "[\"retriever\"]\ntype = \"builtin\"\n", true},
 		{"literal quoted key", "['retriever']\ntype = \"builtin\"\n", true},
 		{"dotted key", "retriever.type = \"builtin\"\n", true},
+		{"escaped quoted key", "[\"\\u0072etriever\"]\ntype = \"builtin\"\n", true},
 		{"other case", "[RETRIEVER]\ntype = \"builtin\"\n", true},
 		{"base side", "[base.retriever]\ntype = \"builtin\"\n", true},
 		{"head side, inline", "head = { retriever = { type = \"builtin\" } }\n", true},
