@@ -125,21 +125,26 @@ func looksLikeConfig(tree *basetree.Tree, p string) bool {
 const maxScanBytes = 64 << 20
 
 // headsRetrieverTable reports whether a file too large to load has a
-// retriever table header on a line of its first maxScanBytes.
+// retriever table header on a line of its first maxScanBytes, however
+// long the lines around it.
 func headsRetrieverTable(p string) bool {
 	f, err := os.Open(p)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, maxScanBytes))
-	sc.Buffer(nil, gate.MaxConfigBytes)
-	for sc.Scan() {
-		if retrieverTable.Match(sc.Bytes()) {
+	rd := bufio.NewReaderSize(io.LimitReader(f, maxScanBytes), 64<<10)
+	whole := true // the next piece starts a line
+	for {
+		piece, more, err := rd.ReadLine()
+		if whole && !more && retrieverTable.Match(piece) {
 			return true
 		}
+		whole = !more
+		if err != nil {
+			return false
+		}
 	}
-	return false
 }
 
 // maxWorkflowBytes bounds each workflow file read for config paths.
