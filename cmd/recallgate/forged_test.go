@@ -16,13 +16,9 @@ import (
 // and the failed rule, no ✅ rendered, no comment written.
 func TestReportForgedVerdictRefused(t *testing.T) {
 	dir := t.TempDir()
-	rep := filepath.Join(dir, "report.json")
-	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl", "--format", "json", "--out", rep); code != 1 {
-		t.Fatalf("compare: %d %s", code, errs)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(must(os.ReadFile(rep)), &m); err != nil || m["verdict"] != "fail" {
-		t.Fatalf("the frozen set's report: %v verdict %v", err, m["verdict"])
+	m := frozenReport(t, dir)
+	if m["verdict"] != "fail" {
+		t.Fatalf("the frozen set's report: verdict %v", m["verdict"])
 	}
 	m["verdict"] = "pass"
 	forged := write(t, dir, "forged.json", string(must(json.Marshal(m))))
@@ -41,4 +37,41 @@ func TestReportForgedVerdictRefused(t *testing.T) {
 	if code != 2 || !strings.Contains(ceb.String(), want) || len(g.comments)+len(g.edits) != 0 {
 		t.Errorf("comment --report: exit %d, %d comments %d edits, want 2 and %q\n%s%s", code, len(g.comments), len(g.edits), want, cout.String(), ceb.String())
 	}
+}
+
+// TestReportForgedOutcomesRefused: the same failing report with its
+// verdict set to pass and every failed rule's outcome too (the numbers
+// and the fail reasons left as the run wrote them) is refused by `report
+// --in`, naming the first rule whose number is over its limit: no ✅ over
+// "fail:" lines.
+func TestReportForgedOutcomesRefused(t *testing.T) {
+	dir := t.TempDir()
+	m := frozenReport(t, dir)
+	m["verdict"] = "pass"
+	for _, r := range m["rules"].([]any) {
+		if r := r.(map[string]any); r["outcome"] == "fail" {
+			r["outcome"] = "pass"
+		}
+	}
+	forged := write(t, dir, "forged.json", string(must(json.Marshal(m))))
+	const want = `forged.json: report refused: rules[0] (max_recall_drop): outcome pass, but its value 0.02298850574712644 is over its limit 0.02`
+	code, out, errs := rg(t, "report", "--in", forged, "--format", "markdown")
+	if code != 2 || !strings.Contains(errs, want) || strings.Contains(out, "✅") {
+		t.Errorf("report --in: exit %d, want 2 and %q\n%s%s", code, want, out, errs)
+	}
+}
+
+// frozenReport is the frozen set's failing compare report, written in dir
+// as report.json and decoded.
+func frozenReport(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	rep := filepath.Join(dir, "report.json")
+	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl", "--format", "json", "--out", rep); code != 1 {
+		t.Fatalf("compare: %d %s", code, errs)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(must(os.ReadFile(rep)), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -281,14 +281,7 @@ func TestCommentReadsTrue(t *testing.T) {
 	g := &fakeGitHub{}
 	srv := g.server(t)
 	dir := t.TempDir()
-	rep := filepath.Join(dir, "report.json")
-	if code, _, errs := rg(t, "compare", "--config", "../../frozen-set/recallgate.toml", "--base", "../../frozen-set/runs/base.jsonl", "--head", "../../frozen-set/runs/head.jsonl", "--format", "json", "--out", rep); code != 1 {
-		t.Fatalf("compare: %d %s", code, errs)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(must(os.ReadFile(rep)), &m); err != nil {
-		t.Fatal(err)
-	}
+	m := frozenReport(t, dir)
 	// Two regressed queries' texts (a table cell keeps 80 characters).
 	texts := map[string]string{
 		"q10": "ok\u202e \u2066x\u2069 q1\u200b see https://evil.example www.evil.example",

@@ -161,20 +161,7 @@ func (t *Tree) sameLink(p string) bool {
 // the base tree are reported as files, not followed.
 func (t *Tree) Gone(fn func(rel, at string) error) error {
 	goneDir := ""
-	return filepath.WalkDir(t.Dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		r, err := filepath.Rel(t.Dir, path)
-		if err != nil || r == "." {
-			return err
-		}
-		if r == ".git" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	return t.walk(func(r, path string, d os.DirEntry) error {
 		inGone := goneDir != "" && strings.HasPrefix(r, goneDir)
 		hi, herr := os.Lstat(filepath.Join(t.head, r))
 		if d.IsDir() {
@@ -191,6 +178,39 @@ func (t *Tree) Gone(fn func(rel, at string) error) error {
 			return fn(filepath.ToSlash(r), path)
 		}
 		return nil
+	})
+}
+
+// Files calls fn with the path from the top (slashes) and the base tree
+// path of every entry of the base commit that is not a folder (files and
+// links, not followed), in lexical order; the base's .git is skipped.
+func (t *Tree) Files(fn func(rel, at string) error) error {
+	return t.walk(func(r, path string, d os.DirEntry) error {
+		if d.IsDir() {
+			return nil
+		}
+		return fn(filepath.ToSlash(r), path)
+	})
+}
+
+// walk calls fn with the path from the top and the base tree path of
+// every entry of the base tree but its top and its .git.
+func (t *Tree) walk(fn func(rel, at string, d os.DirEntry) error) error {
+	return filepath.WalkDir(t.Dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, err := filepath.Rel(t.Dir, path)
+		if err != nil || r == "." {
+			return err
+		}
+		if r == ".git" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		return fn(r, path, d)
 	})
 }
 

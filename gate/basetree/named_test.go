@@ -13,7 +13,8 @@ import (
 // by a link, moved rag/gate.toml away, linked the docs folder and kept
 // the rest. Named takes the config at its own path (not the link's
 // target), Linked sees the links the base lacks and not the one it has,
-// Gone lists what the checkout no longer has as the base had it.
+// Gone lists what the checkout no longer has as the base had it, Files
+// every file and link of the base.
 func TestNamedLinkedGone(t *testing.T) {
 	ws := t.TempDir() // the head's checkout, no git
 	if real, err := filepath.EvalSymlinks(ws); err == nil {
@@ -67,6 +68,13 @@ func TestNamedLinkedGone(t *testing.T) {
 	slices.Sort(gone)
 	if want := []string{"docs/a.md", "rag/gate.toml", "rag/recallgate.toml"}; !slices.Equal(gone, want) {
 		t.Errorf("Gone = %q, want %q", gone, want)
+	}
+	var files []string
+	if err := tr.Files(func(rel, at string) error { files = append(files, rel); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"docs/a.md", "rag/conf/strict.toml", "rag/gate.toml", "rag/kept.md", "rag/recallgate.toml", "rag/same.toml"}; !slices.Equal(files, want) {
+		t.Errorf("Files = %q, want every file and link of the base, no folder: %q", files, want)
 	}
 	if !tr.Inside(filepath.Join(tr.Dir, "rag/same.toml")) {
 		t.Error("a link inside the base tree is inside it")

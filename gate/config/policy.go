@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"github.com/recallgate/recallgate/gate"
 )
 
@@ -198,4 +199,27 @@ func (c *Config) CheckWaiverDays(added []gate.Waiver, now time.Time, maxDays int
 				w.Query, w.Expires.Format("2006-01-02"), maxDays, today.Format("2006-01-02"), limit.Format("2006-01-02"))}
 	}
 	return nil
+}
+
+// DeclaresRetriever reports whether data, a TOML document, holds a
+// retriever table the way Parse reads one: [retriever], [base.retriever]
+// or [head.retriever] in any spelling TOML and the decoder allow (a quoted
+// key, an inline table, a dotted key, another letter case). It is what
+// makes a file a recallgate config when the gate's config is looked for;
+// whether the config is valid is Parse's to say. A document that is not
+// TOML declares nothing.
+func DeclaresRetriever(data []byte) bool {
+	var probe struct {
+		Retriever any `toml:"retriever"`
+		Base      *struct {
+			Retriever any `toml:"retriever"`
+		} `toml:"base"`
+		Head *struct {
+			Retriever any `toml:"retriever"`
+		} `toml:"head"`
+	}
+	if _, err := toml.Decode(string(data), &probe); err != nil {
+		return false
+	}
+	return probe.Retriever != nil || (probe.Base != nil && probe.Base.Retriever != nil) || (probe.Head != nil && probe.Head.Retriever != nil)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/config"
 )
 
 // policyFile is where the base commit keeps the gate's config.
@@ -32,10 +34,12 @@ type policyFile struct {
 // file is found by where the config was, never by what the change points
 // at: the base commit's file at the named path (no link of the head's
 // checkout followed); else the one recallgate config the change removed,
-// moved, renamed or replaced by a link, or the one the base branch's
-// workflows name. Only a base commit with none of these adopts recallgate.
-// Several candidates and none at the named path is refused: which one is
-// the gate's policy cannot be told.
+// moved, renamed or replaced by a link, or the base branch's workflows
+// name; else, when there is none of those, the one recallgate config of
+// the base tree. Only a base commit with no recallgate config at all
+// adopts recallgate. Several candidates and none at the named path is
+// refused, whichever of them the change moved: which one is the gate's
+// policy cannot be told.
 func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 	at, rel, err := tree.Named(named)
 	if err != nil {
@@ -50,12 +54,7 @@ func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 		return policyFile{}, &gate.InputError{File: rel + "@" + ShortSHA(tree.Commit), Err: err}
 	}
 	var gone, wf []string
-	if err := tree.Gone(func(r, p string) error {
-		if looksLikeConfig(tree, p) {
-			gone = append(gone, r)
-		}
-		return nil
-	}); err != nil {
+	if err := tree.Gone(collectConfigs(tree, &gone)); err != nil {
 		return policyFile{}, fmt.Errorf("compare the base commit's tree with the checkout: %w", err)
 	}
 	for _, r := range workflowConfigs(tree.Dir) {
@@ -64,23 +63,41 @@ func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 		}
 	}
 	all := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(gone), wf...))))
-	pick := ""
-	switch {
-	case len(all) == 0:
-		return policyFile{}, nil
-	case len(all) == 1:
-		pick = all[0]
-	case len(gone) == 1:
-		pick = gone[0] // a move is the strongest sign of where the gate's config was
-	default:
-		return policyFile{}, &gate.InputError{File: named, Err: fmt.Errorf("the base commit %s has no config at %s but has recallgate configs at %s (removed or moved by this change, or named by the base branch's workflows): which one is this gate's policy cannot be told; run the gate with the config at its path on the base branch",
-			ShortSHA(tree.Commit), rel, strings.Join(all, ", "))}
+	if len(all) == 0 {
+		// No config was moved away and the workflows name none: the base
+		// commit may still gate from a path only a Makefile, an included
+		// CI file or a runner's settings name. Any recallgate config of
+		// its tree keeps the change from judging itself.
+		if err := tree.Files(collectConfigs(tree, &all)); err != nil {
+			return policyFile{}, fmt.Errorf("look for the base commit's recallgate configs: %w", err)
+		}
 	}
-	return policyFile{At: filepath.Join(tree.Dir, filepath.FromSlash(pick)), Rel: pick, Moved: true}, nil
+	switch len(all) {
+	case 0:
+		return policyFile{}, nil
+	case 1:
+		return policyFile{At: filepath.Join(tree.Dir, filepath.FromSlash(all[0])), Rel: all[0], Moved: true}, nil
+	}
+	// Several: none may be preferred, not even the one this change moved
+	// away, since a change can move the base's loosest config as easily
+	// as its gate's.
+	return policyFile{}, &gate.InputError{File: named, Err: fmt.Errorf("the base commit %s has no config at %s but has recallgate configs at %s: which one is this gate's policy cannot be told; run the gate with the config at its path on the base branch",
+		ShortSHA(tree.Commit), rel, gate.JoinFirst(all, 10))}
+}
+
+// collectConfigs is a walk of the base tree that adds to out every
+// recallgate config it passes.
+func collectConfigs(tree *basetree.Tree, out *[]string) func(rel, at string) error {
+	return func(rel, at string) error {
+		if looksLikeConfig(tree, at) {
+			*out = append(*out, rel)
+		}
+		return nil
+	}
 }
 
 // retrieverTable is a recallgate config's retriever table header.
-var retrieverTable = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*(?:(?:base|head)[ \t]*\.[ \t]*)?retriever[ \t]*\][ \t]*(?:#.*)?$`)
+var retrieverTable = regexp.MustCompile(`(?mi)^[ \t]*\[[ \t]*(?:(?:base|head)[ \t]*\.[ \t]*)?retriever[ \t]*\][ \t]*(?:#.*)?$`)
 
 // looksLikeConfig reports whether p, a file of the base tree, is a
 // recallgate config: a regular file (links followed only inside the tree)
@@ -92,11 +109,42 @@ func looksLikeConfig(tree *basetree.Tree, p string) bool {
 		return false
 	}
 	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > gate.MaxConfigBytes {
+	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
+	if fi.Size() > gate.MaxConfigBytes {
+		// Too large for the loader, which refuses it: a base config padded
+		// past the limit is still the base's config, never no config.
+		return headsRetrieverTable(p)
+	}
 	data, err := os.ReadFile(p)
-	return err == nil && retrieverTable.Match(data)
+	return err == nil && (retrieverTable.Match(data) || config.DeclaresRetriever(data))
+}
+
+// maxScanBytes bounds the scan of a file too large to be read as a config.
+const maxScanBytes = 64 << 20
+
+// headsRetrieverTable reports whether a file too large to load has a
+// retriever table header on a line of its first maxScanBytes, however
+// long the lines around it.
+func headsRetrieverTable(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	rd := bufio.NewReaderSize(io.LimitReader(f, maxScanBytes), 64<<10)
+	whole := true // the next piece starts a line
+	for {
+		piece, more, err := rd.ReadLine()
+		if whole && !more && retrieverTable.Match(piece) {
+			return true
+		}
+		whole = !more
+		if err != nil {
+			return false
+		}
+	}
 }
 
 // maxWorkflowBytes bounds each workflow file read for config paths.

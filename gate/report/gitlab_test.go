@@ -20,6 +20,7 @@ func TestForGitLabReferencesInert(t *testing.T) {
 	m := demoReport(t)
 	m["reasons"] = []any{gitlabHostile}
 	m["reason_kinds"] = []any{"fail"}
+	failVerdict(m) // a fail reason is a failed rule's
 	m["notes"] = []any{gitlabHostile}
 	m["warnings"] = []any{gitlabHostile}
 	for _, q := range m["queries"].([]any) {

@@ -98,6 +98,7 @@ func TestHostileTextEscaped(t *testing.T) {
 	m := demoReport(t)
 	m["reasons"] = []any{hostile}
 	m["reason_kinds"] = []any{"fail"}
+	failVerdict(m) // a fail reason is a failed rule's
 	m["notes"] = []any{hostile}
 	m["health"] = []any{hostile}
 	m["warnings"] = []any{hostile}
@@ -179,6 +180,7 @@ func TestHostileCellsEscapedOnce(t *testing.T) {
 	m["regressed"] = []any{id}
 	m["reasons"] = []any{"bad \u202e reason @octocat"}
 	m["reason_kinds"] = []any{"fail"}
+	failVerdict(m) // a fail reason is a failed rule's
 	for _, q := range m["queries"].([]any) {
 		q := q.(map[string]any)
 		switch q["id"] {

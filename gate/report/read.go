@@ -277,10 +277,20 @@ func (u *UnjudgedInfo) validate() error {
 
 // checkVerdict refuses a verdict its own rules do not give, as
 // gate.Comparison decides it: fail when a rule failed, else inconclusive
-// when a rule is or a query is head-unstable, else pass. A report whose
-// "verdict" alone was edited would otherwise render a pass above its
-// failing rules.
+// when a rule is or a query is head-unstable, else pass. The rules' own
+// outcomes must be what their numbers give (a passing rule within its
+// limit, a skipped one with no value), and the reasons' kinds what the
+// verdict is: a report whose "verdict" and outcomes alone were edited
+// would otherwise render a pass above its failing numbers and reasons.
 func (r *CompareReport) checkVerdict() error {
+	if err := r.checkWholeSetRules(); err != nil {
+		return err
+	}
+	for i, ru := range r.Rules {
+		if err := ru.checkOutcome(); err != nil {
+			return fmt.Errorf("rules[%d] (%s): %w", i, ru.Name, err)
+		}
+	}
 	want, why := string(gate.Pass), "no rule failed or was inconclusive and no query is head-unstable"
 	if i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Outcome == gate.RuleFail }); i >= 0 {
 		want, why = string(gate.Fail), fmt.Sprintf("rules[%d] (%s).outcome is fail", i, r.Rules[i].Name)
@@ -291,6 +301,52 @@ func (r *CompareReport) checkVerdict() error {
 	}
 	if r.Verdict != want {
 		return fmt.Errorf("verdict %q disagrees with the report's rules: %s, so the verdict is %q", r.Verdict, why, want)
+	}
+	// A reason is a failed rule's or an inconclusive one's: its kind is
+	// the verdict's.
+	for i, k := range r.ReasonKinds {
+		if (k == gate.ReasonFail && want != string(gate.Fail)) || (k == gate.ReasonInconclusive && want == string(gate.Pass)) {
+			return fmt.Errorf("verdict %q disagrees with the report's reasons: reason_kinds[%d] is %s", r.Verdict, i, k)
+		}
+	}
+	return nil
+}
+
+// checkWholeSetRules refuses a report without the two rules every
+// comparison applies to the whole set (a forged pass would drop its
+// failing rules), with their limits other than its thresholds, or whose
+// new-miss count is not its new_misses list.
+func (r *CompareReport) checkWholeSetRules() error {
+	for _, want := range []struct {
+		name  string
+		limit float64
+		value float64 // -1: not checked
+	}{{gate.RuleRecallDrop, r.Thresholds.MaxRecallDrop, -1}, {gate.RuleNewMisses, float64(r.Thresholds.MaxNewMisses), float64(len(r.NewMisses))}} {
+		i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Name == want.name && ru.Segment == "" })
+		switch {
+		case i < 0:
+			return fmt.Errorf("rules: no %s rule for the whole set, which every comparison applies", want.name)
+		case r.Rules[i].Limit != want.limit:
+			return fmt.Errorf("rules[%d] (%s): limit %g, but thresholds.%s is %g", i, want.name, r.Rules[i].Limit, want.name, want.limit)
+		case want.value >= 0 && r.Rules[i].Value != want.value:
+			return fmt.Errorf("rules[%d] (%s): value %g, but new_misses names %d queries", i, want.name, r.Rules[i].Value, len(r.NewMisses))
+		}
+	}
+	return nil
+}
+
+// checkOutcome refuses a rule outcome its numbers do not give: a rule
+// that passed is within its limit (a floor at or above it, any other at
+// or under it), and a skipped one measured nothing.
+func (ru RuleInfo) checkOutcome() error {
+	const epsilon = 1e-9 // gate's tolerance
+	switch floor := ru.Name == gate.RuleMinRecall || ru.Name == gate.RuleMinNDCG; {
+	case ru.Outcome == gate.RulePass && floor && ru.Value < ru.Limit-epsilon:
+		return fmt.Errorf("outcome pass, but its value %g is under its floor %g", ru.Value, ru.Limit)
+	case ru.Outcome == gate.RulePass && !floor && ru.Value > ru.Limit+epsilon:
+		return fmt.Errorf("outcome pass, but its value %g is over its limit %g", ru.Value, ru.Limit)
+	case ru.Outcome == gate.RuleSkipped && (ru.Value != 0 || ru.Base != 0 || ru.Head != 0 || ru.Flipped != 0):
+		return fmt.Errorf("outcome skipped, but it measured base %g, head %g, value %g", ru.Base, ru.Head, ru.Value)
 	}
 	return nil
 }
