@@ -46,10 +46,15 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		// marks bidi controls and invisible characters in what it draws
 		// from the model as gate.Visible does for the rest of the page.
 		Invisible [][2]rune
+		// DataQuality is the data-quality heading and its lines.
+		DataQuality  []string
+		DQTitle      string
+		Fingerprints string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
 		nonEmpty(append(append(emptyAnswerLines(r, gate.Visible), refusalLines(r, gate.Visible)...), gate.Visible(latencyLine(r.Latency)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
-			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges})
+			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges,
+		dataQualityLines(r, gate.Visible), dataQualityTitle(r), fingerprintsLine(r)})
 }
 
 // apartLine names the queries of a list kept apart, "" for none.
@@ -99,6 +104,9 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 {{range .Rows}}<tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td></tr>
 {{end}}</table>
 {{range .Extra}}<p class="muted extra">{{.}}</p>
+{{end}}{{if .DataQuality}}<h2 id="data-quality">{{.DQTitle}}</h2><ul>
+{{range .DataQuality}}<li>{{.}}</li>
+{{end}}</ul>
 {{end}}{{if .Rules}}<details id="rules"><summary>Gate rules</summary><table><tr><th>rule</th><th>segment</th><th>base</th><th>head</th><th>value</th><th>limit</th><th>outcome</th></tr>
 {{range .Rules}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td><td class="num">{{index . 4}}</td><td class="num">{{index . 5}}</td><td class="{{index . 6}}">{{index . 6}}</td></tr>
 {{end}}</table></details>
@@ -111,7 +119,8 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 <th data-key="id">query</th><th data-key="query">text</th><th data-key="base">recall base</th><th data-key="head">recall head</th><th data-key="delta">Δ</th><th data-key="ndcg">nDCG head</th><th data-key="change">change</th>
 </tr></thead><tbody></tbody></table>
 <section id="drill" hidden></section>
-<script id="data" type="application/json">{{.R}}</script>
+{{if .Fingerprints}}<p class="muted" id="fingerprints">{{.Fingerprints}}</p>
+{{end}}<script id="data" type="application/json">{{.R}}</script>
 <script>
 (function(){
 "use strict";
