@@ -300,7 +300,7 @@ func changedInputs(baseline string, changes []gate.InputChange) *ChangedInputsEr
 	for i, c := range changes {
 		parts[i] = c.String()
 	}
-	return &ChangedInputsError{&gate.InputError{File: baseline, Err: fmt.Errorf("the baseline was made with other inputs than today's: %s: a drop would be the change, not drift", strings.Join(parts, "; "))}, changes}
+	return &ChangedInputsError{&gate.InputError{File: baseline, Err: fmt.Errorf("the baseline was made with other inputs than today's: %s: a drop would be the change, not drift (accept-changed-inputs compares anyway)", strings.Join(parts, "; "))}, changes}
 }
 
 // Unwrap returns the input error.
