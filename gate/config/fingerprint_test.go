@@ -122,4 +122,3 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 	}
 	return s[:i] + new + s[i+len(old):]
 }
-

@@ -68,11 +68,11 @@ var (
 	// reports of earlier releases, still read.
 	fingerprintNames = []string{"set", "config", "base_retriever", "head_retriever", "base_corpus", "head_corpus", "corpus", "policy", "base_run", "head_run",
 		"base_config", "head_config"}
-	changes          = []string{string(gate.Regressed), string(gate.Improved), string(gate.Unchanged)}
-	causes           = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus, gate.CauseContext}
-	reasonKinds      = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
-	outcomes         = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
-	ruleMetrics      = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
+	changes     = []string{string(gate.Regressed), string(gate.Improved), string(gate.Unchanged)}
+	causes      = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus, gate.CauseContext}
+	reasonKinds = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
+	outcomes    = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
+	ruleMetrics = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
 		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost, gate.MetricFalseAnswers, gate.MetricFalseRefusals}
 	signals      = []string{gate.SignalAbstain, gate.SignalMinScore, gate.SignalBoth, gate.SignalPartial, gate.SignalNone}
 	refusalBy    = []string{"", gate.ByAbstain, gate.ByMinScore, gate.ByNoHits}
