@@ -210,6 +210,11 @@ type PolicyReport struct {
 	Changes []PolicyChange
 	// WaiversAdded are the head's waivers the base commit's config lacks.
 	WaiversAdded []Waiver
+	// MovedFrom, with PolicyBaseCommit, is the base commit's path of the
+	// config that judged (relative to the repository's top, slashes) when
+	// the change moved, renamed or linked the gate's config: the policy
+	// is that file's, not what the job's path names in the change.
+	MovedFrom string
 }
 
 // PolicyChange is one policy key the head's config sets otherwise than the

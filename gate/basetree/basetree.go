@@ -93,6 +93,123 @@ func (t *Tree) Map(headPath string) (string, error) {
 	return filepath.Join(t.Dir, rel), nil
 }
 
+// Named returns where a path of the head's checkout is in the base tree,
+// and its path from the checkout's top (slashes), taken as the path names
+// it: no link inside the checkout is followed, so a config the change
+// turned into a link to another file is looked up at its own path, never
+// at the link's target. A path outside the checkout has no counterpart
+// and is an error.
+func (t *Tree) Named(headPath string) (at, rel string, err error) {
+	abs, err := filepath.Abs(headPath)
+	if err != nil {
+		return "", "", err
+	}
+	// The top as the path names it: the shallowest folder of the path
+	// that is the checkout's top (a temporary folder may itself sit
+	// behind a link, as /tmp does on macOS).
+	top := ""
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		if real, err := filepath.EvalSymlinks(d); err == nil && real == t.head {
+			top = d
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if top == "" {
+		return "", "", fmt.Errorf("%s is outside the checkout %s, so it has no place in the base commit's tree", headPath, t.head)
+	}
+	r, err := filepath.Rel(top, abs)
+	if err != nil {
+		return "", "", err
+	}
+	return filepath.Join(t.Dir, r), filepath.ToSlash(r), nil
+}
+
+// Linked reports whether the head's checkout reaches rel (a path from the
+// top, as Named gives it) through a link the base commit does not have:
+// some part of it is a symbolic link in the checkout that is not the same
+// link (same target) at the base commit.
+func (t *Tree) Linked(rel string) bool {
+	parts := strings.Split(filepath.FromSlash(rel), string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		hi, err := os.Lstat(filepath.Join(t.head, p))
+		if err != nil {
+			return false
+		}
+		if hi.Mode()&os.ModeSymlink != 0 && !t.sameLink(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameLink reports whether p is, at the base commit, a link with the
+// target it has in the head's checkout.
+func (t *Tree) sameLink(p string) bool {
+	bt, berr := os.Readlink(filepath.Join(t.Dir, p))
+	ht, herr := os.Readlink(filepath.Join(t.head, p))
+	return berr == nil && herr == nil && bt == ht
+}
+
+// Gone calls fn with the path from the top (slashes) and the base tree
+// path of every file of the base commit that the head's checkout no
+// longer has as the base had it: removed, moved or renamed away, or now
+// reached through a link the base did not have (a file replaced by a
+// link, a folder replaced by one). The base's .git is skipped; links in
+// the base tree are reported as files, not followed.
+func (t *Tree) Gone(fn func(rel, at string) error) error {
+	goneDir := ""
+	return filepath.WalkDir(t.Dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, err := filepath.Rel(t.Dir, path)
+		if err != nil || r == "." {
+			return err
+		}
+		if r == ".git" {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		inGone := goneDir != "" && strings.HasPrefix(r, goneDir)
+		hi, herr := os.Lstat(filepath.Join(t.head, r))
+		if d.IsDir() {
+			if !inGone && (herr != nil || !hi.IsDir()) {
+				goneDir = r + string(filepath.Separator)
+			}
+			return nil
+		}
+		gone := inGone || herr != nil || hi.IsDir()
+		if herr == nil && hi.Mode()&os.ModeSymlink != 0 {
+			gone = gone || !t.sameLink(r)
+		}
+		if gone {
+			return fn(filepath.ToSlash(r), path)
+		}
+		return nil
+	})
+}
+
+// Inside reports whether at, a path in the base tree, stays in it once
+// its links are followed: a link of the base commit is followed only
+// within its own tree.
+func (t *Tree) Inside(at string) bool {
+	root, err := filepath.EvalSymlinks(t.Dir)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(at)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(root, real)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // Close removes the tree (and, for a worktree, git's record of it). It is
 // safe to call more than once; it does not depend on any context, so it
 // also runs after an interrupt.

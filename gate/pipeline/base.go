@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
@@ -22,6 +22,10 @@ type BaseSide struct {
 	// own says the base commit has its own config (else cfg is the
 	// head's text read in the base tree).
 	own bool
+	// name is the base config as reports name it (path@commit);
+	// movedFrom its path at the base commit when the change moved,
+	// renamed or linked it ("" otherwise).
+	name, movedFrom string
 	// notes say what was compared, for the report.
 	Notes []string
 }
@@ -76,42 +80,54 @@ func (e baseConfigError) Fix() string {
 
 func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Set, o BaseOptions) error {
 	short := ShortSHA(b.Tree.Commit)
-	at, err := b.Tree.Map(cfgAbs)
+	pf, err := findPolicyFile(b.Tree, head.Path)
 	if err != nil {
-		return &gate.InputError{File: head.Path, Err: err}
+		return err
 	}
-	bcfg, err := config.Load(at)
-	ownConfig := true
-	if errors.Is(err, fs.ErrNotExist) {
-		ownConfig = false
-		e.Warn("%s does not exist at the base commit %s: the base side runs the head's config in the base commit's tree", head.Path, short)
+	// Name the file as the reader knows it, not the temporary tree (gone
+	// once the job ends).
+	b.name = head.Path + "@" + short
+	var bcfg *config.Config
+	if pf.At != "" {
+		if pf.Moved {
+			b.name, b.movedFrom = pf.Rel+"@"+short, pf.Rel
+		}
+		// Its relative paths resolve from its own folder as the base tree
+		// names it (a config that is a link resolves from the link's folder,
+		// as the head's does).
+		bcfg, err = config.Load(pf.At)
+	} else {
+		e.Warn("%s does not exist at the base commit %s, and that commit has no recallgate config this change removed, moved or linked, nor one its workflows name: the base side runs the head's config in the base commit's tree", head.Path, short)
 		data, rerr := gate.ReadInputFile(head.Path, "config", gate.MaxConfigBytes)
 		if rerr != nil {
 			return rerr
 		}
-		bcfg, err = config.Parse(data, at)
+		_, rel, _ := b.Tree.Named(cfgAbs)
+		bcfg, err = config.Parse(data, filepath.Join(b.Tree.Dir, filepath.FromSlash(rel)))
 	}
 	if err != nil {
-		// Name the file as the reader knows it, not the temporary tree
-		// (gone once the job ends).
-		if ie := new(gate.InputError); errors.As(err, &ie) && ie.File == at {
-			ie.File = head.Path + "@" + short
+		if ie := new(gate.InputError); errors.As(err, &ie) && strings.HasPrefix(ie.File, b.Tree.Dir) {
+			ie.File = b.name
 		}
 		return fmt.Errorf("config at the base commit %s: %w", short, err)
 	}
 	if bcfg.Base == nil {
-		return &gate.InputError{File: head.Path + "@" + short, Field: "retriever", Err: errors.New("the base commit's config has no retriever")}
+		return &gate.InputError{File: b.name, Field: "retriever", Err: errors.New("the base commit's config has no retriever")}
 	}
 	if o.Workspace != "" {
 		// Only what the base side reads: the set and thresholds are the head's.
 		if err := InsideWorkspace(b.Tree.Dir, nil, bcfg.Base.Path, bcfg.Base.Corpus); err != nil {
-			return &gate.InputError{File: head.Path + "@" + short, Field: "retriever", Err: fmt.Errorf("the base commit's config must keep its paths inside its own tree: %w", err)}
+			return &gate.InputError{File: b.name, Field: "retriever", Err: fmt.Errorf("the base commit's config must keep its paths inside its own tree: %w", err)}
 		}
 	}
+	ownConfig := pf.At != ""
 	b.cfg, b.own = bcfg, ownConfig
-	if ownConfig {
+	switch {
+	case pf.Moved:
+		b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s), with its own config, corpus and scripts: its config at %s, which this change moves or links (the job names %s); head side: this checkout", short, b.Tree.Via, pf.Rel, head.Path))
+	case ownConfig:
 		b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s), with its own config, corpus and scripts; head side: this checkout", short, b.Tree.Via))
-	} else {
+	default:
 		b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s) with its own corpus and scripts, but the head's config: %s does not exist at that commit; head side: this checkout", short, b.Tree.Via, filepath.Base(head.Path)))
 	}
 	if p, err := b.Tree.Map(set.Path); err == nil {
@@ -142,7 +158,7 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 		c.Thresholds.Segments = slices.Clone(c.Thresholds.Segments)
 		for i := range c.Thresholds.Segments {
 			// Name the rule's file as the reader knows it, not the temporary tree.
-			c.Thresholds.Segments[i].File = head.Path + "@" + ShortSHA(b.Tree.Commit)
+			c.Thresholds.Segments[i].File = b.name
 		}
 	}
 	return &c
@@ -155,7 +171,7 @@ func (b *BaseSide) Policy(head *config.Config) *gate.PolicyReport {
 	if !b.own {
 		return &gate.PolicyReport{Source: gate.PolicyGivenConfig, Commit: b.Tree.Commit}
 	}
-	return &gate.PolicyReport{Source: gate.PolicyBaseCommit, Commit: b.Tree.Commit,
+	return &gate.PolicyReport{Source: gate.PolicyBaseCommit, Commit: b.Tree.Commit, MovedFrom: b.movedFrom,
 		Changes: config.PolicyChanges(b.cfg, head), WaiversAdded: head.AddedWaivers(b.cfg)}
 }
 

@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -70,27 +72,110 @@ type ExportMeta struct {
 }
 
 type ragasCase struct {
-	UserInput         string     `json:"user_input"`
-	RetrievedContexts []string   `json:"retrieved_contexts"`
-	ReferenceContexts []string   `json:"reference_contexts"`
-	ID                string     `json:"id"`
-	Recallgate        ExportMeta `json:"recallgate"`
+	UserInput         string          `json:"user_input"`
+	RetrievedContexts json.RawMessage `json:"retrieved_contexts"`
+	ReferenceContexts []string        `json:"reference_contexts"`
+	ID                string          `json:"id"`
+	Recallgate        ExportMeta      `json:"recallgate"`
 }
 
 type deepEvalCase struct {
-	Input              string     `json:"input"`
-	RetrievalContext   []string   `json:"retrieval_context"`
-	Context            []string   `json:"context"`
-	Name               string     `json:"name"`
-	AdditionalMetadata ExportMeta `json:"additional_metadata"`
+	Input              string          `json:"input"`
+	RetrievalContext   json.RawMessage `json:"retrieval_context"`
+	Context            []string        `json:"context"`
+	Name               string          `json:"name"`
+	AdditionalMetadata ExportMeta      `json:"additional_metadata"`
 }
 
-// exportCase is one query with its contexts, before formatting.
+// exportCase is one query before formatting: its final context waits,
+// JSON-encoded, in the export's spill file (contexts), so the run's
+// passages are held one query at a time.
 type exportCase struct {
 	q          *gate.Query
-	contexts   []string
+	contexts   spilled
 	references []string
 	meta       ExportMeta
+}
+
+// spilled is a stretch of the spill file.
+type spilled struct{ at, n int64 }
+
+// exportSpill parks each query's final context, encoded as the format
+// writes it, in a temporary file until the cases are written in set
+// order; writing copies it from the file, never holding it again.
+type exportSpill struct {
+	f      *os.File
+	end    int64
+	indent string // the array's line prefix: "" for Ragas (one line)
+}
+
+func newExportSpill(format string) (*exportSpill, error) {
+	f, err := os.CreateTemp("", "recallgate-export-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	s := &exportSpill{f: f}
+	if format == ExportDeepEval {
+		// A case's fields sit two indents deep in DeepEval's array.
+		s.indent = "    "
+	}
+	return s, nil
+}
+
+// put encodes texts as a JSON array of strings (HTML left as it is) and
+// parks it.
+func (s *exportSpill) put(texts []string) (spilled, error) {
+	cw := &countWriter{w: s.f}
+	enc := json.NewEncoder(cw)
+	enc.SetEscapeHTML(false)
+	if s.indent != "" {
+		enc.SetIndent(s.indent, "  ")
+	}
+	if err := enc.Encode(texts); err != nil {
+		return spilled{}, fmt.Errorf("export: %w", err)
+	}
+	sp := spilled{at: s.end, n: cw.n - 1} // without the encoder's line break
+	s.end += cw.n
+	return sp, nil
+}
+
+// countWriter counts what goes through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// spliced writes data with the parked array sp in place of the first
+// placeholder value of key (an encoded key is never inside a string
+// value, where its quotes would be escaped).
+func (s *exportSpill) spliced(w io.Writer, data []byte, key string, sp spilled) error {
+	i := bytes.Index(data, []byte(key+exportPlaceholder))
+	if i < 0 {
+		return fmt.Errorf("export: no %s in the encoded case", key)
+	}
+	i += len(key)
+	if _, err := w.Write(data[:i]); err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, io.NewSectionReader(s.f, sp.at, sp.n)); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	_, err := w.Write(data[i+len(exportPlaceholder):])
+	return err
+}
+
+// exportPlaceholder stands for the parked contexts in an encoded case.
+const exportPlaceholder = "null"
+
+func (s *exportSpill) close() {
+	s.f.Close()
+	os.Remove(s.f.Name())
 }
 
 // Export writes, per query of the set the run answers (in set order), the
@@ -99,7 +184,10 @@ type exportCase struct {
 // reference passages (from the config's corpus, else the set's evidence)
 // and the query id, in the format's field names. Set queries the run does
 // not hold are left out with a warning; a run whose metadata line names
-// another set is refused.
+// another set, or none of whose ids is in the set, is refused. The run is
+// read one query at a time: each final context is encoded as it is read
+// and parked in a temporary file until its turn, so memory does not grow
+// with the run's passages.
 func Export(e *Env, o ExportOptions, w io.Writer) error {
 	switch {
 	case o.Run == "" || o.Format == "":
@@ -118,6 +206,11 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	if budget <= 0 {
 		budget = gate.DefaultContextTokens
 	}
+	spill, err := newExportSpill(o.Format)
+	if err != nil {
+		return err
+	}
+	defer spill.close()
 	cases := map[string]*exportCase{}
 	var unknown []string
 	noText := true
@@ -131,14 +224,18 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 			return &gate.InputError{File: o.Run, Line: r.Line, Field: "id", Err: fmt.Errorf("query %s has two results", q.ID)}
 		}
 		ps, src := gate.FinalPassages(r, budget)
-		c := &exportCase{q: q, contexts: []string{}, references: []string{},
+		c := &exportCase{q: q, references: []string{},
 			meta: ExportMeta{QueryID: q.ID, ContextSource: src, GoldDocs: q.RelevantDocs(), Unanswerable: q.Unanswerable, Abstain: r.Abstain}}
 		if src == gate.ContextPacked {
 			c.meta.ContextTokens = budget
 		}
-		for _, p := range ps {
-			c.contexts = append(c.contexts, p.Text)
+		texts := make([]string, len(ps))
+		for i, p := range ps {
+			texts[i] = p.Text
 			noText = noText && p.Text == ""
+		}
+		if c.contexts, err = spill.put(texts); err != nil {
+			return err
 		}
 		cases[q.ID] = c
 		return nil
@@ -150,6 +247,11 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	// contexts would go with the wrong questions wherever ids repeat.
 	if err := meta.CheckSet(set, o.Run); err != nil {
 		return err
+	}
+	// So is a run none of whose ids the set holds, metadata line or not:
+	// the export would be empty, with no judge able to tell why.
+	if len(cases) == 0 {
+		return &gate.InputError{File: o.Run, Err: fmt.Errorf("no query of the set %s is in the run (%d other ids, e.g. %s): wrong file?", set.Path, len(unknown), gate.JoinFirst(unknown, 3))}
 	}
 	if err := references(cases, corpus); err != nil {
 		return err
@@ -172,7 +274,7 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	if noText {
 		e.Warn("%s: no passage of the exported contexts has text (a run without \"text\" or \"context\"): the judge would read empty contexts", o.Run)
 	}
-	return report.WriteTo(w, o.Out, func(w io.Writer) error { return writeExport(w, o.Format, out) })
+	return report.WriteTo(w, o.Out, func(w io.Writer) error { return writeExport(w, o.Format, out, spill) })
 }
 
 // references fills each case's reference passages: the gold documents'
@@ -221,28 +323,46 @@ func references(cases map[string]*exportCase, corpus string) error {
 	return nil
 }
 
-// writeExport encodes the cases in the format.
-func writeExport(w io.Writer, format string, cases []*exportCase) error {
+// writeExport encodes the cases in the format, one at a time: Ragas a
+// line each, DeepEval one indented array written element by element
+// (cases is never empty: Export refuses a run that matches nothing). Each
+// case's contexts are copied from the spill into its encoding.
+func writeExport(w io.Writer, format string, cases []*exportCase, spill *exportSpill) error {
 	b := bufio.NewWriter(w)
-	if format == ExportRagas {
-		enc := json.NewEncoder(b)
-		enc.SetEscapeHTML(false)
-		for _, c := range cases {
-			if err := enc.Encode(ragasCase{UserInput: c.q.Text, RetrievedContexts: c.contexts, ReferenceContexts: c.references, ID: c.q.ID, Recallgate: c.meta}); err != nil {
-				return err
+	var one bytes.Buffer
+	enc := json.NewEncoder(&one)
+	enc.SetEscapeHTML(false)
+	key := `"retrieved_contexts":`
+	if format == ExportDeepEval {
+		enc.SetIndent("  ", "  ")
+		key = `"retrieval_context": `
+		b.WriteString("[\n")
+	}
+	placeholder := json.RawMessage(exportPlaceholder)
+	for i, c := range cases {
+		one.Reset()
+		var err error
+		if format == ExportRagas {
+			err = enc.Encode(ragasCase{UserInput: c.q.Text, RetrievedContexts: placeholder, ReferenceContexts: c.references, ID: c.q.ID, Recallgate: c.meta})
+		} else {
+			one.WriteString("  ")
+			err = enc.Encode(deepEvalCase{Input: c.q.Text, RetrievalContext: placeholder, Context: c.references, Name: c.q.ID, AdditionalMetadata: c.meta})
+			// The encoder ends the element with a line break; the array's
+			// comma goes before it.
+			if err == nil && i < len(cases)-1 {
+				one.Truncate(one.Len() - 1)
+				one.WriteString(",\n")
 			}
 		}
-		return b.Flush()
+		if err != nil {
+			return err
+		}
+		if err := spill.spliced(b, one.Bytes(), key, c.contexts); err != nil {
+			return err
+		}
 	}
-	all := make([]deepEvalCase, 0, len(cases))
-	for _, c := range cases {
-		all = append(all, deepEvalCase{Input: c.q.Text, RetrievalContext: c.contexts, Context: c.references, Name: c.q.ID, AdditionalMetadata: c.meta})
-	}
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(all); err != nil {
-		return err
+	if format == ExportDeepEval {
+		b.WriteString("]\n")
 	}
 	return b.Flush()
 }

@@ -28,6 +28,7 @@ var gitlabSigils = []struct {
 // phrases that say GitHub's ("this PR").
 var gitlabWords = strings.NewReplacer(
 	"this PR changes the gate: ", "this merge request changes the gate: ",
+	"this PR moves/links the gate's config: ", "this merge request moves/links the gate's config: ",
 	" waived by this PR: ", " waived by this merge request: ",
 	" added by this PR, unused: ", " added by this merge request, unused: ",
 )

@@ -566,6 +566,9 @@ type PolicyInfo struct {
 	Changes []PolicyChangeInfo `json:"changes"`
 	// WaiversAdded are the waivers the base commit's config lacks.
 	WaiversAdded []WaiverInfo `json:"waivers_added"`
+	// MovedFrom is the base commit's path of the config that judged, when
+	// the change moved, renamed or linked the gate's config.
+	MovedFrom string `json:"moved_from,omitempty"`
 }
 
 // PolicyChangeInfo is one policy key with the base's and the head's value.
@@ -579,7 +582,7 @@ func policyInfo(p *gate.PolicyReport) *PolicyInfo {
 	if p == nil {
 		return nil
 	}
-	out := &PolicyInfo{Source: p.Source, Commit: p.Commit, Changes: []PolicyChangeInfo{}, WaiversAdded: []WaiverInfo{}}
+	out := &PolicyInfo{Source: p.Source, Commit: p.Commit, Changes: []PolicyChangeInfo{}, WaiversAdded: []WaiverInfo{}, MovedFrom: p.MovedFrom}
 	for _, c := range p.Changes {
 		out.Changes = append(out.Changes, PolicyChangeInfo{c.Key, c.Base, c.Head})
 	}

@@ -111,6 +111,9 @@ func (r *CompareReport) validate() error {
 			return err
 		}
 	}
+	if err := r.checkVerdict(); err != nil {
+		return err
+	}
 	if err := validateSHAs(r.BaseSHA, r.HeadSHA); err != nil {
 		return err
 	}
@@ -206,6 +209,26 @@ func (r *CompareReport) validate() error {
 	return nil
 }
 
+// checkVerdict refuses a verdict its own rules do not give, as
+// gate.Comparison decides it: fail when a rule failed, else inconclusive
+// when a rule is or a query is head-unstable, else pass. A report whose
+// "verdict" alone was edited would otherwise render a pass above its
+// failing rules.
+func (r *CompareReport) checkVerdict() error {
+	want, why := string(gate.Pass), "no rule failed or was inconclusive and no query is head-unstable"
+	if i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Outcome == gate.RuleFail }); i >= 0 {
+		want, why = string(gate.Fail), fmt.Sprintf("rules[%d] (%s).outcome is fail", i, r.Rules[i].Name)
+	} else if i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Outcome == gate.RuleInconclusive }); i >= 0 {
+		want, why = string(gate.Inconclusive), fmt.Sprintf("rules[%d] (%s).outcome is inconclusive", i, r.Rules[i].Name)
+	} else if len(r.HeadUnstable) > 0 {
+		want, why = string(gate.Inconclusive), fmt.Sprintf("head_unstable names %d queries", len(r.HeadUnstable))
+	}
+	if r.Verdict != want {
+		return fmt.Errorf("verdict %q disagrees with the report's rules: %s, so the verdict is %q", r.Verdict, why, want)
+	}
+	return nil
+}
+
 // validate checks a refusal block read back: known signals and decisions,
 // and no control character in a query id it names.
 func (rf *RefusalInfo) validate() error {
@@ -248,6 +271,14 @@ func (p *PolicyInfo) validate() error {
 	}
 	if p.Source == gate.PolicyGivenConfig && len(p.Changes)+len(p.WaiversAdded) > 0 {
 		return errors.New("policy: a given config's policy has no changes or added waivers")
+	}
+	if p.MovedFrom != "" {
+		if p.Source != gate.PolicyBaseCommit {
+			return errors.New("policy.moved_from: only the base commit's policy comes from a moved config")
+		}
+		if len(p.MovedFrom) > 512 || strings.ContainsFunc(p.MovedFrom, unicode.IsControl) {
+			return fmt.Errorf("policy.moved_from %.40q: not a config path", p.MovedFrom)
+		}
 	}
 	for i, c := range p.Changes {
 		at := fmt.Sprintf("policy.changes[%d]", i)

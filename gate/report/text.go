@@ -129,6 +129,9 @@ func policyHeadline(r *CompareReport, esc func(string) string) string {
 		return "policy: the given config (no base commit)"
 	}
 	var parts []string
+	if p.MovedFrom != "" {
+		parts = append(parts, "this PR moves/links the gate's config: judged by the base commit's "+esc(p.MovedFrom))
+	}
 	if len(p.Changes) > 0 {
 		cs := make([]string, len(p.Changes))
 		for i, c := range p.Changes {
