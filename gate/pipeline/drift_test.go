@@ -214,6 +214,9 @@ func TestDeletedGoldIsDataQuality(t *testing.T) {
 	if len(js.Regressed)+len(js.NewMisses) != 0 || len(js.DataQuality) != 1 || js.DataQuality[0].ID != "q1" || !js.DataQuality[0].KeptOut || strings.Join(js.DataQuality[0].Missing, ",") != "fruit/apple" {
 		t.Errorf("json: %+v", js)
 	}
+	if x := render(report.JUnit); !strings.Contains(x, `<testcase name="q1" classname="recallgate.query">`) || !strings.Contains(x, `<skipped message="data quality: `) || strings.Contains(x, "<failure") {
+		t.Errorf("junit: q1 must be skipped as data quality, nothing failed:\n%s", x)
+	}
 	if _, err := report.ReadCompareReport(strings.NewReader(render(report.JSON)), "r.json"); err != nil {
 		t.Errorf("the strict reader refuses the report: %v", err)
 	}
