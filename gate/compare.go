@@ -262,6 +262,13 @@ type Policy struct {
 	Waivers []Waiver
 	// Corpus holds the known document ids; nil when unknown.
 	Corpus map[string]bool
+	// StaleGoldApart keeps out of the flips and the rules a query all of
+	// whose losses are gold the corpus no longer holds: for a drift run,
+	// where the corpus changed under the set since the reviewed baseline
+	// (label rot, not drift). Without it (a pull request, where deleting
+	// a gold document is part of the change under review) such a query
+	// counts; either way it is listed under DataQuality.
+	StaleGoldApart bool
 	// Unstable marks queries whose results differed between repeats of the
 	// base (the noise floor): they are shown apart and never counted as
 	// flips or in the mean rules. Such a query is still a new miss when
@@ -329,8 +336,8 @@ type PairedQuery struct {
 	// corpus is known: a data-quality problem, not a retrieval miss.
 	MissingGold []string
 	// DataQuality queries lost only gold documents the corpus no longer
-	// holds: their labels are stale, so they are kept out of the flips
-	// and the rules.
+	// holds and are kept out of the flips and the rules as stale labels
+	// (Policy.StaleGoldApart).
 	DataQuality bool
 	// HeadUnstable queries changed between repeats of the head: Head is
 	// their worst repeat, and they count.
@@ -432,8 +439,9 @@ type Comparison struct {
 	// CorpusKnown says whether attribution could check the corpus.
 	CorpusKnown bool
 	// DataQuality lists, in set order, the queries with relevant gold the
-	// corpus does not hold (PairedQuery.MissingGold); those whose losses
-	// are all such documents are kept out of the flips and the rules.
+	// corpus does not hold (PairedQuery.MissingGold); with
+	// Policy.StaleGoldApart, those whose losses are all such documents are
+	// kept out of the flips and the rules.
 	DataQuality []string
 	// Baseline is what a drift run found checking its baseline's inputs;
 	// nil for other runs. Set by the caller.
@@ -549,6 +557,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		p.Synthetic = q.Source == "synthetic"
 		p.Unstable = pol.Unstable[q.ID]
 		p.MissingGold, p.DataQuality = missingGold(q, p.Lost, pol.Corpus)
+		p.DataQuality = p.DataQuality && pol.StaleGoldApart
 		p.HeadUnstable = pol.HeadUnstable[q.ID]
 		fewest, baseKnown := pol.BaseFewestFound[q.ID]
 		if p.Unstable && baseKnown {

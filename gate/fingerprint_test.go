@@ -9,8 +9,10 @@ import (
 )
 
 // TestDataQuality: a query's relevant gold the corpus does not hold is
-// listed; the query is kept out of the flips and the rules only when all
-// it lost is such gold. Hand-made at N=2, k=1 with corpus {a, b, c}:
+// listed; with StaleGoldApart (a drift run) the query is kept out of the
+// flips and the rules only when all it lost is such gold; without it (a
+// pull request deleting the document) it counts. Hand-made at N=2, k=1
+// with corpus {a, b, c}:
 //
 //	q1 gold {gone:1}        base [gone]   head [a]   lost [gone], all gone → kept out
 //	q2 gold {gone:1, b:1}   base [gone b] head [a]   lost [gone b], b is held → counted, regressed
@@ -47,7 +49,8 @@ func TestDataQuality(t *testing.T) {
 	head := card(map[string][]string{"q1": {"a"}, "q2": {"a"}, "q3": {"c"}, "q4": {"a"}})
 	th := DefaultThresholds()
 	th.MaxRecallDrop = 1 // the mean is not what is tested here
-	c, err := CompareWith(base, head, Policy{Thresholds: th, Corpus: map[string]bool{"a": true, "b": true, "c": true}})
+	corpus := map[string]bool{"a": true, "b": true, "c": true}
+	c, err := CompareWith(base, head, Policy{Thresholds: th, Corpus: corpus, StaleGoldApart: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +72,13 @@ func TestDataQuality(t *testing.T) {
 	if strings.Join(c.Regressed, ",") != "q2" || strings.Join(c.NewMisses, ",") != "q2" || c.Stats.N != 3 || c.Rules[0].Queries != 3 {
 		t.Errorf("regressed %v, new misses %v, paired n %d, recall rule over %d queries", c.Regressed, c.NewMisses, c.Stats.N, c.Rules[0].Queries)
 	}
+	// In a pull request the deletion is the change: q1 counts, listed.
+	c, err = CompareWith(base, head, Policy{Thresholds: th, Corpus: corpus})
+	if err != nil || strings.Join(c.DataQuality, ",") != "q1,q2,q3" || c.Query("q1").DataQuality || strings.Join(c.Regressed, ",") != "q1,q2" || strings.Join(c.NewMisses, ",") != "q1,q2" {
+		t.Errorf("a pull request: %v, data quality %v, regressed %v, new misses %v", err, c.DataQuality, c.Regressed, c.NewMisses)
+	}
 	// Without the corpus nothing is known: q1 is a regression like q2.
-	c, err = CompareWith(base, head, Policy{Thresholds: th})
+	c, err = CompareWith(base, head, Policy{Thresholds: th, StaleGoldApart: true})
 	if err != nil || len(c.DataQuality) != 0 || strings.Join(c.Regressed, ",") != "q1,q2" {
 		t.Errorf("corpus unknown: %v, data quality %v, regressed %v", err, c.DataQuality, c.Regressed)
 	}

@@ -34,8 +34,10 @@ func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) 
 
 // CompareRuns scores the base run and the head side's run, gathers the
 // comparison inputs (waivers, corpus, health, fingerprints, latency,
-// repeat stability) and compares them under th.
-func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string) (*gate.Comparison, error) {
+// repeat stability) and compares them under th. drift keeps queries that
+// lost only gold the corpus no longer holds out of the rules
+// (gate.Policy.StaleGoldApart).
+func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool) (*gate.Comparison, error) {
 	bc, err := gate.ScoreResults(set, base, cfg.Depth)
 	if err != nil {
 		return nil, fmt.Errorf("score base: %w", err)
@@ -46,6 +48,7 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 	}
 	in.AddSides(runs)
 	in.Notes = notes
+	in.Policy.StaleGoldApart = drift
 	st, err := Repeats(set, cfg.Depth, runs)
 	if err != nil {
 		return nil, err
@@ -165,7 +168,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			}
 		}
 	}
-	cmp, err := CompareRuns(e, set, cfg, th, runs["base"].First(), runs, notes)
+	cmp, err := CompareRuns(e, set, cfg, th, runs["base"].First(), runs, notes, false)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +256,7 @@ func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o Dri
 	if runs["head"].Err != nil {
 		return nil, runs["head"].Err
 	}
-	cmp, err := CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, append([]string{"baseline: " + o.Baseline}, notes...))
+	cmp, err := CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, append([]string{"baseline: " + o.Baseline}, notes...), true)
 	if err != nil {
 		return nil, err
 	}

@@ -221,3 +221,31 @@ func TestDeletedGoldIsDataQuality(t *testing.T) {
 		t.Errorf("the strict reader refuses the report: %v", err)
 	}
 }
+
+// TestDeletedGoldInAPullRequestCounts: in a gate (a pull request), a gold
+// document the change deleted is the change under review: the query
+// regresses and the gate fails, and the report still lists it under data
+// quality, saying the loss counts.
+func TestDeletedGoldInAPullRequestCounts(t *testing.T) {
+	f := newDriftFixture(t)
+	if err := os.CopyFS(filepath.Join(f.dir, "base-corpus"), os.DirFS(filepath.Join(f.dir, "corpus"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(f.dir, "corpus", "fruit", "apple.md")); err != nil {
+		t.Fatal(err)
+	}
+	f.edit(t, "recallgate.toml", "corpus = \"corpus\"\ntitle_boost = 2.0", "corpus = \"base-corpus\"\ntitle_boost = 2.0")
+	cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
+	var stderr bytes.Buffer
+	cmp, err := Gate(context.Background(), testEnv(&stderr), GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds})
+	if err != nil || cmp.Verdict != gate.Fail || strings.Join(cmp.Regressed, ",") != "q1" || strings.Join(cmp.DataQuality, ",") != "q1" || cmp.Query("q1").DataQuality {
+		t.Fatalf("gate: %v %+v", err, cmp)
+	}
+	var text bytes.Buffer
+	if err := report.WriteCompareReport(&text, report.FromComparison(cmp), report.Text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "q1 (line 1): gold not in the corpus: fruit/apple — deleted or renamed since it was labelled; its loss counts") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}

@@ -102,14 +102,19 @@ func dataQualityLines(r *CompareReport, esc func(string) string) []string {
 	byID := r.byID()
 	var out []string
 	for _, d := range r.DataQuality {
-		line, lost := 0, 0
+		line, lost, gone := 0, 0, true
 		if q := byID[d.ID]; q != nil {
 			line, lost = q.Line, len(q.Lost)
+			for _, doc := range q.Lost {
+				gone = gone && slices.Contains(d.Missing, doc)
+			}
 		}
 		s := fmt.Sprintf("%s (line %d): gold not in the corpus: %s — deleted or renamed since it was labelled; ", esc(d.ID), line, esc(strings.Join(d.Missing, ", ")))
 		switch {
 		case d.KeptOut:
 			s += "not a retrieval miss: kept out of the flips and the rules until it is relabelled"
+		case lost > 0 && gone:
+			s += "its loss counts, for the corpus changed in what was compared: restore the document, or relabel the query in the same change"
 		case lost > 0:
 			s += "relabel it; the query still counts, for it also lost gold the corpus holds"
 		default:
