@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Renders the demo's HTML report, opens it in headless Chromium with the
 # "regressed" filter and query q26 clicked, and saves docs/report.png (the
-# screenshot README.md shows).
+# screenshot docs/reports.md shows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)

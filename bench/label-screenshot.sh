@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Remakes docs/label.png and docs/adjudicate.png, the labelling and
-# adjudication pages README.md shows: the Chromium
+# adjudication pages docs/set.md shows: the Chromium
 # test that grades with real key presses (through the DevTools protocol)
 # saves its screenshot there. The page replays nothing from its URL, so the
 # browser, not the address, does the typing.

@@ -365,6 +365,98 @@ type Unjudged struct {
 	AtK, AtN int
 	// ReturnedK is how many documents the top k held (the Judged@k denominator).
 	ReturnedK int
+	// Precision and NDCG are this side's precision@k and nDCG@k had every
+	// document nobody judged in the head's top k been relevant at the
+	// set's top grade (see ifRelevant); the same documents on both sides.
+	Precision, NDCG float64
+}
+
+// UnjudgedRange bounds the head's mean precision@k and nDCG@k by the
+// documents nobody judged in its top k: [0] counts them non-relevant (the
+// score), [1] relevant at the set's top grade. For precision [1] ≥ [0];
+// nDCG's ideal grows with them too, so its [1] may be the lower.
+type UnjudgedRange struct {
+	// Docs and Queries count the unjudged documents in the head's top k
+	// and the queries that hold them.
+	Docs, Queries   int
+	Precision, NDCG [2]float64
+}
+
+// ifRelevant is precision@k and nDCG@k of docs (a side's ranking) with
+// every document of u counted relevant at grade top, and the ideal
+// ranking holding those len(u) documents besides the gold.
+func ifRelevant(q *Query, docs []string, u map[string]bool, k, top int) (prec, ndcg float64) {
+	dcg, rel := 0.0, 0
+	for i, d := range docs {
+		if i >= k {
+			break
+		}
+		g := q.Gold[d]
+		if u[d] {
+			g = top
+		}
+		if g > 0 {
+			rel++
+			dcg += float64(g) / math.Log2(float64(i+2))
+		}
+	}
+	grades := make([]int, 0, len(q.Gold)+len(u))
+	for _, g := range q.Gold {
+		grades = append(grades, g)
+	}
+	for range u {
+		grades = append(grades, top)
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(grades)))
+	ideal := 0.0
+	for i, g := range grades {
+		if i >= k {
+			break
+		}
+		ideal += float64(g) / math.Log2(float64(i+2))
+	}
+	if ideal > 0 {
+		ndcg = min(1, dcg/ideal)
+	}
+	return float64(rel) / float64(k), ndcg
+}
+
+// headRange is the head's UnjudgedRange over the queries of the summary
+// (the non-synthetic ones), nil when no unjudged document reaches its top k.
+func (c *Comparison) headRange() *UnjudgedRange {
+	r := &UnjudgedRange{Precision: [2]float64{c.Head.Precision, c.Head.Precision}, NDCG: [2]float64{c.Head.NDCG, c.Head.NDCG}}
+	n := 0
+	var dp, dn float64
+	for i := range c.Queries {
+		p := &c.Queries[i]
+		if p.Synthetic {
+			continue
+		}
+		n++
+		if u := p.HeadUnjudged; u.AtK > 0 {
+			r.Docs += u.AtK
+			r.Queries++
+			dp += u.Precision - p.Head.Precision
+			dn += u.NDCG - p.Head.NDCG
+		}
+	}
+	if r.Docs == 0 {
+		return nil
+	}
+	r.Precision[1] += dp / float64(n)
+	r.NDCG[1] += dn / float64(n)
+	return r
+}
+
+// topGrade is the highest gold grade of the set (at least 1).
+func (s *Set) topGrade() int {
+	top := 1
+	for _, q := range s.Queries {
+		for _, g := range q.Gold {
+			top = max(top, g)
+		}
+	}
+	return top
 }
 
 // counted reports whether the query takes part in flips and the verdict.
@@ -404,6 +496,10 @@ type Comparison struct {
 	// per-labeller judgments), so unjudged documents can be told apart
 	// from judged non-relevant ones.
 	JudgementsKnown bool
+	// HeadRange bounds the head's mean precision@k and nDCG@k by the
+	// documents nobody judged in its top k; nil when the set records no
+	// judgements or none reaches the head's top k.
+	HeadRange *UnjudgedRange
 	// Latency is each side's retriever timing (base, head), nil when not timed.
 	Latency [2]*LatencyStats
 	// Reasons explains a verdict other than pass, one line each, and
@@ -416,6 +512,9 @@ type Comparison struct {
 	// Stats are the paired statistics of the per-query recall@N deltas the
 	// verdict counts (waived regressions count as 0).
 	Stats PairedStats
+	// Detect says what the set can call significant: the fewest
+	// same-direction flips and the smallest mean recall@N drop.
+	Detect Detectability
 	// GateDelta is the mean recall@N delta the verdict uses: counted
 	// queries only, waived regressions as 0.
 	GateDelta float64
@@ -528,7 +627,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		NDCG:      head.Summary.NDCG - base.Summary.NDCG,
 		RR:        head.Summary.RR - base.Summary.RR,
 	}
-	n := base.Depth.Candidates
+	n, top := base.Depth.Candidates, base.Set.topGrade()
 	for i := range base.Queries {
 		b, h := base.Queries[i], head.Queries[i]
 		q := base.Set.Query(b.ID)
@@ -569,6 +668,18 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		if c.JudgementsKnown {
 			p.BaseUnjudged, _ = unjudged(q, b.Docs, c.Depth, nil)
 			p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs)
+			p.BaseUnjudged.Precision, p.BaseUnjudged.NDCG = b.Precision, b.NDCG
+			p.HeadUnjudged.Precision, p.HeadUnjudged.NDCG = h.Precision, h.NDCG
+			if p.HeadUnjudged.AtK > 0 {
+				u := map[string]bool{}
+				for i, d := range h.Docs {
+					if i < c.Depth.Context && !q.Judged(d) {
+						u[d] = true
+					}
+				}
+				p.BaseUnjudged.Precision, p.BaseUnjudged.NDCG = ifRelevant(q, b.Docs, u, c.Depth.Context, top)
+				p.HeadUnjudged.Precision, p.HeadUnjudged.NDCG = ifRelevant(q, h.Docs, u, c.Depth.Context, top)
+			}
 		}
 		p.Moves = attribute(q, &b, &h, c.Depth, pol.Corpus)
 		var misses []GoldMove
@@ -619,8 +730,12 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		deltas = append(deltas, d)
 	}
 	c.Stats = Paired(deltas)
+	c.Detect = c.detectability()
 	c.GateDelta = c.Stats.MeanDelta
 	c.Segments = segments(c)
+	if c.JudgementsKnown {
+		c.HeadRange = c.headRange()
+	}
 	for i := range base.Unanswerable {
 		c.Unanswerable = append(c.Unanswerable, [2]UnanswerableResult{base.Unanswerable[i], head.Unanswerable[i]})
 	}
@@ -640,6 +755,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	if err := c.applyRules(); err != nil {
 		return nil, err
 	}
+	c.holm()
 	c.decide()
 	return c, nil
 }

@@ -185,6 +185,18 @@ type RuleResult struct {
 	Why string
 	// Note explains an inconclusive or skipped outcome.
 	Note string
+	// PValue is the sign-flip p of the rule's per-query deltas when the
+	// rule was tested for significance (require_significance, beyond its
+	// limit, enough queries flipped); nil when it was not. AdjustedP is
+	// that p after Holm's correction over every rule so tested in the
+	// comparison (equal to PValue when it is the only one).
+	PValue, AdjustedP *float64
+	// sigWhat names what was tested in the note ("the recall@10 drop",
+	// with the segment first); sigN is how many queries the test paired.
+	sigWhat string
+	sigN    int
+	// unsureWhy, when set, replaces Why if the test is not significant.
+	unsureWhy string
 }
 
 // segmentKind says which kind of group a segment rule's name means in the
@@ -343,8 +355,12 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 		return r
 	}
 	deltas := make([]float64, len(s.queries))
-	withoutUnjudged := make([]float64, len(s.queries))
+	// ifRelevant are the deltas had every document nobody judged in the
+	// head's top k been relevant (on both sides): the drop the range of
+	// the head's score still confirms.
+	ifRelevant := make([]float64, len(s.queries))
 	var unjudged []string
+	docs := 0
 	for i, p := range s.queries {
 		b, h := metricOf(&p.Base, metric), metricOf(&p.Head, metric)
 		r.Base += b
@@ -357,10 +373,20 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 			r.Flipped++
 		}
 		deltas[i] = d
-		withoutUnjudged[i] = d
-		if d < -epsilon && len(p.NewUnjudged) > 0 {
-			withoutUnjudged[i] = 0
-			unjudged = append(unjudged, p.Query.ID)
+		ifRelevant[i] = d
+		if u := p.HeadUnjudged; u.AtK > 0 && (metric == MetricPrecision || metric == MetricNDCG) {
+			bu, hu := p.BaseUnjudged.Precision, u.Precision
+			if metric == MetricNDCG {
+				bu, hu = p.BaseUnjudged.NDCG, u.NDCG
+			}
+			ifRelevant[i] = hu - bu
+			if ifRelevant[i] < 0 && c.waivedFor(p, name) {
+				ifRelevant[i] = 0
+			}
+			if d < -epsilon {
+				unjudged = append(unjudged, p.Query.ID)
+				docs += u.AtK
+			}
 		}
 	}
 	n := float64(len(s.queries))
@@ -373,24 +399,62 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	r.Why = fmt.Sprintf("%smean %s dropped by %.3f (limit %.3f, %s)", s.in(), label, r.Value, limit, name)
 	minFlipped := max(c.Thresholds.MinFlipped, 1)
 	switch {
-	case (metric == MetricPrecision || metric == MetricNDCG) && c.JudgementsKnown && -mean(withoutUnjudged) <= limit+epsilon:
+	case len(unjudged) > 0 && -mean(ifRelevant) <= limit+epsilon:
 		r.Outcome = RuleInconclusive
-		r.Note = fmt.Sprintf("%sthe %s drop is within the limit without the queries whose head context holds documents nobody judged (%s): judge them (recallgate label --from-report) and run again", s.in(), label, JoinFirst(unjudged, 10))
+		r.Note = fmt.Sprintf("%sthe range of the head's %s cannot confirm the drop: were the %d %s nobody judged in the head's top %d (%s) relevant, it would drop by %.3f, within the limit %.3f; judge them (recallgate label --from-report) and run again",
+			s.in(), label, docs, plural(docs, "document", "documents"), c.Depth.Context, JoinFirst(unjudged, 10), max(0, -mean(ifRelevant)), limit)
 	case r.Flipped < minFlipped:
 		r.Outcome = RuleInconclusive
 		r.Note = fmt.Sprintf("%sonly %d %s moved %s the wrong way (min_flipped %d), so it does not fail the gate", s.in(), r.Flipped, plural(r.Flipped, "query", "queries"), label, minFlipped)
 	case c.Thresholds.RequireSignificance:
-		st := Paired(deltas)
-		if st.Significant() {
-			r.Outcome = RuleFail
-			break
-		}
-		r.Outcome = RuleInconclusive
-		r.Note = fmt.Sprintf("%sthe %s drop is not significant (sign-flip p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", s.in(), label, st.PValue, Alpha, st.N)
+		// Decided with the other tests in holm, once every rule is in.
+		r.tested(Paired(deltas), fmt.Sprintf("%sthe %s drop", s.in(), label))
 	default:
 		r.Outcome = RuleFail
 	}
 	return r
+}
+
+// tested records a significance test of the rule: its p-value now, its
+// outcome in holm.
+func (r *RuleResult) tested(st PairedStats, what string) {
+	p := st.PValue
+	r.PValue, r.sigWhat, r.sigN = &p, what, st.N
+	r.Outcome = RuleFail
+}
+
+// holm decides the rules tested for significance together: each one's
+// p-value is adjusted by Holm's method over all of them (whole set,
+// segments and the refusal rules alike), and a rule fails only when its
+// adjusted p is under Alpha; otherwise it is inconclusive, and its note
+// gives both p-values when there was more than one test.
+func (c *Comparison) holm() {
+	var idx []int
+	var ps []float64
+	for i, r := range c.Rules {
+		if r.PValue != nil {
+			idx = append(idx, i)
+			ps = append(ps, *r.PValue)
+		}
+	}
+	for j, a := range Holm(ps) {
+		r := &c.Rules[idx[j]]
+		r.AdjustedP = &a
+		if a < Alpha {
+			r.Outcome = RuleFail
+			continue
+		}
+		r.Outcome = RuleInconclusive
+		if r.unsureWhy != "" {
+			r.Why, r.Note = r.unsureWhy, ""
+			continue
+		}
+		if len(ps) == 1 {
+			r.Note = fmt.Sprintf("%s is not significant (sign-flip p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", r.sigWhat, *r.PValue, Alpha, r.sigN)
+			continue
+		}
+		r.Note = fmt.Sprintf("%s is not significant after Holm's correction for %d tests (sign-flip p = %.3f, adjusted p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", r.sigWhat, len(ps), *r.PValue, a, Alpha, r.sigN)
+	}
 }
 
 // belowRule holds the rise in the number of queries under the `below`

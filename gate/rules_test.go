@@ -338,12 +338,12 @@ func TestRulesUnjudged(t *testing.T) {
 		t.Fatalf("verdict %s, want inconclusive (%q)", c.Verdict, c.Reasons)
 	}
 	for _, name := range []string{RuleNDCGDrop, RulePrecisionDrop} {
-		if r := rule(t, c, name, ""); r.Outcome != RuleInconclusive || !strings.Contains(r.Note, "documents nobody judged (q01, q02, q03, q04, q05, q06, q07, q08, q09, q10)") {
+		if r := rule(t, c, name, ""); r.Outcome != RuleInconclusive || !strings.Contains(r.Note, "were the 50 documents nobody judged in the head's top 5 (q01, q02, q03, q04, q05, q06, q07, q08, q09, q10) relevant, it would drop by 0.000, within the limit 0.050") {
 			t.Errorf("%s: %+v", name, r)
 		}
 	}
 	p := c.Query("q01")
-	if strings.Join(p.NewUnjudged, ",") != "n1,n2,n3,n4,n5" || p.HeadUnjudged != (Unjudged{AtK: 5, AtN: 5, ReturnedK: 5}) || p.BaseUnjudged != (Unjudged{ReturnedK: 5}) {
+	if strings.Join(p.NewUnjudged, ",") != "n1,n2,n3,n4,n5" || p.HeadUnjudged != (Unjudged{AtK: 5, AtN: 5, ReturnedK: 5, Precision: 1, NDCG: 1}) || p.BaseUnjudged.AtK != 0 || p.BaseUnjudged.ReturnedK != 5 {
 		t.Errorf("q01 unjudged: new %v head %+v base %+v", p.NewUnjudged, p.HeadUnjudged, p.BaseUnjudged)
 	}
 	if q := c.Query("q11"); len(q.NewUnjudged) != 0 {

@@ -3,6 +3,7 @@ package gate
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -133,4 +134,96 @@ func bootstrapCI(d []float64) (float64, float64) {
 	lo := means[int(math.Floor(Alpha/2*float64(BootstrapResamples)))]
 	hi := means[int(math.Ceil((1-Alpha/2)*float64(BootstrapResamples)))-1]
 	return lo, hi
+}
+
+// MinSameDirectionFlips is the fewest queries that must all move the same
+// way (none the other, the rest tied) before the sign-flip test of Paired
+// calls the move significant (p < Alpha) on a set of n counted queries. It
+// asks signFlip itself, so it follows the test actually used: with k equal
+// non-zero deltas only the two all-same-sign patterns reach the observed
+// sum, p = 2/2^k, and p < 0.05 first holds at k = 6. ok is false when no k
+// ≤ n is enough (n ≤ 5): such a set can never call a drop significant.
+func MinSameDirectionFlips(n int) (k int, ok bool) {
+	d := make([]float64, 0, n)
+	for k := 1; k <= n; k++ {
+		d = append(d, -1)
+		if p, _ := signFlip(d); p < Alpha {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// MinDetectableDrop is the smallest mean drop that could be significant
+// on a set of n counted queries, given steps: for each query that can
+// drop at all, the smallest drop it can make (for recall@N, one relevant
+// document leaving the top N: 1/relevant, on a query whose base found
+// one). It is the sum of the k smallest steps over n, where k is
+// MinSameDirectionFlips(n): k queries moving the same way, each by its
+// smallest step, the rest unchanged. ok is false when no k is enough or
+// fewer than k queries can drop.
+func MinDetectableDrop(steps []float64, n int) (float64, bool) {
+	k, ok := MinSameDirectionFlips(n)
+	if !ok || len(steps) < k {
+		return 0, false
+	}
+	s := slices.Clone(steps)
+	slices.Sort(s)
+	sum := 0.0
+	for _, x := range s[:k] {
+		sum += x
+	}
+	return sum / float64(n), true
+}
+
+// Holm adjusts p-values for testing them together (Holm's step-down
+// method): sorted ascending, the i-th smallest (from 0) becomes
+// min(1, (m−i)·p), made non-decreasing in that order. The result is in
+// the order given; a test is significant when its adjusted p < Alpha.
+func Holm(p []float64) []float64 {
+	m := len(p)
+	order := make([]int, m)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return p[order[a]] < p[order[b]] })
+	adj := make([]float64, m)
+	prev := 0.0
+	for i, j := range order {
+		v := math.Min(1, float64(m-i)*p[j])
+		prev = math.Max(prev, v)
+		adj[j] = prev
+	}
+	return adj
+}
+
+// Detectability is what a comparison's set can call significant.
+type Detectability struct {
+	// Queries is how many queries the paired test counts.
+	Queries int
+	// MinFlips is MinSameDirectionFlips(Queries); 0 when no number is
+	// enough (FlipsKnown false).
+	MinFlips   int
+	FlipsKnown bool
+	// MinRecallDrop is MinDetectableDrop over the counted queries' recall@N
+	// steps; DropKnown is false when there is none.
+	MinRecallDrop float64
+	DropKnown     bool
+}
+
+// detectability is what c's counted queries can detect: recall@N steps by
+// one relevant document on each query the base found something for (a
+// waived query cannot drop: its delta counts as 0).
+func (c *Comparison) detectability() Detectability {
+	d := Detectability{Queries: c.Stats.N}
+	d.MinFlips, d.FlipsKnown = MinSameDirectionFlips(d.Queries)
+	var steps []float64
+	for i := range c.Queries {
+		p := &c.Queries[i]
+		if p.counted() && p.Waiver == nil && p.Base.Found > 0 && p.Base.Relevant > 0 {
+			steps = append(steps, 1/float64(p.Base.Relevant))
+		}
+	}
+	d.MinRecallDrop, d.DropKnown = MinDetectableDrop(steps, d.Queries)
+	return d
 }

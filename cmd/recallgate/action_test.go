@@ -327,6 +327,7 @@ func TestActionDrift(t *testing.T) {
 	// The baseline is the base side's run: it records the base's retriever
 	// table, not the head's, so the drift is refused (exit 2) naming it,
 	// old → new short hash, and no drift issue is opened.
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
 	ae := newActionEnv(t, srv.URL, "schedule", `{}`, map[string]string{
 		"working-directory": dir, "baseline": "runs/base.jsonl",
 	})
@@ -337,6 +338,7 @@ func TestActionDrift(t *testing.T) {
 	// Accepted, it runs: the headline says the inputs changed, and that
 	// the baseline (an older one) recorded no corpus fingerprint.
 	ae.vars["INPUT_ACCEPT-CHANGED-INPUTS"] = "true"
+	ae.vars["INPUT_HISTORY"] = hist
 	code, out, errs = ae.run(t)
 	if code != 1 || len(g.issues) != 1 || !strings.Contains(g.issues[0], "Nightly recallgate run on headsha0000") {
 		t.Fatalf("exit %d, issues %d\n%s\n%s", code, len(g.issues), out, errs)
@@ -366,6 +368,12 @@ func TestActionDrift(t *testing.T) {
 	delete(ae.vars, "INPUT_BASELINE")
 	if code, _, errs := ae.run(t); code != 2 || !strings.Contains(errs, "needs the baseline input") {
 		t.Errorf("drift without baseline: exit %d %s", code, errs)
+	}
+	// The history input: each night's run added, the error night with no value.
+	data, _ := os.ReadFile(hist)
+	if got := regexp.MustCompile(`"verdict":"([a-z]+)"`).FindAllStringSubmatch(string(data), -1); len(got) != 3 || got[0][1] != "fail" || got[1][1] != "pass" || got[2][1] != "error" ||
+		!strings.Contains(string(data), `"verdict":"error","set":null,"candidates":null`) {
+		t.Errorf("history:\n%s", data)
 	}
 }
 

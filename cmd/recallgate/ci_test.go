@@ -230,6 +230,8 @@ func TestCIGitLabBaseFromArchive(t *testing.T) {
 	vars["RECALLGATE_WORKING_DIRECTORY"] = filepath.Join(f.dir, "rag")
 	vars["RECALLGATE_COMMENT"] = "never"
 	vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
+	vars["RECALLGATE_HISTORY"] = hist
 	code, out, errs := runCI(t, vars)
 	if code != 1 || len(g.archived) != 1 || g.archived[0] != f.base || !strings.Contains(errs, "query q26 regressed") {
 		t.Errorf("exit %d, archives %v\n%s\n%s", code, g.archived, out, errs)
@@ -312,6 +314,7 @@ func TestCIGitLabDrift(t *testing.T) {
 	// runs/base.jsonl records the base's retriever table, not the head's:
 	// refused, naming it, unless the change is accepted (the variable, or
 	// the flag, which wins over it).
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
 	code, out, errs := runCI(t, vars)
 	if code != 2 || !strings.Contains(errs, "retriever ce71ff3f656f → f4a1c9cafddd") || len(g.issues) != 0 {
 		t.Fatalf("changed retriever: exit %d, issues %v, want 2 naming it\n%s\n%s", code, g.issues, out, errs)
@@ -320,6 +323,7 @@ func TestCIGitLabDrift(t *testing.T) {
 	if code, out, errs := runCI(t, vars, "--accept-changed-inputs", "false"); code != 2 || !strings.Contains(errs, "retriever ce71ff3f656f → f4a1c9cafddd") {
 		t.Fatalf("--accept-changed-inputs false over the variable: exit %d\n%s\n%s", code, out, errs)
 	}
+	vars["RECALLGATE_HISTORY"] = hist
 	code, out, errs = runCI(t, vars)
 	if code != 1 || len(g.issues) != 1 || !strings.Contains(fmt.Sprint(g.issues[0]["description"]), "inputs changed since the baseline (accepted): retriever") || !strings.Contains(fmt.Sprint(g.issues[0]["description"]), "Nightly recallgate run on headsha0000") ||
 		fmt.Sprint(g.issues[0]["labels"]) != "[retrieval-drift]" {
@@ -328,6 +332,10 @@ func TestCIGitLabDrift(t *testing.T) {
 	vars["RECALLGATE_BASELINE"] = "runs/head.jsonl"
 	if code, out, _ := runCI(t, vars); code != 0 || len(g.issues) != 1 || len(g.issueNote) != 1 || !strings.Contains(g.issueNote[0], "passes against the baseline again") {
 		t.Errorf("passing night: exit %d, %d issues, notes %q\n%s", code, len(g.issues), g.issueNote, out)
+	}
+	// RECALLGATE_HISTORY: both nights added, in order.
+	if data, _ := os.ReadFile(hist); strings.Count(string(data), "\n") != 2 || !strings.Contains(strings.SplitN(string(data), "\n", 2)[0], `"verdict":"fail"`) || !strings.Contains(string(data), `"verdict":"pass"`) {
+		t.Errorf("history:\n%s", data)
 	}
 }
 

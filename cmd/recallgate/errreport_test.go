@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate/mddoc"
 )
 
 // errorDoc is the part of a JSON error report the tests read.
@@ -217,7 +219,7 @@ func TestActionPushSaysWhatItCompared(t *testing.T) {
 }
 
 // TestREADMEGitLabSnippetTurnsExit3IntoJUnitError runs the script lines
-// of the merge request job of README's .gitlab-ci.yml with the real binary
+// of the merge request job of the documented .gitlab-ci.yml with the real binary
 // on PATH, in a git repository with an origin, with a merge request
 // pipeline's variables (no token), against a retriever that is down: the
 // step exits 3 and the JUnit file its artifacts:reports:junit names holds
@@ -273,20 +275,17 @@ func TestREADMEGitLabSnippetTurnsExit3IntoJUnitError(t *testing.T) {
 }
 
 // gitlabScript is the script of the retrieval-gate job of the
-// .gitlab-ci.yml in README's GitLab CI section.
+// .gitlab-ci.yml the documentation shows first under "# GitLab CI"
+// (docs/gitlab-ci.md).
 func gitlabScript(t *testing.T) []string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	blocks, err := mddoc.Under("../..", "# GitLab CI", "yaml")
+	if err != nil || len(blocks) == 0 {
+		t.Fatalf("no .gitlab-ci.yml under \"# GitLab CI\": %v", err)
 	}
-	_, after, ok := strings.Cut(string(data), "\n## GitLab CI\n")
+	_, after, ok := strings.Cut(blocks[0].Text, "\nretrieval-gate:\n")
 	if !ok {
-		t.Fatal(`README has no "## GitLab CI" section`)
-	}
-	_, after, ok = strings.Cut(after, "\nretrieval-gate:\n")
-	if !ok {
-		t.Fatal(`README's .gitlab-ci.yml has no retrieval-gate job`)
+		t.Fatalf("%s:%d: the .gitlab-ci.yml has no retrieval-gate job", blocks[0].Path, blocks[0].Line)
 	}
 	block, _, _ := strings.Cut(after, "\n\n")
 	var script []string

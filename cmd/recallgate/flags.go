@@ -137,22 +137,7 @@ func errorReports(name string, o *output, jsonOut *string, run func(context.Cont
 			if errors.Is(err, pipeline.ErrNoSet) {
 				err = usagef("--set is required (or --config with set = \"…\")")
 			}
-			f, ferr := report.ParseFormat(o.format)
-			if ferr != nil {
-				f = report.Text
-			}
-			rep := report.FromError(name, code, err)
-			for _, file := range []struct {
-				path string
-				f    report.Format
-			}{{*jsonOut, report.JSON}, {o.out, f}} {
-				if file.path == "" {
-					continue
-				}
-				if werr := report.WriteTo(nil, file.path, func(w io.Writer) error { return report.WriteCompareReport(w, rep, file.f) }); werr != nil {
-					e.job().Warn("the error report %s is not written: %v", file.path, werr)
-				}
-			}
+			pipeline.WriteErrorReports(e.job(), name, code, err, o.format, o.out, *jsonOut)
 		}
 		return err
 	}

@@ -334,17 +334,21 @@ func TestCIGitLabTwoGatesTwoNotes(t *testing.T) {
 	}
 }
 
-// TestCIHelpMatchesREADME: `recallgate ci --help` shows the README's
-// .gitlab-ci.yml: its image (the :v1-gitlab tag with a shell) and its
-// recallgate lines, so a team copying either gets the same jobs.
+// TestCIHelpMatchesREADME: `recallgate ci --help` shows the documented
+// .gitlab-ci.yml (docs/gitlab-ci.md): its image (the :v1-gitlab tag with
+// a shell) and its recallgate lines, so a team copying either gets the
+// same jobs.
 func TestCIHelpMatchesREADME(t *testing.T) {
-	data := string(must(os.ReadFile("../../README.md")))
-	start := strings.Index(data, "```yaml\n# .gitlab-ci.yml")
-	if start < 0 {
-		t.Fatal("README.md has no .gitlab-ci.yml block")
+	block := ""
+	for _, b := range docBlocks(t, "yaml") {
+		if strings.HasPrefix(b.Text, "# .gitlab-ci.yml\n") {
+			block = b.Text
+			break
+		}
 	}
-	block := data[start+len("```yaml\n"):]
-	block = block[:strings.Index(block, "```")]
+	if block == "" {
+		t.Fatal("README.md and docs/*.md show no .gitlab-ci.yml block")
+	}
 	help := examples("ci")
 	var want []string
 	for _, line := range strings.Split(block, "\n") {
@@ -357,11 +361,11 @@ func TestCIHelpMatchesREADME(t *testing.T) {
 		}
 	}
 	if len(want) < 3 {
-		t.Fatalf("README's .gitlab-ci.yml: found %q", want)
+		t.Fatalf("the documented .gitlab-ci.yml: found %q", want)
 	}
 	for _, l := range want {
 		if !strings.Contains(help, l) {
-			t.Errorf("recallgate ci --help lacks the README's %q:\n%s", l, help)
+			t.Errorf("recallgate ci --help lacks the documented %q:\n%s", l, help)
 		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
-	"net"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/label"
@@ -72,25 +70,8 @@ func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) [
 	if lf.depth < 1 {
 		return usagef("--depth must be at least 1")
 	}
-	// The port first: a busy one is said at once, before any retrieval.
-	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", lf.port))
-	if err != nil {
-		return &gate.InfraError{Err: fmt.Errorf("listen on 127.0.0.1:%d: %w", lf.port, err)}
-	}
-	defer ln.Close()
-	job, err := pipeline.Label(ctx, e.job(), pipeline.LabelOptions{
+	return pipeline.ServeLabel(ctx, e.job(), pipeline.LabelOptions{
 		Config: lf.config, Set: lf.set, Labeller: lf.labeller, PoolConfigs: lf.pool, Depth: lf.depth,
 		Binary: lf.binary, FromReport: lf.fromReport, Pick: pick, Adjudicate: lf.adjudicate, Reverify: lf.reverify,
-	})
-	if err != nil {
-		return err
-	}
-	defer job.Release()
-	srv, setPath, shown := job.Server, job.SetPath, job.Shown
-	fmt.Fprintf(e.stdout, "recallgate label: http://%s/?t=%s — %d queries of %s, %s as %s. Ctrl-C stops.\n", ln.Addr(), srv.Token(), shown, setPath, job.Doing, lf.labeller)
-	if err := srv.Serve(ctx, ln); err != nil {
-		return &gate.InfraError{Err: err}
-	}
-	fmt.Fprintf(e.stderr, "recallgate label: stopped; every grade is in %s\n", setPath)
-	return nil
+	}, lf.port, e.stdout)
 }

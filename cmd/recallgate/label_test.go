@@ -306,9 +306,12 @@ func unjudgedFixture(t *testing.T) (dir, cfg string) {
 }
 
 // TestUnjudgedLoopInChromium: a head whose context is full of documents
-// nobody judged is inconclusive and names them; label --from-report shows
-// exactly those pairs; judging them with real key presses and running the
-// gate again turns the verdict into a real one.
+// nobody judged is inconclusive and names them, with its label debt (the
+// report's unjudged.label_debt, read back through the strict reader by
+// label --from-report); label --from-report shows exactly those pairs to
+// two labellers in turn, blind; judging them with real key presses, an
+// adjudication of their one disagreement, and running the gate again
+// turns the verdict into a real one.
 func TestUnjudgedLoopInChromium(t *testing.T) {
 	dir, cfg := unjudgedFixture(t)
 	reportPath := filepath.Join(dir, "report.json")
@@ -318,7 +321,10 @@ func TestUnjudgedLoopInChromium(t *testing.T) {
 	}
 	for _, want := range []string{
 		"inconclusive: mean nDCG@2 dropped by 0.500 (limit 0.050, max_ndcg_drop)",
-		"note: the nDCG@2 drop is within the limit without the queries whose head context holds documents nobody judged (q1, q2, q3)",
+		"note: the range of the head's nDCG@2 cannot confirm the drop: were the 6 documents nobody judged in the head's top 2 (q1, q2, q3) relevant, it would drop by 0.000, within the limit 0.050",
+		"Label debt: 6 documents in 3 queries.",
+		// precision@2: q1–q3 0 (n1, n2), q4–q6 1/2 (a, z) → 0.250; with n1 and n2 relevant q1–q3 are 1 → 0.750.
+		"Head precision@2 is 0.250 … 0.750",
 		"  q1  unjudged in head context: n1, n2",
 	} {
 		if !strings.Contains(out, want) {
@@ -332,9 +338,10 @@ func TestUnjudgedLoopInChromium(t *testing.T) {
 				ID   string
 				Docs []string
 			}
+			LabelDebt struct{ Documents, Queries int } `json:"label_debt"`
 		}
 	}
-	if err := json.Unmarshal(must(os.ReadFile(reportPath)), &rep); err != nil || !rep.Unjudged.Known || len(rep.Unjudged.New) != 3 {
+	if err := json.Unmarshal(must(os.ReadFile(reportPath)), &rep); err != nil || !rep.Unjudged.Known || len(rep.Unjudged.New) != 3 || rep.Unjudged.LabelDebt.Documents != 6 || rep.Unjudged.LabelDebt.Queries != 3 {
 		t.Fatalf("report unjudged %+v %v", rep.Unjudged, err)
 	}
 
@@ -398,6 +405,70 @@ func TestUnjudgedLoopInChromium(t *testing.T) {
 		if judged != (i < 3) || !strings.Contains(line, fmt.Sprintf(`"gold":{"a%d":2,"z":0}`, i+1)) {
 			t.Errorf("set line %d after labelling: %s", i+1, line)
 		}
+	}
+
+	// ben, from the same report: the same pairs, blind to ana's grades;
+	// he finds n1 relevant (1) for question 1, the rest not.
+	base, stop = startLabel(t, "--config", cfg, "--labeller", "ben", "--from-report", reportPath)
+	if st := getState(t, base); st.Done != 0 || len(st.Queries) != 3 {
+		t.Errorf("ben's page: %d queries, %d labelled before any grade", len(st.Queries), st.Done)
+	}
+	d.navigate(t, base)
+	for i := 1; i <= 3; i++ {
+		d.waitFor(t, fmt.Sprintf(`document.getElementById("query").textContent === "question %d"`, i))
+		if n, _ := d.eval(`document.querySelectorAll(".card[data-grade]").length`); n != "0" {
+			t.Errorf("ben's question %d shows %s graded cards", i, n)
+		}
+		for j := 0; j < 2; j++ {
+			doc, _ := d.eval(focused + `.doc`)
+			g := "0"
+			if i == 1 && doc == `"n1"` {
+				g = "1"
+			}
+			d.press(t, g)
+			d.waitFor(t, focused+`.grade === "`+g+`"`)
+			if j == 0 {
+				d.press(t, "j")
+				d.waitFor(t, focused+`.grade === undefined`)
+			}
+		}
+		if i < 3 {
+			d.press(t, "n")
+		}
+	}
+	d.waitFor(t, `document.getElementById("progress").textContent === "labelled 3 of 3"`)
+	stop()
+
+	// cara decides the one disagreement (q1's n1: 0 against 1): not relevant.
+	base, stop = startLabel(t, "--config", cfg, "--labeller", "cara", "--adjudicate")
+	if st := getState(t, base); len(st.Queries) != 1 || st.Queries[0].ID != "q1" || len(st.Queries[0].Candidates) != 1 || st.Queries[0].Candidates[0].Doc != "n1" {
+		t.Fatalf("adjudication shows %+v", st.Queries)
+	}
+	d.navigate(t, base)
+	d.waitFor(t, `document.querySelectorAll(".card").length === 1`)
+	d.press(t, "0")
+	d.waitFor(t, focused+`.grade === "0"`)
+	d.waitFor(t, `document.getElementById("progress").textContent === "decided 1 of 1"`)
+	stop()
+	qs, err := gateLoadDraft(filepath.Join(dir, "set.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		ana, ben := q.Judgments["ana"], q.Judgments["ben"]
+		wantBen := 0
+		if i == 0 {
+			wantBen = 1
+		}
+		if i < 3 && (len(ana) != 2 || ana["n1"] != 0 || ana["n2"] != 0 || len(ben) != 2 || ben["n1"] != wantBen || ben["n2"] != 0 || q.Gold["n1"] != 0 || q.Gold[fmt.Sprintf("a%d", i+1)] != 2) {
+			t.Errorf("%s after two labellers: judgments %v, gold %v", q.ID, q.Judgments, q.Gold)
+		}
+		if i >= 3 && len(q.Judgments) != 0 {
+			t.Errorf("%s was offered: %v", q.ID, q.Judgments)
+		}
+	}
+	if a := qs[0].Adjudicated["n1"]; a.By != "cara" || a.Grade != 0 {
+		t.Errorf("q1's n1 decision: %+v", a)
 	}
 
 	// Judged now: the same head is a real regression of the context.

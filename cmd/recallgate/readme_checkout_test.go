@@ -11,25 +11,18 @@ import (
 // TestREADMEPullRequestCheckoutsKeepNoToken: actions/checkout writes the
 // job's token into .git/config unless told not to, and a pull request's
 // scripts (a command retriever) read that file as easily as any other.
-// Every whole workflow the README shows that runs on a pull request and
+// Every whole workflow the documentation (README.md, docs/*.md) shows that runs on a pull request and
 // checks out the code sets persist-credentials: false on each checkout.
 func TestREADMEPullRequestCheckoutsKeepNoToken(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(data)
 	// The workflows .ci/run lints: yaml blocks with on: and jobs:.
-	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatchIndex(text, -1)
 	checked := 0
-	for _, b := range blocks {
-		wf := text[b[2]:b[3]]
-		if regexp.MustCompile(`(?m)^on:`).MatchString(wf) && regexp.MustCompile(`(?m)^jobs:`).MatchString(wf) {
-			checked += checkCheckouts(t, "README.md", strings.Count(text[:b[2]], "\n")+1, wf)
+	for _, b := range docBlocks(t, "yaml") {
+		if regexp.MustCompile(`(?m)^on:`).MatchString(b.Text) && regexp.MustCompile(`(?m)^jobs:`).MatchString(b.Text) {
+			checked += checkCheckouts(t, b.Path, b.Line, b.Text)
 		}
 	}
 	if checked < 3 {
-		t.Errorf("found %d checkouts in the README's pull_request workflows, want at least 3: is the parser still reading them?", checked)
+		t.Errorf("found %d checkouts in the documentation's pull_request workflows, want at least 3: is the parser still reading them?", checked)
 	}
 	// The project's own workflows too (the dogfood gate).
 	own, _ := filepath.Glob("../../.github/workflows/*.yml")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,42 +9,63 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/mddoc"
 )
 
-// readmeGateLines returns every `recallgate gate` command the README
-// shows in a code block or a code span, with the line it is on, leaving
-// out the synopsis (placeholders such as FILE).
-func readmeGateLines(t *testing.T) map[int]string {
+// docPages is the project's documentation: README.md and docs/*.md.
+func docPages(t *testing.T) []mddoc.Page {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
+	pages, err := mddoc.Pages("../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[int]string{}
-	inBlock := false
+	return pages
+}
+
+// docBlocks is every fenced block with the info string lang across the
+// documentation.
+func docBlocks(t *testing.T, lang string) []mddoc.Block {
+	t.Helper()
+	blocks, err := mddoc.AllBlocks("../..", lang)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blocks
+}
+
+// readmeGateLines returns every `recallgate gate` command the
+// documentation (README.md and docs/*.md) shows in a code block or a code
+// span, keyed by file:line, leaving out the synopsis (placeholders such
+// as FILE).
+func readmeGateLines(t *testing.T) map[string]string {
+	t.Helper()
+	out := map[string]string{}
 	span := regexp.MustCompile("`([^`]*recallgate gate[^`]*)`")
-	for i, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inBlock = !inBlock
-			continue
-		}
-		var cmds []string
-		for _, m := range span.FindAllStringSubmatch(line, -1) {
-			cmds = append(cmds, m[1])
-		}
-		if inBlock && len(cmds) == 0 && strings.Contains(line, "recallgate gate") && !strings.HasPrefix(strings.TrimSpace(line), "#") {
-			cmds = append(cmds, line)
-		}
-		for _, c := range cmds {
-			c = c[strings.Index(c, "recallgate gate"):]
-			c, _, _ = strings.Cut(c, "||")
-			c, _, _ = strings.Cut(c, " #") // a shell comment
-			c, _, _ = strings.Cut(c, ";")
-			// The synopsis, and deliberate self-checks, are not gates.
-			if strings.Contains(c, "FILE") || strings.Contains(c, "…") || strings.Contains(c, "--allow-identical") {
+	for _, page := range docPages(t) {
+		inBlock := false
+		for i, line := range strings.Split(page.Text, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") {
+				inBlock = !inBlock
 				continue
 			}
-			out[i+1] = strings.TrimSpace(c)
+			var cmds []string
+			for _, m := range span.FindAllStringSubmatch(line, -1) {
+				cmds = append(cmds, m[1])
+			}
+			if inBlock && len(cmds) == 0 && strings.Contains(line, "recallgate gate") && !strings.HasPrefix(strings.TrimSpace(line), "#") {
+				cmds = append(cmds, line)
+			}
+			for _, c := range cmds {
+				c = c[strings.Index(c, "recallgate gate"):]
+				c, _, _ = strings.Cut(c, "||")
+				c, _, _ = strings.Cut(c, " #") // a shell comment
+				c, _, _ = strings.Cut(c, ";")
+				// The synopsis, and deliberate self-checks, are not gates.
+				if strings.Contains(c, "FILE") || strings.Contains(c, "…") || strings.Contains(c, "--allow-identical") {
+					continue
+				}
+				out[fmt.Sprintf("%s:%d", page.Path, i+1)] = strings.TrimSpace(c)
+			}
 		}
 	}
 	return out
@@ -85,7 +107,7 @@ func shellWords(line string) []string {
 func TestREADMEGatesCanFail(t *testing.T) {
 	lines := readmeGateLines(t)
 	if len(lines) < 5 {
-		t.Fatalf("found only %d gate lines in README.md: %v", len(lines), lines)
+		t.Fatalf("found only %d gate lines in README.md and docs/*.md: %v", len(lines), lines)
 	}
 	f := newFixture(t, builtinConfig)
 	f.git("update-ref", "refs/remotes/origin/main", f.base)
@@ -121,7 +143,7 @@ func TestREADMEGatesCanFail(t *testing.T) {
 		case code == 1:
 		case code == 2 && strings.Contains(errs, "so this gate cannot fail: "):
 		default:
-			t.Errorf("README.md:%d `%s` exits %d on a pull request that deletes gold documents: a gate that cannot fail\n%s", n, line, code, errs)
+			t.Errorf("%s `%s` exits %d on a pull request that deletes gold documents: a gate that cannot fail\n%s", n, line, code, errs)
 		}
 	}
 }
@@ -130,51 +152,33 @@ func TestREADMEGatesCanFail(t *testing.T) {
 // names its set) with a base and a head table compares two different
 // retrievers.
 func TestREADMEConfigsDiffer(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks := regexp.MustCompile("(?s)```toml\n(.*?)```").FindAllStringSubmatch(string(data), -1)
 	checked := 0
-	for _, b := range blocks {
-		if !strings.Contains(b[1], "[base.retriever]") || !strings.HasPrefix(b[1], "set = ") {
+	for _, b := range docBlocks(t, "toml") {
+		if !strings.Contains(b.Text, "[base.retriever]") || !strings.HasPrefix(b.Text, "set = ") {
 			continue
 		}
-		c, err := config.Parse([]byte(b[1]), "README.toml")
+		c, err := config.Parse([]byte(b.Text), "README.toml")
 		if err != nil {
-			t.Errorf("README config does not parse: %v\n%s", err, b[1])
+			t.Errorf("%s:%d: the config does not parse: %v\n%s", b.Path, b.Line, err, b.Text)
 			continue
 		}
 		checked++
 		if c.Base.Fingerprint() == c.Head.Fingerprint() {
-			t.Errorf("README config compares a retriever with itself:\n%s", b[1])
+			t.Errorf("%s:%d: the config compares a retriever with itself:\n%s", b.Path, b.Line, b.Text)
 		}
 	}
 	if checked == 0 {
-		t.Error("no README config with [base.retriever] was checked")
+		t.Error("no config with [base.retriever] in README.md or docs/*.md was checked")
 	}
 }
 
-// readmeWorkflows returns the README's yaml blocks, each with the line
-// it starts on.
-func readmeWorkflows(t *testing.T) map[int]string {
+// readmeWorkflows returns the documentation's yaml blocks, each keyed
+// by the file and line it starts on.
+func readmeWorkflows(t *testing.T) map[string]string {
 	t.Helper()
-	data, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[int]string{}
-	start, block := 0, []string(nil)
-	for i, line := range strings.Split(string(data), "\n") {
-		switch {
-		case start == 0 && strings.TrimSpace(line) == "```yaml":
-			start, block = i+2, nil
-		case start != 0 && strings.TrimSpace(line) == "```":
-			out[start] = strings.Join(block, "\n")
-			start = 0
-		case start != 0:
-			block = append(block, line)
-		}
+	out := map[string]string{}
+	for _, b := range docBlocks(t, "yaml") {
+		out[fmt.Sprintf("%s:%d", b.Path, b.Line)] = strings.TrimSuffix(b.Text, "\n")
 	}
 	return out
 }
@@ -215,7 +219,7 @@ func workflowRunFilter(wf string) (names []string, ok bool) {
 // its top-level name.
 func TestREADMEWorkflowRunFiltersMatch(t *testing.T) {
 	wfs := readmeWorkflows(t)
-	named := map[string]int{}
+	named := map[string]string{}
 	topName := regexp.MustCompile(`(?m)^name:\s*["']?([^"'\n#]+?)["']?\s*(#.*)?$`)
 	for line, wf := range wfs {
 		if m := topName.FindStringSubmatch(wf); m != nil {
@@ -230,15 +234,15 @@ func TestREADMEWorkflowRunFiltersMatch(t *testing.T) {
 		}
 		filters++
 		if len(names) == 0 {
-			t.Errorf("README.md:%d: a workflow_run trigger without a workflows: [...] filter", line)
+			t.Errorf("%s: a workflow_run trigger without a workflows: [...] filter", line)
 		}
 		for _, n := range names {
 			if _, ok := named[n]; !ok {
-				t.Errorf("README.md:%d: workflow_run filters on %q, but no README workflow has `name: %s` (GitHub never fires it)", line, n, n)
+				t.Errorf("%s: workflow_run filters on %q, but no documented workflow has `name: %s` (GitHub never fires it)", line, n, n)
 			}
 		}
 	}
 	if filters == 0 {
-		t.Error("the README shows no workflow_run workflow: the fork pattern went missing")
+		t.Error("the documentation shows no workflow_run workflow: the fork pattern went missing")
 	}
 }

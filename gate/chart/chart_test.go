@@ -73,13 +73,15 @@ func TestLinesGolden(t *testing.T) {
 		Title: "recall over time", YLabel: "mean",
 		XLabels: []string{"12-01", "12-02", "12-03", "12-04"},
 		Series: []LineSeries{
-			{Name: "recall@5", Class: "recall", Points: []LinePoint{{Value: 0.8, Class: "pass", Title: "abc 12-01"}, {Gap: true}, {Value: 0.7, Class: "fail", Title: "def 12-03"}, {Value: 0.75, Class: "pass"}}},
+			{Name: "recall@5", Class: "recall", Points: []LinePoint{{Value: 0.8, Class: "pass", Title: "abc 12-01"}, {Gap: true, Class: "error", Title: "12-02: could not run"}, {Value: 0.7, Class: "fail", Title: "def 12-03"}, {Value: 0.75, Class: "pass"}}},
+			{Name: "nDCG@3", Class: "ndcg", Points: []LinePoint{{Value: 0.6}, {Gap: true, Class: "error", Title: "12-02: could not run"}, {Value: 0.5}, {Value: 0.55}}},
 		},
 		Breaks: []Break{{Index: 3, Label: "set changed"}, {Index: 0, Label: "ignored"}},
 	}.SVG()
 	wellFormed(t, svg)
-	if marks(svg) != 3 {
-		t.Errorf("%d marks, want 3 (one entry is a gap)", marks(svg))
+	// Three values in each series, and the error entry's one mark on the axis.
+	if marks(svg) != 7 || strings.Count(svg, `class="mark gap error"`) != 1 || !strings.Contains(svg, "<title>12-02: could not run</title>") {
+		t.Errorf("%d marks, want 7: three per series and one for the gap\n%s", marks(svg), svg)
 	}
 	// The gap splits the path in two: two moves, one line segment.
 	if !strings.Contains(svg, `d="M60.0 76.0 M486.7 99.0 L700.0 87.5"`) {
@@ -98,11 +100,15 @@ func TestDumbbellGolden(t *testing.T) {
 			{Label: "q10", From: 1, To: 0.5, Class: "regressed", Title: "q10: 1.000 → 0.500"},
 			{Label: "q04", From: 0.5, To: 1, Class: "improved", Title: "q04: 0.500 → 1.000"},
 			{Label: "q01", From: 1, To: 1, Class: "same", Title: "q01: 1.000 → 1.000"},
+			{Label: "a-very-long-query-id-indeed", From: 0, To: 0, Class: "same", Title: "a-very-long-query-id-indeed: 0.000 → 0.000"},
 		},
 	}.SVG()
 	wellFormed(t, svg)
-	if marks(svg) != 3 {
-		t.Errorf("%d marks, want 3", marks(svg))
+	if marks(svg) != 4 {
+		t.Errorf("%d marks, want 4", marks(svg))
+	}
+	if !strings.Contains(svg, ">a-very-long-que…</text>") || !strings.Contains(svg, "<title>a-very-long-query-id-indeed: 0.000 → 0.000</title>") {
+		t.Errorf("a long label is not shortened in the chart and whole in its title:\n%s", svg)
 	}
 	if !strings.Contains(svg, `class="regressed bar"`) || !strings.Contains(svg, `class="mark improved"`) {
 		t.Errorf("a row's class lost its separate names:\n%s", svg)

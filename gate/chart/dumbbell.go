@@ -49,7 +49,7 @@ func (d Dumbbell) SVG() string {
 	}
 	for i, r := range rows {
 		y := float64(56 + rowHeight*i)
-		c.label(sx.a-8, y+4, "end", r.Label)
+		c.label(sx.a-8, y+4, "end", shorten(r.Label, 16))
 		c.line(sx.at(r.From), y, sx.at(r.To), y, r.Class+" bar")
 		c.b.WriteString(`<circle class="from" cx="` + num(sx.at(r.From)) + `" cy="` + num(y) + `" r="4"/>` + "\n")
 		c.circle(sx.at(r.To), y, 4.5, r.Class, r.Title)
@@ -57,4 +57,14 @@ func (d Dumbbell) SVG() string {
 	c.xAxis(sx, bottom, d.XLabel)
 	c.desc(skipped)
 	return c.done()
+}
+
+// shorten cuts a label to at most n characters with an ellipsis, so a long
+// one stays inside the chart (the mark's title carries it whole).
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -6,7 +6,9 @@ import (
 )
 
 // LinePoint is one entry of a series; Gap leaves a hole in the line (a run
-// that gave no value, such as an error).
+// that gave no value, such as an error). A gap with a Title still gets a
+// mark, on the x axis, once per entry whatever the number of series, so
+// every entry can be found and hovered.
 type LinePoint struct {
 	Value float64
 	Gap   bool
@@ -58,7 +60,14 @@ func (l Lines) SVG() string {
 		step = (n + 5) / 6
 	}
 	for i := 0; i < n; i += step {
-		c.label(sx.at(float64(i)), sy.a+16, "middle", l.XLabels[i])
+		anchor := "middle"
+		switch {
+		case n > 1 && i == 0:
+			anchor = "start"
+		case n > 1 && i+step >= n && i == n-1:
+			anchor = "end"
+		}
+		c.label(sx.at(float64(i)), sy.a+16, anchor, l.XLabels[i])
 	}
 	for _, b := range l.Breaks {
 		if b.Index <= 0 || b.Index >= n {
@@ -69,6 +78,7 @@ func (l Lines) SVG() string {
 		c.label(x+3, sy.b+10, "start", b.Label)
 	}
 	var skipped []string
+	gapMarked := map[int]bool{}
 	for si, s := range l.Series {
 		var d strings.Builder
 		pen := false
@@ -96,6 +106,11 @@ func (l Lines) SVG() string {
 			}
 			if p.Gap || !finite(p.Value) {
 				skipped = append(skipped, s.Name+" "+l.XLabels[i])
+				if p.Title != "" && !gapMarked[i] {
+					gapMarked[i] = true
+					x := sx.at(float64(i))
+					fmt.Fprintf(&c.b, `<path class="mark gap %s" d="M%s %s l4 -8 l4 8 z"><title>%s</title></path>`+"\n", class(p.Class), num(x-4), num(sy.a), text(p.Title))
+				}
 				continue
 			}
 			c.circle(sx.at(float64(i)), sy.at(p.Value), 3.5, s.Class+" "+p.Class, p.Title)

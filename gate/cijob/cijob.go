@@ -19,6 +19,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/cli"
+	"github.com/recallgate/recallgate/gate/history"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/publish"
 	"github.com/recallgate/recallgate/gate/report"
@@ -94,6 +95,12 @@ type Job struct {
 	// NoteMarkdown, when set, turns the Markdown report into the sticky
 	// comment's and drift issue's body (report.ForGitLab on GitLab).
 	NoteMarkdown func(string) string
+	// History, when set, is the history file (gate/history) a drift run
+	// adds its run to, an error included, stamped with the job's clock.
+	History string
+	// clock is Run's clock (pipeline.Env.Clock); nil for a job that did
+	// not run (Fail), which adds nothing to the history.
+	clock func() time.Time
 }
 
 // Run runs the job and publishes what it found: the JSON report, the
@@ -103,6 +110,7 @@ type Job struct {
 // A panic of the job (a bug) is published as an error report too (stage
 // internal, exit 3), never a crash that leaves the last pass standing.
 func Run(ctx context.Context, e *pipeline.Env, step Step, j Job, stdout io.Writer) (err error) {
+	j.clock = e.Clock
 	defer func() {
 		if p := recover(); p != nil {
 			perr := gate.AtStage(gate.StageInternal, "", &gate.InfraError{Err: fmt.Errorf("recallgate stopped on an internal error: %v", p)})
@@ -167,6 +175,7 @@ func fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer, ra
 			step.Warningf("the JUnit error report is not written: %v", err)
 		}
 	}
+	j.record(step, rep)
 	res := rep.PublishResult(md, reportOut, "")
 	step.Publish(res)
 	if j.NoteMarkdown != nil {
@@ -248,6 +257,27 @@ func (f fixed) Fix() string { return f.fix }
 // Unwrap returns the error.
 func (f fixed) Unwrap() error { return f.error }
 
+// record adds a drift run's report to the history file, when the job
+// keeps one. Trouble with the history is a warning: the verdict stands.
+func (j Job) record(step Step, rep *report.CompareReport) {
+	switch {
+	case j.History == "" || j.clock == nil:
+		return
+	case j.Mode != "drift":
+		step.Infof("recallgate: history %s: only a drift run adds to the history (this is mode %s)\n", j.History, j.Mode)
+		return
+	}
+	a, err := history.Add(j.History, history.FromReport(rep, j.clock()))
+	switch {
+	case err != nil:
+		step.Warningf("the run is not added to the history: %v", err)
+	case a.Duplicate:
+		step.Infof("recallgate: history %s already holds this run: not added again\n", j.History)
+	default:
+		step.Infof("recallgate: history %s: the run added, stamped %s by the job's clock (%d entries)\n", j.History, a.Entry.Time, a.Entries)
+	}
+}
+
 // options are the publishing rules' choices for the job.
 func (j Job) options(id report.GateInfo, reasons []string) publish.Options {
 	markers := publish.Markers(id.Config, id.Name, j.ConfigInput)
@@ -283,6 +313,7 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 			return err
 		}
 	}
+	j.record(step, rep)
 	res := rep.PublishResult(md, reportOut, step.Relative(set.Path))
 	step.Publish(res)
 	if j.NoteMarkdown != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/pipeline"
@@ -232,5 +233,55 @@ func TestPanicIsAnErrorReport(t *testing.T) {
 	}
 	if len(step.published) != 1 || step.published[0].Verdict != "error" || len(c.written) != 1 || !strings.Contains(c.written[0], "could not run") {
 		t.Errorf("published %+v, comments %q", step.published, c.written)
+	}
+}
+
+// TestDriftAddsToTheHistory: with a history file, each drift run adds its
+// run (stamped by the job's clock), an error run an error entry with no
+// value; the same run again is not added; a pr run adds nothing.
+func TestDriftAddsToTheHistory(t *testing.T) {
+	dir, j := frozenSet(t)
+	hist := filepath.Join(t.TempDir(), "history.jsonl")
+	j.Mode, j.BaseResults, j.HeadResults, j.PR, j.History = "drift", "", "", 0, hist
+	j.HeadSHA = "0123456789abcdef0123456789abcdef01234567"
+	e := env()
+	e.Now = func() time.Time { return time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC) }
+	step := &locStep{fakeStep: &fakeStep{dir: dir}, tmp: t.TempDir()}
+	for _, night := range []struct{ baseline, want string }{
+		{"base.jsonl", "fail"}, {"head.jsonl", "pass"}, {"head.jsonl", "duplicate"}, {"missing.jsonl", "error"},
+	} {
+		j.Baseline = filepath.Join(dir, "runs", night.baseline)
+		Run(context.Background(), e, step, j, io.Discard)
+	}
+	data, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3:\n%s", len(lines), data)
+	}
+	for i, want := range []string{`"verdict":"fail"`, `"verdict":"pass"`, `"verdict":"error"`} {
+		if !strings.Contains(lines[i], want) || !strings.Contains(lines[i], `"time":"2026-12-01T02:00:00Z"`) || !strings.Contains(lines[i], `"commit":"0123456789abcdef0123456789abcdef01234567"`) {
+			t.Errorf("line %d: %s", i+1, lines[i])
+		}
+	}
+	if !strings.Contains(lines[2], `"recall_at_n":null`) || !strings.Contains(lines[2], `"stage":"baseline"`) {
+		t.Errorf("the error entry: %s", lines[2])
+	}
+	logs := strings.Join(step.logs, "\n")
+	if !strings.Contains(logs, "history "+hist+" already holds this run: not added again") || !strings.Contains(logs, "stamped 2026-12-01T02:00:00Z by the job's clock (3 entries)") {
+		t.Errorf("logs:\n%s", logs)
+	}
+
+	// A pull request's run adds nothing, and says so.
+	_, pr := frozenSet(t)
+	pr.History = hist
+	Run(context.Background(), e, step, pr, io.Discard)
+	if after, _ := os.ReadFile(hist); string(after) != string(data) {
+		t.Errorf("a pr run changed the history:\n%s", after)
+	}
+	if !strings.Contains(strings.Join(step.logs, "\n"), "only a drift run adds to the history (this is mode pr)") {
+		t.Errorf("logs:\n%s", strings.Join(step.logs, "\n"))
 	}
 }

@@ -132,7 +132,7 @@ var Metavars = map[string]string{
 	"context": "K", "base-ref": "REF", "base-cache-key": "KEY", "head-cache-key": "KEY",
 	"side": "base|head", "shard": "i/n", "report": "FILE", "in": "FILE", "pr": "N", "max-label-age": "AGE",
 	"log": "FILE", "known-bad": "FILE", "size": "N", "seed": "S", "field": "NAME", "column": "NAME", "max-chars": "N",
-	"labeller": "NAME", "pool-config": "FILE", "depth": "D", "port": "PORT", "sample": "N",
+	"labeller": "NAME", "pool-config": "FILE", "depth": "D", "port": "PORT", "sample": "N", "history": "FILE", "time": "TIME",
 }
 
 // SignalContext is cancelled on SIGINT or SIGTERM.

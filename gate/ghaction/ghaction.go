@@ -36,6 +36,8 @@ type Inputs struct {
 	// AllowIdentical runs a gate whose two sides are the same retriever
 	// configuration in the same tree (a deliberate self-check).
 	AllowIdentical bool
+	// History is the history file a drift run adds its run to ("": none).
+	History string
 	// AcceptChangedInputs runs a drift whose baseline was made with
 	// another set, retriever or corpus (the headline says so).
 	AcceptChangedInputs bool
@@ -75,6 +77,7 @@ func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, er
 		Baseline:    input(a, getenv, "baseline"),
 		WorkDir:     input(a, getenv, "working-directory"),
 		Name:        input(a, getenv, "name"),
+		History:     input(a, getenv, "history"),
 		Comment:     strings.ToLower(input(a, getenv, "comment")),
 		Mode:        strings.ToLower(input(a, getenv, "mode")),
 	}

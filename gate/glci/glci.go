@@ -83,6 +83,8 @@ func ReadRunner(getenv func(string) string) Runner {
 // variable named in Vars.
 type Inputs struct {
 	Config, BaseResults, HeadResults, Baseline, WorkDir, Name string
+	// History is the history file a drift run adds its run to ("": none).
+	History string
 	// Comment is always, on-change or never; Mode pr, drift or auto.
 	Comment, Mode    string
 	FailOnRegression bool
@@ -102,6 +104,7 @@ var Vars = []struct{ Name, Flag, Default, Doc string }{
 	{"RECALLGATE_COMMENT", "comment", "always", "the merge request note: always, on-change or never"},
 	{"RECALLGATE_NAME", "name", "", "the gate's name: keys its note when one project runs several gates"},
 	{"RECALLGATE_BASELINE", "baseline", "", "drift mode: the run recallgate gate --write-baseline wrote"},
+	{"RECALLGATE_HISTORY", "history", "", "drift mode: the history file to add the run to (see recallgate history)"},
 	{"RECALLGATE_BASE_RESULTS", "base-results", "", "a run file for the base side (with head-results: no retrieval)"},
 	{"RECALLGATE_HEAD_RESULTS", "head-results", "", "a run file for the head side"},
 	{"RECALLGATE_FAIL_ON_REGRESSION", "fail-on-regression", "true", "a failing verdict fails the job (exit 1)"},
@@ -156,7 +159,7 @@ func readInputs(get map[string]string) (Inputs, error) {
 	in := Inputs{
 		Config: get["config"], BaseResults: get["base-results"], HeadResults: get["head-results"], Baseline: get["baseline"],
 		WorkDir: get["working-directory"], Name: get["name"], Comment: strings.ToLower(get["comment"]), Mode: strings.ToLower(get["mode"]),
-		JUnit: get["junit"],
+		JUnit: get["junit"], History: get["history"],
 	}
 	if in.Config == "" {
 		in.Config = "recallgate.toml"

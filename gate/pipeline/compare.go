@@ -116,12 +116,14 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
+	baseDir := ""
 	if o.BaseRef != "" {
 		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir})
 		if err != nil {
 			return nil, err
 		}
 		defer b.Tree.Close()
+		baseDir = b.Tree.Dir
 		head := cfg
 		cfg, notes = b.Sides(head), b.Notes
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
@@ -152,6 +154,12 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, cfg.Repeats)
+	if o.BaseRef != "" && pol.Source != gate.PolicyBaseCommit {
+		var note string
+		if runs, note, err = headAlone(ctx, e, cfg, set, runs, err, pol.Commit, baseDir); note != "" {
+			notes = append(notes, note)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

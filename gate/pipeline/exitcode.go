@@ -3,9 +3,11 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"io"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/report"
 )
 
 // ExitCode is the documented exit code of a job's error, a regression
@@ -21,4 +23,27 @@ func ExitCode(err error) int {
 		return 3
 	}
 	return 2
+}
+
+// WriteErrorReports writes the error report of command name, which ended
+// in exit code (2 or 3) with err, in place of each report file asked for
+// (out in format, jsonOut in JSON; "" for none), atomically: a previous
+// run's pass never stays. A file it cannot write is warned about.
+func WriteErrorReports(e *Env, name string, code int, err error, format, out, jsonOut string) {
+	f, ferr := report.ParseFormat(format)
+	if ferr != nil {
+		f = report.Text
+	}
+	rep := report.FromError(name, code, err)
+	for _, file := range []struct {
+		path string
+		f    report.Format
+	}{{jsonOut, report.JSON}, {out, f}} {
+		if file.path == "" {
+			continue
+		}
+		if werr := report.WriteTo(nil, file.path, func(w io.Writer) error { return report.WriteCompareReport(w, rep, file.f) }); werr != nil {
+			e.Warn("the error report %s is not written: %v", file.path, werr)
+		}
+	}
 }

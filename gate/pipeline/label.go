@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,4 +249,27 @@ func corpusSearch(corpus string, docs map[string]gate.Document) func(string, int
 		}
 		return out, nil
 	}
+}
+
+// ServeLabel serves the labelling page (Label) on 127.0.0.1:port (0: a
+// free port) until ctx ends: the port is taken first, so a busy one is said
+// before any retrieval; the page's address goes to out, and where the
+// grades are when it stops to e.Stderr.
+func ServeLabel(ctx context.Context, e *Env, o LabelOptions, port int, out io.Writer) error {
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return &gate.InfraError{Err: fmt.Errorf("listen on 127.0.0.1:%d: %w", port, err)}
+	}
+	defer ln.Close()
+	job, err := Label(ctx, e, o)
+	if err != nil {
+		return err
+	}
+	defer job.Release()
+	fmt.Fprintf(out, "recallgate label: http://%s/?t=%s — %d queries of %s, %s as %s. Ctrl-C stops.\n", ln.Addr(), job.Server.Token(), job.Shown, job.SetPath, job.Doing, o.Labeller)
+	if err := job.Server.Serve(ctx, ln); err != nil {
+		return &gate.InfraError{Err: err}
+	}
+	fmt.Fprintf(e.Stderr, "recallgate label: stopped; every grade is in %s\n", job.SetPath)
+	return nil
 }

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/chart"
 )
 
 // compareHTML writes one self-contained page: no external assets, works
@@ -31,6 +33,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		}
 		rules = append(rules, [7]string{gate.Visible(ru.label(n)), gate.Visible(seg), c[0], c[1], c[2], c[3], ru.Outcome})
 	}
+	svg, note := recallDumbbell(r)
 	return htmlPage.Execute(w, struct {
 		R       *CompareReport
 		Icon    string
@@ -46,15 +49,59 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		// marks bidi controls and invisible characters in what it draws
 		// from the model as gate.Visible does for the rest of the page.
 		Invisible [][2]rune
+		// Chart is the base-against-head dumbbell (gate/chart escapes
+		// every text it draws); ChartNote says what it leaves out.
+		Chart     template.HTML
+		ChartNote string
 		// DataQuality is the data-quality heading and its lines.
 		DataQuality  []string
 		DQTitle      string
 		Fingerprints string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
-		nonEmpty(append(append(emptyAnswerLines(r, gate.Visible), refusalLines(r, gate.Visible)...), gate.Visible(latencyLine(r.Latency)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
+		nonEmpty(append(append(emptyAnswerLines(r, gate.Visible), refusalLines(r, gate.Visible)...), detectLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
+			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
-			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges,
+			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, template.HTML(svg), note,
 		dataQualityLines(r, gate.Visible), dataQualityTitle(r), fingerprintsLine(r)})
+}
+
+// ChartRows is the most queries the HTML report's dumbbell chart draws.
+const ChartRows = 60
+
+// recallDumbbell draws each query's recall@N on the base (hollow) and the
+// head (filled), the flipped queries coloured by their change; with more
+// than ChartRows queries the flipped come first and note says how many
+// are left to the table.
+func recallDumbbell(r *CompareReport) (svg, note string) {
+	if len(r.Queries) == 0 {
+		return "", ""
+	}
+	qs := make([]*CompareQuery, 0, len(r.Queries))
+	for i := range r.Queries {
+		qs = append(qs, &r.Queries[i])
+	}
+	if len(qs) > ChartRows {
+		flipped := func(q *CompareQuery) int {
+			if q.Change == string(gate.Unchanged) {
+				return 1
+			}
+			return 0
+		}
+		slices.SortStableFunc(qs, func(a, b *CompareQuery) int { return flipped(a) - flipped(b) })
+		note = fmt.Sprintf("The chart draws %d of %d queries, the flipped ones first; the table below has every query.", ChartRows, len(qs))
+		qs = qs[:ChartRows]
+	}
+	n := names(r.depth()).recall
+	d := chart.Dumbbell{Title: n + " per query: base → head", FromName: "base", ToName: "head", XLabel: n}
+	for _, q := range qs {
+		class := "same"
+		if q.Change != string(gate.Unchanged) {
+			class = q.Change
+		}
+		d.Rows = append(d.Rows, chart.Row{Label: q.ID, From: q.Base.RecallAtN, To: q.Head.RecallAtN, Class: class,
+			Title: fmt.Sprintf("%s: %s %s → %s (%s)", q.ID, n, f3(q.Base.RecallAtN), f3(q.Head.RecallAtN), q.Change)})
+	}
+	return d.SVG(), note
 }
 
 // apartLine names the queries of a list kept apart, "" for none.
@@ -96,6 +143,7 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 .move{color:#57606a;font-size:12px;font-weight:400} .passage{color:#57606a;font-size:12px;font-weight:400;margin:2px 0 6px;white-space:pre-wrap}
 .lists li{margin:0 0 4px}
 .muted{color:#57606a}
+#chart{margin:12px 0} #chart svg{max-width:100%;height:auto}
 </style></head><body>
 <h1 class="{{.R.Verdict}}" id="verdict">{{.Icon}} recallgate: {{.Title}} — {{.Head}}</h1>
 {{range .Reasons}}<div class="{{.Kind}} reason">{{.Kind}}: {{.Text}}</div>{{end}}
@@ -103,7 +151,8 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 <table id="summary"><tr><th>metric</th><th>base</th><th>head</th><th>Δ</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td></tr>
 {{end}}</table>
-{{range .Extra}}<p class="muted extra">{{.}}</p>
+{{if .Chart}}<figure id="chart">{{.Chart}}{{if .ChartNote}}<figcaption class="muted">{{.ChartNote}}</figcaption>{{end}}</figure>
+{{end}}{{range .Extra}}<p class="muted extra">{{.}}</p>
 {{end}}{{if .DataQuality}}<h2 id="data-quality">{{.DQTitle}}</h2><ul>
 {{range .DataQuality}}<li>{{.}}</li>
 {{end}}</ul>

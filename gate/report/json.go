@@ -517,6 +517,10 @@ type CompareReport struct {
 	// the other side had hits.
 	EmptyAnswers EmptyAnswersInfo `json:"empty_answers"`
 	Stats        StatsInfo        `json:"stats"`
+	// Statistics says what the set can detect and how several
+	// significance tests were corrected (Holm); nil only in a report
+	// written before it was added, read back.
+	Statistics *StatisticsInfo `json:"statistics,omitempty"`
 	// GateDelta is the mean recall@N delta the verdict used.
 	GateDelta float64       `json:"gate_delta"`
 	Segments  []SegmentInfo `json:"segments"`
@@ -736,7 +740,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 			N: c.Stats.N, MeanDelta: c.Stats.MeanDelta, PValue: c.Stats.PValue, Exact: c.Stats.Exact, Significant: c.Stats.Significant(),
 			CILow: c.Stats.CILow, CIHigh: c.Stats.CIHigh, Wins: c.Stats.Wins, Losses: c.Stats.Losses, Ties: c.Stats.Ties,
 		},
-		GateDelta: c.GateDelta, Segments: []SegmentInfo{},
+		Statistics: statisticsInfo(c), GateDelta: c.GateDelta, Segments: []SegmentInfo{},
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,

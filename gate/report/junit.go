@@ -62,6 +62,19 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		{"candidates", fmt.Sprint(r.Depth.Candidates)},
 		{"context", fmt.Sprint(r.Depth.Context)},
 	}}
+	if st := r.Statistics; st != nil {
+		flips, drop := "none", "none"
+		if k := st.MinSameDirectionFlips; k != nil {
+			flips = fmt.Sprint(*k)
+		}
+		if d := st.MinDetectableRecallDrop; d != nil {
+			drop = f3(*d)
+		}
+		s.Properties = append(s.Properties, junitProperty{"min_same_direction_flips", flips}, junitProperty{"min_detectable_recall_drop", drop})
+	}
+	if d := r.Unjudged.LabelDebt; d != nil {
+		s.Properties = append(s.Properties, junitProperty{"label_debt", fmt.Sprintf("%d documents in %d queries", d.Documents, d.Queries)})
+	}
 	stale := map[string]bool{}
 	for _, d := range r.DataQuality {
 		stale[d.ID] = d.KeptOut

@@ -64,6 +64,15 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 
 	fmt.Fprintf(b, "\n%s\n", statsLine(r))
+	if l := detectLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
+	if l := holmLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", EscapeMarkdown(l))
+	}
+	if l := rangeLine(r.Unjudged, r.Depth.Context); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
 	if l := latencyLine(r.Latency); l != "" {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}
@@ -176,8 +185,11 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 // chartBars is the most bars the delta chart shows.
 const chartBars = 30
 
-// chartLabel keeps a query id safe inside a quoted Mermaid label.
-func chartLabel(id string) string {
+// MermaidLabel keeps text (a query id, a date) safe inside a quoted
+// Mermaid label: letters, digits and - _ . / stay, everything else becomes
+// _, cut to 24 characters, so no label can close its quote, start a
+// directive or carry markup.
+func MermaidLabel(id string) string {
 	out := []rune{}
 	for _, r := range id {
 		switch {
@@ -214,7 +226,7 @@ func writeChart(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
 		if d < 0 {
 			arrow, l, g = "↓", fmt.Sprintf("%.3f", -d), "0"
 		}
-		labels = append(labels, fmt.Sprintf("%q", chartLabel(id)+" "+arrow))
+		labels = append(labels, fmt.Sprintf("%q", MermaidLabel(id)+" "+arrow))
 		lost, gained = append(lost, l), append(gained, g)
 	}
 	title := fmt.Sprintf("recall@%d lost (red, ↓) and gained (green, ↑) per flipped query", r.Depth.Candidates)

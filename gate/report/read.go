@@ -117,6 +117,12 @@ func (r *CompareReport) validate() error {
 	if err := validateSHAs(r.BaseSHA, r.HeadSHA); err != nil {
 		return err
 	}
+	if err := r.Statistics.validate(); err != nil {
+		return err
+	}
+	if err := r.Unjudged.validate(); err != nil {
+		return err
+	}
 	if err := r.Policy.validate(); err != nil {
 		return err
 	}
@@ -205,6 +211,58 @@ func (r *CompareReport) validate() error {
 	}
 	if rf := r.Refusal; rf != nil {
 		return rf.validate()
+	}
+	return nil
+}
+
+// validate checks the statistics read back: counts that can be, known
+// rules, p-values within 0–1.
+func (st *StatisticsInfo) validate() error {
+	if st == nil {
+		return nil
+	}
+	if k := st.MinSameDirectionFlips; k != nil && (*k < 1 || *k > st.Queries) {
+		return fmt.Errorf("statistics.min_same_direction_flips %d: want 1–%d (the queries) or null", *k, st.Queries)
+	}
+	if d := st.MinDetectableRecallDrop; d != nil && (st.MinSameDirectionFlips == nil || !(*d > 0 && *d <= 1)) {
+		return fmt.Errorf("statistics.min_detectable_recall_drop %v: want a drop within 0–1, with min_same_direction_flips", *d)
+	}
+	for i, t := range st.SignificanceTests {
+		at := fmt.Sprintf("statistics.significance_tests[%d]", i)
+		if !slices.Contains(gate.RuleNames, t.Rule) {
+			return fmt.Errorf("%s.rule %q is no rule", at, t.Rule)
+		}
+		if !(t.PValue >= 0 && t.PValue <= 1 && t.AdjustedP >= t.PValue && t.AdjustedP <= 1) || t.Significant != (t.AdjustedP < gate.Alpha) {
+			return fmt.Errorf("%s: p %v, adjusted %v, significant %v: want 0 ≤ p ≤ adjusted ≤ 1, significant when adjusted < %.2f", at, t.PValue, t.AdjustedP, t.Significant, gate.Alpha)
+		}
+		if err := plain(at+".segment", t.Segment); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validate checks the unjudged block read back: the label debt counts
+// the new unjudged documents, the head's range is ordered within 0–1.
+func (u *UnjudgedInfo) validate() error {
+	if d := u.LabelDebt; d != nil {
+		n := 0
+		for _, q := range u.New {
+			n += len(q.Docs)
+		}
+		if !u.Known || d.Documents != n || d.Queries != len(u.New) {
+			return fmt.Errorf("unjudged.label_debt %d documents in %d queries: unjudged.new lists %d in %d", d.Documents, d.Queries, n, len(u.New))
+		}
+	}
+	if rg := u.HeadRange; rg != nil {
+		for _, v := range [][2]float64{rg.PrecisionAtK, rg.NDCGAtK} {
+			if !(0 <= v[0] && v[0] <= v[1] && v[1] <= 1) {
+				return fmt.Errorf("unjudged.head_range %v: want low ≤ high within 0–1", v)
+			}
+		}
+		if !u.Known || rg.Documents < 1 || rg.Queries < 1 || rg.Queries > rg.Documents {
+			return fmt.Errorf("unjudged.head_range: %d documents in %d queries", rg.Documents, rg.Queries)
+		}
 	}
 	return nil
 }

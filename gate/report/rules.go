@@ -47,6 +47,11 @@ type UnjudgedInfo struct {
 	// New lists, per query, the head's context documents nobody judged
 	// that were not in the base's context window: the pairs to label.
 	New []UnjudgedQuery `json:"new"`
+	// LabelDebt counts New: documents and queries; null when not Known.
+	LabelDebt *LabelDebtInfo `json:"label_debt"`
+	// HeadRange bounds the head's precision@k and nDCG@k by the documents
+	// nobody judged in its top k; null when none reaches it (or not Known).
+	HeadRange *RangeInfo `json:"head_range"`
 }
 
 // UnjudgedQuery is one query's new unjudged context documents.
@@ -137,6 +142,11 @@ func unjudgedInfo(c *gate.Comparison) UnjudgedInfo {
 			u.New = append(u.New, UnjudgedQuery{ID: p.Query.ID, Docs: list(p.NewUnjudged)})
 		}
 	}
+	u.LabelDebt = &LabelDebtInfo{Queries: len(u.New)}
+	for _, q := range u.New {
+		u.LabelDebt.Documents += len(q.Docs)
+	}
+	u.HeadRange = rangeInfo(c.HeadRange)
 	if nb > 0 {
 		u.BaseJudgedAtK /= float64(nb)
 	}
@@ -223,13 +233,13 @@ func unjudgedLine(u UnjudgedInfo, k int) string {
 	if !u.Known {
 		return "The set records no judgements (gold only), so documents nobody judged cannot be told from judged non-relevant ones: unjudged counts are unknown."
 	}
-	if len(u.New) == 0 {
-		return ""
-	}
-	n := 0
+	n, nq := 0, len(u.New)
 	for _, q := range u.New {
 		n += len(q.Docs)
 	}
-	return fmt.Sprintf("The head brings %d %s nobody judged into the top %d of %d %s (judged@%d: base %.3f, head %.3f); they count as non-relevant until judged: `recallgate label --from-report report.json`.",
-		n, plural(n, "document", "documents"), k, len(u.New), plural(len(u.New), "query", "queries"), k, u.BaseJudgedAtK, u.HeadJudgedAtK)
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Label debt: %d %s in %d %s. The head brings them into its top %d and nobody judged them (judged@%d: base %.3f, head %.3f); they count as non-relevant until judged: `recallgate label --from-report report.json`.",
+		n, plural(n, "document", "documents"), nq, plural(nq, "query", "queries"), k, k, u.BaseJudgedAtK, u.HeadJudgedAtK)
 }

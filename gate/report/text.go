@@ -225,7 +225,16 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	tw.Flush()
 	fmt.Fprintf(b, "\n%s\n", terminal(statsLine(r)))
+	if l := detectLine(r); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+	}
+	if l := holmLine(r); l != "" {
+		fmt.Fprintf(b, "%s\n", terminal(l))
+	}
 	if l := latencyLine(r.Latency); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+	}
+	if l := rangeLine(r.Unjudged, r.Depth.Context); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 	}
 	if l := unjudgedLine(r.Unjudged, r.Depth.Context); l != "" {

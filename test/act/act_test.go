@@ -1,4 +1,4 @@
-// Package act_test runs the README's workflows, verbatim, under a real
+// Package act_test runs the documented workflows (docs/github-actions.md), verbatim, under a real
 // Actions runner (nektos/act) on a real container engine (podman), with
 // the action image built from the project's unchanged Dockerfile and the
 // GitHub API faked on loopback. test/act/run.sh prepares the engine and
@@ -23,6 +23,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/recallgate/recallgate/gate/mddoc"
 )
 
 // token is what the runner hands the action as github.token; it must
@@ -49,39 +51,25 @@ func projectRoot(t *testing.T) string {
 	return root
 }
 
-// readmeWorkflow is the first workflow under the README heading, byte for
-// byte: the test runs what users copy.
+// readmeWorkflow is the first workflow under the heading (a whole line,
+// "## Nightly drift") in README.md or docs/*.md, byte for byte: the test
+// runs what users copy.
 func readmeWorkflow(t *testing.T, heading string) string {
 	t.Helper()
 	return readmeWorkflowN(t, heading, 0)
 }
 
-// readmeWorkflowN is the n-th (from 0) workflow under the README heading.
+// readmeWorkflowN is the n-th (from 0) workflow under the heading.
 func readmeWorkflowN(t *testing.T, heading string, n int) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(projectRoot(t), "README.md"))
+	blocks, err := mddoc.Under(projectRoot(t), heading, "yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(b)
-	i := strings.Index(s, "\n"+heading+"\n")
-	if i < 0 {
-		t.Fatalf("README has no %q section", heading)
+	if len(blocks) <= n {
+		t.Fatalf("the %q section has %d yaml blocks, want at least %d", heading, len(blocks), n+1)
 	}
-	s = s[i:]
-	j := strings.Index(s, "```yaml\n")
-	if j < 0 {
-		t.Fatalf("README's %q section has no yaml block", heading)
-	}
-	s = s[j+len("```yaml\n"):]
-	for ; n > 0; n-- {
-		j = strings.Index(s, "```yaml\n")
-		if j < 0 {
-			t.Fatalf("README's %q section has too few yaml blocks", heading)
-		}
-		s = s[j+len("```yaml\n"):]
-	}
-	return s[:strings.Index(s, "```")]
+	return blocks[n].Text
 }
 
 // request is one call the action made to the fake API.
@@ -216,7 +204,7 @@ func git(t *testing.T, dir string, args ...string) string {
 // demoRepo is acme/rag: the demo set at the root with the README's pull
 // request workflow, one commit. config replaces recallgate.toml when not "".
 func demoRepo(t *testing.T, config string) (dir, sha string) {
-	return repoWith(t, config, readmeWorkflow(t, "## GitHub Action"), nil)
+	return repoWith(t, config, readmeWorkflow(t, "# GitHub Actions"), nil)
 }
 
 // repoWith is acme/rag with the demo set, config (when not ""), workflow
@@ -476,7 +464,7 @@ func TestScheduledDrift(t *testing.T) {
 	}
 	// A baseline from whole documents: the demo's chunking head is behind it.
 	better := strings.Replace(string(demo), "chunk_words = 12", "title_boost = 2.0", 1)
-	workflow := readmeWorkflow(t, "### Nightly drift")
+	workflow := readmeWorkflow(t, "## Nightly drift")
 	schedule := `{"schedule":"17 3 * * *","repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`
 
 	repo, _ := repoWith(t, "", workflow, map[string][]byte{"baselines/head.jsonl": baseline(t, better)})
@@ -527,7 +515,7 @@ func actionsDir(t *testing.T) string {
 func TestForkTwoWorkflows(t *testing.T) {
 	env(t)
 	actions := actionsDir(t)
-	const heading = "### Fork pull requests: the two-workflow pattern"
+	const heading = "## Fork pull requests: the two-workflow pattern"
 	gateWF, commentWF := readmeWorkflowN(t, heading, 0), readmeWorkflowN(t, heading, 1)
 	repo, sha := repoWith(t, "", gateWF, map[string][]byte{".github/workflows/recallgate-comment.yml": []byte(commentWF)})
 	api := &fakeAPI{prHead: sha, tarball: policyArchive(t, repo, sha)}
@@ -646,7 +634,7 @@ func TestNativeAction(t *testing.T) {
 		t.Skip("python3 is not installed")
 	}
 	config := "set = \"queries.jsonl\"\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"command\"\ncommand = [\"python3\", \"retriever/search.py\", \"corpus\"]\n"
-	repo, base := repoWith(t, config, readmeWorkflow(t, "### Retrievers that need their own runtime: the native action"), map[string][]byte{
+	repo, base := repoWith(t, config, readmeWorkflow(t, "## Retrievers that need their own runtime: the native action"), map[string][]byte{
 		"retriever/search.py": []byte(searchPy(t)), "retriever/requirements.txt": []byte("# the standard library is enough\n")})
 	py := filepath.Join(repo, "retriever", "search.py")
 	os.WriteFile(py, []byte(strings.Replace(searchPy(t), "MAX_WORDS = 400", "MAX_WORDS = 3", 1)), 0o644)
@@ -779,5 +767,27 @@ func TestPullRequestRaisesItsOwnThreshold(t *testing.T) {
 	}
 	if !strings.Contains(posted.Body, "policy: the base commit's config") {
 		t.Errorf("the comment does not say which policy judged:\n%s", posted.Body)
+	}
+}
+
+// TestDocumentedWorkflowsAreFound needs no runner: each workflow the
+// suite runs is still found, whole, under its heading in the
+// documentation, so a renamed heading or a moved page fails here, in
+// `go test ./...`, and not only under test/act/run.sh.
+func TestDocumentedWorkflowsAreFound(t *testing.T) {
+	for _, w := range []struct {
+		heading string
+		n       int
+	}{
+		{"# GitHub Actions", 0},
+		{"## Nightly drift", 0},
+		{"## Fork pull requests: the two-workflow pattern", 0},
+		{"## Fork pull requests: the two-workflow pattern", 1},
+		{"## Retrievers that need their own runtime: the native action", 0},
+	} {
+		wf := readmeWorkflowN(t, w.heading, w.n)
+		if !regexp.MustCompile(`(?m)^on:`).MatchString(wf) || !regexp.MustCompile(`(?m)^jobs:`).MatchString(wf) {
+			t.Errorf("%q, workflow %d: not a whole workflow:\n%s", w.heading, w.n, wf)
+		}
 	}
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the README's workflows under a real Actions runner (nektos/act) on a
+# Runs the documented workflows (docs/github-actions.md) under a real Actions runner (nektos/act) on a
 # real container engine (Debian's podman with runc), with the action image
 # built from the unchanged Dockerfile. Called from .ci/run; run it by hand
 # as root with `bash test/act/run.sh`.
@@ -130,5 +130,5 @@ svc=$!
 for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { cat "$work/service.log"; echo "podman service did not start"; exit 1; }
 
-echo "== the README's workflows under act"
+echo "== the documented workflows under act"
 RECALLGATE_ACT_BIN="$bin/act" RECALLGATE_ACT_SOCKET="unix://$sock" go test -count=1 -timeout 25m -v ./test/act "$@"

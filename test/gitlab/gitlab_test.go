@@ -1,4 +1,4 @@
-// Package gitlab_test runs the README's .gitlab-ci.yml, verbatim, under a
+// Package gitlab_test runs the documented .gitlab-ci.yml (docs/gitlab-ci.md), verbatim, under a
 // real GitLab CI runner emulator (gitlab-ci-local, shell executor) against
 // a fake GitLab API on 127.0.0.1 that follows GitLab's documented shapes,
 // with recallgate built from this repository on the job's PATH. The image
@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallgate/recallgate/gate/mddoc"
 	"github.com/recallgate/recallgate/gate/publish"
 )
 
@@ -75,30 +76,22 @@ func projectRoot(t *testing.T) string {
 	return root
 }
 
-// readmeHeading is the README section whose first yaml block is the
-// .gitlab-ci.yml the tests run.
-const readmeHeading = "## GitLab CI"
+// readmeHeading is the documentation's section (docs/gitlab-ci.md) whose
+// first yaml block is the .gitlab-ci.yml the tests run.
+const readmeHeading = "# GitLab CI"
 
-// readmeCI is the .gitlab-ci.yml of the README's GitLab section, byte for
-// byte: the tests run what users copy.
+// readmeCI is the documented .gitlab-ci.yml, byte for byte: the tests
+// run what users copy.
 func readmeCI(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(projectRoot(t), "README.md"))
+	blocks, err := mddoc.Under(projectRoot(t), readmeHeading, "yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := string(b)
-	i := strings.Index(s, "\n"+readmeHeading+"\n")
-	if i < 0 {
-		t.Fatalf("README has no %q section", readmeHeading)
+	if len(blocks) == 0 {
+		t.Fatalf("the %q section has no yaml block", readmeHeading)
 	}
-	s = s[i:]
-	j := strings.Index(s, "```yaml\n")
-	if j < 0 {
-		t.Fatalf("README's %q section has no yaml block", readmeHeading)
-	}
-	s = s[j+len("```yaml\n"):]
-	return s[:strings.Index(s, "```")]
+	return blocks[0].Text
 }
 
 // git runs git in dir.
@@ -611,5 +604,16 @@ func TestMergeRequestBadInput(t *testing.T) {
 	p = runPipeline(t, dir, srv.URL, vars)
 	if !regexp.MustCompile(`retrieval-gate[^\n]*FAIL 2`).MatchString(p.log) || !strings.Contains(p.log, "CI_MERGE_REQUEST_DIFF_BASE_SHA") {
 		t.Errorf("without the diff base the job did not stop with exit 2 naming CI_MERGE_REQUEST_DIFF_BASE_SHA:\n%s", p.log)
+	}
+}
+
+// TestDocumentedCIIsFound needs no runner: the .gitlab-ci.yml the suite
+// runs is still found under its heading, with both jobs' scripts, so a
+// moved page fails here and not only under test/gitlab/run.sh.
+func TestDocumentedCIIsFound(t *testing.T) {
+	for _, job := range []string{"retrieval-gate", "retrieval-drift"} {
+		if s := jobScript(t, job); !strings.HasPrefix(s[0], "recallgate ci ") {
+			t.Errorf("the %s job's script starts %q, want a recallgate ci line", job, s[0])
+		}
 	}
 }

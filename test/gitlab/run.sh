@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the README's .gitlab-ci.yml under a real GitLab CI runner emulator
+# Runs the documented .gitlab-ci.yml (docs/gitlab-ci.md) under a real GitLab CI runner emulator
 # (gitlab-ci-local 4.60.1 from npm, shell executor: the job's script on
 # this machine, recallgate built from the repository on its PATH) against
 # a fake GitLab API on 127.0.0.1, and the merge request job's script in
@@ -87,5 +87,5 @@ else
   echo "podman, runc or /bin/busybox missing: the image test will skip (test/act/run.sh installs them)"
 fi
 
-echo "== the README's .gitlab-ci.yml under gitlab-ci-local"
+echo "== the documented .gitlab-ci.yml under gitlab-ci-local"
 RECALLGATE_GLCI_BIN="$glci" RECALLGATE_GITLAB_IMAGE="$image" go test -count=1 -v ./test/gitlab "$@"

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInitThenValidateThenGate: in a fresh git repository, `init` writes
+// the files and exits 0, `validate --config recallgate.toml` accepts them,
+// and once they are on main a pull request that rewords the starter
+// corpus's billing pages (refunds no longer says "refunds"; invoices now
+// says "take") is gated: q1 finds only billing/invoices and loses
+// billing/refunds, exit 1. The starter works out of the box.
+func TestInitThenValidateThenGate(t *testing.T) {
+	f := &fixture{t: t, dir: gitDir(t)}
+	f.git("init", "-q", "-b", "main")
+	f.put("README.md", "# our service\n")
+	t.Chdir(f.dir)
+	code, out, errs := rg(t, "init")
+	if code != 0 || !strings.Contains(out, "wrote .github/workflows/recallgate.yml\n") || !strings.Contains(out, "next steps:") {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := rg(t, "validate", "--config", "recallgate.toml"); code != 0 {
+		t.Fatalf("validate of what init wrote: exit %d\n%s%s", code, out, errs)
+	}
+	f.commit("recallgate init")
+	f.git("checkout", "-q", "-b", "pr")
+	f.put("eval/corpus/billing/refunds.md", "# Money back\n\nMoney goes back to the card you paid with.\n")
+	f.put("eval/corpus/billing/invoices.md", "# Invoices\n\nInvoices take a day to appear on the billing page.\n")
+	f.commit("reword the billing pages")
+	code, out, errs = rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main")
+	if code != 1 || !strings.Contains(out, "q1  recall@50 1.000 → 0.000  lost: billing/refunds") {
+		t.Errorf("gate on a pull request after init: exit %d, want 1 with q1 regressed\n%s%s", code, out, errs)
+	}
+}
+
+// TestInitGitLabAndRefusal: --ci gitlab writes .gitlab-ci.yml (whose job
+// is the documented merge request job) and validates; a second init
+// exits 2 naming every file that is there and writes nothing.
+func TestInitGitLabAndRefusal(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errs := rg(t, "init", "--dir", dir, "--ci", "gitlab")
+	if code != 0 {
+		t.Fatalf("init --ci gitlab: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".github")); err == nil {
+		t.Error("init --ci gitlab wrote a GitHub workflow")
+	}
+	ci := string(must(os.ReadFile(filepath.Join(dir, ".gitlab-ci.yml"))))
+	documented := strings.Join(gitlabScript(t), "\n")
+	if _, job, ok := strings.Cut(ci, "\nretrieval-gate:\n"); !ok || !strings.Contains(job, "    - "+documented+"\n") {
+		t.Errorf("the init .gitlab-ci.yml's retrieval-gate job does not run the documented %q:\n%s", documented, ci)
+	}
+	if code, out, errs := rg(t, "validate", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 {
+		t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
+	}
+	if err := os.Remove(filepath.Join(dir, "recallgate.toml")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = rg(t, "init", "--dir", dir)
+	if code != 2 || !strings.Contains(errs, "eval/queries.jsonl, eval/corpus/billing/refunds.md, eval/corpus/billing/invoices.md already exist: init never overwrites a file") || out != "" {
+		t.Errorf("a second init: exit %d, want 2 naming the files\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "recallgate.toml")); err == nil {
+		t.Error("the refused init wrote recallgate.toml")
+	}
+}
+
+// TestInitWorkflowIsTheDocumentedOne: the workflow init writes is the
+// pull-request workflow docs/github-actions.md shows, from its on: line.
+func TestInitWorkflowIsTheDocumentedOne(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := rg(t, "init", "--dir", dir); code != 0 {
+		t.Fatal(errs)
+	}
+	written := string(must(os.ReadFile(filepath.Join(dir, ".github", "workflows", "recallgate.yml"))))
+	blocks := docSection(t, "# GitHub Actions")
+	documented := blockOf(t, blocks, "yaml").Text
+	_, w, ok1 := strings.Cut(written, "\non: ")
+	_, d, ok2 := strings.Cut(documented, "\non: ")
+	if !ok1 || !ok2 || w != d {
+		t.Errorf("init's workflow:\n%s\nthe documented one:\n%s", written, documented)
+	}
+}
+
+// gitDir is a temporary folder by its real path (git prints real paths).
+func gitDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestInitFirstPullRequest: the pull request that adds what init wrote
+// (config, set and corpus all new) is not red for want of a base: the base
+// commit cannot run the config it brings, so the head stands for both
+// sides, exit 0, and the report says why.
+func TestInitFirstPullRequest(t *testing.T) {
+	f := &fixture{t: t, dir: gitDir(t)}
+	f.git("init", "-q", "-b", "main")
+	f.put("README.md", "# our service\n")
+	f.commit("start")
+	f.git("checkout", "-q", "-b", "adopt")
+	t.Chdir(f.dir)
+	if code, out, errs := rg(t, "init"); code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errs)
+	}
+	f.commit("recallgate init")
+	code, out, errs := rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main")
+	if code != 0 || !strings.Contains(out+errs, "this change adopts recallgate: the base commit") || !strings.Contains(out, "the head's run stands for both sides") {
+		t.Errorf("gate on the pull request that adds init's files: exit %d, want 0 saying it adopts recallgate\n%s%s", code, out, errs)
+	}
+}

@@ -1,0 +1,149 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// StatisticsInfo says what the set can detect and how the rules tested for
+// significance were corrected for testing several at once.
+type StatisticsInfo struct {
+	// Queries is how many queries the paired test counts.
+	Queries int `json:"queries"`
+	// MinSameDirectionFlips is the fewest queries that must all move the
+	// same way (none the other) for the exact sign-flip test to reach
+	// p < 0.05 on this many queries; null when no number is enough.
+	MinSameDirectionFlips *int `json:"min_same_direction_flips"`
+	// MinDetectableRecallDrop is the smallest mean recall@N drop that could
+	// then be significant: that many queries each losing one relevant
+	// document from the top N, chosen where one document is the smallest
+	// share of the query's gold (gate.MinDetectableDrop); null when none.
+	MinDetectableRecallDrop *float64 `json:"min_detectable_recall_drop"`
+	// SignificanceTests are the rules tested for significance
+	// (require_significance, beyond their limit), with each p-value and
+	// its Holm-adjusted value over all of them, in rule order.
+	SignificanceTests []SignificanceTest `json:"significance_tests"`
+}
+
+// SignificanceTest is one rule's significance test.
+type SignificanceTest struct {
+	Rule    string `json:"rule"`
+	Segment string `json:"segment"`
+	// PValue is the rule's sign-flip p; AdjustedP is it after Holm's
+	// correction over every test of the report.
+	PValue    float64 `json:"p_value"`
+	AdjustedP float64 `json:"adjusted_p"`
+	// Significant is AdjustedP < 0.05.
+	Significant bool `json:"significant"`
+}
+
+// LabelDebtInfo counts the documents nobody judged that the head brought
+// into its context (the pairs `label --from-report` offers).
+type LabelDebtInfo struct {
+	Documents int `json:"documents"`
+	Queries   int `json:"queries"`
+}
+
+// RangeInfo bounds the head's mean precision@k and nDCG@k by the documents
+// nobody judged in its top k: each pair is the lower and the higher of the
+// value with them counted non-relevant (the score) and relevant at the
+// set's top grade.
+type RangeInfo struct {
+	Documents    int        `json:"documents"`
+	Queries      int        `json:"queries"`
+	PrecisionAtK [2]float64 `json:"precision_at_k"`
+	NDCGAtK      [2]float64 `json:"ndcg_at_k"`
+}
+
+func statisticsInfo(c *gate.Comparison) *StatisticsInfo {
+	s := &StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}}
+	if d := c.Detect; d.FlipsKnown {
+		k := d.MinFlips
+		s.MinSameDirectionFlips = &k
+		if d.DropKnown {
+			v := d.MinRecallDrop
+			s.MinDetectableRecallDrop = &v
+		}
+	}
+	for _, r := range c.Rules {
+		if r.PValue != nil && r.AdjustedP != nil {
+			s.SignificanceTests = append(s.SignificanceTests, SignificanceTest{Rule: r.Name, Segment: r.Segment, PValue: *r.PValue, AdjustedP: *r.AdjustedP, Significant: *r.AdjustedP < gate.Alpha})
+		}
+	}
+	return s
+}
+
+func rangeInfo(r *gate.UnjudgedRange) *RangeInfo {
+	if r == nil {
+		return nil
+	}
+	order := func(v [2]float64) [2]float64 { return [2]float64{min(v[0], v[1]), max(v[0], v[1])} }
+	return &RangeInfo{Documents: r.Docs, Queries: r.Queries, PrecisionAtK: order(r.Precision), NDCGAtK: order(r.NDCG)}
+}
+
+// GrowTowards is the set size the detect line advises growing towards.
+const GrowTowards = 50
+
+// detectLine says what the set can detect: "This set calls a drop
+// significant only when 6 queries move the same way …", or "" for a
+// report that does not say.
+func detectLine(r *CompareReport) string {
+	st := r.Statistics
+	if st == nil {
+		return ""
+	}
+	grow := ""
+	if st.Queries < GrowTowards {
+		grow = fmt.Sprintf(" Grow it towards %d queries to see smaller changes.", GrowTowards)
+	}
+	if st.MinSameDirectionFlips == nil {
+		return fmt.Sprintf("This set of %d %s cannot call any drop significant: with the exact sign-flip test, not even all of them moving the same way reaches p < 0.05. Grow it towards %d queries to see changes at all.",
+			st.Queries, plural(st.Queries, "query", "queries"), GrowTowards)
+	}
+	k := *st.MinSameDirectionFlips
+	line := fmt.Sprintf("This set calls a drop significant only when %d queries move the same way (none the other way; sign-flip p = 2/2^%d < 0.05)", k, k)
+	if d := st.MinDetectableRecallDrop; d != nil {
+		line += fmt.Sprintf(": the smallest mean recall@%d drop that can be significant is %s (%d queries each losing one relevant document).", r.Depth.Candidates, f3(*d), k)
+	} else {
+		line += fmt.Sprintf(", and fewer than %d queries have a relevant document found on the base to lose.", k)
+	}
+	return line + grow
+}
+
+// holmLine names the significance tests and their Holm-adjusted p-values
+// when more than one rule was tested, or "".
+func holmLine(r *CompareReport) string {
+	if r.Statistics == nil {
+		return ""
+	}
+	tests := r.Statistics.SignificanceTests
+	if len(tests) < 2 {
+		return ""
+	}
+	parts := make([]string, len(tests))
+	for i, t := range tests {
+		name := t.Rule
+		if t.Segment != "" {
+			name = "segment " + t.Segment + " " + name
+		}
+		verdict := "not significant"
+		if t.Significant {
+			verdict = "significant"
+		}
+		parts[i] = fmt.Sprintf("%s p = %.3f → %.3f (%s)", name, t.PValue, t.AdjustedP, verdict)
+	}
+	return fmt.Sprintf("Holm's correction for %d significance tests (require_significance): %s; a rule fails only when its adjusted p < 0.05.", len(tests), strings.Join(parts, "; "))
+}
+
+// rangeLine shows the head's range of precision@k and nDCG@k, or "".
+func rangeLine(u UnjudgedInfo, k int) string {
+	rg := u.HeadRange
+	if rg == nil {
+		return ""
+	}
+	return fmt.Sprintf("Head precision@%d is %s … %s and nDCG@%d %s … %s: the %d %s nobody judged in its top %d (%d %s) counted non-relevant … relevant.",
+		k, f3(rg.PrecisionAtK[0]), f3(rg.PrecisionAtK[1]), k, f3(rg.NDCGAtK[0]), f3(rg.NDCGAtK[1]),
+		rg.Documents, plural(rg.Documents, "document", "documents"), k, rg.Queries, plural(rg.Queries, "query", "queries"))
+}

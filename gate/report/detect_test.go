@@ -1,0 +1,162 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// judgedComparison is ten queries (gold doc/NN 2, doc/NNx 1, z judged 0)
+// at N = 10, k = 3, with significance required and a rule on the keyword
+// segment (all ten). The head puts n1, which nobody judged, in place of
+// doc/NN on q01–q06: six recall drops of 0.5 (p = 2/2^6 = 0.031 for the
+// whole set and the segment; Holm: 2 · 0.031 = 0.062 each), and a
+// precision and nDCG drop its range cannot confirm.
+func judgedComparison(t *testing.T) *gate.Comparison {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, `{"id":"q%02d","query":"ordinary question %d","gold":{"doc/%02d":2,"doc/%02dx":1,"z":0}}`+"\n", i, i, i, i)
+	}
+	set, err := gate.ParseSet(strings.NewReader(b.String()), "judged.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := func(lost int) *gate.Scorecard {
+		sc := gate.NewScorer(set, gate.Depth{Candidates: 10, Context: 3})
+		for i, q := range set.Queries {
+			first := "doc/" + q.ID[1:]
+			if i < lost {
+				first = "n1"
+			}
+			if err := sc.Add(gate.Result{ID: q.ID, Hits: []gate.Hit{{Doc: first}, {Doc: "doc/" + q.ID[1:] + "x"}, {Doc: "z"}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := sc.Card()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	th := gate.DefaultThresholds()
+	th.RequireSignificance = true
+	limit := 0.05
+	th.Segments = []gate.SegmentRule{{Name: "keyword", Limits: gate.Limits{MaxRecallDrop: &limit}}}
+	th.MaxNewMisses = 10
+	c, err := gate.Compare(card(0), card(6), th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestStatisticsGolden: what the set can detect, Holm's two tests, the
+// label debt and the head's unjudged range, in every format; the JSON
+// read back renders the same.
+func TestStatisticsGolden(t *testing.T) {
+	c := judgedComparison(t)
+	want := map[Format][]string{
+		Text: {
+			"This set calls a drop significant only when 6 queries move the same way (none the other way; sign-flip p = 2/2^6 < 0.05): the smallest mean recall@10 drop that can be significant is 0.300 (6 queries each losing one relevant document). Grow it towards 50 queries to see smaller changes.",
+			"Holm's correction for 2 significance tests (require_significance): max_recall_drop p = 0.031 → 0.062 (not significant); segment auto: keyword max_recall_drop p = 0.031 → 0.062 (not significant); a rule fails only when its adjusted p < 0.05.",
+			// precision@3: 6 queries at 1/3, 4 at 2/3 → 0.467; with n1 relevant 6 · 1/3 more over 10 → 0.667.
+			"Head precision@3 is 0.467 … 0.667 and nDCG@3",
+			"the 6 documents nobody judged in its top 3 (6 queries) counted non-relevant … relevant.",
+			"Label debt: 6 documents in 6 queries.",
+			"the recall@10 drop is not significant after Holm's correction for 2 tests (sign-flip p = 0.031, adjusted p = 0.062 ≥ 0.05 over 10 queries)",
+			"the range of the head's precision@3 cannot confirm the drop: were the 6 documents nobody judged in the head's top 3 (q01, q02, q03, q04, q05, q06) relevant, it would drop by 0.000",
+		},
+		Markdown: {"This set calls a drop significant only when 6 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm's correction for 2 significance tests"},
+		HTML:     {"This set calls a drop significant only when 6 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm&#39;s correction for 2 significance tests", "Head precision@3 is 0.467 … 0.667"},
+		JUnit:    {`<property name="min_same_direction_flips" value="6">`, `<property name="min_detectable_recall_drop" value="0.300">`, `<property name="label_debt" value="6 documents in 6 queries">`},
+		JSON: {`"min_same_direction_flips": 6,`, `"min_detectable_recall_drop": 0.3,`, `"adjusted_p": 0.0625,`, `"label_debt": {
+      "documents": 6,
+      "queries": 6
+    },`, `"precision_at_k": [
+        0.4666666666666666,
+        0.6666666666666666
+      ],`},
+	}
+	if c.Verdict != gate.Inconclusive {
+		t.Errorf("verdict %s %q", c.Verdict, c.Reasons)
+	}
+	for format, lines := range want {
+		out := string(render(t, c, format))
+		for _, l := range lines {
+			if !strings.Contains(out, l) {
+				t.Errorf("%s lacks %q", format, l)
+			}
+		}
+	}
+	golden(t, "statistics.golden.md", render(t, c, Markdown))
+	golden(t, "statistics.golden.txt", render(t, c, Text))
+	r, err := ReadCompareReport(bytes.NewReader(render(t, c, JSON)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []Format{Markdown, Text, JSON, JUnit} {
+		var buf bytes.Buffer
+		if err := WriteCompareReport(&buf, r, format); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(buf.Bytes(), render(t, c, format)) {
+			t.Errorf("%s differs after a JSON round trip", format)
+		}
+	}
+}
+
+// TestStatisticsReadStrictly: the reader refuses statistics and unjudged
+// blocks that cannot be.
+func TestStatisticsReadStrictly(t *testing.T) {
+	c := judgedComparison(t)
+	for name, vandal := range map[string]func(m map[string]any){
+		"flips zero":      func(m map[string]any) { m["statistics"].(map[string]any)["min_same_direction_flips"] = 0 },
+		"flips over n":    func(m map[string]any) { m["statistics"].(map[string]any)["min_same_direction_flips"] = 11 },
+		"drop without k":  func(m map[string]any) { m["statistics"].(map[string]any)["min_same_direction_flips"] = nil },
+		"unknown key":     func(m map[string]any) { m["statistics"].(map[string]any)["power"] = 0.8 },
+		"test rule":       func(m map[string]any) { test(m)["rule"] = "max_fun" },
+		"adjusted below":  func(m map[string]any) { test(m)["adjusted_p"] = 0.01 },
+		"significant lie": func(m map[string]any) { test(m)["significant"] = true },
+		"test segment":    func(m map[string]any) { test(m)["segment"] = "a\n::error::x" },
+		"debt mismatch": func(m map[string]any) {
+			m["unjudged"].(map[string]any)["label_debt"] = map[string]any{"documents": 7, "queries": 3}
+		},
+		"range reversed": func(m map[string]any) {
+			m["unjudged"].(map[string]any)["head_range"].(map[string]any)["ndcg_at_k"] = []any{0.9, 0.1}
+		},
+	} {
+		m := mapOf(t, render(t, c, JSON))
+		vandal(m)
+		if _, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func test(m map[string]any) map[string]any {
+	return m["statistics"].(map[string]any)["significance_tests"].([]any)[0].(map[string]any)
+}
+
+// TestReportWithoutStatistics: a report written before statistics were
+// added reads back and renders without claiming anything of its set.
+func TestReportWithoutStatistics(t *testing.T) {
+	m := mapOf(t, render(t, judgedComparison(t), JSON))
+	delete(m, "statistics")
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "old.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []Format{Text, Markdown, HTML, JUnit} {
+		var buf bytes.Buffer
+		if err := WriteCompareReport(&buf, r, format); err != nil {
+			t.Fatal(err)
+		}
+		if out := buf.String(); strings.Contains(out, "This set") || strings.Contains(out, "min_same_direction_flips") || strings.Contains(out, "significance tests (require_significance)") {
+			t.Errorf("%s of a report without statistics says what the set can detect", format)
+		}
+	}
+}

@@ -1,0 +1,140 @@
+// Package scaffold starts a gate in a repository (`recallgate init`): a
+// commented recallgate.toml whose builtin retriever works out of the box, a
+// starter set of two example queries (one answered, one unanswerable) over a
+// two-document corpus, and the CI workflow the documentation shows. The
+// files are embedded templates; none is ever written over an existing file.
+package scaffold
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// templates holds the files init writes, under the names in files.
+//
+//go:embed templates
+var templates embed.FS
+
+// file is one file init writes: where, from which template.
+type file struct {
+	path     string // in the repository, slash-separated
+	template string // under templates/
+}
+
+// common are the files every CI gets.
+var common = []file{
+	{"recallgate.toml", "recallgate.toml"},
+	{"eval/queries.jsonl", "eval/queries.jsonl"},
+	{"eval/corpus/billing/refunds.md", "eval/corpus/billing/refunds.md"},
+	{"eval/corpus/billing/invoices.md", "eval/corpus/billing/invoices.md"},
+}
+
+// workflows is each CI's workflow file.
+var workflows = map[string]file{
+	"github": {".github/workflows/recallgate.yml", "recallgate.yml"},
+	"gitlab": {".gitlab-ci.yml", "gitlab-ci.yml"},
+}
+
+// ExistsError is init's refusal: files it would write are already there.
+// Nothing was written.
+type ExistsError struct {
+	// Paths are the existing files, slash-separated, relative to the
+	// repository folder, in the order init writes them.
+	Paths []string
+}
+
+func (e *ExistsError) Error() string {
+	verb := "exists"
+	if len(e.Paths) > 1 {
+		verb = "exist"
+	}
+	return fmt.Sprintf("%s already %s: init never overwrites a file, so it wrote nothing; move it away, or run init with another --dir", strings.Join(e.Paths, ", "), verb)
+}
+
+// Init writes the files for ci into the repository folder dir, prints
+// each path it wrote and the three next steps to w. When any of the files
+// exists it writes none and returns an *ExistsError naming them all.
+func Init(dir, ci string, w io.Writer) error {
+	wf, ok := workflows[ci]
+	if !ok {
+		return fmt.Errorf("--ci %q: want github or gitlab", ci)
+	}
+	files := append(common[:len(common):len(common)], wf)
+	var exists []string
+	for _, f := range files {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.path))); err == nil {
+			exists = append(exists, f.path)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+	}
+	if len(exists) > 0 {
+		return &ExistsError{Paths: exists}
+	}
+	var written []string
+	for _, f := range files {
+		if err := create(dir, f); err != nil {
+			// Another process made one of the files meanwhile: take back
+			// what this run wrote, so a refusal still leaves nothing.
+			for _, p := range written {
+				os.Remove(filepath.Join(dir, filepath.FromSlash(p)))
+			}
+			if errors.Is(err, fs.ErrExist) {
+				return &ExistsError{Paths: []string{f.path}}
+			}
+			return fmt.Errorf("write %s: %w", f.path, err)
+		}
+		written = append(written, f.path)
+		fmt.Fprintf(w, "wrote %s\n", f.path)
+	}
+	fmt.Fprint(w, nextSteps(ci))
+	return nil
+}
+
+// create writes one template to its path under dir, never over a file.
+func create(dir string, f file) error {
+	body, err := templates.ReadFile("templates/" + f.template)
+	if err != nil {
+		return err // embedded at build time: TestTemplatesAreEmbedded reads each
+	}
+	p := filepath.Join(dir, filepath.FromSlash(f.path))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := out.Write(body); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// nextSteps is what init prints after the files: the three steps from
+// the example to a gate of the team's own.
+func nextSteps(ci string) string {
+	open := "Commit the files in a pull request: its check passes and says it adopts recallgate\n     (its base commit has nothing to compare); every pull request after it is gated."
+	if ci == "gitlab" {
+		open = "Add a project access token (scope api, role Reporter) as the masked CI/CD variable\n     RECALLGATE_GITLAB_TOKEN, and commit the files in a merge request: it passes and says it\n     adopts recallgate (nothing to compare); every merge request after it is gated."
+	}
+	return `
+next steps:
+  1. Replace the two example queries in eval/queries.jsonl with about thirty real ones
+     and their gold documents (docs/set.md):
+     recallgate sample --log queries.log --out eval/queries.jsonl --force
+     recallgate label --config recallgate.toml
+  2. Point [retriever] in recallgate.toml at your documents or your own retriever
+     (docs/config.md), then check it:
+     recallgate validate --config recallgate.toml
+  3. ` + open + `
+     On your machine: recallgate gate --config recallgate.toml --base-ref origin/main
+`
+}
