@@ -68,6 +68,9 @@ type Config struct {
 	// Refusal is each side's own refusal rule ([refusal], or
 	// [base.refusal] and [head.refusal] over it): base first.
 	Refusal [2]gate.Refusal
+	// Variants are the [variant.NAME.retriever] tables an experiment
+	// ranks against the base, in the order the file gives them.
+	Variants []Variant
 }
 
 // Retriever configures one side's retriever: the table type lives beside
@@ -152,10 +155,11 @@ type rawConfig struct {
 		Expires string   `toml:"expires"`
 		Rules   []string `toml:"rules"`
 	} `toml:"waiver"`
-	Retriever *Retriever  `toml:"retriever"`
-	Refusal   *rawRefusal `toml:"refusal"`
-	Base      *side       `toml:"base"`
-	Head      *side       `toml:"head"`
+	Retriever *Retriever               `toml:"retriever"`
+	Refusal   *rawRefusal              `toml:"refusal"`
+	Base      *side                    `toml:"base"`
+	Head      *side                    `toml:"head"`
+	Variant   map[string]*variantTable `toml:"variant"`
 }
 
 // Load reads and validates a config file. Every error is a *gate.InputError
@@ -300,6 +304,9 @@ func Parse(data []byte, name string) (*Config, error) {
 		}
 		c.Waivers = append(c.Waivers, gate.Waiver{Query: w.Query, Reason: w.Reason, Expires: exp, Rules: w.Rules})
 		c.waiverLines = append(c.waiverLines, arrayKeyLine(data, "waiver", i, "expires"))
+	}
+	if err := c.variants(raw, md, data, dir); err != nil {
+		return nil, err
 	}
 	if err := c.sides(raw, dir); err != nil {
 		var ie *gate.InputError
@@ -479,6 +486,8 @@ func (c *Config) sides(raw rawConfig, dir string) error {
 		return &gate.InputError{File: c.Path, Field: "retriever", Err: errors.New("use either [retriever] or [base.retriever] and [head.retriever], not both")}
 	case raw.Retriever != nil:
 		c.Base, c.Head = raw.Retriever, raw.Retriever
+	case hasBase && !hasHead && len(raw.Variant) > 0:
+		c.Base = raw.Base.Retriever // an experiment's baseline: no head side
 	case hasBase != hasHead:
 		return &gate.InputError{File: c.Path, Field: "retriever", Err: errors.New("[base.retriever] and [head.retriever] go together: one is missing")}
 	case hasBase:
@@ -490,7 +499,7 @@ func (c *Config) sides(raw rawConfig, dir string) error {
 	if err := c.prepare(c.Base, dir, "base.retriever"); err != nil {
 		return err
 	}
-	if c.Head != c.Base {
+	if c.Head != nil && c.Head != c.Base {
 		return c.prepare(c.Head, dir, "head.retriever")
 	}
 	return nil

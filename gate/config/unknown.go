@@ -44,6 +44,10 @@ func knownKeys(table []string) []string {
 			t, i = reflect.TypeOf(Retriever{}), 1
 			continue
 		}
+		if i == 0 && part == "variant" && len(table) > 2 && table[2] == "retriever" {
+			t, i = reflect.TypeOf(Retriever{}), 2
+			continue
+		}
 		f, ok := fieldByTag(t, part)
 		if !ok {
 			return nil

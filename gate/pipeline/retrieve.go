@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,6 +54,24 @@ func (s SideRun) Latency() *gate.LatencyStats {
 // first is the run the comparison uses.
 func (s SideRun) First() []gate.Result { return s.Results[0] }
 
+// SideTable is the retriever table of a side: "base", "head", or an
+// experiment's variant, "variant.NAME" (config.Variant.Side); nil when the
+// config has none.
+func SideTable(cfg *config.Config, side string) *config.Retriever {
+	switch side {
+	case "base":
+		return cfg.Base
+	case "head":
+		return cfg.Head
+	}
+	if name, ok := strings.CutPrefix(side, "variant."); ok {
+		if v := cfg.Variant(name); v != nil {
+			return v.Retriever
+		}
+	}
+	return nil
+}
+
 // Retrieve retrieves the top k hits of every query of the set for each
 // named side at the same time, so the two sides share the wall time,
 // repeats times over. A side whose
@@ -79,10 +98,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		indexDir = e.Cache.IndexDir(e)
 	}
 	for _, side := range sides {
-		rc := cfg.Base
-		if side == "head" {
-			rc = cfg.Head
-		}
+		rc := SideTable(cfg, side)
 		if rc == nil {
 			return nil, &gate.InputError{File: cfg.Path, Field: side + ".retriever", Err: fmt.Errorf("no retriever configured: add [retriever] or [%s.retriever]", side)}
 		}
@@ -133,10 +149,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		if !ok {
 			continue
 		}
-		rc := cfg.Base
-		if side == "head" {
-			rc = cfg.Head
-		}
+		rc := SideTable(cfg, side)
 		key := rc.URL
 		if key == "" {
 			key = side

@@ -147,10 +147,7 @@ func CheckConfig(e *Env, cfg *config.Config, set *gate.Set, sides []string) erro
 		}
 	}
 	for _, side := range sides {
-		rc := cfg.Base
-		if side == "head" {
-			rc = cfg.Head
-		}
+		rc := SideTable(cfg, side)
 		if rc == nil {
 			continue // the gate names it when it needs the side
 		}

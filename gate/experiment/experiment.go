@@ -1,0 +1,263 @@
+// Package experiment ranks candidate retrievers against one baseline: the
+// [variant.NAME.retriever] tables of a recallgate.toml against its
+// [base.retriever] (or [retriever]). Every variant is retrieved once, a few
+// at a time, sharing the run cache, and paired with the baseline query by
+// query exactly as the gate pairs base and head (pipeline.CompareRuns: the
+// same scores, flips, attribution, segments, final-context stage and
+// refusal check). The comparisons become a leaderboard (Report), written
+// as text, JSON, Markdown or an HTML page with inline SVG charts, and read
+// back strictly (ReadReport). An experiment informs; it does not gate.
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/cli"
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/ghaction"
+	"github.com/recallgate/recallgate/gate/pipeline"
+)
+
+// DefaultParallel is how many retrievers an experiment runs at once (the
+// baseline counts as one): each holds its index or process while it runs.
+const DefaultParallel = 4
+
+// BaselineName is the baseline's name in every report.
+const BaselineName = "base"
+
+// Options are the choices of one experiment run.
+type Options struct {
+	// Config holds the baseline and the variants; Set is its eval set,
+	// read once for every variant.
+	Config *config.Config
+	Set    *gate.Set
+	// NoCache ignores the config's cache_dir.
+	NoCache bool
+	// Parallel is how many retrievers run at once (0: DefaultParallel).
+	Parallel int
+	// BaseRef, when set, runs the baseline in that commit's whole tree
+	// with that commit's config as the policy, as `gate --base-ref` does
+	// (pipeline.OpenBase); the variants run in this checkout. TempDir is
+	// where the tree is made ("" the system's).
+	BaseRef, TempDir string
+}
+
+// VariantError is why a variant could not be ranked: its retriever could
+// not be built or failed on a query. Its chain holds the retriever's error
+// (an infrastructure error: exit 3), never a row of zeros.
+type VariantError struct {
+	Name string
+	Err  error
+}
+
+func (e *VariantError) Error() string { return fmt.Sprintf("variant %q: %v", e.Name, e.Err) }
+
+// Unwrap returns the retriever's error.
+func (e *VariantError) Unwrap() error { return e.Err }
+
+// Run retrieves the baseline and every variant, pairs each variant with the
+// baseline under the config's [gate] policy and builds the leaderboard. A
+// variant that fails is a *VariantError naming it (all failing variants,
+// joined); no report is made then.
+func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
+	cfg, set := o.Config, o.Set
+	if len(cfg.Variants) == 0 {
+		return nil, gate.AtStage(gate.StageConfig, "", &gate.InputError{File: cfg.Path, Field: "variant", Err: errors.New("an experiment needs at least one [variant.NAME.retriever] table to rank against the baseline")})
+	}
+	if cfg.Base == nil {
+		return nil, gate.AtStage(gate.StageConfig, "", &gate.InputError{File: cfg.Path, Field: "base.retriever", Err: errors.New("an experiment needs its baseline: a [base.retriever] or [retriever] table")})
+	}
+	if cfg.Head != nil && cfg.Head != cfg.Base {
+		e.Warn("%s: [head.retriever] is not ranked by an experiment: name it [variant.NAME.retriever] to rank it", cfg.Path)
+	}
+	sides := []string{"base"}
+	for _, v := range cfg.Variants {
+		sides = append(sides, v.Side())
+	}
+	if o.BaseRef != "" {
+		sides = sides[1:] // the baseline's table is the base commit's
+	}
+	if err := pipeline.CheckConfig(e, cfg, set, sides); err != nil {
+		return nil, err
+	}
+	keys := map[string]string{}
+	var notes []string
+	if o.BaseRef != "" {
+		b, err := pipeline.OpenBase(ctx, e, cfg, set, pipeline.BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir})
+		if err != nil {
+			return nil, err
+		}
+		defer b.Tree.Close()
+		cfg, notes, keys["base"] = b.Sides(cfg), b.Notes, b.Tree.Commit
+		if pol := b.Policy(o.Config); pol.Source == gate.PolicyBaseCommit {
+			notes = append(notes, fmt.Sprintf("policy: the base commit's config (%s) judged every variant: its [gate] and [depth]", pipeline.ShortSHA(b.Tree.Commit)))
+		}
+		sides = append([]string{"base"}, sides...)
+	}
+	job := *e
+	if cfg.CacheDir != "" && !o.NoCache {
+		job.Cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: keys}
+	}
+	runs, err := retrieve(ctx, &job, cfg, set, sides, o.Parallel)
+	if err != nil {
+		return nil, inHeadsPlace(err)
+	}
+	var rows []Input
+	for _, v := range cfg.Variants {
+		// The variant takes the head's place, so CorpusFor and the
+		// fingerprints see it as the gate sees its head.
+		run, ok := runs[v.Side()]
+		if !ok {
+			return nil, fmt.Errorf("variant %q: retrieval gave no run and no error (a bug in recallgate: please report it)", v.Name)
+		}
+		vc := *cfg
+		vc.Head = v.Retriever
+		cmp, err := pipeline.CompareRuns(&job, set, &vc, cfg.Thresholds, runs["base"].First(), map[string]pipeline.SideRun{"base": runs["base"], "head": run}, nil)
+		if err != nil {
+			return nil, inHeadsPlace(&VariantError{Name: v.Name, Err: err})
+		}
+		rows = append(rows, Input{Name: v.Name, Comparison: cmp})
+	}
+	r := Build(rows)
+	r.Notes = append(r.Notes, notes...)
+	return r, nil
+}
+
+// retrieve runs the sides at most parallel at a time (each batch shares
+// rate limits and progress) and returns every side's run; the failures of
+// all variants are joined, each a *VariantError. The baseline's failure is
+// the run's.
+func retrieve(ctx context.Context, e *pipeline.Env, cfg *config.Config, set *gate.Set, sides []string, parallel int) (map[string]pipeline.SideRun, error) {
+	if parallel <= 0 {
+		parallel = DefaultParallel
+	}
+	out := map[string]pipeline.SideRun{}
+	var errs []error
+	for start := 0; start < len(sides); start += parallel {
+		batch := sides[start:min(start+parallel, len(sides))]
+		for len(batch) > 0 {
+			runs, err := pipeline.Retrieve(ctx, e, cfg, set, batch, cfg.Depth.Candidates, 1)
+			if err != nil {
+				// A retriever that could not be built stops its batch:
+				// drop its side and run the others again.
+				side := failedSide(err, batch)
+				if side == "base" {
+					return nil, err
+				}
+				if side == "" {
+					if len(batch) == 1 || ctx.Err() != nil {
+						return nil, err
+					}
+					// Which one is unknown: each side alone tells.
+					for _, s := range batch {
+						one, err := retrieve(ctx, e, cfg, set, []string{s}, 1)
+						if err != nil {
+							if s == "base" {
+								return nil, err
+							}
+							errs = append(errs, sideError(s, err))
+							continue
+						}
+						out[s] = one[s]
+					}
+					break
+				}
+				errs = append(errs, sideError(side, err))
+				batch = slices.DeleteFunc(slices.Clone(batch), func(s string) bool { return s == side })
+				continue
+			}
+			for _, side := range batch {
+				if r := runs[side]; r.Err != nil {
+					errs = append(errs, sideError(side, r.Err))
+				} else {
+					out[side] = r
+				}
+			}
+			break
+		}
+	}
+	for _, err := range errs {
+		if !errors.As(err, new(*VariantError)) {
+			return nil, err // the baseline's
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// failedSide is the side a retrieval error names (its stage's side), when
+// it is one of the batch's; "" when it names none.
+func failedSide(err error, batch []string) string {
+	var se *gate.StageError
+	if errors.As(err, &se) && slices.Contains(batch, se.Side) {
+		return se.Side
+	}
+	return ""
+}
+
+// inHeadsPlace tags a variant's error as the head side's at its stage, the
+// role a variant plays, so an error report (whose sides are base, head or
+// none) reads back; its message names the variant.
+func inHeadsPlace(err error) error {
+	if !errors.As(err, new(*VariantError)) {
+		return err
+	}
+	stage := gate.StageRetrieve
+	var se *gate.StageError
+	if errors.As(err, &se) {
+		stage = se.Stage
+	}
+	return &gate.StageError{Stage: stage, Side: "head", Err: err}
+}
+
+// sideError is a side's error: a variant's names the variant; the
+// baseline's stays as it is.
+func sideError(side string, err error) error {
+	name, ok := strings.CutPrefix(side, "variant.")
+	if !ok || errors.As(err, new(*VariantError)) {
+		return err
+	}
+	return &VariantError{Name: name, Err: err}
+}
+
+// CommandOptions are the flags of `recallgate experiment`.
+type CommandOptions struct {
+	// Config is the recallgate.toml with the baseline and the variants.
+	Config string
+	// Format is text, json, markdown or html; Out the file to write it to
+	// ("" stdout), JSONOut a file for the JSON report besides.
+	Format, Out, JSONOut string
+	// BaseRef runs the baseline in that commit's tree (Options.BaseRef).
+	BaseRef string
+}
+
+// Command is `recallgate experiment`: the config and its set loaded (the
+// set once), the experiment run, its warnings printed and the report
+// written. It returns nil when the experiment ran, whatever the variants
+// did: an experiment informs, it does not gate.
+func Command(ctx context.Context, e *pipeline.Env, o CommandOptions, stdout io.Writer) error {
+	f, err := ParseFormat(o.Format)
+	if err != nil {
+		return cli.Usagef("--format: %v", err)
+	}
+	cfg, set, err := pipeline.LoadConfigSet(o.Config, "")
+	if err != nil {
+		return err
+	}
+	r, err := Run(ctx, e, Options{Config: cfg, Set: set, BaseRef: o.BaseRef, TempDir: ghaction.ReadRunner(e.Getenv).TempDir()})
+	if err != nil {
+		return err
+	}
+	for _, w := range r.Warnings {
+		e.Warn("%s", w)
+	}
+	return WriteFiles(stdout, r, f, o.Out, o.JSONOut)
+}

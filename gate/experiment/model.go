@@ -1,0 +1,187 @@
+package experiment
+
+import (
+	"math"
+	"slices"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/report"
+)
+
+// Input is one variant's comparison with the baseline.
+type Input struct {
+	Name       string
+	Comparison *gate.Comparison
+}
+
+// Report is the leaderboard: the baseline and each variant paired with it,
+// in the config's order. Its JSON is the experiment's report.
+type Report struct {
+	Tool    string `json:"tool"`
+	Command string `json:"command"`
+	// Set and Depth are the eval set and the two depths every variant was
+	// scored at; Metrics say what each key measures.
+	Set     report.SetInfo      `json:"set"`
+	Depth   report.DepthInfo    `json:"depth"`
+	Metrics []report.MetricInfo `json:"metrics"`
+	// Baseline is the base side.
+	Baseline Baseline `json:"baseline"`
+	// Variants are the candidates, in the config's order.
+	Variants []Variant `json:"variants"`
+	// Segments name, per segment of the set, the variants that find the
+	// most of it (recall@N), when any beats the baseline.
+	Segments []Segment `json:"segments"`
+	// Warnings are the comparisons' warnings, each once.
+	Warnings []string `json:"warnings"`
+	// Notes say what was compared when it is not plain: the baseline ran
+	// in the base commit's tree, whose config judged.
+	Notes []string `json:"notes"`
+}
+
+// Baseline is the base side's means and timing.
+type Baseline struct {
+	Name    string              `json:"name"`
+	Summary report.SideSummary  `json:"summary"`
+	Latency *report.LatencyInfo `json:"latency"`
+}
+
+// Interval is a 95% paired bootstrap interval of a mean delta.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// Intervals are the intervals of the two deltas the leaderboard ranks by.
+type Intervals struct {
+	RecallAtN Interval `json:"recall_at_n"`
+	NDCGAtK   Interval `json:"ndcg_at_k"`
+}
+
+// ZeroRecall are the queries that newly reach zero recall@N (new) and
+// those that leave it (recovered), in set order.
+type ZeroRecall struct {
+	New       []string `json:"new"`
+	Recovered []string `json:"recovered"`
+}
+
+// GateOutcome is what the baseline's gate ([gate] of the config) would say
+// of the variant as a head.
+type GateOutcome struct {
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons"`
+	// Pass is Verdict == "pass".
+	Pass bool `json:"pass"`
+}
+
+// Variant is one candidate against the baseline.
+type Variant struct {
+	Name    string              `json:"name"`
+	Summary report.SideSummary  `json:"summary"`
+	Delta   report.DeltaSummary `json:"delta"`
+	CI      Intervals           `json:"ci"`
+	// PValue is the exact sign-flip p-value of the recall@N delta (the
+	// gate's statistic: Monte Carlo beyond gate.ExactFlipLimit moved
+	// queries, then Exact is false); NDCGPValue the nDCG@k delta's.
+	PValue     float64 `json:"p_value"`
+	Exact      bool    `json:"exact"`
+	NDCGPValue float64 `json:"ndcg_p_value"`
+	// Regressed and Improved are the queries that flipped, the largest
+	// recall move first, as the gate lists them.
+	Regressed  []string   `json:"regressed"`
+	Improved   []string   `json:"improved"`
+	ZeroRecall ZeroRecall `json:"zero_recall"`
+	// Wins are the segments where this variant finds the most.
+	Wins []string `json:"wins"`
+	// Latency is the variant's retriever timing; null when not timed (a
+	// cached run).
+	Latency *report.LatencyInfo `json:"latency"`
+	Gate    GateOutcome         `json:"gate"`
+}
+
+// Segment is one segment's recall@N on the baseline and on each variant
+// (Recall, in the variants' order), and the variants that find the most
+// of it when that is more than the baseline (Winners; empty: the
+// baseline holds).
+type Segment struct {
+	Label    string    `json:"segment"`
+	Queries  int       `json:"queries"`
+	Baseline float64   `json:"baseline"`
+	Recall   []float64 `json:"recall"`
+	Winners  []string  `json:"winners"`
+}
+
+// winEpsilon absorbs floating-point noise when segment means are compared.
+const winEpsilon = 1e-9
+
+// Build makes the leaderboard of the variants' comparisons; every
+// comparison pairs the same baseline run on the same set at the same depths.
+func Build(in []Input) *Report {
+	r := &Report{Tool: "recallgate", Command: "experiment", Variants: []Variant{}, Segments: []Segment{}, Warnings: []string{}, Notes: []string{}}
+	seenWarning := map[string]bool{}
+	segIndex := map[string]int{}
+	for i, v := range in {
+		c := v.Comparison
+		cr := report.FromComparison(c)
+		if i == 0 {
+			r.Set, r.Depth, r.Metrics = cr.Set, cr.Depth, cr.Metrics
+			r.Baseline = Baseline{Name: BaselineName, Summary: cr.Summary.Base}
+			if cr.Latency != nil {
+				r.Baseline.Latency = cr.Latency.Base
+			}
+		}
+		nd := c.MetricStats(gate.MetricNDCG)
+		row := Variant{
+			Name: v.Name, Summary: cr.Summary.Head, Delta: cr.Summary.Delta,
+			CI:     Intervals{RecallAtN: Interval{c.Stats.CILow, c.Stats.CIHigh}, NDCGAtK: Interval{nd.CILow, nd.CIHigh}},
+			PValue: c.Stats.PValue, Exact: c.Stats.Exact, NDCGPValue: nd.PValue,
+			Regressed: cr.Regressed, Improved: cr.Improved, Wins: []string{},
+			ZeroRecall: ZeroRecall{New: cr.NewMisses, Recovered: without(cr.Summary.Base.ZeroRecall, cr.Summary.Head.ZeroRecall)},
+			Gate:       GateOutcome{Verdict: cr.Verdict, Reasons: cr.Reasons, Pass: cr.Verdict == string(gate.Pass)},
+		}
+		if cr.Latency != nil {
+			row.Latency = cr.Latency.Head
+		}
+		r.Variants = append(r.Variants, row)
+		for _, w := range cr.Warnings {
+			if !seenWarning[w] {
+				seenWarning[w] = true
+				r.Warnings = append(r.Warnings, w)
+			}
+		}
+		for _, s := range cr.Segments {
+			label := s.Label()
+			j, ok := segIndex[label]
+			if !ok {
+				j = len(r.Segments)
+				segIndex[label] = j
+				r.Segments = append(r.Segments, Segment{Label: label, Queries: s.Queries, Baseline: s.BaseRecall, Recall: make([]float64, len(in)), Winners: []string{}})
+			}
+			r.Segments[j].Recall[i] = s.HeadRecall
+		}
+	}
+	for j := range r.Segments {
+		s := &r.Segments[j]
+		best := slices.Max(append([]float64{s.Baseline}, s.Recall...))
+		if best <= s.Baseline+winEpsilon {
+			continue
+		}
+		for i, v := range s.Recall {
+			if math.Abs(v-best) <= winEpsilon {
+				s.Winners = append(s.Winners, r.Variants[i].Name)
+				r.Variants[i].Wins = append(r.Variants[i].Wins, s.Label)
+			}
+		}
+	}
+	return r
+}
+
+// without is the ids of a that are not in b, in a's order.
+func without(a, b []string) []string {
+	out := []string{}
+	for _, id := range a {
+		if !slices.Contains(b, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
