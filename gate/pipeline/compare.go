@@ -277,9 +277,10 @@ func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o Dri
 // is one). A recorded value that is not a fingerprint is refused.
 func checkBaseline(cfg *config.Config, set *gate.Set, baseline string, m gate.RunMeta) (gate.BaselineCheck, error) {
 	recorded := map[string]string{gate.InputSet: m.Set, gate.InputRetriever: m.Config, gate.InputCorpus: m.Corpus}
+	field := map[string]string{gate.InputSet: "set", gate.InputRetriever: "config", gate.InputCorpus: "corpus"} // as the line names them
 	for _, in := range gate.BaselineInputs {
 		if v := recorded[in]; v != "" && !gate.IsFingerprint(v) {
-			return gate.BaselineCheck{}, &gate.InputError{File: baseline, Line: 1, Field: "recallgate." + map[string]string{gate.InputRetriever: "config"}[in] + in,
+			return gate.BaselineCheck{}, &gate.InputError{File: baseline, Line: 1, Field: "recallgate." + field[in],
 				Err: fmt.Errorf("%.80q is not a fingerprint (sha256: and 64 hex digits)", v)}
 		}
 	}

@@ -165,6 +165,12 @@ func TestDriftOlderBaseline(t *testing.T) {
 		t.Errorf("headline %q does not say the baseline is older", first)
 	}
 
+	// A recorded value that is no fingerprint is refused, naming it.
+	put(t, f.dir, "baseline.jsonl", `{"recallgate":{"set":"sha256:nope","config":"`+strings.Repeat("x", 200)+`"}}`+"\n"+string(rest))
+	if _, err := f.drift(t, true); ExitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "baseline.jsonl:1: recallgate.set: \"sha256:nope\" is not a fingerprint") {
+		t.Errorf("a forged fingerprint: %v", err)
+	}
+
 	f = newDriftFixture(t)
 	f.edit(t, "set.jsonl", "\n", "\n"+`{"id":"q3","query":"cherry pie","gold":{"fruit/cherry":1}}`+"\n")
 	cmp, err = f.drift(t, true)
