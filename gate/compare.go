@@ -545,6 +545,11 @@ type Comparison struct {
 	// Baseline is what a drift run found checking its baseline's inputs;
 	// nil for other runs. Set by the caller.
 	Baseline *BaselineCheck
+	// NeverRetrieved lists, when the corpus is not known, the relevant gold
+	// documents that neither side returned for any query (see
+	// neverRetrieved): labels that may name documents the index never
+	// held. A warning, never a verdict change.
+	NeverRetrieved []string
 	// Notes say what was compared when it is not plain (the base side ran
 	// on another commit's tree, the set changed in the change); set by the
 	// caller, shown near the top of every report.
@@ -749,6 +754,9 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		c.Warnings = append(c.Warnings, "head: "+w)
 	}
 	c.Warnings = append(c.Warnings, outageWarnings...)
+	if pol.Corpus == nil {
+		c.NeverRetrieved = neverRetrieved(base, head)
+	}
 	if err := c.buildRefusal(base, head, pol.Refusal, pol); err != nil {
 		return nil, err
 	}
@@ -1115,4 +1123,41 @@ func segments(c *Comparison) []Segment {
 		merged = append(merged, s)
 	}
 	return merged
+}
+
+// neverRetrieved lists, sorted, the relevant gold documents of the set
+// that neither side returned for any query: not at any depth for a query
+// that labels them, nor in the kept top max(N, k) of any other query. With
+// a retriever recallgate cannot see into (command, http, a run file) and
+// no corpus to check against, such a label may name a document the index
+// never held, which would read as a plain retrieval miss. nil when a
+// scorecard kept only its numbers (the ranks are gone, nothing can be
+// said).
+func neverRetrieved(base, head *Scorecard) []string {
+	seen := map[string]bool{}
+	for _, card := range []*Scorecard{base, head} {
+		for i := range card.Queries {
+			s := &card.Queries[i]
+			if s.GoldRanks == nil {
+				return nil
+			}
+			for d := range s.GoldRanks {
+				seen[d] = true
+			}
+			for _, d := range s.Docs {
+				seen[d] = true
+			}
+		}
+	}
+	var out []string
+	for _, q := range base.Set.Queries {
+		for d, g := range q.Gold {
+			if g > 0 && !seen[d] {
+				seen[d] = true // listed once
+				out = append(out, d)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

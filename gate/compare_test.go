@@ -183,3 +183,41 @@ func TestCompareRefusesMismatch(t *testing.T) {
 		t.Error("negative threshold: want an error")
 	}
 }
+
+// TestNeverRetrieved: with the corpus unknown, a relevant gold document
+// that neither side returned for any query (d-gone) is listed once,
+// sorted; one returned at any depth for its own query (d-deep at rank
+// 60, beyond N = 50), or only for another query (d-other), or labelled
+// grade 0 (d-zero) is not. A known corpus turns the list off, and the
+// verdict is the same either way.
+func TestNeverRetrieved(t *testing.T) {
+	s, err := ParseSet(strings.NewReader(`{"id":"q1","query":"a","gold":{"d1":2,"d-gone":1,"d-zero":0}}
+{"id":"q2","query":"b","gold":{"d2":1,"d-deep":1,"d-gone":2}}
+{"id":"q3","query":"c","gold":{"d3":1,"d-other":1,"b-gone":1}}
+{"id":"u1","query":"d","gold":{},"unanswerable":true}
+`), "set.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deep := []string{"d2"}
+	for i := 2; i < 60; i++ {
+		deep = append(deep, fmt.Sprintf("filler%d", i))
+	}
+	deep = append(deep, "d-deep")
+	base := card(t, s, map[string][]Hit{"q1": hits("d1", "d-other"), "q2": hits(deep...), "q3": hits("d3"), "u1": hits("x")})
+	head := card(t, s, map[string][]Hit{"q1": hits("x"), "q2": hits("d2"), "q3": hits("d3"), "u1": hits("x")})
+	c, err := CompareWith(base, head, Policy{Thresholds: DefaultThresholds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.NeverRetrieved, ","); got != "b-gone,d-gone" {
+		t.Errorf("never retrieved %q, want b-gone,d-gone", got)
+	}
+	known, err := CompareWith(base, head, Policy{Thresholds: DefaultThresholds(), Corpus: map[string]bool{"d1": true, "d2": true, "d3": true, "x": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if known.NeverRetrieved != nil || known.Verdict != c.Verdict || c.Verdict != Fail {
+		t.Errorf("with a corpus: never retrieved %v, verdict %s; without: verdict %s (want fail both)", known.NeverRetrieved, known.Verdict, c.Verdict)
+	}
+}

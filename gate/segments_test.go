@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/shareddata"
 )
 
 // TestSegmentedScoringMatchesStreaming: a TREC run cut into segments at
@@ -142,7 +144,7 @@ func TestAutoKind(t *testing.T) {
 // TestSciFactClaimsAreNotKeywords: SciFact's claims are sentences; before
 // the keyword-like rule, every one without a question mark was "keyword".
 func TestSciFactClaimsAreNotKeywords(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "data", "scifact", "queries.jsonl"))
+	data, err := os.ReadFile(shareddata.Path(t, "data/scifact/queries.jsonl"))
 	if err != nil {
 		t.Fatalf("the SciFact queries from ../shared/data (beside the checkout): %v", err)
 	}

@@ -378,7 +378,11 @@ type rawAdj struct {
 func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 	var raw rawQuery
 	if err := decodeStrict(line, &raw); err != nil {
-		return nil, jsonLineError(file, n, err)
+		ie := jsonLineError(file, n, err)
+		if hint := setFieldHint(ie.Field); hint != "" && ie.Err.Error() == "unknown field" {
+			ie.Err = errors.New("unknown field; " + hint)
+		}
+		return nil, ie
 	}
 	if raw.ID == nil || strings.TrimSpace(*raw.ID) == "" {
 		return nil, inputErr(file, n, "id", "required and must not be empty")
@@ -606,7 +610,7 @@ func (g *goldMap) UnmarshalJSON(data []byte) error {
 		}
 		num, ok := vt.(json.Number)
 		if !ok {
-			return fmt.Errorf("gold.%s: grade must be a number 0–%d, got %v", key, MaxGrade, vt)
+			return fmt.Errorf("gold.%s: grade must be a number 0–%d, got %s", key, MaxGrade, jsonShown(vt))
 		}
 		if _, dup := m[key]; dup {
 			return fmt.Errorf("gold.%s: document listed twice", key)
@@ -879,4 +883,55 @@ func jsonTypeName(t reflect.Type) string {
 		return "an object"
 	}
 	return "another type"
+}
+
+// jsonShown writes a JSON token as the line gave it: a string quoted
+// ("1", not 1), an object or array named.
+func jsonShown(tok json.Token) string {
+	switch v := tok.(type) {
+	case string:
+		return strconv.Quote(v)
+	case nil:
+		return "null"
+	case json.Delim:
+		if v == '[' {
+			return "an array"
+		}
+		return "an object"
+	}
+	return fmt.Sprint(tok)
+}
+
+// setFieldAliases are the names other tools and habits give a set line's
+// fields.
+var setFieldAliases = map[string]string{
+	"text": "query", "question": "query", "q": "query", "query_text": "query", "claim": "query",
+	"qid": "id", "query_id": "id", "_id": "id", "query-id": "id",
+	"relevant": "gold", "qrels": "gold", "labels": "gold", "grades": "gold", "relevance": "gold",
+	"relevant_docs": "gold", "answers": "gold", "expected": "gold", "golds": "gold",
+	"segment": "segments", "tags": "segments", "answerable": "unanswerable",
+}
+
+// setFieldHint says which field a set line's unknown top-level field
+// most likely meant ("text" → did you mean "query"?), or lists the fields
+// a line takes; "" for a nested field.
+func setFieldHint(field string) string {
+	if field == "" || strings.Contains(field, ".") {
+		return ""
+	}
+	t := reflect.TypeOf(rawQuery{})
+	known := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		known = append(known, t.Field(i).Tag.Get("json"))
+	}
+	want := setFieldAliases[strings.ToLower(field)]
+	for _, k := range known {
+		if strings.EqualFold(k, field) || strings.EqualFold(k+"s", field) {
+			want = k
+		}
+	}
+	if want != "" {
+		return fmt.Sprintf("did you mean %q? (a set line is {\"id\": …, \"query\": …, \"gold\": {doc: grade}})", want)
+	}
+	return "a set line takes " + strings.Join(known, ", ")
 }

@@ -60,6 +60,11 @@ func TestParseSetErrors(t *testing.T) {
 	}{
 		{"bad JSON on line 7", gen(6) + `{"id":"q9","query":` + "\n", "invalid JSON", 7},
 		{"unknown field", `{"id":"q1","query":"a","gold":{"d":1},"golds":{}}`, "golds: unknown field", 1},
+		{"text for query", `{"id":"q1","text":"a","gold":{"d":1}}`, `text: unknown field; did you mean "query"?`, 1},
+		{"qid for id", `{"qid":"q1","query":"a","gold":{"d":1}}`, `qid: unknown field; did you mean "id"?`, 1},
+		{"no near field", `{"id":"q1","query":"a","gold":{"d":1},"frobnicate":1}`, "frobnicate: unknown field; a set line takes id, query, gold, segments,", 1},
+		{"grade as a string", `{"id":"q1","query":"a","gold":{"d":"1"}}`, `gold.d: grade must be a number 0–3, got "1"`, 1},
+		{"grade as an object", `{"id":"q1","query":"a","gold":{"d":{}}}`, `gold.d: grade must be a number 0–3, got an object`, 1},
 		{"grade 5", good + `{"id":"q2","query":"a","gold":{"d":5}}`, "gold.d: query \"q2\": grade 5 is outside 0–3", 2},
 		{"fractional grade", `{"id":"q2","query":"a","gold":{"d":1.5}}`, "not an integer", 1},
 		{"duplicate id", good + good, "duplicate query id \"q1\" (first on line 1)", 2},

@@ -2,15 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 
-	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/ghaction"
-	"github.com/recallgate/recallgate/gate/ghclient"
-	"github.com/recallgate/recallgate/gate/publish"
-	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/ghjob"
 )
 
 var commentCommand = command{
@@ -30,38 +24,7 @@ var commentCommand = command{
 			if *in == "" {
 				return usagef("--report is required")
 			}
-			r, err := report.ReadCompareReportFile(*in)
-			if err != nil {
-				return err
-			}
-			if err := gate.CheckGateName(*name); *name != "" && err != nil {
-				return usagef("--name: %v", err)
-			}
-			id := r.SetGate(*cfgName, *name)
-			md, err := report.Render(r, report.Markdown)
-			if err != nil {
-				return err
-			}
-			rn := ghaction.ReadRunner(e.getenv)
-			gh, err := ghclient.New(e.job().HTTPClient(), rn.APIURL, e.getenv("GITHUB_TOKEN"), rn.Repository)
-			if err != nil {
-				return usagef("%v", err)
-			}
-			number, err := ghaction.CommentTarget(ctx, rn, gh, r.HeadSHA, *in, *pr)
-			if err != nil {
-				return err
-			}
-			created, link, err := gh.UpsertComment(ctx, number, publish.Markers(id.Config, id.Name, *cfgName), md)
-			var pe *ghclient.PermissionError
-			if errors.As(err, &pe) {
-				e.job().Warn("%v", err)
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "recallgate: %s %s\n", map[bool]string{true: "posted", false: "updated"}[created], link)
-			return nil
+			return ghjob.Comment(ctx, e.job(), ghjob.CommentOptions{Report: *in, PR: *pr, Config: *cfgName, Name: *name}, e.stdout)
 		}
 	},
 }

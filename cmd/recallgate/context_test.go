@@ -130,6 +130,7 @@ for line in sys.stdin:
 // exit 3 naming the query and the field; a context path on a retriever
 // that cannot take one is exit 2 naming the file, line and key.
 func TestContextBadAnswers(t *testing.T) {
+	needTool(t, "python3")
 	dir := t.TempDir()
 	write(t, dir, "set.jsonl", `{"id":"q1","query":"alpha","gold":{"a":1}}`+"\n"+`{"id":"q2","query":"beta","gold":{"a":1}}`+"\n")
 	script := write(t, dir, "r.py", contextRetriever)

@@ -72,6 +72,7 @@ for line in sys.stdin:
 // 2^63−1 tokens at the token bound: exit 3 naming the query and the
 // field, peak RSS under the suite's limit.
 func TestCommandHugePassageBounded(t *testing.T) {
+	needTool(t, "python3")
 	dir := t.TempDir()
 	write(t, dir, "set.jsonl", `{"id":"q1","query":"alpha","gold":{"a":1}}`+"\n"+`{"id":"q2","query":"beta","gold":{"a":1}}`+"\n")
 	script := write(t, dir, "r.py", hugePassage)

@@ -177,9 +177,7 @@ var liveInNote = regexp.MustCompile(`(?:^|[^\w\x{200b}])(?:[!$&#]\d|[~%][\w"]|@\
 // (quick actions on their own lines, @all, GitLab references, HTML) makes
 // the error note (exit 3) say so with nothing in it live.
 func TestCIGitLabErrorNoteInert(t *testing.T) {
-	if _, err := exec.LookPath("python3"); err != nil {
-		t.Skip("python3 is not installed")
-	}
+	needTool(t, "python3", "git")
 	g := &fakeGitLab{}
 	srv := g.server(t)
 	dir := t.TempDir()

@@ -111,6 +111,7 @@ func TestNoWorkflowCommandInjection(t *testing.T) {
 		t.Errorf("gate: exit %d\n%s", code, errs)
 	}
 
+	needTool(t, "python3") // the rest runs a command retriever
 	write(t, dir, "noisy.py", `import json, sys
 print("::error::INJECTED from the retriever", file=sys.stderr, flush=True)
 print("::set-output name=verdict::pass", file=sys.stderr, flush=True)
@@ -308,8 +309,8 @@ func TestCommentReadsTrue(t *testing.T) {
 	const z = "\u200b"
 	body := g.comments[0]
 	for _, want := range []string{
-		"| q10 | ok⟨U+202E⟩ ⟨U+2066⟩x⟨U+2069⟩ q1⟨U+200B⟩ see https" + z + "://evil.example www" + z + ".evil.example |",
-		"| q16 | owner/repo#" + z + "1 GH-" + z + "2 owner/repo@" + z + "0123ab" + z + "c 4f2a9c" + z + "1 é@" + z + "octocat |",
+		"| `q10` | ok⟨U+202E⟩ ⟨U+2066⟩x⟨U+2069⟩ q1⟨U+200B⟩ see https" + z + "://evil.example www" + z + ".evil.example |",
+		"| `q16` | owner/repo#" + z + "1 GH-" + z + "2 owner/repo@" + z + "0123ab" + z + "c 4f2a9c" + z + "1 é@" + z + "octocat |",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the comment lacks\n%q\n%s", want, body)

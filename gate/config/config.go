@@ -183,7 +183,14 @@ func Parse(data []byte, name string) (*Config, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &gate.InputError{File: name, Line: pe.Position.Line, Err: errors.New(pe.Message)}
+			field := ""
+			if k := toml.Key(strings.Split(pe.LastKey, ".")); pe.LastKey != "" && keyLine(data, k) == pe.Position.Line {
+				field = pe.LastKey // the error is on the key's own line: name it
+			}
+			return nil, &gate.InputError{File: name, Line: pe.Position.Line, Field: field, Err: errors.New(pe.Message)}
+		}
+		if ie, ok := typeError(data, name, err); ok {
+			return nil, ie
 		}
 		return nil, &gate.InputError{File: name, Err: err}
 	}

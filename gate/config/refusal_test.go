@@ -40,7 +40,7 @@ min_score = 0.5
 
 func TestRefusalErrors(t *testing.T) {
 	for body, want := range map[string]string{
-		"[refusal]\nmin_score = \"high\"\n":                                  `line 2 (last key "refusal.min_score")`,
+		"[refusal]\nmin_score = \"high\"\n":                                  `r.toml:2: refusal.min_score: must be a number (no quotes); got the string "high"`,
 		"[refusal]\n":                                                        "r.toml:1: refusal.min_score: required",
 		"[refusal]\nmin_scor = 0.4\n":                                        "r.toml:2: refusal.min_scor: unknown key; did you mean min_score?",
 		"[refusal]\nmin_score = nan\n":                                       "r.toml:2: refusal.min_score: must be a number",

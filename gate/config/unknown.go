@@ -37,6 +37,22 @@ func unknownKeyError(data []byte, keys []toml.Key) (line int, field, msg string)
 // knownKeys lists the keys recallgate reads in a table, from the toml tags
 // of the raw config, in declaration order.
 func knownKeys(table []string) []string {
+	t, ok := tableType(table)
+	if !ok || t.Kind() != reflect.Struct {
+		return nil
+	}
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		if tag := t.Field(i).Tag.Get("toml"); tag != "" && tag != "-" {
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// tableType is the Go type recallgate decodes the table into (pointers
+// and arrays of tables looked through); false for a table it does not read.
+func tableType(table []string) (reflect.Type, bool) {
 	t := reflect.TypeOf(rawConfig{})
 	for i := 0; i < len(table); i++ {
 		part := table[i]
@@ -50,23 +66,14 @@ func knownKeys(table []string) []string {
 		}
 		f, ok := fieldByTag(t, part)
 		if !ok {
-			return nil
+			return nil, false
 		}
 		t = f.Type
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 			t = t.Elem()
 		}
 	}
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		if tag := t.Field(i).Tag.Get("toml"); tag != "" && tag != "-" {
-			out = append(out, tag)
-		}
-	}
-	return out
+	return t, true
 }
 
 func fieldByTag(t reflect.Type, tag string) (reflect.StructField, bool) {

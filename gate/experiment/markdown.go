@@ -47,7 +47,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "- **%s**: no query flipped\n", md(v.Name))
 			continue
 		}
-		fmt.Fprintf(&b, "- **%s**: regressed %s · improved %s\n", md(v.Name), ids(v.Regressed, md), ids(v.Improved, md))
+		fmt.Fprintf(&b, "- **%s**: regressed %s · improved %s\n", md(v.Name), ids(v.Regressed, report.MarkdownID), ids(v.Improved, report.MarkdownID))
 	}
 	var wins []string
 	for _, s := range r.Segments {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -15,6 +16,28 @@ type PullRequests interface {
 	FindPullRequest(ctx context.Context, headOwner, branch, sha string) (int, error)
 }
 
+// CommentEnv checks, before GitHub is asked anything, what `recallgate
+// comment` reads from the environment, and names the variables to set
+// (it runs in a workflow step or on a laptop alike, where there is no
+// action input): GITHUB_REPOSITORY as owner/name and GITHUB_TOKEN.
+func (rn Runner) CommentEnv(token string) error {
+	var need []string
+	owner, name, ok := strings.Cut(rn.Repository, "/")
+	switch {
+	case rn.Repository == "":
+		need = append(need, "GITHUB_REPOSITORY to the repository as owner/name (e.g. GITHUB_REPOSITORY=acme/rag)")
+	case !ok || owner == "" || name == "" || strings.Contains(name, "/"):
+		need = append(need, fmt.Sprintf("GITHUB_REPOSITORY to owner/name (it is %q)", gate.Visible(rn.Repository)))
+	}
+	if strings.TrimSpace(token) == "" {
+		need = append(need, "GITHUB_TOKEN to a token that may write pull-request comments (in a workflow: env: GITHUB_TOKEN: ${{ github.token }}; on your machine: a personal access token, e.g. GITHUB_TOKEN=$(gh auth token))")
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	return fmt.Errorf("set %s (and GITHUB_API_URL for GitHub Enterprise Server)", strings.Join(need, ", and "))
+}
+
 // CommentTarget decides which pull request a report's comment goes to. In
 // a workflow_run job (the runner's event) the report must record the run's
 // head commit (reportHead), and the PR is the open one with that head (from
@@ -23,9 +46,12 @@ type PullRequests interface {
 func CommentTarget(ctx context.Context, rn Runner, gh PullRequests, reportHead, file string, pr int) (int, error) {
 	if rn.EventName != "workflow_run" {
 		if pr <= 0 {
-			return 0, invalid("--pr is required outside a workflow_run job")
+			return 0, invalid("--pr is required outside a workflow_run job (in one, GITHUB_EVENT_NAME=workflow_run and the event at GITHUB_EVENT_PATH name the pull request)")
 		}
 		return pr, nil
+	}
+	if rn.EventPath == "" {
+		return 0, invalid("GITHUB_EVENT_NAME is workflow_run but GITHUB_EVENT_PATH is not set: set it to the event's JSON file, or give --pr")
 	}
 	ev, err := ReadEvent(rn.EventPath)
 	if err != nil {

@@ -6,15 +6,20 @@ package ghjob
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/cijob"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/ghclient"
 	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/publish"
+	"github.com/recallgate/recallgate/gate/report"
 )
 
 // Run is the action's job (`recallgate action`, and `recallgate ci`
@@ -61,4 +66,59 @@ func Run(ctx context.Context, e *pipeline.Env, commands, stdout io.Writer) error
 		return cijob.Fail(ctx, step, j, evErr, stdout)
 	}
 	return cijob.Run(ctx, e, step, j, stdout)
+}
+
+// CommentOptions say which report `recallgate comment` posts and how its
+// sticky comment is keyed.
+type CommentOptions struct {
+	// Report is the JSON report's path.
+	Report string
+	// PR is the pull request (0: found from the event, as in a
+	// workflow_run job).
+	PR int
+	// Config and Name key the sticky comment ("": the report's).
+	Config, Name string
+}
+
+// Comment posts the report as the gate's sticky comment on its pull
+// request, or edits the one there, and says which with the comment's
+// link: the two-workflow pattern's privileged half and `recallgate comment`
+// on a machine. The report is read strictly (a forged one is refused);
+// the repository and the token come from GITHUB_REPOSITORY and
+// GITHUB_TOKEN. A token that may not comment is a warning, not an error.
+func Comment(ctx context.Context, e *pipeline.Env, o CommentOptions, stdout io.Writer) error {
+	r, err := report.ReadCompareReportFile(o.Report)
+	if err != nil {
+		return err
+	}
+	if err := gate.CheckGateName(o.Name); o.Name != "" && err != nil {
+		return cli.Usagef("--name: %v", err)
+	}
+	id := r.SetGate(o.Config, o.Name)
+	md, err := report.Render(r, report.Markdown)
+	if err != nil {
+		return err
+	}
+	rn := ghaction.ReadRunner(e.Getenv)
+	if err := rn.CommentEnv(e.Getenv("GITHUB_TOKEN")); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	gh, err := ghclient.New(e.HTTPClient(), rn.APIURL, e.Getenv("GITHUB_TOKEN"), rn.Repository)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	number, err := ghaction.CommentTarget(ctx, rn, gh, r.HeadSHA, o.Report, o.PR)
+	if err != nil {
+		return err
+	}
+	created, link, err := gh.UpsertComment(ctx, number, publish.Markers(id.Config, id.Name, o.Config), md)
+	if pe := new(ghclient.PermissionError); errors.As(err, &pe) {
+		e.Warn("%v", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "recallgate: %s %s\n", map[bool]string{true: "posted", false: "updated"}[created], link)
+	return nil
 }

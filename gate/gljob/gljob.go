@@ -62,7 +62,7 @@ func RunJob(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs
 func Run(ctx context.Context, e *pipeline.Env, inputs func(func(string) string) (glci.Inputs, error), log, stdout io.Writer) error {
 	rn := glci.ReadRunner(e.Getenv)
 	if !rn.CI {
-		return cli.Usagef("recallgate ci runs under GitHub Actions (GITHUB_ACTIONS=true) or GitLab CI (GITLAB_CI=true); elsewhere use recallgate gate")
+		return cli.Usagef("recallgate ci runs inside a CI job and neither is set here: GitHub Actions (GITHUB_ACTIONS=true, with GITHUB_REPOSITORY, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH and the action's inputs as INPUT_* variables) or GitLab CI (GITLAB_CI=true, with CI_API_V4_URL, CI_PROJECT_ID, CI_COMMIT_SHA, CI_PIPELINE_SOURCE, CI_MERGE_REQUEST_IID in a merge-request pipeline and a token in %s); on your machine run recallgate gate, then recallgate comment with GITHUB_REPOSITORY and GITHUB_TOKEN set", glci.TokenVariable)
 	}
 	in, err := inputs(e.Getenv)
 	if err != nil {

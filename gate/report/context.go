@@ -181,10 +181,10 @@ func writeContextMarkdown(b io.Writer, r *CompareReport) {
 		io.WriteString(b, "\n| query | fact | | held by | in its place on the other side |\n|:--|:--|:--|:--|:--|\n")
 		for _, q := range r.Queries {
 			for _, f := range q.FactsLost {
-				fmt.Fprintf(b, "| %s | %s | lost | %s (base) | %s |\n", EscapeMarkdown(q.ID), EscapeMarkdown(clip(f.Fact, 100)), EscapeMarkdown(f.Passage), EscapeMarkdown(f.Instead))
+				fmt.Fprintf(b, "| %s | %s | lost | %s (base) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), EscapeMarkdown(f.Passage), EscapeMarkdown(f.Instead))
 			}
 			for _, f := range q.FactsGained {
-				fmt.Fprintf(b, "| %s | %s | gained | %s (head) | %s |\n", EscapeMarkdown(q.ID), EscapeMarkdown(clip(f.Fact, 100)), EscapeMarkdown(f.Passage), EscapeMarkdown(f.Instead))
+				fmt.Fprintf(b, "| %s | %s | gained | %s (head) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), EscapeMarkdown(f.Passage), EscapeMarkdown(f.Instead))
 			}
 		}
 	}
@@ -194,7 +194,7 @@ func writeContextMarkdown(b io.Writer, r *CompareReport) {
 			fmt.Fprintf(b, "\n…and %d more queries (all in the JSON report).\n", len(r.withContext())-contextRowsMost)
 			break
 		}
-		fmt.Fprintf(b, "| %s | %s → %s | %s → %s | %s → %s |\n", EscapeMarkdown(q.ID), queryRecall(q.Base.Context), queryRecall(q.Head.Context),
+		fmt.Fprintf(b, "| %s | %s → %s | %s → %s | %s → %s |\n", mdCell(q.ID), queryRecall(q.Base.Context), queryRecall(q.Head.Context),
 			queryCoverage(q.Base.Context), queryCoverage(q.Head.Context), querySize(q.Base.Context), querySize(q.Head.Context))
 	}
 	io.WriteString(b, "\n</details>\n")

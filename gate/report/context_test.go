@@ -53,7 +53,7 @@ func TestContextNotApplicable(t *testing.T) {
 		if !strings.Contains(flat, own) || !strings.Contains(flat, packed) {
 			t.Errorf("%s: the sides' context sources are not named:\n%s", f, out)
 		}
-		if !strings.Contains(flat, "| q2 | 1.000 → 1.000 | n/a → n/a |") && !strings.Contains(flat, "q2  1.000 → 1.000  n/a → n/a") {
+		if !strings.Contains(flat, "| `q2` | 1.000 → 1.000 | n/a → n/a |") && !strings.Contains(flat, "q2  1.000 → 1.000  n/a → n/a") {
 			t.Errorf("%s: q2's coverage is not n/a:\n%s", f, out)
 		}
 	}
@@ -73,7 +73,7 @@ func TestContextNotApplicable(t *testing.T) {
 		}
 	}
 	// Facts lost name the passages: the base's keys#2, the head's keys#1.
-	if md := string(render(t, c, Markdown)); !strings.Contains(md, "| q1 | Settings → Keys | lost | keys#​2 (base) | keys#​1 |") {
+	if md := string(render(t, c, Markdown)); !strings.Contains(md, "| `q1` | Settings → Keys | lost | keys#​2 (base) | keys#​1 |") {
 		t.Errorf("markdown context block:\n%s", md)
 	}
 }

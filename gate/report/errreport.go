@@ -123,10 +123,7 @@ func errorWhere(e *ErrorInfo, esc func(string) string) string {
 		parts = append(parts, e.Side+" side")
 	}
 	if len(e.Queries) > 0 {
-		ids := make([]string, len(e.Queries))
-		for i, id := range e.Queries {
-			ids[i] = esc(id)
-		}
+		ids := mapIDs(e.Queries, esc)
 		parts = append(parts, plural(len(ids), "query ", "queries ")+gate.JoinFirst(ids, 10))
 	}
 	return strings.Join(parts, " · ")
@@ -143,7 +140,7 @@ func errorMarkdown(w io.Writer, r *CompareReport) error {
 	e := r.Error
 	var b strings.Builder
 	fmt.Fprintf(&b, "### ⚠️ %s\n\n", errorTitle(r, EscapeMarkdown))
-	fmt.Fprintf(&b, "The run ended with an error (%s), so there is no verdict: no query was scored and no earlier result stands.\n\n", errorWhere(e, func(s string) string { return "`" + strings.ReplaceAll(gate.Visible(flatten(s)), "`", "'") + "`" }))
+	fmt.Fprintf(&b, "The run ended with an error (%s), so there is no verdict: no query was scored and no earlier result stands.\n\n", errorWhere(e, mdCode))
 	fmt.Fprintf(&b, "- **cause:** %s\n- **fix:** %s\n", EscapeMarkdown(flatten(e.Message)), EscapeMarkdown(flatten(e.Fix)))
 	if r.HeadSHA != "" {
 		fmt.Fprintf(&b, "\nCommit: %s\n", r.HeadSHA)

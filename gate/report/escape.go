@@ -153,3 +153,48 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// mdCode writes an id (a query's, a document's) as a Markdown code span
+// for prose and list items: inside one neither GitHub nor GitLab mentions,
+// references, links or emphasises anything, and entities and HTML stay
+// as typed, so an id is inert and still copies byte for byte (no
+// zero-width space inside "15476777"). What would not read true stays
+// visible instead: line breaks become spaces and invisible characters
+// marks such as ⟨U+202E⟩ (gate.Visible). A backtick inside gets the
+// CommonMark rule: a fence longer than any run of backticks in the id,
+// and a space inside each end when the id starts or ends with a backtick
+// (or starts and ends with a space, which the renderer would strip).
+func mdCode(id string) string { return codeSpan(id, false) }
+
+// mdCell is mdCode for a GFM table cell, where a pipe splits the cell
+// even inside a code span unless written \| (which the table reads as a
+// pipe in the code, so the id still copies as given).
+func mdCell(id string) string { return codeSpan(id, true) }
+
+func codeSpan(id string, cell bool) string {
+	s := gate.Visible(flatten(id))
+	if s == "" {
+		return ""
+	}
+	if cell {
+		s = strings.ReplaceAll(s, "|", `\|`)
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if s[0] == '`' || s[len(s)-1] == '`' || s[0] == ' ' && s[len(s)-1] == ' ' && strings.Trim(s, " ") != "" {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// MarkdownID writes an id as an inert Markdown code span that copies byte
+// for byte (mdCode), for the Markdown other packages write.
+func MarkdownID(id string) string { return mdCode(id) }

@@ -1,6 +1,11 @@
 package report
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+)
 
 // TestEscapeMarkdownReadsTrue: every class of text that would read falsely
 // in a GitHub comment, with the exact escaped form. "·" stands for the
@@ -50,4 +55,85 @@ func dots(s string) string {
 		out = append(out, r)
 	}
 	return string(out)
+}
+
+// TestIDsAreCodeSpans: an id in the Markdown report is a code span that
+// reads (and copies) byte for byte, numeric ids included ("15476777" had
+// a zero-width space inside it); backticks get a longer fence, pipes in a
+// table cell are written \|, and what would not read true is marked.
+func TestIDsAreCodeSpans(t *testing.T) {
+	for _, tt := range []struct{ in, cell, code string }{
+		{"15476777", "`15476777`", "`15476777`"},
+		{"4f2a9c1deadbeef", "`4f2a9c1deadbeef`", "`4f2a9c1deadbeef`"},
+		{"@octocat", "`@octocat`", "`@octocat`"},
+		{"owner/repo#1", "`owner/repo#1`", "`owner/repo#1`"},
+		{"https://evil.example/<b>", "`https://evil.example/<b>`", "`https://evil.example/<b>`"},
+		{"!12 ~bug &3 $4", "`!12 ~bug &3 $4`", "`!12 ~bug &3 $4`"},
+		{"a`b", "``a`b``", "``a`b``"},
+		{"a``b`", "``` a``b` ```", "``` a``b` ```"},
+		{"`x", "`` `x ``", "`` `x ``"},
+		{" x ", "`  x  `", "`  x  `"},
+		{" x", "` x`", "` x`"},
+		{"   ", "`   `", "`   `"},
+		{"a|b", "`a\\|b`", "`a|b`"},
+		{"q1\u202e\u200b", "`q1⟨U+202E⟩⟨U+200B⟩`", "`q1⟨U+202E⟩⟨U+200B⟩`"},
+		{"a\nb\tc\x1b", "`a b c`", "`a b c`"},
+		{"", "", ""},
+	} {
+		if got := mdCell(tt.in); got != tt.cell {
+			t.Errorf("mdCell(%q) = %q, want %q", tt.in, got, tt.cell)
+		}
+		if got := mdCode(tt.in); got != tt.code {
+			t.Errorf("mdCode(%q) = %q, want %q", tt.in, got, tt.code)
+		}
+		if tt.in == "" {
+			continue
+		}
+		// Read back as CommonMark (and GFM, for the cell) reads a code span.
+		want := gate.Visible(flatten(tt.in))
+		if got := readCodeSpan(t, tt.cell, true); got != want {
+			t.Errorf("the cell %q reads %q, want %q", tt.cell, got, want)
+		}
+		if got := readCodeSpan(t, tt.code, false); got != want {
+			t.Errorf("the span %q reads %q, want %q", tt.code, got, want)
+		}
+	}
+}
+
+// readCodeSpan is what a CommonMark renderer shows for s, which must be
+// one code span: the opening run of backticks is closed by the next run of
+// the same length; one space is stripped from each end when both ends are
+// spaces and not everything is; in a GFM table cell \| is a pipe.
+func readCodeSpan(t *testing.T, s string, cell bool) string {
+	t.Helper()
+	n := len(s) - len(strings.TrimLeft(s, "`"))
+	fence := s[:n]
+	body := s[n:]
+	end := -1
+	for i := 0; i < len(body); {
+		j := i
+		for j < len(body) && body[j] == '`' {
+			j++
+		}
+		if j > i {
+			if j-i == n {
+				end = i
+				break
+			}
+			i = j
+			continue
+		}
+		i++
+	}
+	if n == 0 || end < 0 || end+n != len(body) {
+		t.Fatalf("%q is not one code span (fence %q)", s, fence)
+	}
+	body = body[:end]
+	if cell {
+		body = strings.ReplaceAll(body, `\|`, "|")
+	}
+	if len(body) >= 2 && body[0] == ' ' && body[len(body)-1] == ' ' && strings.Trim(body, " ") != "" {
+		body = body[1 : len(body)-1]
+	}
+	return body
 }

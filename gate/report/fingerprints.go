@@ -97,8 +97,9 @@ func fingerprintsLine(r *CompareReport) string {
 }
 
 // dataQualityLines says, per query, which relevant gold the corpus lost
-// and whether the query still counts; esc escapes the ids for the format.
-func dataQualityLines(r *CompareReport, esc func(string) string) []string {
+// and whether the query still counts; id renders a query or document id
+// for the format (a code span in Markdown).
+func dataQualityLines(r *CompareReport, id func(string) string) []string {
 	byID := r.byID()
 	var out []string
 	for _, d := range r.DataQuality {
@@ -109,7 +110,7 @@ func dataQualityLines(r *CompareReport, esc func(string) string) []string {
 				gone = gone && slices.Contains(d.Missing, doc)
 			}
 		}
-		s := fmt.Sprintf("%s (line %d): gold not in the corpus: %s — deleted or renamed since it was labelled; ", esc(d.ID), line, esc(strings.Join(d.Missing, ", ")))
+		s := fmt.Sprintf("%s (line %d): gold not in the corpus: %s — deleted or renamed since it was labelled; ", id(d.ID), line, strings.Join(mapIDs(d.Missing, id), ", "))
 		switch {
 		case d.KeptOut:
 			s += "not a retrieval miss: kept out of the flips and the rules until it is relabelled"
@@ -147,7 +148,7 @@ func writeDataQualityMarkdown(b io.Writer, r *CompareReport) {
 	}
 	t := dataQualityTitle(r)
 	fmt.Fprintf(b, "\n**%s**\n\n", strings.ToUpper(t[:1])+t[1:])
-	for _, l := range dataQualityLines(r, EscapeMarkdown) {
+	for _, l := range dataQualityLines(r, mdCode) {
 		fmt.Fprintf(b, "- %s\n", l)
 	}
 }

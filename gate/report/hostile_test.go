@@ -59,15 +59,19 @@ func TestHostileReportRefused(t *testing.T) {
 		"cause": func(m map[string]any) {
 			query(m)["moves"] = []any{map[string]any{"doc": "d", "grade": 1, "base_rank": 1, "head_rank": nil, "cause": hostile}}
 		},
-		"fingerprint name": func(m map[string]any) { m["fingerprints"] = map[string]any{hostile: "sha256:00"} },
-		"fingerprint":      func(m map[string]any) { m["fingerprints"] = map[string]any{"set": hostile} },
-		"rule outcome":     func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["outcome"] = hostile },
-		"head sha":         func(m map[string]any) { m["head_sha"] = hostile },
-		"query id":         func(m map[string]any) { query(m)["id"] = "q04\n::error::x" },
-		"segment kind":     func(m map[string]any) { m["segments"].([]any)[0].(map[string]any)["kind"] = hostile },
-		"unknown field":    func(m map[string]any) { m["extra"] = 1 },
-		"gate name":        func(m map[string]any) { m["gate"] = map[string]any{"name": "x -->\n@everyone"} },
-		"gate config":      func(m map[string]any) { m["gate"] = map[string]any{"config": "a\n::error::x"} },
+		"fingerprint name":   func(m map[string]any) { m["fingerprints"] = map[string]any{hostile: "sha256:00"} },
+		"fingerprint":        func(m map[string]any) { m["fingerprints"] = map[string]any{"set": hostile} },
+		"rule outcome":       func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["outcome"] = hostile },
+		"head sha":           func(m map[string]any) { m["head_sha"] = hostile },
+		"query id":           func(m map[string]any) { query(m)["id"] = "q04\n::error::x" },
+		"segment kind":       func(m map[string]any) { m["segments"].([]any)[0].(map[string]any)["kind"] = hostile },
+		"unknown field":      func(m map[string]any) { m["extra"] = 1 },
+		"gate name":          func(m map[string]any) { m["gate"] = map[string]any{"name": "x -->\n@everyone"} },
+		"gate config":        func(m map[string]any) { m["gate"] = map[string]any{"config": "a\n::error::x"} },
+		"never retrieved id": func(m map[string]any) { m["never_retrieved"] = []any{"d\n::error::x"} },
+		"never retrieved with the corpus known": func(m map[string]any) {
+			m["never_retrieved"], m["corpus_known"] = []any{"doc/01"}, true
+		},
 		"data quality query": func(m map[string]any) {
 			m["data_quality"] = []any{map[string]any{"id": "q99", "missing": []any{"a"}, "kept_out": true}}
 		},
@@ -125,7 +129,6 @@ func TestHostileTextEscaped(t *testing.T) {
 	m["health"] = []any{hostile}
 	m["warnings"] = []any{hostile}
 	m["waived"] = []any{map[string]any{"id": "q04", "reason": hostile, "expires": "2027-01-31"}}
-	m["data_quality"] = []any{map[string]any{"id": "q04", "missing": []any{hostile}, "kept_out": true}}
 	for _, q := range m["queries"].([]any) {
 		q.(map[string]any)["query"] = hostile
 	}
@@ -154,6 +157,20 @@ func TestHostileTextEscaped(t *testing.T) {
 			t.Errorf("text report line starts a workflow command: %q", line)
 		}
 	}
+	// A document id under data quality is an id: a code span in Markdown,
+	// inert, with nothing of it outside one.
+	m["data_quality"] = []any{map[string]any{"id": "q04", "missing": []any{hostile}, "kept_out": true}}
+	if r, err = ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err != nil {
+		t.Fatal(err)
+	}
+	md.Reset()
+	if err := WriteCompareReport(&md, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	dq, _, _ := strings.Cut(md.String()[strings.Index(md.String(), "**Data quality"):], "\n\n<")
+	if out := outsideCodeSpans(dq); strings.Contains(out, "<img") || strings.Contains(out, "@octocat") || !strings.Contains(dq, "`") {
+		t.Errorf("data quality's document id is not a code span:\n%s", dq)
+	}
 }
 
 // FuzzReadAndRender: any bytes read as an untrusted report either are
@@ -169,6 +186,7 @@ func FuzzReadAndRender(f *testing.F) {
 	f.Add([]byte(strings.Replace(small, `"r @x"`, `"`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`, 1)))
 	f.Add([]byte(strings.Replace(small, `"r @x"`, `"r \u202e www.x.y é@x"`, 1)))
 	f.Add([]byte(`{"tool":"recallgate","command":"compare","verdict":"pass","depth":{"candidates":1,"context":1}}`))
+	f.Add([]byte(strings.ReplaceAll(small, `"a"`, `"<img src=x onerror=alert(1)> `+"``|"+`"`)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ReadCompareReport(bytes.NewReader(data), "fuzz.json")
 		if err != nil {
@@ -179,8 +197,8 @@ func FuzzReadAndRender(f *testing.F) {
 			if err := WriteCompareReport(&b, r, format); err != nil {
 				t.Fatalf("%v: %v", format, err)
 			}
-			if format == Markdown && (strings.Contains(b.String(), "<img") || strings.Contains(b.String(), "<script")) {
-				t.Fatalf("markdown carries raw HTML from the input:\n%s", b.String())
+			if out := outsideCodeSpans(b.String()); format == Markdown && (strings.Contains(out, "<img") || strings.Contains(out, "<script")) {
+				t.Fatalf("markdown carries raw HTML from the input outside a code span:\n%s", b.String())
 			}
 			if format == Markdown || format == Text {
 				if i := strings.IndexFunc(b.String(), gate.IsBidiControl); i >= 0 {
@@ -194,7 +212,8 @@ func FuzzReadAndRender(f *testing.F) {
 // TestHostileCellsEscapedOnce: ids, documents and text that would read
 // falsely, through a report read from an untrusted job, come out in each
 // format marked and escaped exactly once (the gold docs lost column
-// escaped its ids twice: "doc&amp;#95;04").
+// escaped its ids twice: "doc&amp;#95;04"); in Markdown ids are code
+// spans, inert as typed, with invisible characters marked.
 func TestHostileCellsEscapedOnce(t *testing.T) {
 	m := demoReport(t)
 	const id = "q04\u202e_x"
@@ -228,9 +247,9 @@ func TestHostileCellsEscapedOnce(t *testing.T) {
 	md, txt, html := render(Markdown), render(Text), render(HTML)
 	for _, want := range []string{
 		"- **fail:** bad ⟨U+202E⟩ reason @·octocat\n",
-		"| q04⟨U+202E⟩&#95;x | https·://evil.example ⟨U+2066⟩ | 1.000 → 0.500 | 1.000 → 0.240 | doc&#95;04@·octocat (retrieval miss, rank 1 → —, replaced by www·.evil.example/&lt;b&gt;) |\n",
-		"| q02 | ordinary question 2 | 0.000 → 1.000 | 0.000 → 1.000 | owner/repo#·1, é@·octocat |\n",
-		"| q04⟨U+202E⟩&#95;x | doc&#95;04@·octocat | 2 | 1 → — | retrieval miss | www·.evil.example/&lt;b&gt; |\n",
+		"| `q04⟨U+202E⟩_x` | https·://evil.example ⟨U+2066⟩ | 1.000 → 0.500 | 1.000 → 0.240 | `doc_04@octocat` (retrieval miss, rank 1 → —, replaced by `www.evil.example/<b>`) |\n",
+		"| `q02` | ordinary question 2 | 0.000 → 1.000 | 0.000 → 1.000 | `owner/repo#1`, `é@octocat` |\n",
+		"| `q04⟨U+202E⟩_x` | `doc_04@octocat` | 2 | 1 → — | retrieval miss | `www.evil.example/<b>` |\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -247,4 +266,79 @@ func TestHostileCellsEscapedOnce(t *testing.T) {
 	if !strings.Contains(html, `<div class="fail reason">fail: bad ⟨U&#43;202E⟩ reason @octocat</div>`) || !strings.Contains(html, "e.textContent=vis(String(text))") {
 		t.Errorf("HTML report does not mark the reason, or draws without vis:\n%s", html[:min(len(html), 3000)])
 	}
+}
+
+// TestNumericIDsReadTrue: numeric query and document ids (SciFact's,
+// PubMed's) come out of the Markdown report, and its GitLab form, as code
+// spans that copy byte for byte: no zero-width space inside "15476777".
+func TestNumericIDsReadTrue(t *testing.T) {
+	m := demoReport(t)
+	const qid, doc = "1547677700", "15476777"
+	m["regressed"] = []any{qid}
+	for _, q := range m["queries"].([]any) {
+		q := q.(map[string]any)
+		if q["id"] == "q04" {
+			q["id"] = qid
+			q["lost"] = []any{doc}
+			q["moves"].([]any)[0].(map[string]any)["doc"] = doc
+		}
+	}
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompareReport(&b, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	for name, md := range map[string]string{"github": b.String(), "gitlab": ForGitLab(b.String())} {
+		for _, want := range []string{"| `" + qid + "` |", "| `" + doc + "` (retrieval miss, rank 1 → —", "| `" + qid + "` | `" + doc + "` | 2 |"} {
+			if !strings.Contains(md, want) {
+				t.Errorf("%s: markdown lacks %q:\n%s", name, want, md)
+			}
+		}
+		for _, line := range strings.Split(md, "\n") {
+			if strings.Contains(line, "1547677") && strings.Contains(line, "\u200b") {
+				t.Errorf("%s: a line with the numeric ids carries a zero-width space: %q", name, line)
+			}
+		}
+	}
+}
+
+// outsideCodeSpans is the Markdown with its code spans taken out, as
+// CommonMark finds them on a line: a run of backticks opens one, the next
+// run of the same length closes it (a run left open is text).
+func outsideCodeSpans(md string) string {
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(md, "\n") {
+		for line != "" {
+			i := strings.IndexByte(line, '`')
+			if i < 0 {
+				out.WriteString(line)
+				break
+			}
+			out.WriteString(line[:i])
+			n := len(line[i:]) - len(strings.TrimLeft(line[i:], "`"))
+			fence, rest := line[i:i+n], line[i+n:]
+			end := -1
+			for j := 0; j < len(rest); {
+				k := j
+				for k < len(rest) && rest[k] == '`' {
+					k++
+				}
+				if k-j == n {
+					end = j
+					break
+				}
+				j = max(k, j+1)
+			}
+			if end < 0 {
+				out.WriteString(fence)
+				line = rest
+				continue
+			}
+			line = rest[end+n:]
+		}
+	}
+	return out.String()
 }

@@ -529,11 +529,14 @@ type CompareReport struct {
 	Unstable  []string      `json:"unstable"`
 	// HeadUnstable lists the queries whose head repeats disagreed, judged
 	// at their worst repeat.
-	HeadUnstable []string          `json:"head_unstable"`
-	NoiseFloor   float64           `json:"noise_floor"`
-	CorpusKnown  bool              `json:"corpus_known"`
-	Health       []string          `json:"health"`
-	Fingerprints map[string]string `json:"fingerprints"`
+	HeadUnstable []string `json:"head_unstable"`
+	NoiseFloor   float64  `json:"noise_floor"`
+	CorpusKnown  bool     `json:"corpus_known"`
+	// NeverRetrieved lists, when the corpus is not known, the relevant
+	// gold documents neither side returned for any query: is each indexed?
+	NeverRetrieved []string          `json:"never_retrieved,omitempty"`
+	Health         []string          `json:"health"`
+	Fingerprints   map[string]string `json:"fingerprints"`
 	// DataQuality lists the queries whose relevant gold the corpus no
 	// longer holds (when recallgate could read the corpus).
 	DataQuality []DataQualityInfo `json:"data_quality,omitempty"`
@@ -743,7 +746,8 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Statistics: statisticsInfo(c), GateDelta: c.GateDelta, Segments: []SegmentInfo{},
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
-		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
+		NeverRetrieved: c.NeverRetrieved,
+		Health:         list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
 	}

@@ -122,7 +122,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			for _, m := range q.Moves {
 				tail := ""
 				if m.Fact != "" {
-					tail = moveTail(m, flatten)
+					tail = moveTail(m, flatten, flatten)
 				}
 				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank), tail)
 			}
@@ -209,7 +209,7 @@ func refusalCase(r *CompareReport) (junitCase, bool) {
 	if r.Refusal == nil {
 		return junitCase{}, false
 	}
-	c := junitCase{Name: "refusal", Classname: "recallgate.refusal", SystemOut: strings.Join(refusalLines(r, func(s string) string { return s }), "\n")}
+	c := junitCase{Name: "refusal", Classname: "recallgate.refusal", SystemOut: strings.Join(refusalLines(r, func(s string) string { return s }, func(s string) string { return s }), "\n")}
 	var failed, other []string
 	for _, ru := range r.Rules {
 		if ru.Metric != "false_answers" && ru.Metric != "false_refusals" {

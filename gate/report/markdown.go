@@ -10,14 +10,8 @@ import (
 	"github.com/recallgate/recallgate/gate"
 )
 
-// mdList escapes ids and joins them with ", ".
-func mdList(ids []string) string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = EscapeMarkdown(id)
-	}
-	return strings.Join(out, ", ")
-}
+// mdList writes ids as code spans for a table cell, joined with ", ".
+func mdList(ids []string) string { return strings.Join(mapIDs(ids, mdCell), ", ") }
 
 // mdQuery is a query's text for a table cell, clipped to stay readable.
 func mdQuery(text string) string { return EscapeMarkdown(clip(text, 80)) }
@@ -38,7 +32,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	for i, reason := range r.Reasons {
 		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), EscapeMarkdown(reason))
 	}
-	empty := emptyAnswerLines(r, EscapeMarkdown)
+	empty := emptyAnswerLines(r, mdCode)
 	for _, l := range empty {
 		fmt.Fprintf(b, "- **empty answer:** %s\n", l)
 	}
@@ -55,7 +49,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	}
 
 	b.WriteString("| metric | base | head | Δ |\n|:--|--:|--:|--:|\n")
-	for _, row := range summaryRows(r, EscapeMarkdown) {
+	for _, row := range summaryRows(r, mdCell) {
 		d := row[3]
 		if strings.HasPrefix(d, "-") && row[0] == n.recall {
 			d = "**" + d + "**"
@@ -85,7 +79,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "\n**%s (%d)**\n\n| query | text | %s | %s | %s |\n|:--|:--|--:|--:|:--|\n", title, len(ids), n.recall, n.ndcg, docsHead)
 		for _, id := range ids {
 			p := byID[id]
-			fmt.Fprintf(b, "| %s | %s | %s → %s | %s → %s | %s |\n", EscapeMarkdown(id), mdQuery(p.Query),
+			fmt.Fprintf(b, "| %s | %s | %s → %s | %s → %s | %s |\n", mdCell(id), mdQuery(p.Query),
 				f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), f3(p.Base.NDCGAtK), f3(p.Head.NDCGAtK), docs(p))
 		}
 	}
@@ -112,7 +106,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "| query | text | %s | %s | first hit |\n|:--|:--|--:|--:|--:|\n", n.precision, n.ndcg)
 		for _, id := range r.RankingOnly {
 			p := byID[id]
-			fmt.Fprintf(b, "| %s | %s | %s → %s | %s → %s | %s → %s |\n", EscapeMarkdown(id), mdQuery(p.Query),
+			fmt.Fprintf(b, "| %s | %s | %s → %s | %s → %s | %s → %s |\n", mdCell(id), mdQuery(p.Query),
 				f3(p.Base.PrecisionAtK), f3(p.Head.PrecisionAtK), f3(p.Base.NDCGAtK), f3(p.Head.NDCGAtK), rankPtr(p.Base.FirstHitRank), rankPtr(p.Head.FirstHitRank))
 		}
 		b.WriteString("\n</details>\n")
@@ -121,7 +115,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "\n**Waived (%d)**: regressions accepted until their waiver expires\n\n| query | text | recall@%d | reason | expires |\n|:--|:--|--:|:--|:--|\n", len(r.Waived), r.Depth.Candidates)
 		for _, w := range r.Waived {
 			p := byID[w.ID]
-			fmt.Fprintf(b, "| %s | %s | %s → %s | %s | %s |\n", EscapeMarkdown(w.ID), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), EscapeMarkdown(w.Reason), EscapeMarkdown(w.Expires))
+			fmt.Fprintf(b, "| %s | %s | %s → %s | %s | %s |\n", mdCell(w.ID), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), EscapeMarkdown(w.Reason), EscapeMarkdown(w.Expires))
 		}
 	}
 	if zr := r.Summary.Head.ZeroRecall; len(zr) > 0 {
@@ -129,7 +123,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		b.WriteString("| query | text | gold docs |\n|:--|:--|:--|\n")
 		for _, id := range zr {
 			p := byID[id]
-			fmt.Fprintf(b, "| %s | %s | %s |\n", EscapeMarkdown(id), mdQuery(p.Query), mdList(p.Gold))
+			fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(id), mdQuery(p.Query), mdList(p.Gold))
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -157,7 +151,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		if p.RankingOnly {
 			ch = "ranking only"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s → %s | %s → %s | %s → %s | %s → %s | %s |\n", EscapeMarkdown(p.ID), mdQuery(p.Query),
+		fmt.Fprintf(b, "| %s | %s | %s → %s | %s → %s | %s → %s | %s → %s | %s |\n", mdCell(p.ID), mdQuery(p.Query),
 			f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), f3(p.Base.PrecisionAtK), f3(p.Head.PrecisionAtK),
 			f3(p.Base.NDCGAtK), f3(p.Head.NDCGAtK), f3(p.Base.RR), f3(p.Head.RR), EscapeMarkdown(ch))
 	}
@@ -167,7 +161,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "\n<details><summary>Unanswerable: %d %s, kept out of the metrics</summary>\n\n", len(r.Unanswerable), plural(len(r.Unanswerable), "query", "queries"))
 		b.WriteString("| query | text | documents returned |\n|:--|:--|--:|\n")
 		for _, u := range r.Unanswerable {
-			fmt.Fprintf(b, "| %s | %s | %d → %d |\n", EscapeMarkdown(u.ID), mdQuery(u.Query), u.Base.Returned, u.Head.Returned)
+			fmt.Fprintf(b, "| %s | %s | %d → %d |\n", mdCell(u.ID), mdQuery(u.Query), u.Base.Returned, u.Head.Returned)
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -178,7 +172,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
-	writeWarningsMarkdown(b, r.Warnings)
+	writeWarningsMarkdown(b, r.Warnings, neverRetrievedLine(r.NeverRetrieved, mdCode))
 	return b.Flush()
 }
 
@@ -269,12 +263,13 @@ func causeText(c string) string {
 
 // moveTail is what follows a move's ranks: what took its place, and for
 // a context miss the fact and the passage that held it on the base.
-func moveTail(m MoveInfo, esc func(string) string) string {
+// esc escapes text, id a document's id.
+func moveTail(m MoveInfo, esc, id func(string) string) string {
 	switch {
 	case m.Fact != "":
 		return fmt.Sprintf(", fact %q held by %s on the base; reached the model instead: %s", esc(clip(m.Fact, 100)), esc(m.Passage), esc(m.TookItsPlace))
 	case m.TookItsPlace != "":
-		return ", replaced by " + esc(m.TookItsPlace)
+		return ", replaced by " + id(m.TookItsPlace)
 	}
 	return ""
 }
@@ -288,7 +283,7 @@ func rankText(r *int) string {
 
 // moveText explains one lost gold doc in a table cell.
 func moveText(m MoveInfo) string {
-	return fmt.Sprintf("%s (%s, rank %s → %s%s)", EscapeMarkdown(m.Doc), causeText(m.Cause), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, EscapeMarkdown))
+	return fmt.Sprintf("%s (%s, rank %s → %s%s)", mdCell(m.Doc), causeText(m.Cause), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, EscapeMarkdown, mdCell))
 }
 
 // contextMissText explains the context-miss cause when a move has it.
@@ -307,8 +302,8 @@ func writeAttribution(b io.Writer, r *CompareReport, byID map[string]*CompareQue
 	var rows []string
 	for _, q := range r.Queries {
 		for _, m := range q.Moves {
-			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s → %s | %s | %s |\n", EscapeMarkdown(q.ID), EscapeMarkdown(m.Doc), m.Grade,
-				rankText(m.BaseRank), rankText(m.HeadRank), causeText(m.Cause), strings.TrimPrefix(strings.TrimPrefix(moveTail(m, EscapeMarkdown), ", replaced by "), ", ")))
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s → %s | %s | %s |\n", mdCell(q.ID), mdCell(m.Doc), m.Grade,
+				rankText(m.BaseRank), rankText(m.HeadRank), causeText(m.Cause), strings.TrimPrefix(strings.TrimPrefix(moveTail(m, EscapeMarkdown, mdCell), ", replaced by "), ", ")))
 		}
 	}
 	if len(rows) == 0 {
@@ -355,7 +350,7 @@ func writeApart(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
 		fmt.Fprintf(b, "\n<details><summary>%s: %d</summary>\n\n| query | text | recall@%d | change |\n|:--|:--|--:|:--|\n", sec.title, len(sec.ids), r.Depth.Candidates)
 		for _, id := range sec.ids {
 			p := byID[id]
-			fmt.Fprintf(b, "| %s | %s | %s → %s | %s |\n", EscapeMarkdown(id), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), EscapeMarkdown(p.Change))
+			fmt.Fprintf(b, "| %s | %s | %s → %s | %s |\n", mdCell(id), mdQuery(p.Query), f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), EscapeMarkdown(p.Change))
 		}
 		io.WriteString(b, "\n</details>\n")
 	}
@@ -370,13 +365,20 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-func writeWarningsMarkdown(b io.Writer, ws []string) {
-	if len(ws) == 0 {
+// writeWarningsMarkdown lists the warnings, escaped, then the lines of
+// own, which are written already escaped ("" skipped).
+func writeWarningsMarkdown(b io.Writer, ws []string, own ...string) {
+	own = nonEmpty(own...)
+	n := len(ws) + len(own)
+	if n == 0 {
 		return
 	}
-	fmt.Fprintf(b, "\n<details><summary>⚠️ %d %s</summary>\n\n", len(ws), plural(len(ws), "warning", "warnings"))
+	fmt.Fprintf(b, "\n<details><summary>⚠️ %d %s</summary>\n\n", n, plural(n, "warning", "warnings"))
 	for _, w := range ws {
 		fmt.Fprintf(b, "- %s\n", EscapeMarkdown(w))
+	}
+	for _, w := range own {
+		fmt.Fprintf(b, "- %s\n", w)
 	}
 	io.WriteString(b, "\n</details>\n")
 }
@@ -394,7 +396,7 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 		fmt.Fprintf(b, "\n**Zero recall (%d)**\n\n| query | text | gold docs |\n|:--|:--|:--|\n", len(s.ZeroRecall))
 		for _, id := range s.ZeroRecall {
 			q := c.Set.Query(id)
-			fmt.Fprintf(b, "| %s | %s | %s |\n", EscapeMarkdown(id), mdQuery(q.Text), mdList(q.RelevantDocs()))
+			fmt.Fprintf(b, "| %s | %s | %s |\n", mdCell(id), mdQuery(q.Text), mdList(q.RelevantDocs()))
 		}
 	}
 	source, crows := scoreContextLines(c)
@@ -411,7 +413,7 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 		fmt.Fprintf(b, "| query | text | %s | %s | %s | MRR | first hit |\n|:--|:--|--:|--:|--:|--:|--:|\n", n.recall, n.precision, n.ndcg)
 	}
 	for _, q := range c.Queries {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |", EscapeMarkdown(q.ID), mdQuery(c.Set.Query(q.ID).Text),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |", mdCell(q.ID), mdQuery(c.Set.Query(q.ID).Text),
 			f3(q.Recall), f3(q.Precision), f3(q.NDCG), f3(q.RR), rank(q.FirstHitRank))
 		if crows != nil {
 			cr, cc, cs := scoreQueryContext(q)
@@ -423,7 +425,7 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 	if len(c.Unanswerable) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Unanswerable: %d, kept out of the metrics</summary>\n\n| query | text | documents returned |\n|:--|:--|--:|\n", len(c.Unanswerable))
 		for _, u := range c.Unanswerable {
-			fmt.Fprintf(b, "| %s | %s | %d |\n", EscapeMarkdown(u.ID), mdQuery(c.Set.Query(u.ID).Text), u.Returned)
+			fmt.Fprintf(b, "| %s | %s | %d |\n", mdCell(u.ID), mdQuery(c.Set.Query(u.ID).Text), u.Returned)
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -474,7 +476,7 @@ func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
 	}
 	fmt.Fprintf(b, "\n<details><summary>Unjudged in the head's context: %d %s</summary>\n\n%s\n\n| query | documents nobody judged |\n|:--|:--|\n", len(r.Unjudged.New), plural(len(r.Unjudged.New), "query", "queries"), line)
 	for _, q := range r.Unjudged.New {
-		fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(q.ID), mdList(q.Docs))
+		fmt.Fprintf(b, "| %s | %s |\n", mdCell(q.ID), mdList(q.Docs))
 	}
 	b.Write([]byte("\n</details>\n"))
 }

@@ -167,6 +167,12 @@ func (r *CompareReport) validate() error {
 			return err
 		}
 	}
+	if err := plainAll("never_retrieved", r.NeverRetrieved...); err != nil {
+		return err
+	}
+	if len(r.NeverRetrieved) > 0 && r.CorpusKnown {
+		return errors.New("never_retrieved is listed only when the corpus is not known, but corpus_known is true")
+	}
 	// Every list of query ids names queries of the report: the renderers
 	// look each one up.
 	known := make(map[string]bool, len(r.Queries))

@@ -122,8 +122,9 @@ func (s RefusalSideInfo) has() bool {
 	return s.Signal != gate.SignalNone && s.Signal != gate.SignalPartial && s.Signal != ""
 }
 
-// count shows "1/3: q9 (new), q12"; new marks the head's new ones.
-func (c RefusalCount) text(news []string, esc func(string) string) string {
+// count shows "1/3: q9 (new), q12"; new marks the head's new ones; id
+// writes each query's id.
+func (c RefusalCount) text(news []string, id func(string) string) string {
 	out := fmt.Sprintf("%d/%d", c.Count, c.Of)
 	if len(c.Queries) == 0 {
 		return out
@@ -133,18 +134,20 @@ func (c RefusalCount) text(news []string, esc func(string) string) string {
 		isNew[id] = true
 	}
 	var ids []string
-	for _, id := range c.Queries {
-		if isNew[id] {
-			id += " (new)"
+	for _, q := range c.Queries {
+		s := id(q)
+		if isNew[q] {
+			s += " (new)"
 		}
-		ids = append(ids, id)
+		ids = append(ids, s)
 	}
-	return out + ": " + esc(gate.JoinFirst(ids, 20))
+	return out + ": " + gate.JoinFirst(ids, 20)
 }
 
 // refusalLines are the refusal block as lines of plain text: the signal
-// of each side, then, when both have one, the two counts per side.
-func refusalLines(r *CompareReport, esc func(string) string) []string {
+// of each side, then, when both have one, the two counts per side. esc
+// escapes text, id a query's id.
+func refusalLines(r *CompareReport, esc, id func(string) string) []string {
 	rf := r.Refusal
 	if rf == nil {
 		return nil
@@ -160,20 +163,20 @@ func refusalLines(r *CompareReport, esc func(string) string) []string {
 			info RefusalSideInfo
 		}{{"base", rf.Base}, {"head", rf.Head}} {
 			if s.info.Signal == gate.SignalPartial {
-				out = append(out, fmt.Sprintf("%s answers without a refusal signal: %s", s.name, esc(gate.JoinFirst(s.info.Undecided, 20))))
+				out = append(out, fmt.Sprintf("%s answers without a refusal signal: %s", s.name, gate.JoinFirst(mapIDs(s.info.Undecided, id), 20)))
 			}
 		}
 		return out
 	}
 	return []string{head,
-		fmt.Sprintf("False answers (unanswerable queries it would answer: a risk of invented answers): base %s; head %s", rf.Base.FalseAnswers.text(nil, esc), rf.Head.FalseAnswers.text(rf.NewFalseAnswers, esc)),
-		fmt.Sprintf("False refusals (answerable queries it would refuse): base %s; head %s", rf.Base.FalseRefusals.text(nil, esc), rf.Head.FalseRefusals.text(rf.NewFalseRefusals, esc)),
+		fmt.Sprintf("False answers (unanswerable queries it would answer: a risk of invented answers): base %s; head %s", rf.Base.FalseAnswers.text(nil, id), rf.Head.FalseAnswers.text(rf.NewFalseAnswers, id)),
+		fmt.Sprintf("False refusals (answerable queries it would refuse): base %s; head %s", rf.Base.FalseRefusals.text(nil, id), rf.Head.FalseRefusals.text(rf.NewFalseRefusals, id)),
 	}
 }
 
 // writeRefusalMarkdown writes the refusal block of a Markdown report.
 func writeRefusalMarkdown(b io.Writer, r *CompareReport) {
-	lines := refusalLines(r, EscapeMarkdown)
+	lines := refusalLines(r, EscapeMarkdown, mdCode)
 	if len(lines) == 0 {
 		return
 	}
@@ -184,4 +187,13 @@ func writeRefusalMarkdown(b io.Writer, r *CompareReport) {
 			fmt.Fprintf(b, "- %s\n", l)
 		}
 	}
+}
+
+// mapIDs writes each id with id.
+func mapIDs(ids []string, id func(string) string) []string {
+	out := make([]string, len(ids))
+	for i, s := range ids {
+		out[i] = id(s)
+	}
+	return out
 }

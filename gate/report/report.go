@@ -301,12 +301,20 @@ func emptyAnswerLines(r *CompareReport, esc func(string) string) []string {
 		if len(s.ids) == 0 {
 			continue
 		}
-		ids := make([]string, len(s.ids))
-		for i, id := range s.ids {
-			ids[i] = esc(id)
-		}
+		ids := mapIDs(s.ids, esc)
 		out = append(out, fmt.Sprintf("the %s returned no hits at all for %d %s where the %s had hits (a likely partial outage: check the retriever's errors): %s",
 			s.side, len(s.ids), plural(len(s.ids), "query", "queries"), s.other, gate.JoinFirst(ids, 10)))
 	}
 	return out
+}
+
+// neverRetrievedLine is the warning for gold documents neither side
+// returned for any query, with the corpus unknown; id writes each
+// document's id for the format. "" for none.
+func neverRetrievedLine(docs []string, id func(string) string) string {
+	if len(docs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("never retrieved: %d gold %s that neither side returned for any query, at any depth: %s — is it indexed? set corpus to check (a warning: the verdict does not change)",
+		len(docs), plural(len(docs), "document", "documents"), gate.JoinFirst(mapIDs(docs, id), 20))
 }

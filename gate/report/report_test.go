@@ -162,7 +162,7 @@ func checkTables(t *testing.T, md string) {
 			header = -1
 			continue
 		}
-		n := strings.Count(line, "|")
+		n := strings.Count(line, "|") - strings.Count(line, `\|`) // \| is a pipe inside the cell
 		if header < 0 {
 			header = n
 		} else if n != header {
@@ -419,7 +419,7 @@ func TestInconclusiveAndNettedCounts(t *testing.T) {
 		if !strings.Contains(strings.ToLower(s), "not failed") || !strings.Contains(s, "note: the recall@10 drop is not significant") && !strings.Contains(s, "note:** the recall@10 drop is not significant") {
 			t.Errorf("%s: headline or note missing:\n%s", format, s)
 		}
-		if !strings.Contains(s, "±0 (+1 new: q03; -1 recovered: q02)") {
+		if !strings.Contains(s, "±0 (+1 new: q03; -1 recovered: q02)") && !strings.Contains(s, "±0 (+1 new: `q03`; -1 recovered: `q02`)") {
 			t.Errorf("%s: the zero-recall row hides its movements:\n%s", format, s)
 		}
 	}
@@ -511,7 +511,11 @@ func TestEmptyAnswersNamed(t *testing.T) {
 		default:
 			_, line, _ := strings.Cut(out, "empty answer")
 			line, _, _ = strings.Cut(line, "\n")
-			if !strings.Contains(line, "the head returned no hits at all for 3 queries where the base had hits") || !strings.HasSuffix(line, ": q02, q05, q09") {
+			ids := ": q02, q05, q09"
+			if format == Markdown {
+				ids = ": `q02`, `q05`, `q09`"
+			}
+			if !strings.Contains(line, "the head returned no hits at all for 3 queries where the base had hits") || !strings.HasSuffix(line, ids) {
 				t.Errorf("%s does not name the three empty answers (and only them):\n%s", format, out)
 			}
 		}
@@ -545,7 +549,8 @@ func TestGateLabel(t *testing.T) {
 // TestLostNamesOnlyWhatTheBaseFound: q04 has two gold documents; its base
 // found one (doc/04), its head neither. The lost list and the attribution
 // name that one, never doc/04x, which the base did not find either (a
-// report listed every unfound gold document as lost, "rank — → —").
+// report listed every unfound gold document as lost, "rank — → —"); only
+// the warning that no side ever returned it names it.
 func TestLostNamesOnlyWhatTheBaseFound(t *testing.T) {
 	f := newFixture(t, nil)
 	f.base["q04"] = []string{"doc/04", "other"}
@@ -559,16 +564,50 @@ func TestLostNamesOnlyWhatTheBaseFound(t *testing.T) {
 		t.Errorf("moves %+v", p.Moves)
 	}
 	for _, format := range []Format{Text, JUnit} {
-		if out := string(render(t, c, format)); strings.Contains(out, "doc/04x") {
+		out, warnings, _ := strings.Cut(string(render(t, c, format)), "\nwarnings\n")
+		if !strings.Contains(warnings, "never retrieved: 1 gold document that neither side returned for any query, at any depth: doc/04x — is it indexed?") && format == Text {
+			t.Errorf("text does not warn, once, that doc/04x was never retrieved:\n%s", warnings)
+		}
+		if strings.Contains(out, "doc/04x") {
 			t.Errorf("%s names doc/04x, which the base never found:\n%s", format, out)
 		}
 	}
 	// Markdown lists each zero-recall query's gold apart; its flip row
 	// names only the lost document.
 	md := string(render(t, c, Markdown))
-	_, row, _ := strings.Cut(md, "| q04 | ordinary question 4 | 0.500")
+	_, row, _ := strings.Cut(md, "| `q04` | ordinary question 4 | 0.500")
 	row, _, _ = strings.Cut(row, "\n")
-	if !strings.Contains(row, EscapeMarkdown("doc/04")) || strings.Contains(row, EscapeMarkdown("doc/04x")) {
+	if !strings.Contains(row, "`doc/04`") || strings.Contains(row, "doc/04x") {
 		t.Errorf("markdown's row for q04: %q", row)
+	}
+}
+
+// TestNeverRetrievedReported: with the corpus unknown, the gold document
+// no side returned (doc/04x) is listed once in the JSON report (a key the
+// strict reader reads back), and warned of in text and Markdown (its id
+// a code span) with what to do; the verdict is the same as without it.
+func TestNeverRetrievedReported(t *testing.T) {
+	f := newFixture(t, nil)
+	f.base["q04"] = []string{"doc/04", "other"}
+	f.head["q04"] = []string{"other"}
+	c := f.compare(t)
+	js := render(t, c, JSON)
+	if !strings.Contains(string(js), "\"never_retrieved\": [\n    \"doc/04x\"\n  ]") {
+		t.Errorf("JSON lacks never_retrieved: [doc/04x]:\n%s", js)
+	}
+	r, err := ReadCompareReport(bytes.NewReader(js), "report.json")
+	if err != nil || strings.Join(r.NeverRetrieved, ",") != "doc/04x" || r.Verdict != string(gate.Fail) {
+		t.Fatalf("read back: %v, never retrieved %v, verdict %v", err, r.NeverRetrieved, r.Verdict)
+	}
+	const what = " that neither side returned for any query, at any depth: "
+	const todo = " — is it indexed? set corpus to check (a warning: the verdict does not change)"
+	if md := string(render(t, c, Markdown)); !strings.Contains(md, "<summary>⚠️ 1 warning</summary>\n\n- never retrieved: 1 gold document"+what+"`doc/04x`"+todo+"\n") {
+		t.Errorf("markdown lacks the warning:\n%s", md)
+	}
+	if txt := string(render(t, c, Text)); !strings.Contains(txt, "\nwarnings\n  never retrieved: 1 gold document"+what+"doc/04x"+todo+"\n") {
+		t.Errorf("text lacks the warning:\n%s", txt)
+	}
+	if page := string(render(t, c, HTML)); !strings.Contains(page, "never retrieved: 1 gold document") {
+		t.Errorf("HTML lacks the warning")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -245,7 +246,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	writeContextText(b, r)
 
-	for _, l := range refusalLines(r, terminal) {
+	for _, l := range refusalLines(r, terminal, terminal) {
 		fmt.Fprintf(b, "%s\n", l)
 	}
 
@@ -265,7 +266,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 			}
 			fmt.Fprintf(b, "\n      %q\n", terminal(clip(p.Query, 100)))
 			for _, m := range p.Moves {
-				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal))
+				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal, terminal))
 				b.WriteString("\n")
 			}
 		}
@@ -319,7 +320,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	if l := fingerprintsLine(r); l != "" {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}
-	writeWarningsText(b, r.Warnings)
+	writeWarningsText(b, nonEmpty(append(slices.Clone(r.Warnings), neverRetrievedLine(r.NeverRetrieved, func(s string) string { return s }))...))
 	return b.Flush()
 }
 

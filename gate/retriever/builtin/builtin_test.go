@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/shareddata"
 )
 
 func corpus(t *testing.T, docs map[string]string) string {
@@ -168,10 +170,7 @@ func TestBuildCachedReusesAndRebuilds(t *testing.T) {
 }
 
 func BenchmarkSciFactIndex(b *testing.B) {
-	path := "../../../../shared/data/scifact/corpus.jsonl.gz"
-	if _, err := os.Stat(path); err != nil {
-		b.Skip("SciFact not found")
-	}
+	path := shareddata.Path(b, "data/scifact/corpus.jsonl.gz")
 	cache := b.TempDir()
 	if _, err := BuildCached(path, DefaultOptions(), cache, func(string) {}); err != nil {
 		b.Fatal(err)

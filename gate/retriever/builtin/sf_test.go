@@ -3,11 +3,11 @@ package builtin
 import (
 	"context"
 	"math"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/shareddata"
 )
 
 // TestSciFactBM25Quality pins the ranking quality of the default BM25 on the
@@ -15,9 +15,9 @@ import (
 // figures (Anserini/Pyserini BEIR regressions: title and text as one field,
 // k1 = 0.9, b = 0.4) are nDCG@10 0.679 and R@100 0.925.
 func TestSciFactBM25Quality(t *testing.T) {
-	dir := "../../../../shared/data/scifact/"
-	if _, err := os.Stat(dir + "corpus.jsonl.gz"); err != nil {
-		t.Skipf("SciFact data not found beside the repository (%v)", err)
+	dir := shareddata.Path(t, "data/scifact") + "/"
+	for _, f := range []string{"corpus.jsonl.gz", "qrels.tsv", "queries.jsonl"} {
+		shareddata.Path(t, "data/scifact/"+f)
 	}
 	start := time.Now()
 	ix, err := Build(dir+"corpus.jsonl.gz", DefaultOptions())
