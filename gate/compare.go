@@ -262,6 +262,13 @@ type Policy struct {
 	Waivers []Waiver
 	// Corpus holds the known document ids; nil when unknown.
 	Corpus map[string]bool
+	// StaleGoldApart keeps out of the flips and the rules a query all of
+	// whose losses are gold the corpus no longer holds: for a drift run,
+	// where the corpus changed under the set since the reviewed baseline
+	// (label rot, not drift). Without it (a pull request, where deleting
+	// a gold document is part of the change under review) such a query
+	// counts; either way it is listed under DataQuality.
+	StaleGoldApart bool
 	// Unstable marks queries whose results differed between repeats of the
 	// base (the noise floor): they are shown apart and never counted as
 	// flips or in the mean rules. Such a query is still a new miss when
@@ -324,6 +331,14 @@ type PairedQuery struct {
 	Synthetic bool
 	// Unstable queries changed between repeats of the base: kept out.
 	Unstable bool
+	// MissingGold are the query's relevant gold documents the corpus does
+	// not hold (deleted or renamed since they were labelled), when the
+	// corpus is known: a data-quality problem, not a retrieval miss.
+	MissingGold []string
+	// DataQuality queries lost only gold documents the corpus no longer
+	// holds and are kept out of the flips and the rules as stale labels
+	// (Policy.StaleGoldApart).
+	DataQuality bool
 	// HeadUnstable queries changed between repeats of the head: Head is
 	// their worst repeat, and they count.
 	HeadUnstable bool
@@ -445,7 +460,7 @@ func (s *Set) topGrade() int {
 }
 
 // counted reports whether the query takes part in flips and the verdict.
-func (p *PairedQuery) counted() bool { return !p.Synthetic && !p.Unstable }
+func (p *PairedQuery) counted() bool { return !p.Synthetic && !p.Unstable && !p.DataQuality }
 
 // Comparison is the paired comparison of a base and a head run over one set.
 type Comparison struct {
@@ -522,6 +537,14 @@ type Comparison struct {
 	NoiseFloor float64
 	// CorpusKnown says whether attribution could check the corpus.
 	CorpusKnown bool
+	// DataQuality lists, in set order, the queries with relevant gold the
+	// corpus does not hold (PairedQuery.MissingGold); with
+	// Policy.StaleGoldApart, those whose losses are all such documents are
+	// kept out of the flips and the rules.
+	DataQuality []string
+	// Baseline is what a drift run found checking its baseline's inputs;
+	// nil for other runs. Set by the caller.
+	Baseline *BaselineCheck
 	// NeverRetrieved lists, when the corpus is not known, the relevant gold
 	// documents that neither side returned for any query (see
 	// neverRetrieved): labels that may name documents the index never
@@ -637,6 +660,8 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		}
 		p.Synthetic = q.Source == "synthetic"
 		p.Unstable = pol.Unstable[q.ID]
+		p.MissingGold, p.DataQuality = missingGold(q, p.Lost, pol.Corpus)
+		p.DataQuality = p.DataQuality && pol.StaleGoldApart
 		p.HeadUnstable = pol.HeadUnstable[q.ID]
 		fewest, baseKnown := pol.BaseFewestFound[q.ID]
 		if p.Unstable && baseKnown {
@@ -667,9 +692,14 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		p.Moves = append(p.Moves, misses...)
 		c.index[q.ID] = len(c.Queries)
 		c.Queries = append(c.Queries, p)
+		if len(p.MissingGold) > 0 {
+			c.DataQuality = append(c.DataQuality, q.ID)
+		}
 		switch {
 		case p.Synthetic:
 			c.Synthetic = append(c.Synthetic, q.ID)
+			continue
+		case p.DataQuality:
 			continue
 		case p.Unstable:
 			c.Unstable = append(c.Unstable, q.ID)
@@ -736,6 +766,31 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	c.holm()
 	c.decide()
 	return c, nil
+}
+
+// missingGold lists q's relevant gold documents the corpus does not hold
+// (nil when the corpus is unknown), and whether every document the query
+// lost at N is one of them: then its move says the labels are stale, not
+// that retrieval got worse.
+func missingGold(q *Query, lost []string, corpus map[string]bool) ([]string, bool) {
+	if corpus == nil {
+		return nil, false
+	}
+	var missing []string
+	for _, d := range q.RelevantDocs() {
+		if !corpus[d] {
+			missing = append(missing, d)
+		}
+	}
+	if len(missing) == 0 || len(lost) == 0 {
+		return missing, false
+	}
+	for _, d := range lost {
+		if !slices.Contains(missing, d) {
+			return missing, false
+		}
+	}
+	return missing, true
 }
 
 // classify decides how a query moved at the candidate depth. More relevant

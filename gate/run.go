@@ -79,6 +79,10 @@ type Answer struct {
 type RunMeta struct {
 	Set    string `json:"set,omitempty"`
 	Config string `json:"config,omitempty"`
+	// Corpus is the content fingerprint of the corpus recallgate read for
+	// the run (CorpusFingerprint), when it could read one: a drift run
+	// checks it against today's.
+	Corpus string `json:"corpus,omitempty"`
 	// Shard is "i/n" for a run of one shard of the queries.
 	Shard string `json:"shard,omitempty"`
 	// CacheKey is the run cache key the run was stored under, checked when

@@ -175,6 +175,22 @@ func (s *Set) Shard(i, n int) (*Set, error) {
 	return out, nil
 }
 
+// Only is the set with just the queries keep accepts (the same
+// fingerprint: it is a view of one file), and the ids it left out, in set
+// order.
+func (s *Set) Only(keep func(id string) bool) (*Set, []string) {
+	out := &Set{Path: s.Path, Format: s.Format, Fingerprint: s.Fingerprint, Warnings: s.Warnings, byID: map[string]*Query{}}
+	var left []string
+	for _, q := range s.Queries {
+		if keep(q.ID) {
+			out.add(q)
+		} else {
+			left = append(left, q.ID)
+		}
+	}
+	return out, left
+}
+
 // LoadQueryTexts gives the queries of a qrels set their text, from a JSONL
 // file of {"id","text"} lines (the BEIR queries format; "query" is accepted
 // for "text"). Lines for ids outside the set are ignored; a set query left

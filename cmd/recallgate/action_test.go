@@ -324,20 +324,41 @@ func TestActionDrift(t *testing.T) {
 	g := &fakeGitHub{}
 	srv := g.server(t)
 	dir, _ := filepath.Abs("../../frozen-set")
-	// The baseline is the base side's run; the config's head has drifted from it.
+	// The baseline is the base side's run: it records the base's retriever
+	// table, not the head's, so the drift is refused (exit 2) naming it,
+	// old → new short hash, and no drift issue is opened.
 	hist := filepath.Join(t.TempDir(), "history.jsonl")
 	ae := newActionEnv(t, srv.URL, "schedule", `{}`, map[string]string{
-		"working-directory": dir, "baseline": "runs/base.jsonl", "history": hist,
+		"working-directory": dir, "baseline": "runs/base.jsonl",
 	})
 	code, out, errs := ae.run(t)
+	if code != 2 || !strings.Contains(errs, "retriever ce71ff3f656f → f4a1c9cafddd") || !strings.Contains(errs, "accept-changed-inputs") || len(g.issues) != 0 {
+		t.Fatalf("changed retriever: exit %d, issues %d, want 2 naming the retriever\n%s\n%s", code, len(g.issues), out, errs)
+	}
+	// Accepted, it runs: the headline says the inputs changed, and that
+	// the baseline (an older one) recorded no corpus fingerprint.
+	ae.vars["INPUT_ACCEPT-CHANGED-INPUTS"] = "true"
+	ae.vars["INPUT_HISTORY"] = hist
+	code, out, errs = ae.run(t)
 	if code != 1 || len(g.issues) != 1 || !strings.Contains(g.issues[0], "Nightly recallgate run on headsha0000") {
 		t.Fatalf("exit %d, issues %d\n%s\n%s", code, len(g.issues), out, errs)
 	}
-	// The report names the baseline and says the head's config is not the
-	// one it was written with (runs/base.jsonl is the base side's run).
-	if !strings.Contains(g.issues[0], "baseline: "+filepath.Join(dir, "runs/base.jsonl")) || !strings.Contains(g.issues[0], "config changed since the baseline was written") {
+	headline := ""
+	for _, l := range strings.Split(strings.ReplaceAll(g.issues[0], "\u200b", ""), "\n") {
+		if strings.HasPrefix(l, "### ") {
+			headline = l
+			break
+		}
+	}
+	for _, want := range []string{"inputs changed since the baseline (accepted): retriever ce71ff3f656f → f4a1c9cafddd", "no fingerprint of the corpus"} {
+		if !strings.Contains(headline, want) {
+			t.Errorf("drift issue headline lacks %q:\n%s", want, headline)
+		}
+	}
+	if !strings.Contains(g.issues[0], "baseline: "+filepath.Join(dir, "runs/base.jsonl")) {
 		t.Errorf("drift issue body:\n%.1500s", g.issues[0])
 	}
+	delete(ae.vars, "INPUT_ACCEPT-CHANGED-INPUTS")
 	// Against a baseline equal to today's head it passes, and notes that on the open issue.
 	g.openIssue = true
 	ae.vars["INPUT_BASELINE"] = "runs/head.jsonl"

@@ -10,7 +10,7 @@ import (
 
 var ciCommand = command{
 	Name: "ci", Summary: "CI entrypoint: GitHub Actions runs the action; GitLab CI gates the merge request (note) or checks drift on a schedule (issue).",
-	Usage:    "recallgate ci [--config FILE] [--mode pr|drift|auto] [--comment always|on-change|never] [--name NAME] [--baseline RUN] [--history FILE] [--base-results RUN --head-results RUN] [--fail-on-regression BOOL] [--allow-identical BOOL] [--working-directory DIR] [--junit FILE]   (GitLab; each flag defaults to its RECALLGATE_* variable)",
+	Usage:    "recallgate ci [--config FILE] [--mode pr|drift|auto] [--comment always|on-change|never] [--name NAME] [--baseline RUN] [--history FILE] [--base-results RUN --head-results RUN] [--fail-on-regression BOOL] [--allow-identical BOOL] [--accept-changed-inputs BOOL] [--working-directory DIR] [--junit FILE]   (GitLab; each flag defaults to its RECALLGATE_* variable)",
 	Examples: examples("ci"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		inputs := glci.Flags(fs)

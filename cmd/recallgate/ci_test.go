@@ -311,10 +311,21 @@ func TestCIGitLabDrift(t *testing.T) {
 	vars["CI_PIPELINE_SOURCE"], vars["CI_MERGE_REQUEST_IID"] = "schedule", ""
 	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_BASELINE"] = dir, "runs/base.jsonl"
 	vars["RECALLGATE_JUNIT"] = filepath.Join(t.TempDir(), "j.xml")
+	// runs/base.jsonl records the base's retriever table, not the head's:
+	// refused, naming it, unless the change is accepted (the variable, or
+	// the flag, which wins over it).
 	hist := filepath.Join(t.TempDir(), "history.jsonl")
-	vars["RECALLGATE_HISTORY"] = hist
 	code, out, errs := runCI(t, vars)
-	if code != 1 || len(g.issues) != 1 || !strings.Contains(fmt.Sprint(g.issues[0]["description"]), "Nightly recallgate run on headsha0000") ||
+	if code != 2 || !strings.Contains(errs, "retriever ce71ff3f656f → f4a1c9cafddd") || len(g.issues) != 0 {
+		t.Fatalf("changed retriever: exit %d, issues %v, want 2 naming it\n%s\n%s", code, g.issues, out, errs)
+	}
+	vars["RECALLGATE_ACCEPT_CHANGED_INPUTS"] = "true"
+	if code, out, errs := runCI(t, vars, "--accept-changed-inputs", "false"); code != 2 || !strings.Contains(errs, "retriever ce71ff3f656f → f4a1c9cafddd") {
+		t.Fatalf("--accept-changed-inputs false over the variable: exit %d\n%s\n%s", code, out, errs)
+	}
+	vars["RECALLGATE_HISTORY"] = hist
+	code, out, errs = runCI(t, vars)
+	if code != 1 || len(g.issues) != 1 || !strings.Contains(fmt.Sprint(g.issues[0]["description"]), "inputs changed since the baseline (accepted): retriever") || !strings.Contains(fmt.Sprint(g.issues[0]["description"]), "Nightly recallgate run on headsha0000") ||
 		fmt.Sprint(g.issues[0]["labels"]) != "[retrieval-drift]" {
 		t.Fatalf("exit %d, issues %v\n%s\n%s", code, g.issues, out, errs)
 	}

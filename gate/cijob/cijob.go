@@ -61,6 +61,9 @@ type Job struct {
 	// AllowIdentical and IdenticalFix are as in pipeline.CIOptions.
 	AllowIdentical bool
 	IdenticalFix   string
+	// AcceptChangedInputs runs a drift whose baseline was made with other
+	// inputs (see pipeline.Drift).
+	AcceptChangedInputs bool
 	// BaseResults, HeadResults and Baseline are run files, "" when not given.
 	BaseResults, HeadResults, Baseline string
 	// Workspace is the checkout; TempDir where temporary trees go.
@@ -228,7 +231,7 @@ func compare(ctx context.Context, e *pipeline.Env, j Job) (*gate.Comparison, *ga
 		Config: j.Config, Workspace: j.Workspace, TempDir: j.TempDir, Drift: j.Mode == "drift",
 		BaseResults: j.BaseResults, HeadResults: j.HeadResults, Baseline: j.Baseline,
 		BaseSHA: j.BaseSHA, HeadSHA: j.HeadSHA, AllowIdentical: j.AllowIdentical, MissingProgram: j.MissingProgram,
-		IdenticalFix: j.IdenticalFix, Archive: j.Archive,
+		IdenticalFix: j.IdenticalFix, Archive: j.Archive, AcceptChangedInputs: j.AcceptChangedInputs,
 	}
 	cmp, set, err := pipeline.CI(ctx, e, o)
 	if ue := new(basetree.UnreachableError); j.UnreachableFix != "" && errors.As(err, &ue) {

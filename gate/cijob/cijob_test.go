@@ -244,6 +244,9 @@ func TestDriftAddsToTheHistory(t *testing.T) {
 	hist := filepath.Join(t.TempDir(), "history.jsonl")
 	j.Mode, j.BaseResults, j.HeadResults, j.PR, j.History = "drift", "", "", 0, hist
 	j.HeadSHA = "0123456789abcdef0123456789abcdef01234567"
+	// runs/base.jsonl records the base side's retriever table: accepted,
+	// for a failing night.
+	j.AcceptChangedInputs = true
 	e := env()
 	e.Now = func() time.Time { return time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC) }
 	step := &locStep{fakeStep: &fakeStep{dir: dir}, tmp: t.TempDir()}

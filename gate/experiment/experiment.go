@@ -118,7 +118,7 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 		}
 		vc := *cfg
 		vc.Head = v.Retriever
-		cmp, err := pipeline.CompareRuns(&job, set, &vc, cfg.Thresholds, runs["base"].First(), map[string]pipeline.SideRun{"base": runs["base"], "head": run}, nil)
+		cmp, err := pipeline.CompareRuns(&job, set, &vc, cfg.Thresholds, runs["base"].First(), map[string]pipeline.SideRun{"base": runs["base"], "head": run}, nil, false)
 		if err != nil {
 			return nil, inHeadsPlace(&VariantError{Name: v.Name, Err: err})
 		}

@@ -38,6 +38,9 @@ type Inputs struct {
 	AllowIdentical bool
 	// History is the history file a drift run adds its run to ("": none).
 	History string
+	// AcceptChangedInputs runs a drift whose baseline was made with
+	// another set, retriever or corpus (the headline says so).
+	AcceptChangedInputs bool
 }
 
 // InvalidInputError is an input with a value the action does not take.
@@ -117,9 +120,14 @@ func ReadInputs(a *githubactions.Action, getenv func(string) string) (Inputs, er
 		b = true
 	}
 	in.FailOnRegression = b
-	if v := input(a, getenv, "allow-identical"); v != "" {
-		if in.AllowIdentical, err = strconv.ParseBool(v); err != nil {
-			bad("input allow-identical must be true or false, got %q", v)
+	for _, b := range []struct {
+		name string
+		to   *bool
+	}{{"allow-identical", &in.AllowIdentical}, {"accept-changed-inputs", &in.AcceptChangedInputs}} {
+		if v := input(a, getenv, b.name); v != "" {
+			if *b.to, err = strconv.ParseBool(v); err != nil {
+				bad("input %s must be true or false, got %q", b.name, v)
+			}
 		}
 	}
 	if in.Name != "" {

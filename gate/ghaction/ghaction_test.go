@@ -31,20 +31,21 @@ func (r *runner) action() *githubactions.Action {
 func TestReadInputs(t *testing.T) {
 	r := newRunner(map[string]string{})
 	in, err := ReadInputs(r.action(), r.getenv)
-	if err != nil || in.Config != "recallgate.toml" || in.Comment != "always" || in.Mode != "auto" || !in.FailOnRegression {
+	if err != nil || in.Config != "recallgate.toml" || in.Comment != "always" || in.Mode != "auto" || !in.FailOnRegression || in.AcceptChangedInputs {
 		t.Errorf("defaults: %+v %v", in, err)
 	}
 	// A shell step exports underscores; a Docker action keeps hyphens.
-	r = newRunner(map[string]string{"INPUT_FAIL_ON_REGRESSION": "false", "INPUT_GITHUB-TOKEN": "t", "INPUT_WORKING_DIRECTORY": "rag", "INPUT_COMMENT": "On-Change"})
+	r = newRunner(map[string]string{"INPUT_FAIL_ON_REGRESSION": "false", "INPUT_GITHUB-TOKEN": "t", "INPUT_WORKING_DIRECTORY": "rag", "INPUT_COMMENT": "On-Change", "INPUT_ACCEPT_CHANGED_INPUTS": "true"})
 	in, err = ReadInputs(r.action(), r.getenv)
-	if err != nil || in.FailOnRegression || in.Token != "t" || in.WorkDir != "rag" || in.Comment != "on-change" || in.Path("recallgate.toml") != filepath.Join("rag", "recallgate.toml") || in.Path("/abs") != "/abs" {
+	if err != nil || in.FailOnRegression || !in.AcceptChangedInputs || in.Token != "t" || in.WorkDir != "rag" || in.Comment != "on-change" || in.Path("recallgate.toml") != filepath.Join("rag", "recallgate.toml") || in.Path("/abs") != "/abs" {
 		t.Errorf("spellings: %+v %v", in, err)
 	}
 	for k, want := range map[string]string{
-		"INPUT_MODE":               "input mode must be pr, drift or auto",
-		"INPUT_COMMENT":            "input comment must be always, on-change or never",
-		"INPUT_FAIL-ON-REGRESSION": "input fail-on-regression must be true or false",
-		"INPUT_BASE-RESULTS":       "base-results and head-results go together",
+		"INPUT_MODE":                  "input mode must be pr, drift or auto",
+		"INPUT_COMMENT":               "input comment must be always, on-change or never",
+		"INPUT_FAIL-ON-REGRESSION":    "input fail-on-regression must be true or false",
+		"INPUT_BASE-RESULTS":          "base-results and head-results go together",
+		"INPUT_ACCEPT-CHANGED-INPUTS": "input accept-changed-inputs must be true or false",
 	} {
 		r := newRunner(map[string]string{k: "bogus"})
 		_, err := ReadInputs(r.action(), r.getenv)

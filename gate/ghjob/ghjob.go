@@ -42,7 +42,7 @@ func Run(ctx context.Context, e *pipeline.Env, commands, stdout io.Writer) error
 	}
 	j := cijob.Job{
 		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Command: "action", Mode: ghaction.ResolveMode(in.Mode, rn.EventName), Comment: in.Comment,
-		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical,
+		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical, AcceptChangedInputs: in.AcceptChangedInputs,
 		IdenticalFix: "the event has no base commit to run the base side in; give the action base-results and head-results, or write [base.retriever] and [head.retriever]; allow-identical: true runs it anyway",
 		BaseResults:  in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline), History: in.Path(in.History),
 		Workspace: rn.Workspace, TempDir: rn.Temp, BaseSHA: ev.BaseSHA(), HeadSHA: ev.HeadSHA(rn.SHA), SHA: rn.SHA, PR: ev.PRNumber(),

@@ -89,6 +89,9 @@ type Inputs struct {
 	Comment, Mode    string
 	FailOnRegression bool
 	AllowIdentical   bool
+	// AcceptChangedInputs runs a drift whose baseline was made with
+	// another set, retriever or corpus.
+	AcceptChangedInputs bool
 	// JUnit is the JUnit report's path for artifacts:reports:junit.
 	JUnit string
 }
@@ -106,6 +109,7 @@ var Vars = []struct{ Name, Flag, Default, Doc string }{
 	{"RECALLGATE_HEAD_RESULTS", "head-results", "", "a run file for the head side"},
 	{"RECALLGATE_FAIL_ON_REGRESSION", "fail-on-regression", "true", "a failing verdict fails the job (exit 1)"},
 	{"RECALLGATE_ALLOW_IDENTICAL", "allow-identical", "false", "run a gate whose two sides are the same configuration"},
+	{"RECALLGATE_ACCEPT_CHANGED_INPUTS", "accept-changed-inputs", "false", "drift mode: compare even when the baseline was made with another set, retriever or corpus"},
 	{"RECALLGATE_WORKING_DIRECTORY", "working-directory", "", "where relative paths start (the project directory when empty)"},
 	{"RECALLGATE_JUNIT", "junit", "recallgate-junit.xml", "the JUnit report for artifacts:reports:junit, relative to the project directory (--junit \"\" for none)"},
 }
@@ -174,7 +178,7 @@ func readInputs(get map[string]string) (Inputs, error) {
 	for _, b := range []struct {
 		name string
 		to   *bool
-	}{{"fail-on-regression", &in.FailOnRegression}, {"allow-identical", &in.AllowIdentical}} {
+	}{{"fail-on-regression", &in.FailOnRegression}, {"allow-identical", &in.AllowIdentical}, {"accept-changed-inputs", &in.AcceptChangedInputs}} {
 		if *b.to, err = strconv.ParseBool(get[b.name]); err != nil {
 			return in, invalid("RECALLGATE_%s (--%s) must be true or false, got %q", strings.ToUpper(strings.ReplaceAll(b.name, "-", "_")), b.name, get[b.name])
 		}

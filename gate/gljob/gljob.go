@@ -32,7 +32,7 @@ func RunJob(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs
 	}
 	j := cijob.Job{
 		Config: in.Path(in.Config), ConfigInput: in.Config, Name: in.Name, Command: "ci", Mode: rn.Mode(in.Mode), Comment: in.Comment,
-		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical, IdenticalFix: glci.IdenticalFix,
+		FailOnRegression: in.FailOnRegression, AllowIdentical: in.AllowIdentical, IdenticalFix: glci.IdenticalFix, AcceptChangedInputs: in.AcceptChangedInputs,
 		BaseResults: in.Path(in.BaseResults), HeadResults: in.Path(in.HeadResults), Baseline: in.Path(in.Baseline), History: in.Path(in.History),
 		Workspace: rn.ProjectDir, BaseSHA: base, HeadSHA: rn.SHA, SHA: rn.SHA, PR: rn.MR,
 		UnreachableFix: glci.ShallowFix, Change: "merge request", OneMarker: true, JUnit: rn.InProject(in.JUnit), NoteMarkdown: report.ForGitLab,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -25,7 +26,7 @@ func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) 
 	}
 	cmp.Health = in.Health
 	cmp.Notes = in.Notes
-	cmp.Fingerprints = in.Fingerprints
+	cmp.Fingerprints = append(append([][2]string{}, in.Fingerprints...), [2]string{"policy", gate.PolicyFingerprint(cmp.Thresholds, cmp.Depth)})
 	cmp.NoChart = in.NoChart
 	cmp.Name = in.Name
 	return cmp, nil
@@ -33,8 +34,10 @@ func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) 
 
 // CompareRuns scores the base run and the head side's run, gathers the
 // comparison inputs (waivers, corpus, health, fingerprints, latency,
-// repeat stability) and compares them under th.
-func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string) (*gate.Comparison, error) {
+// repeat stability) and compares them under th. drift keeps queries that
+// lost only gold the corpus no longer holds out of the rules
+// (gate.Policy.StaleGoldApart).
+func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool) (*gate.Comparison, error) {
 	bc, err := gate.ScoreResults(set, base, cfg.Depth)
 	if err != nil {
 		return nil, fmt.Errorf("score base: %w", err)
@@ -45,6 +48,7 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 	}
 	in.AddSides(runs)
 	in.Notes = notes
+	in.Policy.StaleGoldApart = drift
 	st, err := Repeats(set, cfg.Depth, runs)
 	if err != nil {
 		return nil, err
@@ -172,14 +176,17 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			}
 		}
 	}
-	if o.Baseline != "" {
-		if err := WriteRunFile(o.Baseline, runs["head"].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs["head"].Config}); err != nil {
-			return nil, err
-		}
-	}
-	cmp, err := CompareRuns(e, set, cfg, th, runs["base"].First(), runs, notes)
+	cmp, err := CompareRuns(e, set, cfg, th, runs["base"].First(), runs, notes, false)
 	if err != nil {
 		return nil, err
+	}
+	if o.Baseline != "" {
+		// The inputs a drift run checks: the set, the head's retriever
+		// table and the corpus recallgate read (see Drift).
+		meta := gate.RunMeta{Set: set.Fingerprint, Config: runs["head"].Config, Corpus: Fingerprint(cmp.Fingerprints, gate.InputCorpus)}
+		if err := WriteRunFile(o.Baseline, runs["head"].First(), meta); err != nil {
+			return nil, err
+		}
 	}
 	cmp.Policy = pol
 	return cmp, nil
@@ -206,15 +213,45 @@ func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 	return in.Compare(bc, hc)
 }
 
+// DriftOptions are the choices of one drift run.
+type DriftOptions struct {
+	// Baseline is the stored run (written by a reviewed `gate
+	// --write-baseline`) the head is compared against.
+	Baseline string
+	// AcceptChangedInputs runs the drift even when the baseline was made
+	// with another set, retriever or corpus; the headline says so.
+	AcceptChangedInputs bool
+}
+
 // Drift is the nightly drift job: the head side retrieved now against the
-// stored baseline run (written by a reviewed `gate --write-baseline`).
-func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, baseline string) (*gate.Comparison, error) {
-	rf, err := file.Load(baseline)
+// stored baseline run. A baseline made with another set, head retriever
+// table or corpus than today's is refused (*ChangedInputsError, exit 2)
+// before anything is retrieved, unless the change is accepted: a drop
+// would then be the change, not drift. The comparison's Baseline says
+// what changed and what the baseline did not record.
+func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o DriftOptions) (*gate.Comparison, error) {
+	rf, err := file.Load(o.Baseline)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageBaseline, "base", fmt.Errorf("load baseline: %w", err))
 	}
-	if err := rf.CheckSet(set); err != nil {
-		return nil, gate.AtStage(gate.StageBaseline, "base", fmt.Errorf("baseline: %w", err))
+	check, err := checkBaseline(cfg, set, o.Baseline, rf.Meta())
+	if err != nil {
+		return nil, gate.AtStage(gate.StageBaseline, "base", err)
+	}
+	if len(check.Changed) > 0 && !o.AcceptChangedInputs {
+		return nil, gate.AtStage(gate.StageBaseline, "base", changedInputs(o.Baseline, check.Changed))
+	}
+	var notes []string
+	if slices.ContainsFunc(check.Changed, func(c gate.InputChange) bool { return c.Input == gate.InputSet }) {
+		// The baseline's queries only: a query new since has no base run.
+		var left []string
+		set, left = set.Only(rf.Has)
+		if len(left) > 0 {
+			notes = append(notes, fmt.Sprintf("%d %s of the set not in the baseline left out: %s", len(left), map[bool]string{true: "query", false: "queries"}[len(left) == 1], gate.JoinFirst(left, 10)))
+		}
+		if len(set.Queries) == 0 {
+			return nil, gate.AtStage(gate.StageBaseline, "base", &gate.InputError{File: o.Baseline, Err: errors.New("the baseline holds none of the set's queries")})
+		}
 	}
 	bres, err := gate.RetrieveAll(ctx, "baseline", set, rf, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: 1})
 	if err != nil {
@@ -227,30 +264,63 @@ func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, basel
 	if runs["head"].Err != nil {
 		return nil, runs["head"].Err
 	}
-	return CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, driftNotes(baseline, rf.Meta().Config, runs["head"].Config))
+	cmp, err := CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, append([]string{"baseline: " + o.Baseline}, notes...), true)
+	if err != nil {
+		return nil, err
+	}
+	cmp.Baseline = &check
+	return cmp, nil
 }
 
-// driftNotes name the baseline a drift run compares against and say when
-// the head's retriever config is not the one the baseline was written
-// with (then a drop may be the change, not drift).
-func driftNotes(baseline, then, now string) []string {
-	notes := []string{fmt.Sprintf("baseline: %s", baseline)}
-	switch {
-	case then == "":
-		notes[0] += " (it records no config fingerprint: whether the config changed since is unknown)"
-	case now != "" && then != now:
-		notes = append(notes, fmt.Sprintf("the head's retriever config changed since the baseline was written (config %s, now %s): if the change was meant, write a new baseline after review", shortFP(then), shortFP(now)))
+// checkBaseline compares the fingerprints the baseline recorded with
+// today's set, head retriever table and corpus (CorpusFor's, when there
+// is one). A recorded value that is not a fingerprint is refused.
+func checkBaseline(cfg *config.Config, set *gate.Set, baseline string, m gate.RunMeta) (gate.BaselineCheck, error) {
+	recorded := map[string]string{gate.InputSet: m.Set, gate.InputRetriever: m.Config, gate.InputCorpus: m.Corpus}
+	field := map[string]string{gate.InputSet: "set", gate.InputRetriever: "config", gate.InputCorpus: "corpus"} // as the line names them
+	for _, in := range gate.BaselineInputs {
+		if v := recorded[in]; v != "" && !gate.IsFingerprint(v) {
+			return gate.BaselineCheck{}, &gate.InputError{File: baseline, Line: 1, Field: "recallgate." + field[in],
+				Err: fmt.Errorf("%.80q is not a fingerprint (sha256: and 64 hex digits)", v)}
+		}
 	}
-	return notes
+	now := map[string]string{gate.InputSet: set.Fingerprint}
+	if cfg.Head != nil {
+		now[gate.InputRetriever] = cfg.Head.Fingerprint()
+	}
+	if c := CorpusFor("", cfg); c != "" {
+		fp, err := gate.CorpusFingerprint(c)
+		if err != nil {
+			return gate.BaselineCheck{}, fmt.Errorf("read corpus to check the baseline: %w", err)
+		}
+		now[gate.InputCorpus] = fp
+	}
+	return gate.CheckBaseline(recorded, now), nil
 }
 
-// shortFP is a fingerprint's first 12 hex digits.
-func shortFP(fp string) string {
-	fp = strings.TrimPrefix(fp, "sha256:")
-	if len(fp) > 12 {
-		return fp[:12]
+// ChangedInputsError refuses a drift run whose baseline was made with
+// another set, retriever or corpus: what it would call drift may be the
+// change. It is an *gate.InputError naming the baseline (exit 2).
+type ChangedInputsError struct {
+	*gate.InputError
+	// Changes are the inputs that changed, in gate.BaselineInputs order.
+	Changes []gate.InputChange
+}
+
+func changedInputs(baseline string, changes []gate.InputChange) *ChangedInputsError {
+	parts := make([]string, len(changes))
+	for i, c := range changes {
+		parts[i] = c.String()
 	}
-	return fp
+	return &ChangedInputsError{&gate.InputError{File: baseline, Err: fmt.Errorf("the baseline was made with other inputs than today's: %s: a drop would be the change, not drift (accept-changed-inputs compares anyway)", strings.Join(parts, "; "))}, changes}
+}
+
+// Unwrap returns the input error.
+func (e *ChangedInputsError) Unwrap() error { return e.InputError }
+
+// Fix implements gate.FixError.
+func (e *ChangedInputsError) Fix() string {
+	return "if the change was meant, write a new baseline after review (recallgate gate --write-baseline FILE); or compare anyway with --accept-changed-inputs (the action's input accept-changed-inputs, GitLab's RECALLGATE_ACCEPT_CHANGED_INPUTS)"
 }
 
 // RetrieveOptions are the choices of one `retrieve` run.
@@ -282,6 +352,12 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		cfg = b.Sides(cfg)
 	}
 	meta := gate.RunMeta{Set: set.Fingerprint}
+	if c := CorpusFor("", cfg); c != "" && o.Side == "head" {
+		// A head run kept as a drift baseline records the corpus it saw.
+		if meta.Corpus, err = gate.CorpusFingerprint(c); err != nil {
+			return 0, fmt.Errorf("read corpus: %w", err)
+		}
+	}
 	if o.Shards > 0 {
 		if set, err = set.Shard(o.Shard, o.Shards); err != nil {
 			return 0, &gate.InputError{File: o.Config, Field: "shard", Err: err}
@@ -312,9 +388,12 @@ type CIOptions struct {
 	Config, Workspace, TempDir string
 	// BaseResults and HeadResults, when given, are compared as they are.
 	BaseResults, HeadResults string
-	// Drift compares the head side with Baseline, a stored run.
-	Drift    bool
-	Baseline string
+	// Drift compares the head side with Baseline, a stored run;
+	// AcceptChangedInputs runs it even when the baseline was made with
+	// another set, retriever or corpus (see Drift).
+	Drift               bool
+	Baseline            string
+	AcceptChangedInputs bool
 	// BaseSHA and HeadSHA are the event's commits ("" when it has none):
 	// the base side runs in BaseSHA's tree, judged by its config's policy
 	// (see GateOptions.BaseRef); both key the run cache.
@@ -392,7 +471,7 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 		if cfg.CacheDir != "" {
 			e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 		}
-		cmp, err := Drift(ctx, e, cfg, set, o.Baseline)
+		cmp, err := Drift(ctx, e, cfg, set, DriftOptions{Baseline: o.Baseline, AcceptChangedInputs: o.AcceptChangedInputs})
 		return cmp, set, err
 	}
 	g := GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: o.Workspace, TempDir: o.TempDir, Archive: o.Archive,

@@ -52,23 +52,36 @@ func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 		in.NoChart = cfg.NoChart
 		in.Name = cfg.Name
 	}
-	if corpus != "" {
-		ids := map[string]bool{}
-		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; return nil }); err != nil {
-			return nil, fmt.Errorf("read corpus for attribution: %w", err)
-		}
-		in.Policy.Corpus = ids
-		ho.Corpus = ids
-	}
-	in.Health = gate.Health(set, ho)
 	in.Fingerprints = append(in.Fingerprints, [2]string{"set", set.Fingerprint})
 	if cfg != nil {
 		in.Fingerprints = append(in.Fingerprints, [2]string{"config", FingerprintFile(cfg.Path)})
 	}
+	if corpus != "" {
+		// One streamed pass: the ids for attribution and the data-quality
+		// list (relevant gold the corpus lost), and the content hash.
+		ids, sum := map[string]bool{}, gate.NewCorpusHash()
+		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; sum.Add(d); return nil }); err != nil {
+			return nil, fmt.Errorf("read corpus for attribution: %w", err)
+		}
+		in.Policy.Corpus = ids
+		in.Fingerprints = append(in.Fingerprints, [2]string{gate.InputCorpus, sum.Sum()})
+	}
+	// The corpus check is the comparison's data-quality list, not health.
+	in.Health = gate.Health(set, ho)
 	return in, nil
 }
 
-// addSides records each side's retriever config and corpus fingerprints
+// Fingerprint is the named input's fingerprint among pairs, "" when absent.
+func Fingerprint(pairs [][2]string, name string) string {
+	for _, p := range pairs {
+		if p[0] == name {
+			return p[1]
+		}
+	}
+	return ""
+}
+
+// AddSides records each side's retriever table and corpus fingerprints
 // and its latency.
 func (in *Inputs) AddSides(runs map[string]SideRun) {
 	for i, side := range []string{"base", "head"} {
@@ -78,7 +91,7 @@ func (in *Inputs) AddSides(runs map[string]SideRun) {
 		}
 		in.Policy.Latency[i] = r.Latency()
 		if r.Config != "" {
-			in.Fingerprints = append(in.Fingerprints, [2]string{side + "_config", r.Config})
+			in.Fingerprints = append(in.Fingerprints, [2]string{side + "_retriever", r.Config})
 		}
 		if r.Corpus != "" {
 			in.Fingerprints = append(in.Fingerprints, [2]string{side + "_corpus", r.Corpus})

@@ -124,10 +124,10 @@ func TestGateJob(t *testing.T) {
 	// The same two runs compared as files, and the head against its own
 	// baseline as a drift run.
 	cmp, err = CompareFiles(testEnv(&stderr), ab, set, ab.Depth, ab.Thresholds, "", filepath.Join(dir, "base.jsonl"), filepath.Join(dir, "head.jsonl"))
-	if err != nil || cmp.Verdict != gate.Fail || len(cmp.Fingerprints) != 4 {
+	if err != nil || cmp.Verdict != gate.Fail || len(cmp.Fingerprints) != 5 || !gate.IsFingerprint(Fingerprint(cmp.Fingerprints, "policy")) {
 		t.Errorf("compare files: %v %+v", err, cmp)
 	}
-	cmp, err = Drift(context.Background(), testEnv(&stderr), ab, set, filepath.Join(dir, "baseline.jsonl"))
+	cmp, err = Drift(context.Background(), testEnv(&stderr), ab, set, DriftOptions{Baseline: filepath.Join(dir, "baseline.jsonl")})
 	if err != nil || cmp.Verdict != gate.Pass || len(cmp.Regressed) != 0 {
 		t.Errorf("drift against the head's own baseline: %v %+v", err, cmp)
 	}

@@ -43,7 +43,7 @@ func TestRepeatsJudgeTheHeadAtItsWorst(t *testing.T) {
 	} {
 		runs := map[string]SideRun{"base": {Results: c.base}, "head": {Results: c.head}}
 		var stderr bytes.Buffer
-		cmp, err := CompareRuns(testEnv(&stderr), set, cfg, cfg.Thresholds, c.base[0], runs, nil)
+		cmp, err := CompareRuns(testEnv(&stderr), set, cfg, cfg.Thresholds, c.base[0], runs, nil, false)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}

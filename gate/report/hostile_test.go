@@ -38,6 +38,9 @@ func encode(t testing.TB, m map[string]any) []byte {
 	return b
 }
 
+// fp64 is a well-formed fingerprint.
+var fp64 = "sha256:" + strings.Repeat("0", 64)
+
 // TestHostileReportRefused: a closed field holding anything but one of its
 // values, a date that is not a date, a fingerprint name recallgate does not
 // write, an id with a line break, a duplicate key or trailing data: the
@@ -69,6 +72,21 @@ func TestHostileReportRefused(t *testing.T) {
 		"never retrieved with the corpus known": func(m map[string]any) {
 			m["never_retrieved"], m["corpus_known"] = []any{"doc/01"}, true
 		},
+		"data quality query": func(m map[string]any) {
+			m["data_quality"] = []any{map[string]any{"id": "q99", "missing": []any{"a"}, "kept_out": true}}
+		},
+		"data quality doc": func(m map[string]any) {
+			m["data_quality"] = []any{map[string]any{"id": "q04", "missing": []any{"a\n::error::x"}, "kept_out": true}}
+		},
+		"baseline input": func(m map[string]any) {
+			m["baseline"] = map[string]any{"changed": []any{map[string]any{"input": hostile, "baseline": fp64, "now": fp64}}, "unrecorded": []any{}}
+		},
+		"baseline hash": func(m map[string]any) {
+			m["baseline"] = map[string]any{"changed": []any{map[string]any{"input": "set", "baseline": hostile, "now": fp64}}, "unrecorded": []any{}}
+		},
+		"baseline unrecorded": func(m map[string]any) {
+			m["baseline"] = map[string]any{"changed": []any{}, "unrecorded": []any{hostile}}
+		},
 	} {
 		m := demoReport(t)
 		vandal(m)
@@ -79,6 +97,15 @@ func TestHostileReportRefused(t *testing.T) {
 	good := encode(t, demoReport(t))
 	if _, err := ReadCompareReport(bytes.NewReader(good), "report.json"); err != nil {
 		t.Fatalf("the untouched report: %v", err)
+	}
+	// The new keys, well formed, and the retriever tables' names of
+	// earlier releases are read.
+	m := demoReport(t)
+	m["data_quality"] = []any{map[string]any{"id": "q04", "missing": []any{"gone/doc"}, "kept_out": true}}
+	m["baseline"] = map[string]any{"changed": []any{map[string]any{"input": "corpus", "baseline": fp64, "now": "sha256:" + strings.Repeat("1", 64)}}, "unrecorded": []any{"retriever"}}
+	m["fingerprints"] = map[string]any{"set": fp64, "base_retriever": fp64, "head_retriever": fp64, "corpus": fp64, "policy": fp64, "base_config": fp64, "head_config": fp64}
+	if r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err != nil || len(r.DataQuality) != 1 || len(r.Baseline.Changed) != 1 || len(r.Fingerprints) != 7 {
+		t.Fatalf("a report with the new keys: %v %+v", err, r)
 	}
 	for name, data := range map[string][]byte{
 		"duplicate key": append([]byte(`{"verdict":"fail",`), good[1:]...),
@@ -130,6 +157,20 @@ func TestHostileTextEscaped(t *testing.T) {
 		if strings.HasPrefix(strings.TrimSpace(line), "::") {
 			t.Errorf("text report line starts a workflow command: %q", line)
 		}
+	}
+	// A document id under data quality is an id: a code span in Markdown,
+	// inert, with nothing of it outside one.
+	m["data_quality"] = []any{map[string]any{"id": "q04", "missing": []any{hostile}, "kept_out": true}}
+	if r, err = ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err != nil {
+		t.Fatal(err)
+	}
+	md.Reset()
+	if err := WriteCompareReport(&md, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	dq, _, _ := strings.Cut(md.String()[strings.Index(md.String(), "**Data quality"):], "\n\n<")
+	if out := outsideCodeSpans(dq); strings.Contains(out, "<img") || strings.Contains(out, "@octocat") || !strings.Contains(dq, "`") {
+		t.Errorf("data quality's document id is not a code span:\n%s", dq)
 	}
 }
 

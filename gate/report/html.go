@@ -53,11 +53,16 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		// every text it draws); ChartNote says what it leaves out.
 		Chart     template.HTML
 		ChartNote string
+		// DataQuality is the data-quality heading and its lines.
+		DataQuality  []string
+		DQTitle      string
+		Fingerprints string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
 		nonEmpty(append(append(emptyAnswerLines(r, gate.Visible), refusalLines(r, gate.Visible, gate.Visible)...), detectLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
 			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
-			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, func(s string) string { return s })))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, template.HTML(svg), note})
+			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, func(s string) string { return s })))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, template.HTML(svg), note,
+		dataQualityLines(r, gate.Visible), dataQualityTitle(r), fingerprintsLine(r)})
 }
 
 // ChartRows is the most queries the HTML report's dumbbell chart draws.
@@ -148,6 +153,9 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 {{end}}</table>
 {{if .Chart}}<figure id="chart">{{.Chart}}{{if .ChartNote}}<figcaption class="muted">{{.ChartNote}}</figcaption>{{end}}</figure>
 {{end}}{{range .Extra}}<p class="muted extra">{{.}}</p>
+{{end}}{{if .DataQuality}}<h2 id="data-quality">{{.DQTitle}}</h2><ul>
+{{range .DataQuality}}<li>{{.}}</li>
+{{end}}</ul>
 {{end}}{{if .Rules}}<details id="rules"><summary>Gate rules</summary><table><tr><th>rule</th><th>segment</th><th>base</th><th>head</th><th>value</th><th>limit</th><th>outcome</th></tr>
 {{range .Rules}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td><td class="num">{{index . 4}}</td><td class="num">{{index . 5}}</td><td class="{{index . 6}}">{{index . 6}}</td></tr>
 {{end}}</table></details>
@@ -160,7 +168,8 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 <th data-key="id">query</th><th data-key="query">text</th><th data-key="base">recall base</th><th data-key="head">recall head</th><th data-key="delta">Δ</th><th data-key="ndcg">nDCG head</th><th data-key="change">change</th>
 </tr></thead><tbody></tbody></table>
 <section id="drill" hidden></section>
-<script id="data" type="application/json">{{.R}}</script>
+{{if .Fingerprints}}<p class="muted" id="fingerprints">{{.Fingerprints}}</p>
+{{end}}<script id="data" type="application/json">{{.R}}</script>
 <script>
 (function(){
 "use strict";

@@ -537,6 +537,12 @@ type CompareReport struct {
 	NeverRetrieved []string          `json:"never_retrieved,omitempty"`
 	Health         []string          `json:"health"`
 	Fingerprints   map[string]string `json:"fingerprints"`
+	// DataQuality lists the queries whose relevant gold the corpus no
+	// longer holds (when recallgate could read the corpus).
+	DataQuality []DataQualityInfo `json:"data_quality,omitempty"`
+	// Baseline is, for a drift run, what checking its baseline's inputs
+	// found; absent for other runs.
+	Baseline *BaselineInfo `json:"baseline,omitempty"`
 	// Chart adds the per-query recall delta chart to the Markdown.
 	Chart bool `json:"chart"`
 	// Unjudged counts the retrieved documents nobody judged.
@@ -743,7 +749,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		NeverRetrieved: c.NeverRetrieved,
 		Health:         list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
-		Refusal: refusalInfo(c.Refusal),
+		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
 	}
 	if c.Name != "" {
 		r.Gate = &GateInfo{Name: c.Name}

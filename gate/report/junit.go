@@ -48,7 +48,8 @@ type junitSkipped struct {
 }
 
 // compareJUnit writes one test case per answerable query: a regression is a
-// failure (unless waived), synthetic and base-unstable queries are skipped,
+// failure (unless waived), synthetic, base-unstable and data-quality
+// (kept out) queries are skipped,
 // a head-unstable query is judged at its worst repeat (skipped as head
 // unstable when it did not regress), and
 // a failing verdict adds a "verdict" case so the suite fails even when only
@@ -73,6 +74,10 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 	}
 	if d := r.Unjudged.LabelDebt; d != nil {
 		s.Properties = append(s.Properties, junitProperty{"label_debt", fmt.Sprintf("%d documents in %d queries", d.Documents, d.Queries)})
+	}
+	stale := map[string]bool{}
+	for _, d := range r.DataQuality {
+		stale[d.ID] = d.KeptOut
 	}
 	emptyHead := map[string]bool{}
 	for _, id := range r.EmptyAnswers.Head {
@@ -100,6 +105,8 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			c.Skipped = &junitSkipped{Message: "synthetic query: kept out of the verdict"}
 		case q.Unstable:
 			c.Skipped = &junitSkipped{Message: "unstable between repeats: kept out of the verdict"}
+		case stale[q.ID]:
+			c.Skipped = &junitSkipped{Message: "data quality: what it lost is gold the corpus no longer holds (not a retrieval miss): kept out of the verdict until relabelled"}
 		case q.Change == "regressed" && !q.Waived:
 			msg := fmt.Sprintf("recall@%d %.3f -> %.3f", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN)
 			if emptyHead[q.ID] {

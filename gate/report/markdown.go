@@ -135,6 +135,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	writeSegments(b, r)
 	writeContextMarkdown(b, r)
 	writeApart(b, r, byID)
+	writeDataQualityMarkdown(b, r)
 	if len(r.Health) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Eval-set health: %d %s</summary>\n\n", len(r.Health), plural(len(r.Health), "finding", "findings"))
 		for _, h := range r.Health {
@@ -165,9 +166,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		b.WriteString("\n</details>\n")
 	}
 	if len(r.Fingerprints) > 0 {
-		b.WriteString("\n<details><summary>Fingerprints</summary>\n\n| input | sha256 |\n|:--|:--|\n")
+		b.WriteString("\n<details><summary>Fingerprints</summary>\n\n| input | sha256 (first 12) |\n|:--|:--|\n")
 		for _, k := range sortedKeys(r.Fingerprints) {
-			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), EscapeMarkdown(strings.TrimPrefix(r.Fingerprints[k], "sha256:")))
+			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), EscapeMarkdown(gate.ShortHash(r.Fingerprints[k])))
 		}
 		b.WriteString("\n</details>\n")
 	}

@@ -64,12 +64,15 @@ var (
 	hexCommit   = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 	fingerprint = regexp.MustCompile(`^(sha256:)?[0-9a-f]{1,64}$`)
 	// fingerprintNames are the inputs a report fingerprints.
-	fingerprintNames = []string{"set", "config", "base_config", "head_config", "base_corpus", "head_corpus", "base_run", "head_run"}
-	changes          = []string{string(gate.Regressed), string(gate.Improved), string(gate.Unchanged)}
-	causes           = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus, gate.CauseContext}
-	reasonKinds      = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
-	outcomes         = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
-	ruleMetrics      = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
+	// base_config and head_config are the retriever tables' names in
+	// reports of earlier releases, still read.
+	fingerprintNames = []string{"set", "config", "base_retriever", "head_retriever", "base_corpus", "head_corpus", "corpus", "policy", "base_run", "head_run",
+		"base_config", "head_config"}
+	changes     = []string{string(gate.Regressed), string(gate.Improved), string(gate.Unchanged)}
+	causes      = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus, gate.CauseContext}
+	reasonKinds = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
+	outcomes    = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
+	ruleMetrics = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
 		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost, gate.MetricFalseAnswers, gate.MetricFalseRefusals}
 	signals      = []string{gate.SignalAbstain, gate.SignalMinScore, gate.SignalBoth, gate.SignalPartial, gate.SignalNone}
 	refusalBy    = []string{"", gate.ByAbstain, gate.ByMinScore, gate.ByNoHits}
@@ -122,14 +125,6 @@ func (r *CompareReport) validate() error {
 	}
 	if err := r.Policy.validate(); err != nil {
 		return err
-	}
-	for k, v := range r.Fingerprints {
-		if !slices.Contains(fingerprintNames, k) {
-			return fmt.Errorf("fingerprints: unknown input %q (want one of %v)", k, fingerprintNames)
-		}
-		if !fingerprint.MatchString(v) {
-			return fmt.Errorf("fingerprints.%s %q is not a sha256 hash", k, v)
-		}
 	}
 	for i, w := range r.Waived {
 		if _, err := time.Parse("2006-01-02", w.Expires); err != nil {
@@ -186,6 +181,9 @@ func (r *CompareReport) validate() error {
 			return fmt.Errorf("query %q appears twice", q.ID)
 		}
 		known[q.ID] = true
+	}
+	if err := r.validateInputs(known); err != nil {
+		return err
 	}
 	lists := map[string][]string{"regressed": r.Regressed, "improved": r.Improved, "ranking_only": r.RankingOnly, "new_misses": r.NewMisses,
 		"unstable": r.Unstable, "head_unstable": r.HeadUnstable, "synthetic.queries": r.Synthetic.Queries, "summary.base.zero_recall": r.Summary.Base.ZeroRecall,

@@ -324,7 +324,7 @@ func TestDiagnosticsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Health = gate.Health(set, gate.HealthOptions{Corpus: corpus})
-	c.Fingerprints = [][2]string{{"set", set.Fingerprint}, {"head_config", "sha256:0123abcd"}}
+	c.Fingerprints = [][2]string{{"set", set.Fingerprint}, {"head_retriever", "sha256:0123abcd"}}
 	md := render(t, c, Markdown)
 	golden(t, "diagnostics.golden.md", md)
 	golden(t, "diagnostics.golden.txt", render(t, c, Text))

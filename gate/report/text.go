@@ -107,6 +107,9 @@ func headline(r *CompareReport, esc func(string) string) string {
 	if p := policyHeadline(r, esc); p != "" {
 		out += " · " + p
 	}
+	if b := baselineHeadline(r); b != "" {
+		out += " · " + b
+	}
 	return out
 }
 
@@ -307,11 +310,15 @@ func compareText(w io.Writer, r *CompareReport) error {
 		}
 		tw.Flush()
 	}
+	writeDataQualityText(b, r)
 	if len(r.Health) > 0 {
 		fmt.Fprintf(b, "\neval-set health\n")
 		for _, h := range r.Health {
 			fmt.Fprintf(b, "  %s\n", terminal(h))
 		}
+	}
+	if l := fingerprintsLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
 	}
 	writeWarningsText(b, nonEmpty(append(slices.Clone(r.Warnings), neverRetrievedLine(r.NeverRetrieved, func(s string) string { return s }))...))
 	return b.Flush()

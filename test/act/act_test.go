@@ -467,7 +467,13 @@ func TestScheduledDrift(t *testing.T) {
 	workflow := readmeWorkflow(t, "## Nightly drift")
 	schedule := `{"schedule":"17 3 * * *","repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`
 
-	repo, _ := repoWith(t, "", workflow, map[string][]byte{"baselines/head.jsonl": baseline(t, better)})
+	// That baseline records another head retriever table than today's: the
+	// drift run refuses it (exit 2) unless the change is accepted.
+	accepted := strings.Replace(workflow, "          baseline: baselines/head.jsonl", "          accept-changed-inputs: true\n          baseline: baselines/head.jsonl", 1)
+	if accepted == workflow {
+		t.Fatalf("no baseline input in the nightly workflow:\n%s", workflow)
+	}
+	repo, _ := repoWith(t, "", accepted, map[string][]byte{"baselines/head.jsonl": baseline(t, better)})
 	api := &fakeAPI{}
 	srv := api.start(t)
 	r := runAct(t, repo, "schedule", schedule, srv.URL)

@@ -484,7 +484,9 @@ func TestScheduleDrift(t *testing.T) {
 	theirs := &issue{ID: 77, IID: 1, ProjectID: 42, Title: "Retrieval drift: what is this label for?", Description: "Asking.", State: "opened", Labels: []string{publish.DriftLabel}, Author: person, WebURL: "http://gitlab.example.test/acme/rag/-/issues/1", CreatedAt: stamp, UpdatedAt: stamp}
 	f.issues = append(f.issues, theirs)
 	srv := f.start()
-	schedule := map[string]string{"CI_PIPELINE_SOURCE": "schedule", "CI_COMMIT_BRANCH": "main", "CI_COMMIT_REF_NAME": "main"}
+	// Night 1's corpus is not the baseline's (the edited document): a drift
+	// run refuses that (exit 2) unless the change is accepted.
+	schedule := map[string]string{"CI_PIPELINE_SOURCE": "schedule", "CI_COMMIT_BRANCH": "main", "CI_COMMIT_REF_NAME": "main", "RECALLGATE_ACCEPT_CHANGED_INPUTS": "true"}
 
 	night1 := runPipeline(t, o.checkout("main"), srv.URL, schedule)
 	if night1.exit == 0 || !regexp.MustCompile(`retrieval-drift[^\n]*FAIL 1`).MatchString(night1.log) {

@@ -7,8 +7,6 @@ package builtin
 import (
 	"container/heap"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"strings"
@@ -110,11 +108,9 @@ func Build(corpus string, o Options) (*Index, error) {
 		}
 		f.lengths = append(f.lengths, float32(len(scratch)))
 	}
-	hash := sha256.New()
+	hash := gate.NewCorpusHash()
 	err := gate.WalkCorpus(corpus, func(d gate.Document) error {
-		for _, part := range []string{d.ID, d.Title, d.Text} {
-			fmt.Fprintf(hash, "%d:%s", len(part), part)
-		}
+		hash.Add(d)
 		for i, body := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
 			c := chunk{doc: d.ID, id: d.ID, text: body}
 			if o.ChunkWords > 0 {
@@ -133,7 +129,7 @@ func Build(corpus string, o Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.fingerprint = "sha256:" + hex.EncodeToString(hash.Sum(nil))
+	ix.fingerprint = hash.Sum()
 	ix.text.avg = mean(ix.text.lengths)
 	if ix.title != nil {
 		ix.title.avg = mean(ix.title.lengths)

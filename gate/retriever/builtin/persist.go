@@ -76,20 +76,8 @@ func (s *fieldSnapshot) field() (field, error) {
 
 // CorpusFingerprint hashes a corpus the way Build does, without indexing
 // it: what Index.Fingerprint would say, for a cache key that must not cost
-// an index build or load.
-func CorpusFingerprint(corpus string) (string, error) {
-	hash := sha256.New()
-	err := gate.WalkCorpus(corpus, func(d gate.Document) error {
-		for _, part := range []string{d.ID, d.Title, d.Text} {
-			fmt.Fprintf(hash, "%d:%s", len(part), part)
-		}
-		return nil
-	})
-	if err != nil {
-		return "", err
-	}
-	return "sha256:" + hex.EncodeToString(hash.Sum(nil)), nil
-}
+// an index build or load (gate.CorpusFingerprint).
+func CorpusFingerprint(corpus string) (string, error) { return gate.CorpusFingerprint(corpus) }
 
 // BuildCached is Build with a persisted index: it reuses dir's index of the
 // same corpus content and options, or builds one and saves it. A corrupt or

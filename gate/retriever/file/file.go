@@ -39,6 +39,12 @@ func (r *Retriever) CheckSet(s *gate.Set) error { return r.meta.CheckSet(s, r.pa
 // Meta is the run's metadata line (zero when the file has none).
 func (r *Retriever) Meta() gate.RunMeta { return r.meta }
 
+// Has reports whether the run holds a result for the query id.
+func (r *Retriever) Has(id string) bool {
+	_, ok := r.results[id]
+	return ok
+}
+
 // Retrieve implements gate.Retriever. It returns every hit the file holds,
 // whatever k is: the scorer cuts at the candidate depth in documents, and
 // cutting chunks here would lose documents. A query the file has no line

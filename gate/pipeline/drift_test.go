@@ -1,0 +1,258 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/report"
+)
+
+const (
+	driftSet = `{"id":"q1","query":"apple orchard","gold":{"fruit/apple":1}}
+{"id":"q2","query":"banana boat","gold":{"fruit/banana":1}}
+`
+	driftConfig = `set = "set.jsonl"
+[depth]
+candidates = 2
+context = 1
+[base.retriever]
+type = "builtin"
+corpus = "corpus"
+title_boost = 2.0
+[head.retriever]
+type = "builtin"
+corpus = "corpus"
+`
+)
+
+// driftFixture is a gate over a three-document corpus whose head run was
+// written as the drift baseline.
+type driftFixture struct {
+	dir, baseline string
+}
+
+func newDriftFixture(t *testing.T) *driftFixture {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "corpus", "fruit"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	put(t, dir, "corpus/fruit/apple.md", "# Apple\n\napple orchard harvest\n")
+	put(t, dir, "corpus/fruit/banana.md", "# Banana\n\nbanana boat song\n")
+	put(t, dir, "corpus/fruit/cherry.md", "# Cherry\n\ncherry pie recipe\n")
+	put(t, dir, "set.jsonl", driftSet)
+	put(t, dir, "recallgate.toml", driftConfig)
+	f := &driftFixture{dir: dir, baseline: filepath.Join(dir, "baseline.jsonl")}
+	cfg, set := load(t, filepath.Join(dir, "recallgate.toml"))
+	var stderr bytes.Buffer
+	if _, err := Gate(context.Background(), testEnv(&stderr), GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Baseline: f.baseline}); err != nil {
+		t.Fatalf("write the baseline: %v\n%s", err, stderr.String())
+	}
+	return f
+}
+
+func (f *driftFixture) drift(t *testing.T, accept bool) (*gate.Comparison, error) {
+	t.Helper()
+	cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
+	var stderr bytes.Buffer
+	return Drift(context.Background(), testEnv(&stderr), cfg, set, DriftOptions{Baseline: f.baseline, AcceptChangedInputs: accept})
+}
+
+func (f *driftFixture) edit(t *testing.T, name, old, new string) {
+	t.Helper()
+	p := filepath.Join(f.dir, name)
+	data, err := os.ReadFile(p)
+	if err != nil || !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("%s lacks %q (%v)", name, old, err)
+	}
+	put(t, f.dir, name, strings.Replace(string(data), old, new, 1))
+}
+
+// TestBaselineRecordsItsInputs: the baseline gate --write-baseline writes
+// records the set, the head's retriever table and the corpus recallgate
+// read; a drift against it with nothing changed runs and says nothing.
+func TestBaselineRecordsItsInputs(t *testing.T) {
+	f := newDriftFixture(t)
+	cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
+	meta, err := gate.ReadRunFile(f.baseline, func(gate.Result) error { return nil })
+	corpus, _ := gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
+	if err != nil || meta.Set != set.Fingerprint || meta.Config != cfg.Head.Fingerprint() || meta.Corpus != corpus || !gate.IsFingerprint(corpus) {
+		t.Fatalf("baseline meta %+v (%v), want set %s, retriever %s, corpus %s", meta, err, set.Fingerprint, cfg.Head.Fingerprint(), corpus)
+	}
+	cmp, err := f.drift(t, false)
+	if err != nil || cmp.Verdict != gate.Pass || cmp.Baseline == nil || len(cmp.Baseline.Changed)+len(cmp.Baseline.Unrecorded) != 0 {
+		t.Fatalf("unchanged drift: %v %+v", err, cmp)
+	}
+	if got := Fingerprint(cmp.Fingerprints, "corpus"); got != corpus {
+		t.Errorf("report's corpus fingerprint %s, want %s", got, corpus)
+	}
+}
+
+// TestDriftRefusesChangedInputs: a baseline made with another set,
+// retriever or corpus is refused (exit 2) naming the input, old → new
+// short hash; accepted, the drift runs and the comparison (so the
+// headline) says what changed.
+func TestDriftRefusesChangedInputs(t *testing.T) {
+	for _, tc := range []struct {
+		input  string
+		change func(t *testing.T, f *driftFixture)
+	}{
+		{gate.InputSet, func(t *testing.T, f *driftFixture) { f.edit(t, "set.jsonl", `"banana boat"`, `"banana boats"`) }},
+		{gate.InputRetriever, func(t *testing.T, f *driftFixture) {
+			f.edit(t, "recallgate.toml", "[head.retriever]\n", "[head.retriever]\ntitle_boost = 3.0\n")
+		}},
+		{gate.InputCorpus, func(t *testing.T, f *driftFixture) {
+			f.edit(t, "corpus/fruit/cherry.md", "cherry pie recipe", "cherry pie recipe, now with cream")
+		}},
+	} {
+		t.Run(tc.input, func(t *testing.T) {
+			f := newDriftFixture(t)
+			cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
+			corpus, _ := gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
+			old := map[string]string{gate.InputSet: set.Fingerprint, gate.InputRetriever: cfg.Head.Fingerprint(), gate.InputCorpus: corpus}[tc.input]
+			tc.change(t, f)
+			cfg, set = load(t, filepath.Join(f.dir, "recallgate.toml"))
+			corpus, _ = gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
+			now := map[string]string{gate.InputSet: set.Fingerprint, gate.InputRetriever: cfg.Head.Fingerprint(), gate.InputCorpus: corpus}[tc.input]
+			want := tc.input + " " + gate.ShortHash(old) + " → " + gate.ShortHash(now)
+			_, err := f.drift(t, false)
+			var ce *ChangedInputsError
+			if !errors.As(err, &ce) || ExitCode(err) != 2 || !strings.Contains(err.Error(), want) || len(ce.Changes) != 1 {
+				t.Fatalf("drift: %v (exit %d), want exit 2 naming %q", err, ExitCode(err), want)
+			}
+			cmp, err := f.drift(t, true)
+			if err != nil || cmp.Baseline == nil || len(cmp.Baseline.Changed) != 1 || cmp.Baseline.Changed[0].String() != want {
+				t.Fatalf("accepted drift: %v %+v", err, cmp)
+			}
+			var text bytes.Buffer
+			if err := report.WriteCompareReport(&text, report.FromComparison(cmp), report.Text); err != nil {
+				t.Fatal(err)
+			}
+			if first, _, _ := strings.Cut(text.String(), "\n"); !strings.Contains(first, "inputs changed since the baseline (accepted): "+want) {
+				t.Errorf("headline %q does not say the inputs changed", first)
+			}
+		})
+	}
+}
+
+// TestDriftOlderBaseline: a baseline with no fingerprints runs and says
+// so in its headline; a set changed with a query added runs, accepted, on
+// the baseline's queries, naming the one left out.
+func TestDriftOlderBaseline(t *testing.T) {
+	f := newDriftFixture(t)
+	data, err := os.ReadFile(f.baseline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := bytes.Cut(data, []byte("\n"))
+	put(t, f.dir, "baseline.jsonl", string(rest))
+	cmp, err := f.drift(t, false)
+	if err != nil || cmp.Verdict != gate.Pass || cmp.Baseline == nil || strings.Join(cmp.Baseline.Unrecorded, ",") != "set,retriever,corpus" {
+		t.Fatalf("older baseline: %v %+v", err, cmp)
+	}
+	var text bytes.Buffer
+	if err := report.WriteCompareReport(&text, report.FromComparison(cmp), report.Text); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(text.String(), "\n"); !strings.Contains(first, "the baseline records no fingerprints (an older baseline)") {
+		t.Errorf("headline %q does not say the baseline is older", first)
+	}
+
+	// A recorded value that is no fingerprint is refused, naming it.
+	put(t, f.dir, "baseline.jsonl", `{"recallgate":{"set":"sha256:nope","config":"`+strings.Repeat("x", 200)+`"}}`+"\n"+string(rest))
+	if _, err := f.drift(t, true); ExitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "baseline.jsonl:1: recallgate.set: \"sha256:nope\" is not a fingerprint") {
+		t.Errorf("a forged fingerprint: %v", err)
+	}
+
+	f = newDriftFixture(t)
+	f.edit(t, "set.jsonl", "\n", "\n"+`{"id":"q3","query":"cherry pie","gold":{"fruit/cherry":1}}`+"\n")
+	cmp, err = f.drift(t, true)
+	if err != nil || len(cmp.Set.Queries) != 2 || !strings.Contains(strings.Join(cmp.Notes, "\n"), "1 query of the set not in the baseline left out: q3") {
+		t.Fatalf("a query added: %v %+v", err, cmp)
+	}
+}
+
+// TestDeletedGoldIsDataQuality: a gold document deleted from the corpus
+// since the baseline is a data-quality problem, not a retrieval miss: its
+// query is not regressed, not a new miss, and the verdict passes; every
+// format lists it under data quality.
+func TestDeletedGoldIsDataQuality(t *testing.T) {
+	f := newDriftFixture(t)
+	if err := os.Remove(filepath.Join(f.dir, "corpus", "fruit", "apple.md")); err != nil {
+		t.Fatal(err)
+	}
+	cmp, err := f.drift(t, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Verdict != gate.Pass || len(cmp.Regressed)+len(cmp.NewMisses) != 0 || strings.Join(cmp.DataQuality, ",") != "q1" || !cmp.Query("q1").DataQuality {
+		t.Fatalf("verdict %s, regressed %v, new misses %v, data quality %v", cmp.Verdict, cmp.Regressed, cmp.NewMisses, cmp.DataQuality)
+	}
+	render := func(f report.Format) string {
+		var b bytes.Buffer
+		if err := report.WriteCompareReport(&b, report.FromComparison(cmp), f); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	const line = "q1 (line 1): gold not in the corpus: fruit/apple — deleted or renamed since it was labelled; not a retrieval miss: kept out of the flips and the rules until it is relabelled"
+	if txt := render(report.Text); !strings.Contains(txt, "\ndata quality: 1 query with gold the corpus no longer holds\n  "+line+"\n") {
+		t.Errorf("text:\n%s", txt)
+	}
+	mdLine := "`q1` (line 1): gold not in the corpus: `fruit/apple`" + strings.TrimPrefix(line, "q1 (line 1): gold not in the corpus: fruit/apple")
+	if md := render(report.Markdown); !strings.Contains(md, "**Data quality: 1 query with gold the corpus no longer holds**\n\n- "+mdLine) {
+		t.Errorf("markdown:\n%s", md)
+	}
+	var js struct {
+		Regressed   []string                 `json:"regressed"`
+		NewMisses   []string                 `json:"new_misses"`
+		DataQuality []report.DataQualityInfo `json:"data_quality"`
+	}
+	if err := json.Unmarshal([]byte(render(report.JSON)), &js); err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Regressed)+len(js.NewMisses) != 0 || len(js.DataQuality) != 1 || js.DataQuality[0].ID != "q1" || !js.DataQuality[0].KeptOut || strings.Join(js.DataQuality[0].Missing, ",") != "fruit/apple" {
+		t.Errorf("json: %+v", js)
+	}
+	if x := render(report.JUnit); !strings.Contains(x, `<testcase name="q1" classname="recallgate.query">`) || !strings.Contains(x, `<skipped message="data quality: `) || strings.Contains(x, "<failure") {
+		t.Errorf("junit: q1 must be skipped as data quality, nothing failed:\n%s", x)
+	}
+	if _, err := report.ReadCompareReport(strings.NewReader(render(report.JSON)), "r.json"); err != nil {
+		t.Errorf("the strict reader refuses the report: %v", err)
+	}
+}
+
+// TestDeletedGoldInAPullRequestCounts: in a gate (a pull request), a gold
+// document the change deleted is the change under review: the query
+// regresses and the gate fails, and the report still lists it under data
+// quality, saying the loss counts.
+func TestDeletedGoldInAPullRequestCounts(t *testing.T) {
+	f := newDriftFixture(t)
+	if err := os.CopyFS(filepath.Join(f.dir, "base-corpus"), os.DirFS(filepath.Join(f.dir, "corpus"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(f.dir, "corpus", "fruit", "apple.md")); err != nil {
+		t.Fatal(err)
+	}
+	f.edit(t, "recallgate.toml", "corpus = \"corpus\"\ntitle_boost = 2.0", "corpus = \"base-corpus\"\ntitle_boost = 2.0")
+	cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
+	var stderr bytes.Buffer
+	cmp, err := Gate(context.Background(), testEnv(&stderr), GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds})
+	if err != nil || cmp.Verdict != gate.Fail || strings.Join(cmp.Regressed, ",") != "q1" || strings.Join(cmp.DataQuality, ",") != "q1" || cmp.Query("q1").DataQuality {
+		t.Fatalf("gate: %v %+v", err, cmp)
+	}
+	var text bytes.Buffer
+	if err := report.WriteCompareReport(&text, report.FromComparison(cmp), report.Text); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "q1 (line 1): gold not in the corpus: fruit/apple — deleted or renamed since it was labelled; its loss counts") {
+		t.Errorf("text:\n%s", text.String())
+	}
+}

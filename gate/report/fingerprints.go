@@ -1,0 +1,189 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// DataQualityInfo is one query whose relevant gold the corpus no longer
+// holds: a data-quality problem, not a retrieval miss.
+type DataQualityInfo struct {
+	ID string `json:"id"`
+	// Missing are the relevant gold documents the corpus does not hold.
+	Missing []string `json:"missing"`
+	// KeptOut says everything the query lost is among them, so it is kept
+	// out of the flips and the rules.
+	KeptOut bool `json:"kept_out"`
+}
+
+// BaselineInfo is what a drift run found checking the inputs its baseline
+// recorded against today's.
+type BaselineInfo struct {
+	// Changed are the inputs whose fingerprint differs (the run went on
+	// because the change was accepted).
+	Changed []InputChangeInfo `json:"changed"`
+	// Unrecorded are inputs the baseline recorded no fingerprint of.
+	Unrecorded []string `json:"unrecorded"`
+}
+
+// InputChangeInfo is one changed input: set, retriever or corpus, with
+// the baseline's fingerprint and today's.
+type InputChangeInfo struct {
+	Input    string `json:"input"`
+	Baseline string `json:"baseline"`
+	Now      string `json:"now"`
+}
+
+func dataQualityInfo(c *gate.Comparison) []DataQualityInfo {
+	var out []DataQualityInfo
+	for _, id := range c.DataQuality {
+		p := c.Query(id)
+		out = append(out, DataQualityInfo{ID: id, Missing: list(p.MissingGold), KeptOut: p.DataQuality})
+	}
+	return out
+}
+
+func baselineInfo(b *gate.BaselineCheck) *BaselineInfo {
+	if b == nil {
+		return nil
+	}
+	out := &BaselineInfo{Changed: []InputChangeInfo{}, Unrecorded: list(b.Unrecorded)}
+	for _, ch := range b.Changed {
+		out.Changed = append(out.Changed, InputChangeInfo{ch.Input, ch.Baseline, ch.Now})
+	}
+	return out
+}
+
+// baselineHeadline says, for a drift run, that its inputs changed since
+// the baseline (accepted) or that the baseline did not record them; ""
+// when neither.
+func baselineHeadline(r *CompareReport) string {
+	b := r.Baseline
+	if b == nil {
+		return ""
+	}
+	var parts []string
+	if len(b.Changed) > 0 {
+		cs := make([]string, len(b.Changed))
+		for i, c := range b.Changed {
+			cs[i] = gate.InputChange{Input: c.Input, Baseline: c.Baseline, Now: c.Now}.String()
+		}
+		parts = append(parts, "inputs changed since the baseline (accepted): "+strings.Join(cs, "; "))
+	}
+	switch {
+	case slices.Contains(b.Unrecorded, gate.InputSet):
+		parts = append(parts, "the baseline records no fingerprints (an older baseline): a change of "+strings.Join(b.Unrecorded, ", ")+" is not checked")
+	case len(b.Unrecorded) > 0:
+		parts = append(parts, "the baseline records no fingerprint of the "+strings.Join(b.Unrecorded, ", ")+" (an older baseline): a change there is not checked")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// fingerprintsLine is every fingerprint on one line, short:
+// "fingerprints: corpus 1a2b3c4d5e6f, set …"; "" when there are none.
+func fingerprintsLine(r *CompareReport) string {
+	if len(r.Fingerprints) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range sortedKeys(r.Fingerprints) {
+		parts = append(parts, strings.ReplaceAll(k, "_", " ")+" "+gate.ShortHash(r.Fingerprints[k]))
+	}
+	return "fingerprints: " + strings.Join(parts, ", ")
+}
+
+// dataQualityLines says, per query, which relevant gold the corpus lost
+// and whether the query still counts; id renders a query or document id
+// for the format (a code span in Markdown).
+func dataQualityLines(r *CompareReport, id func(string) string) []string {
+	byID := r.byID()
+	var out []string
+	for _, d := range r.DataQuality {
+		line, lost, gone := 0, 0, true
+		if q := byID[d.ID]; q != nil {
+			line, lost = q.Line, len(q.Lost)
+			for _, doc := range q.Lost {
+				gone = gone && slices.Contains(d.Missing, doc)
+			}
+		}
+		s := fmt.Sprintf("%s (line %d): gold not in the corpus: %s — deleted or renamed since it was labelled; ", id(d.ID), line, strings.Join(mapIDs(d.Missing, id), ", "))
+		switch {
+		case d.KeptOut:
+			s += "not a retrieval miss: kept out of the flips and the rules until it is relabelled"
+		case lost > 0 && gone:
+			s += "its loss counts, for the corpus changed in what was compared: restore the document, or relabel the query in the same change"
+		case lost > 0:
+			s += "relabel it; the query still counts, for it also lost gold the corpus holds"
+		default:
+			s += "relabel it; the query still counts (neither side could find it)"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// dataQualityTitle is the data-quality heading's words.
+func dataQualityTitle(r *CompareReport) string {
+	n := len(r.DataQuality)
+	return fmt.Sprintf("data quality: %d %s with gold the corpus no longer holds", n, plural(n, "query", "queries"))
+}
+
+func writeDataQualityText(b io.Writer, r *CompareReport) {
+	if len(r.DataQuality) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s\n", dataQualityTitle(r))
+	for _, l := range dataQualityLines(r, terminal) {
+		fmt.Fprintf(b, "  %s\n", l)
+	}
+}
+
+func writeDataQualityMarkdown(b io.Writer, r *CompareReport) {
+	if len(r.DataQuality) == 0 {
+		return
+	}
+	t := dataQualityTitle(r)
+	fmt.Fprintf(b, "\n**%s**\n\n", strings.ToUpper(t[:1])+t[1:])
+	for _, l := range dataQualityLines(r, mdCode) {
+		fmt.Fprintf(b, "- %s\n", l)
+	}
+}
+
+// validateInputs checks the fingerprints, the data-quality list and the
+// baseline block of a report read back; known is the report's query ids.
+func (r *CompareReport) validateInputs(known map[string]bool) error {
+	for k, v := range r.Fingerprints {
+		if !slices.Contains(fingerprintNames, k) {
+			return fmt.Errorf("fingerprints: unknown input %q (want one of %v)", k, fingerprintNames)
+		}
+		if !fingerprint.MatchString(v) {
+			return fmt.Errorf("fingerprints.%s %q is not a sha256 hash", k, v)
+		}
+	}
+	for i, d := range r.DataQuality {
+		at := fmt.Sprintf("data_quality[%d]", i)
+		if err := plainAll(at, append([]string{d.ID}, d.Missing...)...); err != nil {
+			return err
+		}
+		if !known[d.ID] {
+			return fmt.Errorf("%s names query %q, which the report does not hold", at, d.ID)
+		}
+	}
+	if b := r.Baseline; b != nil {
+		for i, c := range b.Changed {
+			if !slices.Contains(gate.BaselineInputs, c.Input) || !fingerprint.MatchString(c.Baseline) || !fingerprint.MatchString(c.Now) {
+				return fmt.Errorf("baseline.changed[%d]: want an input of %v and two sha256 hashes, got %q %q %q", i, gate.BaselineInputs, c.Input, c.Baseline, c.Now)
+			}
+		}
+		for i, in := range b.Unrecorded {
+			if !slices.Contains(gate.BaselineInputs, in) {
+				return fmt.Errorf("baseline.unrecorded[%d] %q: want one of %v", i, in, gate.BaselineInputs)
+			}
+		}
+	}
+	return nil
+}
