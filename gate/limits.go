@@ -37,6 +37,10 @@ const (
 	MaxJSONDepth = 64
 	// MaxConfigBytes bounds a config file.
 	MaxConfigBytes = 1 << 20
+	// MaxRunIDBytes bounds a query id in a run: a run of a few lines with
+	// ids of megabytes would otherwise be held whole (to find repeated ids)
+	// and quoted whole in the error that they match nothing in the set.
+	MaxRunIDBytes = 4096
 )
 
 // LimitError is an input past one of the bounds above.

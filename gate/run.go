@@ -180,6 +180,9 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 		if err != nil {
 			return err
 		}
+		if len(qidb) > MaxRunIDBytes {
+			return inputErr(name, n, "qid", "%d bytes, over the %d-byte limit of a query id", len(qidb), MaxRunIDBytes)
+		}
 		if string(qidb) != trec.res.ID || trec.res.Line == 0 {
 			qid := string(qidb)
 			if trec.res.Line != 0 {
@@ -332,6 +335,9 @@ func parseResultLine(line []byte, file string, n int, scratch []Hit) (Result, er
 func checkResult(r Result, file string) (Result, error) {
 	if strings.TrimSpace(r.ID) == "" {
 		return Result{}, inputErr(file, r.Line, "id", "required and must not be empty")
+	}
+	if len(r.ID) > MaxRunIDBytes {
+		return Result{}, inputErr(file, r.Line, "id", "%d bytes, over the %d-byte limit of a query id", len(r.ID), MaxRunIDBytes)
 	}
 	for i, h := range r.Hits {
 		if strings.TrimSpace(h.Doc) == "" {

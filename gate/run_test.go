@@ -71,6 +71,9 @@ func TestReadRunErrors(t *testing.T) {
 		{"trec fields", "q1 Q0 a 1 2.0\n", "got 5 fields", 1},
 		{"trec split block", "q1 Q0 a 1 1 r\nq2 Q0 a 1 1 r\nq1 Q0 b 2 0.5 r\n", "second block (first block on line 1)", 3},
 		{"bad json", `{"id":"q1","hits":[`, "invalid JSON", 1},
+		{"huge id", `{"id":"q1","hits":[]}` + "\n" + `{"id":"` + strings.Repeat("z", MaxRunIDBytes+1) + `","hits":[]}`, "id: 4097 bytes, over the 4096-byte limit of a query id", 2},
+		{"huge id, context first", `{"context":[],"id":"` + strings.Repeat("z", MaxRunIDBytes+1) + `","hits":[{"doc":"a"}]}`, "id: 4097 bytes, over the 4096-byte limit", 1},
+		{"trec huge qid", strings.Repeat("z", MaxRunIDBytes+1) + " Q0 a 1 1 r\n", "qid: 4097 bytes, over the 4096-byte limit of a query id", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
