@@ -168,7 +168,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if len(r.Fingerprints) > 0 {
 		b.WriteString("\n<details><summary>Fingerprints</summary>\n\n| input | sha256 (first 12) |\n|:--|:--|\n")
 		for _, k := range sortedKeys(r.Fingerprints) {
-			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), EscapeMarkdown(gate.ShortHash(r.Fingerprints[k])))
+			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), mdCell(gate.ShortHash(r.Fingerprints[k])))
 		}
 		b.WriteString("\n</details>\n")
 	}
