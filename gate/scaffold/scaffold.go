@@ -49,6 +49,7 @@ type ExistsError struct {
 	Paths []string
 }
 
+// Error names the files that are already there.
 func (e *ExistsError) Error() string {
 	verb := "exists"
 	if len(e.Paths) > 1 {
