@@ -133,6 +133,7 @@ var Metavars = map[string]string{
 	"side": "base|head", "shard": "i/n", "report": "FILE", "in": "FILE", "pr": "N", "max-label-age": "AGE",
 	"log": "FILE", "known-bad": "FILE", "size": "N", "seed": "S", "field": "NAME", "column": "NAME", "max-chars": "N",
 	"labeller": "NAME", "pool-config": "FILE", "depth": "D", "port": "PORT", "sample": "N", "history": "FILE", "time": "TIME",
+	"from-report": "FILE", "dir": "DIR", "ci": "github|gitlab", "export": "qrels|jsonl",
 }
 
 // SignalContext is cancelled on SIGINT or SIGTERM.

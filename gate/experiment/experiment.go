@@ -56,6 +56,7 @@ type VariantError struct {
 	Err  error
 }
 
+// Error names the variant and says why it could not be ranked.
 func (e *VariantError) Error() string { return fmt.Sprintf("variant %q: %v", e.Name, e.Err) }
 
 // Unwrap returns the retriever's error.

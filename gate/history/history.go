@@ -20,6 +20,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -379,8 +380,9 @@ type Added struct {
 
 // Add puts e into the history at path, in time order, unless the history
 // already holds the same run (Entry.Same); a full history drops its oldest
-// entries to keep MaxEntries. The file is written atomically: a reader
-// sees the old history or the new one.
+// entries to keep MaxEntries. A missing file is a new history, made with
+// its folder. The file is written atomically: a reader sees the old
+// history or the new one.
 func Add(path string, e Entry) (Added, error) {
 	if err := e.check(); err != nil {
 		return Added{}, fmt.Errorf("history entry: %w", err)
@@ -403,6 +405,11 @@ func Add(path string, e Entry) (Added, error) {
 	all := slices.Insert(old, at, e)
 	dropped := max(0, len(all)-MaxEntries)
 	all = all[dropped:]
+	// The first night of a cached history has no folder yet: the cache
+	// restored nothing, and its save needs the folder to exist.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return Added{}, fmt.Errorf("write history: %w", err)
+	}
 	err = atomicfile.Write(path, 0o644, func(w io.Writer) error { return writeLines(w, all) })
 	if err != nil {
 		return Added{}, fmt.Errorf("write history: %w", err)

@@ -122,6 +122,21 @@ func TestAddSkipsTheSameRun(t *testing.T) {
 	}
 }
 
+// TestAddMakesItsFolder: the first night of a history kept with
+// actions/cache (or GitLab's cache) has no folder: the cache restored
+// nothing. The run is added all the same, so the cache has a folder to
+// save and the history starts.
+func TestAddMakesItsFolder(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".recallgate-history", "history.jsonl")
+	a, err := Add(path, FromReport(run("g", c1, setA, "pass", 0.5, 0.5, "1"), day(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Entries != 1 || len(lines(t, path)) != 1 {
+		t.Errorf("%d entries, %d lines; want 1, 1", a.Entries, len(lines(t, path)))
+	}
+}
+
 // TestAddKeepsTimeOrderAndBound: a backfilled run goes in its place in
 // time; a full history drops its oldest entries and keeps MaxEntries.
 func TestAddKeepsTimeOrderAndBound(t *testing.T) {

@@ -183,7 +183,7 @@ func TestRenderHostileTextIsInert(t *testing.T) {
 
 // BenchmarkRender10000 reads a full history (MaxEntries runs of one gate,
 // one an hour, every tenth an error, the set changed every thousand) and
-// renders its HTML: docs/history.md records the figure. Besides the wall
+// renders its HTML: docs/figures.md records the figure. Besides the wall
 // time it reports the process's CPU time per render (cpu-ms/op, from
 // getrusage: user and system, GC included), which other programs on a
 // shared machine do not inflate.

@@ -181,10 +181,10 @@ func writeContextMarkdown(b io.Writer, r *CompareReport) {
 		io.WriteString(b, "\n| query | fact | | held by | in its place on the other side |\n|:--|:--|:--|:--|:--|\n")
 		for _, q := range r.Queries {
 			for _, f := range q.FactsLost {
-				fmt.Fprintf(b, "| %s | %s | lost | %s (base) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), EscapeMarkdown(f.Passage), EscapeMarkdown(f.Instead))
+				fmt.Fprintf(b, "| %s | %s | lost | %s (base) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), mdCellPassage(f.Passage, f.Doc), EscapeMarkdown(f.Instead))
 			}
 			for _, f := range q.FactsGained {
-				fmt.Fprintf(b, "| %s | %s | gained | %s (head) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), EscapeMarkdown(f.Passage), EscapeMarkdown(f.Instead))
+				fmt.Fprintf(b, "| %s | %s | gained | %s (head) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), mdCellPassage(f.Passage, f.Doc), EscapeMarkdown(f.Instead))
 			}
 		}
 	}

@@ -38,7 +38,16 @@ func TestHostileContextEscaped(t *testing.T) {
 		t.Fatalf("verdict %s", c.Verdict)
 	}
 	for _, f := range []Format{Markdown, Text, HTML, JUnit, JSON} {
-		out := string(render(t, c, f))
+		full := string(render(t, c, f))
+		out := full
+		if f == Markdown {
+			// An id is a code span, inert as written (TestIDsAreCodeSpans);
+			// what must not be raw is everything outside them.
+			out = outsideCodeSpans(full)
+			if strings.Contains(full, "\x1b") || strings.Contains(full, "\u202e") {
+				t.Errorf("markdown carries a control or bidi character raw, in a code span or not")
+			}
+		}
 		raws := []string{"\x1b"}
 		switch f {
 		case Markdown:

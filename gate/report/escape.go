@@ -195,6 +195,17 @@ func codeSpan(id string, cell bool) string {
 	return fence + s + fence
 }
 
+// mdCellPassage writes a passage label (gate.ContextStage.PassageLabel)
+// of document doc for a table cell: a chunk id is an id, a code span;
+// "doc, passage N ("opening")" keeps doc a code span and escapes the rest,
+// so a numeric doc id copies byte for byte there too.
+func mdCellPassage(label, doc string) string {
+	if rest, ok := strings.CutPrefix(label, doc+", passage "); ok && doc != "" {
+		return mdCell(doc) + EscapeMarkdown(", passage "+rest)
+	}
+	return mdCell(label)
+}
+
 // MarkdownID writes an id as an inert Markdown code span that copies byte
 // for byte (mdCode), for the Markdown other packages write.
 func MarkdownID(id string) string { return mdCode(id) }

@@ -57,6 +57,24 @@ func dots(s string) string {
 	return string(out)
 }
 
+// TestPassageIDsAreCodeSpans: the passage a context miss names (the fact's
+// "held by", in the move and in the Context table) keeps its document id a
+// code span too: a numeric doc id copies byte for byte there, the passage's
+// opening stays escaped text, and a chunk id is an id as a whole.
+func TestPassageIDsAreCodeSpans(t *testing.T) {
+	for _, tt := range []struct{ label, doc, want string }{
+		{"15476777, passage 2", "15476777", "`15476777`, passage 2"},
+		{`15476777, passage 1 ("see @octocat")`, "15476777", "`15476777`, passage 1 (\"see @\u200boctocat\")"},
+		{"15476777#3", "15476777", "`15476777#3`"},
+		{"a|b, passage 1", "a|b", "`a\\|b`, passage 1"},
+		{"x, passage 1", "", "`x, passage 1`"},
+	} {
+		if got := mdCellPassage(tt.label, tt.doc); got != tt.want {
+			t.Errorf("mdCellPassage(%q, %q) = %q, want %q", tt.label, tt.doc, got, tt.want)
+		}
+	}
+}
+
 // TestIDsAreCodeSpans: an id in the Markdown report is a code span that
 // reads (and copies) byte for byte, numeric ids included ("15476777" had
 // a zero-width space inside it); backticks get a longer fence, pipes in a

@@ -122,7 +122,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			for _, m := range q.Moves {
 				tail := ""
 				if m.Fact != "" {
-					tail = moveTail(m, flatten, flatten)
+					tail = moveTail(m, flatten, flatten, func(l, _ string) string { return flatten(l) })
 				}
 				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank), tail)
 			}

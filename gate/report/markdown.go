@@ -168,7 +168,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if len(r.Fingerprints) > 0 {
 		b.WriteString("\n<details><summary>Fingerprints</summary>\n\n| input | sha256 (first 12) |\n|:--|:--|\n")
 		for _, k := range sortedKeys(r.Fingerprints) {
-			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), EscapeMarkdown(gate.ShortHash(r.Fingerprints[k])))
+			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), mdCell(gate.ShortHash(r.Fingerprints[k])))
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -263,11 +263,11 @@ func causeText(c string) string {
 
 // moveTail is what follows a move's ranks: what took its place, and for
 // a context miss the fact and the passage that held it on the base.
-// esc escapes text, id a document's id.
-func moveTail(m MoveInfo, esc, id func(string) string) string {
+// esc escapes text, id a document's id, passage a passage label of doc.
+func moveTail(m MoveInfo, esc, id func(string) string, passage func(label, doc string) string) string {
 	switch {
 	case m.Fact != "":
-		return fmt.Sprintf(", fact %q held by %s on the base; reached the model instead: %s", esc(clip(m.Fact, 100)), esc(m.Passage), esc(m.TookItsPlace))
+		return fmt.Sprintf(", fact %q held by %s on the base; reached the model instead: %s", esc(clip(m.Fact, 100)), passage(m.Passage, m.Doc), esc(m.TookItsPlace))
 	case m.TookItsPlace != "":
 		return ", replaced by " + id(m.TookItsPlace)
 	}
@@ -283,7 +283,7 @@ func rankText(r *int) string {
 
 // moveText explains one lost gold doc in a table cell.
 func moveText(m MoveInfo) string {
-	return fmt.Sprintf("%s (%s, rank %s → %s%s)", mdCell(m.Doc), causeText(m.Cause), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, EscapeMarkdown, mdCell))
+	return fmt.Sprintf("%s (%s, rank %s → %s%s)", mdCell(m.Doc), causeText(m.Cause), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, EscapeMarkdown, mdCell, mdCellPassage))
 }
 
 // contextMissText explains the context-miss cause when a move has it.
@@ -303,7 +303,7 @@ func writeAttribution(b io.Writer, r *CompareReport, byID map[string]*CompareQue
 	for _, q := range r.Queries {
 		for _, m := range q.Moves {
 			rows = append(rows, fmt.Sprintf("| %s | %s | %d | %s → %s | %s | %s |\n", mdCell(q.ID), mdCell(m.Doc), m.Grade,
-				rankText(m.BaseRank), rankText(m.HeadRank), causeText(m.Cause), strings.TrimPrefix(strings.TrimPrefix(moveTail(m, EscapeMarkdown, mdCell), ", replaced by "), ", ")))
+				rankText(m.BaseRank), rankText(m.HeadRank), causeText(m.Cause), strings.TrimPrefix(strings.TrimPrefix(moveTail(m, EscapeMarkdown, mdCell, mdCellPassage), ", replaced by "), ", ")))
 		}
 	}
 	if len(rows) == 0 {

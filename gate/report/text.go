@@ -266,7 +266,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 			}
 			fmt.Fprintf(b, "\n      %q\n", terminal(clip(p.Query, 100)))
 			for _, m := range p.Moves {
-				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal, terminal))
+				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal, terminal, func(l, _ string) string { return terminal(l) }))
 				b.WriteString("\n")
 			}
 		}

@@ -49,12 +49,13 @@ type ExistsError struct {
 	Paths []string
 }
 
+// Error names the files that are already there.
 func (e *ExistsError) Error() string {
-	verb := "exists"
+	verb, it := "exists", "it"
 	if len(e.Paths) > 1 {
-		verb = "exist"
+		verb, it = "exist", "them"
 	}
-	return fmt.Sprintf("%s already %s: init never overwrites a file, so it wrote nothing; move it away, or run init with another --dir", strings.Join(e.Paths, ", "), verb)
+	return fmt.Sprintf("%s already %s: init never overwrites a file, so it wrote nothing; move %s away, or run init with another --dir", strings.Join(e.Paths, ", "), verb, it)
 }
 
 // Init writes the files for ci into the repository folder dir, prints

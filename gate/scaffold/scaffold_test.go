@@ -94,7 +94,7 @@ func TestInitNeverOverwrites(t *testing.T) {
 	if !errors.As(err, &ee) || !reflect.DeepEqual(ee.Paths, []string{"eval/queries.jsonl", ".gitlab-ci.yml"}) {
 		t.Fatalf("got %v, want an ExistsError naming eval/queries.jsonl and .gitlab-ci.yml", err)
 	}
-	if msg := err.Error(); !strings.HasPrefix(msg, "eval/queries.jsonl, .gitlab-ci.yml already exist: init never overwrites a file, so it wrote nothing") {
+	if msg := err.Error(); !strings.HasPrefix(msg, "eval/queries.jsonl, .gitlab-ci.yml already exist: init never overwrites a file, so it wrote nothing; move them away") {
 		t.Errorf("message: %s", msg)
 	}
 	if got := tree(t, dir); !reflect.DeepEqual(got, []string{".gitlab-ci.yml", "eval/queries.jsonl"}) || out.Len() != 0 {
