@@ -179,12 +179,13 @@ func writeContextMarkdown(b io.Writer, r *CompareReport) {
 	}
 	if lost+gained > 0 {
 		io.WriteString(b, "\n| query | fact | | held by | in its place on the other side |\n|:--|:--|:--|:--|:--|\n")
+		ids := r.idSet()
 		for _, q := range r.Queries {
 			for _, f := range q.FactsLost {
-				fmt.Fprintf(b, "| %s | %s | lost | %s (base) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), mdCellPassage(f.Passage, f.Doc), EscapeMarkdown(f.Instead))
+				fmt.Fprintf(b, "| %s | %s | lost | %s (base) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), mdCellPassage(f.Passage, f.Doc), mdProse(f.Instead, ids))
 			}
 			for _, f := range q.FactsGained {
-				fmt.Fprintf(b, "| %s | %s | gained | %s (head) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), mdCellPassage(f.Passage, f.Doc), EscapeMarkdown(f.Instead))
+				fmt.Fprintf(b, "| %s | %s | gained | %s (head) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), mdCellPassage(f.Passage, f.Doc), mdProse(f.Instead, ids))
 			}
 		}
 	}

@@ -73,7 +73,7 @@ func TestContextNotApplicable(t *testing.T) {
 		}
 	}
 	// Facts lost name the passages: the base's keys#2, the head's keys#1.
-	if md := string(render(t, c, Markdown)); !strings.Contains(md, "| `q1` | Settings → Keys | lost | `keys#2` (base) | keys#​1 |") {
+	if md := string(render(t, c, Markdown)); !strings.Contains(md, "| `q1` | Settings → Keys | lost | `keys#2` (base) | `keys#1` |") {
 		t.Errorf("markdown context block:\n%s", md)
 	}
 }

@@ -209,3 +209,70 @@ func mdCellPassage(label, doc string) string {
 // MarkdownID writes an id as an inert Markdown code span that copies byte
 // for byte (mdCode), for the Markdown other packages write.
 func MarkdownID(id string) string { return mdCode(id) }
+
+// mdProse escapes a sentence recallgate wrote around ids (a rule's reason,
+// a warning, a health line, a list of passages) for Markdown: each word
+// that is one of ids is a code span, so a numeric or hex-like id copies
+// byte for byte there too, and the rest is escaped as text (EscapeMarkdown).
+// Words are split at spaces, commas, semicolons, parentheses and quotes; a
+// trailing colon or full stop is not part of the word.
+func mdProse(s string, ids map[string]bool) string {
+	if len(ids) == 0 {
+		return EscapeMarkdown(s)
+	}
+	sep := func(c byte) bool {
+		switch c {
+		case ' ', '\t', '\n', '\r', ',', ';', '(', ')', '"':
+			return true
+		}
+		return false
+	}
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(s); {
+		if sep(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !sep(s[j]) {
+			j++
+		}
+		if word := strings.TrimRight(s[i:j], ":."); ids[word] {
+			b.WriteString(EscapeMarkdown(s[done:i]))
+			b.WriteString(mdCode(word))
+			done = i + len(word)
+		}
+		i = j
+	}
+	b.WriteString(EscapeMarkdown(s[done:]))
+	return b.String()
+}
+
+// idSet is every id the report names: queries, gold, lost and gained
+// documents, what took a document's place, the passages of facts and the
+// passages listed in their place (each a word of its own).
+func (r *CompareReport) idSet() map[string]bool {
+	ids := map[string]bool{}
+	add := func(vs ...string) {
+		for _, v := range vs {
+			if strings.TrimSpace(v) != "" && !strings.ContainsAny(v, " \t\n") {
+				ids[v] = true
+			}
+		}
+	}
+	for _, q := range r.Queries {
+		add(q.ID)
+		add(q.Gold...)
+		add(q.Lost...)
+		add(q.Gained...)
+		for _, m := range q.Moves {
+			add(m.Doc, m.TookItsPlace, m.Passage)
+		}
+		for _, f := range append(append([]FactMoveInfo(nil), q.FactsLost...), q.FactsGained...) {
+			add(f.Doc, f.Passage)
+			add(strings.Split(f.Instead, ", ")...)
+		}
+	}
+	return ids
+}

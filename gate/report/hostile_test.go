@@ -277,6 +277,9 @@ func TestNumericIDsReadTrue(t *testing.T) {
 	m := demoReport(t)
 	const qid, doc = "1547677700", "15476777"
 	m["regressed"] = []any{qid}
+	// Ids inside recallgate's own sentences (a warning here; reasons and
+	// health lines alike) are code spans too.
+	m["warnings"] = append(m["warnings"].([]any), "query "+qid+": its gold "+doc+", was not returned.")
 	for _, q := range m["queries"].([]any) {
 		q := q.(map[string]any)
 		if q["id"] == "q04" {
@@ -294,7 +297,7 @@ func TestNumericIDsReadTrue(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, md := range map[string]string{"github": b.String(), "gitlab": ForGitLab(b.String())} {
-		for _, want := range []string{"| `" + qid + "` |", "| `" + doc + "` (retrieval miss, rank 1 → —", "| `" + qid + "` | `" + doc + "` | 2 |"} {
+		for _, want := range []string{"| `" + qid + "` |", "| `" + doc + "` (retrieval miss, rank 1 → —", "| `" + qid + "` | `" + doc + "` | 2 |", "- query `" + qid + "`: its gold `" + doc + "`, was not returned."} {
 			if !strings.Contains(md, want) {
 				t.Errorf("%s: markdown lacks %q:\n%s", name, want, md)
 			}

@@ -29,8 +29,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		title += " · " + EscapeMarkdown(l)
 	}
 	fmt.Fprintf(b, "### %s %s: %s — %s\n\n", icon, title, verdictTitle(r.Verdict), headline(r, EscapeMarkdown))
+	ids := r.idSet()
 	for i, reason := range r.Reasons {
-		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), EscapeMarkdown(reason))
+		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), mdProse(reason, ids))
 	}
 	empty := emptyAnswerLines(r, mdCode)
 	for _, l := range empty {
@@ -138,8 +139,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	writeDataQualityMarkdown(b, r)
 	if len(r.Health) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Eval-set health: %d %s</summary>\n\n", len(r.Health), plural(len(r.Health), "finding", "findings"))
+		ids := r.idSet()
 		for _, h := range r.Health {
-			fmt.Fprintf(b, "- %s\n", EscapeMarkdown(h))
+			fmt.Fprintf(b, "- %s\n", mdProse(h, ids))
 		}
 		b.WriteString("\n</details>\n")
 	}
@@ -172,7 +174,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
-	writeWarningsMarkdown(b, r.Warnings, neverRetrievedLine(r.NeverRetrieved, mdCode))
+	writeWarningsMarkdown(b, r.idSet(), r.Warnings, neverRetrievedLine(r.NeverRetrieved, mdCode))
 	return b.Flush()
 }
 
@@ -365,9 +367,10 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// writeWarningsMarkdown lists the warnings, escaped, then the lines of
-// own, which are written already escaped ("" skipped).
-func writeWarningsMarkdown(b io.Writer, ws []string, own ...string) {
+// writeWarningsMarkdown lists the warnings, escaped with the report's ids
+// as code spans (mdProse), then the lines of own, which are written
+// already escaped ("" skipped).
+func writeWarningsMarkdown(b io.Writer, ids map[string]bool, ws []string, own ...string) {
 	own = nonEmpty(own...)
 	n := len(ws) + len(own)
 	if n == 0 {
@@ -375,7 +378,7 @@ func writeWarningsMarkdown(b io.Writer, ws []string, own ...string) {
 	}
 	fmt.Fprintf(b, "\n<details><summary>⚠️ %d %s</summary>\n\n", n, plural(n, "warning", "warnings"))
 	for _, w := range ws {
-		fmt.Fprintf(b, "- %s\n", EscapeMarkdown(w))
+		fmt.Fprintf(b, "- %s\n", mdProse(w, ids))
 	}
 	for _, w := range own {
 		fmt.Fprintf(b, "- %s\n", w)
@@ -429,7 +432,7 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
-	writeWarningsMarkdown(b, c.Warnings())
+	writeWarningsMarkdown(b, nil, c.Warnings())
 	return b.Flush()
 }
 
