@@ -920,7 +920,7 @@ func (c *Comparison) decide() {
 		}
 	}
 	if n := len(c.HeadUnstable); n > 0 {
-		text := fmt.Sprintf("%d %s changed between repeats of the head (%s): each was judged at its worst repeat, and a head whose answers change between repeats cannot pass", n, plural(n, "query", "queries"), JoinFirst(c.HeadUnstable, 10))
+		text := fmt.Sprintf("%d %s changed between repeats of the head (%s): each was judged at its worst repeat, and a head whose answers change between repeats cannot pass", n, Plural(n, "query", "queries"), JoinFirst(c.HeadUnstable, 10))
 		if failed {
 			add(ReasonNote, text)
 		} else {

@@ -134,7 +134,7 @@ func unreadContext(r RuleResult, s ruleScope, dropped []string) RuleResult {
 		return r
 	}
 	why := fmt.Sprintf("%sthe head's answers carry no \"context\" for %d %s the base's pipeline gave one for (%s): the head's model input is not known there (at most recallgate's packing of its hits), %s was not evaluated on %s, and a head that drops its final context cannot pass",
-		s.in(), len(dropped), plural(len(dropped), "query", "queries"), JoinFirst(dropped, 10), r.Name, plural(len(dropped), "it", "them"))
+		s.in(), len(dropped), Plural(len(dropped), "query", "queries"), JoinFirst(dropped, 10), r.Name, Plural(len(dropped), "it", "them"))
 	if r.PValue != nil {
 		// Tested: a significant drop fails; otherwise holm says this.
 		r.unsureWhy = why
@@ -192,7 +192,7 @@ func (c *Comparison) factsRule(s ruleScope, limit int) RuleResult {
 	if r.Value > float64(limit) {
 		r.Outcome = RuleFail
 		r.Why = fmt.Sprintf("%s%d required %s found in the base's final context %s not in the head's (limit %d, %s): %s",
-			s.in(), int(r.Value), plural(int(r.Value), "fact", "facts"), plural(int(r.Value), "is", "are"), limit, RuleFactsLost, JoinFirst(lost, 5))
+			s.in(), int(r.Value), Plural(int(r.Value), "fact", "facts"), Plural(int(r.Value), "is", "are"), limit, RuleFactsLost, JoinFirst(lost, 5))
 	}
 	return unreadContext(r, s, dropped)
 }

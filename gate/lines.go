@@ -93,8 +93,8 @@ func eachLine(r io.Reader, name string, max int, fn func(line []byte, n int) err
 	}
 }
 
-// plural picks the singular or plural form for n.
-func plural(n int, one, many string) string {
+// Plural picks the singular or plural form for n ("1 query", "2 queries").
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

@@ -121,7 +121,7 @@ func decideRefusal(id string, s AnswerSignal, r Refusal) (RefusalDecision, error
 	case s.Hits == 0:
 		return RefusalDecision{Decided: true, Refused: true, By: ByNoHits}, nil
 	case !s.Scored:
-		return RefusalDecision{}, &InfraError{QueryID: id, Err: fmt.Errorf("[refusal] %s needs the retriever's scores, and this answer's %d %s carry none (a score of 0 counts as none)", r, s.Hits, plural(s.Hits, "hit", "hits"))}
+		return RefusalDecision{}, &InfraError{QueryID: id, Err: fmt.Errorf("[refusal] %s needs the retriever's scores, and this answer's %d %s carry none (a score of 0 counts as none)", r, s.Hits, Plural(s.Hits, "hit", "hits"))}
 	}
 	return RefusalDecision{Decided: true, Refused: s.TopScore < *r.MinScore, By: ByMinScore, TopScore: s.TopScore}, nil
 }
@@ -275,7 +275,7 @@ func (c *Comparison) waivedForID(id, rule string) bool {
 func (s *RefusalSide) signalText(side string) string {
 	switch s.Signal {
 	case SignalPartial:
-		return fmt.Sprintf("the %s's answers carry no refusal signal for %d %s (%s) and it sets no [refusal] min_score", side, len(s.Undecided), plural(len(s.Undecided), "query", "queries"), JoinFirst(s.Undecided, 10))
+		return fmt.Sprintf("the %s's answers carry no refusal signal for %d %s (%s) and it sets no [refusal] min_score", side, len(s.Undecided), Plural(len(s.Undecided), "query", "queries"), JoinFirst(s.Undecided, 10))
 	case SignalNone:
 		return fmt.Sprintf("no refusal signal on the %s (no answer carries \"abstain\" and no [refusal] min_score is set)", side)
 	}
@@ -378,7 +378,7 @@ func (c *Comparison) refusalRules(label string, members []*RefusalQuery, answers
 		switch {
 		case r.Flipped < minFlipped:
 			r.Outcome = RuleInconclusive
-			r.Note = fmt.Sprintf("%sonly %d %s moved the wrong way on %s (min_flipped %d), so it does not fail the gate", scope.in(), r.Flipped, plural(r.Flipped, "query", "queries"), rule.name, minFlipped)
+			r.Note = fmt.Sprintf("%sonly %d %s moved the wrong way on %s (min_flipped %d), so it does not fail the gate", scope.in(), r.Flipped, Plural(r.Flipped, "query", "queries"), rule.name, minFlipped)
 		case c.Thresholds.RequireSignificance:
 			r.tested(Paired(deltas), fmt.Sprintf("%sthe rise of %s", scope.in(), rule.metric))
 		default:

@@ -142,10 +142,10 @@ func (e *RetrievalError) Error() string {
 	}
 	sort.Strings(ids)
 	if msg, ok := e.down(); ok {
-		return fmt.Sprintf("%s: %d %s not retrieved (not scored as misses): %s", e.Side, len(ids), plural(len(ids), "query", "queries"), msg)
+		return fmt.Sprintf("%s: %d %s not retrieved (not scored as misses): %s", e.Side, len(ids), Plural(len(ids), "query", "queries"), msg)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d %s could not be retrieved (not scored as misses):", e.Side, len(ids), plural(len(ids), "query", "queries"))
+	fmt.Fprintf(&b, "%s: %d %s could not be retrieved (not scored as misses):", e.Side, len(ids), Plural(len(ids), "query", "queries"))
 	// One line per reason: queries stopped by one failure share theirs.
 	var reasons []string
 	byReason := map[string][]string{}

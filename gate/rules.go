@@ -402,10 +402,10 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	case len(unjudged) > 0 && -mean(ifRelevant) <= limit+epsilon:
 		r.Outcome = RuleInconclusive
 		r.Note = fmt.Sprintf("%sthe range of the head's %s cannot confirm the drop: were the %d %s nobody judged in the head's top %d (%s) relevant, it would drop by %.3f, within the limit %.3f; judge them (recallgate label --from-report) and run again",
-			s.in(), label, docs, plural(docs, "document", "documents"), c.Depth.Context, JoinFirst(unjudged, 10), max(0, -mean(ifRelevant)), limit)
+			s.in(), label, docs, Plural(docs, "document", "documents"), c.Depth.Context, JoinFirst(unjudged, 10), max(0, -mean(ifRelevant)), limit)
 	case r.Flipped < minFlipped:
 		r.Outcome = RuleInconclusive
-		r.Note = fmt.Sprintf("%sonly %d %s moved %s the wrong way (min_flipped %d), so it does not fail the gate", s.in(), r.Flipped, plural(r.Flipped, "query", "queries"), label, minFlipped)
+		r.Note = fmt.Sprintf("%sonly %d %s moved %s the wrong way (min_flipped %d), so it does not fail the gate", s.in(), r.Flipped, Plural(r.Flipped, "query", "queries"), label, minFlipped)
 	case c.Thresholds.RequireSignificance:
 		// Decided with the other tests in holm, once every rule is in.
 		r.tested(Paired(deltas), fmt.Sprintf("%sthe %s drop", s.in(), label))
@@ -556,7 +556,7 @@ func (c *Comparison) applyRules() error {
 		Base: float64(len(c.Base.ZeroRecall)), Head: float64(len(c.Head.ZeroRecall)), Value: float64(len(c.NewMisses)), Flipped: len(c.NewMisses)}
 	if len(c.NewMisses) > t.MaxNewMisses {
 		miss.Outcome = RuleFail
-		miss.Why = fmt.Sprintf("%d %s newly at zero recall (limit %d, %s): %s", len(c.NewMisses), plural(len(c.NewMisses), "query", "queries"), t.MaxNewMisses, RuleNewMisses, JoinFirst(c.NewMisses, 10))
+		miss.Why = fmt.Sprintf("%d %s newly at zero recall (limit %d, %s): %s", len(c.NewMisses), Plural(len(c.NewMisses), "query", "queries"), t.MaxNewMisses, RuleNewMisses, JoinFirst(c.NewMisses, 10))
 		var flaky []string
 		for _, id := range c.NewMisses {
 			if c.Query(id).HeadUnstable {
@@ -600,7 +600,7 @@ func (c *Comparison) applyRules() error {
 			}
 			if n < minSize {
 				c.Rules = append(c.Rules, RuleResult{Name: "segment", Segment: label, Queries: n, Limit: float64(minSize), Outcome: RuleSkipped,
-					Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, n, plural(n, "query", "queries"), minSize)})
+					Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, n, Plural(n, "query", "queries"), minSize)})
 				continue
 			}
 			c.Rules = append(c.Rules, c.refusalRules(label, rm, sr.MaxFalseAnswersIncrease, sr.MaxFalseRefusalsIncrease)...)
@@ -610,7 +610,7 @@ func (c *Comparison) applyRules() error {
 		}
 		if len(counted) < minSize {
 			c.Rules = append(c.Rules, RuleResult{Name: "segment", Segment: label, Queries: len(counted), Limit: float64(minSize), Outcome: RuleSkipped,
-				Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, len(counted), plural(len(counted), "query", "queries"), minSize)})
+				Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, len(counted), Plural(len(counted), "query", "queries"), minSize)})
 			continue
 		}
 		c.Rules = append(c.Rules, c.applyLimits(ruleScope{label: label, queries: counted}, sr.Limits.documentLimits())...)

@@ -560,7 +560,7 @@ func (c *ContextSummary) Source() string {
 	case c.Own == 0:
 		return packed
 	}
-	return fmt.Sprintf("the pipeline's own for %d %s; packed by recallgate from the hits for %d (context_tokens = %d)", c.Own, plural(c.Own, "query", "queries"), c.Packed, c.Budget)
+	return fmt.Sprintf("the pipeline's own for %d %s; packed by recallgate from the hits for %d (context_tokens = %d)", c.Own, Plural(c.Own, "query", "queries"), c.Packed, c.Budget)
 }
 
 func summarizeContext(qs []QueryScore) *ContextSummary {

@@ -331,7 +331,7 @@ func parseSet(r io.Reader, name string, draft bool) (*Set, error) {
 			return nil, inputErr(name, 0, "", "no query of the qrels has a relevant document (grade > 0): nothing to score")
 		}
 		s.Warnings = append(s.Warnings, fmt.Sprintf("%d %s of the qrels %s judged only grade 0 (no relevant document): kept apart as unanswerable, and scored 0 in the trec_eval means: %s",
-			len(onlyZero), plural(len(onlyZero), "query", "queries"), plural(len(onlyZero), "is", "are"), JoinFirst(onlyZero, 10)))
+			len(onlyZero), Plural(len(onlyZero), "query", "queries"), Plural(len(onlyZero), "is", "are"), JoinFirst(onlyZero, 10)))
 	}
 	return s, nil
 }

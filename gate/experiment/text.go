@@ -66,12 +66,7 @@ func (r *Report) headline(esc func(string) string) string {
 		len(r.Variants), plural(len(r.Variants), "variant", "variants"), esc(r.Set.Path), r.Set.Queries, r.Set.Answerable, r.Depth.Candidates, r.Depth.Context)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+var plural = gate.Plural
 
 // ids lists query ids for a line, each through esc; "none" for none.
 func ids(list []string, esc func(string) string) string {

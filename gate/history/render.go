@@ -232,12 +232,7 @@ func span(entries []Entry) string {
 	return s + fmt.Sprintf(", %s … %s", entries[0].Time[:10], entries[len(entries)-1].Time[:10])
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+var plural = gate.Plural
 
 // trend is the gate's line chart: recall@N and nDCG@k per entry, the
 // verdict as each mark's class, an error a gap in both lines, a change of

@@ -131,12 +131,7 @@ func signedInt(v int) string {
 	return fmt.Sprintf("%+d", v)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+var plural = gate.Plural
 
 // queryCount says "30 queries (29 answerable, 1 unanswerable)".
 func queryCount(s *gate.Set) string {
