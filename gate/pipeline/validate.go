@@ -72,8 +72,9 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(out, "ok: %s: %d queries (%d answerable, %d unanswerable), %d gold labels, %d queries with graded labels\n",
-		s.Path, len(s.Queries), s.Answerable(), len(s.Queries)-s.Answerable(), gold, graded)
+	fmt.Fprintf(out, "ok: %s: %d %s (%d answerable, %d unanswerable), %d gold %s, %d %s with graded labels\n",
+		s.Path, len(s.Queries), gate.Plural(len(s.Queries), "query", "queries"), s.Answerable(), len(s.Queries)-s.Answerable(),
+		gold, gate.Plural(gold, "label", "labels"), graded, gate.Plural(graded, "query", "queries"))
 	if a, ok := gate.LabellerAgreement(s); ok {
 		fmt.Fprintf(out, "agreement: %d documents judged by both %s and %s: %.0f%% the same grade, Cohen's kappa %.2f (%s), quadratic-weighted %.2f, relevant or not %.2f\n",
 			a.Pairs, a.A, a.B, 100*a.Observed, a.Kappa, kappaWords(a.Kappa), a.Weighted, a.Binary)
