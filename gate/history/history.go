@@ -99,9 +99,12 @@ type Entry struct {
 
 // Failure is what an error entry keeps of an error report.
 type Failure struct {
-	ExitCode int    `json:"exit_code"`
-	Stage    string `json:"stage"`
-	Message  string `json:"message"`
+	// ExitCode is the run's exit code: 2 bad input, 3 infrastructure.
+	ExitCode int `json:"exit_code"`
+	// Stage is where the run stopped, e.g. "retrieve" or "run file".
+	Stage string `json:"stage"`
+	// Message is the error on one line, cut to MaxMessage characters.
+	Message string `json:"message"`
 }
 
 // IsError reports whether the entry is a run that could not finish.
