@@ -26,15 +26,7 @@ func TestForGitLabReferencesInert(t *testing.T) {
 	for _, q := range m["queries"].([]any) {
 		q.(map[string]any)["query"] = gitlabHostile
 	}
-	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var md bytes.Buffer
-	if err := WriteCompareReport(&md, r, Markdown); err != nil {
-		t.Fatal(err)
-	}
-	note := ForGitLab(md.String())
+	note := ForGitLab(markdownOf(t, m))
 	if n := strings.Count(note, "~\u200b") + strings.Count(note, "&#126;\u200b"); n < 3 {
 		t.Errorf("the hostile text should appear, inert, where it was put (%d inert labels):\n%s", n, note)
 	}
@@ -125,15 +117,7 @@ func TestForGitLabLeavesCodeSpans(t *testing.T) {
 			q["gained"] = []any{"~x", "!12", "$4"}
 		}
 	}
-	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := WriteCompareReport(&b, r, Markdown); err != nil {
-		t.Fatal(err)
-	}
-	note := dots(ForGitLab(b.String()))
+	note := dots(ForGitLab(markdownOf(t, m)))
 	for _, want := range []string{
 		"| `" + qid + "` | %·v1.0 &#33;·12 &#126;·x &#36;·4 |",
 		"| `" + doc + "` (retrieval miss, rank 1 → —",
@@ -144,4 +128,19 @@ func TestForGitLabLeavesCodeSpans(t *testing.T) {
 			t.Errorf("the GitLab note lacks %q:\n%s", want, note)
 		}
 	}
+}
+
+// markdownOf is the Markdown report of m, a report's JSON as a map, read
+// back as an untrusted report is.
+func markdownOf(t *testing.T, m map[string]any) string {
+	t.Helper()
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompareReport(&b, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
