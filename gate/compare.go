@@ -220,6 +220,7 @@ type PolicyReport struct {
 // PolicyChange is one policy key the head's config sets otherwise than the
 // base's, both values as the report shows them.
 type PolicyChange struct {
+	// Key is one of PolicyKeys; Base and Head its two values.
 	Key, Base, Head string
 }
 
@@ -378,7 +379,9 @@ type Unjudged struct {
 type UnjudgedRange struct {
 	// Docs and Queries count the unjudged documents in the head's top k
 	// and the queries that hold them.
-	Docs, Queries   int
+	Docs, Queries int
+	// Precision and NDCG are the head's mean precision@k and nDCG@k,
+	// [0] with them non-relevant, [1] relevant.
 	Precision, NDCG [2]float64
 }
 

@@ -203,12 +203,16 @@ type Detectability struct {
 	Queries int
 	// MinFlips is MinSameDirectionFlips(Queries); 0 when no number is
 	// enough (FlipsKnown false).
-	MinFlips   int
+	MinFlips int
+	// FlipsKnown says whether any number of same-direction flips can be
+	// significant over Queries.
 	FlipsKnown bool
 	// MinRecallDrop is MinDetectableDrop over the counted queries' recall@N
 	// steps; DropKnown is false when there is none.
 	MinRecallDrop float64
-	DropKnown     bool
+	// DropKnown says whether MinRecallDrop is a value: false when no
+	// counted query has a recall@N step.
+	DropKnown bool
 }
 
 // detectability is what c's counted queries can detect: recall@N steps by

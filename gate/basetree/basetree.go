@@ -33,6 +33,7 @@ const (
 // ArchiveSource gives the gzipped tar archive of a commit, as GitHub's
 // REST API serves it (every entry under one top folder).
 type ArchiveSource interface {
+	// Archive opens the archive of commit ref; the caller closes it.
 	Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 }
 
@@ -246,8 +247,10 @@ func (t *Tree) Close() error {
 // shallow clone the history may just be missing; in a full clone the ref
 // does not exist.
 type MissingRefError struct {
+	// Ref is the ref as asked; Dir the checkout it was looked up in.
 	Ref, Dir string
-	Shallow  bool
+	// Shallow says the checkout is a shallow clone.
+	Shallow bool
 }
 
 // Error implements error.
@@ -286,6 +289,7 @@ func isSHA(ref string) bool {
 // UnreachableError means neither git nor the archive source could give the
 // commit. Its message names the fixes.
 type UnreachableError struct {
+	// Ref is the commit or ref asked for.
 	Ref        string
 	Git        error // why git could not (nil when not tried)
 	ArchiveErr error // why the archive could not (nil when not tried)

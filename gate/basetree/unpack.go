@@ -19,6 +19,7 @@ const maxEntries = 1_000_000
 // outside the folder, is of a kind a source tree has no business holding,
 // or would take the archive past its size cap.
 type UnsafeArchiveError struct {
+	// Entry is the entry's name in the archive; Reason why it is refused.
 	Entry  string
 	Reason string
 }

@@ -2,7 +2,10 @@ package chart
 
 // Row is one dumbbell: a value before and after.
 type Row struct {
-	Label    string
+	// Label names the row beside the axis (cut to 16 characters), e.g. a
+	// query id.
+	Label string
+	// From and To are the values before and after, e.g. base and head.
 	From, To float64
 	Title    string // hover text
 	Class    string // e.g. "regressed", "improved", "same"
@@ -11,10 +14,14 @@ type Row struct {
 // Dumbbell draws rows of from → to on one axis, e.g. base against head
 // recall@N per query.
 type Dumbbell struct {
+	// Title is drawn above the chart and is the SVG's accessible name;
+	// FromName and ToName name the two sides in the legend ("base",
+	// "head"); XLabel names the axis.
 	Title, FromName, ToName, XLabel string
-	Rows                            []Row
-	Min, Max                        float64 // both 0: 0 … 1
-	Width                           int     // 0: 640; the height follows the rows
+	// Rows are drawn top to bottom in the order given.
+	Rows     []Row
+	Min, Max float64 // both 0: 0 … 1
+	Width    int     // 0: 640; the height follows the rows
 }
 
 // rowHeight is the height of one row in pixels.

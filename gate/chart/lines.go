@@ -10,7 +10,9 @@ import (
 // mark, on the x axis, once per entry whatever the number of series, so
 // every entry can be found and hovered.
 type LinePoint struct {
+	// Value is the point's height on the y axis; unused for a gap.
 	Value float64
+	// Gap: the entry has no value, the line breaks here.
 	Gap   bool
 	Title string // hover text
 	Class string // CSS class of the mark, e.g. the verdict: "pass", "fail", "error"
@@ -18,6 +20,8 @@ type LinePoint struct {
 
 // LineSeries is one line over the entries.
 type LineSeries struct {
+	// Name is the series' legend entry, e.g. "recall@10"; Class an extra
+	// CSS class of its path and marks.
 	Name, Class string
 	Points      []LinePoint // one per entry of Lines.XLabels
 }
@@ -25,15 +29,22 @@ type LineSeries struct {
 // Break marks a vertical line before entry Index, e.g. where the set
 // changed and values before and after are not comparable.
 type Break struct {
+	// Index is the entry the line is drawn before; 0 or past the last
+	// entry draws nothing.
 	Index int
+	// Label says why, beside the line and as its hover text.
 	Label string
 }
 
 // Lines is a line chart over ordinal entries, e.g. runs over time.
 type Lines struct {
+	// Title is drawn above the chart and is the SVG's accessible name;
+	// YLabel names the y axis.
 	Title, YLabel string
 	XLabels       []string // one per entry; a few are shown under the axis
-	Series        []LineSeries
+	// Series are the lines, drawn in four colours in turn.
+	Series []LineSeries
+	// Breaks are vertical lines between entries.
 	Breaks        []Break
 	YMin, YMax    float64 // both 0: 0 … 1
 	Width, Height int     // 0: 720 × 320

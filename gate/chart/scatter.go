@@ -2,8 +2,10 @@ package chart
 
 // Point is one mark of a Scatter, with an optional interval on each axis.
 type Point struct {
-	X, Y                       float64
-	XLo, XHi, YLo, YHi         float64 // the intervals, drawn when HasXInterval / HasYInterval
+	// X and Y place the mark.
+	X, Y               float64
+	XLo, XHi, YLo, YHi float64 // the intervals, drawn when HasXInterval / HasYInterval
+	// HasXInterval and HasYInterval say which of the intervals to draw.
 	HasXInterval, HasYInterval bool
 	Label                      string // drawn beside the mark
 	Title                      string // hover text
@@ -13,10 +15,13 @@ type Point struct {
 // Scatter is a plot of points, e.g. each variant's delta recall@N against
 // its delta nDCG@k, with their intervals.
 type Scatter struct {
+	// Title is drawn above the plot and is the SVG's accessible name;
+	// XLabel and YLabel name the axes.
 	Title, XLabel, YLabel string
-	Points                []Point
-	ZeroLines             bool // reference lines at x = 0 and y = 0
-	Width, Height         int  // 0: 640 × 400
+	// Points are the marks; the axes span them and their intervals.
+	Points        []Point
+	ZeroLines     bool // reference lines at x = 0 and y = 0
+	Width, Height int  // 0: 640 × 400
 }
 
 // SVG draws the scatter plot. A point with a value that is not finite is

@@ -273,6 +273,8 @@ func (j Job) record(step Step, rep *report.CompareReport) {
 		step.Warningf("the run is not added to the history: %v", err)
 	case a.Duplicate:
 		step.Infof("recallgate: history %s already holds this run: not added again\n", j.History)
+	case a.TooOld:
+		step.Infof("recallgate: history %s: the run, stamped %s, not added: older than every entry of a full history (%d kept)\n", j.History, a.Entry.Time, a.Entries)
 	default:
 		step.Infof("recallgate: history %s: the run added, stamped %s by the job's clock (%d entries)\n", j.History, a.Entry.Time, a.Entries)
 	}

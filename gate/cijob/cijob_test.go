@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate/cli"
+	"github.com/recallgate/recallgate/gate/history"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/publish"
 )
@@ -286,5 +287,24 @@ func TestDriftAddsToTheHistory(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(step.logs, "\n"), "only a drift run adds to the history (this is mode pr)") {
 		t.Errorf("logs:\n%s", strings.Join(step.logs, "\n"))
+	}
+
+	// A full history of another commit's runs, all after the job's clock:
+	// the night's run would be the one dropped, so it is not added, and
+	// the log says so (not "added").
+	var full strings.Builder
+	other := strings.ReplaceAll(lines[1], j.HeadSHA, strings.Repeat("2", 40))
+	for i := 0; i < history.MaxEntries; i++ {
+		at := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute).Format(history.TimeLayout)
+		full.WriteString(strings.Replace(other, `"time":"2026-12-01T02:00:00Z"`, `"time":"`+at+`"`, 1) + "\n")
+	}
+	os.WriteFile(hist, []byte(full.String()), 0o644)
+	j.Baseline = filepath.Join(dir, "runs", "head.jsonl")
+	Run(context.Background(), e, step, j, io.Discard)
+	if after, _ := os.ReadFile(hist); string(after) != full.String() {
+		t.Error("a run older than every entry changed a full history")
+	}
+	if logs := strings.Join(step.logs, "\n"); !strings.Contains(logs, "history "+hist+": the run, stamped 2026-12-01T02:00:00Z, not added: older than every entry of a full history (10000 kept)") {
+		t.Errorf("logs:\n%s", logs)
 	}
 }

@@ -52,8 +52,10 @@ type Options struct {
 // not be built or failed on a query. Its chain holds the retriever's error
 // (an infrastructure error: exit 3), never a row of zeros.
 type VariantError struct {
+	// Name is the variant's, as the config names it.
 	Name string
-	Err  error
+	// Err is why: the retriever's build or retrieval error.
+	Err error
 }
 
 // Error names the variant and says why it could not be ranked.

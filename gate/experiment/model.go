@@ -10,13 +10,18 @@ import (
 
 // Input is one variant's comparison with the baseline.
 type Input struct {
-	Name       string
+	// Name is the variant's, as the config names it.
+	Name string
+	// Comparison pairs the baseline (base) with the variant (head), judged
+	// by the baseline's gate.
 	Comparison *gate.Comparison
 }
 
 // Report is the leaderboard: the baseline and each variant paired with it,
 // in the config's order. Its JSON is the experiment's report.
 type Report struct {
+	// Tool and Command are "recallgate" and "experiment", so a reader
+	// tells this report from a comparison's.
 	Tool    string `json:"tool"`
 	Command string `json:"command"`
 	// Set and Depth are the eval set and the two depths every variant was
@@ -40,34 +45,46 @@ type Report struct {
 
 // Baseline is the base side's means and timing.
 type Baseline struct {
-	Name    string              `json:"name"`
-	Summary report.SideSummary  `json:"summary"`
+	// Name is BaselineName.
+	Name string `json:"name"`
+	// Summary is the baseline's means and counts over the set.
+	Summary report.SideSummary `json:"summary"`
+	// Latency is the baseline retriever's timing; null when not timed (a
+	// cached run).
 	Latency *report.LatencyInfo `json:"latency"`
 }
 
 // Interval is a 95% paired bootstrap interval of a mean delta.
 type Interval struct {
+	// Low and High are the interval's ends, Low ≤ High.
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
 }
 
 // Intervals are the intervals of the two deltas the leaderboard ranks by.
 type Intervals struct {
+	// RecallAtN is the interval of the mean recall@N delta.
 	RecallAtN Interval `json:"recall_at_n"`
-	NDCGAtK   Interval `json:"ndcg_at_k"`
+	// NDCGAtK is the interval of the mean nDCG@k delta.
+	NDCGAtK Interval `json:"ndcg_at_k"`
 }
 
 // ZeroRecall are the queries that newly reach zero recall@N (new) and
 // those that leave it (recovered), in set order.
 type ZeroRecall struct {
-	New       []string `json:"new"`
+	// New are the query ids at zero on the variant, not on the baseline.
+	New []string `json:"new"`
+	// Recovered are the query ids at zero on the baseline, not on the
+	// variant.
 	Recovered []string `json:"recovered"`
 }
 
 // GateOutcome is what the baseline's gate ([gate] of the config) would say
 // of the variant as a head.
 type GateOutcome struct {
-	Verdict string   `json:"verdict"`
+	// Verdict is the gate's: pass, fail or inconclusive.
+	Verdict string `json:"verdict"`
+	// Reasons are the gate's reasons for it, as a comparison lists them.
 	Reasons []string `json:"reasons"`
 	// Pass is Verdict == "pass".
 	Pass bool `json:"pass"`
@@ -75,10 +92,14 @@ type GateOutcome struct {
 
 // Variant is one candidate against the baseline.
 type Variant struct {
-	Name    string              `json:"name"`
-	Summary report.SideSummary  `json:"summary"`
-	Delta   report.DeltaSummary `json:"delta"`
-	CI      Intervals           `json:"ci"`
+	// Name is the variant's, as the config names it.
+	Name string `json:"name"`
+	// Summary is the variant's means and counts over the set.
+	Summary report.SideSummary `json:"summary"`
+	// Delta is the variant minus the baseline.
+	Delta report.DeltaSummary `json:"delta"`
+	// CI are the 95% bootstrap intervals of the two mean deltas.
+	CI Intervals `json:"ci"`
 	// PValue is the exact sign-flip p-value of the recall@N delta (the
 	// gate's statistic: Monte Carlo beyond gate.ExactFlipLimit moved
 	// queries, then Exact is false); NDCGPValue the nDCG@k delta's.
@@ -87,15 +108,18 @@ type Variant struct {
 	NDCGPValue float64 `json:"ndcg_p_value"`
 	// Regressed and Improved are the queries that flipped, the largest
 	// recall move first, as the gate lists them.
-	Regressed  []string   `json:"regressed"`
-	Improved   []string   `json:"improved"`
+	Regressed []string `json:"regressed"`
+	Improved  []string `json:"improved"`
+	// ZeroRecall are the queries the variant newly loses all of, and
+	// those it recovers.
 	ZeroRecall ZeroRecall `json:"zero_recall"`
 	// Wins are the segments where this variant finds the most.
 	Wins []string `json:"wins"`
 	// Latency is the variant's retriever timing; null when not timed (a
 	// cached run).
 	Latency *report.LatencyInfo `json:"latency"`
-	Gate    GateOutcome         `json:"gate"`
+	// Gate is what the baseline's gate says of the variant.
+	Gate GateOutcome `json:"gate"`
 }
 
 // Segment is one segment's recall@N on the baseline and on each variant
@@ -103,11 +127,17 @@ type Variant struct {
 // of it when that is more than the baseline (Winners; empty: the
 // baseline holds).
 type Segment struct {
-	Label    string    `json:"segment"`
-	Queries  int       `json:"queries"`
-	Baseline float64   `json:"baseline"`
-	Recall   []float64 `json:"recall"`
-	Winners  []string  `json:"winners"`
+	// Label names the segment, as a comparison's report does.
+	Label string `json:"segment"`
+	// Queries is how many queries of the set are in it.
+	Queries int `json:"queries"`
+	// Baseline is the baseline's mean recall@N on it.
+	Baseline float64 `json:"baseline"`
+	// Recall is each variant's mean recall@N on it, in the variants'
+	// order.
+	Recall []float64 `json:"recall"`
+	// Winners are the variants with the highest, when above the baseline.
+	Winners []string `json:"winners"`
 }
 
 // winEpsilon absorbs floating-point noise when segment means are compared.

@@ -98,6 +98,10 @@ func (o Options) add(now func() time.Time, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "history: %s already holds this run (%s): not added again\n", o.History, gate.Visible(what))
 		return nil
 	}
+	if a.TooOld {
+		fmt.Fprintf(stdout, "history: %s not added to %s: older than every entry of a full history (a history keeps %d entries)\n", gate.Visible(what), o.History, MaxEntries)
+		return nil
+	}
 	fmt.Fprintf(stdout, "history: added %s to %s (%d %s)\n", gate.Visible(what), o.History, a.Entries, plural(a.Entries, "entry", "entries"))
 	if a.Dropped > 0 {
 		fmt.Fprintf(stdout, "history: the oldest %d dropped: a history keeps %d entries\n", a.Dropped, MaxEntries)

@@ -99,9 +99,12 @@ type Entry struct {
 
 // Failure is what an error entry keeps of an error report.
 type Failure struct {
-	ExitCode int    `json:"exit_code"`
-	Stage    string `json:"stage"`
-	Message  string `json:"message"`
+	// ExitCode is the run's exit code: 2 bad input, 3 infrastructure.
+	ExitCode int `json:"exit_code"`
+	// Stage is where the run stopped, e.g. "retrieve" or "run file".
+	Stage string `json:"stage"`
+	// Message is the error on one line, cut to MaxMessage characters.
+	Message string `json:"message"`
 }
 
 // IsError reports whether the entry is a run that could not finish.
@@ -374,13 +377,17 @@ type Added struct {
 	Duplicate bool
 	// Dropped is how many of the oldest entries made room (MaxEntries).
 	Dropped int
+	// TooOld: the history is full and the entry is older than every entry
+	// it holds, so it would be the one dropped: nothing was written.
+	TooOld bool
 	// Entries is how many the history holds now.
 	Entries int
 }
 
 // Add puts e into the history at path, in time order, unless the history
 // already holds the same run (Entry.Same); a full history drops its oldest
-// entries to keep MaxEntries. A missing file is a new history, made with
+// entries to keep MaxEntries, and is left as it is when e is older than
+// every entry (Added.TooOld). A missing file is a new history, made with
 // its folder. The file is written atomically: a reader sees the old
 // history or the new one.
 func Add(path string, e Entry) (Added, error) {
@@ -402,6 +409,9 @@ func Add(path string, e Entry) (Added, error) {
 		}
 		return 1
 	})
+	if at == 0 && len(old) >= MaxEntries {
+		return Added{Entry: e, TooOld: true, Entries: len(old)}, nil
+	}
 	all := slices.Insert(old, at, e)
 	dropped := max(0, len(all)-MaxEntries)
 	all = all[dropped:]

@@ -138,7 +138,9 @@ func TestAddMakesItsFolder(t *testing.T) {
 }
 
 // TestAddKeepsTimeOrderAndBound: a backfilled run goes in its place in
-// time; a full history drops its oldest entries and keeps MaxEntries.
+// time; a full history drops its oldest entries and keeps MaxEntries, and
+// is left as it is by a run older than every entry (the command says "not
+// added", never "added" and "dropped").
 func TestAddKeepsTimeOrderAndBound(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "history.jsonl")
 	for _, d := range []int{3, 1, 2} {
@@ -179,13 +181,30 @@ func TestAddKeepsTimeOrderAndBound(t *testing.T) {
 	if len(l) != MaxEntries || !strings.Contains(l[0], `"time":"2020-01-01T00:01:00Z"`) || !strings.Contains(l[len(l)-1], `"time":"2026-12-01T02:00:00Z"`) {
 		t.Errorf("%d lines, first %.60s, last %.60s", len(l), l[0], l[len(l)-1])
 	}
-	// A backfilled run older than every entry of a full history is the one dropped.
+	// A backfilled run older than every entry of a full history would be
+	// the one dropped: it is not added, and the file is left as it was.
+	full, _ := os.ReadFile(path)
 	a, err = Add(path, FromReport(run("g", c1, setA, "pass", 0.5, 0.5, "old"), start.Add(-time.Hour)))
-	if err != nil || a.Dropped != 1 || a.Entries != MaxEntries {
+	if err != nil || !a.TooOld || a.Dropped != 0 || a.Entries != MaxEntries {
 		t.Errorf("old run into a full history: %+v %v", a, err)
 	}
-	if l := lines(t, path); !strings.Contains(l[0], `"time":"2020-01-01T00:01:00Z"`) {
-		t.Errorf("first line %.60s", l[0])
+	if now, _ := os.ReadFile(path); string(now) != string(full) {
+		t.Error("a run too old for a full history changed the file")
+	}
+	// The command says so, and does not say "added".
+	rep := filepath.Join(t.TempDir(), "report.json")
+	var data strings.Builder
+	if err := report.WriteCompareReport(&data, failed("g", c1, "down"), report.JSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rep, []byte(data.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errs strings.Builder
+	err = Options{History: path, Report: rep, Time: "2019-12-31T23:00:00Z"}.add(nil, &out, &errs)
+	want := "history: 2019-12-31 23:00 UTC error (exit 3, retrieve), commit " + c1[:12] + " not added to " + path + ": older than every entry of a full history (a history keeps 10000 entries)\n"
+	if err != nil || out.String() != want {
+		t.Errorf("history add of a run too old: %v\n got %q\nwant %q", err, out.String(), want)
 	}
 }
 

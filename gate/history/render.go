@@ -384,8 +384,11 @@ func mermaid(b *strings.Builder, g gateRuns) {
 
 // Document is the JSON rendering of a history.
 type Document struct {
-	Tool    string  `json:"tool"`
-	Command string  `json:"command"`
+	// Tool and Command are "recallgate" and "history", so a reader tells
+	// this document from a report.
+	Tool    string `json:"tool"`
+	Command string `json:"command"`
+	// Entries are the history's, oldest first.
 	Entries []Entry `json:"entries"`
 }
 

@@ -302,6 +302,7 @@ func checkBaseline(cfg *config.Config, set *gate.Set, baseline string, m gate.Ru
 // another set, retriever or corpus: what it would call drift may be the
 // change. It is an *gate.InputError naming the baseline (exit 2).
 type ChangedInputsError struct {
+	// InputError names the baseline and says what changed.
 	*gate.InputError
 	// Changes are the inputs that changed, in gate.BaselineInputs order.
 	Changes []gate.InputChange
@@ -391,8 +392,11 @@ type CIOptions struct {
 	// Drift compares the head side with Baseline, a stored run;
 	// AcceptChangedInputs runs it even when the baseline was made with
 	// another set, retriever or corpus (see Drift).
-	Drift               bool
-	Baseline            string
+	Drift bool
+	// Baseline is the stored run a drift run compares with.
+	Baseline string
+	// AcceptChangedInputs goes on with a drift run whose baseline's
+	// inputs changed, saying which in the report.
 	AcceptChangedInputs bool
 	// BaseSHA and HeadSHA are the event's commits ("" when it has none):
 	// the base side runs in BaseSHA's tree, judged by its config's policy

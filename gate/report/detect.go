@@ -29,6 +29,8 @@ type StatisticsInfo struct {
 
 // SignificanceTest is one rule's significance test.
 type SignificanceTest struct {
+	// Rule is the rule tested, e.g. max_recall_drop; Segment the segment
+	// it judged ("" the whole set).
 	Rule    string `json:"rule"`
 	Segment string `json:"segment"`
 	// PValue is the rule's sign-flip p; AdjustedP is it after Holm's
@@ -42,6 +44,8 @@ type SignificanceTest struct {
 // LabelDebtInfo counts the documents nobody judged that the head brought
 // into its context (the pairs `label --from-report` offers).
 type LabelDebtInfo struct {
+	// Documents counts the unjudged (query, document) pairs; Queries the
+	// queries that hold them.
 	Documents int `json:"documents"`
 	Queries   int `json:"queries"`
 }
@@ -51,8 +55,11 @@ type LabelDebtInfo struct {
 // value with them counted non-relevant (the score) and relevant at the
 // set's top grade.
 type RangeInfo struct {
-	Documents    int        `json:"documents"`
-	Queries      int        `json:"queries"`
+	// Documents counts the unjudged documents in the head's top k;
+	// Queries the queries that hold them.
+	Documents int `json:"documents"`
+	Queries   int `json:"queries"`
+	// PrecisionAtK and NDCGAtK are each metric's [lower, higher] bound.
 	PrecisionAtK [2]float64 `json:"precision_at_k"`
 	NDCGAtK      [2]float64 `json:"ndcg_at_k"`
 }

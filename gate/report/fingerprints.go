@@ -12,6 +12,7 @@ import (
 // DataQualityInfo is one query whose relevant gold the corpus no longer
 // holds: a data-quality problem, not a retrieval miss.
 type DataQualityInfo struct {
+	// ID is the query's.
 	ID string `json:"id"`
 	// Missing are the relevant gold documents the corpus does not hold.
 	Missing []string `json:"missing"`
@@ -33,7 +34,9 @@ type BaselineInfo struct {
 // InputChangeInfo is one changed input: set, retriever or corpus, with
 // the baseline's fingerprint and today's.
 type InputChangeInfo struct {
-	Input    string `json:"input"`
+	// Input is one of gate.BaselineInputs: set, retriever or corpus.
+	Input string `json:"input"`
+	// Baseline is the fingerprint the baseline recorded; Now today's.
 	Baseline string `json:"baseline"`
 	Now      string `json:"now"`
 }

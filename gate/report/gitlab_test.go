@@ -26,15 +26,7 @@ func TestForGitLabReferencesInert(t *testing.T) {
 	for _, q := range m["queries"].([]any) {
 		q.(map[string]any)["query"] = gitlabHostile
 	}
-	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var md bytes.Buffer
-	if err := WriteCompareReport(&md, r, Markdown); err != nil {
-		t.Fatal(err)
-	}
-	note := ForGitLab(md.String())
+	note := ForGitLab(markdownOf(t, m))
 	if n := strings.Count(note, "~\u200b") + strings.Count(note, "&#126;\u200b"); n < 3 {
 		t.Errorf("the hostile text should appear, inert, where it was put (%d inert labels):\n%s", n, note)
 	}
@@ -85,4 +77,70 @@ func TestForGitLabBracketAndIterationReferencesInert(t *testing.T) {
 	if got := dots(ForGitLab(EscapeMarkdown("[vulnerability:1] *iteration:5 [ x ] a*b"))); got != "&#91;·vulnerability:1&#93; &#42;·iteration:5 &#91; x &#93; a&#42;·b" {
 		t.Errorf("escaped forms: %q", got)
 	}
+}
+
+// TestForGitLabLeavesCodeSpans: GitLab resolves no reference inside code,
+// so ForGitLab leaves a code span byte for byte (an id "%v1.0" or
+// "&#33;12" copies as given) and still makes the same text inert outside
+// one. A backtick run opens a span only where CommonMark's does: not
+// escaped, closed on its line by a run of the same length, not in an HTML
+// block.
+func TestForGitLabLeavesCodeSpans(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"`%v1` `&#33;12` `~x` `!12` `$4` `&amp;5` %v1 &#33;12 &amp;5", "`%v1` `&#33;12` `~x` `!12` `$4` `&amp;5` %·v1 &#33;·12 &amp;·5"},
+		{"``a`%v1`` ``%v2` %v3", "``a`%v1`` ``%·v2` %·v3"},
+		{"\\`%v1` `%v2`", "\\`%·v1` `%·v2`"}, // the 2nd and 3rd backticks pair
+		{"\\\\`%v1` %v2", "\\\\`%v1` %·v2"},
+		{"`%v1\n%v2`\n`%v3`\n", "`%·v1\n%·v2`\n`%v3`\n"}, // a span is looked for on one line
+		{"<details><summary>`%v1`</summary>\n`%v2`\n\n`%v3`", "<details><summary>`%·v1`</summary>\n`%·v2`\n\n`%v3`"},
+		{"%`%v1`&#33;`&#33;1`", "%`%v1`&#33;`&#33;1`"},
+	} {
+		if got := dots(ForGitLab(tt.in)); got != tt.want {
+			t.Errorf("ForGitLab(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+
+	// Through a report: ids are code spans, copied as given; the query
+	// text (escaped, not a span) still has its references made inert.
+	m := demoReport(t)
+	const qid, doc = "%v1.0", "&#33;12"
+	m["regressed"] = []any{qid}
+	for _, q := range m["queries"].([]any) {
+		q := q.(map[string]any)
+		switch q["id"] {
+		case "q04":
+			q["id"] = qid
+			q["query"] = "%v1.0 !12 ~x $4"
+			q["lost"] = []any{doc}
+			q["moves"].([]any)[0].(map[string]any)["doc"] = doc
+		case "q02":
+			q["gained"] = []any{"~x", "!12", "$4"}
+		}
+	}
+	note := dots(ForGitLab(markdownOf(t, m)))
+	for _, want := range []string{
+		"| `" + qid + "` | %·v1.0 &#33;·12 &#126;·x &#36;·4 |",
+		"| `" + doc + "` (retrieval miss, rank 1 → —",
+		"| `" + qid + "` | `" + doc + "` | 2 |",
+		"`~x`, `!12`, `$4` |",
+	} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the GitLab note lacks %q:\n%s", want, note)
+		}
+	}
+}
+
+// markdownOf is the Markdown report of m, a report's JSON as a map, read
+// back as an untrusted report is.
+func markdownOf(t *testing.T, m map[string]any) string {
+	t.Helper()
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompareReport(&b, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

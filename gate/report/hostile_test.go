@@ -288,15 +288,8 @@ func TestNumericIDsReadTrue(t *testing.T) {
 			q["moves"].([]any)[0].(map[string]any)["doc"] = doc
 		}
 	}
-	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := WriteCompareReport(&b, r, Markdown); err != nil {
-		t.Fatal(err)
-	}
-	for name, md := range map[string]string{"github": b.String(), "gitlab": ForGitLab(b.String())} {
+	md := markdownOf(t, m)
+	for name, md := range map[string]string{"github": md, "gitlab": ForGitLab(md)} {
 		for _, want := range []string{"| `" + qid + "` |", "| `" + doc + "` (retrieval miss, rank 1 → —", "| `" + qid + "` | `" + doc + "` | 2 |", "- query `" + qid + "`: its gold `" + doc + "`, was not returned."} {
 			if !strings.Contains(md, want) {
 				t.Errorf("%s: markdown lacks %q:\n%s", name, want, md)

@@ -530,13 +530,22 @@ type CompareReport struct {
 	// HeadUnstable lists the queries whose head repeats disagreed, judged
 	// at their worst repeat.
 	HeadUnstable []string `json:"head_unstable"`
-	NoiseFloor   float64  `json:"noise_floor"`
-	CorpusKnown  bool     `json:"corpus_known"`
+	// NoiseFloor is the largest difference of mean recall@N seen between
+	// repeats of the base (0 without repeats).
+	NoiseFloor float64 `json:"noise_floor"`
+	// CorpusKnown says whether attribution could check the corpus (a
+	// document missing from it is a data-quality problem, not a miss).
+	CorpusKnown bool `json:"corpus_known"`
 	// NeverRetrieved lists, when the corpus is not known, the relevant
 	// gold documents neither side returned for any query: is each indexed?
-	NeverRetrieved []string          `json:"never_retrieved,omitempty"`
-	Health         []string          `json:"health"`
-	Fingerprints   map[string]string `json:"fingerprints"`
+	NeverRetrieved []string `json:"never_retrieved,omitempty"`
+	// Health lists what weakens the eval set as an instrument, most
+	// serious first (gate.Health).
+	Health []string `json:"health"`
+	// Fingerprints are the sha256 fingerprints of the run's inputs by
+	// name (set, policy, base_run, …), so a reader can tell whether two
+	// reports measured the same thing.
+	Fingerprints map[string]string `json:"fingerprints"`
 	// DataQuality lists the queries whose relevant gold the corpus no
 	// longer holds (when recallgate could read the corpus).
 	DataQuality []DataQualityInfo `json:"data_quality,omitempty"`
@@ -580,7 +589,10 @@ type PolicyInfo struct {
 
 // PolicyChangeInfo is one policy key with the base's and the head's value.
 type PolicyChangeInfo struct {
-	Key  string `json:"key"`
+	// Key is one of gate.PolicyKeys, e.g. max_recall_drop.
+	Key string `json:"key"`
+	// Base and Head are its values in each side's config, as the report
+	// shows them.
 	Base string `json:"base"`
 	Head string `json:"head"`
 }
