@@ -206,12 +206,19 @@ func TestHealth(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Health(s, HealthOptions{Corpus: map[string]bool{"d1": true}, Now: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), MaxLabelAge: 180 * 24 * time.Hour})
+	one, err := ParseSet(strings.NewReader(`{"id":"a","query":"q","gold":{"d1":1}}`+"\n"), "one.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := Health(one, HealthOptions{}); len(h) == 0 || !strings.HasPrefix(h[0], "only 1 answerable query: ") {
+		t.Errorf("one answerable query: %q", h)
+	}
 	want := []string{
 		"only 3 answerable queries",
 		"query b (line 2): gold not in the corpus: gone",
 		"", // known failures 1 of 3 = 33%: within 30–70%, no finding
-		"1 queries have labels verified more than 180 days ago: a",
-		"1 queries have no \"verified\" date: c",
+		"1 query has labels verified more than 180 days ago: a",
+		"1 query has no \"verified\" date: c",
 		"queries a, b have the same text",
 	}
 	var w []string

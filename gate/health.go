@@ -23,7 +23,7 @@ func Health(s *Set, o HealthOptions) []string {
 	n := s.Answerable()
 	switch {
 	case n < 30:
-		out = append(out, fmt.Sprintf("only %d answerable queries: one query flipping moves mean recall by %.3f; grow the set towards 50", n, 1/float64(max(n, 1))))
+		out = append(out, fmt.Sprintf("only %d answerable %s: one query flipping moves mean recall by %.3f; grow the set towards 50", n, Plural(n, "query", "queries"), 1/float64(max(n, 1))))
 	case n < 50:
 		out = append(out, fmt.Sprintf("%d answerable queries: fewer than 50, so changes smaller than a few queries are noise", n))
 	}
@@ -63,10 +63,10 @@ func Health(s *Set, o HealthOptions) []string {
 			}
 		}
 		if len(stale) > 0 {
-			out = append(out, fmt.Sprintf("%d queries have labels verified more than %d days ago: %s", len(stale), int(o.MaxLabelAge.Hours()/24), JoinFirst(stale, 10)))
+			out = append(out, fmt.Sprintf("%d %s labels verified more than %d days ago: %s", len(stale), Plural(len(stale), "query has", "queries have"), int(o.MaxLabelAge.Hours()/24), JoinFirst(stale, 10)))
 		}
 		if len(undated) > 0 {
-			out = append(out, fmt.Sprintf("%d queries have no \"verified\" date: %s", len(undated), JoinFirst(undated, 10)))
+			out = append(out, fmt.Sprintf("%d %s no \"verified\" date: %s", len(undated), Plural(len(undated), "query has", "queries have"), JoinFirst(undated, 10)))
 		}
 	}
 	texts := map[string][]string{}
