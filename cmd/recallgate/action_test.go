@@ -323,14 +323,22 @@ func TestActionBaseTreeFromGit(t *testing.T) {
 func TestActionDrift(t *testing.T) {
 	g := &fakeGitHub{}
 	srv := g.server(t)
-	dir, _ := filepath.Abs("../../frozen-set")
+	// The workspace is a copy of frozen-set/: the history input is kept
+	// inside it (the cache's path), as the job requires.
+	project := t.TempDir()
+	src, _ := filepath.Abs("../../frozen-set")
+	dir := filepath.Join(project, "frozen-set")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
 	// The baseline is the base side's run: it records the base's retriever
 	// table, not the head's, so the drift is refused (exit 2) naming it,
 	// old → new short hash, and no drift issue is opened.
-	hist := filepath.Join(t.TempDir(), "history.jsonl")
+	hist := filepath.Join(project, ".recallgate-history", "history.jsonl")
 	ae := newActionEnv(t, srv.URL, "schedule", `{}`, map[string]string{
 		"working-directory": dir, "baseline": "runs/base.jsonl",
 	})
+	ae.vars["GITHUB_WORKSPACE"] = project
 	code, out, errs := ae.run(t)
 	if code != 2 || !strings.Contains(errs, "retriever ce71ff3f656f → f4a1c9cafddd") || !strings.Contains(errs, "accept-changed-inputs") || len(g.issues) != 0 {
 		t.Fatalf("changed retriever: exit %d, issues %d, want 2 naming the retriever\n%s\n%s", code, len(g.issues), out, errs)

@@ -314,7 +314,9 @@ func TestCIGitLabDrift(t *testing.T) {
 	// runs/base.jsonl records the base's retriever table, not the head's:
 	// refused, naming it, unless the change is accepted (the variable, or
 	// the flag, which wins over it).
-	hist := filepath.Join(t.TempDir(), "history.jsonl")
+	// The history is kept in the project directory (the cache's path): the
+	// job refuses one outside it.
+	hist := filepath.Join(project, ".recallgate-history", "history.jsonl")
 	code, out, errs := runCI(t, vars)
 	if code != 2 || !strings.Contains(errs, "retriever ce71ff3f656f → f4a1c9cafddd") || len(g.issues) != 0 {
 		t.Fatalf("changed retriever: exit %d, issues %v, want 2 naming it\n%s\n%s", code, g.issues, out, errs)

@@ -267,6 +267,12 @@ func (j Job) record(step Step, rep *report.CompareReport) {
 		step.Infof("recallgate: history %s: only a drift run adds to the history (this is mode %s)\n", j.History, j.Mode)
 		return
 	}
+	// The history is read and written like every input: inside the
+	// workspace, however the checkout links its folders.
+	if err := pipeline.InsideWorkspace(j.Workspace, nil, j.History); err != nil {
+		step.Warningf("the run is not added to the history: %v", err)
+		return
+	}
 	a, err := history.Add(j.History, history.FromReport(rep, j.clock()))
 	switch {
 	case err != nil:

@@ -15,6 +15,7 @@ import (
 	"github.com/recallgate/recallgate/gate/history"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/publish"
+	"github.com/recallgate/recallgate/gate/report"
 )
 
 // fakeStep records what the job publishes; it has no ReportLocation, so
@@ -244,6 +245,7 @@ func TestDriftAddsToTheHistory(t *testing.T) {
 	dir, j := frozenSet(t)
 	hist := filepath.Join(t.TempDir(), "history.jsonl")
 	j.Mode, j.BaseResults, j.HeadResults, j.PR, j.History = "drift", "", "", 0, hist
+	j.Workspace = "" // the history is in a temporary folder, not the checkout (see TestHistoryStaysInTheWorkspace)
 	j.HeadSHA = "0123456789abcdef0123456789abcdef01234567"
 	// runs/base.jsonl records the base side's retriever table: accepted,
 	// for a failing night.
@@ -306,5 +308,31 @@ func TestDriftAddsToTheHistory(t *testing.T) {
 	}
 	if logs := strings.Join(step.logs, "\n"); !strings.Contains(logs, "history "+hist+": the run, stamped 2026-12-01T02:00:00Z, not added: older than every entry of a full history (10000 kept)") {
 		t.Errorf("logs:\n%s", logs)
+	}
+}
+
+// TestHistoryStaysInTheWorkspace: a checkout whose history folder is a
+// symbolic link out of the workspace (a folder along the path that does
+// not exist yet too) makes the job neither read nor write there: the run
+// is not added, and the log says why.
+func TestHistoryStaysInTheWorkspace(t *testing.T) {
+	ws, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(ws, ".recallgate-history")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	rep := &report.CompareReport{Tool: "recallgate", Command: "ci", Verdict: "error",
+		Error: &report.ErrorInfo{ExitCode: 3, Stage: "retrieval", Message: "connection refused"}}
+	for _, hist := range []string{".recallgate-history/history.jsonl", ".recallgate-history/new/history.jsonl"} {
+		step := &locStep{fakeStep: &fakeStep{dir: ws}, tmp: t.TempDir()}
+		j := Job{Mode: "drift", Workspace: ws, History: filepath.Join(ws, hist),
+			clock: func() time.Time { return time.Date(2026, 12, 1, 2, 0, 0, 0, time.UTC) }}
+		j.record(step, rep)
+		entries, _ := os.ReadDir(outside)
+		if len(entries) != 0 {
+			t.Errorf("%s: the job wrote outside the workspace: %v", hist, entries)
+		}
+		if logs := strings.Join(step.logs, "\n"); !strings.Contains(logs, "outside the workspace") {
+			t.Errorf("%s: logs:\n%s", hist, logs)
+		}
 	}
 }

@@ -136,13 +136,18 @@ func TestGateJob(t *testing.T) {
 func TestInsideWorkspace(t *testing.T) {
 	ws := t.TempDir()
 	inside := put(t, ws, "set.jsonl", testSet)
-	if err := InsideWorkspace(ws, nil, inside, filepath.Join(ws, "not-yet")); err != nil {
+	if err := InsideWorkspace(ws, nil, inside, filepath.Join(ws, "not-yet"), filepath.Join(ws, "not", "yet", "either")); err != nil {
 		t.Errorf("paths inside: %v", err)
 	}
 	outside := put(t, t.TempDir(), "x.jsonl", testSet)
 	link := filepath.Join(ws, "link.jsonl")
 	os.Symlink(outside, link)
-	for _, p := range []string{outside, link, filepath.Join(ws, "..", "escape")} {
+	// A folder linked out of the workspace, with folders under it still to
+	// be made (a cache_dir, a first night's history): MkdirAll would
+	// follow the link.
+	dirLink := filepath.Join(ws, "cache")
+	os.Symlink(filepath.Dir(outside), dirLink)
+	for _, p := range []string{outside, link, filepath.Join(ws, "..", "escape"), filepath.Join(dirLink, "new"), filepath.Join(dirLink, "a", "b", "c")} {
 		if err := InsideWorkspace(ws, nil, p); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
 			t.Errorf("%s: %v", p, err)
 		}

@@ -37,11 +37,7 @@ func InsideWorkspace(ws string, cfg *config.Config, extra ...string) error {
 		if err != nil {
 			return err
 		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			abs = real
-		} else if dir, derr := filepath.EvalSymlinks(filepath.Dir(abs)); derr == nil {
-			abs = filepath.Join(dir, filepath.Base(abs)) // not created yet (a cache folder)
-		}
+		abs = resolveExisting(abs)
 		rel, err := filepath.Rel(root, abs)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			file := ""
@@ -52,4 +48,21 @@ func InsideWorkspace(ws string, cfg *config.Config, extra ...string) error {
 		}
 	}
 	return nil
+}
+
+// resolveExisting follows the symbolic links of abs's longest existing
+// ancestor and joins the rest: a path not created yet (a cache folder, a
+// first night's history) under a linked folder resolves where a write
+// would land, however many of its folders are still to be made.
+func resolveExisting(abs string) string {
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(p) == p {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }

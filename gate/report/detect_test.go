@@ -125,6 +125,20 @@ func TestStatisticsReadStrictly(t *testing.T) {
 		"debt mismatch": func(m map[string]any) {
 			m["unjudged"].(map[string]any)["label_debt"] = map[string]any{"documents": 7, "queries": 3}
 		},
+		// A query or a document listed twice (the debt counted to match)
+		// would be offered twice to label --from-report.
+		"unjudged query twice": func(m map[string]any) {
+			u := m["unjudged"].(map[string]any)
+			news := u["new"].([]any)
+			u["new"] = append(news, news[0])
+			debt(u)
+		},
+		"unjudged document twice": func(m map[string]any) {
+			u := m["unjudged"].(map[string]any)
+			q := u["new"].([]any)[0].(map[string]any)
+			q["docs"] = append(q["docs"].([]any), q["docs"].([]any)[0])
+			debt(u)
+		},
 		"range reversed": func(m map[string]any) {
 			m["unjudged"].(map[string]any)["head_range"].(map[string]any)["ndcg_at_k"] = []any{0.9, 0.1}
 		},
@@ -135,6 +149,15 @@ func TestStatisticsReadStrictly(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+}
+
+// debt sets an unjudged block's label_debt to what its new list holds.
+func debt(u map[string]any) {
+	docs := 0
+	for _, q := range u["new"].([]any) {
+		docs += len(q.(map[string]any)["docs"].([]any))
+	}
+	u["label_debt"] = map[string]any{"documents": docs, "queries": len(u["new"].([]any))}
 }
 
 func test(m map[string]any) map[string]any {

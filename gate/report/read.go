@@ -192,10 +192,24 @@ func (r *CompareReport) validate() error {
 	for _, w := range r.Waived {
 		lists["waived"] = append(lists["waived"], w.ID)
 	}
+	seenNew := map[string]bool{}
 	for _, u := range r.Unjudged.New {
 		lists["unjudged.new"] = append(lists["unjudged.new"], u.ID)
 		if err := plainAll("unjudged.new", u.Docs...); err != nil {
 			return err
+		}
+		// label --from-report offers each pair once: a repeat is no report
+		// recallgate wrote.
+		if seenNew[u.ID] {
+			return fmt.Errorf("unjudged.new lists query %q twice", u.ID)
+		}
+		seenNew[u.ID] = true
+		docs := map[string]bool{}
+		for _, d := range u.Docs {
+			if docs[d] {
+				return fmt.Errorf("unjudged.new lists document %q twice for query %q", d, u.ID)
+			}
+			docs[d] = true
 		}
 	}
 	names := make([]string, 0, len(lists))

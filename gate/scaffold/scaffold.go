@@ -69,6 +69,9 @@ func Init(dir, ci string, w io.Writer) error {
 	files := append(common[:len(common):len(common)], wf)
 	var exists []string
 	for _, f := range files {
+		if err := realFolders(dir, f.path); err != nil {
+			return err
+		}
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(f.path))); err == nil {
 			exists = append(exists, f.path)
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -95,6 +98,27 @@ func Init(dir, ci string, w io.Writer) error {
 		fmt.Fprintf(w, "wrote %s\n", f.path)
 	}
 	fmt.Fprint(w, nextSteps(ci))
+	return nil
+}
+
+// realFolders refuses a folder of path (slash-separated, under dir) that
+// is a symbolic link: a cloned repository's link (eval to another place)
+// would take the files out of dir, which O_EXCL on the file cannot stop.
+// dir itself is the user's choice and may be a link.
+func realFolders(dir, path string) error {
+	parts := strings.Split(path, "/")
+	for i := 1; i < len(parts); i++ {
+		rel := strings.Join(parts[:i], "/")
+		info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil // init makes it, and the folders under it
+		case err != nil:
+			return fmt.Errorf("%s: %w", rel, err)
+		case info.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link: init writes only into real folders, so it wrote nothing; replace the link with a folder, or run init with another --dir", rel)
+		}
+	}
 	return nil
 }
 

@@ -138,3 +138,35 @@ func TestWorkflowPassesActionlint(t *testing.T) {
 		t.Errorf("actionlint: %v\n%s", err, out)
 	}
 }
+
+// TestInitNeverWritesThroughALinkedFolder: a folder init writes into that
+// is a symbolic link (eval to another place, .github/workflows to
+// another repository's) is refused before anything is written: O_EXCL
+// on the file would not stop a linked parent.
+func TestInitNeverWritesThroughALinkedFolder(t *testing.T) {
+	for _, c := range []struct{ ci, link, want string }{
+		{"gitlab", "eval", "eval"},
+		{"github", ".github/workflows", ".github/workflows"},
+		{"github", ".github", ".github"},
+	} {
+		dir, elsewhere := t.TempDir(), t.TempDir()
+		at := filepath.Join(dir, filepath.FromSlash(c.link))
+		if err := os.MkdirAll(filepath.Dir(at), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(elsewhere, at); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+		var out bytes.Buffer
+		err := Init(dir, c.ci, &out)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want+" is a symbolic link: init writes only into real folders, so it wrote nothing") {
+			t.Errorf("%s: got %v", c.link, err)
+		}
+		if got := tree(t, elsewhere); len(got) != 0 || out.Len() != 0 {
+			t.Errorf("%s: wrote %v through the link, printed %q", c.link, got, out.String())
+		}
+		if got := tree(t, dir); len(got) != 1 { // the link itself
+			t.Errorf("%s: wrote %v", c.link, got)
+		}
+	}
+}
