@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -171,7 +172,7 @@ func fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer, ra
 		md += "\n" + line + "\n"
 	}
 	if j.JUnit != "" {
-		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {
+		if err := j.writeJUnit(rep); err != nil {
 			step.Warningf("the JUnit error report is not written: %v", err)
 		}
 	}
@@ -317,7 +318,7 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 		md += "\n" + line + "\n"
 	}
 	if j.JUnit != "" {
-		if err := report.WriteComparison(nil, rep, report.JUnit, j.JUnit, ""); err != nil {
+		if err := j.writeJUnit(rep); err != nil {
 			return err
 		}
 	}
@@ -332,4 +333,25 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 		return ErrRegression
 	}
 	return nil
+}
+
+// writeJUnit writes the JUnit report where the job asked. A path inside the
+// workspace as named must stay inside once the checkout's links are
+// followed: a pull request that turns a folder of that path into a link
+// cannot make the job write elsewhere on the runner. A path named outside
+// the workspace is the job's own choice, written as given.
+func (j Job) writeJUnit(rep *report.CompareReport) error {
+	if ws := j.Workspace; ws != "" {
+		abs, err := filepath.Abs(j.JUnit)
+		if err != nil {
+			return err
+		}
+		root, _ := filepath.Abs(ws)
+		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if err := pipeline.InsideWorkspace(ws, nil, abs); err != nil {
+				return fmt.Errorf("junit %s: %w", j.JUnit, err)
+			}
+		}
+	}
+	return report.WriteComparison(nil, rep, report.JUnit, j.JUnit, "")
 }

@@ -336,3 +336,32 @@ func TestHistoryStaysInTheWorkspace(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitStaysInTheWorkspace: a JUnit path inside the workspace whose
+// folder the checkout turned into a link out of it is refused and nothing
+// is written there; a plain folder of the workspace, or a path the job
+// names outside the workspace, is written as given.
+func TestJUnitStaysInTheWorkspace(t *testing.T) {
+	ws, outside, elsewhere := t.TempDir(), t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(ws, "reports")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	rep := &report.CompareReport{Tool: "recallgate", Command: "ci", Verdict: "error",
+		Error: &report.ErrorInfo{ExitCode: 3, Stage: "retrieval", Message: "connection refused"}}
+	for _, p := range []string{"reports/junit.xml", "reports/new/junit.xml"} {
+		err := Job{Workspace: ws, JUnit: filepath.Join(ws, p)}.writeJUnit(rep)
+		if entries, _ := os.ReadDir(outside); err == nil || !strings.Contains(err.Error(), "outside the workspace") || len(entries) != 0 {
+			t.Errorf("%s through a linked folder: %v, written outside: %v", p, err, entries)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(ws, "plain"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(ws, "plain", "junit.xml"), filepath.Join(elsewhere, "junit.xml")} {
+		if err := (Job{Workspace: ws, JUnit: p}).writeJUnit(rep); err != nil {
+			t.Errorf("%s: %v", p, err)
+		} else if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+}
