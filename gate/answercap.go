@@ -292,7 +292,7 @@ func decodeContextCapped(dec *json.Decoder, vr *valueReader, name string, maxPas
 			return nil, err
 		}
 		var p Passage
-		if err := decodeStrict(raw, &p); err != nil {
+		if err := DecodeStrict(raw, &p); err != nil {
 			e := jsonLineError(name, 0, err)
 			e.Field = field + dotted(e.Field)
 			return nil, e
@@ -333,7 +333,7 @@ func parseHit(raw []byte, name string, i int) (Hit, error) {
 		}
 	}
 	var h Hit
-	if err := decodeStrict(raw, &h); err != nil {
+	if err := DecodeStrict(raw, &h); err != nil {
 		e := jsonLineError(name, 0, err)
 		e.Field = fmt.Sprintf("hits[%d]", i) + dotted(e.Field)
 		return Hit{}, e

@@ -152,7 +152,7 @@ func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 			Text     string          `json:"text"`
 			Metadata json.RawMessage `json:"metadata"`
 		}
-		if err := decodeStrict(line, &raw); err != nil {
+		if err := DecodeStrict(line, &raw); err != nil {
 			return jsonLineError(name, n, err)
 		}
 		if raw.ID == nil || *raw.ID == "" {

@@ -8,7 +8,7 @@ import (
 // slowResult is the reference: encoding/json with the same strictness.
 func slowResult(line []byte) (Result, bool) {
 	var raw rawResult
-	if err := decodeStrict(line, &raw); err != nil || raw.ID == nil || raw.Hits == nil {
+	if err := DecodeStrict(line, &raw); err != nil || raw.ID == nil || raw.Hits == nil {
 		return Result{}, false
 	}
 	return Result{ID: *raw.ID, Hits: *raw.Hits}, true

@@ -154,7 +154,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 					var m struct {
 						Recallgate *RunMeta `json:"recallgate"`
 					}
-					if err := decodeStrict(line, &m); err == nil && m.Recallgate != nil {
+					if err := DecodeStrict(line, &m); err == nil && m.Recallgate != nil {
 						if meta != nil {
 							meta(*m.Recallgate)
 						}
@@ -309,7 +309,7 @@ func parseResultLine(line []byte, file string, n int, scratch []Hit) (Result, er
 		return checkResult(Result{ID: id, Hits: hits, Line: n}, file)
 	}
 	var raw rawResult
-	if err := decodeStrict(line, &raw); err != nil {
+	if err := DecodeStrict(line, &raw); err != nil {
 		if ce := (*ContextError)(nil); errors.As(err, &ce) {
 			if raw.ID == nil { // the id comes after the context on the line
 				return Result{}, inputErr(file, n, ce.Field, "%s", ce.Msg)

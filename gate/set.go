@@ -208,7 +208,7 @@ func (s *Set) LoadQueryTexts(path string) error {
 			Query    string          `json:"query"`
 			Metadata json.RawMessage `json:"metadata"`
 		}
-		if err := decodeStrict(line, &raw); err != nil {
+		if err := DecodeStrict(line, &raw); err != nil {
 			return jsonLineError(path, n, err)
 		}
 		if q := s.byID[raw.ID]; q != nil {
@@ -377,7 +377,7 @@ type rawAdj struct {
 
 func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 	var raw rawQuery
-	if err := decodeStrict(line, &raw); err != nil {
+	if err := DecodeStrict(line, &raw); err != nil {
 		ie := jsonLineError(file, n, err)
 		if hint := setFieldHint(ie.Field); hint != "" && ie.Err.Error() == "unknown field" {
 			ie.Err = errors.New("unknown field; " + hint)
@@ -710,12 +710,14 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 	return nil
 }
 
-// decodeStrict decodes one JSON value, rejecting unknown fields and trailing data.
-func decodeStrict(line []byte, v any) error {
-	if err := CheckDuplicateKeys(line); err != nil {
+// DecodeStrict decodes one JSON value from data into v as recallgate reads
+// every untrusted JSON document: duplicate keys and unknown fields refused,
+// nothing allowed after the value.
+func DecodeStrict(data []byte, v any) error {
+	if err := CheckDuplicateKeys(data); err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(line))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return err

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,17 +60,9 @@ func ReadReport(rd io.Reader, name string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := gate.CheckDuplicateKeys(data); err != nil {
-		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read experiment report: %w", err)}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var r Report
-	if err := dec.Decode(&r); err != nil {
+	if err := gate.DecodeStrict(data, &r); err != nil {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read experiment report: %w", err)}
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &gate.InputError{File: name, Err: errors.New("read experiment report: unexpected data after the JSON object")}
 	}
 	if err := r.validate(); err != nil {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("experiment report refused: %w", err)}

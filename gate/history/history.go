@@ -256,16 +256,8 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // parseEntry decodes and checks one line.
 func parseEntry(data []byte) (Entry, error) {
 	var e Entry
-	if err := gate.CheckDuplicateKeys(data); err != nil {
-		return e, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
+	if err := gate.DecodeStrict(data, &e); err != nil {
 		return e, fmt.Errorf("not a history entry: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return e, errors.New("not a history entry: more after the JSON object")
 	}
 	return e, e.check()
 }

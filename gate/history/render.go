@@ -1,9 +1,7 @@
 package history
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"io"
@@ -406,17 +404,9 @@ func ReadDocument(rd io.Reader, name string) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := gate.CheckDuplicateKeys(data); err != nil {
-		return nil, &gate.InputError{File: name, Err: err}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var d Document
-	if err := dec.Decode(&d); err != nil {
+	if err := gate.DecodeStrict(data, &d); err != nil {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read history document: %w", err)}
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, &gate.InputError{File: name, Err: errors.New("read history document: more after the JSON object")}
 	}
 	if d.Tool != "recallgate" || d.Command != "history" || len(d.Entries) > MaxEntries {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("not a recallgate history (tool %.20q, command %.20q, %d entries)", d.Tool, d.Command, len(d.Entries))}
