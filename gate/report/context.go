@@ -160,7 +160,7 @@ func writeContextText(b io.Writer, r *CompareReport) {
 // writeContextMarkdown is the comment's one "Context" block: where each
 // side's final context came from, the means, the facts lost and gained
 // per query with their passage, and each query's context base → head.
-func writeContextMarkdown(b io.Writer, r *CompareReport) {
+func writeContextMarkdown(b io.Writer, r *CompareReport, ids map[string]bool) {
 	if !r.hasContext() {
 		return
 	}
@@ -179,7 +179,6 @@ func writeContextMarkdown(b io.Writer, r *CompareReport) {
 	}
 	if lost+gained > 0 {
 		io.WriteString(b, "\n| query | fact | | held by | in its place on the other side |\n|:--|:--|:--|:--|:--|\n")
-		ids := r.idSet()
 		for _, q := range r.Queries {
 			for _, f := range q.FactsLost {
 				fmt.Fprintf(b, "| %s | %s | lost | %s (base) | %s |\n", mdCell(q.ID), EscapeMarkdown(clip(f.Fact, 100)), mdCellPassage(f.Passage, f.Doc), mdProse(f.Instead, ids))

@@ -134,12 +134,11 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	writeRulesMarkdown(b, r)
 	writeAttribution(b, r, byID)
 	writeSegments(b, r)
-	writeContextMarkdown(b, r)
+	writeContextMarkdown(b, r, ids)
 	writeApart(b, r, byID)
 	writeDataQualityMarkdown(b, r)
 	if len(r.Health) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Eval-set health: %d %s</summary>\n\n", len(r.Health), plural(len(r.Health), "finding", "findings"))
-		ids := r.idSet()
 		for _, h := range r.Health {
 			fmt.Fprintf(b, "- %s\n", mdProse(h, ids))
 		}
@@ -174,7 +173,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
-	writeWarningsMarkdown(b, r.idSet(), r.Warnings, neverRetrievedLine(r.NeverRetrieved, mdCode))
+	writeWarningsMarkdown(b, ids, r.Warnings, neverRetrievedLine(r.NeverRetrieved, mdCode))
 	return b.Flush()
 }
 
