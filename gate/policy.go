@@ -1,0 +1,214 @@
+package gate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Default gate thresholds.
+const (
+	// DefaultMaxRecallDrop is the largest absolute drop of mean recall@N that passes.
+	DefaultMaxRecallDrop = 0.02
+	// DefaultMaxNewMisses is how many queries may newly reach zero recall.
+	DefaultMaxNewMisses = 0
+)
+
+// epsilon absorbs floating-point noise when a delta is compared with a threshold.
+const epsilon = 1e-9
+
+// Thresholds decide the verdict of a comparison.
+type Thresholds struct {
+	// MaxRecallDrop is the largest absolute drop of mean recall@N that passes.
+	MaxRecallDrop float64
+	// MaxNewMisses is how many queries may go from some recall to none.
+	MaxNewMisses int
+	// RequireSignificance makes a mean drop beyond its limit fail only
+	// when the paired sign-flip test on that metric's per-query deltas
+	// finds it significant (p < 0.05); otherwise it is inconclusive.
+	RequireSignificance bool
+	// MaxNDCGDrop and MaxPrecisionDrop bound the drop of mean nDCG@k and
+	// precision@k at the context depth; nil is off.
+	MaxNDCGDrop, MaxPrecisionDrop *float64
+	// MaxBelowIncrease bounds how many more queries than on the base have
+	// recall@N under Depth.Below; nil is off.
+	MaxBelowIncrease *int
+	// MinRecall and MinNDCG are absolute floors on the head's means; nil is off.
+	MinRecall, MinNDCG *float64
+	// MinFlipped is how many queries must move the wrong way before a
+	// mean-drop rule fails (0 means 1); never applied to new misses.
+	MinFlipped int
+	// MaxLatencyRatio bounds head p95 / base p95 latency; 0 is off.
+	MaxLatencyRatio float64
+	// MaxFalseAnswersIncrease and MaxFalseRefusalsIncrease bound how many
+	// more unanswerable queries the head would answer, and how many more
+	// answerable ones it would refuse, than the base (default 0). They
+	// are evaluated only when both sides carry a refusal signal.
+	MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease int
+	// MaxContextRecallDrop and MaxEvidenceDrop bound the drop of mean
+	// context document recall and mean evidence coverage of the final
+	// context; nil is off.
+	MaxContextRecallDrop, MaxEvidenceDrop *float64
+	// MaxFactsLost bounds the required facts found in the base's final
+	// context and not in the head's; applied when the set has evidence
+	// (default 0), nil is off.
+	MaxFactsLost *int
+	// Segments gate segments with their own limits.
+	Segments []SegmentRule
+	// MinSegmentQueries is the smallest segment a segment rule gates
+	// (0 means DefaultMinSegmentQueries); smaller ones are reported as
+	// too small.
+	MinSegmentQueries int
+}
+
+// DefaultThresholds returns the default thresholds: recall@N may drop by
+// 0.02, no query may newly reach zero recall, nDCG@k and precision@k
+// may drop by 0.05, and (on a set with evidence) no fact may leave the
+// final context. The tail, the floors, latency and the context means are
+// off until set.
+func DefaultThresholds() Thresholds {
+	ndcg, prec, facts := DefaultMaxNDCGDrop, DefaultMaxPrecisionDrop, DefaultMaxFactsLost
+	return Thresholds{MaxRecallDrop: DefaultMaxRecallDrop, MaxNewMisses: DefaultMaxNewMisses,
+		MaxNDCGDrop: &ndcg, MaxPrecisionDrop: &prec, MinFlipped: DefaultMinFlipped, MaxFactsLost: &facts}
+}
+
+// Validate reports thresholds that make no sense.
+func (t Thresholds) Validate() error {
+	if t.MaxRecallDrop < 0 || t.MaxRecallDrop > 1 || math.IsNaN(t.MaxRecallDrop) {
+		return &RuleError{Key: RuleRecallDrop, Err: fmt.Errorf("must be within 0–1, got %v", t.MaxRecallDrop)}
+	}
+	if t.MaxNewMisses < 0 {
+		return &RuleError{Key: RuleNewMisses, Err: fmt.Errorf("must not be negative, got %d", t.MaxNewMisses)}
+	}
+	if err := t.limits().Validate("gate"); err != nil {
+		return err
+	}
+	if t.MinFlipped < 0 {
+		return &RuleError{Key: "min_flipped", Err: fmt.Errorf("must be at least 1, got %d", t.MinFlipped)}
+	}
+	if t.MaxLatencyRatio < 0 || math.IsNaN(t.MaxLatencyRatio) || math.IsInf(t.MaxLatencyRatio, 0) {
+		return &RuleError{Key: RuleLatencyRatio, Err: fmt.Errorf("must be a positive ratio such as 1.5, got %v", t.MaxLatencyRatio)}
+	}
+	if t.MaxFalseAnswersIncrease < 0 {
+		return &RuleError{Key: RuleFalseAnswers, Err: fmt.Errorf("must not be negative, got %d", t.MaxFalseAnswersIncrease)}
+	}
+	if t.MaxFalseRefusalsIncrease < 0 {
+		return &RuleError{Key: RuleFalseRefusals, Err: fmt.Errorf("must not be negative, got %d", t.MaxFalseRefusalsIncrease)}
+	}
+	if t.MinSegmentQueries < 0 {
+		return &RuleError{Key: "min_segment_queries", Err: fmt.Errorf("must not be negative, got %d", t.MinSegmentQueries)}
+	}
+	for i, s := range t.Segments {
+		if strings.TrimSpace(s.Name) == "" {
+			return &RuleError{Key: fmt.Sprintf("segment[%d].name", i), Err: fmt.Errorf("required: the segment to gate")}
+		}
+		if s.Limits.empty() {
+			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (max_recall_drop, max_ndcg_drop, max_precision_drop, max_below_increase, min_recall, min_ndcg, max_context_recall_drop, max_evidence_drop, max_facts_lost, max_false_answers_increase or max_false_refusals_increase)", s.Name)}
+		}
+		if err := s.Limits.Validate(""); err != nil {
+			var re *RuleError
+			if errors.As(err, &re) {
+				re.Key = fmt.Sprintf("segment[%d].%s", i, re.Key)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// Waiver accepts a known regression of one query until it expires.
+type Waiver struct {
+	Query, Reason string
+	// Expires is the last day the waiver holds (UTC date).
+	Expires time.Time
+	// Rules limits the waiver to these rules (RuleRecallDrop, …); empty
+	// means every rule.
+	Rules []string
+}
+
+// The sources of a comparison's policy (PolicyReport.Source).
+const (
+	// PolicyBaseCommit: the base commit's config judged both sides.
+	PolicyBaseCommit = "base-commit"
+	// PolicyGivenConfig: the config given judged (no base commit, or one
+	// without a config).
+	PolicyGivenConfig = "given-config"
+)
+
+// PolicyReport says which config's gate policy (thresholds, depths,
+// repeats, segment rules, the retriever topology) judged a comparison, and
+// what the head's config would change in it once merged.
+type PolicyReport struct {
+	// Source is PolicyBaseCommit or PolicyGivenConfig.
+	Source string
+	// Commit is the base commit, when there is one.
+	Commit string
+	// Changes are the policy keys the head's config sets otherwise, in
+	// PolicyKeys order (segments by name).
+	Changes []PolicyChange
+	// WaiversAdded are the head's waivers the base commit's config lacks.
+	WaiversAdded []Waiver
+	// MovedFrom, with PolicyBaseCommit, is the base commit's path of the
+	// config that judged (relative to the repository's top, slashes) when
+	// the change moved, renamed or linked the gate's config: the policy
+	// is that file's, not what the job's path names in the change.
+	MovedFrom string
+}
+
+// PolicyChange is one policy key the head's config sets otherwise than the
+// base's, both values as the report shows them.
+type PolicyChange struct {
+	// Key is one of PolicyKeys; Base and Head its two values.
+	Key, Base, Head string
+}
+
+// PolicyKeys are the keys a PolicyChange names, in report order; a
+// segment rule's key is PolicySegmentKey followed by its name.
+var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
+	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
+	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens"}
+
+// PolicySegmentKey prefixes a segment rule's PolicyChange key.
+const PolicySegmentKey = "segment."
+
+// Segment aggregates the queries that share a label.
+// Policy is everything besides the two scorecards that shapes a comparison.
+type Policy struct {
+	Thresholds
+	// Waivers accept known regressions.
+	Waivers []Waiver
+	// Corpus holds the known document ids; nil when unknown.
+	Corpus map[string]bool
+	// StaleGoldApart keeps out of the flips and the rules a query all of
+	// whose losses are gold the corpus no longer holds: for a drift run,
+	// where the corpus changed under the set since the reviewed baseline
+	// (label rot, not drift). Without it (a pull request, where deleting
+	// a gold document is part of the change under review) such a query
+	// counts; either way it is listed under DataQuality.
+	StaleGoldApart bool
+	// Unstable marks queries whose results differed between repeats of the
+	// base (the noise floor): they are shown apart and never counted as
+	// flips or in the mean rules. Such a query is still a new miss when
+	// BaseFewestFound says every base repeat found a relevant document and
+	// the head found none.
+	Unstable map[string]bool
+	// BaseFewestFound is, for each base-unstable query, the fewest relevant
+	// documents any base repeat found in the top N (see Repeats).
+	BaseFewestFound map[string]int
+	// HeadUnstable marks queries whose results differed between repeats of
+	// the head. The head scorecard given must hold each at its worst
+	// repeat (Repeats.Worst): every rule judges it there, and the verdict
+	// is at best inconclusive.
+	HeadUnstable map[string]bool
+	// NoiseFloor is the largest difference of mean recall@N seen between
+	// repeats of the base (0 without repeats).
+	NoiseFloor float64
+	// Latency is what each side's retriever calls took (base, head); nil
+	// for a side that was not timed (a cached or stored run).
+	Latency [2]*LatencyStats
+	// Refusal is each side's own refusal rule (base, head): the base's
+	// from the base commit's config when that config judges.
+	Refusal [2]Refusal
+}
