@@ -264,12 +264,14 @@ func TestActionForkPRCannotComment(t *testing.T) {
 func TestActionRunFilesAndNoFail(t *testing.T) {
 	g := &fakeGitHub{}
 	srv := g.server(t)
-	dir, _ := filepath.Abs("../../frozen-set")
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "basesha"), map[string]string{
+	ws, base := frozenRunsRepo(t) // the base commit's config is the policy
+	dir := filepath.Join(ws, "frozen-set")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{
 		"working-directory": dir, "config": "recallgate.toml",
 		"base-results": "runs/base.jsonl", "head-results": "runs/head.jsonl",
 		"fail-on-regression": "false", "comment": "never",
 	})
+	ae.vars["GITHUB_WORKSPACE"] = ws
 	code, out, _ := ae.run(t)
 	if code != 0 || !strings.Contains(out, "fail-on-regression is false") || len(g.comments) != 0 {
 		t.Errorf("exit %d, comments %d\n%s", code, len(g.comments), out)
@@ -282,10 +284,12 @@ func TestActionRunFilesAndNoFail(t *testing.T) {
 func TestActionOnChangeSkipsQuietPass(t *testing.T) {
 	g := &fakeGitHub{}
 	srv := g.server(t)
-	dir, _ := filepath.Abs("../../frozen-set")
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "basesha"), map[string]string{
+	ws, base := frozenRunsRepo(t) // the base commit's config is the policy
+	dir := filepath.Join(ws, "frozen-set")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{
 		"working-directory": dir, "base-results": "runs/base.jsonl", "head-results": "runs/base.jsonl", "comment": "on-change",
 	})
+	ae.vars["GITHUB_WORKSPACE"] = ws
 	if code, out, _ := ae.run(t); code != 0 || len(g.comments) != 0 {
 		t.Errorf("exit %d, %d comments\n%s", code, len(g.comments), out)
 	}
@@ -638,10 +642,12 @@ func TestActionRefusesIdenticalSides(t *testing.T) {
 func TestActionMissingRunnerFiles(t *testing.T) {
 	g := &fakeGitHub{}
 	srv := g.server(t)
-	dir, _ := filepath.Abs("../../frozen-set")
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, "basesha"), map[string]string{
+	ws, base := frozenRunsRepo(t) // the base commit's config is the policy
+	dir := filepath.Join(ws, "frozen-set")
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{
 		"working-directory": dir, "base-results": "runs/base.jsonl", "head-results": "runs/head.jsonl", "comment": "never",
 	})
+	ae.vars["GITHUB_WORKSPACE"] = ws
 	delete(ae.vars, "GITHUB_OUTPUT")
 	code, out, errs := ae.run(t)
 	if code != 1 || !strings.Contains(out, "::warning::GITHUB_OUTPUT is not set") || strings.Contains(errs, "panic") {

@@ -395,7 +395,10 @@ func TestCIGitLabNoteOverTheLimit(t *testing.T) {
 	write(t, dir, "base.jsonl", base.String())
 	write(t, dir, "head.jsonl", head.String())
 	write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n[depth]\ncandidates = 3\ncontext = 2\n[gate]\nmax_new_misses = 0\n[retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n")
-	vars := glJob(srv.URL, dir, "basesha")
+	// The base commit (the same config) is the policy run files are judged by.
+	f := &fixture{t: t, dir: dir}
+	f.git("init", "-q", "-b", "main")
+	vars := glJob(srv.URL, dir, f.commit("the gate"))
 	vars["RECALLGATE_CONFIG"] = filepath.Join(dir, "recallgate.toml")
 	vars["RECALLGATE_BASE_RESULTS"], vars["RECALLGATE_HEAD_RESULTS"] = filepath.Join(dir, "base.jsonl"), filepath.Join(dir, "head.jsonl")
 	vars["RECALLGATE_JUNIT"] = filepath.Join(dir, "j.xml")

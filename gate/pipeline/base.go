@@ -40,6 +40,10 @@ type BaseOptions struct {
 	Archive basetree.ArchiveSource
 	// TempDir is where the tree is made ("" = the system's).
 	TempDir string
+	// PolicyOnly reads the base commit's config for its policy alone (run
+	// files compared, nothing retrieved): a config without a retriever
+	// table is then no error.
+	PolicyOnly bool
 }
 
 // OpenBase materialises the base commit and loads the head config's
@@ -97,7 +101,11 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 		// as the head's does).
 		bcfg, err = config.Load(pf.At)
 	} else {
-		e.Warn("%s does not exist at the base commit %s, and that commit has no recallgate config this change removed, moved or linked, nor one its workflows name: the base side runs the head's config in the base commit's tree", head.Path, short)
+		judged := "the base side runs the head's config in the base commit's tree"
+		if o.PolicyOnly {
+			judged = "the head's config judges the run files"
+		}
+		e.Warn("%s does not exist at the base commit %s, and that commit has no recallgate config this change removed, moved or linked, nor one its workflows name: %s", head.Path, short, judged)
 		data, rerr := gate.ReadInputFile(head.Path, "config", gate.MaxConfigBytes)
 		if rerr != nil {
 			return rerr
@@ -111,10 +119,10 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 		}
 		return fmt.Errorf("config at the base commit %s: %w", short, err)
 	}
-	if bcfg.Base == nil {
+	if bcfg.Base == nil && !o.PolicyOnly {
 		return &gate.InputError{File: b.name, Field: "retriever", Err: errors.New("the base commit's config has no retriever")}
 	}
-	if o.Workspace != "" {
+	if o.Workspace != "" && bcfg.Base != nil {
 		// Only what the base side reads: the set and thresholds are the head's.
 		if err := InsideWorkspace(b.Tree.Dir, nil, bcfg.Base.Path, bcfg.Base.Corpus); err != nil {
 			return &gate.InputError{File: b.name, Field: "retriever", Err: fmt.Errorf("the base commit's config must keep its paths inside its own tree: %w", err)}

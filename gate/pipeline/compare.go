@@ -139,7 +139,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 					return nil, err
 				}
 			}
-			notes = append(notes, fmt.Sprintf("policy: the base commit's config (%s) judged both sides; this change's own [gate], [depth] and retrievers take effect after merge", ShortSHA(b.Tree.Commit)))
+			notes = append(notes, policyNote(b.Tree.Commit))
 		}
 		if keys["base"] == "" {
 			keys["base"] = b.Tree.Commit
@@ -452,7 +452,7 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 		if err != nil {
 			return nil, nil, err
 		}
-		cmp, err := CompareFiles(e, cfg, set, cfg.Depth, cfg.Thresholds, CorpusFor("", cfg), o.BaseResults, o.HeadResults)
+		cmp, err := compareCIFiles(ctx, e, cfg, set, o)
 		return cmp, set, err
 	}
 	if err := CheckPrograms(cfg, o.MissingProgram); err != nil {
@@ -485,6 +485,46 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 	g.BaseRef = o.BaseSHA
 	cmp, err := Gate(ctx, e, g)
 	return cmp, set, err
+}
+
+// policyNote is the report's line for a comparison the base commit's
+// config judged.
+func policyNote(commit string) string {
+	return fmt.Sprintf("policy: the base commit's config (%s) judged both sides; this change's own [gate], [depth] and retrievers take effect after merge", ShortSHA(commit))
+}
+
+// compareCIFiles compares a CI job's run files. Where the event has a base
+// commit, that commit's config is the policy, as it is the gate's
+// (GateOptions.BaseRef): its thresholds, depths and max_waiver_days judge
+// the two runs, and the report says so and what the change would loosen;
+// the set, waivers and corpus stay the head's. A base commit that cannot be
+// had, or whose config is refused, fails the job: run files never fall back
+// to the change's own policy.
+func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o CIOptions) (*gate.Comparison, error) {
+	th, pol, notes := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil)
+	if o.BaseSHA != "" {
+		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseSHA, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir, PolicyOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		defer b.Tree.Close()
+		head := cfg
+		cfg, pol = b.Sides(head), b.Policy(head)
+		if pol.Source == gate.PolicyBaseCommit {
+			th = cfg.Thresholds
+			notes = append(notes, policyNote(b.Tree.Commit))
+		}
+		if err := head.CheckWaiverDays(b.AddedWaivers(head), e.Clock(), cfg.MaxWaiverDays); err != nil {
+			return nil, err
+		}
+	}
+	cmp, err := CompareFiles(e, cfg, set, cfg.Depth, th, CorpusFor("", cfg), o.BaseResults, o.HeadResults)
+	if err != nil {
+		return nil, err
+	}
+	cmp.Notes = append(cmp.Notes, notes...)
+	cmp.Policy = pol
+	return cmp, nil
 }
 
 // loadCISet loads the set of a CI job's config as LoadConfigSet does for
