@@ -159,7 +159,7 @@ func fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer, ra
 	if rerr != nil {
 		step.Warningf("error report not rendered: %v", rerr)
 	}
-	reportPath, reportOut, lerr := step.ReportLocation(id.Label())
+	reportPath, reportOut, lerr := j.reportLocation(step, id.Label())
 	if lerr == nil {
 		lerr = report.WriteComparison(nil, rep, report.JSON, reportPath, "")
 	}
@@ -306,7 +306,7 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 	if err != nil {
 		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
 	}
-	reportPath, reportOut, err := step.ReportLocation(id.Label())
+	reportPath, reportOut, err := j.reportLocation(step, id.Label())
 	if err == nil {
 		err = report.WriteComparison(nil, rep, report.JSON, reportPath, "")
 	}
@@ -335,23 +335,46 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 	return nil
 }
 
-// writeJUnit writes the JUnit report where the job asked. A path inside the
-// workspace as named must stay inside once the checkout's links are
-// followed: a pull request that turns a folder of that path into a link
-// cannot make the job write elsewhere on the runner. A path named outside
-// the workspace is the job's own choice, written as given.
+// writeJUnit writes the JUnit report where the job asked, confined as
+// confine says.
 func (j Job) writeJUnit(rep *report.CompareReport) error {
-	if ws := j.Workspace; ws != "" {
-		abs, err := filepath.Abs(j.JUnit)
-		if err != nil {
-			return err
-		}
-		root, _ := filepath.Abs(ws)
-		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			if err := pipeline.InsideWorkspace(ws, nil, abs); err != nil {
-				return fmt.Errorf("junit %s: %w", j.JUnit, err)
-			}
-		}
+	if err := j.confine(j.JUnit); err != nil {
+		return fmt.Errorf("junit %s: %w", j.JUnit, err)
 	}
 	return report.WriteComparison(nil, rep, report.JUnit, j.JUnit, "")
+}
+
+// reportLocation is the step's report location, confined as confine says:
+// a change that commits the report folder (.recallgate) as a link out of
+// the workspace gets no report written there, and the job says why.
+func (j Job) reportLocation(step Step, label string) (write, output string, err error) {
+	write, output, err = step.ReportLocation(label)
+	if err == nil {
+		if err = j.confine(write); err != nil {
+			err = fmt.Errorf("report %s: %w", write, err)
+		}
+	}
+	return write, output, err
+}
+
+// confine refuses a file the job writes that is inside the workspace as
+// named but outside once the checkout's links are followed (the folder or
+// the file itself a link): a pull request that turns a folder of that path
+// into a link cannot make the job write elsewhere on the runner. A path
+// named outside the workspace (the runner's temp folder, a path the job's
+// own settings give) is the job's choice, written as given.
+func (j Job) confine(path string) error {
+	ws := j.Workspace
+	if ws == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	root, _ := filepath.Abs(ws)
+	if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return pipeline.InsideWorkspace(ws, nil, abs)
+	}
+	return nil
 }
