@@ -72,9 +72,10 @@ func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
 	return s, f, err
 }
 
-// emit writes a report to --out (atomically) or to stdout.
+// emit writes a report to --out (by atomicfile's rules: "-" is stdout) or
+// to stdout.
 func emit(e *env, out string, write func(io.Writer) error) error {
-	return report.WriteTo(e.stdout, out, write)
+	return report.WriteTo(e.job().Streams(), out, write)
 }
 
 // verdicts are the flags that change the gate's thresholds and keep its
@@ -115,7 +116,7 @@ func publishComparison(e *env, cmp *gate.Comparison, f report.Format, out, jsonO
 	for _, w := range cmp.Warnings {
 		e.job().Warn("%s", w)
 	}
-	if err := report.WriteComparison(e.stdout, report.FromComparison(cmp), f, out, jsonOut); err != nil {
+	if err := report.WriteComparison(e.job().Streams(), report.FromComparison(cmp), f, out, jsonOut); err != nil {
 		return err
 	}
 	if cmp.Verdict == gate.Fail {

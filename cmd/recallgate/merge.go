@@ -29,7 +29,7 @@ var mergeCommand = command{
 			if err != nil {
 				return err
 			}
-			if err := pipeline.WriteRunFile(*out, results, gate.RunMeta{Set: set.Fingerprint}); err != nil {
+			if err := pipeline.WriteRunTo(e.job().Streams(), *out, results, gate.RunMeta{Set: set.Fingerprint}); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stderr, "recallgate: merged %d shards, %d queries, into %s\n", len(args), len(results), *out)

@@ -51,7 +51,7 @@ type env struct {
 // job is the gate job's view of the environment; its Warn and HTTPClient
 // serve the commands too.
 func (e *env) job() *pipeline.Env {
-	return &pipeline.Env{Getenv: e.getenv, Stderr: e.stderr, Client: e.client, Now: e.now, Fence: e.fence.Open}
+	return &pipeline.Env{Getenv: e.getenv, Stderr: e.stderr, Stdout: e.stdout, Client: e.client, Now: e.now, Fence: e.fence.Open}
 }
 
 // command is one subcommand, run with the env.

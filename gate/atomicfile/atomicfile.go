@@ -1,8 +1,13 @@
-// Package atomicfile writes files so that a reader sees the old content or
-// the whole new content, never a part: the bytes go to a temporary file in
-// the same folder, are synced to disk, and the temporary file is renamed
-// over the target. A writer killed half way leaves only its temporary file,
-// which the next write of the same target removes.
+// Package atomicfile is the one writer of every file recallgate writes
+// (reports, run files, histories, sets). A regular file, or a path not
+// there yet, is written so that a reader sees the old content or the whole
+// new content, never a part: the bytes go to a temporary file in the same
+// folder, are synced to disk, and the temporary file is renamed over the
+// target. A writer killed half way leaves only its temporary file, which
+// the next write of the same target removes. A path that is there and is
+// no regular file is never renamed over (see Streams.Write): a character
+// device or a FIFO is written straight, anything else is refused, and "-",
+// /dev/stdout and /dev/stderr are the caller's streams.
 package atomicfile
 
 import (
@@ -29,8 +34,15 @@ const StaleAfter = 24 * time.Hour
 // ".<base>.tmp-<pid>-<random>".
 func tempPrefix(base string) string { return "." + base + ".tmp-" }
 
-// Write writes path with perm from what write produces.
+// Write writes path with perm from what write produces, by the rules of
+// Streams.Write with no streams: "-", /dev/stdout and /dev/stderr are
+// refused (*StreamError).
 func Write(path string, perm os.FileMode, write func(io.Writer) error) error {
+	return Streams{}.Write(path, perm, write)
+}
+
+// replace writes path atomically: a temporary file renamed over it.
+func replace(path string, perm os.FileMode, write func(io.Writer) error) error {
 	dir, base := filepath.Dir(path), filepath.Base(path)
 	CleanStale(path)
 	var rnd [6]byte

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/history"
@@ -161,7 +162,7 @@ func fail(ctx context.Context, step Step, j Job, err error, stdout io.Writer, ra
 	}
 	reportPath, reportOut, lerr := j.reportLocation(step, id.Label())
 	if lerr == nil {
-		lerr = report.WriteComparison(nil, rep, report.JSON, reportPath, "")
+		lerr = report.WriteComparison(atomicfile.Streams{}, rep, report.JSON, reportPath, "")
 	}
 	if lerr != nil {
 		step.Warningf("the error report is not written (%v): the report output is empty", lerr)
@@ -308,7 +309,7 @@ func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparis
 	}
 	reportPath, reportOut, err := j.reportLocation(step, id.Label())
 	if err == nil {
-		err = report.WriteComparison(nil, rep, report.JSON, reportPath, "")
+		err = report.WriteComparison(atomicfile.Streams{}, rep, report.JSON, reportPath, "")
 	}
 	if err != nil {
 		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
@@ -341,7 +342,7 @@ func (j Job) writeJUnit(rep *report.CompareReport) error {
 	if err := j.confine(j.JUnit); err != nil {
 		return fmt.Errorf("junit %s: %w", j.JUnit, err)
 	}
-	return report.WriteComparison(nil, rep, report.JUnit, j.JUnit, "")
+	return report.WriteComparison(atomicfile.Streams{}, rep, report.JUnit, j.JUnit, "")
 }
 
 // reportLocation is the step's report location, confined as confine says:

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/ghaction"
@@ -262,5 +263,5 @@ func Command(ctx context.Context, e *pipeline.Env, o CommandOptions, stdout io.W
 	for _, w := range r.Warnings {
 		e.Warn("%s", w)
 	}
-	return WriteFiles(stdout, r, f, o.Out, o.JSONOut)
+	return WriteFiles(atomicfile.Streams{Stdout: stdout, Stderr: e.Stderr}, r, f, o.Out, o.JSONOut)
 }

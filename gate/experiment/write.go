@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -39,15 +40,16 @@ func Write(w io.Writer, r *Report, f report.Format) error {
 	return writeText(w, r)
 }
 
-// WriteFiles writes the report in format f to out (or w when out is ""),
-// and its JSON to jsonOut when given, each atomically.
-func WriteFiles(w io.Writer, r *Report, f report.Format, out, jsonOut string) error {
+// WriteFiles writes the report in format f to out (or s.Stdout when out
+// is ""), and its JSON to jsonOut when given, each by report.WriteTo's
+// rules.
+func WriteFiles(s atomicfile.Streams, r *Report, f report.Format, out, jsonOut string) error {
 	if jsonOut != "" {
-		if err := report.WriteTo(nil, jsonOut, func(w io.Writer) error { return Write(w, r, report.JSON) }); err != nil {
+		if err := report.WriteTo(s, jsonOut, func(w io.Writer) error { return Write(w, r, report.JSON) }); err != nil {
 			return err
 		}
 	}
-	return report.WriteTo(w, out, func(w io.Writer) error { return Write(w, r, f) })
+	return report.WriteTo(s, out, func(w io.Writer) error { return Write(w, r, f) })
 }
 
 // ReadReport reads an experiment's JSON report back. It may come from a

@@ -64,7 +64,7 @@ func Flags(fs *flag.FlagSet) func(args []string, now func() time.Time, stdout, s
 			if given["report"] || given["time"] {
 				return cli.Usagef("--report and --time are for history add")
 			}
-			return o.render(stdout)
+			return o.render(stdout, stderr)
 		}
 		return cli.Usagef("unknown history subcommand %q (want add or render)", sub)
 	}
@@ -110,7 +110,7 @@ func (o Options) add(now func() time.Time, stdout, stderr io.Writer) error {
 }
 
 // render draws the history in the format asked, to --out or stdout.
-func (o Options) render(stdout io.Writer) error {
+func (o Options) render(stdout, stderr io.Writer) error {
 	f, err := ParseFormat(o.Format)
 	if err != nil {
 		return cli.Usagef("--format: %v", err)
@@ -128,5 +128,5 @@ func (o Options) render(stdout io.Writer) error {
 	if o.Out == "" {
 		return Render(stdout, entries, f)
 	}
-	return atomicfile.Write(o.Out, 0o644, func(w io.Writer) error { return Render(w, entries, f) })
+	return atomicfile.Streams{Stdout: stdout, Stderr: stderr}.Write(o.Out, 0o644, func(w io.Writer) error { return Render(w, entries, f) })
 }

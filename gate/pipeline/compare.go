@@ -373,7 +373,7 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		return 0, err
 	}
 	meta.Config = runs[o.Side].Config
-	if err := WriteRunFile(o.Out, runs[o.Side].First(), meta); err != nil {
+	if err := WriteRunTo(e.Streams(), o.Out, runs[o.Side].First(), meta); err != nil {
 		return 0, err
 	}
 	return len(runs[o.Side].First()), nil

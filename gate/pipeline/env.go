@@ -13,6 +13,8 @@ import (
 	"io"
 	"net/http"
 	"time"
+
+	"github.com/recallgate/recallgate/gate/atomicfile"
 )
 
 // Env is what the job may touch of the world, so tests replace it.
@@ -22,6 +24,9 @@ type Env struct {
 	Getenv func(string) string
 	// Stderr receives progress, warnings and a command retriever's stderr.
 	Stderr io.Writer
+	// Stdout is the command's output stream: what an output named "-" or
+	// /dev/stdout is written to (nil: such a name is refused).
+	Stdout io.Writer
 	// Client is the HTTP client of http retrievers; nil means a default one.
 	Client *http.Client
 	// Now is the clock (waiver expiry, label age); nil means time.Now.
@@ -31,6 +36,12 @@ type Env struct {
 	// Fence, when set, opens a block in which output recallgate does not
 	// control is never parsed as workflow commands, and returns its close.
 	Fence func() (release func())
+}
+
+// Streams are the env's output streams, for an output path named "-",
+// /dev/stdout or /dev/stderr (see atomicfile.Streams.Write).
+func (e *Env) Streams() atomicfile.Streams {
+	return atomicfile.Streams{Stdout: e.Stdout, Stderr: e.Stderr}
 }
 
 // Clock is the current time.

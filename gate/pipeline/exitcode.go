@@ -42,7 +42,7 @@ func WriteErrorReports(e *Env, name string, code int, err error, format, out, js
 		if file.path == "" {
 			continue
 		}
-		if werr := report.WriteTo(nil, file.path, func(w io.Writer) error { return report.WriteCompareReport(w, rep, file.f) }); werr != nil {
+		if werr := report.WriteTo(e.Streams(), file.path, func(w io.Writer) error { return report.WriteCompareReport(w, rep, file.f) }); werr != nil {
 			e.Warn("the error report %s is not written: %v", file.path, werr)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -274,7 +275,7 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	if noText {
 		e.Warn("%s: no passage of the exported contexts has text (a run without \"text\" or \"context\"): the judge would read empty contexts", o.Run)
 	}
-	return report.WriteTo(w, o.Out, func(w io.Writer) error { return writeExport(w, o.Format, out, spill) })
+	return report.WriteTo(atomicfile.Streams{Stdout: w, Stderr: e.Stderr}, o.Out, func(w io.Writer) error { return writeExport(w, o.Format, out, spill) })
 }
 
 // references fills each case's reference passages: the gold documents'

@@ -276,7 +276,14 @@ func queryTexts(cfg *config.Config, set *gate.Set) error {
 	return nil
 }
 
-// WriteRunFile writes a run atomically, with its metadata line.
+// WriteRunFile writes a run atomically, with its metadata line, to a file
+// (a stream's name is refused: see WriteRunTo).
 func WriteRunFile(path string, results []gate.Result, meta gate.RunMeta) error {
-	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return gate.WriteRun(w, results, &meta) })
+	return WriteRunTo(atomicfile.Streams{}, path, results, meta)
+}
+
+// WriteRunTo writes a run with its metadata line to path by atomicfile's
+// rules: "-" and /dev/stdout are s's stdout.
+func WriteRunTo(s atomicfile.Streams, path string, results []gate.Result, meta gate.RunMeta) error {
+	return s.Write(path, 0o644, func(w io.Writer) error { return gate.WriteRun(w, results, &meta) })
 }

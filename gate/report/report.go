@@ -242,24 +242,26 @@ func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
 	}
 }
 
-// WriteTo writes what render makes to path, atomically (a reader never
-// sees half a report), or to w when path is "".
-func WriteTo(w io.Writer, path string, render func(io.Writer) error) error {
+// WriteTo writes what render makes to path by atomicfile's rules (a
+// regular file replaced atomically, so a reader never sees half a report;
+// a device or FIFO written straight; "-", /dev/stdout and /dev/stderr the
+// streams s gives), or to s.Stdout when path is "".
+func WriteTo(s atomicfile.Streams, path string, render func(io.Writer) error) error {
 	if path == "" {
-		return render(w)
+		return render(s.Stdout)
 	}
-	return atomicfile.Write(path, 0o644, render)
+	return s.Write(path, 0o644, render)
 }
 
-// WriteComparison writes the report in format f to out (or w), and its
-// JSON to jsonOut when given.
-func WriteComparison(w io.Writer, r *CompareReport, f Format, out, jsonOut string) error {
+// WriteComparison writes the report in format f to out (or s.Stdout), and
+// its JSON to jsonOut when given, each by WriteTo's rules.
+func WriteComparison(s atomicfile.Streams, r *CompareReport, f Format, out, jsonOut string) error {
 	if jsonOut != "" {
-		if err := WriteTo(nil, jsonOut, func(w io.Writer) error { return WriteCompareReport(w, r, JSON) }); err != nil {
+		if err := WriteTo(s, jsonOut, func(w io.Writer) error { return WriteCompareReport(w, r, JSON) }); err != nil {
 			return err
 		}
 	}
-	return WriteTo(w, out, func(w io.Writer) error { return WriteCompareReport(w, r, f) })
+	return WriteTo(s, out, func(w io.Writer) error { return WriteCompareReport(w, r, f) })
 }
 
 // Render is the report in format f as a string.
