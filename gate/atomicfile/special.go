@@ -32,9 +32,11 @@ var stallTimeout = StallTimeout
 //   - "-" and /dev/stdout go to s.Stdout, /dev/stderr to s.Stderr (so do
 //     /dev/fd/1 and /proc/self/fd/1, and their 2s); a nil one refuses
 //     (*StreamError);
-//   - a path that is there and, its links followed, is a character device
-//     (/dev/null, a terminal) or a FIFO is written straight: opened for
-//     writing without creating or truncating it, never replaced. A FIFO is
+//   - a path that is there and is a character device (/dev/null, a
+//     terminal) or a FIFO is written straight: opened for writing without
+//     creating or truncating it, never replaced. A link to one is refused
+//     (a link a change commits where an output goes must not reach a
+//     device), but for /dev/fd/N and /proc/self/fd/N. A FIFO is
 //     opened without waiting: one that no process reads is refused at once
 //     (*SpecialFileError), and each write that its reader does not take
 //     within StallTimeout fails;
@@ -60,10 +62,22 @@ func (s Streams) Write(path string, perm os.FileMode, write func(io.Writer) erro
 	case m.IsRegular():
 		return replace(path, perm, write)
 	case m&fs.ModeCharDevice != 0, m&fs.ModeNamedPipe != 0:
+		if lfi, err := os.Lstat(path); err == nil && lfi.Mode()&fs.ModeSymlink != 0 && !ownDescriptor(path) {
+			// A link committed where an output goes (a cache entry, a
+			// report) must not turn a write into one of /dev/mem.
+			return &SpecialFileError{Path: path, Kind: "link to a " + kind(m), Reason: "a device or FIFO is written only when named itself (or as /dev/fd/N, the shell's >(…)): name it, not a link to it"}
+		}
 		return straight(path, m, write)
 	default:
 		return &SpecialFileError{Path: path, Kind: kind(m)}
 	}
+}
+
+// ownDescriptor reports whether path names one of this process's open
+// descriptors (/dev/fd/N, /proc/self/fd/N): the shell's >(…) gives one.
+func ownDescriptor(path string) bool {
+	d := filepath.Dir(filepath.Clean(path))
+	return d == "/dev/fd" || d == "/proc/self/fd"
 }
 
 // toStream writes to a caller's stream, buffered.
@@ -120,6 +134,10 @@ func (w stallWriter) Write(p []byte) (int, error) {
 // kind names a file mode that is not written.
 func kind(m fs.FileMode) string {
 	switch {
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
 	case m.IsDir():
 		return "directory"
 	case m&fs.ModeSocket != 0:

@@ -4,6 +4,7 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -194,3 +195,40 @@ func mkdev(maj, min uint64) uint64 {
 func major(dev uint64) uint64 { return (dev>>8)&0xfff | (dev>>32)&^0xfff }
 
 func minor(dev uint64) uint64 { return dev&0xff | (dev>>12)&^0xff }
+
+// TestWriteRefusesLinkToDevice: a link to a device or a FIFO (what a
+// change could commit where an output goes) is refused and left as it is;
+// the device it names is never written. /dev/fd/N, the shell's >(…), is
+// written.
+func TestWriteRefusesLinkToDevice(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDWR, 0) // a reader, so only the link can refuse it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	link := filepath.Join(dir, "report.json")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	err = Write(link, 0o644, writeString("x"))
+	var se *SpecialFileError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "a link to a FIFO") {
+		t.Errorf("error %v, want a *SpecialFileError naming the link to a FIFO", err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link is now %v (%v)", fi.Mode(), err)
+	}
+	// The process's own descriptor: written.
+	if err := Write(fmt.Sprintf("/dev/fd/%d", r.Fd()), 0o644, writeString("fd\n")); err != nil {
+		t.Fatalf("/dev/fd/N: %v", err)
+	}
+	buf := make([]byte, 3)
+	if _, err := io.ReadFull(r, buf); err != nil || string(buf) != "fd\n" {
+		t.Errorf("read %q (%v) from the FIFO written through /dev/fd", buf, err)
+	}
+}
