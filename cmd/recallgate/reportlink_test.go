@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,11 +42,8 @@ func TestActionReportFolderLinkRefused(t *testing.T) {
 	outside := linkReportFolder(t, ws)
 	g := &fakeGitHub{}
 	srv := g.server(t)
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{
-		"working-directory": filepath.Join(ws, "frozen-set"), "config": "recallgate.toml",
-		"base-results": "runs/base.jsonl", "head-results": "runs/head.jsonl", "comment": "never",
-	})
-	ae.vars["GITHUB_WORKSPACE"], ae.vars["RECALLGATE_DOCKER_ACTION"] = ws, "1"
+	ae := runFilesAction(t, srv.URL, ws, base)
+	ae.vars["RECALLGATE_DOCKER_ACTION"] = "1"
 	code, out, errs := ae.run(t)
 	if names := outsideWritten(t, outside); len(names) != 0 {
 		t.Errorf("the action wrote %v outside the workspace, through the link", names)
@@ -67,9 +63,7 @@ func TestCIGitLabReportFolderLinkRefused(t *testing.T) {
 	outside := linkReportFolder(t, ws)
 	g := &fakeGitLab{}
 	srv := g.server(t)
-	vars := glJob(srv.URL, ws, base)
-	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_JUNIT"] = filepath.Join(ws, "frozen-set"), ""
-	vars["RECALLGATE_BASE_RESULTS"], vars["RECALLGATE_HEAD_RESULTS"] = "runs/base.jsonl", "runs/head.jsonl"
+	vars := glRunFilesJob(srv.URL, ws, base)
 	code, out, errs := runCI(t, vars)
 	if names := outsideWritten(t, outside); len(names) != 0 {
 		t.Errorf("the job wrote %v outside the project folder, through the link", names)

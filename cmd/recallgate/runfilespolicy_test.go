@@ -40,6 +40,26 @@ func frozenRunsRepo(t *testing.T) (ws, base string) {
 	return ws, base
 }
 
+// runFilesAction is the action's step comparing the checkout's
+// frozen-set/runs on pull request 42, whose base commit is base.
+func runFilesAction(t *testing.T, api, ws, base string) *actionEnv {
+	t.Helper()
+	ae := newActionEnv(t, api, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{
+		"working-directory": filepath.Join(ws, "frozen-set"), "config": "recallgate.toml",
+		"base-results": "runs/base.jsonl", "head-results": "runs/head.jsonl", "comment": "never",
+	})
+	ae.vars["GITHUB_WORKSPACE"] = ws
+	return ae
+}
+
+// glRunFilesJob is the same for merge request !7's GitLab job.
+func glRunFilesJob(api, ws, base string) map[string]string {
+	vars := glJob(api, ws, base)
+	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_JUNIT"] = filepath.Join(ws, "frozen-set"), ""
+	vars["RECALLGATE_BASE_RESULTS"], vars["RECALLGATE_HEAD_RESULTS"] = "runs/base.jsonl", "runs/head.jsonl"
+	return vars
+}
+
 // runFilesReport is what these tests read of the JSON report.
 type runFilesReport struct {
 	Verdict string   `json:"verdict"`
@@ -72,11 +92,7 @@ func TestActionRunFilesTakeBasePolicy(t *testing.T) {
 	ws, base := runFilesRepo(t)
 	g := &fakeGitHub{}
 	srv := g.server(t)
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, base), map[string]string{
-		"working-directory": filepath.Join(ws, "frozen-set"), "config": "recallgate.toml",
-		"base-results": "runs/base.jsonl", "head-results": "runs/head.jsonl", "comment": "never",
-	})
-	ae.vars["GITHUB_WORKSPACE"] = ws
+	ae := runFilesAction(t, srv.URL, ws, base)
 	code, out, errs := ae.run(t)
 	o := ae.outputs(t)
 	if code != 1 || o["verdict"] != "fail" {
@@ -100,9 +116,7 @@ func TestCIGitLabRunFilesTakeBasePolicy(t *testing.T) {
 	ws, base := runFilesRepo(t)
 	g := &fakeGitLab{}
 	srv := g.server(t)
-	vars := glJob(srv.URL, ws, base)
-	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_JUNIT"] = filepath.Join(ws, "frozen-set"), ""
-	vars["RECALLGATE_BASE_RESULTS"], vars["RECALLGATE_HEAD_RESULTS"] = "runs/base.jsonl", "runs/head.jsonl"
+	vars := glRunFilesJob(srv.URL, ws, base)
 	code, out, errs := runCI(t, vars)
 	if code != 1 || len(g.notes) != 1 {
 		t.Fatalf("exit %d, %d notes, want 1 (the base's policy)\n%s\n%s", code, len(g.notes), out, errs)
