@@ -109,6 +109,12 @@ func TestActionRunFilesTakeBasePolicy(t *testing.T) {
 	if s := strings.ReplaceAll(string(summary), "\u200b", ""); !strings.Contains(s, "this PR changes the gate: max&#95;recall&#95;drop 0.02 → 1.00") {
 		t.Errorf("the summary does not say the PR loosens the gate:\n%.2000s", s)
 	}
+	// A base commit neither the clone nor the archive has: the policy is
+	// unknown, so the job fails closed (exit 3), never judges by the PR's.
+	ae = runFilesAction(t, srv.URL, ws, "0123456789abcdef0123456789abcdef01234567")
+	if code, out, errs := ae.run(t); code != 3 || ae.outputs(t)["verdict"] != "error" {
+		t.Errorf("unreachable base commit: exit %d verdict %q, want 3 and error\n%s\n%s", code, ae.outputs(t)["verdict"], out, errs)
+	}
 }
 
 // TestCIGitLabRunFilesTakeBasePolicy: the same on a merge request pipeline.
