@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,5 +121,37 @@ func TestCIDriftChecksTheConfigFirst(t *testing.T) {
 	var ie *gate.InputError
 	if !errors.As(err, &ie) || ie.Field != "waiver" || !strings.Contains(err.Error(), `"q99"`) {
 		t.Fatalf("drift: %v (want the waiver's config error)", err)
+	}
+}
+
+// TestCIRunFilesBasePolicyWithoutRetriever: run files on a change with a
+// base commit are judged by that commit's config, which needs no
+// retriever table when nothing is retrieved: the change's max_new_misses
+// 5 is not the policy, the base's 0 is.
+func TestCIRunFilesBasePolicyWithoutRetriever(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	put(t, dir, "set.jsonl", `{"id":"q1","query":"first","gold":{"a":1}}`+"\n"+`{"id":"q2","query":"second","gold":{"b":1}}`+"\n")
+	loose := "max_recall_drop = 1.0\nmax_ndcg_drop = 1.0\nmax_precision_drop = 1.0\nmax_below_increase = 100\n"
+	cfg := put(t, dir, "rg.toml", "set = \"set.jsonl\"\n[gate]\nmax_new_misses = 0\n"+loose)
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitIn(t, dir, "add", "-A")
+	gitIn(t, dir, "commit", "-qm", "strict")
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	put(t, dir, "rg.toml", "set = \"set.jsonl\"\n[gate]\nmax_new_misses = 5\n"+loose) // by it the runs pass
+	base, head := put(t, dir, "base.jsonl", goodRun), put(t, dir, "head.jsonl", lossRun)
+	var stderr bytes.Buffer
+	cmp, _, err := CI(context.Background(), testEnv(&stderr), CIOptions{Config: cfg, Workspace: dir, TempDir: t.TempDir(),
+		BaseResults: base, HeadResults: head, BaseSHA: strings.TrimSpace(string(out))})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	if cmp.Verdict != gate.Fail || cmp.Thresholds.MaxNewMisses != 0 || cmp.Policy == nil || cmp.Policy.Source != gate.PolicyBaseCommit {
+		t.Errorf("verdict %s, max_new_misses %d, policy %+v: want fail by the base's 0", cmp.Verdict, cmp.Thresholds.MaxNewMisses, cmp.Policy)
 	}
 }
