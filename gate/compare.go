@@ -216,6 +216,9 @@ type Comparison struct {
 	// Baseline is what a drift run found checking its baseline's inputs;
 	// nil for other runs. Set by the caller.
 	Baseline *BaselineCheck
+	// BaselineDistance is the head's distance to the reviewed baseline run
+	// (max_baseline_drop); nil when the rule is off or was skipped.
+	BaselineDistance *BaselineDistance
 	// NeverRetrieved lists, when the corpus is not known, the relevant gold
 	// documents that neither side returned for any query (see
 	// neverRetrieved): labels that may name documents the index never
@@ -243,8 +246,9 @@ type Comparison struct {
 	// the caller.
 	Policy *PolicyReport
 
-	index   map[string]int     // query id → position in Queries
-	waivers map[string]*Waiver // query id → its waiver
+	index    map[string]int     // query id → position in Queries
+	waivers  map[string]*Waiver // query id → its waiver
+	reviewed *ReviewedBaseline  // Policy.Baseline, for max_baseline_drop
 }
 
 // Query returns the paired query with the given id, or nil.
@@ -296,7 +300,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	}
 	c := &Comparison{Set: base.Set, Depth: base.Depth, Thresholds: t, Base: base.Summary, Head: head.Summary, index: map[string]int{},
 		SyntheticBase: base.SyntheticSummary, SyntheticHead: head.SyntheticSummary, NoiseFloor: pol.NoiseFloor, CorpusKnown: pol.Corpus != nil,
-		waivers: waivers, Latency: pol.Latency, JudgementsKnown: base.Set.RecordsJudgements()}
+		waivers: waivers, Latency: pol.Latency, JudgementsKnown: base.Set.RecordsJudgements(), reviewed: pol.Baseline}
 	c.MeanDelta = Delta{
 		Recall:    head.Summary.Recall - base.Summary.Recall,
 		Precision: head.Summary.Precision - base.Summary.Precision,

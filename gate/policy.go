@@ -55,6 +55,10 @@ type Thresholds struct {
 	// context and not in the head's; applied when the set has evidence
 	// (default 0), nil is off.
 	MaxFactsLost *int
+	// MaxBaselineDrop bounds how far the head's mean recall@N may fall
+	// below the reviewed baseline run's (Policy.Baseline), whatever its
+	// own base; nil is off.
+	MaxBaselineDrop *float64
 	// Segments gate segments with their own limits.
 	Segments []SegmentRule
 	// MinSegmentQueries is the smallest segment a segment rule gates
@@ -84,6 +88,9 @@ func (t Thresholds) Validate() error {
 	}
 	if err := t.limits().Validate("gate"); err != nil {
 		return err
+	}
+	if v := t.MaxBaselineDrop; v != nil && (*v < 0 || *v > 1 || math.IsNaN(*v)) {
+		return &RuleError{Key: RuleBaselineDrop, Err: fmt.Errorf("must be within 0–1, got %v", *v)}
 	}
 	if t.MinFlipped < 0 {
 		return &RuleError{Key: "min_flipped", Err: fmt.Errorf("must be at least 1, got %d", t.MinFlipped)}
@@ -168,7 +175,8 @@ type PolicyChange struct {
 // segment rule's key is PolicySegmentKey followed by its name.
 var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
 	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
-	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens"}
+	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens",
+	RuleBaselineDrop, "baseline"}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
 const PolicySegmentKey = "segment."
@@ -211,4 +219,37 @@ type Policy struct {
 	// Refusal is each side's own refusal rule (base, head): the base's
 	// from the base commit's config when that config judges.
 	Refusal [2]Refusal
+	// Baseline is the reviewed baseline run max_baseline_drop holds the
+	// head against; nil when none was read (the rule is then skipped).
+	Baseline *ReviewedBaseline
+}
+
+// ReviewedBaseline is a reviewed run's recall, scored on the set the gate
+// reads with today's labels, for max_baseline_drop.
+type ReviewedBaseline struct {
+	// Name is the run file as reports name it (path@commit when it was
+	// read from the base commit's tree).
+	Name string
+	// Recall is each query's recall@N on the baseline run, by query id; a
+	// query of the set the run lacks is absent. Nil with Skipped.
+	Recall map[string]float64
+	// Skipped, when set, says why no baseline could be read though the
+	// rule is on (the base commit has no config of its own): the rule is
+	// then skipped with this reason.
+	Skipped string
+}
+
+// BaselineDistance is how far the head's mean recall@N is from the
+// reviewed baseline's, as max_baseline_drop measured it.
+type BaselineDistance struct {
+	// Name is the baseline run as reports name it.
+	Name string
+	// Queries is how many queries both means are over; Missing are the
+	// answerable queries of the set the baseline lacks, left out of both,
+	// in set order.
+	Queries int
+	Missing []string
+	// Baseline and Head are the two means; Drop is Baseline − Head (a
+	// waived query's loss as 0), held against Limit.
+	Baseline, Head, Drop, Limit float64
 }

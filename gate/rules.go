@@ -17,6 +17,10 @@ const (
 	RuleMinRecall     = "min_recall"
 	RuleMinNDCG       = "min_ndcg"
 	RuleLatencyRatio  = "max_latency_ratio"
+	// RuleBaselineDrop holds the head's mean recall@N against the reviewed
+	// baseline run's (the erosion rule): a string of small drops, each
+	// within max_recall_drop of its own base, does not pass unseen.
+	RuleBaselineDrop = "max_baseline_drop"
 	// The final-context rules.
 	RuleContextRecallDrop = "max_context_recall_drop"
 	RuleEvidenceDrop      = "max_evidence_drop"
@@ -25,7 +29,7 @@ const (
 
 // RuleNames lists every rule a waiver may name, in the order reports show them.
 var RuleNames = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG, RuleFalseAnswers, RuleFalseRefusals, RuleLatencyRatio,
-	RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost}
+	RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, RuleBaselineDrop}
 
 // Metric keys a rule reads: the JSON report's metric keys, plus the count of
 // queries under the `below` recall and the head/base latency ratio.
@@ -526,6 +530,64 @@ func (c *Comparison) latencyRule(limit float64) RuleResult {
 	return r
 }
 
+// baselineRule holds the head's mean recall@N against the reviewed
+// baseline run's, both over the answerable, non-synthetic queries of the
+// set the baseline holds (a query kept apart as data quality excluded);
+// a waived query's loss counts as 0. The queries the baseline lacks are
+// left out of both means and named in BaselineDistance. A baseline that
+// holds none of them is an *InputError naming it; no baseline read (the
+// comparison has none to read, as a drift run) skips the rule, saying so.
+func (c *Comparison) baselineRule(limit float64) (RuleResult, error) {
+	n := c.Depth.Candidates
+	r := RuleResult{Name: RuleBaselineDrop, Metric: MetricRecall, Depth: n, Limit: limit, Outcome: RulePass}
+	b := c.reviewed
+	if b == nil || b.Recall == nil {
+		r.Outcome = RuleSkipped
+		r.Note = fmt.Sprintf("no reviewed baseline run was read for this comparison, so %s was not applied", RuleBaselineDrop)
+		if b != nil && b.Skipped != "" {
+			r.Note = fmt.Sprintf("%s, so %s was not applied", b.Skipped, RuleBaselineDrop)
+		}
+		return r, nil
+	}
+	d := &BaselineDistance{Name: b.Name, Limit: limit}
+	var deltas []float64
+	for i := range c.Queries {
+		p := &c.Queries[i]
+		if p.Synthetic || p.DataQuality {
+			continue
+		}
+		br, ok := b.Recall[p.Query.ID]
+		if !ok {
+			d.Missing = append(d.Missing, p.Query.ID)
+			continue
+		}
+		r.Base += br
+		r.Head += p.Head.Recall
+		delta := p.Head.Recall - br
+		if delta < 0 && c.waivedFor(p, RuleBaselineDrop) {
+			delta = 0
+		}
+		if delta < -epsilon {
+			r.Flipped++
+		}
+		deltas = append(deltas, delta)
+	}
+	if len(deltas) == 0 {
+		return r, &InputError{File: b.Name, Field: "baseline", Err: fmt.Errorf("the baseline run holds none of the %d queries of %s that %s compares: it cannot measure this gate (write it again from the set the gate reads: recallgate gate --write-baseline)", len(d.Missing), c.Set.Path, RuleBaselineDrop)}
+	}
+	r.Queries = len(deltas)
+	r.Base /= float64(len(deltas))
+	r.Head /= float64(len(deltas))
+	r.Value = 0 - mean(deltas)
+	d.Queries, d.Baseline, d.Head, d.Drop = r.Queries, r.Base, r.Head, r.Value
+	c.BaselineDistance = d
+	if r.Value > limit+epsilon {
+		r.Outcome = RuleFail
+		r.Why = fmt.Sprintf("head mean recall@%d %.3f is %.3f below the reviewed baseline's %.3f (%s, %d %s; limit %.3f, %s)", n, r.Head, r.Value, r.Base, b.Name, r.Queries, Plural(r.Queries, "query", "queries"), limit, RuleBaselineDrop)
+	}
+	return r, nil
+}
+
 // mean is the arithmetic mean of xs (0 for none).
 func mean(xs []float64) float64 {
 	if len(xs) == 0 {
@@ -569,6 +631,13 @@ func (c *Comparison) applyRules() error {
 	}
 	c.Rules = append(c.Rules, miss)
 	c.Rules = append(c.Rules, c.applyLimits(whole, t.limits())...)
+	if t.MaxBaselineDrop != nil {
+		r, err := c.baselineRule(*t.MaxBaselineDrop)
+		if err != nil {
+			return err
+		}
+		c.Rules = append(c.Rules, r)
+	}
 	fa, fr := t.MaxFalseAnswersIncrease, t.MaxFalseRefusalsIncrease
 	c.Rules = append(c.Rules, c.refusalRules("", c.allRefusal(), &fa, &fr)...)
 	if t.MaxLatencyRatio > 0 {

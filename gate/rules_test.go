@@ -474,3 +474,93 @@ func slicesContains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// TestRulesBaselineDrop: max_baseline_drop holds the head's mean recall@10
+// against the reviewed baseline's over the queries the baseline holds. The
+// base already lost gA on q01, the head loses it on q01 and q02: the base →
+// head drop is 1/3 / 30 = 0.011, within max_recall_drop 0.02, but against
+// a baseline at 1.000 on q01–q29 (q30 not in it) the head's mean is
+// (29 − 2/3) / 29 = 0.977, 0.023 below.
+func TestRulesBaselineDrop(t *testing.T) {
+	s := ruleSet(t, false)
+	lost := []string{"gB", "gC", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}
+	base := ruleCard(t, s, map[int][]string{1: lost})
+	head := ruleCard(t, s, map[int][]string{1: lost, 2: lost})
+	reviewed := &ReviewedBaseline{Name: "baselines/head.jsonl@abc", Recall: map[string]float64{}}
+	for i := 1; i <= 29; i++ {
+		reviewed.Recall[fmt.Sprintf("q%02d", i)] = 1
+	}
+	drop := 1 - (29-2.0/3)/29
+	for _, tt := range []struct {
+		name    string
+		limit   float64
+		waivers []Waiver
+		want    string
+		value   float64
+	}{
+		{"beyond the limit", 0.02, nil, RuleFail, drop},
+		{"within a wider limit", 0.03, nil, RulePass, drop},
+		{"q02 waived for this rule", 0.02, []Waiver{{Query: "q02", Reason: "known", Rules: []string{RuleBaselineDrop}}}, RulePass, 1.0 / 3 / 29},
+		{"q02 waived for another rule", 0.02, []Waiver{{Query: "q02", Reason: "known", Rules: []string{RuleNDCGDrop}}}, RuleFail, drop},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			th := DefaultThresholds()
+			th.MaxBaselineDrop = &tt.limit
+			c, err := CompareWith(base, head, Policy{Thresholds: th, Baseline: reviewed, Waivers: tt.waivers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rule(t, c, RuleBaselineDrop, "")
+			if r.Outcome != tt.want || math.Abs(r.Value-tt.value) > 1e-12 || r.Queries != 29 || r.Base != 1 || math.Abs(r.Head-(29-2.0/3)/29) > 1e-12 || r.Limit != tt.limit {
+				t.Errorf("rule %+v, want %s with value %.6f over 29 queries", r, tt.want, tt.value)
+			}
+			if rd := rule(t, c, RuleRecallDrop, ""); rd.Outcome != RulePass {
+				t.Errorf("the base → head recall drop %.3f must pass on its own: %+v", rd.Value, rd)
+			}
+			d := c.BaselineDistance
+			if d == nil || d.Name != reviewed.Name || d.Queries != 29 || fmt.Sprint(d.Missing) != "[q30]" || math.Abs(d.Drop-tt.value) > 1e-12 || d.Limit != tt.limit {
+				t.Errorf("distance %+v", d)
+			}
+			if tt.want == RuleFail {
+				want := "head mean recall@10 0.977 is 0.023 below the reviewed baseline's 1.000 (baselines/head.jsonl@abc, 29 queries; limit 0.020, max_baseline_drop)"
+				if c.Verdict != Fail || len(c.Reasons) != 1 || c.Reasons[0] != want {
+					t.Errorf("verdict %s reasons %q, want %q", c.Verdict, c.Reasons, want)
+				}
+			} else if c.Verdict != Pass {
+				t.Errorf("verdict %s %q", c.Verdict, c.Reasons)
+			}
+		})
+	}
+	th := DefaultThresholds()
+	th.MaxBaselineDrop = ptr(0.02)
+	// No baseline read: skipped, saying why; the head is not failed by a
+	// rule it could not be held to, nor passed by it.
+	for _, b := range []*ReviewedBaseline{nil, {Name: "x", Skipped: "the base commit has no recallgate config"}} {
+		c, err := CompareWith(base, head, Policy{Thresholds: th, Baseline: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := rule(t, c, RuleBaselineDrop, ""); r.Outcome != RuleSkipped || !strings.Contains(r.Note, "so max_baseline_drop was not applied") || c.BaselineDistance != nil {
+			t.Errorf("baseline %+v: rule %+v", b, r)
+		}
+	}
+	// A baseline that holds none of the set's queries measures nothing.
+	_, err := CompareWith(base, head, Policy{Thresholds: th, Baseline: &ReviewedBaseline{Name: "old.jsonl@abc", Recall: map[string]float64{"gone": 1}}})
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.File != "old.jsonl@abc" || !strings.Contains(err.Error(), "holds none of the 30 queries of rules.jsonl") {
+		t.Errorf("a baseline of no query of the set: %v", err)
+	}
+	// Off without the key: no rule at all.
+	c, _ := CompareWith(base, head, Policy{Thresholds: DefaultThresholds(), Baseline: reviewed})
+	for _, r := range c.Rules {
+		if r.Name == RuleBaselineDrop {
+			t.Errorf("max_baseline_drop unset, yet applied: %+v", r)
+		}
+	}
+	// Out of range.
+	th.MaxBaselineDrop = ptr(1.5)
+	var re *RuleError
+	if err := th.Validate(); !errors.As(err, &re) || re.Key != RuleBaselineDrop {
+		t.Errorf("max_baseline_drop 1.5: %v", err)
+	}
+}
