@@ -57,8 +57,9 @@ type Thresholds struct {
 	MaxFactsLost *int
 	// MaxBaselineDrop bounds how far the head's mean recall@N may fall
 	// below the reviewed baseline run's (Policy.Baseline), whatever its
-	// own base; nil is off.
-	MaxBaselineDrop *float64
+	// own base; nil is off. (omitempty: the policy fingerprint of a
+	// config without it is what it was before the rule.)
+	MaxBaselineDrop *float64 `json:",omitempty"`
 	// Segments gate segments with their own limits.
 	Segments []SegmentRule
 	// MinSegmentQueries is the smallest segment a segment rule gates

@@ -56,6 +56,13 @@ type Config struct {
 	// CacheDir keeps retrieved runs (and builtin indexes) between jobs,
 	// e.g. under actions/cache; "" turns caching off.
 	CacheDir string
+	// Baseline is the reviewed baseline run (the top-level baseline key)
+	// that [gate] max_baseline_drop holds the head against; "" when the
+	// file names none. On a pull request the base commit's config names
+	// it and the base commit's tree holds it.
+	Baseline string
+	// baselineKey is the baseline key as written, for PolicyChanges.
+	baselineKey string
 	// NoChart leaves the Mermaid chart out of Markdown reports.
 	NoChart bool
 	// Name is the gate's name ([report] name): it keys the sticky comment
@@ -117,6 +124,7 @@ type rawConfig struct {
 	} `toml:"depth"`
 	Corpus   string `toml:"corpus"`
 	CacheDir string `toml:"cache_dir"`
+	Baseline string `toml:"baseline"`
 	Gate     struct {
 		MaxRecallDrop        *float64     `toml:"max_recall_drop"`
 		MaxNewMisses         *int         `toml:"max_new_misses"`
@@ -136,6 +144,7 @@ type rawConfig struct {
 		MaxFactsLost         *int         `toml:"max_facts_lost"`
 		MaxFalseAnswers      *int         `toml:"max_false_answers_increase"`
 		MaxFalseRefusals     *int         `toml:"max_false_refusals_increase"`
+		MaxBaselineDrop      *float64     `toml:"max_baseline_drop"`
 		Segment              []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {
@@ -271,6 +280,9 @@ func Parse(data []byte, name string) (*Config, error) {
 	if raw.CacheDir != "" {
 		c.CacheDir = resolve(dir, raw.CacheDir)
 	}
+	if raw.Baseline != "" {
+		c.Baseline, c.baselineKey = resolve(dir, raw.Baseline), raw.Baseline
+	}
 	c.NoChart = raw.Report.Chart != nil && !*raw.Report.Chart
 	if n := raw.Report.Name; n != "" {
 		if err := gate.CheckGateName(n); err != nil {
@@ -375,6 +387,13 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 	}
 	if v := g.MaxFalseRefusals; v != nil {
 		t.MaxFalseRefusalsIncrease = *v
+	}
+	t.MaxBaselineDrop = g.MaxBaselineDrop
+	if g.MaxBaselineDrop != nil && strings.TrimSpace(raw.Baseline) == "" {
+		// Fail closed: a rule with nothing to measure against is refused,
+		// never skipped.
+		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "max_baseline_drop"}), Field: "gate.max_baseline_drop",
+			Err: errors.New(`needs the reviewed baseline run to hold the head against: a top-level baseline = "baselines/head.jsonl" (before the first table), written by recallgate gate --write-baseline and committed`)}
 	}
 	for i, s := range g.Segment {
 		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"),

@@ -85,6 +85,11 @@ func policyValues(c *Config) map[string]string {
 		gate.RuleContextRecallDrop: optNum(t.MaxContextRecallDrop),
 		gate.RuleEvidenceDrop:      optNum(t.MaxEvidenceDrop),
 		gate.RuleFactsLost:         optInt(t.MaxFactsLost),
+		gate.RuleBaselineDrop:      optNum(t.MaxBaselineDrop),
+		"baseline":                 "none",
+	}
+	if c.baselineKey != "" {
+		v["baseline"] = c.baselineKey
 	}
 	if t.MaxLatencyRatio > 0 {
 		v[gate.RuleLatencyRatio] = num(t.MaxLatencyRatio)

@@ -61,6 +61,36 @@ corpus = "c"
 	}
 }
 
+// TestPolicyChangesBaseline: the erosion rule's two keys are policy: a
+// change that raises max_baseline_drop or names another baseline run says
+// so, the path as written (the base tree's folder and the checkout's are
+// never the same), and the path resolves from the config's folder.
+func TestPolicyChangesBaseline(t *testing.T) {
+	base := mustParse(t, "baseline = \"baselines/head.jsonl\"\n[gate]\nmax_baseline_drop = 0.15\n[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n")
+	if base.Baseline != "baselines/head.jsonl" || base.Thresholds.MaxBaselineDrop == nil || *base.Thresholds.MaxBaselineDrop != 0.15 {
+		t.Errorf("baseline %q max_baseline_drop %v", base.Baseline, base.Thresholds.MaxBaselineDrop)
+	}
+	if c, err := Parse([]byte("baseline = \"b/head.jsonl\"\n"), "rag/recallgate.toml"); err != nil || c.Baseline != "rag/b/head.jsonl" || c.Thresholds.MaxBaselineDrop != nil {
+		t.Errorf("a baseline without the rule: %+v %v", c, err)
+	}
+	head := mustParse(t, "baseline = \"mine.jsonl\"\n[gate]\nmax_baseline_drop = 0.5\n[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n")
+	var got []string
+	for _, c := range PolicyChanges(base, head) {
+		got = append(got, c.Key+" "+c.Base+" → "+c.Head)
+	}
+	if want := "max_baseline_drop 0.15 → 0.50\nbaseline baselines/head.jsonl → mine.jsonl"; strings.Join(got, "\n") != want {
+		t.Errorf("changes:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+	off := mustParse(t, "[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n")
+	got = nil
+	for _, c := range PolicyChanges(base, off) {
+		got = append(got, c.Key+" "+c.Base+" → "+c.Head)
+	}
+	if want := "max_baseline_drop 0.15 → off\nbaseline baselines/head.jsonl → none"; strings.Join(got, "\n") != want {
+		t.Errorf("turned off:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
+
 // TestWaiverDays: a waiver the base lacks may run max_waiver_days from
 // today's date and no further; one the base already holds is not the
 // change's, and a bad max_waiver_days names its line.
