@@ -399,6 +399,8 @@ type ThresholdInfo struct {
 	MaxContextRecallDrop *float64 `json:"max_context_recall_drop"`
 	MaxEvidenceDrop      *float64 `json:"max_evidence_drop"`
 	MaxFactsLost         *int     `json:"max_facts_lost"`
+	// MaxBaselineDrop is the erosion rule's limit, absent when it is off.
+	MaxBaselineDrop *float64 `json:"max_baseline_drop,omitempty"`
 }
 
 // thresholdInfo is t as reports echo it: the zero values that mean a
@@ -408,7 +410,7 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 		MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
 		MinFlipped: t.MinFlipped, MinSegmentQueries: t.MinSegmentQueries, RequireSignificance: t.RequireSignificance,
 		MaxFalseAnswersIncrease: t.MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease: t.MaxFalseRefusalsIncrease,
-		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost}
+		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost, MaxBaselineDrop: t.MaxBaselineDrop}
 	if t.MaxLatencyRatio > 0 {
 		v := t.MaxLatencyRatio
 		ti.MaxLatencyRatio = &v
@@ -552,6 +554,9 @@ type CompareReport struct {
 	// Baseline is, for a drift run, what checking its baseline's inputs
 	// found; absent for other runs.
 	Baseline *BaselineInfo `json:"baseline,omitempty"`
+	// BaselineDistance is the head's distance to the reviewed baseline run
+	// (max_baseline_drop); absent when the rule is off or was skipped.
+	BaselineDistance *BaselineDistanceInfo `json:"baseline_distance,omitempty"`
 	// Chart adds the per-query recall delta chart to the Markdown.
 	Chart bool `json:"chart"`
 	// Unjudged counts the retrieved documents nobody judged.
@@ -762,6 +767,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Health:         list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
+		BaselineDistance: baselineDistanceInfo(c.BaselineDistance),
 	}
 	if c.Name != "" {
 		r.Gate = &GateInfo{Name: c.Name}

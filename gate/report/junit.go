@@ -72,6 +72,10 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		}
 		s.Properties = append(s.Properties, junitProperty{"min_same_direction_flips", flips}, junitProperty{"min_detectable_recall_drop", drop})
 	}
+	if d := r.BaselineDistance; d != nil {
+		s.Properties = append(s.Properties, junitProperty{"recall_baseline", fmt.Sprintf("%.4f", d.Baseline)},
+			junitProperty{"baseline_distance", distanceLine(r, func(s string) string { return s })})
+	}
 	if d := r.Unjudged.LabelDebt; d != nil {
 		s.Properties = append(s.Properties, junitProperty{"label_debt", fmt.Sprintf("%d documents in %d queries", d.Documents, d.Queries)})
 	}

@@ -48,6 +48,10 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
 	}
+	if l := distanceLine(r, mdCode); l != "" {
+		head, rest, _ := strings.Cut(l, ": ")
+		fmt.Fprintf(b, "**%s:** %s\n\n", head, rest)
+	}
 
 	b.WriteString("| metric | base | head | Δ |\n|:--|--:|--:|--:|\n")
 	for _, row := range summaryRows(r, mdCell) {
@@ -503,6 +507,7 @@ func gateLine(r *CompareReport) string {
 			gate.RuleMinRecall: n.recall, gate.RuleMinNDCG: n.ndcg, gate.RuleLatencyRatio: "p95 latency ratio",
 			gate.RuleFalseAnswers: "false answers", gate.RuleFalseRefusals: "false refusals",
 			gate.RuleContextRecallDrop: "context recall drop", gate.RuleEvidenceDrop: "evidence coverage drop", gate.RuleFactsLost: "facts lost",
+			gate.RuleBaselineDrop: n.recall + " below the baseline",
 		}[ru.Name]
 		parts = append(parts, what+" "+c[3])
 	}

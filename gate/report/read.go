@@ -298,6 +298,9 @@ func (r *CompareReport) checkVerdict() error {
 	if err := r.checkWholeSetRules(); err != nil {
 		return err
 	}
+	if err := r.checkBaselineRule(); err != nil {
+		return err
+	}
 	for i, ru := range r.Rules {
 		if err := ru.checkOutcome(); err != nil {
 			return fmt.Errorf("rules[%d] (%s): %w", i, ru.Name, err)

@@ -214,6 +214,9 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
 	fmt.Fprintf(b, "gate: %s\n", rulesSummary(r))
+	if l := distanceLine(r, terminal); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+	}
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "note: %s\n", terminal(note))
 	}
