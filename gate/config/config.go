@@ -61,6 +61,8 @@ type Config struct {
 	// file names none. On a pull request the base commit's config names
 	// it and the base commit's tree holds it.
 	Baseline string
+	// BaselineLine is the baseline key's line (0 when unknown).
+	BaselineLine int
 	// baselineKey is the baseline key as written, for PolicyChanges.
 	baselineKey string
 	// NoChart leaves the Mermaid chart out of Markdown reports.
@@ -281,7 +283,7 @@ func Parse(data []byte, name string) (*Config, error) {
 		c.CacheDir = resolve(dir, raw.CacheDir)
 	}
 	if raw.Baseline != "" {
-		c.Baseline, c.baselineKey = resolve(dir, raw.Baseline), raw.Baseline
+		c.Baseline, c.baselineKey, c.BaselineLine = resolve(dir, raw.Baseline), raw.Baseline, keyLine(data, toml.Key{"baseline"})
 	}
 	c.NoChart = raw.Report.Chart != nil && !*raw.Report.Chart
 	if n := raw.Report.Name; n != "" {

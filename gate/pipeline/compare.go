@@ -38,6 +38,12 @@ func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) 
 // lost only gold the corpus no longer holds out of the rules
 // (gate.Policy.StaleGoldApart).
 func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool) (*gate.Comparison, error) {
+	return compareRuns(e, set, cfg, th, base, runs, notes, drift, nil)
+}
+
+// compareRuns is CompareRuns with the reviewed baseline max_baseline_drop
+// holds the head against (nil: none read).
+func compareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
 	bc, err := gate.ScoreResults(set, base, cfg.Depth)
 	if err != nil {
 		return nil, fmt.Errorf("score base: %w", err)
@@ -49,6 +55,7 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 	in.AddSides(runs)
 	in.Notes = notes
 	in.Policy.StaleGoldApart = drift
+	in.Policy.Baseline = reviewed
 	st, err := Repeats(set, cfg.Depth, runs)
 	if err != nil {
 		return nil, err
@@ -117,9 +124,10 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	baseDir := ""
+	var b *BaseSide
 	if o.BaseRef != "" {
-		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir})
-		if err != nil {
+		var err error
+		if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir}); err != nil {
 			return nil, err
 		}
 		defer b.Tree.Close()
@@ -150,6 +158,15 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if err := o.Config.CheckWaiverDays(added, e.Clock(), cfg.MaxWaiverDays); err != nil {
 		return nil, err
 	}
+	// Before any retrieval: a baseline the policy names but cannot read
+	// stops the gate now.
+	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
+	if err != nil {
+		return nil, gate.AtStage(gate.StageBaseline, "", err)
+	}
+	if b != nil && reviewed != nil && reviewed.Recall != nil {
+		notes = append(notes, rewrittenBaseline(o.Config, b)...)
+	}
 	if cfg.CacheDir != "" && !o.NoCache {
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 	}
@@ -176,7 +193,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			}
 		}
 	}
-	cmp, err := CompareRuns(e, set, cfg, th, runs["base"].First(), runs, notes, false)
+	cmp, err := compareRuns(e, set, cfg, th, runs["base"].First(), runs, notes, false, reviewed)
 	if err != nil {
 		return nil, err
 	}
@@ -210,6 +227,12 @@ func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 		return nil, err
 	}
 	in.Fingerprints = append(in.Fingerprints, [2]string{"base_run", FingerprintFile(base)}, [2]string{"head_run", FingerprintFile(head)})
+	if cfg != nil {
+		// No base commit here: the given config's baseline, as its policy.
+		if in.Policy.Baseline, err = reviewedBaseline(cfg, th, d, set, nil, ""); err != nil {
+			return nil, gate.AtStage(gate.StageBaseline, "", err)
+		}
+	}
 	return in.Compare(bc, hc)
 }
 
