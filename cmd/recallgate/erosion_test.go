@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// erosionConfig gates twelve queries, each with one gold document, with
+// room for one lost query per change (1/12 = 0.083 of recall@5, nDCG@3)
+// and max_baseline_drop 0.15 against the committed baseline.
+const erosionConfig = `set = "queries.jsonl"
+baseline = "baselines/head.jsonl"
+[depth]
+candidates = 5
+context = 3
+[gate]
+max_recall_drop = 0.10
+max_new_misses = 2
+max_ndcg_drop = 0.10
+max_precision_drop = 0.10
+max_baseline_drop = 0.15
+[retriever]
+type = "builtin"
+corpus = "corpus"
+`
+
+// erosionWords give each query and its document their own word; every
+// document also says "report", so a query whose document lost its word
+// still gets hits (other documents), never an empty answer.
+var erosionWords = []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"}
+
+// erosionRepo is a git repository with twelve queries and their twelve
+// documents under rag/, the config config and, when baseline is set, the
+// reviewed baseline: the head side retrieved by `recallgate retrieve`,
+// committed with the config as the base.
+func erosionRepo(t *testing.T, config string, baseline bool) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	f := &fixture{t: t, dir: dir}
+	f.git("init", "-q", "-b", "main")
+	var set strings.Builder
+	for i, w := range erosionWords {
+		f.put(fmt.Sprintf("rag/corpus/d%02d.md", i+1), fmt.Sprintf("# %s\n\nThe %s report: what %s covers.\n", w, w, w))
+		fmt.Fprintf(&set, `{"id":"q%02d","query":"%s report","gold":{"d%02d":1}}`+"\n", i+1, w, i+1)
+	}
+	f.put("rag/queries.jsonl", set.String())
+	f.put("rag/recallgate.toml", config)
+	if baseline {
+		f.writeBaseline()
+	}
+	f.base = f.commit("base: twelve queries and the reviewed baseline")
+	return f
+}
+
+// writeBaseline writes rag/baselines/head.jsonl from the checkout as it is.
+func (f *fixture) writeBaseline() {
+	f.t.Helper()
+	if err := os.MkdirAll(filepath.Join(f.dir, "rag/baselines"), 0o755); err != nil {
+		f.t.Fatal(err)
+	}
+	if code, out, errs := rg(f.t, "retrieve", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--side", "head", "--out", filepath.Join(f.dir, "rag/baselines/head.jsonl")); code != 0 {
+		f.t.Fatalf("retrieve the baseline: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// lose makes query i lose its document: rewritten without its word.
+func (f *fixture) lose(i int) {
+	f.put(fmt.Sprintf("rag/corpus/d%02d.md", i), "# Office plants\n\nWater the ferns on Fridays.\n")
+}
+
+// erosionJSON is the part of the JSON report the erosion tests read.
+type erosionJSON struct {
+	Verdict string   `json:"verdict"`
+	Reasons []string `json:"reasons"`
+	Notes   []string `json:"notes"`
+	Rules   []struct {
+		Name, Outcome string
+		Value, Limit  float64
+	} `json:"rules"`
+	BaselineDistance *struct {
+		Run                  string
+		Queries              int
+		Baseline, Head, Drop float64
+		Limit                float64
+		NotInBaseline        []string `json:"not_in_baseline"`
+	} `json:"baseline_distance"`
+	Policy *struct {
+		Changes []struct{ Key, Base, Head string } `json:"changes"`
+	} `json:"policy"`
+}
+
+// rule is the named rule's outcome and value, "" when it was not applied.
+func (r erosionJSON) rule(name string) (string, float64) {
+	for _, ru := range r.Rules {
+		if ru.Name == name {
+			return ru.Outcome, ru.Value
+		}
+	}
+	return "", 0
+}
+
+// erosionGate runs `recallgate gate --base-ref base` on the fixture's
+// checkout: the text report, the JSON one decoded, stderr.
+func (f *fixture) erosionGate(base string) (int, string, erosionJSON, string) {
+	f.t.Helper()
+	jsonOut := filepath.Join(f.t.TempDir(), "report.json")
+	tmp := f.t.TempDir()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", base, "--json-out", jsonOut},
+		func(k string) string { return map[string]string{"RUNNER_TEMP": tmp}[k] }, &out, &errb)
+	var rep erosionJSON
+	if code < 2 {
+		data, err := os.ReadFile(jsonOut)
+		if err != nil || json.Unmarshal(data, &rep) != nil {
+			f.t.Fatalf("report: %v\n%s\n%s", err, data, errb.String())
+		}
+	}
+	return code, out.String(), rep, errb.String()
+}
+
+// TestErosionRuleAcrossPRs is the acceptance of the erosion rule: two
+// changes each lose one of twelve queries, each within max_recall_drop
+// (0.10) of its own base; against the committed baseline the first is
+// 0.083 below (within max_baseline_drop 0.15) and passes, the second,
+// after the first merged, is 0.167 below and fails naming the rule. A
+// change that rewrites the baseline, raises max_baseline_drop or points
+// its config at another baseline is still judged by the base's.
+func TestErosionRuleAcrossPRs(t *testing.T) {
+	f := erosionRepo(t, erosionConfig, true)
+	f.git("checkout", "-q", "-b", "pr1")
+	f.lose(1)
+	f.commit("pr1: q01 loses its document")
+	code, text, rep, errs := f.erosionGate(f.base)
+	line := "Distance to the baseline: head mean recall@5 0.917 is 0.083 below the reviewed baseline's 1.000 (rag/baselines/head.jsonl@" + f.base[:12] + ", 12 queries; limit 0.150, max_baseline_drop)\n"
+	if code != 0 || !strings.Contains(text, "\n"+line) {
+		t.Fatalf("first change: exit %d, want 0 with the line %q\n%s\n%s", code, line, text, errs)
+	}
+	if o, v := rep.rule("max_baseline_drop"); o != "pass" || fmt.Sprintf("%.4f", v) != "0.0833" || rep.BaselineDistance == nil || rep.BaselineDistance.Queries != 12 || rep.BaselineDistance.Run != "rag/baselines/head.jsonl@"+f.base[:12] {
+		t.Errorf("first change: rule %s %v, distance %+v", o, v, rep.BaselineDistance)
+	}
+
+	// The first change merges; the second is judged against main now.
+	f.git("checkout", "-q", "main")
+	f.git("merge", "-q", "--ff-only", "pr1")
+	main := f.git("rev-parse", "HEAD")
+	f.git("checkout", "-q", "-b", "pr2")
+	f.lose(2)
+	f.commit("pr2: q02 loses its document")
+	fail := "head mean recall@5 0.833 is 0.167 below the reviewed baseline's 1.000 (rag/baselines/head.jsonl@" + main[:12] + ", 12 queries; limit 0.150, max_baseline_drop)"
+	code, text, rep, errs = f.erosionGate(main)
+	if code != 1 || len(rep.Reasons) != 1 || rep.Reasons[0] != fail || !strings.Contains(text, "\nDistance to the baseline: "+fail+"\n") {
+		t.Fatalf("second change: exit %d reasons %q, want 1 with %q\n%s\n%s", code, rep.Reasons, fail, text, errs)
+	}
+	if o, v := rep.rule("max_recall_drop"); o != "pass" || fmt.Sprintf("%.4f", v) != "0.0833" {
+		t.Errorf("second change: its own drop %s %v must pass max_recall_drop 0.10", o, v)
+	}
+
+	// The same change, with the baseline rewritten from its own head (0
+	// below it) and max_baseline_drop raised in its own config.
+	f.writeBaseline()
+	f.edit("rag/recallgate.toml", "max_baseline_drop = 0.15", "max_baseline_drop = 0.5")
+	f.commit("pr2: rewrite the baseline, loosen the rule")
+	code, text, rep, errs = f.erosionGate(main)
+	if code != 1 || len(rep.Reasons) != 1 || rep.Reasons[0] != fail {
+		t.Fatalf("a change that rewrites the baseline and raises the limit: exit %d reasons %q, want 1 with %q\n%s\n%s", code, rep.Reasons, fail, text, errs)
+	}
+	if rep.Policy == nil || len(rep.Policy.Changes) != 1 || rep.Policy.Changes[0] != (struct{ Key, Base, Head string }{"max_baseline_drop", "0.15", "0.50"}) {
+		t.Errorf("policy changes %+v", rep.Policy)
+	}
+	if note := "baseline: this change rewrites the baseline run rag/baselines/head.jsonl; the base commit's (" + main[:12] + ") judged it, the change's takes effect after merge"; !contains(rep.Notes, note) {
+		t.Errorf("notes %q lack %q", rep.Notes, note)
+	}
+
+	// Pointing its config at another baseline moves nothing either.
+	f.git("mv", "rag/baselines/head.jsonl", "rag/mine.jsonl")
+	f.edit("rag/recallgate.toml", `baseline = "baselines/head.jsonl"`, `baseline = "mine.jsonl"`)
+	f.commit("pr2: a baseline of its own")
+	code, text, rep, errs = f.erosionGate(main)
+	if code != 1 || len(rep.Reasons) != 1 || rep.Reasons[0] != fail {
+		t.Fatalf("a change that names another baseline: exit %d reasons %q\n%s\n%s", code, rep.Reasons, text, errs)
+	}
+	if rep.Policy == nil || len(rep.Policy.Changes) != 2 || rep.Policy.Changes[1] != (struct{ Key, Base, Head string }{"baseline", "baselines/head.jsonl", "mine.jsonl"}) {
+		t.Errorf("policy changes %+v", rep.Policy)
+	}
+}
