@@ -192,3 +192,73 @@ func TestErosionRuleAcrossPRs(t *testing.T) {
 		t.Errorf("policy changes %+v", rep.Policy)
 	}
 }
+
+// TestErosionBaselineRefusals: a baseline the base commit's config names
+// but cannot be read is exit 2 naming it, never a skipped rule: missing
+// from the base tree (though the change adds it), a link out of the tree,
+// a path out of the repository, a broken run (file and line), a run of no
+// query of the set. A base commit without a config of its own skips the
+// rule, saying why.
+func TestErosionBaselineRefusals(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "elsewhere.jsonl")
+	if err := os.WriteFile(outside, []byte(`{"id":"q01","hits":[{"doc":"d01"}]}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(f *fixture) // the base commit's tree, before it is committed
+		want  string
+	}{
+		{"missing from the base tree", func(f *fixture) {}, ":2: baseline: the base commit's config names the baseline run rag/baselines/head.jsonl, which the base commit's tree does not hold"},
+		{"a link out of the tree", func(f *fixture) {
+			if err := os.MkdirAll(filepath.Join(f.dir, "rag/baselines"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, filepath.Join(f.dir, "rag/baselines/head.jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}, ":2: baseline: the baseline run rag/baselines/head.jsonl is a link out of the base commit's tree: refused"},
+		{"a path out of the repository", func(f *fixture) {
+			f.edit("rag/recallgate.toml", `baseline = "baselines/head.jsonl"`, `baseline = "../../elsewhere.jsonl"`)
+		}, ":2: baseline: the baseline run must be a path inside the repository: refused"},
+		{"a broken run", func(f *fixture) {
+			f.writeBaseline()
+			data, _ := os.ReadFile(filepath.Join(f.dir, "rag/baselines/head.jsonl"))
+			lines := strings.SplitAfter(string(data), "\n")
+			f.put("rag/baselines/head.jsonl", lines[0]+lines[1]+"{\"id\": \"q02\", \"hits\": [\n")
+		}, "rag/baselines/head.jsonl@{base}:3: invalid JSON: the line ends inside the object"},
+		{"no query of the set", func(f *fixture) {
+			f.put("rag/baselines/head.jsonl", `{"id":"gone","hits":[{"doc":"d01"}]}`+"\n")
+		}, "rag/baselines/head.jsonl@{base}: baseline: the baseline run names no query of"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := erosionRepo(t, erosionConfig, false)
+			tc.setup(f)
+			f.git("add", "-A")
+			f.git("commit", "-q", "--allow-empty", "-m", "base: "+tc.name)
+			f.base = f.git("rev-parse", "HEAD")
+			want := strings.ReplaceAll(tc.want, "{base}", f.base[:12])
+			f.git("checkout", "-q", "-b", "pr")
+			f.writeBaseline() // the change brings a baseline of its own: never read
+			f.lose(1)
+			f.commit("pr")
+			code, text, _, errs := f.erosionGate(f.base)
+			if code != 2 || !strings.Contains(errs, want) {
+				t.Errorf("exit %d, want 2 saying %q\n%s\n%s", code, want, text, errs)
+			}
+		})
+	}
+
+	// Adopting recallgate: the base commit has no config, so no reviewed
+	// baseline; the rule is skipped with the reason, the rest applies.
+	f := erosionRepo(t, erosionConfig, true)
+	f.git("rm", "-q", "rag/recallgate.toml")
+	f.base = f.commit("base: before recallgate")
+	f.git("checkout", "-q", "-b", "pr")
+	f.put("rag/recallgate.toml", erosionConfig)
+	f.commit("pr: adopt recallgate")
+	code, text, rep, errs := f.erosionGate(f.base)
+	if o, _ := rep.rule("max_baseline_drop"); code != 0 || o != "skipped" || rep.BaselineDistance != nil || strings.Contains(text, "Distance to the baseline") {
+		t.Errorf("adoption: exit %d rule %q distance %+v\n%s\n%s", code, o, rep.BaselineDistance, text, errs)
+	}
+}
