@@ -262,3 +262,41 @@ func TestErosionBaselineRefusals(t *testing.T) {
 		t.Errorf("adoption: exit %d rule %q distance %+v\n%s\n%s", code, o, rep.BaselineDistance, text, errs)
 	}
 }
+
+// TestErosionOnGitHubAndGitLab: the pull request's comment (the action,
+// through the fake API) and the merge request's note (`recallgate ci`)
+// carry the distance to the baseline in one line, and the JUnit report
+// its properties.
+func TestErosionOnGitHubAndGitLab(t *testing.T) {
+	f := erosionRepo(t, erosionConfig, true)
+	f.git("checkout", "-q", "-b", "pr1")
+	f.lose(1)
+	f.commit("pr1: q01 loses its document")
+	const line = "**Distance to the baseline:** head mean recall@5 0.917 is 0.083 below the reviewed baseline's 1.000 (`rag/baselines/head.jsonl@"
+
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{"working-directory": filepath.Join(f.dir, "rag"), "config": "recallgate.toml"})
+	ae.vars["GITHUB_WORKSPACE"] = f.dir
+	code, out, errs := ae.run(t)
+	if code != 0 || len(g.comments) != 1 || strings.Count(g.comments[0], line+f.base[:12]+"`, 12 queries; limit 0.150, max_baseline_drop)\n") != 1 {
+		t.Errorf("GitHub: exit %d, comments:\n%q\n%s\n%s", code, g.comments, out, errs)
+	}
+
+	gl := &fakeGitLab{}
+	glSrv := gl.server(t)
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	vars := glJob(glSrv.URL, f.dir, f.base)
+	vars["RECALLGATE_CONFIG"] = filepath.Join(f.dir, "rag", "recallgate.toml")
+	vars["RECALLGATE_JUNIT"] = junit
+	code, out, errs = runCI(t, vars)
+	if code != 0 || len(gl.notes) != 1 {
+		t.Fatalf("GitLab: exit %d, %d notes\n%s\n%s", code, len(gl.notes), out, errs)
+	}
+	if note := gl.notes[0]["body"].(string); strings.Count(note, line+f.base[:12]+"`, 12 queries; limit 0.150, max_baseline_drop)\n") != 1 {
+		t.Errorf("GitLab note lacks the baseline line:\n%s", note)
+	}
+	if x, err := os.ReadFile(junit); err != nil || !bytes.Contains(x, []byte(`<property name="recall_baseline" value="1.0000">`)) || !bytes.Contains(x, []byte(`<property name="baseline_distance" value="Distance to the baseline: head mean recall@5 0.917 is 0.083 below`)) {
+		t.Errorf("JUnit: %v\n%.1500s", err, x)
+	}
+}
