@@ -52,20 +52,9 @@ func distanceLine(r *CompareReport, esc func(string) string) string {
 	out := fmt.Sprintf("Distance to the baseline: head mean recall@%d %.3f is %s the reviewed baseline's %.3f (%s, %d %s; limit %.3f, %s)",
 		r.Depth.Candidates, d.Head, how, d.Baseline, esc(d.Run), d.Queries, plural(d.Queries, "query", "queries"), d.Limit, gate.RuleBaselineDrop)
 	if n := len(d.NotInBaseline); n > 0 {
-		out += fmt.Sprintf("; %d %s not in the baseline, left out of both: %s", n, plural(n, "query", "queries"), strings.Join(mapIDs(firstIDs(d.NotInBaseline, 10), esc), ", "))
-		if n > 10 {
-			out += fmt.Sprintf(" and %d more", n-10)
-		}
+		out += fmt.Sprintf("; %d %s not in the baseline, left out of both: %s", n, plural(n, "query", "queries"), gate.JoinFirst(mapIDs(d.NotInBaseline, esc), 10))
 	}
 	return out
-}
-
-// firstIDs is the first n of ids.
-func firstIDs(ids []string, n int) []string {
-	if len(ids) > n {
-		return ids[:n]
-	}
-	return ids
 }
 
 // checkBaselineRule refuses a report whose erosion rule disagrees with its
