@@ -249,15 +249,29 @@ func TestErosionBaselineRefusals(t *testing.T) {
 		})
 	}
 
+	// The change that turns the rule on (key and baseline) is judged by
+	// the base's policy, which has no such rule: even at 0.05, its own
+	// value, it applies only from the next change on.
+	f := erosionRepo(t, strings.NewReplacer("baseline = \"baselines/head.jsonl\"\n", "", "max_baseline_drop = 0.15\n", "").Replace(erosionConfig), false)
+	f.git("checkout", "-q", "-b", "pr")
+	f.writeBaseline()
+	f.put("rag/recallgate.toml", strings.Replace(erosionConfig, "max_baseline_drop = 0.15", "max_baseline_drop = 0.05", 1))
+	f.lose(1)
+	f.commit("pr: the erosion rule and its baseline")
+	code, text, rep, errs := f.erosionGate(f.base)
+	if o, _ := rep.rule("max_baseline_drop"); code != 0 || o != "" || rep.BaselineDistance != nil {
+		t.Errorf("turning the rule on: exit %d rule %q distance %+v\n%s\n%s", code, o, rep.BaselineDistance, text, errs)
+	}
+
 	// Adopting recallgate: the base commit has no config, so no reviewed
 	// baseline; the rule is skipped with the reason, the rest applies.
-	f := erosionRepo(t, erosionConfig, true)
+	f = erosionRepo(t, erosionConfig, true)
 	f.git("rm", "-q", "rag/recallgate.toml")
 	f.base = f.commit("base: before recallgate")
 	f.git("checkout", "-q", "-b", "pr")
 	f.put("rag/recallgate.toml", erosionConfig)
 	f.commit("pr: adopt recallgate")
-	code, text, rep, errs := f.erosionGate(f.base)
+	code, text, rep, errs = f.erosionGate(f.base)
 	if o, _ := rep.rule("max_baseline_drop"); code != 0 || o != "skipped" || rep.BaselineDistance != nil || strings.Contains(text, "Distance to the baseline") {
 		t.Errorf("adoption: exit %d rule %q distance %+v\n%s\n%s", code, o, rep.BaselineDistance, text, errs)
 	}
