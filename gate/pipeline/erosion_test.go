@@ -46,3 +46,23 @@ func TestCompareFilesBaselineRule(t *testing.T) {
 		t.Errorf("a baseline outside the workspace: %v", err)
 	}
 }
+
+// TestDriftLeavesTheErosionRuleOut: the nightly drift run reads the same
+// config as the pull requests; it is measured against its baseline itself,
+// so max_baseline_drop is not applied and no reason or note mentions it.
+func TestDriftLeavesTheErosionRuleOut(t *testing.T) {
+	f := newDriftFixture(t)
+	f.edit(t, "recallgate.toml", `set = "set.jsonl"`, "set = \"set.jsonl\"\nbaseline = \"baseline.jsonl\"\n[gate]\nmax_baseline_drop = 0.1")
+	cmp, err := f.drift(t, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range cmp.Rules {
+		if r.Name == gate.RuleBaselineDrop {
+			t.Errorf("a drift run applied %+v", r)
+		}
+	}
+	if all := strings.Join(append(cmp.Reasons, cmp.Notes...), "\n"); strings.Contains(all, gate.RuleBaselineDrop) || cmp.BaselineDistance != nil {
+		t.Errorf("reasons and notes: %s", all)
+	}
+}
