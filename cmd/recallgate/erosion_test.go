@@ -314,3 +314,23 @@ func TestErosionOnGitHubAndGitLab(t *testing.T) {
 		t.Errorf("JUnit: %v\n%.1500s", err, x)
 	}
 }
+
+// TestErosionSetGrown: a query new since the baseline was written is left
+// out of both means, counted and named; the twelve others are compared.
+func TestErosionSetGrown(t *testing.T) {
+	f := erosionRepo(t, erosionConfig, true)
+	f.git("checkout", "-q", "-b", "pr")
+	f.put("rag/corpus/d13.md", "# mike\n\nThe mike report: what mike covers.\n")
+	data, err := os.ReadFile(filepath.Join(f.dir, "rag/queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.put("rag/queries.jsonl", string(data)+`{"id":"q13","query":"mike report","gold":{"d13":1}}`+"\n")
+	f.lose(1)
+	f.commit("pr: a thirteenth query; q01 loses its document")
+	code, text, rep, errs := f.erosionGate(f.base)
+	line := "\nDistance to the baseline: head mean recall@5 0.917 is 0.083 below the reviewed baseline's 1.000 (rag/baselines/head.jsonl@" + f.base[:12] + ", 12 queries; limit 0.150, max_baseline_drop); 1 query not in the baseline, left out of both: q13\n"
+	if code != 0 || !strings.Contains(text, line) || rep.BaselineDistance == nil || strings.Join(rep.BaselineDistance.NotInBaseline, ",") != "q13" {
+		t.Errorf("exit %d, want 0 with %q\n%s\n%s", code, line, text, errs)
+	}
+}
