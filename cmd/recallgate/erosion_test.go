@@ -334,3 +334,46 @@ func TestErosionSetGrown(t *testing.T) {
 		t.Errorf("exit %d, want 0 with %q\n%s\n%s", code, line, text, errs)
 	}
 }
+
+// TestErosionRunFilesOnAMergeRequest: run files an earlier step made are
+// judged by the base commit's policy, the erosion rule with it: the base
+// run already lost q01, the head run q01 and q02 (0.083 from its base,
+// within max_recall_drop), 0.167 below the base commit's baseline. The
+// merge request rewrites the baseline and raises the limit; neither moves.
+func TestErosionRunFilesOnAMergeRequest(t *testing.T) {
+	f := erosionRepo(t, erosionConfig, true)
+	f.git("checkout", "-q", "-b", "mr")
+	runs := filepath.Join(f.dir, "rag", "runs")
+	if err := os.MkdirAll(runs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(f.dir, "rag", "recallgate.toml")
+	for i, side := range []string{"base", "head"} {
+		f.lose(i + 1)
+		if code, out, errs := rg(t, "retrieve", "--config", cfg, "--side", "head", "--out", filepath.Join(runs, side+".jsonl")); code != 0 {
+			t.Fatalf("retrieve %s: exit %d\n%s\n%s", side, code, out, errs)
+		}
+	}
+	f.writeBaseline()
+	f.edit("rag/recallgate.toml", "max_baseline_drop = 0.15", "max_baseline_drop = 0.5")
+	f.commit("mr: run files, a baseline of its own, a looser rule")
+
+	g := &fakeGitLab{}
+	srv := g.server(t)
+	vars := glJob(srv.URL, f.dir, f.base)
+	vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_JUNIT"] = filepath.Join(f.dir, "rag"), ""
+	vars["RECALLGATE_BASE_RESULTS"], vars["RECALLGATE_HEAD_RESULTS"] = "runs/base.jsonl", "runs/head.jsonl"
+	code, out, errs := runCI(t, vars)
+	if code != 1 || len(g.notes) != 1 {
+		t.Fatalf("exit %d, %d notes, want 1 failing note\n%s\n%s", code, len(g.notes), out, errs)
+	}
+	note := g.notes[0]["body"].(string)
+	for _, want := range []string{
+		"**Distance to the baseline:** head mean recall@5 0.833 is 0.167 below the reviewed baseline's 1.000 (`rag/baselines/head.jsonl@" + f.base[:12] + "`, 12 queries; limit 0.150, max_baseline_drop)\n",
+		"this change rewrites the baseline run rag/baselines/head.jsonl",
+	} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the note lacks %q:\n%s", want, note)
+		}
+	}
+}

@@ -213,7 +213,21 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 // config's waivers, health and chart setting when cfg is given, and the
 // runs' fingerprints in the report. corpus is the corpus attribution
 // checks against ("" for none).
+// With max_baseline_drop, the given config's baseline run is read (no base
+// commit here: the given config is the policy).
 func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string) (*gate.Comparison, error) {
+	var reviewed *gate.ReviewedBaseline
+	if cfg != nil {
+		var err error
+		if reviewed, err = reviewedBaseline(cfg, th, d, set, nil, ""); err != nil {
+			return nil, gate.AtStage(gate.StageBaseline, "", err)
+		}
+	}
+	return compareFiles(e, cfg, set, d, th, corpus, base, head, reviewed)
+}
+
+// compareFiles is CompareFiles with the reviewed baseline already read.
+func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
 	bc, err := gate.ScoreRunFile(set, base, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))
@@ -227,12 +241,7 @@ func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 		return nil, err
 	}
 	in.Fingerprints = append(in.Fingerprints, [2]string{"base_run", FingerprintFile(base)}, [2]string{"head_run", FingerprintFile(head)})
-	if cfg != nil {
-		// No base commit here: the given config's baseline, as its policy.
-		if in.Policy.Baseline, err = reviewedBaseline(cfg, th, d, set, nil, ""); err != nil {
-			return nil, gate.AtStage(gate.StageBaseline, "", err)
-		}
-	}
+	in.Policy.Baseline = reviewed
 	return in.Compare(bc, hc)
 }
 
@@ -525,13 +534,14 @@ func policyNote(commit string) string {
 // to the change's own policy.
 func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o CIOptions) (*gate.Comparison, error) {
 	th, pol, notes := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil)
+	head := cfg
+	var b *BaseSide
 	if o.BaseSHA != "" {
-		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseSHA, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir, PolicyOnly: true})
-		if err != nil {
+		var err error
+		if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseSHA, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir, PolicyOnly: true}); err != nil {
 			return nil, err
 		}
 		defer b.Tree.Close()
-		head := cfg
 		cfg, pol = b.Sides(head), b.Policy(head)
 		if pol.Source == gate.PolicyBaseCommit {
 			th = cfg.Thresholds
@@ -541,7 +551,16 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 			return nil, err
 		}
 	}
-	cmp, err := CompareFiles(e, cfg, set, cfg.Depth, th, CorpusFor("", cfg), o.BaseResults, o.HeadResults)
+	// The erosion rule's baseline as the gate reads it: the base commit's,
+	// from its tree, where there is one.
+	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
+	if err != nil {
+		return nil, gate.AtStage(gate.StageBaseline, "", err)
+	}
+	if b != nil && reviewed != nil && reviewed.Recall != nil {
+		notes = append(notes, rewrittenBaseline(head, b)...)
+	}
+	cmp, err := compareFiles(e, cfg, set, cfg.Depth, th, CorpusFor("", cfg), o.BaseResults, o.HeadResults, reviewed)
 	if err != nil {
 		return nil, err
 	}
