@@ -36,8 +36,11 @@ func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) 
 // comparison inputs (waivers, corpus, health, fingerprints, latency,
 // repeat stability) and compares them under th. drift keeps queries that
 // lost only gold the corpus no longer holds out of the rules
-// (gate.Policy.StaleGoldApart).
+// (gate.Policy.StaleGoldApart). max_baseline_drop, a pull request's rule,
+// is not applied: a drift run is measured against its baseline itself,
+// an experiment's variants against the base retriever.
 func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool) (*gate.Comparison, error) {
+	th.MaxBaselineDrop = nil
 	return compareRuns(e, set, cfg, th, base, runs, notes, drift, nil)
 }
 
