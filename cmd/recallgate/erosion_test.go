@@ -377,3 +377,28 @@ func TestErosionRunFilesOnAMergeRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestErosionActionBaselineMissing: on GitHub, a base commit whose config
+// names a baseline its tree lacks is exit 2, and the sticky comment says
+// the gate could not run, naming the file and the fix (commit it on the
+// base branch), never a pass.
+func TestErosionActionBaselineMissing(t *testing.T) {
+	f := erosionRepo(t, erosionConfig, false)
+	f.git("checkout", "-q", "-b", "pr")
+	f.writeBaseline() // the change's own: not the base's
+	f.lose(1)
+	f.commit("pr: a baseline of its own")
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{"working-directory": filepath.Join(f.dir, "rag"), "config": "recallgate.toml"})
+	ae.vars["GITHUB_WORKSPACE"] = f.dir
+	code, out, errs := ae.run(t)
+	if code != 2 || len(g.comments) != 1 {
+		t.Fatalf("exit %d, %d comments, want 2 and one\n%s\n%s", code, len(g.comments), out, errs)
+	}
+	for _, want := range []string{"could not run", "which the base commit", "- **fix:** the reviewed baseline is the base commit's, like the rest of the policy"} {
+		if !strings.Contains(g.comments[0], want) {
+			t.Errorf("the comment lacks %q:\n%s", want, g.comments[0])
+		}
+	}
+}

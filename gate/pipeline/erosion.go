@@ -17,6 +17,10 @@ import (
 // under it.
 const MaxBaselineBytes = 512 << 20
 
+// baselineFix is the fix of a reviewed baseline that cannot be read where
+// a base commit judges.
+const baselineFix = "the reviewed baseline is the base commit's, like the rest of the policy: commit it (recallgate gate --write-baseline FILE, reviewed) or fix the base config's baseline key on the base branch first; a baseline this change brings takes effect after merge"
+
 // reviewedBaseline reads the reviewed baseline run that max_baseline_drop
 // holds the head against (nil when th has no such rule), scored on the set
 // the gate reads at the policy's depth d. With a base commit whose own
@@ -29,7 +33,10 @@ const MaxBaselineBytes = 512 << 20
 // there is no reviewed baseline: the rule is skipped, saying why. Without
 // a base commit, the given config's path is read, inside the workspace
 // when there is one.
-func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set *gate.Set, b *BaseSide, workspace string) (*gate.ReviewedBaseline, error) {
+func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set *gate.Set, b *BaseSide, workspace string) (_ *gate.ReviewedBaseline, err error) {
+	if b != nil {
+		defer func() { err = gate.WithFix(err, baselineFix) }()
+	}
 	if th.MaxBaselineDrop == nil {
 		return nil, nil
 	}
