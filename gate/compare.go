@@ -163,6 +163,11 @@ type Comparison struct {
 	Verdict Verdict
 	// Rules are every rule applied, in report order, with their outcomes.
 	Rules []RuleResult
+	// HolmFamily is how many rules Holm's correction runs over: every
+	// rule of a significance-tested kind applied under
+	// require_significance, breached or not (0 when significance is not
+	// required). See holm.
+	HolmFamily int
 	// JudgementsKnown says the set records judgements (grade-0 labels or
 	// per-labeller judgments), so unjudged documents can be told apart
 	// from judged non-relevant ones.
