@@ -180,7 +180,7 @@ func TestReportWithoutStatistics(t *testing.T) {
 		if err := WriteCompareReport(&buf, r, format); err != nil {
 			t.Fatal(err)
 		}
-		if out := buf.String(); strings.Contains(out, "This set") || strings.Contains(out, "min_same_direction_flips") || strings.Contains(out, "significance is required of") {
+		if out := buf.String(); strings.Contains(out, "This set") || strings.Contains(out, "min_same_direction_flips") || strings.Contains(out, "significance is required of (require_significance") {
 			t.Errorf("%s of a report without statistics says what the set can detect", format)
 		}
 	}
