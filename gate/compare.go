@@ -213,6 +213,10 @@ type Comparison struct {
 	NoiseFloor float64
 	// CorpusKnown says whether attribution could check the corpus.
 	CorpusKnown bool
+	// NotInCorpus counts the returned ids the corpus does not hold, per
+	// side, when the corpus is known (nil otherwise). They are judged
+	// non-relevant: no document nobody judged, no label debt.
+	NotInCorpus *NotInCorpus
 	// DataQuality lists, in set order, the queries with relevant gold the
 	// corpus does not hold (PairedQuery.MissingGold); with
 	// Policy.StaleGoldApart, those whose losses are all such documents are
@@ -347,14 +351,14 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 			p.Waiver = w
 		}
 		if c.JudgementsKnown {
-			p.BaseUnjudged, _ = unjudged(q, b.Docs, c.Depth, nil)
-			p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs)
+			p.BaseUnjudged, _ = unjudged(q, b.Docs, c.Depth, nil, pol.Corpus)
+			p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs, pol.Corpus)
 			p.BaseUnjudged.Precision, p.BaseUnjudged.NDCG = b.Precision, b.NDCG
 			p.HeadUnjudged.Precision, p.HeadUnjudged.NDCG = h.Precision, h.NDCG
 			if p.HeadUnjudged.AtK > 0 {
 				u := map[string]bool{}
 				for i, d := range h.Docs {
-					if i < c.Depth.Context && !q.Judged(d) {
+					if i < c.Depth.Context && unjudgedDoc(q, d, pol.Corpus) {
 						u[d] = true
 					}
 				}
@@ -433,6 +437,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	if pol.Corpus == nil {
 		c.NeverRetrieved = neverRetrieved(base, head)
 	}
+	c.NotInCorpus = notInCorpus(base, head, pol.Corpus)
 	if err := c.buildRefusal(base, head, pol.Refusal, pol); err != nil {
 		return nil, err
 	}

@@ -72,6 +72,9 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		}
 		s.Properties = append(s.Properties, junitProperty{"min_same_direction_flips", flips}, junitProperty{"min_detectable_recall_drop", drop})
 	}
+	if n := r.NotInCorpus; n != nil {
+		s.Properties = append(s.Properties, junitProperty{"not_in_corpus", fmt.Sprintf("base %d, head %d", n.Base, n.Head)})
+	}
 	if d := r.Unjudged.LabelDebt; d != nil {
 		s.Properties = append(s.Properties, junitProperty{"label_debt", fmt.Sprintf("%d documents in %d queries", d.Documents, d.Queries)})
 	}

@@ -170,6 +170,9 @@ func (r *CompareReport) validate() error {
 	if err := plainAll("never_retrieved", r.NeverRetrieved...); err != nil {
 		return err
 	}
+	if err := r.NotInCorpus.validate(r.CorpusKnown); err != nil {
+		return err
+	}
 	if len(r.NeverRetrieved) > 0 && r.CorpusKnown {
 		return errors.New("never_retrieved is listed only when the corpus is not known, but corpus_known is true")
 	}

@@ -238,6 +238,9 @@ func compareText(w io.Writer, r *CompareReport) error {
 	if l := rangeLine(r.Unjudged, r.Depth.Context); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 	}
+	if l := notInCorpusLine(r.NotInCorpus, terminal); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+	}
 	if l := unjudgedLine(r.Unjudged, r.Depth.Context); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 		for _, q := range r.Unjudged.New {
