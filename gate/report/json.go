@@ -763,7 +763,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		NeverRetrieved: c.NeverRetrieved, NotInCorpus: notInCorpusInfo(c.NotInCorpus),
-		Health:         list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
+		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
 	}
