@@ -90,12 +90,16 @@ func TestIDsAreCodeSpans(t *testing.T) {
 		{"a`b", "``a`b``", "``a`b``"},
 		{"a``b`", "``` a``b` ```", "``` a``b` ```"},
 		{"`x", "`` `x ``", "`` `x ``"},
-		{" x ", "`  x  `", "`  x  `"},
-		{" x", "` x`", "` x`"},
-		{"   ", "`   `", "`   `"},
+		// White space at either end is marked (gate.VisibleID): " x "
+		// would read as x.
+		{" x ", "`⟨U+0020⟩x⟨U+0020⟩`", "`⟨U+0020⟩x⟨U+0020⟩`"},
+		{" x", "`⟨U+0020⟩x`", "`⟨U+0020⟩x`"},
+		{"   ", "`⟨U+0020⟩⟨U+0020⟩⟨U+0020⟩`", "`⟨U+0020⟩⟨U+0020⟩⟨U+0020⟩`"},
+		{"x y", "`x y`", "`x y`"},
+		{"\uff58", "`⟨U+FF58⟩`", "`⟨U+FF58⟩`"},
 		{"a|b", "`a\\|b`", "`a|b`"},
 		{"q1\u202e\u200b", "`q1⟨U+202E⟩⟨U+200B⟩`", "`q1⟨U+202E⟩⟨U+200B⟩`"},
-		{"a\nb\tc\x1b", "`a b c`", "`a b c`"},
+		{"a\nb\tc\x1b", "`a b c⟨U+001B⟩`", "`a b c⟨U+001B⟩`"},
 		{"", "", ""},
 	} {
 		if got := mdCell(tt.in); got != tt.cell {
@@ -108,7 +112,7 @@ func TestIDsAreCodeSpans(t *testing.T) {
 			continue
 		}
 		// Read back as CommonMark (and GFM, for the cell) reads a code span.
-		want := gate.Visible(flatten(tt.in))
+		want := flatten(gate.VisibleID(tt.in))
 		if got := readCodeSpan(t, tt.cell, true); got != want {
 			t.Errorf("the cell %q reads %q, want %q", tt.cell, got, want)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 type junitSuites struct {
@@ -95,7 +97,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			junitProperty{"evidence_coverage_base", coverageOf(b)}, junitProperty{"evidence_coverage_head", coverageOf(h)})
 	}
 	for _, q := range r.Queries {
-		c := junitCase{Name: q.ID, Classname: "recallgate.query",
+		c := junitCase{Name: gate.VisibleID(q.ID), Classname: "recallgate.query",
 			SystemOut: fmt.Sprintf("%s\nrecall@%d %.3f -> %.3f, nDCG@%d %.3f -> %.3f", q.Query, r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, r.Depth.Context, q.Base.NDCGAtK, q.Head.NDCGAtK)}
 		if q.Base.Context != nil || q.Head.Context != nil {
 			c.SystemOut += fmt.Sprintf("\nfinal context: context recall %s -> %s, evidence %s -> %s", queryRecall(q.Base.Context), queryRecall(q.Head.Context), queryCoverage(q.Base.Context), queryCoverage(q.Head.Context))
@@ -120,14 +122,14 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			}
 			text := "lost gold documents:"
 			for _, d := range q.Lost {
-				text += " " + d
+				text += " " + gate.VisibleID(d)
 			}
 			for _, m := range q.Moves {
 				tail := ""
 				if m.Fact != "" {
 					tail = moveTail(m, flatten, flatten, func(l, _ string) string { return flatten(l) })
 				}
-				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank), tail)
+				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), gate.VisibleID(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), tail)
 			}
 			c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
 		case q.HeadUnstable:
