@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // madeUpFixture is ten queries (gold dNN 1, z judged 0) at N = 3, k = 1,
@@ -79,5 +82,72 @@ func TestMadeUpIDsBuiltin(t *testing.T) {
 	code, out, errs := rg(t, "compare", "--config", cfg, "--base", filepath.Join(dir, "base.jsonl"), "--head", filepath.Join(dir, "head.jsonl"))
 	if code != 1 || !strings.Contains(out, "the head 10 in 10 queries (zz-q01,") || strings.Contains(out, "nobody judged") {
 		t.Errorf("builtin: exit %d, want 1 (fail) with the ten ids counted, none unjudged:\n%s%s", code, out, errs)
+	}
+}
+
+// TestLookAlikeIDsEndToEnd: the head puts an id that reads as the gold
+// (d01 with a space after or before it, a zero-width space inside, in
+// full-width letters) at rank 1 of every query. With the corpus named in
+// the config it is no document: the gate fails (exit 1) on precision@1
+// and nDCG@1. Without it the verdict stays inconclusive (exit 0), and the
+// comment GitHub renders (cmark-gfm) shows the id marked, under "nobody
+// judged" too: no code span reads as d01 but d01 itself.
+func TestLookAlikeIDsEndToEnd(t *testing.T) {
+	for _, k := range []struct {
+		name  string
+		made  func(i int) string
+		shown string
+	}{
+		{"trailing space", func(i int) string { return fmt.Sprintf("d%02d ", i) }, "d01⟨U+0020⟩"},
+		{"leading space", func(i int) string { return fmt.Sprintf(" d%02d", i) }, "⟨U+0020⟩d01"},
+		{"zero-width", func(i int) string { return fmt.Sprintf("d\u200b%02d", i) }, "d⟨U+200B⟩01"},
+		{"full-width", func(i int) string { return fmt.Sprintf("\uff44%02d", i) }, "⟨U+FF44⟩01"},
+	} {
+		dir := madeUpFixture(t, k.made)
+		files := "set = \"set.jsonl\"\n" + strictGate + "[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n"
+		cfg := write(t, dir, "recallgate.toml", "corpus = \"corpus\"\n"+files)
+		if code, out, errs := rg(t, "gate", "--config", cfg); code != 1 || !strings.Contains(out, "the head 10 in 10 queries ("+k.shown+",") {
+			t.Errorf("%s, corpus named: exit %d, want 1 with the ids counted and marked:\n%s%s", k.name, code, out, errs)
+		}
+		noCorpus := write(t, dir, "nocorpus.toml", files)
+		code, md, errs := rg(t, "gate", "--config", noCorpus, "--format", "markdown")
+		if code != 0 {
+			t.Errorf("%s, corpus unknown: exit %d, want 0 (inconclusive)\n%s", k.name, code, errs)
+		}
+		htm := cmarkgfm.HTML(t, md)
+		marked := false
+		for _, c := range cmarkgfm.Codes(htm) {
+			marked = marked || strings.Contains(c, k.shown)
+			if gate.FoldName(strings.TrimSpace(c)) == "d01" && c != "d01" {
+				t.Errorf("%s: the comment has a code span that reads as d01 and is %q", k.name, c)
+			}
+		}
+		if !marked {
+			t.Errorf("%s: no code span of the comment shows %q:\n%s", k.name, k.shown, htm)
+		}
+	}
+}
+
+// TestHTMLReportMarksLookAlikeIDs: what the HTML page draws from its model
+// (the ranked lists, what took the gold's place) marks a look-alike id as
+// the other formats do (the page's visID, gate.VisibleID's twin).
+func TestHTMLReportMarksLookAlikeIDs(t *testing.T) {
+	browser := needChromium(t, "")
+	dir := t.TempDir()
+	set := write(t, dir, "set.jsonl", `{"id":"q1","query":"first","gold":{"d01":1}}`+"\n")
+	base := write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"d01"}]}`+"\n")
+	head := write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"d01 "},{"doc":" d01"},{"doc":"\uff44\uff10\uff11"}]}`+"\n")
+	page := filepath.Join(dir, "report.html")
+	if code, _, errs := rg(t, "compare", "--set", set, "--base", base, "--head", head, "--format", "html", "--out", page); code != 1 {
+		t.Fatalf("compare: %d %s", code, errs)
+	}
+	dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile")), "--dump-dom", "file://"+page+"#query=q1"))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	for _, want := range []string{"<li>d01⟨U+0020⟩</li>", "<li>⟨U+0020⟩d01</li>", "<li>⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩</li>", "replaced by d01⟨U+0020⟩"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }

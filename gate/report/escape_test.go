@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // TestEscapeMarkdownReadsTrue: every class of text that would read falsely
@@ -122,40 +123,19 @@ func TestIDsAreCodeSpans(t *testing.T) {
 	}
 }
 
-// readCodeSpan is what a CommonMark renderer shows for s, which must be
-// one code span: the opening run of backticks is closed by the next run of
-// the same length; one space is stripped from each end when both ends are
-// spaces and not everything is; in a GFM table cell \| is a pipe.
+// readCodeSpan is what GitHub's renderer (cmark-gfm, internal/cmarkgfm)
+// shows for s, which must render as one code span: inside a sentence, or,
+// for a cell, in a GFM table's cell.
 func readCodeSpan(t *testing.T, s string, cell bool) string {
 	t.Helper()
-	n := len(s) - len(strings.TrimLeft(s, "`"))
-	fence := s[:n]
-	body := s[n:]
-	end := -1
-	for i := 0; i < len(body); {
-		j := i
-		for j < len(body) && body[j] == '`' {
-			j++
-		}
-		if j > i {
-			if j-i == n {
-				end = i
-				break
-			}
-			i = j
-			continue
-		}
-		i++
-	}
-	if n == 0 || end < 0 || end+n != len(body) {
-		t.Fatalf("%q is not one code span (fence %q)", s, fence)
-	}
-	body = body[:end]
+	md := "the id " + s + " here\n"
 	if cell {
-		body = strings.ReplaceAll(body, `\|`, "|")
+		md = "| id |\n|:--|\n| " + s + " |\n"
 	}
-	if len(body) >= 2 && body[0] == ' ' && body[len(body)-1] == ' ' && strings.Trim(body, " ") != "" {
-		body = body[1 : len(body)-1]
+	htm := cmarkgfm.HTML(t, md)
+	codes := cmarkgfm.Codes(htm)
+	if len(codes) != 1 || strings.Contains(cmarkgfm.OutsideCode(htm), "`") {
+		t.Fatalf("%q is not one code span: %s", s, htm)
 	}
-	return body
+	return codes[0]
 }
