@@ -415,7 +415,6 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		deltas = append(deltas, d)
 	}
 	c.Stats = Paired(deltas)
-	c.Detect = c.detectability()
 	c.GateDelta = c.Stats.MeanDelta
 	c.Segments = segments(c)
 	if c.JudgementsKnown {
@@ -445,6 +444,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		return nil, err
 	}
 	c.holm()
+	c.Detect = c.detectability()
 	c.decide()
 	return c, nil
 }

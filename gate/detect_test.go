@@ -156,6 +156,17 @@ func TestDetectability(t *testing.T) {
 	if d := c.Detect; d != (Detectability{Queries: 30, MinFlips: 6, FlipsKnown: true, MinRecallDrop: 6.0 / 3 / 30, DropKnown: true}) {
 		t.Errorf("detect %+v", d)
 	}
+	// With significance required, the defaults' family is 3 (recall, nDCG,
+	// precision): a rule fails only at p < 0.05/3 ≈ 0.0167, which 2/2^7 =
+	// 0.0156 is the first to reach: seven queries, each losing one of three.
+	th := DefaultThresholds()
+	th.RequireSignificance = true
+	if c, err = Compare(base, base, th); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Detect; d.Queries != 30 || d.MinFlips != 7 || !d.FlipsKnown || !d.DropKnown || d.Family != 3 || math.Abs(d.MinRecallDrop-7.0/3/30) > 1e-12 {
+		t.Errorf("require_significance: detect %+v, want seven flips at 0.05/3", d)
+	}
 }
 
 // TestUnjudgedRange is a hand-made case at N = k = 3 on a set whose top

@@ -115,7 +115,11 @@ func detectLine(r *CompareReport) string {
 			st.Queries, plural(st.Queries, "query", "queries"), GrowTowards)
 	}
 	k := *st.MinSameDirectionFlips
-	line := fmt.Sprintf("This set calls a drop significant only when %d queries move the same way (none the other way; sign-flip p = 2/2^%d < 0.05)", k, k)
+	level := "0.05"
+	if m := st.HolmFamily; m > 1 {
+		level = fmt.Sprintf("0.05/%d, Holm's first step over the %d rules significance is required of", m, m)
+	}
+	line := fmt.Sprintf("This set calls a drop significant only when %d queries move the same way (none the other way; sign-flip p = 2/2^%d < %s)", k, k, level)
 	if d := st.MinDetectableRecallDrop; d != nil {
 		line += fmt.Sprintf(": the smallest mean recall@%d drop that can be significant is %s (%d queries each losing one relevant document).", r.Depth.Candidates, f3(*d), k)
 	} else {

@@ -63,7 +63,9 @@ func TestStatisticsGolden(t *testing.T) {
 	c := judgedComparison(t)
 	want := map[Format][]string{
 		Text: {
-			"This set calls a drop significant only when 6 queries move the same way (none the other way; sign-flip p = 2/2^6 < 0.05): the smallest mean recall@10 drop that can be significant is 0.300 (6 queries each losing one relevant document). Grow it towards 50 queries to see smaller changes.",
+			// The family of 4: a rule fails only at p < 0.05/4 = 0.0125, first
+			// reached by 2/2^8; eight queries each losing one of two gold: 0.4.
+			"This set calls a drop significant only when 8 queries move the same way (none the other way; sign-flip p = 2/2^8 < 0.05/4, Holm's first step over the 4 rules significance is required of): the smallest mean recall@10 drop that can be significant is 0.400 (8 queries each losing one relevant document). Grow it towards 50 queries to see smaller changes.",
 			"Holm's correction over the 4 rules significance is required of (require_significance, 2 of them not breached, counted as p = 1): max_recall_drop p = 0.031 → 0.125 (not significant); segment auto: keyword max_recall_drop p = 0.031 → 0.125 (not significant); a rule fails only when its adjusted p < 0.05.",
 			// precision@3: 6 queries at 1/3, 4 at 2/3 → 0.467; with n1 relevant 6 · 1/3 more over 10 → 0.667.
 			"Head precision@3 is 0.467 … 0.667 and nDCG@3",
@@ -72,10 +74,10 @@ func TestStatisticsGolden(t *testing.T) {
 			"the recall@10 drop is not significant after Holm's correction over the 4 rules significance is required of (sign-flip p = 0.031, adjusted p = 0.125 ≥ 0.05 over 10 queries)",
 			"the range of the head's precision@3 cannot confirm the drop: were the 6 documents nobody judged in the head's top 3 (q01, q02, q03, q04, q05, q06) relevant, it would drop by 0.000",
 		},
-		Markdown: {"This set calls a drop significant only when 6 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm's correction over the 4 rules significance is required of"},
-		HTML:     {"This set calls a drop significant only when 6 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm&#39;s correction over the 4 rules significance is required of", "Head precision@3 is 0.467 … 0.667"},
-		JUnit:    {`<property name="min_same_direction_flips" value="6">`, `<property name="min_detectable_recall_drop" value="0.300">`, `<property name="label_debt" value="6 documents in 6 queries">`},
-		JSON: {`"min_same_direction_flips": 6,`, `"min_detectable_recall_drop": 0.3,`, `"adjusted_p": 0.125,`, `"holm_family": 4`, `"label_debt": {
+		Markdown: {"This set calls a drop significant only when 8 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm's correction over the 4 rules significance is required of"},
+		HTML:     {"This set calls a drop significant only when 8 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm&#39;s correction over the 4 rules significance is required of", "Head precision@3 is 0.467 … 0.667"},
+		JUnit:    {`<property name="min_same_direction_flips" value="8">`, `<property name="min_detectable_recall_drop" value="0.400">`, `<property name="label_debt" value="6 documents in 6 queries">`},
+		JSON: {`"min_same_direction_flips": 8,`, `"min_detectable_recall_drop": 0.4,`, `"adjusted_p": 0.125,`, `"holm_family": 4`, `"label_debt": {
       "documents": 6,
       "queries": 6
     },`, `"precision_at_k": [
