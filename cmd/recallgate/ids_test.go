@@ -137,14 +137,7 @@ func TestHTMLReportMarksLookAlikeIDs(t *testing.T) {
 	set := write(t, dir, "set.jsonl", `{"id":"q1","query":"first","gold":{"d01":1}}`+"\n")
 	base := write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"d01"}]}`+"\n")
 	head := write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"d01 "},{"doc":" d01"},{"doc":"\uff44\uff10\uff11"}]}`+"\n")
-	page := filepath.Join(dir, "report.html")
-	if code, _, errs := rg(t, "compare", "--set", set, "--base", base, "--head", head, "--format", "html", "--out", page); code != 1 {
-		t.Fatalf("compare: %d %s", code, errs)
-	}
-	dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile")), "--dump-dom", "file://"+page+"#query=q1"))
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	dom := reportDOM(t, browser, dir, set, base, head)
 	for _, want := range []string{"<li>d01⟨U+0020⟩</li>", "<li>⟨U+0020⟩d01</li>", "<li>⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩</li>", "replaced by d01⟨U+0020⟩"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("page lacks %q", want)
