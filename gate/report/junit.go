@@ -214,7 +214,7 @@ func refusalCase(r *CompareReport) (junitCase, bool) {
 	if r.Refusal == nil {
 		return junitCase{}, false
 	}
-	c := junitCase{Name: "refusal", Classname: "recallgate.refusal", SystemOut: strings.Join(refusalLines(r, func(s string) string { return s }, func(s string) string { return s }), "\n")}
+	c := junitCase{Name: "refusal", Classname: "recallgate.refusal", SystemOut: strings.Join(refusalLines(r, func(s string) string { return s }, gate.VisibleID), "\n")}
 	var failed, other []string
 	for _, ru := range r.Rules {
 		if ru.Metric != "false_answers" && ru.Metric != "false_refusals" {

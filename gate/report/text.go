@@ -217,7 +217,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	for i, reason := range r.Reasons {
 		fmt.Fprintf(b, "  %s: %s\n", terminal(r.reasonKind(i)), terminal(reason))
 	}
-	for _, l := range emptyAnswerLines(r, terminal) {
+	for _, l := range emptyAnswerLines(r, termID) {
 		fmt.Fprintf(b, "  empty answer: %s\n", l)
 	}
 	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
@@ -257,7 +257,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	writeContextText(b, r)
 
-	for _, l := range refusalLines(r, terminal, terminal) {
+	for _, l := range refusalLines(r, terminal, termID) {
 		fmt.Fprintf(b, "%s\n", l)
 	}
 
