@@ -114,17 +114,19 @@ func TestLookAlikeIDsEndToEnd(t *testing.T) {
 		if code != 0 {
 			t.Errorf("%s, corpus unknown: exit %d, want 0 (inconclusive)\n%s", k.name, code, errs)
 		}
-		htm := cmarkgfm.HTML(t, md)
-		marked := false
-		for _, c := range cmarkgfm.Codes(htm) {
-			marked = marked || strings.Contains(c, k.shown)
-			if gate.FoldName(strings.TrimSpace(c)) == "d01" && c != "d01" {
-				t.Errorf("%s: the comment has a code span that reads as d01 and is %q", k.name, c)
+		t.Run(k.name+", comment", func(t *testing.T) {
+			htm := cmarkgfm.HTML(t, md)
+			marked := false
+			for _, c := range cmarkgfm.Codes(htm) {
+				marked = marked || strings.Contains(c, k.shown)
+				if gate.FoldName(strings.TrimSpace(c)) == "d01" && c != "d01" {
+					t.Errorf("the comment has a code span that reads as d01 and is %q", c)
+				}
 			}
-		}
-		if !marked {
-			t.Errorf("%s: no code span of the comment shows %q:\n%s", k.name, k.shown, htm)
-		}
+			if !marked {
+				t.Errorf("no code span of the comment shows %q:\n%s", k.shown, htm)
+			}
+		})
 	}
 }
 

@@ -112,14 +112,17 @@ func TestIDsAreCodeSpans(t *testing.T) {
 		if tt.in == "" {
 			continue
 		}
-		// Read back as CommonMark (and GFM, for the cell) reads a code span.
-		want := flatten(gate.VisibleID(tt.in))
-		if got := readCodeSpan(t, tt.cell, true); got != want {
-			t.Errorf("the cell %q reads %q, want %q", tt.cell, got, want)
-		}
-		if got := readCodeSpan(t, tt.code, false); got != want {
-			t.Errorf("the span %q reads %q, want %q", tt.code, got, want)
-		}
+		// Read back as GitHub's renderer reads a code span (and, for the
+		// cell, a GFM table's cell).
+		t.Run(tt.in, func(t *testing.T) {
+			want := flatten(gate.VisibleID(tt.in))
+			if got := readCodeSpan(t, tt.cell, true); got != want {
+				t.Errorf("the cell %q reads %q, want %q", tt.cell, got, want)
+			}
+			if got := readCodeSpan(t, tt.code, false); got != want {
+				t.Errorf("the span %q reads %q, want %q", tt.code, got, want)
+			}
+		})
 	}
 }
 

@@ -100,21 +100,27 @@ func TestLookAlikeIDsMarkedEverywhere(t *testing.T) {
 				}
 			}
 
-			htm := cmarkgfm.HTML(t, string(render(t, c, Markdown)))
-			codes := cmarkgfm.Codes(htm)
-			marked := false
-			for _, code := range codes {
-				marked = marked || code == k.shown
-				if gate.FoldName(strings.TrimSpace(code)) == "d01" && code != "d01" {
-					t.Errorf("%s: a code span reads as d01 and is %q", name, code)
-				}
-			}
-			if !marked {
-				t.Errorf("%s: no code span reads %q: %q", name, k.shown, codes)
-			}
-			if out := cmarkgfm.OutsideCode(htm); raw && strings.Contains(out, k.id) {
-				t.Errorf("%s: the id %q is in the comment's text outside code:\n%s", name, k.id, out)
-			}
+			t.Run(name+", markdown", func(t *testing.T) { lookAlikeMarkdown(t, string(render(t, c, Markdown)), k.id, k.shown, raw) })
 		}
+	}
+}
+
+// lookAlikeMarkdown checks the Markdown as GitHub renders it (cmark-gfm):
+// a code span reads shown, none reads as d01 but d01 itself, and the raw
+// id is nowhere outside code (checked when raw: no space at its ends).
+func lookAlikeMarkdown(t *testing.T, md, id, shown string, raw bool) {
+	htm := cmarkgfm.HTML(t, md)
+	marked := false
+	for _, code := range cmarkgfm.Codes(htm) {
+		marked = marked || code == shown
+		if gate.FoldName(strings.TrimSpace(code)) == "d01" && code != "d01" {
+			t.Errorf("a code span reads as d01 and is %q", code)
+		}
+	}
+	if !marked {
+		t.Errorf("no code span reads %q: %q", shown, cmarkgfm.Codes(htm))
+	}
+	if out := cmarkgfm.OutsideCode(htm); raw && strings.Contains(out, id) {
+		t.Errorf("the id %q is in the comment's text outside code:\n%s", id, out)
 	}
 }
