@@ -22,22 +22,18 @@ func madeUpCase(t *testing.T, made func(i int) string) (base, head *Scorecard, c
 		t.Fatal(err)
 	}
 	d := Depth{Candidates: 3, Context: 1}
-	card := func(list func(i int) []string) *Scorecard {
-		sc := NewScorer(set, d)
-		for i, q := range set.Queries {
-			if err := sc.Add(Result{ID: q.ID, Hits: hits(list(i + 1)...)}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		c, err := sc.Card()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	base = card(func(i int) []string { return []string{fmt.Sprintf("d%02d", i), "z", "f"} })
-	head = card(func(i int) []string { return []string{made(i), fmt.Sprintf("d%02d", i), "z"} })
+	base = monotoneCard(t, set, d, listsOf(10, func(i int) []string { return []string{fmt.Sprintf("d%02d", i), "z", "f"} }))
+	head = monotoneCard(t, set, d, listsOf(10, func(i int) []string { return []string{made(i), fmt.Sprintf("d%02d", i), "z"} }))
 	return base, head, corpus
+}
+
+// listsOf is query i's list (from 1) for n queries.
+func listsOf(n int, list func(i int) []string) [][]string {
+	out := make([][]string, n)
+	for i := range out {
+		out[i] = list(i + 1)
+	}
+	return out
 }
 
 // TestMadeUpIDsJudgedNonRelevant: the head's top 1 on all ten queries is
