@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"strings"
@@ -122,5 +123,36 @@ func lookAlikeMarkdown(t *testing.T, md, id, shown string, raw bool) {
 	}
 	if out := cmarkgfm.OutsideCode(htm); raw && strings.Contains(out, id) {
 		t.Errorf("the id %q is in the comment's text outside code:\n%s", id, out)
+	}
+}
+
+// TestNotInCorpusReadBack: the not_in_corpus block reads back through the
+// strict reader and renders the same line; a block beside corpus_known
+// false, or counts that disagree with the ids listed, are refused.
+func TestNotInCorpusReadBack(t *testing.T) {
+	c := lookAlikeComparison(t, "zz-q01", true)
+	m := mapOf(t, render(t, c, JSON))
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteCompareReport(&buf, r, Text); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Not in the corpus: returned ids that name no document of it, the head 1 in 1 query (zz-q01); the base none."; !strings.Contains(buf.String(), want) {
+		t.Errorf("read back, the text lacks %q:\n%s", want, buf.String())
+	}
+	for name, tamper := range map[string]func(m map[string]any){
+		"corpus unknown": func(m map[string]any) { m["corpus_known"] = false },
+		"ids, no count":  func(m map[string]any) { m["not_in_corpus"].(map[string]any)["head"] = 0 },
+		"count, no ids":  func(m map[string]any) { m["not_in_corpus"].(map[string]any)["head_ids"] = []any{} },
+		"control char":   func(m map[string]any) { m["not_in_corpus"].(map[string]any)["head_ids"] = []any{"a\nb"} },
+	} {
+		m := mapOf(t, render(t, c, JSON))
+		tamper(m)
+		if _, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err == nil || !strings.Contains(err.Error(), "not_in_corpus") {
+			t.Errorf("%s: read back with %v, want an error naming not_in_corpus", name, err)
+		}
 	}
 }
