@@ -187,3 +187,20 @@ func TestReportWithoutStatistics(t *testing.T) {
 		}
 	}
 }
+
+// TestHolmFamilyReadBack: holm_family reads back and the Holm line says the
+// family's size again; a family smaller than the tests listed is refused.
+func TestHolmFamilyReadBack(t *testing.T) {
+	m := mapOf(t, render(t, judgedComparison(t), JSON))
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Statistics.HolmFamily != 4 || !strings.Contains(holmLine(r), "over the 4 rules significance is required of (require_significance, 2 of them not breached") {
+		t.Errorf("read back: family %d, line %q", r.Statistics.HolmFamily, holmLine(r))
+	}
+	m["statistics"].(map[string]any)["holm_family"] = 1
+	if _, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err == nil || !strings.Contains(err.Error(), "holm_family") {
+		t.Errorf("a family of 1 beside 2 tests read back with %v", err)
+	}
+}
