@@ -104,3 +104,26 @@ func TestLookAlikeIDsJudgedNonRelevant(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownRunIDsShownMarked: a run answering "q01 " (a trailing space)
+// for the set's q01 is warned about with the id marked, so the warning
+// does not read "not in the set: q01" of a query that is.
+func TestUnknownRunIDsShownMarked(t *testing.T) {
+	set, err := ParseSet(strings.NewReader(`{"id":"q01","query":"one","gold":{"a":1}}`+"\n"+`{"id":"q02","query":"two","gold":{"b":1}}`+"\n"), "two.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewScorer(set, Depth{Candidates: 3, Context: 1})
+	for _, r := range []Result{{ID: "q01 ", Hits: hits("a")}, {ID: "q02", Hits: hits("b")}} {
+		if err := sc.Add(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := sc.Card()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(c.RunWarnings(), "\n"); !strings.Contains(w, "not in the set and were ignored: q01⟨U+0020⟩") {
+		t.Errorf("warnings %q, want the run's id q01⟨U+0020⟩ marked", w)
+	}
+}
