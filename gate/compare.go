@@ -163,6 +163,11 @@ type Comparison struct {
 	Verdict Verdict
 	// Rules are every rule applied, in report order, with their outcomes.
 	Rules []RuleResult
+	// HolmFamily is how many rules Holm's correction runs over: every
+	// rule of a significance-tested kind applied under
+	// require_significance, breached or not (0 when significance is not
+	// required). See holm.
+	HolmFamily int
 	// JudgementsKnown says the set records judgements (grade-0 labels or
 	// per-labeller judgments), so unjudged documents can be told apart
 	// from judged non-relevant ones.
@@ -208,6 +213,10 @@ type Comparison struct {
 	NoiseFloor float64
 	// CorpusKnown says whether attribution could check the corpus.
 	CorpusKnown bool
+	// NotInCorpus counts the returned ids the corpus does not hold, per
+	// side, when the corpus is known (nil otherwise). They are judged
+	// non-relevant: no document nobody judged, no label debt.
+	NotInCorpus *NotInCorpus
 	// DataQuality lists, in set order, the queries with relevant gold the
 	// corpus does not hold (PairedQuery.MissingGold); with
 	// Policy.StaleGoldApart, those whose losses are all such documents are
@@ -346,14 +355,14 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 			p.Waiver = w
 		}
 		if c.JudgementsKnown {
-			p.BaseUnjudged, _ = unjudged(q, b.Docs, c.Depth, nil)
-			p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs)
+			p.BaseUnjudged, _ = unjudged(q, b.Docs, c.Depth, nil, pol.Corpus)
+			p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs, pol.Corpus)
 			p.BaseUnjudged.Precision, p.BaseUnjudged.NDCG = b.Precision, b.NDCG
 			p.HeadUnjudged.Precision, p.HeadUnjudged.NDCG = h.Precision, h.NDCG
 			if p.HeadUnjudged.AtK > 0 {
 				u := map[string]bool{}
 				for i, d := range h.Docs {
-					if i < c.Depth.Context && !q.Judged(d) {
+					if i < c.Depth.Context && unjudgedDoc(q, d, pol.Corpus) {
 						u[d] = true
 					}
 				}
@@ -410,7 +419,6 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		deltas = append(deltas, d)
 	}
 	c.Stats = Paired(deltas)
-	c.Detect = c.detectability()
 	c.GateDelta = c.Stats.MeanDelta
 	c.Segments = segments(c)
 	if c.JudgementsKnown {
@@ -432,6 +440,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	if pol.Corpus == nil {
 		c.NeverRetrieved = neverRetrieved(base, head)
 	}
+	c.NotInCorpus = notInCorpus(base, head, pol.Corpus)
 	if err := c.buildRefusal(base, head, pol.Refusal, pol); err != nil {
 		return nil, err
 	}
@@ -439,6 +448,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		return nil, err
 	}
 	c.holm()
+	c.Detect = c.detectability()
 	c.decide()
 	return c, nil
 }

@@ -80,42 +80,52 @@ func TestHolm(t *testing.T) {
 	}
 }
 
-// TestHolmAcrossThreeRules: with significance required, the whole set's
-// recall and nDCG drops and the keyword segment's recall drop are three
-// tests. Six queries (q01–q06, the keyword segment) losing gA give each
-// p = 2/2^6 = 0.03125, significant alone; Holm multiplies the smallest by
-// 3: 0.09375, and the others by 2 and 1, kept non-decreasing: 0.09375
-// all three, so none fails. A seventh query losing gA brings the whole
-// set's two tests to p = 2/2^7 = 0.015625: 3 · 0.015625 = 0.046875, then
-// max(0.046875, 2 · 0.015625), and the segment max(0.046875, 0.03125):
-// 0.046875 each, all under 0.05, so all three fail.
+// TestHolmAcrossThreeRules: with significance required, the policy sets
+// four rules of a tested kind (the whole set's recall, nDCG and precision
+// drops and the keyword segment's recall drop): Holm's family is those
+// four, breached or not. Six queries (q01–q06, the keyword segment) losing
+// gA breach three, each p = 2/2^6 = 0.03125, significant alone; precision
+// (within its limit) holds its place as p = 1. Holm multiplies the
+// smallest by 4: 0.125, and the others by 3 and 2, kept non-decreasing:
+// 0.125 all three, so none fails. A seventh brings the whole set's two
+// tests to p = 2/2^7 = 0.015625: 4 · 0.015625 = 0.0625, still not under
+// 0.05. An eighth: 2/2^8 = 0.0078125, 4 · that = 0.03125, then max(0.03125,
+// 3 · 0.0078125) = 0.03125: the whole set's two fail; the segment (six
+// queries, p = 0.03125) gets max(0.03125, 2 · 0.03125) = 0.0625 and stays
+// inconclusive.
 func TestHolmAcrossThreeRules(t *testing.T) {
 	s := ruleSet(t, false)
 	base := ruleCard(t, s, nil)
 	lose := []string{"gB", "gC", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8"}
 	th := DefaultThresholds()
 	th.RequireSignificance = true
+	th.MaxPrecisionDrop = ptr(0.1) // eight lost: precision@5 drops 8 · 0.2 / 30 = 0.053, within it
 	th.Segments = []SegmentRule{{Name: "keyword", Limits: Limits{MaxRecallDrop: ptr(0.05)}}}
 	for _, tt := range []struct {
-		lost      int
-		p, adj    [3]float64
-		outcome   string
-		verdict   Verdict
-		inNote    string
-		segmentsP float64
+		lost    int
+		p, adj  [3]float64
+		outcome [3]string
+		verdict Verdict
+		inNote  string
 	}{
-		{6, [3]float64{0.03125, 0.03125, 0.03125}, [3]float64{0.09375, 0.09375, 0.09375}, RuleInconclusive, Inconclusive,
-			"the recall@10 drop is not significant after Holm's correction for 3 tests (sign-flip p = 0.031, adjusted p = 0.094 ≥ 0.05 over 30 queries)", 0},
-		{7, [3]float64{0.015625, 0.015625, 0.03125}, [3]float64{0.046875, 0.046875, 0.046875}, RuleFail, Fail, "", 0},
+		{6, [3]float64{0.03125, 0.03125, 0.03125}, [3]float64{0.125, 0.125, 0.125}, [3]string{RuleInconclusive, RuleInconclusive, RuleInconclusive}, Inconclusive,
+			"the recall@10 drop is not significant after Holm's correction over the 4 rules significance is required of (sign-flip p = 0.031, adjusted p = 0.125 ≥ 0.05 over 30 queries)"},
+		{7, [3]float64{0.015625, 0.015625, 0.03125}, [3]float64{0.0625, 0.0625, 0.0625}, [3]string{RuleInconclusive, RuleInconclusive, RuleInconclusive}, Inconclusive,
+			"adjusted p = 0.062 ≥ 0.05 over 30 queries"},
+		{8, [3]float64{0.0078125, 0.0078125, 0.03125}, [3]float64{0.03125, 0.03125, 0.0625}, [3]string{RuleFail, RuleFail, RuleInconclusive}, Fail,
+			"segment keyword: the recall@10 drop is not significant after Holm's correction over the 4 rules significance is required of (sign-flip p = 0.031, adjusted p = 0.062 ≥ 0.05 over 6 queries)"},
 	} {
 		c, err := Compare(base, ruleCard(t, s, firstM(tt.lost, lose...)), th)
 		if err != nil {
 			t.Fatal(err)
 		}
+		if c.HolmFamily != 4 {
+			t.Errorf("%d lost: Holm family %d, want the 4 tested rules the policy sets", tt.lost, c.HolmFamily)
+		}
 		tested := []RuleResult{rule(t, c, RuleRecallDrop, ""), rule(t, c, RuleNDCGDrop, ""), rule(t, c, RuleRecallDrop, "keyword")}
 		for i, r := range tested {
-			if r.PValue == nil || r.AdjustedP == nil || math.Abs(*r.PValue-tt.p[i]) > 1e-12 || math.Abs(*r.AdjustedP-tt.adj[i]) > 1e-12 || r.Outcome != tt.outcome {
-				t.Errorf("%d lost: %s %q: p %v adjusted %v outcome %s, want %v %v %s", tt.lost, r.Name, r.Segment, deref(r.PValue), deref(r.AdjustedP), r.Outcome, tt.p[i], tt.adj[i], tt.outcome)
+			if r.PValue == nil || r.AdjustedP == nil || math.Abs(*r.PValue-tt.p[i]) > 1e-12 || math.Abs(*r.AdjustedP-tt.adj[i]) > 1e-12 || r.Outcome != tt.outcome[i] {
+				t.Errorf("%d lost: %s %q: p %v adjusted %v outcome %s, want %v %v %s", tt.lost, r.Name, r.Segment, deref(r.PValue), deref(r.AdjustedP), r.Outcome, tt.p[i], tt.adj[i], tt.outcome[i])
 			}
 		}
 		if r := rule(t, c, RulePrecisionDrop, ""); r.PValue != nil {
@@ -145,6 +155,17 @@ func TestDetectability(t *testing.T) {
 	// 30 queries with three gold each, all found: six lose one each.
 	if d := c.Detect; d != (Detectability{Queries: 30, MinFlips: 6, FlipsKnown: true, MinRecallDrop: 6.0 / 3 / 30, DropKnown: true}) {
 		t.Errorf("detect %+v", d)
+	}
+	// With significance required, the defaults' family is 3 (recall, nDCG,
+	// precision): a rule fails only at p < 0.05/3 ≈ 0.0167, which 2/2^7 =
+	// 0.0156 is the first to reach: seven queries, each losing one of three.
+	th := DefaultThresholds()
+	th.RequireSignificance = true
+	if c, err = Compare(base, base, th); err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Detect; d.Queries != 30 || d.MinFlips != 7 || !d.FlipsKnown || !d.DropKnown || d.Family != 3 || math.Abs(d.MinRecallDrop-7.0/3/30) > 1e-12 {
+		t.Errorf("require_significance: detect %+v, want seven flips at 0.05/3", d)
 	}
 }
 

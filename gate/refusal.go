@@ -348,6 +348,7 @@ func (c *Comparison) refusalRules(label string, members []*RefusalQuery, answers
 			out = append(out, r)
 			continue
 		}
+		r.family = c.Thresholds.RequireSignificance && len(qs) > 0
 		var entered []string
 		deltas := make([]float64, len(qs))
 		for i, q := range qs {

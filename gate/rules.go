@@ -201,6 +201,10 @@ type RuleResult struct {
 	sigN    int
 	// unsureWhy, when set, replaces Why if the test is not significant.
 	unsureWhy string
+	// family says the rule is one of Holm's family: a rule of a
+	// significance-tested kind that the comparison applied under
+	// require_significance, breached or not (see holm).
+	family bool
 }
 
 // segmentKind says which kind of group a segment rule's name means in the
@@ -358,6 +362,7 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	if len(s.queries) == 0 {
 		return r
 	}
+	r.family = c.Thresholds.RequireSignificance
 	deltas := make([]float64, len(s.queries))
 	// ifRelevant are the deltas had every document nobody judged in the
 	// head's top k been relevant (on both sides): the drop the range of
@@ -427,21 +432,38 @@ func (r *RuleResult) tested(st PairedStats, what string) {
 	r.Outcome = RuleFail
 }
 
-// holm decides the rules tested for significance together: each one's
-// p-value is adjusted by Holm's method over all of them (whole set,
-// segments and the refusal rules alike), and a rule fails only when its
-// adjusted p is under Alpha; otherwise it is inconclusive, and its note
-// gives both p-values when there was more than one test.
+// holm decides the rules tested for significance together. The family is
+// fixed by the policy, not by the damage: every rule of a significance-
+// tested kind the comparison applied under require_significance (the
+// mean-drop rules and the refusal rises, whole set and segments), breached
+// or not. A rule that was not tested (within its limit, short of
+// min_flipped, left unconfirmed by the unjudged range) holds its place in
+// the family with p = 1, so a head that breaches more rules never makes
+// the correction milder: each tested rule's p is adjusted by Holm's method
+// over the whole family, and it fails only when its adjusted p is under
+// Alpha; otherwise it is inconclusive, and its note gives both p-values
+// when the family holds more than one rule.
 func (c *Comparison) holm() {
 	var idx []int
 	var ps []float64
+	m := 0
 	for i, r := range c.Rules {
+		if r.family || r.PValue != nil {
+			m++
+		}
 		if r.PValue != nil {
 			idx = append(idx, i)
 			ps = append(ps, *r.PValue)
 		}
 	}
-	for j, a := range Holm(ps) {
+	c.HolmFamily = m
+	family := slices.Clone(ps)
+	for len(family) < m {
+		family = append(family, 1)
+	}
+	adjusted := Holm(family)
+	for j := range ps {
+		a := adjusted[j]
 		r := &c.Rules[idx[j]]
 		r.AdjustedP = &a
 		if a < Alpha {
@@ -453,11 +475,11 @@ func (c *Comparison) holm() {
 			r.Why, r.Note = r.unsureWhy, ""
 			continue
 		}
-		if len(ps) == 1 {
+		if m == 1 {
 			r.Note = fmt.Sprintf("%s is not significant (sign-flip p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", r.sigWhat, *r.PValue, Alpha, r.sigN)
 			continue
 		}
-		r.Note = fmt.Sprintf("%s is not significant after Holm's correction for %d tests (sign-flip p = %.3f, adjusted p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", r.sigWhat, len(ps), *r.PValue, a, Alpha, r.sigN)
+		r.Note = fmt.Sprintf("%s is not significant after Holm's correction over the %d rules significance is required of (sign-flip p = %.3f, adjusted p = %.3f ≥ %.2f over %d queries), so, with significance required, it does not fail the gate", r.sigWhat, m, *r.PValue, a, Alpha, r.sigN)
 	}
 }
 

@@ -186,7 +186,13 @@ func (c *Scorecard) RunWarnings() []string {
 		w = append(w, fmt.Sprintf("%d set queries are not in the run; scored as empty results: %s", len(c.Missing), JoinFirst(c.Missing, 10)))
 	}
 	if len(c.Unknown) > 0 {
-		w = append(w, fmt.Sprintf("%d run queries are not in the set and were ignored: %s", len(c.Unknown), JoinFirst(c.Unknown, 10)))
+		// The run's ids as VisibleID shows them: "q01 " must not read as
+		// the set's q01 in the warning.
+		shown := make([]string, len(c.Unknown))
+		for i, id := range c.Unknown {
+			shown[i] = VisibleID(id)
+		}
+		w = append(w, fmt.Sprintf("%d run queries are not in the set and were ignored: %s", len(c.Unknown), JoinFirst(shown, 10)))
 	}
 	return w
 }

@@ -107,10 +107,18 @@ func (s *Set) topGrade() int {
 	return top
 }
 
-// unjudged counts the documents of docs nobody judged for q, in the top k
-// and the top N; with base given, it also lists those in the top k that
-// were not in base's top k.
-func unjudged(q *Query, docs []string, d Depth, base []string) (Unjudged, []string) {
+// unjudgedDoc reports whether doc is one nobody judged for q: not in its
+// judgements, and, when the corpus is known, a document the corpus holds.
+// An id the corpus lacks is no document: it is judged non-relevant, in
+// neither end of the unjudged range and no label debt.
+func unjudgedDoc(q *Query, doc string, corpus map[string]bool) bool {
+	return !q.Judged(doc) && (corpus == nil || corpus[doc])
+}
+
+// unjudged counts the documents of docs nobody judged for q (unjudgedDoc),
+// in the top k and the top N; with base given, it also lists those in the
+// top k that were not in base's top k.
+func unjudged(q *Query, docs []string, d Depth, base []string, corpus map[string]bool) (Unjudged, []string) {
 	var u Unjudged
 	var fresh []string
 	inBase := map[string]bool{}
@@ -124,7 +132,7 @@ func unjudged(q *Query, docs []string, d Depth, base []string) (Unjudged, []stri
 		if i < d.Context {
 			u.ReturnedK++
 		}
-		if q.Judged(doc) {
+		if !unjudgedDoc(q, doc, corpus) {
 			continue
 		}
 		if i < d.Candidates {
@@ -138,4 +146,50 @@ func unjudged(q *Query, docs []string, d Depth, base []string) (Unjudged, []stri
 		}
 	}
 	return u, fresh
+}
+
+// NotInCorpus counts, per side (base, head), the returned ids the corpus
+// does not hold, when the corpus is known.
+type NotInCorpus struct {
+	// Count is how many (query, id) pairs of each side's kept top
+	// max(N, k) name no document of the corpus.
+	Count [2]int
+	// Queries is how many queries of each side returned one.
+	Queries [2]int
+	// First lists up to MaxNotInCorpusShown distinct such ids per side,
+	// in the order they were met (set order, then rank).
+	First [2][]string
+}
+
+// MaxNotInCorpusShown is how many ids the corpus lacks a report names per side.
+const MaxNotInCorpusShown = 10
+
+// notInCorpus counts the ids of each side's answerable queries the corpus
+// lacks; nil when the corpus is not known.
+func notInCorpus(base, head *Scorecard, corpus map[string]bool) *NotInCorpus {
+	if corpus == nil {
+		return nil
+	}
+	out := &NotInCorpus{}
+	for side, card := range []*Scorecard{base, head} {
+		seen := map[string]bool{}
+		for i := range card.Queries {
+			hit := false
+			for _, d := range card.Queries[i].Docs {
+				if corpus[d] {
+					continue
+				}
+				out.Count[side]++
+				hit = true
+				if !seen[d] && len(out.First[side]) < MaxNotInCorpusShown {
+					out.First[side] = append(out.First[side], d)
+				}
+				seen[d] = true
+			}
+			if hit {
+				out.Queries[side]++
+			}
+		}
+	}
+	return out
 }

@@ -144,12 +144,33 @@ func InvisibleChar(s string) (rune, int, bool) {
 	return 0, 0, false
 }
 
+// LookAlikeRanges are the visible characters that read as others: the
+// no-break and wide spaces (they read as a space) and the full-width ASCII
+// forms U+FF01–U+FF5E (ｄ reads as d). FoldName folds them; VisibleID marks
+// them. Each pair is an inclusive range, in order.
+var LookAlikeRanges = [][2]rune{
+	{0x00A0, 0x00A0}, {0x2000, 0x200A}, {0x202F, 0x202F}, {0x205F, 0x205F}, {0x3000, 0x3000}, {0xFF01, 0xFF5E},
+}
+
+// IsLookAlike reports whether r is in LookAlikeRanges.
+func IsLookAlike(r rune) bool {
+	for _, rg := range LookAlikeRanges {
+		if r < rg[0] {
+			return false
+		}
+		if r <= rg[1] {
+			return true
+		}
+	}
+	return false
+}
+
 // FoldName is s as a reader sees it, for telling apart names that must
 // not read the same: invisible characters dropped (excused ones too),
 // full-width ASCII forms (U+FF01–U+FF5E) turned into ASCII, and the wide
-// and no-break spaces into a space. It is the part of Unicode's NFKC that
-// makes two ids look alike; letters that merely resemble others (Cyrillic
-// а and Latin a) are not folded.
+// and no-break spaces into a space (LookAlikeRanges). It is the part of
+// Unicode's NFKC that makes two ids look alike; letters that merely
+// resemble others (Cyrillic а and Latin a) are not folded.
 func FoldName(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch {
@@ -157,11 +178,61 @@ func FoldName(s string) string {
 			return -1
 		case r >= 0xFF01 && r <= 0xFF5E:
 			return r - 0xFEE0
-		case r == 0x00A0 || r == 0x3000 || (r >= 0x2000 && r <= 0x200A) || r == 0x202F || r == 0x205F:
+		case IsLookAlike(r):
 			return ' '
 		}
 		return r
 	}, s)
+}
+
+// VisibleID is Visible for an id (a query's, a document's, a chunk's),
+// wherever a report shows one: besides what Visible marks, the characters
+// that would make it read as another id are marked the same way (⟨U+0020⟩):
+// white space at either end ("d01 " would read as d01), and, anywhere, the
+// look-alikes of LookAlikeRanges ("ｄ01" reads as d01). Line breaks and
+// tabs at either end are marked too; inside, they are left to the
+// renderer's flattening.
+func VisibleID(s string) string {
+	v := Visible(s)
+	if !idNeedsMark(v) {
+		return v
+	}
+	rs := []rune(v)
+	lo, hi := 0, len(rs)
+	for lo < hi && unicode.IsSpace(rs[lo]) {
+		lo++
+	}
+	for hi > lo && unicode.IsSpace(rs[hi-1]) {
+		hi--
+	}
+	var b strings.Builder
+	for i, r := range rs {
+		if i < lo || i >= hi || IsLookAlike(r) {
+			b.WriteString(VisibleMark(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// idNeedsMark is VisibleID's fast path: an id that neither starts nor ends
+// with white space and holds no look-alike has nothing more to mark.
+func idNeedsMark(v string) bool {
+	if v == "" {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(v)
+	last, _ := utf8.DecodeLastRuneInString(v)
+	if unicode.IsSpace(first) || unicode.IsSpace(last) {
+		return true
+	}
+	for _, r := range v {
+		if r >= 0x00A0 && IsLookAlike(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // ShowName quotes a name for a message that must show what it holds: the

@@ -73,3 +73,29 @@ func TestSetRefusesNamesThatReadFalsely(t *testing.T) {
 		t.Errorf("a Persian id with its non-joiner, hidden characters in the text: %v", err)
 	}
 }
+
+// TestVisibleID: an id shows what would make it read as another id: white
+// space at either end, invisible characters (as Visible), full-width forms
+// and no-break spaces anywhere; plain ids, inner spaces and other scripts
+// stay as written.
+func TestVisibleID(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"d01", "d01"},
+		{"d01 ", "d01⟨U+0020⟩"},
+		{" d01", "⟨U+0020⟩d01"},
+		{"  d01  ", "⟨U+0020⟩⟨U+0020⟩d01⟨U+0020⟩⟨U+0020⟩"},
+		{"d01\n", "d01⟨U+000A⟩"},
+		{"d\u200b01", "d⟨U+200B⟩01"},
+		{"\uff44\uff10\uff11", "⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩"},
+		{"d01\u00a0", "d01⟨U+00A0⟩"},
+		{"d\u300001", "d⟨U+3000⟩01"},
+		{"my doc", "my doc"},
+		{"文書1", "文書1"},
+		{" ", "⟨U+0020⟩"},
+		{"", ""},
+	} {
+		if got := VisibleID(tt.in); got != tt.want {
+			t.Errorf("VisibleID(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -153,6 +153,21 @@ func runBrowser(browser string, args []string) (string, error) {
 	}
 }
 
+// reportDOM is the DOM Chromium draws from the HTML report of compare
+// (exit 1 expected) over set, base and head, opened at query q1.
+func reportDOM(t *testing.T, browser, dir, set, base, head string) string {
+	t.Helper()
+	page := filepath.Join(dir, "report.html")
+	if code, _, errs := rg(t, "compare", "--set", set, "--base", base, "--head", head, "--format", "html", "--out", page); code != 1 {
+		t.Fatalf("compare: %d %s", code, errs)
+	}
+	dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile")), "--dump-dom", "file://"+page+"#query=q1"))
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return dom
+}
+
 // TestHTMLReportShowsHiddenCharacters: what the page draws from its model
 // (query text, a retriever's doc ids) shows bidi controls and zero-width
 // characters as marks, and keeps a joiner between two Persian letters.
@@ -162,14 +177,7 @@ func TestHTMLReportShowsHiddenCharacters(t *testing.T) {
 	set := write(t, dir, "set.jsonl", `{"id":"q1","query":"pay\u202eexe.txt می\u200cخواهم","gold":{"a":1}}`+"\n")
 	base := write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"a"}]}`+"\n")
 	head := write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"a\u200b"}]}`+"\n")
-	page := filepath.Join(dir, "report.html")
-	if code, _, errs := rg(t, "compare", "--set", set, "--base", base, "--head", head, "--format", "html", "--out", page); code != 1 {
-		t.Fatalf("compare: %d %s", code, errs)
-	}
-	dom, err := runBrowser(browser, append(chromiumArgs(filepath.Join(dir, "profile")), "--dump-dom", "file://"+page+"#query=q1"))
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
+	dom := reportDOM(t, browser, dir, set, base, head)
 	for _, want := range []string{"<h2>q1: pay⟨U+202E⟩exe.txt می\u200cخواهم</h2>", "<li>a⟨U+200B⟩</li>"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("page lacks %q", want)

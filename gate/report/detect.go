@@ -25,6 +25,11 @@ type StatisticsInfo struct {
 	// (require_significance, beyond their limit), with each p-value and
 	// its Holm-adjusted value over all of them, in rule order.
 	SignificanceTests []SignificanceTest `json:"significance_tests"`
+	// HolmFamily is how many rules the Holm correction ran over: every
+	// rule of a significance-tested kind the comparison applied under
+	// require_significance, breached or not (an untested one counts as
+	// p = 1); absent (0) when significance is not required.
+	HolmFamily int `json:"holm_family,omitempty"`
 }
 
 // SignificanceTest is one rule's significance test.
@@ -65,7 +70,7 @@ type RangeInfo struct {
 }
 
 func statisticsInfo(c *gate.Comparison) *StatisticsInfo {
-	s := &StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}}
+	s := &StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}, HolmFamily: c.HolmFamily}
 	if d := c.Detect; d.FlipsKnown {
 		k := d.MinFlips
 		s.MinSameDirectionFlips = &k
@@ -110,7 +115,11 @@ func detectLine(r *CompareReport) string {
 			st.Queries, plural(st.Queries, "query", "queries"), GrowTowards)
 	}
 	k := *st.MinSameDirectionFlips
-	line := fmt.Sprintf("This set calls a drop significant only when %d queries move the same way (none the other way; sign-flip p = 2/2^%d < 0.05)", k, k)
+	level := "0.05"
+	if m := st.HolmFamily; m > 1 {
+		level = fmt.Sprintf("0.05/%d, Holm's first step over the %d rules significance is required of", m, m)
+	}
+	line := fmt.Sprintf("This set calls a drop significant only when %d queries move the same way (none the other way; sign-flip p = 2/2^%d < %s)", k, k, level)
 	if d := st.MinDetectableRecallDrop; d != nil {
 		line += fmt.Sprintf(": the smallest mean recall@%d drop that can be significant is %s (%d queries each losing one relevant document).", r.Depth.Candidates, f3(*d), k)
 	} else {
@@ -120,13 +129,14 @@ func detectLine(r *CompareReport) string {
 }
 
 // holmLine names the significance tests and their Holm-adjusted p-values
-// when more than one rule was tested, or "".
+// when the family holds more than one rule and one was tested, or "".
 func holmLine(r *CompareReport) string {
 	if r.Statistics == nil {
 		return ""
 	}
 	tests := r.Statistics.SignificanceTests
-	if len(tests) < 2 {
+	m := max(r.Statistics.HolmFamily, len(tests))
+	if len(tests) == 0 || m < 2 {
 		return ""
 	}
 	parts := make([]string, len(tests))
@@ -141,7 +151,11 @@ func holmLine(r *CompareReport) string {
 		}
 		parts[i] = fmt.Sprintf("%s p = %.3f → %.3f (%s)", name, t.PValue, t.AdjustedP, verdict)
 	}
-	return fmt.Sprintf("Holm's correction for %d significance tests (require_significance): %s; a rule fails only when its adjusted p < 0.05.", len(tests), strings.Join(parts, "; "))
+	untested := ""
+	if n := m - len(tests); n > 0 {
+		untested = fmt.Sprintf(", %d of them not breached, counted as p = 1", n)
+	}
+	return fmt.Sprintf("Holm's correction over the %d rules significance is required of (require_significance%s): %s; a rule fails only when its adjusted p < 0.05.", m, untested, strings.Join(parts, "; "))
 }
 
 // rangeLine shows the head's range of precision@k and nDCG@k, or "".

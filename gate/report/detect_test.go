@@ -13,8 +13,10 @@ import (
 // at N = 10, k = 3, with significance required and a rule on the keyword
 // segment (all ten). The head puts n1, which nobody judged, in place of
 // doc/NN on q01–q06: six recall drops of 0.5 (p = 2/2^6 = 0.031 for the
-// whole set and the segment; Holm: 2 · 0.031 = 0.062 each), and a
-// precision and nDCG drop its range cannot confirm.
+// whole set and the segment; Holm over the family of the four tested rules
+// the policy sets, the whole set's precision and nDCG rules (left
+// unconfirmed by the range, so untested) at p = 1: 4 · 0.031 = 0.125
+// each), and a precision and nDCG drop its range cannot confirm.
 func judgedComparison(t *testing.T) *gate.Comparison {
 	t.Helper()
 	var b strings.Builder
@@ -61,19 +63,21 @@ func TestStatisticsGolden(t *testing.T) {
 	c := judgedComparison(t)
 	want := map[Format][]string{
 		Text: {
-			"This set calls a drop significant only when 6 queries move the same way (none the other way; sign-flip p = 2/2^6 < 0.05): the smallest mean recall@10 drop that can be significant is 0.300 (6 queries each losing one relevant document). Grow it towards 50 queries to see smaller changes.",
-			"Holm's correction for 2 significance tests (require_significance): max_recall_drop p = 0.031 → 0.062 (not significant); segment auto: keyword max_recall_drop p = 0.031 → 0.062 (not significant); a rule fails only when its adjusted p < 0.05.",
+			// The family of 4: a rule fails only at p < 0.05/4 = 0.0125, first
+			// reached by 2/2^8; eight queries each losing one of two gold: 0.4.
+			"This set calls a drop significant only when 8 queries move the same way (none the other way; sign-flip p = 2/2^8 < 0.05/4, Holm's first step over the 4 rules significance is required of): the smallest mean recall@10 drop that can be significant is 0.400 (8 queries each losing one relevant document). Grow it towards 50 queries to see smaller changes.",
+			"Holm's correction over the 4 rules significance is required of (require_significance, 2 of them not breached, counted as p = 1): max_recall_drop p = 0.031 → 0.125 (not significant); segment auto: keyword max_recall_drop p = 0.031 → 0.125 (not significant); a rule fails only when its adjusted p < 0.05.",
 			// precision@3: 6 queries at 1/3, 4 at 2/3 → 0.467; with n1 relevant 6 · 1/3 more over 10 → 0.667.
 			"Head precision@3 is 0.467 … 0.667 and nDCG@3",
 			"the 6 documents nobody judged in its top 3 (6 queries) counted non-relevant … relevant.",
 			"Label debt: 6 documents in 6 queries.",
-			"the recall@10 drop is not significant after Holm's correction for 2 tests (sign-flip p = 0.031, adjusted p = 0.062 ≥ 0.05 over 10 queries)",
+			"the recall@10 drop is not significant after Holm's correction over the 4 rules significance is required of (sign-flip p = 0.031, adjusted p = 0.125 ≥ 0.05 over 10 queries)",
 			"the range of the head's precision@3 cannot confirm the drop: were the 6 documents nobody judged in the head's top 3 (q01, q02, q03, q04, q05, q06) relevant, it would drop by 0.000",
 		},
-		Markdown: {"This set calls a drop significant only when 6 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm's correction for 2 significance tests"},
-		HTML:     {"This set calls a drop significant only when 6 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm&#39;s correction for 2 significance tests", "Head precision@3 is 0.467 … 0.667"},
-		JUnit:    {`<property name="min_same_direction_flips" value="6">`, `<property name="min_detectable_recall_drop" value="0.300">`, `<property name="label_debt" value="6 documents in 6 queries">`},
-		JSON: {`"min_same_direction_flips": 6,`, `"min_detectable_recall_drop": 0.3,`, `"adjusted_p": 0.0625,`, `"label_debt": {
+		Markdown: {"This set calls a drop significant only when 8 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm's correction over the 4 rules significance is required of"},
+		HTML:     {"This set calls a drop significant only when 8 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm&#39;s correction over the 4 rules significance is required of", "Head precision@3 is 0.467 … 0.667"},
+		JUnit:    {`<property name="min_same_direction_flips" value="8">`, `<property name="min_detectable_recall_drop" value="0.400">`, `<property name="label_debt" value="6 documents in 6 queries">`},
+		JSON: {`"min_same_direction_flips": 8,`, `"min_detectable_recall_drop": 0.4,`, `"adjusted_p": 0.125,`, `"holm_family": 4`, `"label_debt": {
       "documents": 6,
       "queries": 6
     },`, `"precision_at_k": [
@@ -178,8 +182,25 @@ func TestReportWithoutStatistics(t *testing.T) {
 		if err := WriteCompareReport(&buf, r, format); err != nil {
 			t.Fatal(err)
 		}
-		if out := buf.String(); strings.Contains(out, "This set") || strings.Contains(out, "min_same_direction_flips") || strings.Contains(out, "significance tests (require_significance)") {
+		if out := buf.String(); strings.Contains(out, "This set") || strings.Contains(out, "min_same_direction_flips") || strings.Contains(out, "significance is required of (require_significance") {
 			t.Errorf("%s of a report without statistics says what the set can detect", format)
 		}
+	}
+}
+
+// TestHolmFamilyReadBack: holm_family reads back and the Holm line says the
+// family's size again; a family smaller than the tests listed is refused.
+func TestHolmFamilyReadBack(t *testing.T) {
+	m := mapOf(t, render(t, judgedComparison(t), JSON))
+	r, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Statistics.HolmFamily != 4 || !strings.Contains(holmLine(r), "over the 4 rules significance is required of (require_significance, 2 of them not breached") {
+		t.Errorf("read back: family %d, line %q", r.Statistics.HolmFamily, holmLine(r))
+	}
+	m["statistics"].(map[string]any)["holm_family"] = 1
+	if _, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err == nil || !strings.Contains(err.Error(), "holm_family") {
+		t.Errorf("a family of 1 beside 2 tests read back with %v", err)
 	}
 }

@@ -159,8 +159,9 @@ func clip(s string, n int) string {
 // references, links or emphasises anything, and entities and HTML stay
 // as typed, so an id is inert and still copies byte for byte (no
 // zero-width space inside "15476777"). What would not read true stays
-// visible instead: line breaks become spaces and invisible characters
-// marks such as ⟨U+202E⟩ (gate.Visible). A backtick inside gets the
+// visible instead: line breaks become spaces, and invisible characters,
+// white space at either end and look-alikes (a full-width ｄ) marks such
+// as ⟨U+202E⟩ (gate.VisibleID), so "d01 " never reads as d01. A backtick inside gets the
 // CommonMark rule: a fence longer than any run of backticks in the id,
 // and a space inside each end when the id starts or ends with a backtick
 // (or starts and ends with a space, which the renderer would strip).
@@ -172,7 +173,7 @@ func mdCode(id string) string { return codeSpan(id, false) }
 func mdCell(id string) string { return codeSpan(id, true) }
 
 func codeSpan(id string, cell bool) string {
-	s := gate.Visible(flatten(id))
+	s := flatten(gate.VisibleID(id))
 	if s == "" {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // TestEscapeMarkdownReadsTrue: every class of text that would read falsely
@@ -90,12 +91,16 @@ func TestIDsAreCodeSpans(t *testing.T) {
 		{"a`b", "``a`b``", "``a`b``"},
 		{"a``b`", "``` a``b` ```", "``` a``b` ```"},
 		{"`x", "`` `x ``", "`` `x ``"},
-		{" x ", "`  x  `", "`  x  `"},
-		{" x", "` x`", "` x`"},
-		{"   ", "`   `", "`   `"},
+		// White space at either end is marked (gate.VisibleID): " x "
+		// would read as x.
+		{" x ", "`⟨U+0020⟩x⟨U+0020⟩`", "`⟨U+0020⟩x⟨U+0020⟩`"},
+		{" x", "`⟨U+0020⟩x`", "`⟨U+0020⟩x`"},
+		{"   ", "`⟨U+0020⟩⟨U+0020⟩⟨U+0020⟩`", "`⟨U+0020⟩⟨U+0020⟩⟨U+0020⟩`"},
+		{"x y", "`x y`", "`x y`"},
+		{"\uff58", "`⟨U+FF58⟩`", "`⟨U+FF58⟩`"},
 		{"a|b", "`a\\|b`", "`a|b`"},
 		{"q1\u202e\u200b", "`q1⟨U+202E⟩⟨U+200B⟩`", "`q1⟨U+202E⟩⟨U+200B⟩`"},
-		{"a\nb\tc\x1b", "`a b c`", "`a b c`"},
+		{"a\nb\tc\x1b", "`a b c⟨U+001B⟩`", "`a b c⟨U+001B⟩`"},
 		{"", "", ""},
 	} {
 		if got := mdCell(tt.in); got != tt.cell {
@@ -107,51 +112,33 @@ func TestIDsAreCodeSpans(t *testing.T) {
 		if tt.in == "" {
 			continue
 		}
-		// Read back as CommonMark (and GFM, for the cell) reads a code span.
-		want := gate.Visible(flatten(tt.in))
-		if got := readCodeSpan(t, tt.cell, true); got != want {
-			t.Errorf("the cell %q reads %q, want %q", tt.cell, got, want)
-		}
-		if got := readCodeSpan(t, tt.code, false); got != want {
-			t.Errorf("the span %q reads %q, want %q", tt.code, got, want)
-		}
+		// Read back as GitHub's renderer reads a code span (and, for the
+		// cell, a GFM table's cell).
+		t.Run(tt.in, func(t *testing.T) {
+			want := flatten(gate.VisibleID(tt.in))
+			if got := readCodeSpan(t, tt.cell, true); got != want {
+				t.Errorf("the cell %q reads %q, want %q", tt.cell, got, want)
+			}
+			if got := readCodeSpan(t, tt.code, false); got != want {
+				t.Errorf("the span %q reads %q, want %q", tt.code, got, want)
+			}
+		})
 	}
 }
 
-// readCodeSpan is what a CommonMark renderer shows for s, which must be
-// one code span: the opening run of backticks is closed by the next run of
-// the same length; one space is stripped from each end when both ends are
-// spaces and not everything is; in a GFM table cell \| is a pipe.
+// readCodeSpan is what GitHub's renderer (cmark-gfm, internal/cmarkgfm)
+// shows for s, which must render as one code span: inside a sentence, or,
+// for a cell, in a GFM table's cell.
 func readCodeSpan(t *testing.T, s string, cell bool) string {
 	t.Helper()
-	n := len(s) - len(strings.TrimLeft(s, "`"))
-	fence := s[:n]
-	body := s[n:]
-	end := -1
-	for i := 0; i < len(body); {
-		j := i
-		for j < len(body) && body[j] == '`' {
-			j++
-		}
-		if j > i {
-			if j-i == n {
-				end = i
-				break
-			}
-			i = j
-			continue
-		}
-		i++
-	}
-	if n == 0 || end < 0 || end+n != len(body) {
-		t.Fatalf("%q is not one code span (fence %q)", s, fence)
-	}
-	body = body[:end]
+	md := "the id " + s + " here\n"
 	if cell {
-		body = strings.ReplaceAll(body, `\|`, "|")
+		md = "| id |\n|:--|\n| " + s + " |\n"
 	}
-	if len(body) >= 2 && body[0] == ' ' && body[len(body)-1] == ' ' && strings.Trim(body, " ") != "" {
-		body = body[1 : len(body)-1]
+	htm := cmarkgfm.HTML(t, md)
+	codes := cmarkgfm.Codes(htm)
+	if len(codes) != 1 || strings.Contains(cmarkgfm.OutsideCode(htm), "`") {
+		t.Fatalf("%q is not one code span: %s", s, htm)
 	}
-	return body
+	return codes[0]
 }

@@ -140,7 +140,7 @@ func writeDataQualityText(b io.Writer, r *CompareReport) {
 		return
 	}
 	fmt.Fprintf(b, "\n%s\n", dataQualityTitle(r))
-	for _, l := range dataQualityLines(r, terminal) {
+	for _, l := range dataQualityLines(r, termID) {
 		fmt.Fprintf(b, "  %s\n", l)
 	}
 }

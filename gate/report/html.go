@@ -49,6 +49,9 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		// marks bidi controls and invisible characters in what it draws
 		// from the model as gate.Visible does for the rest of the page.
 		Invisible [][2]rune
+		// LookAlike are gate.LookAlikeRanges, for the page's visID(), which
+		// marks an id as gate.VisibleID does.
+		LookAlike [][2]rune
 		// Chart is the base-against-head dumbbell (gate/chart escapes
 		// every text it draws); ChartNote says what it leaves out.
 		Chart     template.HTML
@@ -58,11 +61,11 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		DQTitle      string
 		Fingerprints string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
-		nonEmpty(append(append(emptyAnswerLines(r, gate.Visible), refusalLines(r, gate.Visible, gate.Visible)...), distanceLine(r, gate.Visible), detectLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
-			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
+		nonEmpty(append(append(emptyAnswerLines(r, gate.VisibleID), refusalLines(r, gate.Visible, gate.VisibleID)...), distanceLine(r, gate.Visible), detectLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
+			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(notInCorpusLine(r.NotInCorpus, gate.VisibleID)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
-			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, func(s string) string { return s })))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, template.HTML(svg), note,
-		dataQualityLines(r, gate.Visible), dataQualityTitle(r), fingerprintsLine(r)})
+			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, gate.VisibleID)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, gate.LookAlikeRanges, template.HTML(svg), note,
+		dataQualityLines(r, gate.VisibleID), dataQualityTitle(r), fingerprintsLine(r)})
 }
 
 // ChartRows is the most queries the HTML report's dumbbell chart draws.
@@ -190,6 +193,16 @@ function vis(s){
   }
   return out;
 }
+var LOOK = {{.LookAlike}};
+function inRanges(c, rs){for (var i=0;i<rs.length;i++){if (c<rs[i][0]) return false; if (c<=rs[i][1]) return true;} return false;}
+function mark(c){var h=c.toString(16).toUpperCase(); return "⟨U+"+("000"+h).slice(-Math.max(4,h.length))+"⟩";}
+function visID(s){
+  var cs=Array.from(vis(String(s))), lo=0, hi=cs.length, out="";
+  while (lo<hi && /\s/.test(cs[lo])) lo++;
+  while (hi>lo && /\s/.test(cs[hi-1])) hi--;
+  for (var i=0;i<cs.length;i++){var c=cs[i].codePointAt(0); out += (i<lo||i>=hi||inRanges(c, LOOK)) ? mark(c) : cs[i];}
+  return out;
+}
 function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=vis(String(text)); if(cls) e.className=cls; return e;}
 function f3(x){return (Math.round(x*1000)/1000).toFixed(3);}
 function signed(x){var s=f3(x); if (s==="0.000"||s==="-0.000") return "±0.000"; return x>0 ? "+"+s : s;}
@@ -222,7 +235,7 @@ function draw(){
   var tb = document.querySelector("#queries tbody"); tb.textContent="";
   rows.forEach(function(q){
     var tr = el("tr", null, "query "+(q.waived?"":q.change)+(state.open===q.id?" open":"")); tr.dataset.id=q.id;
-    [q.id, q.query, f3(q.base.recall_at_n), f3(q.head.recall_at_n), signed(q.delta.recall_at_n), f3(q.head.ndcg_at_k), change(q)].forEach(function(v,i){
+    [visID(q.id), q.query, f3(q.base.recall_at_n), f3(q.head.recall_at_n), signed(q.delta.recall_at_n), f3(q.head.ndcg_at_k), change(q)].forEach(function(v,i){
       tr.appendChild(el("td", v, (i>=2&&i<=5)?"num":""));});
     tr.addEventListener("click", function(){ open(q.id); });
     tb.appendChild(tr);
@@ -236,7 +249,7 @@ function list(title, q, side, other){
   var ol = el("ol"), docs = q[side].docs||[], otherDocs = q[other].docs||[];
   docs.forEach(function(d, i){
     var grade = q.grades ? q.grades[d] : undefined;
-    var li = el("li", (grade>0 ? "★ " : "") + d, grade>0 ? "gold" : "");
+    var li = el("li", (grade>0 ? "★ " : "") + visID(d), grade>0 ? "gold" : "");
     if (grade>0) {
       var j = otherDocs.indexOf(d);
       li.appendChild(el("span", " (grade "+grade+", "+other+" rank "+(j<0?"—":(j+1))+")", "move"));
@@ -252,11 +265,11 @@ function open(id){
   state.open = id; draw();
   var q = R.queries.filter(function(x){return x.id===id;})[0], d = document.getElementById("drill");
   d.textContent = ""; d.hidden = false;
-  d.appendChild(el("h2", q.id + ": " + (q.query||"")));
+  d.appendChild(el("h2", visID(q.id) + ": " + (q.query||"")));
   var gold = el("div"); gold.appendChild(el("strong", "gold documents: "));
-  Object.keys(q.grades||{}).sort(function(a,b){return q.grades[b]-q.grades[a] || (a<b?-1:1);}).forEach(function(g){ gold.appendChild(el("span", g+" ("+q.grades[g]+")  ")); });
+  Object.keys(q.grades||{}).sort(function(a,b){return q.grades[b]-q.grades[a] || (a<b?-1:1);}).forEach(function(g){ gold.appendChild(el("span", visID(g)+" ("+q.grades[g]+")  ")); });
   d.appendChild(gold);
-  (q.moves||[]).forEach(function(m){ d.appendChild(el("div", (CAUSE[m.cause]||m.cause)+": "+m.doc+" rank "+(m.base_rank||"—")+" → "+(m.head_rank||"—")+(m.took_its_place?", replaced by "+m.took_its_place:""), "move")); });
+  (q.moves||[]).forEach(function(m){ d.appendChild(el("div", (CAUSE[m.cause]||m.cause)+": "+visID(m.doc)+" rank "+(m.base_rank||"—")+" → "+(m.head_rank||"—")+(m.took_its_place?", replaced by "+visID(m.took_its_place):""), "move")); });
   clipped = false;
   var lists = el("div", null, "lists"); lists.appendChild(list("base", q, "base", "head")); lists.appendChild(list("head", q, "head", "base")); d.appendChild(lists);
   if (clipped) d.appendChild(el("div", "Passages are clipped to " + CLIP + " characters; a clipped one ends with …", "muted"));

@@ -541,6 +541,10 @@ type CompareReport struct {
 	// NeverRetrieved lists, when the corpus is not known, the relevant
 	// gold documents neither side returned for any query: is each indexed?
 	NeverRetrieved []string `json:"never_retrieved,omitempty"`
+	// NotInCorpus counts, when the corpus is known, the ids each side
+	// returned that the corpus does not hold (judged non-relevant: no
+	// document, no label debt); absent when the corpus is not known.
+	NotInCorpus *NotInCorpusInfo `json:"not_in_corpus,omitempty"`
 	// Health lists what weakens the eval set as an instrument, most
 	// serious first (gate.Health).
 	Health []string `json:"health"`
@@ -763,8 +767,8 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Statistics: statisticsInfo(c), GateDelta: c.GateDelta, Segments: []SegmentInfo{},
 		Synthetic: SyntheticInfo{Queries: list(c.Synthetic), Base: sideSummary(c.SyntheticBase), Head: sideSummary(c.SyntheticHead)},
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
-		NeverRetrieved: c.NeverRetrieved,
-		Health:         list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
+		NeverRetrieved: c.NeverRetrieved, NotInCorpus: notInCorpusInfo(c.NotInCorpus),
+		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
 		BaselineDistance: baselineDistanceInfo(c.BaselineDistance),

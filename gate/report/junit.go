@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 type junitSuites struct {
@@ -76,6 +78,9 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		s.Properties = append(s.Properties, junitProperty{"recall_baseline", fmt.Sprintf("%.4f", d.Baseline)},
 			junitProperty{"baseline_distance", distanceLine(r, func(s string) string { return s })})
 	}
+	if n := r.NotInCorpus; n != nil {
+		s.Properties = append(s.Properties, junitProperty{"not_in_corpus", fmt.Sprintf("base %d, head %d", n.Base, n.Head)})
+	}
 	if d := r.Unjudged.LabelDebt; d != nil {
 		s.Properties = append(s.Properties, junitProperty{"label_debt", fmt.Sprintf("%d documents in %d queries", d.Documents, d.Queries)})
 	}
@@ -96,7 +101,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			junitProperty{"evidence_coverage_base", coverageOf(b)}, junitProperty{"evidence_coverage_head", coverageOf(h)})
 	}
 	for _, q := range r.Queries {
-		c := junitCase{Name: q.ID, Classname: "recallgate.query",
+		c := junitCase{Name: gate.VisibleID(q.ID), Classname: "recallgate.query",
 			SystemOut: fmt.Sprintf("%s\nrecall@%d %.3f -> %.3f, nDCG@%d %.3f -> %.3f", q.Query, r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, r.Depth.Context, q.Base.NDCGAtK, q.Head.NDCGAtK)}
 		if q.Base.Context != nil || q.Head.Context != nil {
 			c.SystemOut += fmt.Sprintf("\nfinal context: context recall %s -> %s, evidence %s -> %s", queryRecall(q.Base.Context), queryRecall(q.Head.Context), queryCoverage(q.Base.Context), queryCoverage(q.Head.Context))
@@ -121,14 +126,14 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			}
 			text := "lost gold documents:"
 			for _, d := range q.Lost {
-				text += " " + d
+				text += " " + gate.VisibleID(d)
 			}
 			for _, m := range q.Moves {
 				tail := ""
 				if m.Fact != "" {
 					tail = moveTail(m, flatten, flatten, func(l, _ string) string { return flatten(l) })
 				}
-				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), m.Doc, rankText(m.BaseRank), rankText(m.HeadRank), tail)
+				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), gate.VisibleID(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), tail)
 			}
 			c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
 		case q.HeadUnstable:
@@ -213,7 +218,7 @@ func refusalCase(r *CompareReport) (junitCase, bool) {
 	if r.Refusal == nil {
 		return junitCase{}, false
 	}
-	c := junitCase{Name: "refusal", Classname: "recallgate.refusal", SystemOut: strings.Join(refusalLines(r, func(s string) string { return s }, func(s string) string { return s }), "\n")}
+	c := junitCase{Name: "refusal", Classname: "recallgate.refusal", SystemOut: strings.Join(refusalLines(r, func(s string) string { return s }, gate.VisibleID), "\n")}
 	var failed, other []string
 	for _, ru := range r.Rules {
 		if ru.Metric != "false_answers" && ru.Metric != "false_refusals" {

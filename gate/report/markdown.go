@@ -72,6 +72,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if l := rangeLine(r.Unjudged, r.Depth.Context); l != "" {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}
+	if l := notInCorpusLine(r.NotInCorpus, mdCode); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
 	if l := latencyLine(r.Latency); l != "" {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}

@@ -170,6 +170,9 @@ func (r *CompareReport) validate() error {
 	if err := plainAll("never_retrieved", r.NeverRetrieved...); err != nil {
 		return err
 	}
+	if err := r.NotInCorpus.validate(r.CorpusKnown); err != nil {
+		return err
+	}
 	if len(r.NeverRetrieved) > 0 && r.CorpusKnown {
 		return errors.New("never_retrieved is listed only when the corpus is not known, but corpus_known is true")
 	}
@@ -246,6 +249,9 @@ func (st *StatisticsInfo) validate() error {
 	}
 	if d := st.MinDetectableRecallDrop; d != nil && (st.MinSameDirectionFlips == nil || !(*d > 0 && *d <= 1)) {
 		return fmt.Errorf("statistics.min_detectable_recall_drop %v: want a drop within 0–1, with min_same_direction_flips", *d)
+	}
+	if st.HolmFamily != 0 && st.HolmFamily < len(st.SignificanceTests) {
+		return fmt.Errorf("statistics.holm_family %d: want at least the %d significance tests, or absent", st.HolmFamily, len(st.SignificanceTests))
 	}
 	for i, t := range st.SignificanceTests {
 		at := fmt.Sprintf("statistics.significance_tests[%d]", i)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -242,4 +243,69 @@ func unjudgedLine(u UnjudgedInfo, k int) string {
 	}
 	return fmt.Sprintf("Label debt: %d %s in %d %s. The head brings them into its top %d and nobody judged them (judged@%d: base %.3f, head %.3f); they count as non-relevant until judged: `recallgate label --from-report report.json`.",
 		n, plural(n, "document", "documents"), nq, plural(nq, "query", "queries"), k, k, u.BaseJudgedAtK, u.HeadJudgedAtK)
+}
+
+// NotInCorpusInfo counts the returned ids the corpus does not hold, per side.
+type NotInCorpusInfo struct {
+	// Base and Head count the (query, id) pairs of each side's kept top
+	// max(N, k) that name no document of the corpus.
+	Base int `json:"base"`
+	Head int `json:"head"`
+	// BaseQueries and HeadQueries count the queries that returned one.
+	BaseQueries int `json:"base_queries"`
+	HeadQueries int `json:"head_queries"`
+	// BaseIDs and HeadIDs are the first of them (up to
+	// gate.MaxNotInCorpusShown each, distinct, in set and rank order).
+	BaseIDs []string `json:"base_ids"`
+	HeadIDs []string `json:"head_ids"`
+}
+
+func notInCorpusInfo(n *gate.NotInCorpus) *NotInCorpusInfo {
+	if n == nil {
+		return nil
+	}
+	return &NotInCorpusInfo{Base: n.Count[0], Head: n.Count[1], BaseQueries: n.Queries[0], HeadQueries: n.Queries[1], BaseIDs: list(n.First[0]), HeadIDs: list(n.First[1])}
+}
+
+// validate checks the block read back: counts that agree with the ids
+// listed, ids without control characters.
+func (n *NotInCorpusInfo) validate(corpusKnown bool) error {
+	if n == nil {
+		return nil
+	}
+	if !corpusKnown {
+		return errors.New("not_in_corpus is given only when the corpus is known, but corpus_known is false")
+	}
+	for _, s := range []struct {
+		side         string
+		count, nq, n int
+	}{{"base", n.Base, n.BaseQueries, len(n.BaseIDs)}, {"head", n.Head, n.HeadQueries, len(n.HeadIDs)}} {
+		if s.count < 0 || s.nq < 0 || s.nq > s.count || s.n > s.count || s.n > gate.MaxNotInCorpusShown || (s.count > 0) != (s.n > 0) {
+			return fmt.Errorf("not_in_corpus.%s: %d ids in %d queries with %d listed: want 0 ≤ queries ≤ ids, 1–%d listed when there are any", s.side, s.count, s.nq, s.n, gate.MaxNotInCorpusShown)
+		}
+	}
+	if err := plainAll("not_in_corpus.base_ids", n.BaseIDs...); err != nil {
+		return err
+	}
+	return plainAll("not_in_corpus.head_ids", n.HeadIDs...)
+}
+
+// notInCorpusLine says how many returned ids the corpus does not hold, per
+// side, when any side returned one; id writes each id for the format.
+func notInCorpusLine(n *NotInCorpusInfo, id func(string) string) string {
+	if n == nil || n.Base+n.Head == 0 {
+		return ""
+	}
+	side := func(name string, count, nq int, ids []string) string {
+		if count == 0 {
+			return "the " + name + " none"
+		}
+		more := ""
+		if count > len(ids) {
+			more = ", …"
+		}
+		return fmt.Sprintf("the %s %d in %d %s (%s%s)", name, count, nq, plural(nq, "query", "queries"), strings.Join(mapIDs(ids, id), ", "), more)
+	}
+	return fmt.Sprintf("Not in the corpus: returned ids that name no document of it, %s; %s. They are judged non-relevant (not unjudged, no label debt).",
+		side("head", n.Head, n.HeadQueries, n.HeadIDs), side("base", n.Base, n.BaseQueries, n.BaseIDs))
 }

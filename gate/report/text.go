@@ -16,6 +16,14 @@ import (
 // characters as marks (gate.Visible).
 func terminal(s string) string { return gate.Visible(flatten(s)) }
 
+// termID is an id (a query's, a document's) for the terminal: terminal's
+// marks, and white space at either end and look-alikes marked too
+// (gate.VisibleID), so "d01 " never reads as d01.
+func termID(id string) string { return flatten(gate.VisibleID(id)) }
+
+// termIDs joins ids for the terminal, each written by termID.
+func termIDs(ids []string) string { return strings.Join(mapIDs(ids, termID), ", ") }
+
 func scoreText(w io.Writer, c *gate.Scorecard) error {
 	b := bufio.NewWriter(w)
 	n := names(c.Depth)
@@ -39,7 +47,7 @@ func scoreText(w io.Writer, c *gate.Scorecard) error {
 		fmt.Fprintf(b, "\nzero recall (%d)\n", len(s.ZeroRecall))
 		for _, id := range s.ZeroRecall {
 			q := c.Set.Query(id)
-			fmt.Fprintf(b, "  %s  %q  gold: %s\n", terminal(id), terminal(q.Text), terminal(strings.Join(q.RelevantDocs(), ", ")))
+			fmt.Fprintf(b, "  %s  %q  gold: %s\n", termID(id), terminal(q.Text), termIDs(q.RelevantDocs()))
 		}
 	}
 	source, crows := scoreContextLines(c)
@@ -60,7 +68,7 @@ func scoreText(w io.Writer, c *gate.Scorecard) error {
 		fmt.Fprintf(tw, "  id\t%s\t%s\t%s\tRR\tfirst hit\tfound\n", n.recall, n.precision, n.ndcg)
 	}
 	for _, q := range c.Queries {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d/%d", terminal(q.ID), f3(q.Recall), f3(q.Precision), f3(q.NDCG), f3(q.RR), rank(q.FirstHitRank), q.Found, q.Relevant)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d/%d", termID(q.ID), f3(q.Recall), f3(q.Precision), f3(q.NDCG), f3(q.RR), rank(q.FirstHitRank), q.Found, q.Relevant)
 		if crows != nil {
 			cr, cc, cs := scoreQueryContext(q)
 			fmt.Fprintf(tw, "\t%s\t%s\t%s", cr, cc, cs)
@@ -85,7 +93,7 @@ func writeUnanswerableText(b io.Writer, us []gate.UnanswerableResult) {
 	}
 	fmt.Fprintf(b, "\nunanswerable (%d, kept out of the metrics)\n", len(us))
 	for _, u := range us {
-		fmt.Fprintf(b, "  %s  returned %d %s\n", terminal(u.ID), u.Returned, plural(u.Returned, "document", "documents"))
+		fmt.Fprintf(b, "  %s  returned %d %s\n", termID(u.ID), u.Returned, plural(u.Returned, "document", "documents"))
 	}
 }
 
@@ -209,7 +217,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	for i, reason := range r.Reasons {
 		fmt.Fprintf(b, "  %s: %s\n", terminal(r.reasonKind(i)), terminal(reason))
 	}
-	for _, l := range emptyAnswerLines(r, terminal) {
+	for _, l := range emptyAnswerLines(r, termID) {
 		fmt.Fprintf(b, "  empty answer: %s\n", l)
 	}
 	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
@@ -241,15 +249,18 @@ func compareText(w io.Writer, r *CompareReport) error {
 	if l := rangeLine(r.Unjudged, r.Depth.Context); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 	}
+	if l := notInCorpusLine(r.NotInCorpus, termID); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+	}
 	if l := unjudgedLine(r.Unjudged, r.Depth.Context); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 		for _, q := range r.Unjudged.New {
-			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", terminal(q.ID), terminal(strings.Join(q.Docs, ", ")))
+			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", termID(q.ID), termIDs(q.Docs))
 		}
 	}
 	writeContextText(b, r)
 
-	for _, l := range refusalLines(r, terminal, terminal) {
+	for _, l := range refusalLines(r, terminal, termID) {
 		fmt.Fprintf(b, "%s\n", l)
 	}
 
@@ -260,16 +271,16 @@ func compareText(w io.Writer, r *CompareReport) error {
 		fmt.Fprintf(b, "\n%s (%d)\n", sec.title, len(sec.ids))
 		for _, id := range sec.ids {
 			p := byID[id]
-			fmt.Fprintf(b, "  %s  %s %s → %s", terminal(id), n.recall, f3(p.Base.RecallAtN), f3(p.Head.RecallAtN))
+			fmt.Fprintf(b, "  %s  %s %s → %s", termID(id), n.recall, f3(p.Base.RecallAtN), f3(p.Head.RecallAtN))
 			if len(p.Lost) > 0 {
-				fmt.Fprintf(b, "  lost: %s", terminal(strings.Join(p.Lost, ", ")))
+				fmt.Fprintf(b, "  lost: %s", termIDs(p.Lost))
 			}
 			if len(p.Gained) > 0 {
-				fmt.Fprintf(b, "  gained: %s", terminal(strings.Join(p.Gained, ", ")))
+				fmt.Fprintf(b, "  gained: %s", termIDs(p.Gained))
 			}
 			fmt.Fprintf(b, "\n      %q\n", terminal(clip(p.Query, 100)))
 			for _, m := range p.Moves {
-				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), terminal(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal, terminal, func(l, _ string) string { return terminal(l) }))
+				fmt.Fprintf(b, "      %s: %s rank %s → %s%s", causeText(m.Cause), termID(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), moveTail(m, terminal, termID, func(l, _ string) string { return terminal(l) }))
 				b.WriteString("\n")
 			}
 		}
@@ -281,19 +292,19 @@ func compareText(w io.Writer, r *CompareReport) error {
 		b.WriteString("\n")
 	}
 	if len(r.Synthetic.Queries) > 0 {
-		fmt.Fprintf(b, "\nsynthetic (%d, kept out of the headline): %s\n", len(r.Synthetic.Queries), terminal(strings.Join(r.Synthetic.Queries, ", ")))
+		fmt.Fprintf(b, "\nsynthetic (%d, kept out of the headline): %s\n", len(r.Synthetic.Queries), termIDs(r.Synthetic.Queries))
 	}
 	if len(r.Unstable) > 0 {
-		fmt.Fprintf(b, "\nunstable between repeats of the base (%d, not counted): %s\n", len(r.Unstable), terminal(strings.Join(r.Unstable, ", ")))
+		fmt.Fprintf(b, "\nunstable between repeats of the base (%d, not counted): %s\n", len(r.Unstable), termIDs(r.Unstable))
 	}
 	if len(r.HeadUnstable) > 0 {
-		fmt.Fprintf(b, "\nhead unstable between repeats (%d, judged at the worst repeat; the gate cannot pass): %s\n", len(r.HeadUnstable), terminal(strings.Join(r.HeadUnstable, ", ")))
+		fmt.Fprintf(b, "\nhead unstable between repeats (%d, judged at the worst repeat; the gate cannot pass): %s\n", len(r.HeadUnstable), termIDs(r.HeadUnstable))
 	}
 	if len(r.RankingOnly) > 0 {
 		fmt.Fprintf(b, "\nranking only (%d): same documents found, order changed\n", len(r.RankingOnly))
 		for _, id := range r.RankingOnly {
 			p := byID[id]
-			fmt.Fprintf(b, "  %s  %s %s → %s  %s %s → %s  first hit %s → %s\n", terminal(id),
+			fmt.Fprintf(b, "  %s  %s %s → %s  %s %s → %s  first hit %s → %s\n", termID(id),
 				n.precision, f3(p.Base.PrecisionAtK), f3(p.Head.PrecisionAtK), n.ndcg, f3(p.Base.NDCGAtK), f3(p.Head.NDCGAtK),
 				rankPtr(p.Base.FirstHitRank), rankPtr(p.Head.FirstHitRank))
 		}
@@ -301,7 +312,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	if len(r.Unanswerable) > 0 {
 		fmt.Fprintf(b, "\nunanswerable (%d, kept out of the metrics)\n", len(r.Unanswerable))
 		for _, u := range r.Unanswerable {
-			fmt.Fprintf(b, "  %s  returned %d → %d documents\n", terminal(u.ID), u.Base.Returned, u.Head.Returned)
+			fmt.Fprintf(b, "  %s  returned %d → %d documents\n", termID(u.ID), u.Base.Returned, u.Head.Returned)
 		}
 	}
 	if len(r.Segments) > 0 {
@@ -323,7 +334,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	if l := fingerprintsLine(r); l != "" {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}
-	writeWarningsText(b, nonEmpty(append(slices.Clone(r.Warnings), neverRetrievedLine(r.NeverRetrieved, func(s string) string { return s }))...))
+	writeWarningsText(b, nonEmpty(append(slices.Clone(r.Warnings), neverRetrievedLine(r.NeverRetrieved, termID))...))
 	return b.Flush()
 }
 

@@ -1,0 +1,248 @@
+package gate
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// verdictRank orders verdicts from best to worst: pass < inconclusive < fail.
+var verdictRank = map[Verdict]int{Pass: 0, Inconclusive: 1, Fail: 2}
+
+// monotoneSet is n queries with three gold documents of grade 1 each; the
+// first half declare the segment "front".
+func monotoneSet(t *testing.T, n int) *Set {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		seg := ""
+		if i <= n/2 {
+			seg = `,"segments":["front"]`
+		}
+		fmt.Fprintf(&b, `{"id":"q%02d","query":"how does thing %d work","gold":{"g1":1,"g2":1,"g3":1}%s}`+"\n", i, i, seg)
+	}
+	s, err := ParseSet(strings.NewReader(b.String()), "monotone.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func monotoneCard(t *testing.T, s *Set, d Depth, lists [][]string) *Scorecard {
+	t.Helper()
+	sc := NewScorer(s, d)
+	for i, q := range s.Queries {
+		if err := sc.Add(Result{ID: q.ID, Hits: hits(lists[i]...)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := sc.Card()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestHolmMonotoneHandCase is the case of issue #41 under the base's
+// require_significance (max_recall_drop 0.02, max_new_misses 0, the
+// default nDCG@1 and precision@1 drops of 0.05; N = 10, k = 1) on ten
+// queries of gold a, b. Head A loses b on q01–q06 (recall@10 1 → 0.5
+// there, top 1 still a): one rule breached, sign-flip p = 2/2^6 = 0.03125.
+// Head B also pushes a to rank 2 behind a filler (precision@1 and nDCG@1
+// 1 → 0 there): strictly worse, three rules breached at p = 0.03125 each.
+// The family is the three tested rules the policy sets, breached or not:
+// A's recall p is adjusted 3 · 0.03125 = 0.09375 (precision and nDCG hold
+// their places at p = 1), and B's three are 0.09375 each. Both are
+// inconclusive; before, A failed (a family of one) and B, worse, read
+// inconclusive.
+func TestHolmMonotoneHandCase(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, `{"id":"q%02d","query":"question %d","gold":{"a":1,"b":1}}`+"\n", i, i)
+	}
+	set, err := ParseSet(strings.NewReader(b.String()), "ten.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Depth{Candidates: 10, Context: 1}
+	lists := func(lost []string) [][]string {
+		out := make([][]string, 10)
+		for i := range out {
+			out[i] = []string{"a", "b", "x1", "x2"}
+			if i < 6 {
+				out[i] = lost
+			}
+		}
+		return out
+	}
+	base := monotoneCard(t, set, d, lists([]string{"a", "b", "x1", "x2"}))
+	headA := monotoneCard(t, set, d, lists([]string{"a", "x1", "x2"}))
+	headB := monotoneCard(t, set, d, lists([]string{"x1", "a", "x2"}))
+	th := DefaultThresholds()
+	th.MaxRecallDrop, th.MaxNewMisses, th.RequireSignificance = 0.02, 0, true
+	cA, err := Compare(base, headA, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cB, err := Compare(base, headB, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if verdictRank[cB.Verdict] < verdictRank[cA.Verdict] {
+		t.Errorf("the strictly worse head reads better: A (one rule breached) %s, B (three) %s", cA.Verdict, cB.Verdict)
+	}
+	for _, tt := range []struct {
+		name   string
+		c      *Comparison
+		tested []string
+	}{
+		{"A", cA, []string{RuleRecallDrop}},
+		{"B", cB, []string{RuleRecallDrop, RuleNDCGDrop, RulePrecisionDrop}},
+	} {
+		if tt.c.Verdict != Inconclusive || tt.c.HolmFamily != 3 {
+			t.Errorf("%s: verdict %s, Holm family %d; want inconclusive over a family of 3 (%q)", tt.name, tt.c.Verdict, tt.c.HolmFamily, tt.c.Reasons)
+		}
+		for _, name := range tt.tested {
+			r := rule(t, tt.c, name, "")
+			if r.PValue == nil || r.AdjustedP == nil || math.Abs(*r.PValue-0.03125) > 1e-12 || math.Abs(*r.AdjustedP-0.09375) > 1e-12 || r.Outcome != RuleInconclusive {
+				t.Errorf("%s: %s p %v adjusted %v %s, want 0.03125 → 0.09375 inconclusive", tt.name, name, deref(r.PValue), deref(r.AdjustedP), r.Outcome)
+			}
+		}
+	}
+}
+
+// TestHolmMonotoneProperty: over many random comparisons (seeded, so the
+// same every run) with significance required, a head made strictly worse
+// (some relevant documents of its lists replaced by non-relevant ones,
+// which can lower and never raise any query's recall, precision, nDCG or
+// reciprocal rank) never gets a better verdict: pass < inconclusive <
+// fail. The sets stay at 14 queries or fewer, where the sign-flip test is
+// exact (ExactFlipLimit is 20) and quick.
+func TestHolmMonotoneProperty(t *testing.T) {
+	r := rand.New(rand.NewSource(41))
+	pool := []string{"g1", "g2", "g3", "x1", "x2", "x3", "x4", "x5", "x6", "x7"}
+	limits := []float64{0, 0.01, 0.02, 0.05, 0.1}
+	randomList := func() []string {
+		p := append([]string(nil), pool...)
+		r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
+		return p[:3+r.Intn(5)]
+	}
+	trials, worse := 1000, 0
+	for trial := 0; trial < trials; trial++ {
+		n := 6 + r.Intn(9) // 6–14 queries
+		set := monotoneSet(t, n)
+		d := Depth{Candidates: 5, Context: 1 + r.Intn(3)}
+		baseLists, headLists, worseLists := make([][]string, n), make([][]string, n), make([][]string, n)
+		// damage replaces each relevant document of list by a filler no
+		// list holds with probability 1/odds; loseOne replaces one of them.
+		damage := func(list []string, odds int) []string {
+			w := append([]string(nil), list...)
+			for j, doc := range w {
+				if strings.HasPrefix(doc, "g") && r.Intn(odds) == 0 {
+					w[j] = fmt.Sprintf("y%d", j)
+				}
+			}
+			return w
+		}
+		loseOne := func(list []string) []string {
+			w := append([]string(nil), list...)
+			var gold []int
+			for j, doc := range w {
+				if strings.HasPrefix(doc, "g") {
+					gold = append(gold, j)
+				}
+			}
+			if len(gold) > 0 {
+				j := gold[r.Intn(len(gold))]
+				w[j] = fmt.Sprintf("y%d", j)
+			}
+			return w
+		}
+		// demote swaps the first relevant document with the first filler
+		// after it: recall@N stays, precision@k, nDCG@k and RR can only
+		// fall.
+		demote := func(list []string) []string {
+			w := append([]string(nil), list...)
+			for j, doc := range w {
+				if !strings.HasPrefix(doc, "g") {
+					continue
+				}
+				for f := j + 1; f < len(w); f++ {
+					if !strings.HasPrefix(w[f], "g") {
+						w[j], w[f] = w[f], w[j]
+						return w
+					}
+				}
+				return w
+			}
+			return w
+		}
+		// Half the trials move every query at random; the other half lose
+		// one relevant document on some queries and leave the rest as the
+		// base has them (ties: the small p-values near Alpha).
+		sparse := r.Intn(2) == 0
+		for i := 0; i < n; i++ {
+			baseLists[i] = randomList()
+			if sparse {
+				// The base finds every relevant document first.
+				baseLists[i] = append([]string{"g1", "g2", "g3"}, pool[3:3+r.Intn(5)]...)
+			}
+			switch {
+			case sparse && r.Intn(2) == 0:
+				headLists[i] = loseOne(baseLists[i])
+			case sparse:
+				headLists[i] = baseLists[i]
+			case r.Intn(3) == 0:
+				headLists[i] = baseLists[i]
+			case r.Intn(2) == 0:
+				headLists[i] = randomList()
+			default:
+				headLists[i] = damage(baseLists[i], 2)
+			}
+			worseLists[i] = headLists[i]
+			switch {
+			case sparse && r.Intn(3) == 0:
+				worseLists[i] = loseOne(headLists[i])
+			case sparse && r.Intn(2) == 0:
+				worseLists[i] = demote(headLists[i])
+			case !sparse && r.Intn(2) == 0:
+				worseLists[i] = damage(headLists[i], 2)
+			}
+		}
+		th := Thresholds{MaxRecallDrop: limits[r.Intn(len(limits))], MaxNewMisses: r.Intn(3), RequireSignificance: true, MinFlipped: 1 + r.Intn(3)}
+		if r.Intn(2) == 0 {
+			th.MaxNDCGDrop = ptr(limits[r.Intn(len(limits))])
+		}
+		if r.Intn(2) == 0 {
+			th.MaxPrecisionDrop = ptr(limits[r.Intn(len(limits))])
+		}
+		if r.Intn(2) == 0 {
+			th.Segments = []SegmentRule{{Name: "front", Limits: Limits{MaxRecallDrop: ptr(limits[r.Intn(len(limits))])}}}
+			th.MinSegmentQueries = 3
+		}
+		base := monotoneCard(t, set, d, baseLists)
+		c1, err := Compare(base, monotoneCard(t, set, d, headLists), th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c2, err := Compare(base, monotoneCard(t, set, d, worseLists), th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c1.Verdict != c2.Verdict {
+			worse++
+		}
+		if verdictRank[c2.Verdict] < verdictRank[c1.Verdict] {
+			t.Fatalf("trial %d: the worse head reads %s, the head %s (n %d, depth %+v, thresholds %+v)\nhead: %q\nworse: %q\nreasons head %q\nreasons worse %q",
+				trial, c2.Verdict, c1.Verdict, n, d, th, headLists, worseLists, c1.Reasons, c2.Reasons)
+		}
+	}
+	// The property is not met by doing nothing: the worse heads must move
+	// the verdict in a good share of the trials.
+	if worse < trials/20 {
+		t.Errorf("only %d of %d worse heads changed the verdict: the trials do not probe the rule", worse, trials)
+	}
+	t.Logf("%d of %d worse heads read worse", worse, trials)
+}
