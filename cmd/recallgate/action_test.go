@@ -30,6 +30,8 @@ type fakeGitHub struct {
 	commentStatus int      // status for POST comments, 0 = 201
 	tarball       []byte   // the archive served for any ref, nil = 404
 	tarballRefs   []string // refs whose archive was asked for
+	// tree is the commit's listing and blobs (nil: the tarball's own).
+	tree *fakeTree
 	// pulls maps open PR numbers to their head commits; pullLists records
 	// the head filters of list calls.
 	pulls     map[int]string
@@ -133,6 +135,17 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 		w.Header().Set("Location", "http://"+r.Host+"/_codeload/acme/rag/legacy.tar.gz/"+r.PathValue("ref")+"?token=signed")
 		w.WriteHeader(http.StatusFound)
 	})
+	listing := func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		ft := g.tree
+		if ft == nil {
+			ft = tarTree(g.tarball)
+		}
+		ft.serveGitHub(w, r)
+	}
+	mux.HandleFunc("GET /repos/acme/rag/git/trees/{sha}", listing)
+	mux.HandleFunc("GET /repos/acme/rag/git/blobs/{sha}", listing)
 	mux.HandleFunc("GET /_codeload/acme/rag/legacy.tar.gz/{ref}", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		defer g.mu.Unlock()

@@ -90,6 +90,9 @@ type Tree struct {
 	err     error
 }
 
+// Head is the top of the head's checkout the tree's paths map from.
+func (t *Tree) Head() string { return t.head }
+
 // Map returns where a path of the head's checkout is in the base tree. A
 // path outside the head's checkout has no counterpart and is an error.
 func (t *Tree) Map(headPath string) (string, error) {
@@ -591,9 +594,11 @@ func (e *NestedRepoError) Error() string {
 }
 
 // oneRepository refuses a config folder that is in another repository
-// than the checkout's: with a workspace, every folder from the
-// workspace down to o.Dir that holds a .git is a repository, and the
-// shallowest is the checkout's; without one, a submodule is refused.
+// than the checkout's: every folder from the workspace down to o.Dir that
+// holds a .git is a repository, and the shallowest is the checkout's.
+// Without a workspace (a laptop, a CI step running `gate`) the workspace
+// is the repository of the working folder when o.Dir is inside it, and
+// else a submodule is refused.
 func oneRepository(ctx context.Context, o Options) error {
 	dir, err := filepath.Abs(o.Dir)
 	if err != nil {
@@ -606,6 +611,13 @@ func oneRepository(ctx context.Context, o Options) error {
 		if _, err := exec.LookPath("git"); err != nil {
 			return nil
 		}
+		if wd, err := os.Getwd(); err == nil {
+			if top, err := repoRoot(ctx, wd); err == nil && top != dir && isUnder(top, dir) {
+				o.Root = top
+			}
+		}
+	}
+	if o.Root == "" {
 		if super, err := git(ctx, dir, "rev-parse", "--show-superproject-working-tree"); err == nil && super != "" {
 			top, _ := git(ctx, dir, "rev-parse", "--show-toplevel")
 			return &NestedRepoError{Dir: o.Dir, Repo: top}
@@ -635,4 +647,10 @@ func oneRepository(ctx context.Context, o Options) error {
 		return &NestedRepoError{Dir: o.Dir, Repo: repos[len(repos)-1], Workspace: root}
 	}
 	return nil
+}
+
+// isUnder reports whether p is top or inside it.
+func isUnder(top, p string) bool {
+	rel, err := filepath.Rel(top, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

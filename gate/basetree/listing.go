@@ -63,7 +63,7 @@ type IncompleteTreeError struct {
 
 // Error implements error.
 func (e *IncompleteTreeError) Error() string {
-	return fmt.Sprintf("the base commit %s's tree (%s) lacks %d files the commit lists (%s), and they could not be fetched: %v", short(e.Commit), e.Via, e.Count, strings.Join(e.Missing, ", "), e.Err)
+	return fmt.Sprintf("the base commit %s's tree (%s) lacks %d files the commit lists (%s) because %s, and they could not be fetched: %v", short(e.Commit), e.Via, e.Count, strings.Join(e.Missing, ", "), e.Why, e.Err)
 }
 
 // Unwrap returns why they could not be fetched.
@@ -71,7 +71,7 @@ func (e *IncompleteTreeError) Unwrap() error { return e.Err }
 
 // Fix implements gate.FixError's method.
 func (e *IncompleteTreeError) Fix() string {
-	return e.Why + "; recallgate judges only from the base commit's whole tree: check out with history (actions/checkout with fetch-depth: 0) and without sparse patterns, or give the job a token that can read the repository's blobs"
+	return "recallgate judges only from the base commit's whole tree: check out with history (actions/checkout with fetch-depth: 0) and without sparse patterns, or give the job a token that can read the repository's blobs"
 }
 
 // ListingError is a commit whose tree cannot be listed completely (git

@@ -126,7 +126,6 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
-	baseDir := ""
 	var b *BaseSide
 	if o.BaseRef != "" {
 		var err error
@@ -134,7 +133,6 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			return nil, err
 		}
 		defer b.Tree.Close()
-		baseDir = b.Tree.Dir
 		head := cfg
 		cfg, notes = b.Sides(head), b.Notes
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
@@ -174,9 +172,16 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, cfg.Repeats)
+	if r, ok := runs["base"]; ok && b != nil {
+		r.Err = b.Named(r.Err)
+		runs["base"] = r
+	}
+	if se := new(gate.StageError); errors.As(err, &se) && se.Side == "base" {
+		err = b.Named(err)
+	}
 	if o.BaseRef != "" && pol.Source != gate.PolicyBaseCommit {
 		var note string
-		if runs, note, err = headAlone(ctx, e, cfg, set, runs, err, pol.Commit, baseDir); note != "" {
+		if runs, note, err = headAlone(ctx, e, cfg, set, runs, err, pol.Commit); note != "" {
 			notes = append(notes, note)
 		}
 	}
