@@ -243,3 +243,47 @@ func TestSecondGateRefused(t *testing.T) {
 		t.Errorf("action: exit %d, want 2 and %q\n%.3000s\n%.3000s", code, want[0], out, errs)
 	}
 }
+
+// TestBaseSideErrorsNameTheRepositoryPath: errors of the base side (its
+// corpus missing at the base commit, its command's script missing) name
+// the file as the repository does, with the base commit, never the
+// job's temporary tree (recallgate-base-…/tree/…).
+func TestBaseSideErrorsNameTheRepositoryPath(t *testing.T) {
+	for _, tc := range []struct{ name, base, want string }{
+		{"corpus missing at the base commit", strings.Replace(builtinConfig, `corpus = "corpus"`, `corpus = "old-corpus"`, 1), "rag/old-corpus (base commit "},
+		{"a file retriever's run missing at the base commit", "set = \"queries.jsonl\"\n[retriever]\ntype = \"file\"\npath = \"runs/base.jsonl\"\n", "rag/runs/base.jsonl (base commit "},
+	} {
+		f := newFixture(t, tc.base)
+		f.put("rag/recallgate.toml", builtinConfig)
+		f.commit("head")
+		rep := filepath.Join(t.TempDir(), "report.json")
+		code, _, errs := f.gate(t.TempDir(), "--json-out", rep)
+		d := readErrorDoc(t, rep)
+		want := tc.want + f.base[:12] + ")"
+		if code < 2 || !strings.Contains(d.Message, want) || strings.Contains(d.Message+errs, "recallgate-base-") {
+			t.Errorf("%s: exit %d, message %q, want %q and no temporary folder\n%s", tc.name, code, d.Message, want, errs)
+		}
+	}
+}
+
+// lfsPointer is what a checkout without LFS holds for a tracked file.
+const lfsPointer = "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n"
+
+// TestConfigLFSPointer: a config that is a Git LFS pointer (the head's, or
+// the base commit's) gets the LFS message the set and corpus get (exit 3,
+// "check out … lfs: true"), not a TOML syntax error.
+func TestConfigLFSPointer(t *testing.T) {
+	dir := t.TempDir()
+	cfg := write(t, dir, "recallgate.toml", lfsPointer)
+	code, _, errs := rg(t, "validate", "--config", cfg)
+	if code != 3 || !strings.Contains(errs, "is a Git LFS pointer, not the file") || strings.Contains(errs, "line 1") {
+		t.Errorf("head config: exit %d\n%s", code, errs)
+	}
+	f := newFixture(t, lfsPointer)
+	f.put("rag/recallgate.toml", builtinConfig)
+	f.commit("head")
+	code, _, errs = f.gate(t.TempDir())
+	if want := "rag/recallgate.toml (base commit " + f.base[:12] + ") is a Git LFS pointer, not the file"; code != 3 || !strings.Contains(errs, want) || strings.Contains(errs, "recallgate-base-") {
+		t.Errorf("base config: exit %d, want 3 and %q\n%s", code, want, errs)
+	}
+}
