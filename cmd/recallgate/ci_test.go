@@ -27,8 +27,8 @@ type fakeGitLab struct {
 	archive   []byte // served for any sha; nil = 404
 	archived  []string
 	// tree is the commit's listing and blobs (nil: the archive's own).
-	tree *fakeTree
-	userCode  int // GET /user status, 0 = 200
+	tree     *fakeTree
+	userCode int // GET /user status, 0 = 200
 }
 
 func (g *fakeGitLab) server(t *testing.T) *httptest.Server {
