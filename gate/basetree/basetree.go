@@ -593,6 +593,11 @@ func (e *NestedRepoError) Error() string {
 	return fmt.Sprintf("the config's folder is inside %s, another repository (a submodule or a nested clone) than the workspace's %s: the base commit is the workspace's, and a config of another repository is refused; name a config of the workspace's own repository", filepath.ToSlash(rel), e.Workspace)
 }
 
+// Fix implements gate.FixError's method.
+func (e *NestedRepoError) Fix() string {
+	return "name a config of the checkout's own repository; a gate for the other repository runs in that repository's own pipeline"
+}
+
 // oneRepository refuses a config folder that is in another repository
 // than the checkout's: every folder from the workspace down to o.Dir that
 // holds a .git is a repository, and the shallowest is the checkout's.
@@ -635,9 +640,13 @@ func oneRepository(ctx context.Context, o Options) error {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return nil // not in the workspace: the caller's confinement says so
 	}
+	parts := []string{""}
+	if rel != "." {
+		parts = append(parts, strings.Split(rel, string(filepath.Separator))...)
+	}
 	var repos []string
 	d := root
-	for _, part := range append([]string{""}, strings.Split(rel, string(filepath.Separator))...) {
+	for _, part := range parts {
 		d = filepath.Join(d, part)
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			repos = append(repos, d)

@@ -178,7 +178,12 @@ func TestNestedRepositoryRefused(t *testing.T) {
 	os.MkdirAll(inner, 0o755)
 	runGit(t, inner, "init", "-q", "-b", "main")
 	runGit(t, inner, "commit", "-q", "--allow-empty", "-m", "inner")
-	_, err := Open(context.Background(), Options{Dir: inner, Ref: "HEAD", Root: ws, TempDir: t.TempDir()})
+	tr, err := Open(context.Background(), Options{Dir: ws, Ref: "HEAD", Root: ws, TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("a config at the workspace's top: %v", err)
+	}
+	tr.Close()
+	_, err = Open(context.Background(), Options{Dir: inner, Ref: "HEAD", Root: ws, TempDir: t.TempDir()})
 	var ne *NestedRepoError
 	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "inside vendor/search, another repository") {
 		t.Errorf("nested clone: %v", err)
