@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/committree"
 )
 
 // fakeGitHub records what the action does to the API.
@@ -31,7 +33,7 @@ type fakeGitHub struct {
 	tarball       []byte   // the archive served for any ref, nil = 404
 	tarballRefs   []string // refs whose archive was asked for
 	// tree is the commit's listing and blobs (nil: the tarball's own).
-	tree *fakeTree
+	tree *committree.Tree
 	// pulls maps open PR numbers to their head commits; pullLists records
 	// the head filters of list calls.
 	pulls     map[int]string
@@ -140,9 +142,9 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 		defer g.mu.Unlock()
 		ft := g.tree
 		if ft == nil {
-			ft = tarTree(g.tarball)
+			ft = committree.FromTarGz(g.tarball)
 		}
-		ft.serveGitHub(w, r)
+		ft.ServeGitHub(w, r)
 	}
 	mux.HandleFunc("GET /repos/acme/rag/git/trees/{sha}", listing)
 	mux.HandleFunc("GET /repos/acme/rag/git/blobs/{sha}", listing)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/committree"
 )
 
 // adoptsNote is what a run that takes the change for the one adopting
@@ -20,6 +22,17 @@ func judgedByBase(t *testing.T, what string, code int, regressed, out, errs stri
 	if code != 1 || !strings.Contains(regressed, "q26") || strings.Contains(out+errs, adoptsNote) {
 		t.Errorf("%s: exit %d, regressed %q, want 1 with q26 regressed, judged by the base commit's config\n%.3000s\n%.3000s", what, code, regressed, out, errs)
 	}
+}
+
+// gitTree is the base commit's own listing, read with git before
+// archiveFixture removes the history.
+func gitTree(t *testing.T, f *fixture) *committree.Tree {
+	t.Helper()
+	ft, err := committree.FromGit(f.dir, f.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ft
 }
 
 // exportIgnoreFixture is a base commit whose .gitattributes marks the
@@ -53,13 +66,13 @@ func TestAdoptDodgeExportIgnore(t *testing.T) {
 	})
 	for _, tc := range []struct {
 		name  string
-		tree  func(ft *fakeTree)
+		tree  func(ft *committree.Tree)
 		want  int
 		words []string
 	}{
-		{"action from the archive", func(*fakeTree) {}, 1, []string{"lacked", "export-ignore", "fetched by its id"}},
-		{"action, blobs not served", func(ft *fakeTree) { ft.blobs = map[string][]byte{} }, 3, []string{"lacks", "rag/corpus/", "could not be fetched", "export-ignore"}},
-		{"action, listing truncated", func(ft *fakeTree) { ft.truncated = true }, 3, []string{"truncated"}},
+		{"action from the archive", func(*committree.Tree) {}, 1, []string{"lacked", "export-ignore", "fetched by its id"}},
+		{"action, blobs not served", func(ft *committree.Tree) { ft.Blobs = map[string][]byte{} }, 3, []string{"lacks", "rag/corpus/", "could not be fetched", "export-ignore"}},
+		{"action, listing truncated", func(ft *committree.Tree) { ft.Truncated = true }, 3, []string{"truncated"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := exportIgnoreFixture(t)

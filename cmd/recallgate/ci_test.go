@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/committree"
 )
 
 const glToken = "glpat-s3cretvalue"
@@ -27,7 +29,7 @@ type fakeGitLab struct {
 	archive   []byte // served for any sha; nil = 404
 	archived  []string
 	// tree is the commit's listing and blobs (nil: the archive's own).
-	tree     *fakeTree
+	tree     *committree.Tree
 	userCode int // GET /user status, 0 = 200
 }
 
@@ -117,9 +119,9 @@ func (g *fakeGitLab) server(t *testing.T) *httptest.Server {
 	listing := func(w http.ResponseWriter, r *http.Request) {
 		ft := g.tree
 		if ft == nil {
-			ft = tarTree(g.archive)
+			ft = committree.FromTarGz(g.archive)
 		}
-		ft.serveGitLab(w, r)
+		ft.ServeGitLab(w, r)
 	}
 	mux.HandleFunc("GET /api/v4/projects/42/repository/tree", listing)
 	mux.HandleFunc("GET /api/v4/projects/42/repository/blobs/{sha}/raw", listing)
