@@ -445,7 +445,15 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 		return nil, fmt.Errorf("base tree: %w", err)
 	}
 	dir := filepath.Join(tmp, "tree")
-	if _, err := git(ctx, top, "worktree", "add", "--detach", "--quiet", dir, sha); err != nil {
+	// The worktree is made empty and then filled with the whole commit:
+	// `git worktree add` would carry a sparse checkout's patterns into it
+	// (and leave out what they leave out), so the files are read with
+	// sparse checkout off for this one command.
+	_, err = git(ctx, top, "worktree", "add", "--detach", "--no-checkout", "--quiet", dir, sha)
+	if err == nil {
+		_, err = git(ctx, dir, "-c", "core.sparseCheckout=false", "read-tree", "-u", "--reset", sha)
+	}
+	if err != nil {
 		// An interrupted add leaves the worktree locked ("initializing"):
 		// only a double --force removes it.
 		_, _ = git(context.Background(), top, "worktree", "remove", "--force", "--force", dir)
