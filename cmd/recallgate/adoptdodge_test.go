@@ -299,4 +299,14 @@ func TestConfigLFSPointer(t *testing.T) {
 	if want := "rag/recallgate.toml (base commit " + f.base[:12] + ") is a Git LFS pointer, not the file"; code != 3 || !strings.Contains(errs, want) || strings.Contains(errs, "recallgate-base-") {
 		t.Errorf("base config: exit %d, want 3 and %q\n%s", code, want, errs)
 	}
+	// The base's pointer is still its config when the change removes it
+	// and names a new one: never "adopts".
+	f = newFixture(t, lfsPointer)
+	f.git("rm", "-q", "rag/recallgate.toml")
+	f.put("rag/gate.toml", builtinConfig+looseGate)
+	f.commit("replace the config")
+	code, text, _, errs := f.policyGate(t, "--config", filepath.Join(f.dir, "rag/gate.toml"), "--base-ref", f.base)
+	if code != 3 || !strings.Contains(errs, "is a Git LFS pointer, not the file") || strings.Contains(text+errs, adoptsNote) {
+		t.Errorf("a removed base config that is a pointer: exit %d, want 3\n%s\n%s", code, headlineOf(text), errs)
+	}
 }

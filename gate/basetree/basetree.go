@@ -402,14 +402,18 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
+		name := args[0]
+		if name == "-c" && len(args) > 2 {
+			name = args[2] // the command after a -c setting
+		}
 		msg := strings.TrimSpace(stderr.String())
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
 		if msg != "" {
-			return "", fmt.Errorf("git %s: %s", args[0], msg)
+			return "", fmt.Errorf("git %s: %s", name, msg)
 		}
-		return "", fmt.Errorf("git %s: %w", args[0], err)
+		return "", fmt.Errorf("git %s: %w", name, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
