@@ -63,7 +63,11 @@ type IncompleteTreeError struct {
 
 // Error implements error.
 func (e *IncompleteTreeError) Error() string {
-	return fmt.Sprintf("the base commit %s's tree (%s) lacks %d files the commit lists (%s) because %s, and they could not be fetched: %v", short(e.Commit), e.Via, e.Count, strings.Join(e.Missing, ", "), e.Why, e.Err)
+	names := strings.Join(e.Missing, ", ")
+	if e.Count > len(e.Missing) {
+		names += ", …"
+	}
+	return fmt.Sprintf("the base commit %s's tree (%s) lacks %d files the commit lists (%s) because %s, and they could not be fetched: %v", short(e.Commit), e.Via, e.Count, names, e.Why, e.Err)
 }
 
 // Unwrap returns why they could not be fetched.
@@ -71,7 +75,7 @@ func (e *IncompleteTreeError) Unwrap() error { return e.Err }
 
 // Fix implements gate.FixError's method.
 func (e *IncompleteTreeError) Fix() string {
-	return "recallgate judges only from the base commit's whole tree: check out with history (actions/checkout with fetch-depth: 0) and without sparse patterns, or give the job a token that can read the repository's blobs"
+	return "recallgate judges only from the base commit's whole tree: check out with history (actions/checkout with fetch-depth: 0, GIT_DEPTH: 0 on GitLab) so git gives the commit, or give the job a token that can read the repository's blobs"
 }
 
 // ListingError is a commit whose tree cannot be listed completely (git
@@ -90,6 +94,11 @@ func (e *ListingError) Error() string {
 
 // Unwrap returns why.
 func (e *ListingError) Unwrap() error { return e.Err }
+
+// Fix implements gate.FixError's method.
+func (e *ListingError) Fix() string {
+	return "recallgate tells what the base commit holds from its own listing: check out with history (actions/checkout with fetch-depth: 0, GIT_DEPTH: 0 on GitLab) so git lists it, or give the job a token that can read the repository's tree (GitHub: contents: read; GitLab: the api scope); a tree GitHub truncates needs the history"
+}
 
 // gitListing is the commit's tree as git lists it: every file, link and
 // submodule, recursively, from the top.
@@ -181,11 +190,14 @@ func (t *Tree) complete(ctx context.Context, fetch func(ctx context.Context, e E
 		}
 	}
 	if warn != nil {
-		names := make([]string, 0, 10)
+		names := make([]string, 0, 11)
 		for _, e := range missing[:min(len(missing), 10)] {
 			names = append(names, e.Path)
 		}
-		warn(fmt.Sprintf("the base commit %s's tree (%s) lacked %d files its commit lists (%s; %s): each was fetched by its id", short(t.Commit), t.Via, len(missing), strings.Join(names, ", "), why))
+		if len(missing) > 10 {
+			names = append(names, "…")
+		}
+		warn(fmt.Sprintf("the base commit %s's tree (%s) lacked %d files its commit lists (%s) because %s: each was fetched by its id", short(t.Commit), t.Via, len(missing), strings.Join(names, ", "), why))
 	}
 	return nil
 }
