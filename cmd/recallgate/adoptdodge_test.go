@@ -276,6 +276,11 @@ func TestBaseSideErrorsNameTheRepositoryPath(t *testing.T) {
 		if code < 2 || !strings.Contains(d.Message, want) || strings.Contains(d.Message+errs, "recallgate-base-") {
 			t.Errorf("%s: exit %d, message %q, want %q and no temporary folder\n%s", tc.name, code, d.Message, want, errs)
 		}
+		// The base side alone (`retrieve --side base`, a matrix job's shard).
+		code, _, errs = rg(t, "retrieve", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--side", "base", "--base-ref", f.base, "--out", filepath.Join(t.TempDir(), "base.jsonl"))
+		if code < 2 || !strings.Contains(errs, want) || strings.Contains(errs, "recallgate-base-") {
+			t.Errorf("%s, retrieve --side base: exit %d, want %q and no temporary folder\n%s", tc.name, code, want, errs)
+		}
 	}
 }
 

@@ -384,6 +384,7 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	var base *BaseSide // names the base tree's files as the repository does
 	if o.BaseRef != "" {
 		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir})
 		if err != nil {
@@ -391,6 +392,9 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		}
 		defer b.Tree.Close()
 		cfg = b.Sides(cfg)
+		if o.Side == "base" {
+			base = b
+		}
 	}
 	meta := gate.RunMeta{Set: set.Fingerprint}
 	if c := CorpusFor("", cfg); c != "" && o.Side == "head" {
@@ -407,10 +411,10 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{o.Side}, cfg.Depth.Candidates, 1)
 	if err != nil {
-		return 0, err
+		return 0, base.Named(err)
 	}
 	if err := runs[o.Side].Err; err != nil {
-		return 0, err
+		return 0, base.Named(err)
 	}
 	meta.Config = runs[o.Side].Config
 	if err := WriteRunTo(e.Streams(), o.Out, runs[o.Side].First(), meta); err != nil {
