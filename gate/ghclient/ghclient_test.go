@@ -313,7 +313,9 @@ func TestListingAndBlob(t *testing.T) {
 		fmt.Fprint(w, "[retriever]\n")
 	})
 	var got []string
-	err := c.Listing(context.Background(), "abc", func(p, mode, sha string, size int64) { got = append(got, fmt.Sprintf("%s %s %s %d", p, mode, sha, size)) })
+	err := c.Listing(context.Background(), "abc", func(p, mode, sha string, size int64) {
+		got = append(got, fmt.Sprintf("%s %s %s %d", p, mode, sha, size))
+	})
 	want := "rag/recallgate.toml 100644 b1 12,rag/run.sh 100755 b2 3,rag/latest 120000 b3 6,vendor/lib 160000 c1 -1"
 	if err != nil || strings.Join(got, ",") != want {
 		t.Errorf("listing: %v\n%s\nwant\n%s", err, strings.Join(got, ","), want)
