@@ -163,7 +163,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	// stops the gate now.
 	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
 	if err != nil {
-		return nil, gate.AtStage(gate.StageBaseline, "", err)
+		return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
 	}
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
@@ -567,7 +567,7 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 	// from its tree, where there is one.
 	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
 	if err != nil {
-		return nil, gate.AtStage(gate.StageBaseline, "", err)
+		return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
 	}
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(head, b)...)
