@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 )
 
 // The bounds on what recallgate reads of an untrusted input (a pull
@@ -69,13 +68,14 @@ func FormatBytes(n int64) string {
 // ReadInputFile reads a whole input file of at most max bytes: a path
 // that is not a regular file (a FIFO, /dev/zero, a file under /proc) is
 // refused before anything is read (see CheckInputFile), and a file
-// larger than max is refused, not read. Errors are *InputError naming
-// the path; one wrapping fs.ErrNotExist when the file does not exist.
+// larger than max is refused, not read; a Git LFS pointer is the
+// LFSPointerError the set and corpus get. Other errors are *InputError
+// naming the path; one wrapping fs.ErrNotExist when the file does not exist.
 func ReadInputFile(path, what string, max int64) ([]byte, error) {
-	if _, err := CheckInputFile(path); err != nil {
-		return nil, &InputError{File: path, Err: fmt.Errorf("read %s: %w", what, err)}
+	f, err := openInput(path)
+	if IsInfra(err) {
+		return nil, err // a Git LFS pointer, as the set and corpus say it
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, &InputError{File: path, Err: fmt.Errorf("read %s: %w", what, err)}
 	}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/committree"
 )
 
 // fakeGitHub records what the action does to the API.
@@ -30,6 +32,8 @@ type fakeGitHub struct {
 	commentStatus int      // status for POST comments, 0 = 201
 	tarball       []byte   // the archive served for any ref, nil = 404
 	tarballRefs   []string // refs whose archive was asked for
+	// tree is the commit's listing and blobs (nil: the tarball's own).
+	tree *committree.Tree
 	// pulls maps open PR numbers to their head commits; pullLists records
 	// the head filters of list calls.
 	pulls     map[int]string
@@ -133,6 +137,17 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 		w.Header().Set("Location", "http://"+r.Host+"/_codeload/acme/rag/legacy.tar.gz/"+r.PathValue("ref")+"?token=signed")
 		w.WriteHeader(http.StatusFound)
 	})
+	listing := func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		ft := g.tree
+		if ft == nil {
+			ft = committree.FromTarGz(g.tarball)
+		}
+		ft.ServeGitHub(w, r)
+	}
+	mux.HandleFunc("GET /repos/acme/rag/git/trees/{sha}", listing)
+	mux.HandleFunc("GET /repos/acme/rag/git/blobs/{sha}", listing)
 	mux.HandleFunc("GET /_codeload/acme/rag/legacy.tar.gz/{ref}", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
 		defer g.mu.Unlock()

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/committree"
 )
 
 const glToken = "glpat-s3cretvalue"
@@ -26,7 +28,9 @@ type fakeGitLab struct {
 	issueNote []string
 	archive   []byte // served for any sha; nil = 404
 	archived  []string
-	userCode  int // GET /user status, 0 = 200
+	// tree is the commit's listing and blobs (nil: the archive's own).
+	tree     *committree.Tree
+	userCode int // GET /user status, 0 = 200
 }
 
 func (g *fakeGitLab) server(t *testing.T) *httptest.Server {
@@ -112,6 +116,15 @@ func (g *fakeGitLab) server(t *testing.T) *httptest.Server {
 		w.WriteHeader(201)
 		fmt.Fprint(w, `{"id":5}`)
 	})
+	listing := func(w http.ResponseWriter, r *http.Request) {
+		ft := g.tree
+		if ft == nil {
+			ft = committree.FromTarGz(g.archive)
+		}
+		ft.ServeGitLab(w, r)
+	}
+	mux.HandleFunc("GET /api/v4/projects/42/repository/tree", listing)
+	mux.HandleFunc("GET /api/v4/projects/42/repository/blobs/{sha}/raw", listing)
 	mux.HandleFunc("GET /api/v4/projects/42/repository/archive.tar.gz", func(w http.ResponseWriter, r *http.Request) {
 		g.archived = append(g.archived, r.URL.Query().Get("sha"))
 		if g.archive == nil {

@@ -27,8 +27,11 @@ func looseNew(f *fixture) string {
 // the change moves instead; the change regresses q26 and names a loose
 // config. None passes: the base's config judges (exit 1, its 0.02), or the
 // gate refuses (exit 2) when which base config is the policy cannot be
-// told or the base's own config is refused. The last rows are link and
-// path tricks that were already refused; they stay judged by the base.
+// told or the base's own config is refused; a new config beside the
+// base's untouched one (named by a Makefile, an include, a flow map) is
+// refused as well, since a second gate cannot be told from a dodge. The
+// last rows are link and path tricks that were already refused; they
+// stay judged by the base.
 func TestPolicyDodgesHiddenBaseConfig(t *testing.T) {
 	inline := strings.Replace(builtinConfig, "[retriever]\ntype = \"builtin\"\ncorpus = \"corpus\"\ntitle_boost = 2.0\n", "", 1)
 	inline = strings.Replace(inline, "[depth]", "retriever = { type = \"builtin\", corpus = \"corpus\", title_boost = 2.0 }\n[depth]", 1)
@@ -55,14 +58,14 @@ func TestPolicyDodgesHiddenBaseConfig(t *testing.T) {
 		{"an upper-case retriever table, removed", strings.Replace(builtinConfig, "[retriever]", "[RETRIEVER]", 1), nothing, removeAndAdd, 1, ""},
 		{"named by a Makefile only", builtinConfig, func(f *fixture) {
 			f.put("Makefile", "gate:\n\trecallgate gate --config rag/recallgate.toml --base-ref origin/main\n")
-		}, looseNew, 1, ""},
+		}, looseNew, 2, "has no config at rag/loose.toml, and this change moves, removes or links none of its recallgate configs (rag/recallgate.toml)"},
 		{"named by a GitLab include only", builtinConfig, func(f *fixture) {
 			f.put(".gitlab-ci.yml", "include:\n  - local: ci/gate.yml\n")
 			f.put("ci/gate.yml", "retrieval-gate:\n  script: recallgate ci\n  variables:\n    RECALLGATE_CONFIG: rag/recallgate.toml\n")
-		}, looseNew, 1, ""},
+		}, looseNew, 2, "has no config at rag/loose.toml, and this change moves, removes or links none of its recallgate configs (rag/recallgate.toml)"},
 		{"named in a flow map of the workflow", builtinConfig, func(f *fixture) {
 			f.put(".github/workflows/retrieval.yml", "on: pull_request\njobs:\n  gate:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: recallgate/recallgate@v1\n        with: { working-directory: rag, config: recallgate.toml }\n")
-		}, looseNew, 1, ""},
+		}, looseNew, 2, "has no config at rag/loose.toml, and this change moves, removes or links none of its recallgate configs (rag/recallgate.toml)"},
 		{"a base config over 1 MiB, removed", builtinConfig + strings.Repeat("# padding\n", 110000), nothing, removeAndAdd, 2, "rag/recallgate.toml@"},
 		{"already refused: the config's folder replaced by a link", builtinConfig, nothing, func(f *fixture) string {
 			f.git("mv", "rag", "rag2")

@@ -31,10 +31,20 @@ const (
 )
 
 // ArchiveSource gives the gzipped tar archive of a commit, as GitHub's
-// REST API serves it (every entry under one top folder).
+// REST API serves it (every entry under one top folder), and the commit's
+// own tree listing and blobs: an archive leaves out what .gitattributes
+// marks export-ignore, so what the commit holds is told by its listing,
+// and a file the archive lacks is fetched by its id.
 type ArchiveSource interface {
 	// Archive opens the archive of commit ref; the caller closes it.
 	Archive(ctx context.Context, ref string) (io.ReadCloser, error)
+	// Listing calls add with every file, link and submodule of commit
+	// ref's tree, recursively: its path from the top (slashes), git's mode
+	// (see Entry), its object id and size (-1 when unknown). A listing the
+	// service cut short (truncated) is an error.
+	Listing(ctx context.Context, ref string, add func(path, mode, sha string, size int64)) error
+	// Blob returns blob sha's content; more than max bytes is an error.
+	Blob(ctx context.Context, sha string, max int64) ([]byte, error)
 }
 
 // Options say which commit to materialise and how.
@@ -71,11 +81,17 @@ type Tree struct {
 	Via string
 	// head is the top of the head's checkout, the root Map works from.
 	head string
+	// entries is the commit's own listing, sorted by path: what the
+	// commit holds is told from it, never from the folder alone.
+	entries []Entry
 
 	once    sync.Once
 	cleanup func() error
 	err     error
 }
+
+// Head is the top of the head's checkout the tree's paths map from.
+func (t *Tree) Head() string { return t.head }
 
 // Map returns where a path of the head's checkout is in the base tree. A
 // path outside the head's checkout has no counterpart and is an error.
@@ -158,61 +174,49 @@ func (t *Tree) sameLink(p string) bool {
 // path of every file of the base commit that the head's checkout no
 // longer has as the base had it: removed, moved or renamed away, or now
 // reached through a link the base did not have (a file replaced by a
-// link, a folder replaced by one). The base's .git is skipped; links in
-// the base tree are reported as files, not followed.
+// link, a folder replaced by one). The files are the commit's own
+// listing's (submodules left out); links are reported as files, not
+// followed.
 func (t *Tree) Gone(fn func(rel, at string) error) error {
-	goneDir := ""
-	return t.walk(func(r, path string, d os.DirEntry) error {
-		inGone := goneDir != "" && strings.HasPrefix(r, goneDir)
-		hi, herr := os.Lstat(filepath.Join(t.head, r))
-		if d.IsDir() {
-			if !inGone && (herr != nil || !hi.IsDir()) {
-				goneDir = r + string(filepath.Separator)
-			}
-			return nil
-		}
-		gone := inGone || herr != nil || hi.IsDir()
-		if herr == nil && hi.Mode()&os.ModeSymlink != 0 {
-			gone = gone || !t.sameLink(r)
-		}
-		if gone {
-			return fn(filepath.ToSlash(r), path)
+	return t.Files(func(rel, at string) error {
+		if t.gone(rel) {
+			return fn(rel, at)
 		}
 		return nil
 	})
 }
 
-// Files calls fn with the path from the top (slashes) and the base tree
-// path of every entry of the base commit that is not a folder (files and
-// links, not followed), in lexical order; the base's .git is skipped.
-func (t *Tree) Files(fn func(rel, at string) error) error {
-	return t.walk(func(r, path string, d os.DirEntry) error {
-		if d.IsDir() {
-			return nil
+// gone reports whether the head's checkout lacks rel as the base has it.
+func (t *Tree) gone(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for i := range parts[:len(parts)-1] {
+		// Each folder on the way must still be a folder, not a link.
+		hi, err := os.Lstat(filepath.Join(t.head, filepath.Join(parts[:i+1]...)))
+		if err != nil || !hi.IsDir() {
+			return true
 		}
-		return fn(filepath.ToSlash(r), path)
-	})
+	}
+	r := filepath.FromSlash(rel)
+	hi, err := os.Lstat(filepath.Join(t.head, r))
+	if err != nil || hi.IsDir() {
+		return true
+	}
+	return hi.Mode()&os.ModeSymlink != 0 && !t.sameLink(r)
 }
 
-// walk calls fn with the path from the top and the base tree path of
-// every entry of the base tree but its top and its .git.
-func (t *Tree) walk(fn func(rel, at string, d os.DirEntry) error) error {
-	return filepath.WalkDir(t.Dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
+// Files calls fn with the path from the top (slashes) and the base tree
+// path of every file and link (not followed) of the base commit's own
+// listing, in lexical order; submodules are left out.
+func (t *Tree) Files(fn func(rel, at string) error) error {
+	for _, e := range t.entries {
+		if e.IsSubmodule() {
+			continue
+		}
+		if err := fn(e.Path, filepath.Join(t.Dir, filepath.FromSlash(e.Path))); err != nil {
 			return err
 		}
-		r, err := filepath.Rel(t.Dir, path)
-		if err != nil || r == "." {
-			return err
-		}
-		if r == ".git" {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		return fn(r, path, d)
-	})
+	}
+	return nil
 }
 
 // Inside reports whether at, a path in the base tree, stays in it once
@@ -348,9 +352,18 @@ func Open(ctx context.Context, o Options) (*Tree, error) {
 	if o.Ref == "" {
 		return nil, errors.New("no base commit given")
 	}
+	if err := oneRepository(ctx, o); err != nil {
+		return nil, err
+	}
 	t, gitErr := openWorktree(ctx, o)
 	if gitErr == nil {
 		return t, nil
+	}
+	var le *ListingError
+	var ie *IncompleteTreeError
+	var ue *UnsafeArchiveError
+	if errors.As(gitErr, &le) || errors.As(gitErr, &ie) || errors.As(gitErr, &ue) || ctx.Err() != nil {
+		return nil, gitErr // git has the commit, so an archive would add nothing
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -372,8 +385,7 @@ func Open(ctx context.Context, o Options) (*Tree, error) {
 	}
 	t, err := openArchive(ctx, o)
 	if err != nil {
-		var ue *UnsafeArchiveError
-		if errors.As(err, &ue) || ctx.Err() != nil {
+		if errors.As(err, &ue) || errors.As(err, &le) || errors.As(err, &ie) || ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, &UnreachableError{Ref: o.Ref, Git: gitErr, ArchiveErr: err}
@@ -390,14 +402,18 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
+		name := args[0]
+		if name == "-c" && len(args) > 2 {
+			name = args[2] // the command after a -c setting
+		}
 		msg := strings.TrimSpace(stderr.String())
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
 		if msg != "" {
-			return "", fmt.Errorf("git %s: %s", args[0], msg)
+			return "", fmt.Errorf("git %s: %s", name, msg)
 		}
-		return "", fmt.Errorf("git %s: %w", args[0], err)
+		return "", fmt.Errorf("git %s: %w", name, err)
 	}
 	return strings.TrimSpace(string(out)), nil
 }
@@ -433,7 +449,15 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 		return nil, fmt.Errorf("base tree: %w", err)
 	}
 	dir := filepath.Join(tmp, "tree")
-	if _, err := git(ctx, top, "worktree", "add", "--detach", "--quiet", dir, sha); err != nil {
+	// The worktree is made empty and then filled with the whole commit:
+	// `git worktree add` would carry a sparse checkout's patterns into it
+	// (and leave out what they leave out), so the files are read with
+	// sparse checkout off for this one command.
+	_, err = git(ctx, top, "worktree", "add", "--detach", "--no-checkout", "--quiet", dir, sha)
+	if err == nil {
+		_, err = git(ctx, dir, "-c", "core.sparseCheckout=false", "read-tree", "-u", "--reset", sha)
+	}
+	if err != nil {
 		// An interrupted add leaves the worktree locked ("initializing"):
 		// only a double --force removes it.
 		_, _ = git(context.Background(), top, "worktree", "remove", "--force", "--force", dir)
@@ -457,7 +481,36 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 		}
 		return nil
 	}
+	// The worktree is not the commit: a sparse checkout's patterns are
+	// carried into it. The commit's own listing says what it holds.
+	if err := t.fill(ctx, func(ctx context.Context) ([]Entry, error) { return gitListing(ctx, top, sha) }, gitBlob(top),
+		"the checkout is sparse (git worktree add carries its patterns into the base tree)", o); err != nil {
+		t.Close()
+		return nil, err
+	}
 	return t, nil
+}
+
+// fill reads the commit's listing and completes the tree from it.
+func (t *Tree) fill(ctx context.Context, list func(context.Context) ([]Entry, error), fetch func(context.Context, Entry, int64) ([]byte, error), why string, o Options) error {
+	entries, err := list(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if le := new(ListingError); !errors.As(err, &le) {
+			err = &ListingError{Commit: t.Commit, Err: err}
+		}
+		return err
+	}
+	if t.entries, err = checkListing(t.Commit, entries); err != nil {
+		return err
+	}
+	max := o.MaxBytes
+	if max <= 0 {
+		max = DefaultMaxBytes
+	}
+	return t.complete(ctx, fetch, why, max, o.Warn)
 }
 
 func openArchive(ctx context.Context, o Options) (*Tree, error) {
@@ -499,6 +552,20 @@ func openArchive(ctx context.Context, o Options) (*Tree, error) {
 		}
 		return nil
 	}
+	// An archive leaves out what the commit's .gitattributes marks
+	// export-ignore: the commit's own listing says what it holds.
+	fetch := func(ctx context.Context, e Entry, max int64) ([]byte, error) { return o.Archive.Blob(ctx, e.SHA, max) }
+	if err := t.fill(ctx, func(ctx context.Context) ([]Entry, error) {
+		var entries []Entry
+		err := o.Archive.Listing(ctx, o.Ref, func(p, mode, sha string, size int64) {
+			entries = append(entries, Entry{Path: p, Mode: mode, SHA: sha, Size: size})
+		})
+		return entries, err
+	}, fetch,
+		"the archive leaves out what the commit's .gitattributes marks export-ignore", o); err != nil {
+		t.Close()
+		return nil, err
+	}
 	return t, nil
 }
 
@@ -515,4 +582,96 @@ func HeadState(ctx context.Context, dir string) (commit string, dirty bool, err 
 	}
 	out, err := git(ctx, top, "status", "--porcelain")
 	return commit, out != "", err
+}
+
+// NestedRepoError is a config inside another repository than the one the
+// job checked out (a submodule, a clone inside the checkout): the base
+// commit is the checkout's, so that repository's base cannot be told.
+type NestedRepoError struct {
+	// Dir is the folder asked about; Repo the top of the repository it is
+	// in; Workspace the checkout's top ("" when none was given).
+	Dir, Repo, Workspace string
+}
+
+// Error implements error.
+func (e *NestedRepoError) Error() string {
+	if e.Workspace == "" {
+		return fmt.Sprintf("%s is in %s, a submodule of another repository: the base commit is not that repository's to judge by; run the gate in the superproject with a config of its own", e.Dir, e.Repo)
+	}
+	rel, err := filepath.Rel(e.Workspace, e.Repo)
+	if err != nil {
+		rel = e.Repo
+	}
+	return fmt.Sprintf("the config's folder is inside %s, another repository (a submodule or a nested clone) than the workspace's %s: the base commit is the workspace's, and a config of another repository is refused; name a config of the workspace's own repository", filepath.ToSlash(rel), e.Workspace)
+}
+
+// Fix implements gate.FixError's method.
+func (e *NestedRepoError) Fix() string {
+	return "name a config of the checkout's own repository; a gate for the other repository runs in that repository's own pipeline"
+}
+
+// oneRepository refuses a config folder that is in another repository
+// than the checkout's: every folder from the workspace down to o.Dir that
+// holds a .git is a repository, and the shallowest is the checkout's.
+// Without a workspace (a laptop, a CI step running `gate`) the workspace
+// is the repository of the working folder when o.Dir is inside it, and
+// else a submodule is refused.
+func oneRepository(ctx context.Context, o Options) error {
+	dir, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if o.Root == "" {
+		if _, err := exec.LookPath("git"); err != nil {
+			return nil
+		}
+		if wd, err := os.Getwd(); err == nil {
+			if top, err := repoRoot(ctx, wd); err == nil && top != dir && isUnder(top, dir) {
+				o.Root = top
+			}
+		}
+	}
+	if o.Root == "" {
+		if super, err := git(ctx, dir, "rev-parse", "--show-superproject-working-tree"); err == nil && super != "" {
+			top, _ := git(ctx, dir, "rev-parse", "--show-toplevel")
+			return &NestedRepoError{Dir: o.Dir, Repo: top}
+		}
+		return nil
+	}
+	root, err := filepath.Abs(o.Root)
+	if err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil // not in the workspace: the caller's confinement says so
+	}
+	parts := []string{""}
+	if rel != "." {
+		parts = append(parts, strings.Split(rel, string(filepath.Separator))...)
+	}
+	var repos []string
+	d := root
+	for _, part := range parts {
+		d = filepath.Join(d, part)
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			repos = append(repos, d)
+		}
+	}
+	if len(repos) > 1 {
+		return &NestedRepoError{Dir: o.Dir, Repo: repos[len(repos)-1], Workspace: root}
+	}
+	return nil
+}
+
+// isUnder reports whether p is top or inside it.
+func isUnder(top, p string) bool {
+	rel, err := filepath.Rel(top, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

@@ -197,11 +197,49 @@ func TestWorktreeOfTheBaseCommit(t *testing.T) {
 	}
 }
 
-// fakeArchive serves a fixed archive, or an error.
+// fakeArchive serves a fixed archive, or an error, and the commit's
+// listing: the archive's own entries unless listing is set; blobs are
+// the archive's files and links by their ids, and extra's.
 type fakeArchive struct {
 	data  []byte
 	err   error
 	asked string
+	// listing, when set, is the commit's listing (else the archive's);
+	// listErr fails it; extra are blobs the archive lacks, by id.
+	listing []Entry
+	listErr error
+	extra   map[string]string
+	fetched []string
+}
+
+func (f *fakeArchive) Listing(_ context.Context, _ string, add func(path, mode, sha string, size int64)) error {
+	if f.listErr != nil {
+		return f.listErr
+	}
+	entries := f.listing
+	if entries == nil {
+		entries, _ = archiveListing(f.data)
+	}
+	for _, e := range entries {
+		add(e.Path, e.Mode, e.SHA, e.Size)
+	}
+	return nil
+}
+
+func (f *fakeArchive) Blob(_ context.Context, sha string, max int64) ([]byte, error) {
+	f.fetched = append(f.fetched, sha)
+	_, blobs := archiveListing(f.data)
+	b, ok := blobs[sha]
+	if !ok {
+		b, ok = f.extra[sha]
+	}
+	if !ok {
+		return nil, errors.New("404 Not Found")
+	}
+	if int64(len(b)) > max {
+		return nil, errors.New("too large")
+	}
+	return []byte(b), nil
 }
 
 func (f *fakeArchive) Archive(_ context.Context, ref string) (io.ReadCloser, error) {
@@ -432,4 +470,12 @@ type failingArchive struct{}
 
 func (failingArchive) Archive(context.Context, string) (io.ReadCloser, error) {
 	return nil, errors.New("the archive was asked for a ref that does not exist")
+}
+
+func (failingArchive) Listing(context.Context, string, func(string, string, string, int64)) error {
+	return errors.New("the listing was asked for a ref that does not exist")
+}
+
+func (failingArchive) Blob(context.Context, string, int64) ([]byte, error) {
+	return nil, errors.New("a blob was asked for a ref that does not exist")
 }

@@ -300,6 +300,56 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 	return &cancelBody{ReadCloser: dl.Body, cancel: dcancel}, nil
 }
 
+// Listing calls add with every file, link and submodule of commit ref's
+// tree, from GET /repos/{owner}/{repo}/git/trees/{sha}?recursive=1:
+// entries of type "blob" and "commit" (folders, "tree", are implied by the
+// paths). GitHub cuts a large tree short and says so (truncated): that is
+// an error, since what the commit holds would be told from part of it.
+func (c *Client) Listing(ctx context.Context, ref string, add func(path, mode, sha string, size int64)) error {
+	op := fmt.Sprintf("list the tree of %s", ref)
+	ctx, cancel := c.call(ctx)
+	defer cancel()
+	tree, resp, err := c.gh.Git.GetTree(ctx, c.owner, c.repo, ref, true)
+	if err != nil {
+		return wrap(op, resp, err)
+	}
+	if tree.GetTruncated() {
+		return fmt.Errorf("%s: GitHub cut the listing short (truncated: more entries than its tree API returns at once)", op)
+	}
+	for _, e := range tree.Entries {
+		switch e.GetType() {
+		case "tree":
+			continue
+		case "blob", "commit":
+		default:
+			return fmt.Errorf("%s: entry %q has an unknown type %q", op, e.GetPath(), e.GetType())
+		}
+		size := int64(-1)
+		if e.Size != nil {
+			size = int64(*e.Size)
+		}
+		add(e.GetPath(), e.GetMode(), e.GetSHA(), size)
+	}
+	return nil
+}
+
+// Blob returns blob sha's content, from GET
+// /repos/{owner}/{repo}/git/blobs/{sha} (raw); more than max bytes is an
+// error.
+func (c *Client) Blob(ctx context.Context, sha string, max int64) ([]byte, error) {
+	op := fmt.Sprintf("download blob %s", sha)
+	ctx, cancel := context.WithTimeout(ctx, ArchiveTimeout)
+	defer cancel()
+	data, resp, err := c.gh.Git.GetBlobRaw(ctx, c.owner, c.repo, sha)
+	if err != nil {
+		return nil, wrap(op, resp, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d the base tree may still hold", op, len(data), max)
+	}
+	return data, nil
+}
+
 // cancelBody releases the download's context when the body is closed.
 type cancelBody struct {
 	io.ReadCloser

@@ -279,3 +279,57 @@ func TestArchive(t *testing.T) {
 		t.Errorf("dead link: %v", err)
 	}
 }
+
+// TestListingAndBlob: the recursive tree in GitHub's documented shape is
+// listed without its folders (files, links, submodules with their modes
+// and sizes); a truncated tree and a 404 are errors; a blob is read raw
+// and one over the limit refused.
+func TestListingAndBlob(t *testing.T) {
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/git/trees/{sha}", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("recursive") != "1" {
+			w.WriteHeader(400)
+			return
+		}
+		switch r.PathValue("sha") {
+		case "abc":
+			fmt.Fprint(w, `{"sha":"abc","truncated":false,"tree":[
+				{"path":"rag","mode":"040000","type":"tree","sha":"t1"},
+				{"path":"rag/recallgate.toml","mode":"100644","type":"blob","sha":"b1","size":12},
+				{"path":"rag/run.sh","mode":"100755","type":"blob","sha":"b2","size":3},
+				{"path":"rag/latest","mode":"120000","type":"blob","sha":"b3","size":6},
+				{"path":"vendor/lib","mode":"160000","type":"commit","sha":"c1"}]}`)
+		case "big":
+			fmt.Fprint(w, `{"sha":"big","truncated":true,"tree":[{"path":"a","mode":"100644","type":"blob","sha":"b1","size":1}]}`)
+		default:
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"message":"Not Found"}`)
+		}
+	})
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/git/blobs/{sha}", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Accept") != "application/vnd.github.v3.raw" {
+			t.Errorf("blob asked as %q, want raw", r.Header.Get("Accept"))
+		}
+		fmt.Fprint(w, "[retriever]\n")
+	})
+	var got []string
+	err := c.Listing(context.Background(), "abc", func(p, mode, sha string, size int64) {
+		got = append(got, fmt.Sprintf("%s %s %s %d", p, mode, sha, size))
+	})
+	want := "rag/recallgate.toml 100644 b1 12,rag/run.sh 100755 b2 3,rag/latest 120000 b3 6,vendor/lib 160000 c1 -1"
+	if err != nil || strings.Join(got, ",") != want {
+		t.Errorf("listing: %v\n%s\nwant\n%s", err, strings.Join(got, ","), want)
+	}
+	if err := c.Listing(context.Background(), "big", func(string, string, string, int64) {}); err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Errorf("a truncated tree: %v", err)
+	}
+	if err := c.Listing(context.Background(), "gone", func(string, string, string, int64) {}); err == nil {
+		t.Error("404: no error")
+	}
+	if b, err := c.Blob(context.Background(), "b1", 100); err != nil || string(b) != "[retriever]\n" {
+		t.Errorf("blob: %q %v", b, err)
+	}
+	if _, err := c.Blob(context.Background(), "b1", 4); err == nil || !strings.Contains(err.Error(), "over the 4") {
+		t.Errorf("blob over the limit: %v", err)
+	}
+}

@@ -459,6 +459,61 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 	}
 }
 
+// maxListingPages bounds the pages of a tree listing (100 entries each).
+const maxListingPages = 5000
+
+// Listing calls add with every file, link and submodule of commit ref's
+// tree, from GET /projects/:id/repository/tree?recursive=true&ref=SHA,
+// page by page (100 entries each, following x-next-page): entries of type
+// "blob" and "commit" ("tree" is implied by the paths); GitLab gives no
+// sizes (-1). More than maxListingPages pages is an error.
+func (c *Client) Listing(ctx context.Context, ref string, add func(path, mode, sha string, size int64)) error {
+	op := fmt.Sprintf("list the tree of %s", ref)
+	opt := &gitlab.ListTreeOptions{Ref: &ref, Recursive: gitlab.Ptr(true), ListOptions: gitlab.ListOptions{PerPage: 100, Page: 1}}
+	for pages := 0; ; pages++ {
+		if pages == maxListingPages {
+			return c.mask(fmt.Errorf("%s: more than %d pages of entries", op, maxListingPages))
+		}
+		lctx, cancel := c.call(ctx)
+		nodes, resp, err := c.gl.Repositories.ListTree(c.project, opt, gitlab.WithContext(lctx))
+		cancel()
+		if err != nil {
+			return c.wrap(op, resp, err)
+		}
+		for _, n := range nodes {
+			switch n.Type {
+			case "tree":
+				continue
+			case "blob", "commit":
+			default:
+				return c.mask(fmt.Errorf("%s: entry %q has an unknown type %q", op, n.Path, n.Type))
+			}
+			add(n.Path, n.Mode, n.ID, -1)
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// Blob returns blob sha's content, from GET
+// /projects/:id/repository/blobs/:sha/raw; more than max bytes is an
+// error.
+func (c *Client) Blob(ctx context.Context, sha string, max int64) ([]byte, error) {
+	op := fmt.Sprintf("download blob %s", sha)
+	dctx, cancel := context.WithTimeout(ctx, c.ArchiveTimeout)
+	defer cancel()
+	data, resp, err := c.gl.Repositories.RawBlobContent(c.project, sha, gitlab.WithContext(dctx))
+	if err != nil {
+		return nil, c.wrap(op, resp, err)
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d the base tree may still hold", op, len(data), max)
+	}
+	return data, nil
+}
+
 // tokenHeaders are the headers GitLab's client sends the token in. Go
 // drops Authorization on a redirect to another host, but not these.
 var tokenHeaders = []string{"PRIVATE-TOKEN", "JOB-TOKEN", "Authorization"}

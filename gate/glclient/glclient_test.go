@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -564,5 +565,58 @@ func TestPlainHTTPElsewhereRefused(t *testing.T) {
 		if err != nil && (!strings.Contains(err.Error(), "https") || strings.Contains(err.Error(), "glpat-x")) {
 			t.Errorf("%s: %v", u, err)
 		}
+	}
+}
+
+// TestListingPagesAndBlob: the recursive tree is read page by page (250
+// entries in pages of 100, following X-Next-Page), folders left out,
+// submodules kept; a blob is read raw by its id, and one over the limit
+// is refused.
+func TestListingPagesAndBlob(t *testing.T) {
+	c, mux := setup(t)
+	var pages []string
+	mux.HandleFunc("GET /api/v4/projects/42/repository/tree", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("ref") != "abc" || q.Get("recursive") != "true" || q.Get("per_page") != "100" {
+			w.WriteHeader(400)
+			return
+		}
+		pages = append(pages, q.Get("page"))
+		page, _ := strconv.Atoi(q.Get("page"))
+		var nodes []string
+		for i := (page - 1) * 100; i < min(page*100, 250); i++ {
+			typ, mode := "blob", "100644"
+			switch i {
+			case 0:
+				typ, mode = "tree", "040000"
+			case 1:
+				typ, mode = "commit", "160000"
+			}
+			nodes = append(nodes, fmt.Sprintf(`{"id":"%040d","name":"f%d","type":%q,"path":"d/f%d","mode":%q}`, i, i, typ, i, mode))
+		}
+		if page*100 < 250 {
+			w.Header().Set("X-Next-Page", strconv.Itoa(page+1))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, "[%s]", strings.Join(nodes, ","))
+	})
+	mux.HandleFunc("GET /api/v4/projects/42/repository/blobs/{sha}/raw", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "[retriever]\n")
+	})
+	var got []string
+	err := c.Listing(context.Background(), "abc", func(p, mode, sha string, size int64) {
+		got = append(got, p+" "+mode)
+		if size != -1 {
+			t.Errorf("%s: size %d, GitLab gives none", p, size)
+		}
+	})
+	if err != nil || len(got) != 249 || got[0] != "d/f1 160000" || got[248] != "d/f249 100644" || strings.Join(pages, ",") != "1,2,3" {
+		t.Errorf("listing: %v, %d entries (%v … ), pages %v", err, len(got), got[:min(len(got), 2)], pages)
+	}
+	if b, err := c.Blob(context.Background(), "abc", 100); err != nil || string(b) != "[retriever]\n" {
+		t.Errorf("blob: %q %v", b, err)
+	}
+	if _, err := c.Blob(context.Background(), "abc", 4); err == nil || !strings.Contains(err.Error(), "over the 4") {
+		t.Errorf("blob over the limit: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -19,7 +18,7 @@ import (
 // for it: the head is retrieved alone and stands for both sides, and the
 // note says so. A base side that started and then failed on queries is an
 // infrastructure error as everywhere else.
-func headAlone(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, runs map[string]SideRun, err error, commit, baseDir string) (map[string]SideRun, string, error) {
+func headAlone(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, runs map[string]SideRun, err error, commit string) (map[string]SideRun, string, error) {
 	baseErr := err
 	if err == nil {
 		var down *gate.RetrieverDownError
@@ -37,8 +36,7 @@ func headAlone(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, r
 		}
 	}
 	runs["base"] = runs["head"]
-	why, _, _ := strings.Cut(baseErr.Error(), "\n")
-	why = strings.ReplaceAll(why, baseDir+string(filepath.Separator), "") // the base tree is temporary: name its files as the repository does
+	why, _, _ := strings.Cut(baseErr.Error(), "\n") // its base tree's paths named as the repository does (BaseSide.Named)
 	note := fmt.Sprintf("this change adopts recallgate: the base commit %s has no recallgate config and cannot run this one (%s); with nothing to compare, the head's run stands for both sides: the gate judges from the next change on", ShortSHA(commit), why)
 	e.Warn("%s", note)
 	return runs, note, nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -65,10 +66,43 @@ func OpenBase(ctx context.Context, e *Env, head *config.Config, set *gate.Set, o
 	b := &BaseSide{Tree: tree}
 	if err := b.load(e, head, cfgAbs, set, o); err != nil {
 		tree.Close()
-		return nil, gate.AtStage(gate.StageConfig, "base", baseConfigError{err})
+		return nil, b.Named(gate.AtStage(gate.StageConfig, "base", baseConfigError{err}))
 	}
 	return b, nil
 }
+
+// Named is err with every path of the temporary base tree in its message
+// named as the repository does: "<path> (base commit <short sha>)" (the
+// tree is gone once the job ends, and its folder says nothing). Its chain
+// is err's.
+func (b *BaseSide) Named(err error) error {
+	if err == nil || b == nil || b.Tree == nil {
+		return err
+	}
+	msg := err.Error()
+	dir := b.Tree.Dir
+	if !strings.Contains(msg, dir) {
+		return err
+	}
+	at := regexp.MustCompile(regexp.QuoteMeta(dir) + `(?:` + regexp.QuoteMeta(string(filepath.Separator)) + `[^\s:"',;()]*)?`)
+	msg = at.ReplaceAllStringFunc(msg, func(m string) string {
+		rel := filepath.ToSlash(strings.TrimPrefix(strings.TrimPrefix(m, dir), string(filepath.Separator)))
+		if rel == "" {
+			rel = "."
+		}
+		return rel + " (base commit " + ShortSHA(b.Tree.Commit) + ")"
+	})
+	return &renamedError{error: err, msg: msg}
+}
+
+// renamedError is an error with its message said another way.
+type renamedError struct {
+	error
+	msg string
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.error }
 
 // baseConfigError is a base commit that is there but whose config is
 // refused: its fix is about that config (the policy the change is judged

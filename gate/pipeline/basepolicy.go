@@ -36,30 +36,46 @@ type policyFile struct {
 // checkout followed); else the one recallgate config the change removed,
 // moved, renamed or replaced by a link, or the base branch's workflows
 // name; else, when there is none of those, the one recallgate config of
-// the base tree. Only a base commit with no recallgate config at all
-// adopts recallgate. Several candidates and none at the named path is
+// the base tree. What the base commit holds is its own listing's (see
+// basetree.Tree.Files). Only a base commit with no recallgate config at
+// all adopts recallgate. Several candidates and none at the named path is
 // refused, whichever of them the change moved: which one is the gate's
-// policy cannot be told.
+// policy cannot be told. So is a named config new beside the base's
+// configs when the change moved, removed or linked none of them (the
+// base's workflows still name theirs): a second gate, or a config named
+// in place of the base's, cannot be told apart.
 func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 	at, rel, err := tree.Named(named)
 	if err != nil {
 		return policyFile{}, &gate.InputError{File: named, Err: err}
 	}
+	short := ShortSHA(tree.Commit)
+	if _, sub := tree.Lists(rel); sub != "" {
+		return policyFile{}, &gate.InputError{File: rel + "@" + short, Err: fmt.Errorf("%s is a submodule of the base commit (another repository's commit): a config of another repository is refused; name a config of this repository's own", sub)}
+	}
 	if _, err := os.Lstat(at); err == nil {
 		if !tree.Inside(at) {
-			return policyFile{}, &gate.InputError{File: rel + "@" + ShortSHA(tree.Commit), Err: errors.New("the base commit's config is a link out of its own tree: refused")}
+			return policyFile{}, &gate.InputError{File: rel + "@" + short, Err: errors.New("the base commit's config is a link out of its own tree: refused")}
 		}
 		return policyFile{At: at, Rel: rel, Moved: tree.Linked(rel)}, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return policyFile{}, &gate.InputError{File: rel + "@" + ShortSHA(tree.Commit), Err: err}
+		return policyFile{}, &gate.InputError{File: rel + "@" + short, Err: err}
 	}
 	var gone, wf []string
 	if err := tree.Gone(collectConfigs(tree, &gone)); err != nil {
 		return policyFile{}, fmt.Errorf("compare the base commit's tree with the checkout: %w", err)
 	}
-	for _, r := range workflowConfigs(tree.Dir) {
+	baseNamed, baseDefault := workflowConfigs(tree.Dir)
+	headNamed, headDefault := workflowConfigs(tree.Head())
+	renamed := false // a config the base's workflows name that the head's no longer do
+	for _, r := range append(slices.Clone(baseNamed), baseDefault...) {
 		if looksLikeConfig(tree, filepath.Join(tree.Dir, filepath.FromSlash(r))) {
 			wf = append(wf, r)
+			if slices.Contains(baseNamed, r) {
+				renamed = renamed || !slices.Contains(headNamed, r)
+			} else {
+				renamed = renamed || !slices.Contains(headNamed, r) && !slices.Contains(headDefault, r)
+			}
 		}
 	}
 	all := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(gone), wf...))))
@@ -72,17 +88,21 @@ func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 			return policyFile{}, fmt.Errorf("look for the base commit's recallgate configs: %w", err)
 		}
 	}
-	switch len(all) {
-	case 0:
+	moved := len(gone) > 0 || renamed || tree.Linked(rel)
+	switch {
+	case len(all) == 0:
 		return policyFile{}, nil
-	case 1:
+	case !moved:
+		return policyFile{}, &gate.InputError{File: named, Err: fmt.Errorf("the base commit %s has no config at %s, and this change moves, removes or links none of its recallgate configs (%s): %s is new beside them (a second gate, or a config named in place of the base's), and which one is its policy cannot be told. A second gate: land its config first (a change that adds %s and no job naming it, judged by the gates there are), then the job that names it; moving the gate's config: git mv it, so the base's config judges the move",
+			short, rel, gate.JoinFirst(all, 10), rel, rel)}
+	case len(all) == 1:
 		return policyFile{At: filepath.Join(tree.Dir, filepath.FromSlash(all[0])), Rel: all[0], Moved: true}, nil
 	}
 	// Several: none may be preferred, not even the one this change moved
 	// away, since a change can move the base's loosest config as easily
 	// as its gate's.
 	return policyFile{}, &gate.InputError{File: named, Err: fmt.Errorf("the base commit %s has no config at %s but has recallgate configs at %s: which one is this gate's policy cannot be told; run the gate with the config at its path on the base branch",
-		ShortSHA(tree.Commit), rel, gate.JoinFirst(all, 10))}
+		short, rel, gate.JoinFirst(all, 10))}
 }
 
 // collectConfigs is a walk of the base tree that adds to out every
@@ -103,7 +123,8 @@ var retrieverTable = regexp.MustCompile(`(?mi)^[ \t]*\[[ \t]*(?:(?:base|head)[ \
 // recallgate config: a regular file (links followed only inside the tree)
 // of at most gate.MaxConfigBytes with a retriever table. Whether it
 // parses is the loader's to say, so a base config this release refuses is
-// refused, never taken for no config.
+// refused, never taken for no config; so is a .toml file that is a Git
+// LFS pointer.
 func looksLikeConfig(tree *basetree.Tree, p string) bool {
 	if !tree.Inside(p) {
 		return false
@@ -117,7 +138,12 @@ func looksLikeConfig(tree *basetree.Tree, p string) bool {
 		// past the limit is still the base's config, never no config.
 		return headsRetrieverTable(p)
 	}
-	data, err := os.ReadFile(p)
+	data, err := gate.ReadInputFile(p, "config", gate.MaxConfigBytes)
+	if gate.IsInfra(err) && strings.HasSuffix(p, ".toml") {
+		// A Git LFS pointer: what it points at cannot be read, so it
+		// counts, and its loader says why it cannot be read.
+		return true
+	}
 	return err == nil && (retrieverTable.Match(data) || config.DeclaresRetriever(data))
 }
 
@@ -158,16 +184,15 @@ var (
 	workflowDir = regexp.MustCompile(`(?:^\s*(?:-\s*)?working-directory\s*:|RECALLGATE_WORKING_DIRECTORY\s*[:=])\s*(\S+)`)
 )
 
-// workflowConfigs are the config paths (from the top, slashes) the base
-// tree's workflows name: .github/workflows/*.yml|*.yaml and .gitlab-ci.yml,
-// each path also under every working folder its file names, and the
-// default recallgate.toml in a workflow that runs recallgate. Read line
-// by line, not parsed: a path that is no recallgate config is dropped by
-// the caller.
-func workflowConfigs(dir string) []string {
+// workflowConfigs are the config paths (from the top, slashes) the
+// workflows of the tree at dir name: .github/workflows/*.yml|*.yaml and
+// .gitlab-ci.yml, each path also under every working folder its file
+// names; byDefault are those the default recallgate.toml gives a workflow
+// that runs recallgate. Read line by line, not parsed: a path that is no
+// recallgate config is dropped by the caller.
+func workflowConfigs(dir string) (named, byDefault []string) {
 	files, _ := filepath.Glob(filepath.Join(dir, ".github", "workflows", "*.y*ml"))
 	files = append(files, filepath.Join(dir, ".gitlab-ci.yml"))
-	var out []string
 	for _, f := range files {
 		fi, err := os.Lstat(f)
 		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxWorkflowBytes {
@@ -190,14 +215,21 @@ func workflowConfigs(dir string) []string {
 				dirs = append(dirs, unquote(m[1]))
 			}
 		}
+		named = append(named, under(dirs, paths)...)
 		if strings.Contains(string(data), "recallgate") {
-			paths = append(paths, "recallgate.toml")
+			byDefault = append(byDefault, under(dirs, []string{"recallgate.toml"})...)
 		}
-		for _, p := range paths {
-			for _, d := range dirs {
-				if c := path.Join(d, p); !strings.Contains(c, "$") && filepath.IsLocal(filepath.FromSlash(c)) {
-					out = append(out, c)
-				}
+	}
+	return named, byDefault
+}
+
+// under is every path under every folder, kept when local and plain.
+func under(dirs, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		for _, d := range dirs {
+			if c := path.Join(d, p); !strings.Contains(c, "$") && filepath.IsLocal(filepath.FromSlash(c)) {
+				out = append(out, c)
 			}
 		}
 	}

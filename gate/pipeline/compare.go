@@ -126,7 +126,6 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
-	baseDir := ""
 	var b *BaseSide
 	if o.BaseRef != "" {
 		var err error
@@ -134,7 +133,6 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			return nil, err
 		}
 		defer b.Tree.Close()
-		baseDir = b.Tree.Dir
 		head := cfg
 		cfg, notes = b.Sides(head), b.Notes
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
@@ -165,7 +163,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	// stops the gate now.
 	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
 	if err != nil {
-		return nil, gate.AtStage(gate.StageBaseline, "", err)
+		return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
 	}
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
@@ -174,9 +172,16 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, cfg.Repeats)
+	if r, ok := runs["base"]; ok && b != nil {
+		r.Err = b.Named(r.Err)
+		runs["base"] = r
+	}
+	if se := new(gate.StageError); errors.As(err, &se) && se.Side == "base" {
+		err = b.Named(err)
+	}
 	if o.BaseRef != "" && pol.Source != gate.PolicyBaseCommit {
 		var note string
-		if runs, note, err = headAlone(ctx, e, cfg, set, runs, err, pol.Commit, baseDir); note != "" {
+		if runs, note, err = headAlone(ctx, e, cfg, set, runs, err, pol.Commit); note != "" {
 			notes = append(notes, note)
 		}
 	}
@@ -379,6 +384,7 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	var base *BaseSide // names the base tree's files as the repository does
 	if o.BaseRef != "" {
 		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir})
 		if err != nil {
@@ -386,6 +392,9 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		}
 		defer b.Tree.Close()
 		cfg = b.Sides(cfg)
+		if o.Side == "base" {
+			base = b
+		}
 	}
 	meta := gate.RunMeta{Set: set.Fingerprint}
 	if c := CorpusFor("", cfg); c != "" && o.Side == "head" {
@@ -402,10 +411,10 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{o.Side}, cfg.Depth.Candidates, 1)
 	if err != nil {
-		return 0, err
+		return 0, base.Named(err)
 	}
 	if err := runs[o.Side].Err; err != nil {
-		return 0, err
+		return 0, base.Named(err)
 	}
 	meta.Config = runs[o.Side].Config
 	if err := WriteRunTo(e.Streams(), o.Out, runs[o.Side].First(), meta); err != nil {
@@ -558,7 +567,7 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 	// from its tree, where there is one.
 	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
 	if err != nil {
-		return nil, gate.AtStage(gate.StageBaseline, "", err)
+		return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
 	}
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(head, b)...)

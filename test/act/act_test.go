@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate/mddoc"
+	"github.com/recallgate/recallgate/internal/committree"
 )
 
 // token is what the runner hands the action as github.token; it must
@@ -140,6 +141,15 @@ func (f *fakeAPI) start(t *testing.T) *httptest.Server {
 		w.Header().Set("Location", "http://"+r.Host+"/_codeload/acme/rag/legacy.tar.gz/"+r.PathValue("ref"))
 		w.WriteHeader(http.StatusFound)
 	})
+	listing := func(w http.ResponseWriter, r *http.Request) {
+		if f.tarball == nil {
+			reply(w, 404, `{"message":"Not Found"}`)
+			return
+		}
+		committree.FromTarGz(f.tarball).ServeGitHub(w, r)
+	}
+	mux.HandleFunc("GET /repos/acme/rag/git/trees/{sha}", listing)
+	mux.HandleFunc("GET /repos/acme/rag/git/blobs/{sha}", listing)
 	mux.HandleFunc("GET /_codeload/acme/rag/legacy.tar.gz/{ref}", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-gzip")
 		w.Write(f.tarball)
@@ -345,12 +355,13 @@ func TestPullRequestRegression(t *testing.T) {
 		t.Errorf("no annotation on the regressed query's line:\n%s", r.log)
 	}
 	// The base side comes from the base commit's archive (the image has no
-	// git), whatever tables the config has; then the token's identity.
-	want := []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /user", "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
+	// git), checked against its listing, whatever tables the config has;
+	// then the token's identity.
+	want := []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /repos/acme/rag/git/trees/" + sha, "GET /user", "GET /repos/acme/rag/issues/42/comments", "POST /repos/acme/rag/issues/42/comments"}
 	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("API calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	first := api.reqs[4]
+	first := api.reqs[5]
 	if !first.Auth || !strings.Contains(first.Body, "<!-- recallgate: recallgate.toml -->") || !strings.Contains(first.Body, "q26") {
 		t.Errorf("comment: auth %v body %.300s", first.Auth, first.Body)
 	}
@@ -360,7 +371,7 @@ func TestPullRequestRegression(t *testing.T) {
 	// Second push: the bot's comment is there and is edited, not doubled.
 	api.existing, api.reqs = posted.Body, nil
 	r = runAct(t, repo, "pull_request", prPayload(sha, sha), srv.URL)
-	want = []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /user", "GET /repos/acme/rag/issues/42/comments", "PATCH /repos/acme/rag/issues/comments/5"}
+	want = []string{"GET /repos/acme/rag/tarball/" + sha, "GET /_codeload/acme/rag/legacy.tar.gz/" + sha, "GET /repos/acme/rag/git/trees/" + sha, "GET /user", "GET /repos/acme/rag/issues/42/comments", "PATCH /repos/acme/rag/issues/comments/5"}
 	if got := api.calls(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("second push, API calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -381,8 +392,8 @@ func TestMergeGroup(t *testing.T) {
 	if r.exit == 0 || output(r.log, "verdict") != "fail" {
 		t.Fatalf("merge group: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
 	}
-	if calls := api.calls(); len(calls) != 2 || calls[0] != "GET /repos/acme/rag/tarball/"+sha {
-		t.Errorf("a merge group run called the API for more than the base commit's archive: %v", calls)
+	if calls := api.calls(); len(calls) != 3 || calls[0] != "GET /repos/acme/rag/tarball/"+sha || calls[2] != "GET /repos/acme/rag/git/trees/"+sha {
+		t.Errorf("a merge group run called the API for more than the base commit's archive and listing: %v", calls)
 	}
 }
 

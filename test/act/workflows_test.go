@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/committree"
 )
 
 // These tests run workflows as teams adapting the README write them (not
@@ -85,6 +87,9 @@ func (f *threadAPI) start(t *testing.T) *httptest.Server {
 		case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/_codeload/") && f.tarball != nil:
 			w.Header().Set("Content-Type", "application/x-gzip")
 			w.Write(f.tarball)
+			return
+		case r.Method == "GET" && (strings.HasPrefix(r.URL.Path, "/repos/acme/rag/git/trees/") || strings.HasPrefix(r.URL.Path, "/repos/acme/rag/git/blobs/")) && f.tarball != nil:
+			committree.FromTarGz(f.tarball).ServeGitHub(w, r) // the commit's listing, checked against its archive
 			return
 		}
 		me, ok := who(r)

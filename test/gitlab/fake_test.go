@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/committree"
 )
 
 // projectID is the project the pipelines run in (CI_PROJECT_ID), and
@@ -83,7 +85,8 @@ func (c call) String() string { return c.Method + " " + c.Path }
 // fakeGitLab is GitLab's REST API v4 for project acme/rag (id 42) as far as
 // the job uses it, in GitLab's documented shapes: GET /user, merge request
 // and issue notes with `author`, issues with `labels`, offset pagination
-// with X-Next-Page and Link headers, the repository archive. It keeps the
+// with X-Next-Page and Link headers, the repository archive, tree and
+// blobs (of the archives it holds). It keeps the
 // notes and issues the job writes, lets a note be edited only by its
 // author, answers 401 to any other token, and records every request.
 type fakeGitLab struct {
@@ -274,6 +277,21 @@ func (f *fakeGitLab) serve(w http.ResponseWriter, r *http.Request) {
 		reply(w, 404, map[string]string{"message": "404 Not found"})
 	case parts[0] == "issues" && len(parts) == 3 && parts[2] == "notes" && r.Method == "POST":
 		reply(w, 201, f.newNote(&f.issueNts, num(1), botUser, str("body"), "Issue"))
+	case m[2] == "repository/tree" && r.Method == "GET":
+		b, ok := f.archives[r.URL.Query().Get("ref")]
+		if !ok {
+			reply(w, 404, map[string]string{"message": "404 Tree Not Found"})
+			return
+		}
+		committree.FromTarGz(b).ServeGitLab(w, r)
+	case len(parts) == 4 && parts[0] == "repository" && parts[1] == "blobs" && parts[3] == "raw" && r.Method == "GET":
+		for _, b := range f.archives {
+			if ft := committree.FromTarGz(b); ft.Blobs[parts[2]] != nil {
+				ft.ServeGitLab(w, r)
+				return
+			}
+		}
+		reply(w, 404, map[string]string{"message": "404 Blob Not Found"})
 	case m[2] == "repository/archive.tar.gz" && r.Method == "GET":
 		b, ok := f.archives[r.URL.Query().Get("sha")]
 		if !ok {
