@@ -23,11 +23,15 @@ import (
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/retriever"
 )
 
-// DefaultParallel is how many retrievers an experiment runs at once (the
-// baseline counts as one): each holds its index or process while it runs.
-const DefaultParallel = 4
+// DefaultParallel is how many distinct retrievers an experiment holds at
+// once (the baseline counts as one; builtin sides sharing one index build
+// count once): each holds its index or process while its batch runs, so
+// the peak memory stays near one gate's (which holds two) however many
+// variants there are.
+const DefaultParallel = 2
 
 // BaselineName is the baseline's name in every report.
 const BaselineName = "base"
@@ -40,7 +44,8 @@ type Options struct {
 	Set    *gate.Set
 	// NoCache ignores the config's cache_dir.
 	NoCache bool
-	// Parallel is how many retrievers run at once (0: DefaultParallel).
+	// Parallel is how many distinct retrievers run at once (0:
+	// DefaultParallel).
 	Parallel int
 	// BaseRef, when set, runs the baseline in that commit's whole tree
 	// with that commit's config as the policy, as `gate --base-ref` does
@@ -108,83 +113,140 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 	if cfg.CacheDir != "" && !o.NoCache {
 		job.Cache = &pipeline.RunCache{Dir: cfg.CacheDir, Keys: keys}
 	}
-	runs, err := retrieve(ctx, &job, cfg, set, sides, o.Parallel)
-	if err != nil {
-		return nil, inHeadsPlace(err)
+	// One batch at a time, each at most o.Parallel retrievers; a variant is
+	// scored and made its row as soon as its batch is retrieved, and its
+	// run and comparison are dropped: only the baseline's run stays.
+	rows := make([]row, len(cfg.Variants))
+	index := map[string]int{}
+	for i, v := range cfg.Variants {
+		index[v.Side()] = i
 	}
-	var rows []Input
-	for _, v := range cfg.Variants {
-		// The variant takes the head's place, so CorpusFor and the
-		// fingerprints see it as the gate sees its head.
-		run, ok := runs[v.Side()]
-		if !ok {
-			return nil, fmt.Errorf("variant %q: retrieval gave no run and no error (a bug in recallgate: please report it)", v.Name)
-		}
-		vc := *cfg
-		vc.Head = v.Retriever
-		cmp, err := pipeline.CompareRuns(&job, set, &vc, cfg.Thresholds, runs["base"].First(), map[string]pipeline.SideRun{"base": runs["base"], "head": run}, nil, false)
+	var pair *pipeline.Pairing
+	var errs []error
+	for _, batch := range batches(cfg, sides, o.Parallel) {
+		runs, err := retrieve(ctx, &job, cfg, set, batch)
 		if err != nil {
-			return nil, inHeadsPlace(&VariantError{Name: v.Name, Err: err})
+			if !errors.As(err, new(*VariantError)) {
+				return nil, inHeadsPlace(err) // the baseline's
+			}
+			errs = append(errs, err)
 		}
-		rows = append(rows, Input{Name: v.Name, Comparison: cmp})
+		if len(errs) > 0 {
+			continue // no report: the others are retrieved for their errors
+		}
+		if r, ok := runs["base"]; ok {
+			// Scored once for every variant; its run is all that stays.
+			if pair, err = pipeline.NewPairing(&job, set, cfg.Depth, r); err != nil {
+				return nil, err
+			}
+		}
+		for _, side := range batch {
+			i, ok := index[side]
+			if !ok {
+				continue
+			}
+			v := cfg.Variants[i]
+			// The variant takes the head's place, so CorpusFor and the
+			// fingerprints see it as the gate sees its head.
+			run, ok := runs[side]
+			if !ok || pair == nil {
+				return nil, fmt.Errorf("variant %q: retrieval gave no run and no error (a bug in recallgate: please report it)", v.Name)
+			}
+			vc := *cfg
+			vc.Head = v.Retriever
+			cmp, err := pair.Compare(&vc, cfg.Thresholds, run)
+			if err != nil {
+				return nil, inHeadsPlace(&VariantError{Name: v.Name, Err: err})
+			}
+			rows[i] = rowOf(Input{Name: v.Name, Comparison: cmp})
+		}
 	}
-	r := Build(rows)
+	if len(errs) > 0 {
+		return nil, inHeadsPlace(errors.Join(errs...))
+	}
+	r := assemble(rows)
 	r.Notes = append(r.Notes, notes...)
 	return r, nil
 }
 
-// retrieve runs the sides at most parallel at a time (each batch shares
-// rate limits and progress) and returns every side's run; the failures of
-// all variants are joined, each a *VariantError. The baseline's failure is
-// the run's.
-func retrieve(ctx context.Context, e *pipeline.Env, cfg *config.Config, set *gate.Set, sides []string, parallel int) (map[string]pipeline.SideRun, error) {
+// batches orders the sides (the baseline first) into batches of at most
+// parallel distinct retrievers each (0: DefaultParallel): builtin sides of
+// one corpus and index options (retriever.IndexKey) share one build, so
+// they go in one batch and count once. A batch's retrievers live while it
+// runs, so at most parallel indexes or processes are held at once.
+func batches(cfg *config.Config, sides []string, parallel int) [][]string {
 	if parallel <= 0 {
 		parallel = DefaultParallel
 	}
+	var keys []string
+	groups := map[string][]string{}
+	for _, side := range sides {
+		key := retriever.IndexKey(pipeline.SideTable(cfg, side))
+		if key == "" {
+			key = "\x00" + side // a retriever of its own
+		}
+		if _, ok := groups[key]; !ok {
+			keys = append(keys, key)
+		}
+		groups[key] = append(groups[key], side)
+	}
+	var out [][]string
+	for start := 0; start < len(keys); start += parallel {
+		var batch []string
+		for _, key := range keys[start:min(start+parallel, len(keys))] {
+			batch = append(batch, groups[key]...)
+		}
+		out = append(out, batch)
+	}
+	return out
+}
+
+// retrieve runs one batch of sides at once (sharing rate limits, progress
+// and index builds) and returns every side's run; the failures of its
+// variants are joined, each a *VariantError. The baseline's failure is
+// the run's.
+func retrieve(ctx context.Context, e *pipeline.Env, cfg *config.Config, set *gate.Set, batch []string) (map[string]pipeline.SideRun, error) {
 	out := map[string]pipeline.SideRun{}
 	var errs []error
-	for start := 0; start < len(sides); start += parallel {
-		batch := sides[start:min(start+parallel, len(sides))]
-		for len(batch) > 0 {
-			runs, err := pipeline.Retrieve(ctx, e, cfg, set, batch, cfg.Depth.Candidates, 1)
-			if err != nil {
-				// A retriever that could not be built stops its batch:
-				// drop its side and run the others again.
-				side := failedSide(err, batch)
-				if side == "base" {
+	for len(batch) > 0 {
+		runs, err := pipeline.Retrieve(ctx, e, cfg, set, batch, cfg.Depth.Candidates, 1)
+		if err != nil {
+			// A retriever that could not be built stops its batch:
+			// drop its side and run the others again.
+			side := failedSide(err, batch)
+			if side == "base" {
+				return nil, err
+			}
+			if side == "" {
+				if len(batch) == 1 || ctx.Err() != nil {
 					return nil, err
 				}
-				if side == "" {
-					if len(batch) == 1 || ctx.Err() != nil {
-						return nil, err
-					}
-					// Which one is unknown: each side alone tells.
-					for _, s := range batch {
-						one, err := retrieve(ctx, e, cfg, set, []string{s}, 1)
-						if err != nil {
-							if s == "base" {
-								return nil, err
-							}
-							errs = append(errs, sideError(s, err))
-							continue
+				// Which one is unknown: each side alone tells.
+				for _, s := range batch {
+					one, err := retrieve(ctx, e, cfg, set, []string{s})
+					if err != nil {
+						if s == "base" {
+							return nil, err
 						}
-						out[s] = one[s]
+						errs = append(errs, sideError(s, err))
+						continue
 					}
-					break
+					out[s] = one[s]
 				}
-				errs = append(errs, sideError(side, err))
-				batch = slices.DeleteFunc(slices.Clone(batch), func(s string) bool { return s == side })
-				continue
+				break
 			}
-			for _, side := range batch {
-				if r := runs[side]; r.Err != nil {
-					errs = append(errs, sideError(side, r.Err))
-				} else {
-					out[side] = r
-				}
-			}
-			break
+			errs = append(errs, sideError(side, err))
+			batch = slices.DeleteFunc(slices.Clone(batch), func(s string) bool { return s == side })
+			continue
 		}
+		for _, side := range batch {
+			if r := runs[side]; r.Err != nil {
+				errs = append(errs, sideError(side, r.Err))
+			} else {
+				out[side] = r
+			}
+		}
+		break
 	}
 	for _, err := range errs {
 		if !errors.As(err, new(*VariantError)) {
@@ -192,7 +254,7 @@ func retrieve(ctx context.Context, e *pipeline.Env, cfg *config.Config, set *gat
 		}
 	}
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return out, errors.Join(errs...)
 	}
 	return out, nil
 }

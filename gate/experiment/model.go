@@ -146,45 +146,77 @@ const winEpsilon = 1e-9
 // Build makes the leaderboard of the variants' comparisons; every
 // comparison pairs the same baseline run on the same set at the same depths.
 func Build(in []Input) *Report {
-	r := &Report{Tool: "recallgate", Command: "experiment", Variants: []Variant{}, Segments: []Segment{}, Warnings: []string{}, Notes: []string{}}
-	seenWarning := map[string]bool{}
-	segIndex := map[string]int{}
+	rows := make([]row, len(in))
 	for i, v := range in {
-		c := v.Comparison
-		cr := report.FromComparison(c)
-		if i == 0 {
-			r.Set, r.Depth, r.Metrics = cr.Set, cr.Depth, cr.Metrics
-			r.Baseline = Baseline{Name: BaselineName, Summary: cr.Summary.Base}
-			if cr.Latency != nil {
-				r.Baseline.Latency = cr.Latency.Base
-			}
-		}
-		nd := c.MetricStats(gate.MetricNDCG)
-		row := Variant{
+		rows[i] = rowOf(v)
+	}
+	return assemble(rows)
+}
+
+// row is what the leaderboard keeps of one variant's comparison: its line,
+// its segments and warnings, and the baseline's side, a few hundred bytes
+// where the comparison holds every query. Run makes each as soon as the
+// variant is scored and drops the comparison.
+type row struct {
+	variant  Variant
+	baseline Baseline
+	depth    report.DepthInfo
+	set      report.SetInfo
+	metrics  []report.MetricInfo
+	segments []report.SegmentInfo
+	warnings []string
+}
+
+// rowOf is the leaderboard's row of one variant's comparison.
+func rowOf(v Input) row {
+	c := v.Comparison
+	cr := report.FromComparison(c)
+	nd := c.MetricStats(gate.MetricNDCG)
+	out := row{
+		variant: Variant{
 			Name: v.Name, Summary: cr.Summary.Head, Delta: cr.Summary.Delta,
 			CI:     Intervals{RecallAtN: Interval{c.Stats.CILow, c.Stats.CIHigh}, NDCGAtK: Interval{nd.CILow, nd.CIHigh}},
 			PValue: c.Stats.PValue, Exact: c.Stats.Exact, NDCGPValue: nd.PValue,
 			Regressed: cr.Regressed, Improved: cr.Improved, Wins: []string{},
 			ZeroRecall: ZeroRecall{New: cr.NewMisses, Recovered: without(cr.Summary.Base.ZeroRecall, cr.Summary.Head.ZeroRecall)},
 			Gate:       GateOutcome{Verdict: cr.Verdict, Reasons: cr.Reasons, Pass: cr.Verdict == string(gate.Pass)},
+		},
+		baseline: Baseline{Name: BaselineName, Summary: cr.Summary.Base},
+		set:      cr.Set, depth: cr.Depth, metrics: cr.Metrics, segments: cr.Segments, warnings: cr.Warnings,
+	}
+	if cr.Latency != nil {
+		out.variant.Latency = cr.Latency.Head
+		out.baseline.Latency = cr.Latency.Base
+	}
+	return out
+}
+
+// assemble makes the leaderboard of the variants' rows, in the config's
+// order: the set, depths and baseline are the first row's (every row pairs
+// the same baseline run), the warnings each once, and each segment's
+// winners.
+func assemble(rows []row) *Report {
+	r := &Report{Tool: "recallgate", Command: "experiment", Variants: []Variant{}, Segments: []Segment{}, Warnings: []string{}, Notes: []string{}}
+	seenWarning := map[string]bool{}
+	segIndex := map[string]int{}
+	for i, row := range rows {
+		if i == 0 {
+			r.Set, r.Depth, r.Metrics, r.Baseline = row.set, row.depth, row.metrics, row.baseline
 		}
-		if cr.Latency != nil {
-			row.Latency = cr.Latency.Head
-		}
-		r.Variants = append(r.Variants, row)
-		for _, w := range cr.Warnings {
+		r.Variants = append(r.Variants, row.variant)
+		for _, w := range row.warnings {
 			if !seenWarning[w] {
 				seenWarning[w] = true
 				r.Warnings = append(r.Warnings, w)
 			}
 		}
-		for _, s := range cr.Segments {
+		for _, s := range row.segments {
 			label := s.Label()
 			j, ok := segIndex[label]
 			if !ok {
 				j = len(r.Segments)
 				segIndex[label] = j
-				r.Segments = append(r.Segments, Segment{Label: label, Queries: s.Queries, Baseline: s.BaseRecall, Recall: make([]float64, len(in)), Winners: []string{}})
+				r.Segments = append(r.Segments, Segment{Label: label, Queries: s.Queries, Baseline: s.BaseRecall, Recall: make([]float64, len(rows)), Winners: []string{}})
 			}
 			r.Segments[j].Recall[i] = s.HeadRecall
 		}

@@ -112,3 +112,36 @@ func TestRunRefusesConfigWithoutVariants(t *testing.T) {
 		t.Errorf("no variants: %v", err)
 	}
 }
+
+// TestBatchesShareIndexes: sides of one corpus and index options (they
+// differ in k1, b or the title's weight) go in one batch and count once
+// toward parallel; the baseline's batch is the first; a retriever of
+// another kind is one of its own.
+func TestBatchesShareIndexes(t *testing.T) {
+	cfg, _ := demoConfig(t, "[variant.k1.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\ntitle_boost = 3.0\nk1 = 1.2\n"+
+		"[variant.c8.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\nchunk_words = 8\n"+
+		"[variant.web.retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:1/search\"\nhits = \"hits\"\ndoc = \"doc\"\n"+
+		"[variant.c8b.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\nchunk_words = 8\nb = 0.5\n"+
+		"[variant.nostem.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\ntitle_boost = 2.0\nstem = false\n")
+	sides := []string{"base"}
+	for _, v := range cfg.Variants {
+		sides = append(sides, v.Side())
+	}
+	for _, c := range []struct {
+		parallel int
+		want     string
+	}{
+		{1, "base variant.k1 | variant.c8 variant.c8b | variant.web | variant.nostem"},
+		{2, "base variant.k1 variant.c8 variant.c8b | variant.web variant.nostem"},
+		{0, "base variant.k1 variant.c8 variant.c8b | variant.web variant.nostem"}, // DefaultParallel
+		{8, "base variant.k1 variant.c8 variant.c8b variant.web variant.nostem"},
+	} {
+		var got []string
+		for _, b := range batches(cfg, sides, c.parallel) {
+			got = append(got, strings.Join(b, " "))
+		}
+		if strings.Join(got, " | ") != c.want {
+			t.Errorf("parallel %d: %q, want %q", c.parallel, strings.Join(got, " | "), c.want)
+		}
+	}
+}

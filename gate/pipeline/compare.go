@@ -47,25 +47,90 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 // compareRuns is CompareRuns with the reviewed baseline max_baseline_drop
 // holds the head against (nil: none read).
 func compareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
-	bc, err := gate.ScoreResults(set, base, cfg.Depth)
-	if err != nil {
-		return nil, fmt.Errorf("score base: %w", err)
-	}
-	in, err := BuildInputs(e, cfg, th, set, CorpusFor("", cfg))
+	p, err := pairWith(e, set, cfg.Depth, base, runs)
 	if err != nil {
 		return nil, err
 	}
+	return p.compare(cfg, th, runs, notes, drift, reviewed)
+}
+
+// Pairing compares many head runs with one base run, each as CompareRuns
+// would: the base side is scored once (its repeats too) and each corpus
+// read once for all of them, where CompareRuns does both per call. An
+// experiment pairs every variant with the baseline through one.
+type Pairing struct {
+	e      *Env
+	set    *gate.Set
+	base   SideRun
+	card   *gate.Scorecard
+	stable *Stability // the base's repeats
+	inputs map[string]*Inputs
+}
+
+// NewPairing scores the base run (every repeat) at depth d, for Compare.
+func NewPairing(e *Env, set *gate.Set, d gate.Depth, base SideRun) (*Pairing, error) {
+	p, err := pairWith(e, set, d, base.First(), map[string]SideRun{"base": base})
+	if err != nil {
+		return nil, err
+	}
+	p.base = base
+	return p, nil
+}
+
+// pairWith scores base, and the base side of runs when it has one.
+func pairWith(e *Env, set *gate.Set, d gate.Depth, base []gate.Result, runs map[string]SideRun) (*Pairing, error) {
+	bc, err := gate.ScoreResults(set, base, d)
+	if err != nil {
+		return nil, fmt.Errorf("score base: %w", err)
+	}
+	p := &Pairing{e: e, set: set, card: bc, stable: &Stability{}, inputs: map[string]*Inputs{}}
+	if r, ok := runs["base"]; ok {
+		if p.stable, err = Repeats(set, d, map[string]SideRun{"base": r}); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// Compare pairs head (in the head's place of cfg, which must differ from
+// the other calls' only in its head table and thresholds, at the base's
+// depths) with the base run, as CompareRuns does (max_baseline_drop not
+// applied: an experiment's variants are measured against the base).
+func (p *Pairing) Compare(cfg *config.Config, th gate.Thresholds, head SideRun) (*gate.Comparison, error) {
+	th.MaxBaselineDrop = nil
+	return p.compare(cfg, th, map[string]SideRun{"base": p.base, "head": head}, nil, false, nil)
+}
+
+// compare is compareRuns on a scored base: runs' head compared with it.
+func (p *Pairing) compare(cfg *config.Config, th gate.Thresholds, runs map[string]SideRun, notes []string, drift bool, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
+	corpus := CorpusFor("", cfg)
+	read, ok := p.inputs[corpus]
+	if !ok {
+		var err error
+		if read, err = BuildInputs(p.e, cfg, th, p.set, corpus); err != nil {
+			return nil, err
+		}
+		p.inputs[corpus] = read
+	}
+	in := *read
+	in.Fingerprints = slices.Clone(read.Fingerprints)
+	in.Policy.Thresholds = th
 	in.AddSides(runs)
 	in.Notes = notes
 	in.Policy.StaleGoldApart = drift
 	in.Policy.Baseline = reviewed
-	st, err := Repeats(set, cfg.Depth, runs)
+	heads := map[string]SideRun{}
+	if r, ok := runs["head"]; ok {
+		heads["head"] = r
+	}
+	st, err := Repeats(p.set, cfg.Depth, heads)
 	if err != nil {
 		return nil, err
 	}
+	st.Base, st.Floor = p.stable.Base, p.stable.Floor
 	st.Apply(&in.Policy)
 	// The head is judged at its worst repeat, query by query.
-	return in.Compare(bc, st.Head.Worst)
+	return in.Compare(p.card, st.Head.Worst)
 }
 
 // GateOptions are the choices of one pre-merge gate run.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -50,6 +51,51 @@ func TestRepeatsJudgeTheHeadAtItsWorst(t *testing.T) {
 		got := []string{strings.Join(cmp.Unstable, ","), strings.Join(cmp.HeadUnstable, ","), strings.Join(cmp.NewMisses, ",")}
 		if cmp.Verdict != c.verdict || got[0] != c.unstable || got[1] != c.headUnstable || got[2] != c.newMisses || cmp.NoiseFloor != c.floor || cmp.Head.Recall != c.headRecall {
 			t.Errorf("%s: verdict %s, unstable/head unstable/new misses %q, floor %v, head recall %v; reasons %q", c.name, cmp.Verdict, got, cmp.NoiseFloor, cmp.Head.Recall, cmp.Reasons)
+		}
+	}
+}
+
+// TestPairingScoresTheBaseOnce: one Pairing (the base scored once, the
+// corpus read once) judges each head against the base's repeats as
+// CompareRuns does (the base noisy on q2: q2 excused, floor 0.5), hand
+// computed, and each comparison keeps its own head's fingerprints however
+// many heads it pairs after.
+func TestPairingScoresTheBaseOnce(t *testing.T) {
+	dir := t.TempDir()
+	put(t, dir, "set.jsonl", testSet)
+	put(t, dir, "x.jsonl", goodRun)
+	cfg, set := load(t, put(t, dir, "rg.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"file\"\npath = \"x.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"x.jsonl\"\n"))
+	base := SideRun{Results: [][]gate.Result{res("a", "b"), res("a", "x")}, Config: "sha256:base"}
+	var stderr bytes.Buffer
+	p, err := NewPairing(testEnv(&stderr), set, cfg.Depth, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		head                    [][]gate.Result
+		verdict                 gate.Verdict
+		headUnstable, newMisses string
+		headRecall              float64
+	}{
+		{[][]gate.Result{res("a", "x"), res("a", "x")}, gate.Pass, "", "", 0.5},
+		{[][]gate.Result{res("x", "x"), res("a", "b")}, gate.Fail, "q1", "q1", 0}, // q2 changes too, excused by the base
+		{[][]gate.Result{res("a", "b")}, gate.Pass, "", "", 1},
+	}
+	var cmps []*gate.Comparison
+	for i, c := range cases {
+		cmp, err := p.Compare(cfg, cfg.Thresholds, SideRun{Results: c.head, Config: fmt.Sprintf("sha256:head%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmps = append(cmps, cmp)
+		got := []string{strings.Join(cmp.Unstable, ","), strings.Join(cmp.HeadUnstable, ","), strings.Join(cmp.NewMisses, ",")}
+		if cmp.Verdict != c.verdict || got[0] != "q2" || got[1] != c.headUnstable || got[2] != c.newMisses || cmp.NoiseFloor != 0.5 || cmp.Head.Recall != c.headRecall {
+			t.Errorf("head %d: verdict %s, unstable/head unstable/new misses %q, floor %v, head recall %v; reasons %q", i, cmp.Verdict, got, cmp.NoiseFloor, cmp.Head.Recall, cmp.Reasons)
+		}
+	}
+	for i, cmp := range cmps {
+		if got := Fingerprint(cmp.Fingerprints, "head_retriever"); got != fmt.Sprintf("sha256:head%d", i) || Fingerprint(cmp.Fingerprints, "base_retriever") != "sha256:base" {
+			t.Errorf("head %d: fingerprints %q", i, cmp.Fingerprints)
 		}
 	}
 }

@@ -76,7 +76,9 @@ func SideTable(cfg *config.Config, side string) *config.Retriever {
 // named side at the same time, so the two sides share the wall time,
 // repeats times over. A side whose
 // run is in the cache is never built: no index loaded, no subprocess
-// started. Every retriever that was built is closed before it returns.
+// started. Builtin sides of one corpus and index options (differing only
+// in k1, b or the title's weight) share one index build. Every retriever
+// that was built is closed before it returns.
 func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, sides []string, k, repeats int) (map[string]SideRun, error) {
 	type built struct {
 		r        gate.Retriever
@@ -94,6 +96,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 	cacheOn := e.Cache != nil && max(repeats, 1) == 1
 	corpusSums := map[string]string{} // both sides often index one corpus: hash it once
 	indexDir := ""
+	indexes := &builtin.Shared{} // sides of one corpus and index options: one build
 	if e.Cache != nil {
 		indexDir = e.Cache.IndexDir(e)
 	}
@@ -125,7 +128,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		start := time.Now()
 		deps := retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr, Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence}
-		deps.IndexDir = indexDir
+		deps.IndexDir, deps.Indexes = indexDir, indexes
 		r, c, err := retriever.New(ctx, rc, deps)
 		if err != nil {
 			return nil, gate.AtStage(gate.StageRetrieve, side, err)

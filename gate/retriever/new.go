@@ -40,6 +40,9 @@ type Deps struct {
 	Warn func(string)
 	// IndexDir, when set, keeps builtin indexes between jobs.
 	IndexDir string
+	// Indexes, when set, builds each distinct builtin index once for all
+	// the tables built with it (builtin.Shared); nil: each its own.
+	Indexes *builtin.Shared
 	// Fence, when set, fences a subprocess's output (action mode) and
 	// returns the release.
 	Fence func() func()
@@ -67,7 +70,12 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 				return builtin.BuildCached(corpus, o, d.IndexDir, d.Warn)
 			}
 		}
-		ix, err := build(r.Corpus, o)
+		var ix *builtin.Index
+		if d.Indexes != nil {
+			ix, err = d.Indexes.Build(r.Corpus, o, build)
+		} else {
+			ix, err = build(r.Corpus, o)
+		}
 		if err != nil {
 			return nil, none, fmt.Errorf("%s: build index: %w", side, err)
 		}
@@ -126,6 +134,21 @@ func Check(r *spec.Retriever, d Deps) error {
 		err = &gate.InputError{File: d.ConfigPath, Field: d.Side + ".retriever.type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
 	}
 	return err
+}
+
+// IndexKey names the index a builtin table builds (builtin.IndexKey: its
+// corpus, chunking, analysis and title field): tables of one key share a
+// build when built with one Deps.Indexes. "" for another kind, or a table
+// New would refuse: each such table is a retriever of its own.
+func IndexKey(r *spec.Retriever) string {
+	if r == nil || r.Type != "builtin" {
+		return ""
+	}
+	o, err := builtinOptions(r, Deps{})
+	if err != nil {
+		return ""
+	}
+	return builtin.IndexKey(r.Corpus, o)
 }
 
 // builtinOptions are the BM25 options of a builtin table.

@@ -1,0 +1,140 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/internal/shareddata"
+)
+
+// sciFactVariants are bench/experiment.sh's eight variants of the builtin
+// BM25 on SciFact: k1 and b, a title field, chunking, no stemming, no stop
+// words. Three share an index with another (k1 and b score the same
+// postings): six distinct indexes with the baseline's.
+var sciFactVariants = []struct{ name, keys string }{
+	{"k12b75", "k1 = 1.2\nb = 0.75"},
+	{"title2", "title_boost = 2.0"},
+	{"chunk200", "chunk_words = 200\nchunk_overlap = 50"},
+	{"nostem", "stem = false"},
+	{"nostop", "stop_words = false"},
+	{"k06b3", "k1 = 0.6\nb = 0.3"},
+	{"title2k12", "title_boost = 2.0\nk1 = 1.2\nb = 0.75"},
+	{"chunk100", "chunk_words = 100\nchunk_overlap = 20"},
+}
+
+// sciFactConfig is the SciFact config of bench/experiment.sh with the
+// first n variants ([variant.NAME.retriever]), or, with head set, the gate
+// of the baseline and that variant ([head.retriever]).
+func sciFactConfig(b *testing.B, n int, head string) *config.Config {
+	b.Helper()
+	dir := shareddata.Path(b, "data/scifact")
+	for _, f := range []string{"corpus.jsonl.gz", "qrels.tsv", "queries.jsonl"} {
+		shareddata.Path(b, "data/scifact/"+f)
+	}
+	q := func(s string) string { j, _ := json.Marshal(s); return string(j) }
+	corpus := q(filepath.Join(dir, "corpus.jsonl.gz"))
+	var text strings.Builder
+	fmt.Fprintf(&text, "set = %s\nqueries = %s\n[depth]\ncandidates = 100\ncontext = 10\n[base.retriever]\ntype = \"builtin\"\ncorpus = %s\n", q(filepath.Join(dir, "qrels.tsv")), q(filepath.Join(dir, "queries.jsonl")), corpus)
+	for _, v := range sciFactVariants[:n] {
+		table := "variant." + v.name + ".retriever"
+		if head != "" {
+			if v.name != head {
+				continue
+			}
+			table = "head.retriever"
+		}
+		fmt.Fprintf(&text, "[%s]\ntype = \"builtin\"\ncorpus = %s\n%s\n", table, corpus, v.keys)
+	}
+	cfg, err := config.Parse([]byte(text.String()), filepath.Join(b.TempDir(), "recallgate.toml"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return cfg
+}
+
+// peakHeap samples the live heap every millisecond while run runs and
+// returns its highest reading, in bytes (the heap's objects, live and not
+// yet swept: what the process's RSS follows).
+func peakHeap(run func()) uint64 {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	run()
+	close(done)
+	wg.Wait()
+	return peak
+}
+
+// BenchmarkSciFactExperiment is `recallgate experiment` on SciFact (5,183
+// documents, 300 queries, builtin BM25) with 1, 2, 4 and 8 variants, and
+// "gate" the gate of the baseline and its largest variant (chunk100):
+// peak-heap-MiB is the highest live heap during one run. The experiment's
+// peak stays near one gate's however many variants (each distinct index
+// built once, at most two live at once, each variant's queries dropped
+// once it is scored); bench/experiment.sh measures the process (RSS, wall)
+// and docs/figures.md gives the figures.
+func BenchmarkSciFactExperiment(b *testing.B) {
+	e := &pipeline.Env{Getenv: func(string) string { return "" }, Stderr: io.Discard}
+	b.Run("gate", func(b *testing.B) {
+		cfg := sciFactConfig(b, len(sciFactVariants), "chunk100")
+		set, err := pipeline.LoadSetFor(cfg, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var peak uint64
+		for i := 0; i < b.N; i++ {
+			peak = max(peak, peakHeap(func() {
+				if _, err := pipeline.Gate(context.Background(), e, pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds}); err != nil {
+					b.Fatal(err)
+				}
+			}))
+		}
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	})
+	for _, n := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("variants=%d", n), func(b *testing.B) {
+			cfg := sciFactConfig(b, n, "")
+			set, err := pipeline.LoadSetFor(cfg, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var peak uint64
+			for i := 0; i < b.N; i++ {
+				peak = max(peak, peakHeap(func() {
+					if _, err := Run(context.Background(), e, Options{Config: cfg, Set: set}); err != nil {
+						b.Fatal(err)
+					}
+				}))
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		})
+	}
+}
