@@ -159,6 +159,25 @@ func TestExperimentBadVariantKey(t *testing.T) {
 	}
 }
 
+// TestExperimentVariantNamesReadAlike: variants "chunk8" and "chunk8 "
+// (two rows that would read the same) and a variant "base" (under the
+// baseline's base) are refused with file:line naming both, exit 2, before
+// anything runs.
+func TestExperimentVariantNamesReadAlike(t *testing.T) {
+	v := func(name string) string { return "[variant." + name + ".retriever]\ntype = \"builtin\"\ncorpus = \"c\"\nchunk_words = 8\n" }
+	for _, c := range []struct{ tables, want string }{
+		{v("chunk8") + v(`"chunk8 "`), `:13: variant.chunk8 : the name "chunk8 " starts or ends with white space`},
+		{v("chunk8") + v(`"CHUNK８"`), `:13: variant.CHUNK８: the name "CHUNK８" reads as variant "chunk8" (line 9) in a report`},
+		{v("base"), `:9: variant.base: the name "base" is the baseline's`},
+	} {
+		cfg := experimentConfig(t, c.tables)
+		code, out, errs := rg(t, "experiment", "--config", cfg)
+		if code != 2 || out != "" || !strings.Contains(errs, cfg+c.want) {
+			t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, errs, cfg+c.want)
+		}
+	}
+}
+
 // TestExperimentFailingVariant: a variant whose retriever fails (a search
 // service answering 500) is that variant's error, named, exit 3 (two such
 // variants: both named); the

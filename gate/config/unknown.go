@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -159,11 +160,16 @@ func keyLine(data []byte, key toml.Key) int {
 }
 
 // unquoteKey normalises a dotted TOML key: spaces around dots and quotes
-// around parts removed.
+// around parts removed, a basic string's escapes (\u00a0) read.
 func unquoteKey(k string) string {
 	parts := strings.Split(k, ".")
 	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+		p = strings.TrimSpace(p)
+		if u, err := strconv.Unquote(p); err == nil && strings.HasPrefix(p, `"`) {
+			parts[i] = u
+			continue
+		}
+		parts[i] = strings.Trim(p, `"'`)
 	}
 	return strings.Join(parts, ".")
 }

@@ -1,9 +1,12 @@
 package config
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 const variantBase = `set = "q.jsonl"
@@ -86,5 +89,62 @@ func TestVariantsKeepTheSidesRules(t *testing.T) {
 	c, err := Parse([]byte(variantBase+"[head.retriever]\ntype = \"file\"\npath = \"h\"\n[variant.x.retriever]\ntype = \"file\"\npath = \"r\"\n"), "e.toml")
 	if err != nil || c.Head == nil || len(c.Variants) != 1 {
 		t.Errorf("base, head and a variant: %v %+v", err, c)
+	}
+}
+
+// TestVariantNamesThatReadAlike: two variants whose names read the same
+// in a report (white space at an end, letter case, full-width or
+// compatibility forms, invisible characters), or one that reads as the
+// baseline's "base", are refused by file:line, naming both.
+func TestVariantNamesThatReadAlike(t *testing.T) {
+	table := func(name string) string {
+		return "[variant." + name + ".retriever]\ntype = \"file\"\npath = \"r\"\n"
+	}
+	// variantBase is 5 lines: the first variant's header is line 6, the
+	// second's line 9.
+	tests := []struct{ name, in, want string }{
+		{"trailing space", variantBase + table(`chunk8`) + table(`"chunk8 "`),
+			`e.toml:9: variant.chunk8 : the name "chunk8 " starts or ends with white space, which no report shows: name it "chunk8"`},
+		{"trailing space first", variantBase + table(`"chunk8 "`) + table(`chunk8`),
+			`e.toml:6: variant.chunk8 : the name "chunk8 " starts or ends with white space`},
+		{"leading no-break space", variantBase + table(`"\u00a0chunk8"`),
+			`e.toml:6: variant.` + "\u00a0" + `chunk8: the name "\u00a0chunk8" starts or ends with white space`},
+		{"letter case", variantBase + table(`chunk8`) + table(`Chunk8`),
+			`e.toml:9: variant.Chunk8: the name "Chunk8" reads as variant "chunk8" (line 6) in a report`},
+		{"full width", variantBase + table(`chunk8`) + table(`"ｃｈｕｎｋ８"`),
+			`e.toml:9: variant.ｃｈｕｎｋ８: the name "ｃｈｕｎｋ８" reads as variant "chunk8" (line 6)`},
+		{"zero-width space", variantBase + table(`chunk8`) + table(`"chunk\u200b8"`),
+			`e.toml:9: variant.chunk` + "\u200b" + `8: the name "chunk\u200b8" reads as variant "chunk8" (line 6)`},
+		{"ligature and two spaces", variantBase + table(`"fine tuned"`) + table(`"ﬁne  tuned"`),
+			`e.toml:9: variant.ﬁne  tuned: the name "ﬁne  tuned" reads as variant "fine tuned" (line 6)`},
+		{"the baseline's name", variantBase + table(`base`),
+			`e.toml:6: variant.base: the name "base" is the baseline's: a report shows the baseline as "base"; name the variant otherwise`},
+		{"the baseline's name in capitals", variantBase + table(`BASE`),
+			`e.toml:6: variant.BASE: the name "BASE" reads as the baseline's "base" in a report`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse([]byte(tc.in), "e.toml")
+			var ie *gate.InputError
+			if err == nil || !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+	// Names that read apart stay apart.
+	c, err := Parse([]byte(variantBase+table(`chunk8`)+table(`chunk12`)+table(`"chunk 8"`)+table(`baseline`)), "e.toml")
+	if err != nil || len(c.Variants) != 4 {
+		t.Errorf("names that read apart: %v", err)
+	}
+}
+
+func TestReadsAs(t *testing.T) {
+	for in, want := range map[string]string{
+		"Chunk8": "chunk8", "ｃｈｕｎｋ８": "chunk8", "chunk\u200b8": "chunk8", "\u202echunk8": "chunk8",
+		"chunk\ufe0f8": "chunk8", "ﬁne\u00a0\u00a0tuned": "fine tuned", "Straße": "strasse", " a  b ": "a b",
+	} {
+		if got := ReadsAs(in); got != want {
+			t.Errorf("ReadsAs(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

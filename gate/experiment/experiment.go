@@ -34,7 +34,7 @@ import (
 const DefaultParallel = 2
 
 // BaselineName is the baseline's name in every report.
-const BaselineName = "base"
+const BaselineName = config.BaselineName
 
 // Options are the choices of one experiment run.
 type Options struct {
