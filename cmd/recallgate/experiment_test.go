@@ -10,6 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/experiment"
+	"github.com/recallgate/recallgate/gate/history"
 )
 
 // experimentJSON is what the acceptance reads of the experiment's JSON.
@@ -164,7 +168,9 @@ func TestExperimentBadVariantKey(t *testing.T) {
 // baseline's base) are refused with file:line naming both, exit 2, before
 // anything runs.
 func TestExperimentVariantNamesReadAlike(t *testing.T) {
-	v := func(name string) string { return "[variant." + name + ".retriever]\ntype = \"builtin\"\ncorpus = \"c\"\nchunk_words = 8\n" }
+	v := func(name string) string {
+		return "[variant." + name + ".retriever]\ntype = \"builtin\"\ncorpus = \"c\"\nchunk_words = 8\n"
+	}
 	for _, c := range []struct{ tables, want string }{
 		{v("chunk8") + v(`"chunk8 "`), `:13: variant.chunk8 : the name "chunk8 " starts or ends with white space`},
 		{v("chunk8") + v(`"CHUNK８"`), `:13: variant.CHUNK８: the name "CHUNK８" reads as variant "chunk8" (line 9) in a report`},
@@ -228,6 +234,31 @@ func TestDocsExperimentGrid(t *testing.T) {
 	}
 	if got, want := gridTable(out), gridTable(string(doc)); got == "" || got != want {
 		t.Errorf("docs/experiment.md's grid differs from the command's:\n%s\nwant (the command's):\n%s", want, got)
+	}
+}
+
+// TestDocsLimits holds the limits docs/experiment.md and docs/history.md
+// state to the constants that make them: how many variants a file may
+// hold, a name's length, how many retrievers run at once, the Markdown
+// history's cap.
+func TestDocsLimits(t *testing.T) {
+	for page, wants := range map[string][]string{
+		"experiment.md": {
+			fmt.Sprintf("at most %d in one file\n(`config.MaxVariants = %d`", config.MaxVariants, config.MaxVariants),
+			fmt.Sprintf("up to %d bytes\n(`config.MaxVariantName = %d`)", config.MaxVariantName, config.MaxVariantName),
+			fmt.Sprintf("(`experiment.DefaultParallel = %d`", experiment.DefaultParallel),
+		},
+		"history.md": {fmt.Sprintf("the Markdown is at most %d KiB (`history.MaxMarkdown`", history.MaxMarkdown>>10)},
+	} {
+		doc, err := os.ReadFile("../../docs/" + page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range wants {
+			if !strings.Contains(string(doc), want) {
+				t.Errorf("docs/%s does not say %q", page, want)
+			}
+		}
 	}
 }
 

@@ -319,20 +319,80 @@ func renderMarkdown(w io.Writer, entries []Entry) error {
 	if len(entries) == 0 {
 		b.WriteString("\nNo runs yet: `recallgate history add` puts a report's run here.\n")
 	}
-	for _, g := range byGate(entries) {
-		fmt.Fprintf(&b, "\n### %s\n\n%s.\n", report.EscapeMarkdown(g.title()), span(g.Entries))
-		mermaid(&b, g)
-		n := depthNames(g.Entries)
-		fmt.Fprintf(&b, "\n| time | commit | verdict | %s | %s | %s | zero recall | facts found | latency p95 | set | error |\n|---|---|---|--:|--:|--:|--:|--:|--:|---|---|\n", n.Recall, n.Precision, n.NDCG)
-		for _, r := range recent(g.Entries) {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Time, r.Commit, r.Verdict, r.Recall, r.Precision, r.NDCG, r.Zero, r.Facts, r.Latency, r.Set, report.EscapeMarkdown(r.Note))
+	gates := byGate(entries)
+	sections := make([]string, len(gates))
+	total := b.Len()
+	for i, g := range gates {
+		sections[i] = markdownSection(g)
+		total += len(sections[i])
+	}
+	shown := make([]bool, len(gates))
+	left := 0
+	if total <= MaxMarkdown {
+		for i := range shown {
+			shown[i] = true
 		}
-		if n := len(g.Entries); n > Recent {
-			fmt.Fprintf(&b, "\nThe newest %d of %d runs.\n", Recent, n)
+	} else {
+		// The gates run most lately first, while they fit with the note.
+		order := make([]int, len(gates))
+		for i := range order {
+			order[i] = i
 		}
+		newest := func(i int) string { e := gates[i].Entries; return e[len(e)-1].Time }
+		slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(newest(y), newest(x)) })
+		size := b.Len() + markdownNoteRoom
+		for _, i := range order {
+			if size+len(sections[i]) > MaxMarkdown {
+				break
+			}
+			size += len(sections[i])
+			shown[i] = true
+		}
+	}
+	var runs int
+	var lastLeft string
+	for i, g := range gates {
+		if shown[i] {
+			b.WriteString(sections[i])
+			continue
+		}
+		left++
+		runs += len(g.Entries)
+		lastLeft = max(lastLeft, g.Entries[len(g.Entries)-1].Time)
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "\n**%d %s not shown** (%d %s, the newest on %s): this summary keeps under %d KiB (a GitHub job summary takes 1 MiB), so it shows the %d %s run most lately. `recallgate history render --format html` or `--format json` has every gate.\n",
+			left, plural(left, "gate", "gates"), runs, plural(runs, "run", "runs"), lastLeft[:10], MaxMarkdown>>10, len(gates)-left, plural(len(gates)-left, "gate", "gates"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// MaxMarkdown is the most bytes `history render --format markdown` writes:
+// half of the 1 MiB a GitHub job summary takes, which docs/history.md
+// pipes it into (the gate's own report may share the step). A longer
+// history shows the gates run most lately, whole, and says how many it
+// left out.
+const MaxMarkdown = 512 << 10
+
+// markdownNoteRoom is room kept for the note on the gates left out.
+const markdownNoteRoom = 512
+
+// markdownSection is one gate's Markdown: its heading, span, chart and
+// table of its newest runs.
+func markdownSection(g gateRuns) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### %s\n\n%s.\n", report.EscapeMarkdown(g.title()), span(g.Entries))
+	mermaid(&b, g)
+	n := depthNames(g.Entries)
+	fmt.Fprintf(&b, "\n| time | commit | verdict | %s | %s | %s | zero recall | facts found | latency p95 | set | error |\n|---|---|---|--:|--:|--:|--:|--:|--:|---|---|\n", n.Recall, n.Precision, n.NDCG)
+	for _, r := range recent(g.Entries) {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Time, r.Commit, r.Verdict, r.Recall, r.Precision, r.NDCG, r.Zero, r.Facts, r.Latency, r.Set, report.EscapeMarkdown(r.Note))
+	}
+	if n := len(g.Entries); n > Recent {
+		fmt.Fprintf(&b, "\nThe newest %d of %d runs.\n", Recent, n)
+	}
+	return b.String()
 }
 
 // mermaid draws the gate's newest runs since its last break (at most

@@ -248,3 +248,41 @@ func TestRenderOneSectionPerGate(t *testing.T) {
 		t.Errorf("Markdown sections:\n%s", md)
 	}
 }
+
+// TestRenderMarkdownCapped: a history of 10,000 gates (one run each, one
+// an hour: 10 MiB of Markdown whole) renders under MaxMarkdown, below the
+// 1 MiB of a GitHub job summary: the gates run most lately, each whole,
+// and a note saying how many gates and runs were left out and where they
+// are. A history under the cap is drawn whole, with no note.
+func TestRenderMarkdownCapped(t *testing.T) {
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	var entries []Entry
+	for i := 0; i < MaxEntries; i++ {
+		entries = append(entries, FromReport(run(fmt.Sprintf("gate%05d", i), c1, "sha256:aa", "pass", 0.5, 0.4, "d1"), start.Add(time.Duration(i)*time.Hour)))
+	}
+	md := render(t, entries, Markdown)
+	if len(md) > MaxMarkdown {
+		t.Fatalf("%d bytes of Markdown, over MaxMarkdown (%d)", len(md), MaxMarkdown)
+	}
+	shown := regexp.MustCompile(`(?m)^### gate(\d+)$`).FindAllStringSubmatch(md, -1)
+	if len(shown) < 100 {
+		t.Fatalf("%d gates shown", len(shown))
+	}
+	// The newest gates, in label order: gate10000-len(shown) … gate09999.
+	for j, m := range shown {
+		if want := fmt.Sprintf("%05d", MaxEntries-len(shown)+j); m[1] != want {
+			t.Fatalf("section %d is gate%s, want gate%s (the gates run most lately, in label order)", j, m[1], want)
+		}
+	}
+	left := MaxEntries - len(shown)
+	lastLeft := start.Add(time.Duration(left-1) * time.Hour).Format("2006-01-02")
+	note := fmt.Sprintf("**%d gates not shown** (%d runs, the newest on %s): this summary keeps under 512 KiB (a GitHub job summary takes 1 MiB), so it shows the %d gates run most lately. `recallgate history render --format html` or `--format json` has every gate.", left, left, lastLeft, len(shown))
+	if !strings.HasSuffix(md, "\n"+note+"\n") {
+		t.Errorf("the Markdown does not end with the note %q:\n%s", note, md[len(md)-600:])
+	}
+	// Under the cap: every gate, no note.
+	small := render(t, entries[:50], Markdown)
+	if strings.Count(small, "\n### gate") != 50 || strings.Contains(small, "not shown") {
+		t.Errorf("a history of 50 gates is not drawn whole:\n%s", small)
+	}
+}
