@@ -65,19 +65,29 @@ for v in "${names[@]}"; do
   { head; table head.retriever "$v"; } > "$work/gate-$v.toml"
 done
 
-# measure LABEL COMMAND...: RUNS runs, each "LABEL wall_s peak_MiB".
+# measure LABEL COMMAND...: one run, the line "LABEL wall_s cpu_s
+# peak_MiB" (cpu: user + system, which other jobs on a shared machine
+# inflate less than the wall time).
 measure() {
   local label=$1; shift
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -v "$@" > /dev/null 2> "$work/time.txt" || { rc=$?; [ "$rc" -le 1 ] || { cat "$work/time.txt" >&2; exit "$rc"; }; }
-    awk -v l="$label" '/Elapsed \(wall clock\)/ {n=split($NF,t,":"); s=(n==3)? t[1]*3600+t[2]*60+t[3] : t[1]*60+t[2]} /Maximum resident/ {m=$NF/1024} END {printf "%s %.2f %.0f\n", l, s, m}' "$work/time.txt"
-  done
+  /usr/bin/time -v "$@" > /dev/null 2> "$work/time.txt" || { rc=$?; [ "$rc" -le 1 ] || { cat "$work/time.txt" >&2; exit "$rc"; }; }
+  awk -v l="$label" '/Elapsed \(wall clock\)/ {n=split($NF,t,":"); s=(n==3)? t[1]*3600+t[2]*60+t[3] : t[1]*60+t[2]} /User time|System time/ {c+=$NF} /Maximum resident/ {m=$NF/1024} END {printf "%s %.2f %.2f %.0f\n", l, s, c, m}' "$work/time.txt"
 }
-echo "load: $(uptime)"
-for v in "${names[@]}"; do
-  measure "gate-$v" "$work/recallgate" gate --config "$work/gate-$v.toml" --format json
+# Each round runs the eight gates and then the four experiments back to
+# back, and ends with the ratios of that round: the 8-variant experiment's
+# wall and CPU time over the eight gates' sum, its peak over the largest
+# gate's.
+for round in $(seq "$runs"); do
+  echo "round $round, load: $(uptime | sed 's/.*load average: //')"
+  {
+    for v in "${names[@]}"; do
+      measure "gate-$v" "$work/recallgate" gate --config "$work/gate-$v.toml" --format json
+    done
+    for n in 1 2 4 8; do
+      measure "experiment-$n" "$work/recallgate" experiment --config "$work/experiment-$n.toml" --format json
+    done
+  } | tee "$work/round.txt"
+  awk '/^gate-/ {w+=$2; c+=$3; if ($4>m) m=$4} /^experiment-8 / {ew=$2; ec=$3; em=$4}
+       END {printf "round ratios: experiment-8 / 8 gates: wall %.2f, cpu %.2f; peak / largest gate %.2f (%d / %d MiB)\n", ew/w, ec/c, em/m, em, m}' "$work/round.txt"
 done
-for n in 1 2 4 8; do
-  measure "experiment-$n" "$work/recallgate" experiment --config "$work/experiment-$n.toml" --format json
-done
-echo "load: $(uptime)"
+echo "load: $(uptime | sed 's/.*load average: //')"

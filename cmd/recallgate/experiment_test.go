@@ -247,6 +247,7 @@ func TestDocsLimits(t *testing.T) {
 			fmt.Sprintf("at most %d in one file\n(`config.MaxVariants = %d`", config.MaxVariants, config.MaxVariants),
 			fmt.Sprintf("up to %d bytes\n(`config.MaxVariantName = %d`)", config.MaxVariantName, config.MaxVariantName),
 			fmt.Sprintf("(`experiment.DefaultParallel = %d`", experiment.DefaultParallel),
+			fmt.Sprintf("(`experiment.MaxIndexes = %d`)", experiment.MaxIndexes),
 		},
 		"history.md": {fmt.Sprintf("the Markdown is at most %d KiB (`history.MaxMarkdown`", history.MaxMarkdown>>10)},
 	} {

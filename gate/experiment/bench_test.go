@@ -98,7 +98,7 @@ func peakHeap(run func()) uint64 {
 // "gate" the gate of the baseline and its largest variant (chunk100):
 // peak-heap-MiB is the highest live heap during one run. The experiment's
 // peak stays near one gate's however many variants (each distinct index
-// built once, at most two live at once, each variant's queries dropped
+// built once, one live at a time, each variant's queries dropped
 // once it is scored); bench/experiment.sh measures the process (RSS, wall)
 // and docs/figures.md gives the figures.
 func BenchmarkSciFactExperiment(b *testing.B) {

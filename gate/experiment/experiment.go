@@ -26,12 +26,18 @@ import (
 	"github.com/recallgate/recallgate/gate/retriever"
 )
 
-// DefaultParallel is how many distinct retrievers an experiment holds at
+// DefaultParallel is how many distinct retrievers an experiment runs at
 // once (the baseline counts as one; builtin sides sharing one index build
-// count once): each holds its index or process while its batch runs, so
-// the peak memory stays near one gate's (which holds two) however many
-// variants there are.
-const DefaultParallel = 2
+// count once): a search service, a process or an index each.
+const DefaultParallel = 4
+
+// MaxIndexes is how many builtin indexes an experiment holds at once: a
+// batch builds at most one (the sides that share it retrieve together), so
+// the peak memory stays below one gate's (which holds two) however many
+// variants there are. An index build is one core's work, and the queries of
+// one side already run on every core, so a second index at once would not
+// make the experiment faster, only larger.
+const MaxIndexes = 1
 
 // BaselineName is the baseline's name in every report.
 const BaselineName = config.BaselineName
@@ -170,10 +176,11 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 }
 
 // batches orders the sides (the baseline first) into batches of at most
-// parallel distinct retrievers each (0: DefaultParallel): builtin sides of
-// one corpus and index options (retriever.IndexKey) share one build, so
-// they go in one batch and count once. A batch's retrievers live while it
-// runs, so at most parallel indexes or processes are held at once.
+// parallel distinct retrievers each (0: DefaultParallel), of which at most
+// MaxIndexes builtin indexes: builtin sides of one corpus and index
+// options (retriever.IndexKey) share one build, so they go in one batch
+// and count once. A batch's retrievers live while it runs, so no more are
+// held at once.
 func batches(cfg *config.Config, sides []string, parallel int) [][]string {
 	if parallel <= 0 {
 		parallel = DefaultParallel
@@ -183,7 +190,7 @@ func batches(cfg *config.Config, sides []string, parallel int) [][]string {
 	for _, side := range sides {
 		key := retriever.IndexKey(pipeline.SideTable(cfg, side))
 		if key == "" {
-			key = "\x00" + side // a retriever of its own
+			key = "\x00" + side // a retriever of its own, no index
 		}
 		if _, ok := groups[key]; !ok {
 			keys = append(keys, key)
@@ -191,14 +198,20 @@ func batches(cfg *config.Config, sides []string, parallel int) [][]string {
 		groups[key] = append(groups[key], side)
 	}
 	var out [][]string
-	for start := 0; start < len(keys); start += parallel {
-		var batch []string
-		for _, key := range keys[start:min(start+parallel, len(keys))] {
-			batch = append(batch, groups[key]...)
+	var batch []string
+	retrievers, indexes := 0, 0
+	for _, key := range keys {
+		index := !strings.HasPrefix(key, "\x00")
+		if retrievers == parallel || index && indexes == MaxIndexes {
+			out, batch, retrievers, indexes = append(out, batch), nil, 0, 0
 		}
-		out = append(out, batch)
+		batch = append(batch, groups[key]...)
+		retrievers++
+		if index {
+			indexes++
+		}
 	}
-	return out
+	return append(out, batch)
 }
 
 // retrieve runs one batch of sides at once (sharing rate limits, progress

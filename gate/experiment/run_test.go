@@ -114,14 +114,17 @@ func TestRunRefusesConfigWithoutVariants(t *testing.T) {
 }
 
 // TestBatchesShareIndexes: sides of one corpus and index options (they
-// differ in k1, b or the title's weight) go in one batch and count once
-// toward parallel; the baseline's batch is the first; a retriever of
-// another kind is one of its own.
+// differ in k1, b or the title's weight) go in one batch and count once;
+// a batch holds at most MaxIndexes builtin indexes and parallel
+// retrievers; the baseline's batch is the first; a retriever of another
+// kind is one of its own, with no index.
 func TestBatchesShareIndexes(t *testing.T) {
+	web := func(name string) string {
+		return "[variant." + name + ".retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:1/search\"\nhits = \"hits\"\ndoc = \"doc\"\n"
+	}
 	cfg, _ := demoConfig(t, "[variant.k1.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\ntitle_boost = 3.0\nk1 = 1.2\n"+
-		"[variant.c8.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\nchunk_words = 8\n"+
-		"[variant.web.retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:1/search\"\nhits = \"hits\"\ndoc = \"doc\"\n"+
-		"[variant.c8b.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\nchunk_words = 8\nb = 0.5\n"+
+		"[variant.c8.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\nchunk_words = 8\n"+web("web")+
+		"[variant.c8b.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\nchunk_words = 8\nb = 0.5\n"+web("web2")+web("web3")+web("web4")+
 		"[variant.nostem.retriever]\ntype = \"builtin\"\ncorpus = CORPUS\ntitle_boost = 2.0\nstem = false\n")
 	sides := []string{"base"}
 	for _, v := range cfg.Variants {
@@ -131,10 +134,10 @@ func TestBatchesShareIndexes(t *testing.T) {
 		parallel int
 		want     string
 	}{
-		{1, "base variant.k1 | variant.c8 variant.c8b | variant.web | variant.nostem"},
-		{2, "base variant.k1 variant.c8 variant.c8b | variant.web variant.nostem"},
-		{0, "base variant.k1 variant.c8 variant.c8b | variant.web variant.nostem"}, // DefaultParallel
-		{8, "base variant.k1 variant.c8 variant.c8b variant.web variant.nostem"},
+		{1, "base variant.k1 | variant.c8 variant.c8b | variant.web | variant.web2 | variant.web3 | variant.web4 | variant.nostem"},
+		{2, "base variant.k1 | variant.c8 variant.c8b variant.web | variant.web2 variant.web3 | variant.web4 variant.nostem"},
+		{0, "base variant.k1 | variant.c8 variant.c8b variant.web variant.web2 variant.web3 | variant.web4 variant.nostem"}, // DefaultParallel
+		{8, "base variant.k1 | variant.c8 variant.c8b variant.web variant.web2 variant.web3 variant.web4 | variant.nostem"},
 	} {
 		var got []string
 		for _, b := range batches(cfg, sides, c.parallel) {
