@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/internal/shareddata"
@@ -104,37 +105,35 @@ func peakHeap(run func()) uint64 {
 func BenchmarkSciFactExperiment(b *testing.B) {
 	e := &pipeline.Env{Getenv: func(string) string { return "" }, Stderr: io.Discard}
 	b.Run("gate", func(b *testing.B) {
-		cfg := sciFactConfig(b, len(sciFactVariants), "chunk100")
-		set, err := pipeline.LoadSetFor(cfg, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var peak uint64
-		for i := 0; i < b.N; i++ {
-			peak = max(peak, peakHeap(func() {
-				if _, err := pipeline.Gate(context.Background(), e, pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds}); err != nil {
-					b.Fatal(err)
-				}
-			}))
-		}
-		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		benchPeak(b, sciFactConfig(b, len(sciFactVariants), "chunk100"), func(cfg *config.Config, set *gate.Set) error {
+			_, err := pipeline.Gate(context.Background(), e, pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds})
+			return err
+		})
 	})
 	for _, n := range []int{1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("variants=%d", n), func(b *testing.B) {
-			cfg := sciFactConfig(b, n, "")
-			set, err := pipeline.LoadSetFor(cfg, "")
-			if err != nil {
-				b.Fatal(err)
-			}
-			var peak uint64
-			for i := 0; i < b.N; i++ {
-				peak = max(peak, peakHeap(func() {
-					if _, err := Run(context.Background(), e, Options{Config: cfg, Set: set}); err != nil {
-						b.Fatal(err)
-					}
-				}))
-			}
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+			benchPeak(b, sciFactConfig(b, n, ""), func(cfg *config.Config, set *gate.Set) error {
+				_, err := Run(context.Background(), e, Options{Config: cfg, Set: set})
+				return err
+			})
 		})
 	}
+}
+
+// benchPeak runs run on cfg and its set b.N times and reports the highest
+// live heap of any run (peak-heap-MiB).
+func benchPeak(b *testing.B, cfg *config.Config, run func(*config.Config, *gate.Set) error) {
+	set, err := pipeline.LoadSetFor(cfg, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var peak uint64
+	for i := 0; i < b.N; i++ {
+		peak = max(peak, peakHeap(func() {
+			if err := run(cfg, set); err != nil {
+				b.Fatal(err)
+			}
+		}))
+	}
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }
