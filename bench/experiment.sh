@@ -12,7 +12,8 @@
 # ../shared/data/scifact beside this checkout. Without it the script says
 # so and exits 0 (a fresh clone has no ../shared). The configs it runs are
 # written to $KEEP when that is set (the folder is kept), else to a
-# temporary folder.
+# temporary folder. RECALLGATE names a recallgate binary to measure in
+# place of this checkout's (an older build, for a before-and-after).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
@@ -21,7 +22,7 @@ for f in corpus.jsonl.gz queries.jsonl qrels.tsv; do
   [ -f "$data/$f" ] || { echo "skipping: $data has no $f"; exit 0; }
 done
 if [ -n "${KEEP:-}" ]; then work=$KEEP; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
-go build -o "$work/recallgate" ./cmd/recallgate
+if [ -n "${RECALLGATE:-}" ]; then cp "$RECALLGATE" "$work/recallgate"; else go build -o "$work/recallgate" ./cmd/recallgate; fi
 
 # The eight variants: BM25's k1 and b, a title field, chunking, no
 # stemming, no stop words. Three share an index with another (k1 and b

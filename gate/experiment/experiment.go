@@ -1,10 +1,12 @@
 // Package experiment ranks candidate retrievers against one baseline: the
 // [variant.NAME.retriever] tables of a recallgate.toml against its
-// [base.retriever] (or [retriever]). Every variant is retrieved once, a few
-// at a time, sharing the run cache, and paired with the baseline query by
-// query exactly as the gate pairs base and head (pipeline.CompareRuns: the
-// same scores, flips, attribution, segments, final-context stage and
-// refusal check). The comparisons become a leaderboard (Report), written
+// [base.retriever] (or [retriever]). Every variant is retrieved once, in
+// batches holding at most one builtin index (variants of one index build
+// share it), sharing the run cache, and paired with the baseline query by
+// query exactly as the gate pairs base and head (pipeline.Pairing, the
+// comparison of pipeline.CompareRuns: the same scores, flips, attribution,
+// segments, final-context stage and refusal check) as its batch ends. The
+// comparisons become a leaderboard (Report), each kept as its row, written
 // as text, JSON, Markdown or an HTML page with inline SVG charts, and read
 // back strictly (ReadReport). An experiment informs; it does not gate.
 package experiment
