@@ -57,7 +57,16 @@ func LabellerAgreement(s *Set) (Agreement, bool) {
 	if len(ga) == 0 {
 		return a, false
 	}
-	a.Pairs = len(ga)
+	g := GradeAgreement(ga, gb)
+	g.A, g.B = a.A, a.B
+	return g, true
+}
+
+// GradeAgreement is the agreement of two equally long, non-empty lists of
+// grades 0–MaxGrade, pair by pair (A and B left empty): the judge's
+// calibration against people speaks it too.
+func GradeAgreement(ga, gb []int) Agreement {
+	a := Agreement{Pairs: len(ga)}
 	a.Observed, a.Kappa = cohenKappa(ga, gb)
 	a.Weighted = weightedKappa(ga, gb)
 	ba, bb := make([]int, len(ga)), make([]int, len(gb))
@@ -65,7 +74,7 @@ func LabellerAgreement(s *Set) (Agreement, bool) {
 		ba[i], bb[i] = min(ga[i], 1), min(gb[i], 1)
 	}
 	_, a.Binary = cohenKappa(ba, bb)
-	return a, true
+	return a
 }
 
 // weightedKappa is Cohen's kappa with quadratic weights over the grades

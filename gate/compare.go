@@ -135,6 +135,9 @@ func (p *PairedQuery) counted() bool { return !p.Synthetic && !p.Unstable && !p.
 
 // Comparison is the paired comparison of a base and a head run over one set.
 type Comparison struct {
+	// Judge is what the comparison says of a judge program's grades, nil
+	// when the config names no judge.
+	Judge      *JudgeReport
 	Set        *Set
 	Depth      Depth
 	Thresholds Thresholds

@@ -173,3 +173,71 @@ func (q *Query) Unsure() []string {
 	sort.Strings(out)
 	return out
 }
+
+// JudgePrefix starts the labeller name a judge program's grades are kept
+// under in a set file ("judge:llm"); no person's name starts with it.
+const JudgePrefix = "judge:"
+
+// JudgeGrades are one judge program's grades of a query.
+type JudgeGrades struct {
+	// Fingerprint identifies the judge that gave them: its table, the
+	// files its command names and its guideline (gate/judge). Grades of
+	// another fingerprint than the configured judge's are kept, not used.
+	Fingerprint string
+	// Grades are document → grade 0–MaxGrade.
+	Grades map[string]int
+	// Reasons are the judge's own words per document (optional): text of
+	// the judge's, shown escaped wherever it is shown.
+	Reasons map[string]string
+}
+
+// judge returns the query's record of the judge name, made when absent.
+func (q *Query) judge(name string) *JudgeGrades {
+	if q.Judges == nil {
+		q.Judges = map[string]*JudgeGrades{}
+	}
+	if q.Judges[name] == nil {
+		q.Judges[name] = &JudgeGrades{}
+	}
+	return q.Judges[name]
+}
+
+// JudgeReport is what a comparison says of a judge program's grades: its
+// agreement with people on the documents both graded, and whether the
+// policy let its grades count.
+type JudgeReport struct {
+	// Name and Fingerprint identify the judge the config names.
+	Name, Fingerprint string
+	// Overlap counts the documents both people and the judge graded;
+	// Kappa is Cohen's kappa on relevant or not over them, Weighted the
+	// quadratic-weighted kappa on 0–MaxGrade (see GradeAgreement), both 0
+	// without overlap.
+	Overlap         int
+	Kappa, Weighted float64
+	// JudgeRelevant counts the judge relevant where people said not;
+	// PeopleRelevant the reverse.
+	JudgeRelevant, PeopleRelevant int
+	// Graded counts the judge's grades under this fingerprint.
+	Graded int
+	// OtherFingerprint counts grades of judges under another name or
+	// fingerprint: kept in the set, never used.
+	OtherFingerprint int
+	// Used says the policy let the grades count where no person graded;
+	// Why says why not when they do not.
+	Used bool
+	Why  string
+	// DocumentsUsed counts the documents in the verdict (either side's
+	// top k) whose grade is the judge's alone.
+	DocumentsUsed int
+	// Disagreements are the documents the judge and people read apart
+	// (relevant against not), query then document order.
+	Disagreements []JudgeDisagreement
+}
+
+// JudgeDisagreement is one document the judge and people read apart.
+type JudgeDisagreement struct {
+	Query, Doc    string
+	People, Judge int
+	// Reason is the judge's own text: escape it wherever it is shown.
+	Reason string
+}

@@ -21,6 +21,13 @@ const epsilon = 1e-9
 
 // Thresholds decide the verdict of a comparison.
 type Thresholds struct {
+	// MinJudgeAgreement, when set, lets a judge program's grades count
+	// where no person graded the document, once its relevant-or-not
+	// Cohen's kappa against people reaches it on at least MinJudgeOverlap
+	// documents both graded (0: config.DefaultMinJudgeOverlap). Unset,
+	// judge grades are shown, never used.
+	MinJudgeAgreement *float64 `json:",omitempty"`
+	MinJudgeOverlap   int      `json:",omitempty"`
 	// MaxRecallDrop is the largest absolute drop of mean recall@N that passes.
 	MaxRecallDrop float64
 	// MaxNewMisses is how many queries may go from some recall to none.
@@ -177,7 +184,8 @@ type PolicyChange struct {
 var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
 	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
 	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens",
-	RuleBaselineDrop, "baseline"}
+	RuleBaselineDrop, "baseline",
+	"min_judge_agreement", "min_judge_overlap"}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
 const PolicySegmentKey = "segment."

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"sort"
@@ -60,6 +61,12 @@ type Query struct {
 	// Adjudicated holds the grades decided where labellers disagreed
 	// (document → decision); they win over the labellers' grades.
 	Adjudicated map[string]Adjudication
+	// Judges are the grades judge programs gave (judge name, without
+	// JudgePrefix → its record), kept apart from Judgments: a judge is no
+	// person, its grades never count as judged nor derive gold unless a
+	// policy applies them (gate/judge). The file keeps them as the
+	// labeller JudgePrefix+name of "judgments" and "labellers".
+	Judges map[string]*JudgeGrades
 	// FoundBySearch lists documents a labeller found by searching the
 	// corpus, outside every retriever's pool: evidence that all of them
 	// miss it.
@@ -359,12 +366,15 @@ type rawQuery struct {
 	FoundBy      []string           `json:"found_by_search"`
 }
 
-// rawMark is the JSONL shape of a Mark.
+// rawMark is the JSONL shape of a Mark (and, for a judge, of its
+// fingerprint and reasons).
 type rawMark struct {
 	Verified     string             `json:"verified,omitempty"`
 	Unanswerable bool               `json:"unanswerable,omitempty"`
 	Unsure       bool               `json:"unsure,omitempty"`
 	Seconds      map[string]float64 `json:"seconds,omitempty"`
+	Fingerprint  string             `json:"fingerprint,omitempty"`
+	Reasons      map[string]string  `json:"reasons,omitempty"`
 }
 
 // rawAdj is the JSONL shape of an Adjudication.
@@ -443,17 +453,22 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 		if strings.TrimSpace(who) == "" {
 			return nil, inputErr(file, n, "judgments", "query %q: empty labeller name", id)
 		}
-		if q.Judgments == nil {
-			q.Judgments = map[string]map[string]int{}
-		}
-		q.Judgments[who] = map[string]int{}
+		mine := map[string]int{}
 		for doc, num := range grades {
 			g, err := parseGrade(num.String())
 			if err != nil {
 				return nil, inputErr(file, n, "judgments."+who+"."+doc, "query %q: %v", id, err)
 			}
-			q.Judgments[who][doc] = g
+			mine[doc] = g
 		}
+		if name, ok := strings.CutPrefix(who, JudgePrefix); ok {
+			q.judge(name).Grades = mine
+			continue
+		}
+		if q.Judgments == nil {
+			q.Judgments = map[string]map[string]int{}
+		}
+		q.Judgments[who] = mine
 	}
 	if err := parseRecord(&raw, q, file, n); err != nil {
 		return nil, err
@@ -477,6 +492,15 @@ func parseRecord(raw *rawQuery, q *Query, file string, n int) error {
 	for who, m := range raw.Labellers {
 		if strings.TrimSpace(who) == "" {
 			return inputErr(file, n, "labellers", "query %q: empty labeller name", q.ID)
+		}
+		if name, ok := strings.CutPrefix(who, JudgePrefix); ok {
+			if err := parseJudge(q, name, m, file, n); err != nil {
+				return err
+			}
+			continue
+		}
+		if m.Fingerprint != "" || m.Reasons != nil {
+			return inputErr(file, n, "labellers."+who, "query %q: a fingerprint and reasons belong to a judge (a labeller named %s<name>), not to a person", q.ID, JudgePrefix)
 		}
 		v, err := day("labellers."+who+".verified", m.Verified)
 		if err != nil {
@@ -518,6 +542,11 @@ func parseRecord(raw *rawQuery, q *Query, file string, n int) error {
 		}
 	}
 	q.FoundBySearch = raw.FoundBy
+	for name, j := range q.Judges {
+		if j.Fingerprint == "" {
+			return inputErr(file, n, "labellers."+JudgePrefix+name+".fingerprint", "query %q: a judge's grades need the fingerprint of the judge that gave them", q.ID)
+		}
+	}
 	return nil
 }
 
@@ -553,6 +582,23 @@ func (q *Query) MarshalLine() ([]byte, error) {
 			l.Labellers = map[string]rawMark{}
 		}
 		l.Labellers[who] = rawMark{Verified: day(m.Verified), Unanswerable: m.Unanswerable, Unsure: m.Unsure, Seconds: m.Seconds}
+	}
+	if len(q.Judges) > 0 {
+		l.Judgments = maps.Clone(q.Judgments) // never q's own map
+		if l.Judgments == nil {
+			l.Judgments = map[string]map[string]int{}
+		}
+	}
+	for name, j := range q.Judges {
+		if l.Labellers == nil {
+			l.Labellers = map[string]rawMark{}
+		}
+		grades := j.Grades
+		if grades == nil {
+			grades = map[string]int{}
+		}
+		l.Judgments[JudgePrefix+name] = grades
+		l.Labellers[JudgePrefix+name] = rawMark{Fingerprint: j.Fingerprint, Reasons: j.Reasons}
 	}
 	for doc, a := range q.Adjudicated {
 		if l.Adjudicated == nil {
@@ -936,4 +982,45 @@ func setFieldHint(field string) string {
 		return fmt.Sprintf("did you mean %q? (a set line is {\"id\": …, \"query\": …, \"gold\": {doc: grade}})", want)
 	}
 	return "a set line takes " + strings.Join(known, ", ")
+}
+
+// parseJudge reads a judge's labellers entry: its fingerprint and reasons
+// only (a judge has no dates, marks or timings).
+func parseJudge(q *Query, name string, m rawMark, file string, n int) error {
+	field := "labellers." + JudgePrefix + name
+	if strings.TrimSpace(name) == "" {
+		return inputErr(file, n, field, "query %q: a judge needs a name after %q", q.ID, JudgePrefix)
+	}
+	if m.Verified != "" || m.Unanswerable || m.Unsure || m.Seconds != nil {
+		return inputErr(file, n, field, "query %q: a judge's entry holds its fingerprint and reasons only (verified, unanswerable, unsure and seconds are a person's)", q.ID)
+	}
+	if r, i, bad := ControlChar(m.Fingerprint); bad {
+		return inputErr(file, n, field+".fingerprint", "query %q: control character U+%04X at byte %d", q.ID, r, i)
+	}
+	j := q.judge(name)
+	j.Fingerprint, j.Reasons = m.Fingerprint, m.Reasons
+	return nil
+}
+
+// ReplaceQueryLines is data (a JSONL set file's bytes) with the line of
+// each query of qs (Query.Line) replaced by its MarshalLine, every other
+// byte as it was: the one way a set file is rewritten (the labelling
+// page, the judge).
+func ReplaceQueryLines(data []byte, qs ...*Query) ([]byte, error) {
+	lines := strings.SplitAfter(string(data), "\n")
+	for _, q := range qs {
+		if q.Line < 1 || q.Line > len(lines) {
+			return nil, fmt.Errorf("query %s: line %d is not in the file", q.ID, q.Line)
+		}
+		line, err := q.MarshalLine()
+		if err != nil {
+			return nil, err
+		}
+		nl := ""
+		if strings.HasSuffix(lines[q.Line-1], "\n") {
+			nl = "\n"
+		}
+		lines[q.Line-1] = string(line) + nl
+	}
+	return []byte(strings.Join(lines, "")), nil
 }

@@ -80,6 +80,8 @@ type Config struct {
 	// Variants are the [variant.NAME.retriever] tables an experiment
 	// ranks against the base, in the order the file gives them.
 	Variants []Variant
+	// Judge is the [judge] table, nil without one.
+	Judge *Judge
 }
 
 // Retriever configures one side's retriever: the table type lives beside
@@ -147,6 +149,8 @@ type rawConfig struct {
 		MaxFalseAnswers      *int         `toml:"max_false_answers_increase"`
 		MaxFalseRefusals     *int         `toml:"max_false_refusals_increase"`
 		MaxBaselineDrop      *float64     `toml:"max_baseline_drop"`
+		MinJudgeAgreement    *float64     `toml:"min_judge_agreement"`
+		MinJudgeOverlap      *int         `toml:"min_judge_overlap"`
 		Segment              []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {
@@ -171,6 +175,7 @@ type rawConfig struct {
 	Base      *side                    `toml:"base"`
 	Head      *side                    `toml:"head"`
 	Variant   map[string]*variantTable `toml:"variant"`
+	Judge     *Judge                   `toml:"judge"`
 }
 
 // Load reads and validates a config file. Every error is a *gate.InputError
@@ -243,6 +248,12 @@ func Parse(data []byte, name string) (*Config, error) {
 		return nil, err
 	}
 	if err := c.refusalRules(raw, data); err != nil {
+		return nil, err
+	}
+	if err := c.judgePolicy(raw, data); err != nil {
+		return nil, err
+	}
+	if err := c.judge(raw, data, filepath.Dir(name)); err != nil {
 		return nil, err
 	}
 	c.Repeats = raw.Gate.Repeats

@@ -94,6 +94,11 @@ func policyValues(c *Config) map[string]string {
 	if t.MaxLatencyRatio > 0 {
 		v[gate.RuleLatencyRatio] = num(t.MaxLatencyRatio)
 	}
+	v["min_judge_agreement"] = optNum(t.MinJudgeAgreement)
+	v["min_judge_overlap"] = strconv.Itoa(DefaultMinJudgeOverlap)
+	if t.MinJudgeOverlap > 0 {
+		v["min_judge_overlap"] = strconv.Itoa(t.MinJudgeOverlap)
+	}
 	if t.MinSegmentQueries == 0 {
 		v["min_segment_queries"] = strconv.Itoa(gate.DefaultMinSegmentQueries)
 	}

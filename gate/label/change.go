@@ -354,20 +354,10 @@ func (s *Server) write(q *gate.Query) error {
 	if hash(data) != s.sum {
 		return ErrChangedOnDisk
 	}
-	lines := strings.SplitAfter(string(data), "\n")
-	if q.Line < 1 || q.Line > len(lines) {
-		return fmt.Errorf("query %s: line %d is not in the file", q.ID, q.Line)
-	}
-	line, err := q.MarshalLine()
+	out, err := gate.ReplaceQueryLines(data, q)
 	if err != nil {
 		return err
 	}
-	nl := ""
-	if strings.HasSuffix(lines[q.Line-1], "\n") {
-		nl = "\n"
-	}
-	lines[q.Line-1] = string(line) + nl
-	out := []byte(strings.Join(lines, ""))
 	if err := atomicfile.Write(s.o.SetPath, 0o644, func(w io.Writer) error { _, err := w.Write(out); return err }); err != nil {
 		return err
 	}

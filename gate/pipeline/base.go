@@ -197,6 +197,8 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 	c.Refusal[0] = b.cfg.Refusal[0]
 	if b.own {
 		c.Thresholds, c.Depth, c.Repeats, c.MaxWaiverDays = b.cfg.Thresholds, b.cfg.Depth, b.cfg.Repeats, b.cfg.MaxWaiverDays
+		// The judge whose grades may count is the base's, as its policy.
+		c.Judge = b.cfg.Judge
 		c.Thresholds.Segments = slices.Clone(c.Thresholds.Segments)
 		for i := range c.Thresholds.Segments {
 			// Name the rule's file as the reader knows it, not the temporary tree.

@@ -47,11 +47,19 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 // compareRuns is CompareRuns with the reviewed baseline max_baseline_drop
 // holds the head against (nil: none read).
 func compareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
+	set, jd, err := judgeView(cfg, th, set)
+	if err != nil {
+		return nil, err
+	}
 	p, err := pairWith(e, set, cfg.Depth, base, runs)
 	if err != nil {
 		return nil, err
 	}
-	return p.compare(cfg, th, runs, notes, drift, reviewed)
+	cmp, err := p.compare(cfg, th, runs, notes, drift, reviewed)
+	if err == nil {
+		jd.attach(cmp)
+	}
+	return cmp, err
 }
 
 // Pairing compares many head runs with one base run, each as CompareRuns
@@ -301,6 +309,10 @@ func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 
 // compareFiles is CompareFiles with the reviewed baseline already read.
 func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
+	set, jd, err := judgeView(cfg, th, set)
+	if err != nil {
+		return nil, err
+	}
 	bc, err := gate.ScoreRunFile(set, base, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))
@@ -315,7 +327,11 @@ func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 	}
 	in.Fingerprints = append(in.Fingerprints, [2]string{"base_run", FingerprintFile(base)}, [2]string{"head_run", FingerprintFile(head)})
 	in.Policy.Baseline = reviewed
-	return in.Compare(bc, hc)
+	cmp, err := in.Compare(bc, hc)
+	if err == nil {
+		jd.attach(cmp)
+	}
+	return cmp, err
 }
 
 // DriftOptions are the choices of one drift run.

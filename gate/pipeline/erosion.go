@@ -71,7 +71,13 @@ func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set 
 			return nil, &gate.InputError{File: file, Line: line, Field: "baseline", Err: err}
 		}
 	}
-	return scoreBaseline(path, name, set, d)
+	// Scored on the set the comparison scores on: a judge grade the
+	// policy lets count (judgeView) counts for the baseline too.
+	view, _, err := judgeView(cfg, th, set)
+	if err != nil {
+		return nil, err
+	}
+	return scoreBaseline(path, name, view, d)
 }
 
 // scoreBaseline reads the run at path (named name in errors and reports),

@@ -33,13 +33,15 @@ type ValidateOptions struct {
 // listing every query with its line.
 func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 	var s *gate.Set
+	var cfg *config.Config
 	if o.Config != "" {
 		// What the gate loads and refuses, in its order: the config, the
 		// set with its query texts, the segment rules, then CheckConfig.
-		cfg, set, err := LoadConfigSet(o.Config, o.Set)
+		c, set, err := LoadConfigSet(o.Config, o.Set)
 		if err != nil {
 			return err
 		}
+		cfg = c
 		if err := CheckConfig(e, cfg, set, []string{"base", "head"}); err != nil {
 			return err
 		}
@@ -78,6 +80,9 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 	if a, ok := gate.LabellerAgreement(s); ok {
 		fmt.Fprintf(out, "agreement: %d documents judged by both %s and %s: %.0f%% the same grade, Cohen's kappa %.2f (%s), quadratic-weighted %.2f, relevant or not %.2f\n",
 			a.Pairs, a.A, a.B, 100*a.Observed, a.Kappa, kappaWords(a.Kappa), a.Weighted, a.Binary)
+	}
+	if err := judgeCalibration(cfg, s, out); err != nil {
+		return err
 	}
 	disputed, decided, unsure := 0, 0, 0
 	for _, q := range s.Queries {

@@ -565,6 +565,9 @@ type CompareReport struct {
 	Chart bool `json:"chart"`
 	// Unjudged counts the retrieved documents nobody judged.
 	Unjudged UnjudgedInfo `json:"unjudged"`
+	// Judge is the judge program's calibration and whether its grades
+	// counted; absent when the config names no judge.
+	Judge *JudgeInfo `json:"judge,omitempty"`
 	// Latency is each side's retriever timing, when it was measured.
 	Latency *LatencyPair `json:"latency,omitempty"`
 	// BaseSHA and HeadSHA are the commits compared, when known.
@@ -771,7 +774,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
-		BaselineDistance: baselineDistanceInfo(c.BaselineDistance),
+		BaselineDistance: baselineDistanceInfo(c.BaselineDistance), Judge: judgeInfo(c.Judge),
 	}
 	if c.Name != "" {
 		r.Gate = &GateInfo{Name: c.Name}

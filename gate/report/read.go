@@ -123,6 +123,9 @@ func (r *CompareReport) validate() error {
 	if err := r.Unjudged.validate(); err != nil {
 		return err
 	}
+	if err := r.Judge.validate(); err != nil {
+		return err
+	}
 	if err := r.Policy.validate(); err != nil {
 		return err
 	}

@@ -78,11 +78,15 @@ type Options struct {
 	// Warn, when set, is told once per retriever that answers were cut
 	// to gate.MaxKeptHits.
 	Warn func(string)
+	// Noun is what messages call the program ("" is "retriever"; the
+	// judge's transport says "judge").
+	Noun string
 }
 
 // Retriever talks to one subprocess. Requests are sent one at a time.
 type Retriever struct {
 	name   string
+	noun   string
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
@@ -136,8 +140,12 @@ func Start(argv []string, o Options) (*Retriever, error) {
 		outR.Close()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
+	noun := o.Noun
+	if noun == "" {
+		noun = "retriever"
+	}
 	r := &Retriever{
-		name: argv[0], cmd: cmd, stdin: inW, stdout: outR,
+		name: argv[0], noun: noun, cmd: cmd, stdin: inW, stdout: outR,
 		br: bufio.NewReaderSize(outR, 1<<16), warn: o.Warn, tail: tail,
 		turn: make(chan struct{}, 1), waited: make(chan struct{}),
 	}
@@ -186,27 +194,50 @@ func (r *Retriever) Answer(ctx context.Context, q *gate.Query, k int) (gate.Answ
 }
 
 func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hit, gate.Result, error) {
-	var none gate.Result
-	select {
-	case r.turn <- struct{}{}:
-	case <-ctx.Done():
-		return nil, none, fmt.Errorf("no answer to %s in time: waited for earlier queries to the retriever: %w", q.ID, ctx.Err())
-	}
-	defer func() { <-r.turn }()
-	if r.broken != nil {
-		return nil, none, r.broken
-	}
-	if line, ok := r.unsolicited(); ok {
-		return nil, none, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s (it came before %s was asked): %s; print debug output to stderr", q.ID, q.ID, line))
-	}
 	req, _ := json.Marshal(struct {
 		ID    string `json:"id"`
 		Query string `json:"query"`
 		K     int    `json:"k"`
 	}{q.ID, q.Text, k})
-	req = append(req, '\n')
+	var res gate.Result
+	var total int
+	err := r.Exchange(ctx, q.ID, req, func(lr io.Reader) error {
+		var err error
+		res, total, err = gate.DecodeAnswerCapped(lr, r.name+" stdout", gate.MaxKeptHits(k), q.ID)
+		return err
+	})
+	if err != nil {
+		return nil, gate.Result{}, err
+	}
+	if total > len(res.Hits) && r.warn != nil && r.warned.CompareAndSwap(false, true) {
+		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", q.ID, total, k, len(res.Hits), gate.HitsPerDepth, gate.MinKeptHits))
+	}
+	return res.Hits, res, nil
+}
 
-	// The query's end (its timeout, an interrupt) or the process's exit
+// Exchange sends one request line (req, one JSON value without its
+// newline) for id and hands the one answer line to decode, under every
+// bound a query has: the turn, ctx's deadline on the write and the read,
+// MaxLineBytes, stdout carrying answers only, the process group stopped
+// when anything fails. decode reads the line as a stream (io.EOF at its
+// newline); a *gate.AnswerIDError it returns is told as an answer for
+// another id. Other kinds of protocol (the judge's) speak through it.
+func (r *Retriever) Exchange(ctx context.Context, id string, req []byte, decode func(io.Reader) error) error {
+	select {
+	case r.turn <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("no answer to %s in time: waited for earlier queries to the %s: %w", id, r.noun, ctx.Err())
+	}
+	defer func() { <-r.turn }()
+	if r.broken != nil {
+		return r.broken
+	}
+	if line, ok := r.unsolicited(); ok {
+		return r.fail(id, fmt.Errorf("the %s wrote a line that is not an answer to %s (it came before %s was asked): %s; print debug output to stderr", r.noun, id, id, line))
+	}
+	req = append(append([]byte{}, req...), '\n')
+
+	// The request's end (its timeout, an interrupt) or the process's exit
 	// unblocks the pipe at once: both ends get a deadline in the past.
 	watched := make(chan struct{})
 	stopWatch := make(chan struct{})
@@ -239,31 +270,28 @@ func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hi
 	if _, err := r.stdin.Write(req); err != nil {
 		switch {
 		case ctx.Err() != nil && !r.exited():
-			return nil, none, r.fail(q.ID, fmt.Errorf("the retriever did not read the request for %s (%d bytes) from its stdin in time: it must read each request line as it comes; stopped it: %w", q.ID, len(req), ctx.Err()))
+			return r.fail(id, fmt.Errorf("the %s did not read the request for %s (%d bytes) from its stdin in time: it must read each request line as it comes; stopped it: %w", r.noun, id, len(req), ctx.Err()))
 		case r.answered == 0 && r.waitFor(time.Second): // ended, not only its stdin closed
-			return nil, none, r.fail(q.ID, r.down())
+			return r.fail(id, r.down())
 		default:
-			return nil, none, r.fail(q.ID, fmt.Errorf("retriever process %s is gone (%s)", r.name, r.exitInfo()))
+			return r.fail(id, fmt.Errorf("%s process %s is gone (%s)", r.noun, r.name, r.exitInfo()))
 		}
 	}
 	lr := &lineReader{br: r.br, max: MaxLineBytes}
-	res, total, err := gate.DecodeAnswerCapped(lr, r.name+" stdout", gate.MaxKeptHits(k), q.ID)
+	err := decode(lr)
 	var other *gate.AnswerIDError
 	switch {
 	case errors.As(err, &other):
-		return nil, none, r.fail(q.ID, fmt.Errorf("the retriever wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", q.ID, strconv.Quote(other.Got), lr.clipped()))
+		return r.fail(id, fmt.Errorf("the %s wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", r.noun, id, strconv.Quote(other.Got), lr.clipped()))
 	case err != nil && r.answered == 0 && lr.n == 0 && r.gone(lr, err):
-		return nil, none, r.fail(q.ID, r.down())
+		return r.fail(id, r.down())
 	case err != nil:
-		return nil, none, r.fail(q.ID, r.explain(ctx, q.ID, lr, err))
+		return r.fail(id, r.explain(ctx, id, lr, err))
 	}
 	if r.answered++; r.answered == 1 {
 		r.firstRTT = time.Since(sent)
 	}
-	if total > len(res.Hits) && r.warn != nil && r.warned.CompareAndSwap(false, true) {
-		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", q.ID, total, k, len(res.Hits), gate.HitsPerDepth, gate.MinKeptHits))
-	}
-	return res.Hits, res, nil
+	return nil
 }
 
 // FirstAnswer is how long the program took to answer its first request:
@@ -287,7 +315,7 @@ func (r *Retriever) gone(lr *lineReader, err error) bool {
 // for the whole set (no query is to blame), with how it exited and the end
 // of its stderr.
 func (r *Retriever) down() error {
-	msg := fmt.Sprintf("retriever process %s exited before its first answer (%s)", r.name, r.exitInfo())
+	msg := fmt.Sprintf("%s process %s exited before its first answer (%s)", r.noun, r.name, r.exitInfo())
 	if t := r.tail.String(); t != "" {
 		msg += "; its stderr ended with: " + t
 	} else {
@@ -302,34 +330,34 @@ func (r *Retriever) explain(ctx context.Context, id string, lr *lineReader, err 
 		errors.Is(lr.err, io.EOF) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)))
 	switch {
 	case lr.tooLong:
-		return fmt.Errorf("the retriever's answer to %s is longer than %d MiB (the most one answer line may hold): %s", id, MaxLineBytes>>20, lr.clipped())
+		return fmt.Errorf("the %s's answer to %s is longer than %d MiB (the most one answer line may hold): %s", r.noun, id, MaxLineBytes>>20, lr.clipped())
 	case fromStream && r.exited() || fromStream && errors.Is(lr.err, io.EOF):
 		if lr.n == 0 {
-			return fmt.Errorf("retriever process %s exited before answering %s (%s)", r.name, id, r.exitInfo())
+			return fmt.Errorf("%s process %s exited before answering %s (%s)", r.noun, r.name, id, r.exitInfo())
 		}
-		return fmt.Errorf("retriever process %s exited after half an answer to %s (%d bytes without a newline: %s) (%s)", r.name, id, lr.n, lr.clipped(), r.exitInfo())
+		return fmt.Errorf("%s process %s exited after half an answer to %s (%d bytes without a newline: %s) (%s)", r.noun, r.name, id, lr.n, lr.clipped(), r.exitInfo())
 	case fromStream && ctx.Err() != nil:
 		if lr.n == 0 {
-			return fmt.Errorf("no answer to %s in time; stopped the retriever: %w", id, ctx.Err())
+			return fmt.Errorf("no answer to %s in time; stopped the %s: %w", id, r.noun, ctx.Err())
 		}
-		return fmt.Errorf("the retriever wrote half an answer to %s: %d bytes and no newline in time (%s); stopped it: %w", id, lr.n, lr.clipped(), ctx.Err())
+		return fmt.Errorf("the %s wrote half an answer to %s: %d bytes and no newline in time (%s); stopped it: %w", r.noun, id, lr.n, lr.clipped(), ctx.Err())
 	case fromStream:
 		return fmt.Errorf("reading the answer to %s: %w", id, lr.err)
 	case !lr.startsObject():
-		return fmt.Errorf("the retriever wrote a line that is not an answer to %s: %s; print debug output to stderr", id, lr.clipped())
+		return fmt.Errorf("the %s wrote a line that is not an answer to %s: %s; print debug output to stderr", r.noun, id, lr.clipped())
 	}
 	return fmt.Errorf("malformed answer to %s: %w; the line: %s", id, err, lr.clipped())
 }
 
 // fail stops the process group and keeps why, for every later query.
 func (r *Retriever) fail(id string, err error) error {
-	r.broken = fmt.Errorf("the retriever was stopped after an earlier query (%s) failed", id)
+	r.broken = fmt.Errorf("the %s was stopped after an earlier query (%s) failed", r.noun, id)
 	var down *gate.RetrieverDownError
 	switch {
 	case errors.As(err, &down):
 		r.broken = err // the same for every query: said once
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-		r.broken = fmt.Errorf("retriever process %s did not answer an earlier query (%s) in time; stopped it", r.name, id)
+		r.broken = fmt.Errorf("%s process %s did not answer an earlier query (%s) in time; stopped it", r.noun, r.name, id)
 	}
 	signalGroup(r.cmd, sigKill)
 	_ = r.stdin.Close()

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,32 +75,52 @@ const (
 // Retriever is a configured HTTP retriever.
 type Retriever struct {
 	cfg      Config
-	client   *http.Client
-	headers  http.Header
+	caller   *Caller
 	hits     []string
 	fields   [4][]string // doc, chunk, score, text
 	context  []string
 	cfields  [4][]string // a passage's doc, chunk, text, tokens
 	abstain  []string
-	secrets  []string
 	dropped  sync.Once // the warning about answers over gate.MaxKeptHits
 	textless sync.Once // the warning about a context without any text
 }
 
-// New checks the config and resolves ${VAR} in header values with getenv.
-func New(cfg Config, client *http.Client, getenv func(string) string) (*Retriever, error) {
+// Caller sends one templated request and reads its answer, as every
+// HTTP kind does: {{name}} placeholders filled in (URL-escaped in the URL,
+// JSON in the body), header values reading ${VAR} (secrets, never in a
+// message), 429, 5xx and broken connections retried with backoff and
+// Retry-After, the body read up to MaxBody. The judge's http transport
+// speaks through it too.
+type Caller struct {
+	cfg     Config
+	client  *http.Client
+	headers http.Header
+	secrets []string
+}
+
+// Var is one {{Name}} of a templated request and its value: a string
+// (a JSON string in the body) or, with Number, a number written as is.
+type Var struct {
+	Name, Value string
+	Number      bool
+}
+
+// placeholder is a {{name}} of a template.
+var placeholder = regexp.MustCompile(`\{\{[a-z_]+\}\}`)
+
+// NewCaller checks the request part of cfg (URL, Method, Body, Headers,
+// Retries, MaxBody, Backoff, MaxWait) and resolves ${VAR} in header
+// values with getenv.
+func NewCaller(cfg Config, client *http.Client, getenv func(string) string) (*Caller, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
 	if cfg.URL == "" {
 		return nil, errors.New("url is required")
 	}
-	u, err := url.Parse(strings.NewReplacer("{{query}}", "q", "{{k}}", "1", "{{id}}", "i").Replace(cfg.URL))
+	u, err := url.Parse(placeholder.ReplaceAllString(cfg.URL, "x"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("url %q is not an http(s) URL", redactURL(cfg.URL))
-	}
-	if cfg.Doc == "" {
-		return nil, errors.New("doc (the path to a hit's document id) is required")
 	}
 	if cfg.Method == "" {
 		cfg.Method = http.MethodGet
@@ -120,17 +141,7 @@ func New(cfg Config, client *http.Client, getenv func(string) string) (*Retrieve
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 30 * time.Second
 	}
-	r := &Retriever{cfg: cfg, client: client, headers: http.Header{}, hits: splitPath(cfg.Hits)}
-	for i, p := range []string{cfg.Doc, cfg.Chunk, cfg.Score, cfg.Text} {
-		r.fields[i] = splitPath(p)
-	}
-	if cfg.Context == "" && cfg.ContextDoc+cfg.ContextChunk+cfg.ContextText+cfg.ContextTokens != "" {
-		return nil, errors.New("context_doc, context_chunk, context_text and context_tokens are paths inside the context: set context (the path to the array of passages) too")
-	}
-	r.context, r.abstain = splitPath(cfg.Context), splitPath(cfg.Abstain)
-	for i, p := range []string{orDefault(cfg.ContextDoc, "doc"), orDefault(cfg.ContextChunk, "chunk"), orDefault(cfg.ContextText, "text"), orDefault(cfg.ContextTokens, "tokens")} {
-		r.cfields[i] = splitPath(p)
-	}
+	c := &Caller{cfg: cfg, client: client, headers: http.Header{}}
 	for name, v := range cfg.Headers {
 		var missing, secret []string
 		val := os.Expand(v, func(k string) string {
@@ -151,12 +162,53 @@ func New(cfg Config, client *http.Client, getenv func(string) string) (*Retrieve
 			return nil, fmt.Errorf("header %s reads unset environment variable %s", name, strings.Join(missing, ", "))
 		}
 		if val != "" {
-			r.secrets = append(r.secrets, val)
+			c.secrets = append(c.secrets, val)
 		}
-		r.headers.Set(name, val)
+		c.headers.Set(name, val)
 	}
-	if r.headers.Get("Content-Type") == "" && cfg.Body != "" {
-		r.headers.Set("Content-Type", "application/json")
+	if c.headers.Get("Content-Type") == "" && cfg.Body != "" {
+		c.headers.Set("Content-Type", "application/json")
+	}
+	return c, nil
+}
+
+// Call sends the request with vars filled in and returns the answer's
+// body; its errors name the URL without its query string and never a
+// header value.
+func (c *Caller) Call(ctx context.Context, vars []Var) ([]byte, error) {
+	b, err := c.call(ctx, vars, false)
+	if err != nil {
+		return nil, c.redact(err)
+	}
+	return b, nil
+}
+
+// Where is the URL as messages show it (no query string, no user info).
+func (c *Caller) Where() string { return redactURL(c.cfg.URL) }
+
+// New checks the config and resolves ${VAR} in header values with getenv.
+func New(cfg Config, client *http.Client, getenv func(string) string) (*Retriever, error) {
+	if cfg.URL != "" && cfg.Doc == "" {
+		if _, err := NewCaller(Config{URL: cfg.URL}, client, getenv); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("doc (the path to a hit's document id) is required")
+	}
+	c, err := NewCaller(cfg, client, getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg = c.cfg
+	r := &Retriever{cfg: cfg, caller: c, hits: splitPath(cfg.Hits)}
+	for i, p := range []string{cfg.Doc, cfg.Chunk, cfg.Score, cfg.Text} {
+		r.fields[i] = splitPath(p)
+	}
+	if cfg.Context == "" && cfg.ContextDoc+cfg.ContextChunk+cfg.ContextText+cfg.ContextTokens != "" {
+		return nil, errors.New("context_doc, context_chunk, context_text and context_tokens are paths inside the context: set context (the path to the array of passages) too")
+	}
+	r.context, r.abstain = splitPath(cfg.Context), splitPath(cfg.Abstain)
+	for i, p := range []string{orDefault(cfg.ContextDoc, "doc"), orDefault(cfg.ContextChunk, "chunk"), orDefault(cfg.ContextText, "text"), orDefault(cfg.ContextTokens, "tokens")} {
+		r.cfields[i] = splitPath(p)
 	}
 	return r, nil
 }
@@ -190,9 +242,9 @@ func (r *Retriever) Answer(ctx context.Context, q *gate.Query, k int) (gate.Answ
 }
 
 func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, preflight bool) (gate.Answer, error) {
-	body, err := r.call(ctx, q, k, preflight)
+	body, err := r.caller.call(ctx, queryVars(q, k), preflight)
 	if err != nil {
-		return gate.Answer{}, r.redact(err)
+		return gate.Answer{}, r.caller.redact(err)
 	}
 	keep := gate.MaxKeptHits(k)
 	hits, total, err := r.parse(body, keep)
@@ -231,20 +283,34 @@ func textless(ctx []gate.Passage) bool {
 	return len(ctx) > 0
 }
 
-func (r *Retriever) request(ctx context.Context, q *gate.Query, k int) (*http.Request, error) {
-	ks := strconv.Itoa(k)
-	u := strings.NewReplacer("{{query}}", url.QueryEscape(q.Text), "{{k}}", ks, "{{id}}", url.QueryEscape(q.ID)).Replace(r.cfg.URL)
-	var body io.Reader
-	if r.cfg.Body != "" {
-		qj, _ := json.Marshal(q.Text)
-		ij, _ := json.Marshal(q.ID)
-		body = strings.NewReader(strings.NewReplacer("{{query}}", string(qj), "{{k}}", ks, "{{id}}", string(ij)).Replace(r.cfg.Body))
+// queryVars are a retriever request's placeholders: {{query}}, {{k}}, {{id}}.
+func queryVars(q *gate.Query, k int) []Var {
+	return []Var{{Name: "query", Value: q.Text}, {Name: "k", Value: strconv.Itoa(k), Number: true}, {Name: "id", Value: q.ID}}
+}
+
+func (c *Caller) request(ctx context.Context, vars []Var) (*http.Request, error) {
+	inURL := make([]string, 0, 2*len(vars))
+	inBody := make([]string, 0, 2*len(vars))
+	for _, v := range vars {
+		key := "{{" + v.Name + "}}"
+		inURL = append(inURL, key, url.QueryEscape(v.Value))
+		lit := v.Value
+		if !v.Number {
+			b, _ := json.Marshal(v.Value)
+			lit = string(b)
+		}
+		inBody = append(inBody, key, lit)
 	}
-	req, err := http.NewRequestWithContext(ctx, r.cfg.Method, u, body)
+	u := strings.NewReplacer(inURL...).Replace(c.cfg.URL)
+	var body io.Reader
+	if c.cfg.Body != "" {
+		body = strings.NewReader(strings.NewReplacer(inBody...).Replace(c.cfg.Body))
+	}
+	req, err := http.NewRequestWithContext(ctx, c.cfg.Method, u, body)
 	if err != nil {
 		return nil, err
 	}
-	req.Header = r.headers.Clone()
+	req.Header = c.headers.Clone()
 	return req, nil
 }
 
@@ -257,10 +323,11 @@ func unreachable(err error) bool {
 
 // call sends the request, retrying 429, 5xx and transport errors (in the
 // preflight, all but an unreachable address).
-func (r *Retriever) call(ctx context.Context, q *gate.Query, k int, preflight bool) ([]byte, error) {
+func (c *Caller) call(ctx context.Context, vars []Var, preflight bool) ([]byte, error) {
+	r := c
 	wait := r.cfg.Backoff
 	for attempt := 0; ; attempt++ {
-		req, err := r.request(ctx, q, k)
+		req, err := r.request(ctx, vars)
 		if err != nil {
 			return nil, err
 		}
@@ -374,7 +441,7 @@ func redactURL(raw string) string {
 }
 
 // redact removes every header value from an error message.
-func (r *Retriever) redact(err error) error {
+func (r *Caller) redact(err error) error {
 	msg := err.Error()
 	changed := false
 	for _, s := range r.secrets {
@@ -748,3 +815,7 @@ func jsonKind(v any) string {
 
 // The http retriever answers queries as gate.AnswerRetriever says.
 var _ gate.AnswerRetriever = (*Retriever)(nil)
+
+// Lookup follows a dot path ("a.b.0.c": object keys and array indexes)
+// in a decoded JSON value; false when the path names nothing.
+func Lookup(v any, path string) (any, bool) { return lookup(v, splitPath(path)) }

@@ -1,0 +1,78 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+
+	"github.com/recallgate/recallgate/gate"
+)
+
+// JudgeInfo is the judge program's calibration against people and
+// whether the policy let its grades count (gate.JudgeReport).
+type JudgeInfo struct {
+	// Name and Fingerprint identify the judge the config names.
+	Name        string `json:"name"`
+	Fingerprint string `json:"fingerprint"`
+	// Kappa is Cohen's kappa on relevant or not, WeightedKappa the
+	// quadratic-weighted kappa on 0–3, over the Overlap documents both
+	// people and the judge graded.
+	Kappa         float64 `json:"kappa"`
+	WeightedKappa float64 `json:"weighted_kappa"`
+	Overlap       int     `json:"overlap"`
+	// JudgeRelevant counts the judge relevant where people said not,
+	// PeopleRelevant the reverse.
+	JudgeRelevant  int `json:"judge_relevant_people_not"`
+	PeopleRelevant int `json:"people_relevant_judge_not"`
+	// Used says its grades counted where no person graded; DocumentsUsed
+	// counts the documents in the verdict resting on the judge alone; Why
+	// says why they did not count.
+	Used          bool   `json:"used"`
+	DocumentsUsed int    `json:"documents_used"`
+	Why           string `json:"why,omitempty"`
+	// OtherFingerprint counts grades under another judge or fingerprint:
+	// kept in the set, not used.
+	OtherFingerprint int `json:"other_fingerprint"`
+}
+
+// judgeInfo is the report's judge object, nil without a judge.
+func judgeInfo(j *gate.JudgeReport) *JudgeInfo {
+	if j == nil {
+		return nil
+	}
+	return &JudgeInfo{Name: j.Name, Fingerprint: j.Fingerprint, Kappa: round4(j.Kappa), WeightedKappa: round4(j.Weighted), Overlap: j.Overlap,
+		JudgeRelevant: j.JudgeRelevant, PeopleRelevant: j.PeopleRelevant, Used: j.Used, DocumentsUsed: j.DocumentsUsed, Why: j.Why, OtherFingerprint: j.OtherFingerprint}
+}
+
+// round4 keeps four decimals: a kappa read back is the one written.
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+var judgeFingerprint = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
+
+// validate checks the judge object read back.
+func (j *JudgeInfo) validate() error {
+	if j == nil {
+		return nil
+	}
+	if err := plainAll("judge", j.Name, j.Why); err != nil {
+		return err
+	}
+	switch {
+	case j.Name == "":
+		return errors.New("judge.name is empty")
+	case !judgeFingerprint.MatchString(j.Fingerprint):
+		return fmt.Errorf("judge.fingerprint %q: want sha256: and 64 hex digits", j.Fingerprint)
+	case j.Kappa < -1 || j.Kappa > 1 || j.WeightedKappa < -1 || j.WeightedKappa > 1:
+		return fmt.Errorf("judge.kappa %v, weighted_kappa %v: a kappa is within -1 and 1", j.Kappa, j.WeightedKappa)
+	case j.Overlap < 0 || j.JudgeRelevant < 0 || j.PeopleRelevant < 0 || j.DocumentsUsed < 0 || j.OtherFingerprint < 0:
+		return errors.New("judge: a count is negative")
+	case j.JudgeRelevant+j.PeopleRelevant > j.Overlap:
+		return fmt.Errorf("judge: %d disagreements among %d documents both graded", j.JudgeRelevant+j.PeopleRelevant, j.Overlap)
+	case !j.Used && j.DocumentsUsed > 0:
+		return fmt.Errorf("judge.documents_used %d with used false", j.DocumentsUsed)
+	case j.Used && j.Why != "":
+		return errors.New("judge.why is set with used true")
+	}
+	return nil
+}
