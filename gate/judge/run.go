@@ -325,26 +325,38 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	for _, g := range out {
-		if g.err != nil && !errors.Is(g.err, context.Canceled) {
-			return nil, &gate.InfraError{Err: fmt.Errorf("judge %s: query %s, document %s: %w; nothing of this run was written", j.Name, gate.ShowName(g.req.QueryID), gate.ShowName(g.req.Doc), g.err)}
+	// The first failure that is not the others' being stopped, in pair order.
+	for _, stopped := range []bool{false, true} {
+		for _, g := range out {
+			if g.err != nil && errors.Is(g.err, context.Canceled) == stopped {
+				return nil, &PairError{Judge: j.Name, Query: g.req.QueryID, Doc: g.req.Doc, Err: g.err}
+			}
 		}
-	}
-	for _, g := range out {
-		if g.err != nil {
-			return nil, &gate.InfraError{Err: fmt.Errorf("judge %s: query %s, document %s: %w; nothing of this run was written", j.Name, gate.ShowName(g.req.QueryID), gate.ShowName(g.req.Doc), g.err)}
-		}
-	}
-	if err := ctx.Err(); err != nil && len(out) < len(pairs) {
-		return nil, &gate.InfraError{Err: fmt.Errorf("judge %s: %w; nothing of this run was written", j.Name, err)}
 	}
 	for i := range out {
 		if out[i].req.QueryID == "" { // never sent: the run was stopped
-			return nil, &gate.InfraError{Err: fmt.Errorf("judge %s: stopped before %s was graded; nothing of this run was written", j.Name, gate.ShowName(pairs[i].req.ID()))}
+			return nil, &PairError{Judge: j.Name, Query: pairs[i].req.QueryID, Doc: pairs[i].req.Doc, Err: fmt.Errorf("not graded: %w", context.Cause(ctx))}
 		}
 	}
 	return out, nil
 }
+
+// PairError is a judge's failure on one pair: a bad answer (not JSON, a
+// grade off the scale, an answer for another pair), a timeout or a crash.
+// It is machine trouble (a *gate.InfraError, exit 3), and nothing of the
+// run was written.
+type PairError struct {
+	Judge, Query, Doc string
+	Err               error
+}
+
+// Error names the judge, the query and the document.
+func (e *PairError) Error() string {
+	return fmt.Sprintf("judge %s: query %s, document %s: %v; nothing of this run was written", e.Judge, e.Query, e.Doc, e.Err)
+}
+
+// Unwrap is the infra error it is.
+func (e *PairError) Unwrap() error { return &gate.InfraError{QueryID: e.Query, Err: e.Err} }
 
 // write puts the grades into the set file: each touched query's line
 // replaced, the rest byte for byte, under the set's writer lock and only

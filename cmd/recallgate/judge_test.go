@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// judgeWorld writes the acceptance's world into a new folder: four queries
+// judged by one person, alice (one relevant, one not, each), a base run
+// returning those two, a head run bringing two documents nobody judged
+// into its top 2 in every query (8 in all), and a corpus whose tags make
+// the judge (testdata/judge/judge.py: grade = the "[gN]" tag of the text)
+// agree with alice on 6 of her 8 documents: q1's relevant one gets 0 and
+// q1's other one 2. gateKeys go into [gate], mode is the judge's argument.
+//
+// Hand-computed: people 2,0 ×4; judge q1: 0,2, q2–q4: 2,0. Relevant or
+// not: observed 6/8, both say relevant 4 of 8 times, so chance is
+// 0.5·0.5+0.5·0.5 = 0.5 and kappa = (0.75−0.5)/(1−0.5) = 0.50.
+func judgeWorld(t *testing.T, gateKeys, mode, timeout string) (dir string) {
+	t.Helper()
+	needTool(t, "python3")
+	dir = t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "judge", "judge.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "judge.py", string(src))
+	var set, corpus, base, head strings.Builder
+	for i := 1; i <= 4; i++ {
+		q := fmt.Sprintf("q%d", i)
+		fmt.Fprintf(&set, `{"id":%q,"query":"question %d","gold":{"%srel":2},"judgments":{"alice":{"%srel":2,"%snon":0}}}`+"\n", q, i, q, q, q)
+		relTag, nonTag := "[g2]", ""
+		if i == 1 {
+			relTag, nonTag = "", "[g2]"
+		}
+		fmt.Fprintf(&corpus, `{"id":"%srel","title":"%s relevant","text":"the answer to question %d %s"}`+"\n", q, q, i, relTag)
+		fmt.Fprintf(&corpus, `{"id":"%snon","title":"%s other","text":"something else %s"}`+"\n", q, q, nonTag)
+		fmt.Fprintf(&corpus, `{"id":"%sa","title":"%s new a","text":"a fresh page [g3]"}`+"\n", q, q)
+		fmt.Fprintf(&corpus, `{"id":"%sb","title":"%s new b","text":"a fresh page without a tag"}`+"\n", q, q)
+		fmt.Fprintf(&base, `{"id":%q,"hits":[{"doc":"%srel"},{"doc":"%snon"}]}`+"\n", q, q, q)
+		fmt.Fprintf(&head, `{"id":%q,"hits":[{"doc":"%sa"},{"doc":"%sb"}]}`+"\n", q, q, q)
+	}
+	write(t, dir, "set.jsonl", set.String())
+	write(t, dir, "corpus.jsonl", corpus.String())
+	write(t, dir, "base.jsonl", base.String())
+	write(t, dir, "head.jsonl", head.String())
+	writeJudgeConfig(t, dir, gateKeys, mode, timeout)
+	return dir
+}
+
+// writeJudgeConfig (re)writes the world's recallgate.toml.
+func writeJudgeConfig(t *testing.T, dir, gateKeys, mode, timeout string) {
+	t.Helper()
+	write(t, dir, "recallgate.toml", fmt.Sprintf(`set = "set.jsonl"
+corpus = "corpus.jsonl"
+[depth]
+candidates = 2
+context = 2
+[gate]
+max_recall_drop = 1.0
+max_new_misses = 100
+%s
+[judge]
+name = "tagger"
+type = "command"
+command = ["python3", "judge.py", %q]
+guideline = "grade by the tag"
+timeout = %q
+`, gateKeys, mode, timeout))
+}
+
+// judgeReport is what the tests read of a JSON report.
+type judgeReport struct {
+	Judge *struct {
+		Name          string  `json:"name"`
+		Fingerprint   string  `json:"fingerprint"`
+		Kappa         float64 `json:"kappa"`
+		WeightedKappa float64 `json:"weighted_kappa"`
+		Overlap       int     `json:"overlap"`
+		Used          bool    `json:"used"`
+		DocumentsUsed int     `json:"documents_used"`
+	} `json:"judge"`
+	Unjudged struct {
+		LabelDebt *struct {
+			Documents int `json:"documents"`
+		} `json:"label_debt"`
+	} `json:"unjudged"`
+	Health []string `json:"health"`
+}
+
+// judgedCompare runs compare on the world and reads its JSON report back
+// (through the strict reader: `recallgate report` renders it again).
+func judgedCompare(t *testing.T, dir string) (judgeReport, string) {
+	t.Helper()
+	out := filepath.Join(dir, "report.json")
+	code, _, errs := rg(t, "compare", "--config", filepath.Join(dir, "recallgate.toml"), "--base", filepath.Join(dir, "base.jsonl"), "--head", filepath.Join(dir, "head.jsonl"), "--format", "json", "--out", out)
+	if code > 1 {
+		t.Fatalf("compare: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := rg(t, "report", "--in", out, "--format", "text"); code != 0 {
+		t.Fatalf("the strict reader refused the report: exit %d\n%s", code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r judgeReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r, out
+}
+
+// setLines reads the world's set back as raw JSON lines.
+func setLines(t *testing.T, dir string) []map[string]json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "set.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]json.RawMessage
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestJudgeAcceptance is the issue's acceptance row through the CLI.
+func TestJudgeAcceptance(t *testing.T) {
+	dir := judgeWorld(t, "", "good", "10s")
+	cfg := filepath.Join(dir, "recallgate.toml")
+	before := setLines(t, dir)
+	r, report := judgedCompare(t, dir)
+	if r.Unjudged.LabelDebt == nil || r.Unjudged.LabelDebt.Documents != 8 {
+		t.Fatalf("label debt before judging: %+v, want 8", r.Unjudged.LabelDebt)
+	}
+	code, out, errs := rg(t, "judge", "--config", cfg, "--from-report", report)
+	if code != 0 || !strings.Contains(out, "graded 16 pairs in 4 queries (8 label debt, 8 calibration)") {
+		t.Fatalf("judge: exit %d\n%s%s", code, out, errs)
+	}
+	after := setLines(t, dir)
+	graded := 0
+	for i, line := range after {
+		var judgments map[string]map[string]int
+		if err := json.Unmarshal(line["judgments"], &judgments); err != nil {
+			t.Fatal(err)
+		}
+		graded += len(judgments["judge:tagger"])
+		var was map[string]map[string]int
+		_ = json.Unmarshal(before[i]["judgments"], &was)
+		if fmt.Sprint(judgments["alice"]) != fmt.Sprint(was["alice"]) || string(line["gold"]) != string(before[i]["gold"]) {
+			t.Errorf("query %d: the person's grades or gold changed: %s / %s", i+1, line["judgments"], line["gold"])
+		}
+	}
+	if graded != 16 {
+		t.Errorf("%d judge grades written, want 16", graded)
+	}
+	setBytes, _ := os.ReadFile(filepath.Join(dir, "set.jsonl"))
+	// A second run skips every pair graded under the same fingerprint.
+	code, out, errs = rg(t, "judge", "--config", cfg, "--from-report", report)
+	if again, _ := os.ReadFile(filepath.Join(dir, "set.jsonl")); code != 0 || !strings.Contains(out, "nothing to grade (16 pairs already graded") || string(again) != string(setBytes) {
+		t.Errorf("second judge run: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = rg(t, "validate", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "Cohen's kappa 0.50 relevant or not") || !strings.Contains(out, "judge relevant where people said not: 1, people relevant where the judge said not: 1") {
+		t.Errorf("validate: exit %d\n%s%s", code, out, errs)
+	}
+
+	for _, c := range []struct {
+		keys       string
+		used       bool
+		debt, rest int
+	}{
+		{"min_judge_agreement = 0.4\nmin_judge_overlap = 8", true, 0, 8},
+		{"min_judge_agreement = 0.7\nmin_judge_overlap = 8", false, 8, 0},
+		{"min_judge_agreement = 0.4", false, 8, 0}, // overlap 8 under the default 30
+		{"", false, 8, 0},
+	} {
+		writeJudgeConfig(t, dir, c.keys, "good", "10s")
+		r, _ := judgedCompare(t, dir)
+		if r.Judge == nil || r.Judge.Used != c.used || r.Unjudged.LabelDebt == nil || r.Unjudged.LabelDebt.Documents != c.debt || r.Judge.DocumentsUsed != c.rest ||
+			r.Judge.Kappa != 0.5 || r.Judge.Overlap != 8 || r.Judge.Name != "tagger" {
+			t.Errorf("%q: judge %+v, debt %+v; want used %v, debt %d, %d resting on the judge", c.keys, r.Judge, r.Unjudged.LabelDebt, c.used, c.debt, c.rest)
+		}
+	}
+}
+
+// TestJudgeBadAnswersWriteNothing: every kind of bad answer is exit 3
+// naming the pair, and the set file is left byte for byte.
+func TestJudgeBadAnswersWriteNothing(t *testing.T) {
+	for _, c := range []struct{ mode, says string }{
+		{"grade7", "grade 7 is off the scale"},
+		{"notjson", "not an answer to q1/q1a"},
+		{"otherdoc", `an answer for "q1/q1a-other"`},
+		{"sleep", "no answer to q1/q1a in time"},
+		{"crash", "exited before its first answer"},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			dir := judgeWorld(t, "", "good", "10s")
+			_, report := judgedCompare(t, dir)
+			writeJudgeConfig(t, dir, "", c.mode, "1s")
+			before, _ := os.ReadFile(filepath.Join(dir, "set.jsonl"))
+			code, out, errs := rg(t, "judge", "--config", filepath.Join(dir, "recallgate.toml"), "--from-report", report)
+			after, _ := os.ReadFile(filepath.Join(dir, "set.jsonl"))
+			if code != 3 || !strings.Contains(errs, "query q1, document q1a") || !strings.Contains(errs, c.says) || !strings.Contains(errs, "nothing of this run was written") {
+				t.Errorf("exit %d, want 3 naming the pair and %q\n%s%s", code, c.says, out, errs)
+			}
+			if string(after) != string(before) {
+				t.Errorf("the set file changed:\n%s", after)
+			}
+		})
+	}
+}
