@@ -152,6 +152,8 @@ func NewCaller(cfg Config, client *http.Client, getenv func(string) string) (*Ca
 			s := getenv(k)
 			if s == "" {
 				missing = append(missing, k)
+			} else {
+				c.secrets = append(c.secrets, s) // "Bearer ${KEY}": the key alone is a secret too
 			}
 			return s
 		})
