@@ -219,3 +219,84 @@ func TestJudgeBadAnswersWriteNothing(t *testing.T) {
 		})
 	}
 }
+
+// hostileWorld is the world after a judge whose reasons are hostile text
+// (markup, workflow commands, a line break, a bidi override) graded it:
+// it reads q1's two documents apart from alice, so both reasons show.
+func hostileWorld(t *testing.T) (dir, report string) {
+	t.Helper()
+	dir = judgeWorld(t, "", "hostile", "10s")
+	_, report = judgedCompare(t, dir)
+	if code, out, errs := rg(t, "judge", "--config", filepath.Join(dir, "recallgate.toml"), "--from-report", report); code != 0 {
+		t.Fatalf("judge: exit %d\n%s%s", code, out, errs)
+	}
+	return dir, report
+}
+
+// TestJudgeReasonInertInEveryReport: the judge's reason is shown in every
+// format's health, as text: never markup, a link or a workflow command.
+func TestJudgeReasonInertInEveryReport(t *testing.T) {
+	dir, _ := hostileWorld(t)
+	for _, f := range []string{"text", "markdown", "html", "json", "junit"} {
+		code, out, errs := rg(t, "compare", "--config", filepath.Join(dir, "recallgate.toml"), "--base", filepath.Join(dir, "base.jsonl"), "--head", filepath.Join(dir, "head.jsonl"), "--format", f)
+		if code > 1 {
+			t.Fatalf("%s: exit %d\n%s", f, code, errs)
+		}
+		checkNoInjectedCommands(t, f, out+"\n"+errs)
+		if !strings.Contains(out, "q1/q1non: people 0, judge 2") || !strings.Contains(out, "set-output name=x") {
+			t.Errorf("%s: the disagreement and its reason are not shown:\n%s", f, out)
+		}
+		// What would act in each format: a bidi override turns a line
+		// around where text is read as it is; markup where it is parsed.
+		// JSON and the HTML page's embedded model are data (the page
+		// draws it with textContent and marks bidi controls).
+		raws := map[string][]string{"text": {"\u202e"}, "markdown": {"\u202e", "<script>alert", "](javascript:"},
+			"html": {"<script>alert"}, "junit": {"\u202e", "<script>"}}[f]
+		for _, raw := range raws {
+			if strings.Contains(out, raw) {
+				t.Errorf("%s: the reason's %q is shown raw", f, raw)
+			}
+		}
+	}
+}
+
+// TestAdjudicationShowsTheJudgeInChromium: label --adjudicate lists the
+// documents the judge reads apart from people, its grade labelled as a
+// program's, the hostile reason drawn as text; the decision is a person's.
+func TestAdjudicationShowsTheJudgeInChromium(t *testing.T) {
+	dir, _ := hostileWorld(t)
+	browser := needChromium(t, "")
+	base, stop := startLabel(t, "--config", filepath.Join(dir, "recallgate.toml"), "--labeller", "cara", "--adjudicate")
+	d := startDevtools(t, browser, filepath.Join(dir, "profile"))
+	d.navigate(t, base)
+	d.waitFor(t, `document.querySelectorAll(".card .judge").length === 2`)
+	v, err := d.eval(`Array.from(document.querySelectorAll(".card")).map(function(c){ var j=c.querySelector(".judge"); return c.dataset.doc + "=" + (j ? j.textContent : ""); }).join("|")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`q1non=judge:tagger (a program, not a person; `, `) grades it 2: <script>alert(1)</script> ::set-output`, `q1rel=judge:tagger (a program, not a person; `, `) grades it 0: `} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the cards read %s; want %q", v, want)
+		}
+	}
+	if n, _ := d.eval(`document.querySelectorAll(".judge *").length`); n != "0" {
+		t.Errorf("the reason made %s elements on the page", n)
+	}
+	focused := `(document.querySelector(".card.focus")||{dataset:{}}).dataset`
+	d.press(t, "1")
+	d.waitFor(t, focused+`.grade === "1"`)
+	stop()
+	lines := setLines(t, dir)
+	var adj map[string]struct {
+		Grade int    `json:"grade"`
+		By    string `json:"by"`
+	}
+	if err := json.Unmarshal(lines[0]["adjudicated"], &adj); err != nil || len(adj) != 1 {
+		t.Fatalf("adjudicated %s: %v", lines[0]["adjudicated"], err)
+	}
+	for doc, a := range adj {
+		if a.By != "cara" || a.Grade != 1 || !strings.HasPrefix(doc, "q1") {
+			t.Errorf("decision %s %+v: want cara's grade 1", doc, a)
+		}
+	}
+}

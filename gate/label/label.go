@@ -161,7 +161,7 @@ func (s *Server) reload() error {
 		}
 	} else {
 		for _, q := range set.Queries {
-			if !s.o.Adjudicate || len(q.Disputes()) > 0 || len(q.Unsure()) > 0 {
+			if !s.o.Adjudicate || len(q.Disputes()) > 0 || len(q.Unsure()) > 0 || len(judgeOpinions(q)) > 0 {
 				s.ids = append(s.ids, q.ID)
 			}
 		}

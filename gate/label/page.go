@@ -21,7 +21,7 @@ body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;
 #top{position:sticky;top:0;z-index:1;background:#fff;box-shadow:0 1px 0 #d0d7de}
 header{background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:10px 24px;display:flex;gap:16px;align-items:center;flex-wrap:wrap}
 #heading{padding:8px 24px 6px;max-width:1000px}
-.others{font-size:12px;color:#57606a;margin-left:8px} .gold{font-size:12px;color:#1a7f37;margin-left:8px}
+.others{font-size:12px;color:#57606a;margin-left:8px} .judge{display:block;font-size:12px;color:#9a6700;margin-top:2px} .gold{font-size:12px;color:#1a7f37;margin-left:8px}
 .searched{font-size:12px;color:#8250df;margin-left:8px}
 #search input{width:60%;font:inherit;padding:3px 6px}
 main{padding:16px 24px;max-width:1000px}
@@ -91,6 +91,7 @@ function card(c, i, box){
   if (c.grade !== null && c.grade !== undefined) d.dataset.grade = c.grade;
   var head = el("div", c.doc, "doc");
   if (c.others) head.appendChild(el("span", c.others.map(function(o){ return o.labeller + " " + o.grade; }).join(" · "), "others"));
+  if (c.judges) c.judges.forEach(function(j){ head.appendChild(el("span", j.judge + " (a program, not a person; " + j.fingerprint + ") grades it " + j.grade + (j.reason ? ": " + j.reason : ""), "judge")); });
   if (c.gold !== undefined && c.gold !== null) head.appendChild(el("span", "gold " + c.gold, "gold"));
   if (c.searched || c.fromSearch) head.appendChild(el("span", c.in_pool ? "from search (also in the pool)" : "found by search", "searched"));
   d.appendChild(head);

@@ -1,18 +1,16 @@
 package label
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
 )
 
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+// sortedKeys are a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 // order shuffles the pool by a hash of query and document: stable across

@@ -20,6 +20,15 @@ type otherGrade struct {
 	Grade    int    `json:"grade"`
 }
 
+// judgeOpinion is a judge program's grade and reason, as the
+// adjudication page shows it (labelled as the judge's, drawn as text).
+type judgeOpinion struct {
+	Judge       string `json:"judge"`
+	Fingerprint string `json:"fingerprint"`
+	Grade       int    `json:"grade"`
+	Reason      string `json:"reason,omitempty"`
+}
+
 type candidateView struct {
 	Doc     string `json:"doc"`
 	Title   string `json:"title"`
@@ -29,6 +38,10 @@ type candidateView struct {
 	Gold *int `json:"gold,omitempty"`
 	// Others are the labellers' grades (adjudication only).
 	Others []otherGrade `json:"others,omitempty"`
+	// Judges are judge programs' grades where they read the document
+	// apart from people (adjudication only): a third opinion, never a
+	// labeller's.
+	Judges []judgeOpinion `json:"judges,omitempty"`
 	// Searched: this labeller found it by searching the corpus.
 	Searched bool `json:"searched,omitempty"`
 }
@@ -232,6 +245,12 @@ func (s *Server) adjudicationView(q *gate.Query) queryView {
 	for _, d := range q.Disputes() {
 		docs[d.Doc] = d.Grades
 	}
+	opinions := judgeOpinions(q)
+	for d := range opinions {
+		if docs[d] == nil {
+			docs[d] = q.GradesByDoc()[d]
+		}
+	}
 	var ids []string
 	for d := range docs {
 		ids = append(ids, d)
@@ -243,6 +262,7 @@ func (s *Server) adjudicationView(q *gate.Query) queryView {
 		for _, who := range sortedKeys(docs[d]) {
 			cv.Others = append(cv.Others, otherGrade{who, docs[d][who]})
 		}
+		cv.Judges = opinions[d]
 		if a, ok := q.Adjudicated[d]; ok {
 			g := a.Grade
 			cv.Grade = &g
@@ -252,6 +272,26 @@ func (s *Server) adjudicationView(q *gate.Query) queryView {
 		qv.Candidates = append(qv.Candidates, cv)
 	}
 	return qv
+}
+
+// judgeOpinions are, per document people judged, the judges' grades that
+// read it apart from people's derived grade (relevant against not), in
+// judge order: the documents a person should look at again. A document
+// decided since keeps its judges' grades beside the decision.
+func judgeOpinions(q *gate.Query) map[string][]judgeOpinion {
+	out := map[string][]judgeOpinion{}
+	for _, name := range sortedKeys(q.Judges) {
+		rec := q.Judges[name]
+		for _, d := range sortedKeys(rec.Grades) {
+			g := rec.Grades[d]
+			_, decided := q.Adjudicated[d]
+			if !q.Judged(d) || (g > 0) == (q.Gold[d] > 0) && !decided {
+				continue
+			}
+			out[d] = append(out[d], judgeOpinion{Judge: gate.JudgePrefix + name, Fingerprint: gate.ShortHash(rec.Fingerprint), Grade: g, Reason: rec.Reasons[d]})
+		}
+	}
+	return out
 }
 
 // labelled: this labeller has graded the query's pool or marked it.

@@ -133,6 +133,9 @@ func jsonlBeside(e *Env, cfg *config.Config, setPath string) (string, error) {
 // Label loads the config, the set and the corpus, builds the pool (or
 // takes a report's unjudged pairs) and makes the labelling page.
 func Label(ctx context.Context, e *Env, o LabelOptions) (*LabelJob, error) {
+	if strings.HasPrefix(o.Labeller, gate.JudgePrefix) {
+		return nil, &gate.InputError{Field: "--labeller", Err: fmt.Errorf("%s: a name starting %q is a judge program's (recallgate judge); a person labels under their own name", gate.ShowName(o.Labeller), gate.JudgePrefix)}
+	}
 	cfg, err := config.Load(o.Config)
 	if err != nil {
 		return nil, err

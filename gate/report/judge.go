@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"strconv"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -34,6 +35,39 @@ type JudgeInfo struct {
 	// OtherFingerprint counts grades under another judge or fingerprint:
 	// kept in the set, not used.
 	OtherFingerprint int `json:"other_fingerprint"`
+	// Disagreements are the first documents the judge reads apart from
+	// people (relevant against not), with its reason: the judge's text.
+	Disagreements []JudgeDisagreementInfo `json:"disagreements"`
+}
+
+// JudgeDisagreementInfo is one document the judge reads apart from people.
+type JudgeDisagreementInfo struct {
+	Query  string `json:"query"`
+	Doc    string `json:"doc"`
+	People int    `json:"people"`
+	Judge  int    `json:"judge"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// MaxJudgeDisagreements is how many disagreements a report lists.
+const MaxJudgeDisagreements = 20
+
+// line is the disagreement as one line of text, the reason quoted.
+func (d JudgeDisagreementInfo) line() string {
+	s := fmt.Sprintf("%s/%s: people %d, judge %d", d.Query, d.Doc, d.People, d.Judge)
+	if d.Reason != "" {
+		s += ", its reason: " + strconv.QuoteToGraphic(d.Reason)
+	}
+	return s
+}
+
+// summary is the judge's calibration on one line.
+func (j *JudgeInfo) summary() string {
+	s := fmt.Sprintf("%s (%s): kappa %.2f relevant or not, weighted %.2f, on %d documents both graded; used: %v", j.Name, gate.ShortHash(j.Fingerprint), j.Kappa, j.WeightedKappa, j.Overlap, j.Used)
+	if j.Used {
+		return s + fmt.Sprintf(", %d documents rest on the judge alone", j.DocumentsUsed)
+	}
+	return s + " (" + j.Why + ")"
 }
 
 // judgeInfo is the report's judge object, nil without a judge.
@@ -41,8 +75,16 @@ func judgeInfo(j *gate.JudgeReport) *JudgeInfo {
 	if j == nil {
 		return nil
 	}
-	return &JudgeInfo{Name: j.Name, Fingerprint: j.Fingerprint, Kappa: round4(j.Kappa), WeightedKappa: round4(j.Weighted), Overlap: j.Overlap,
-		JudgeRelevant: j.JudgeRelevant, PeopleRelevant: j.PeopleRelevant, Used: j.Used, DocumentsUsed: j.DocumentsUsed, Why: j.Why, OtherFingerprint: j.OtherFingerprint}
+	out := &JudgeInfo{Name: j.Name, Fingerprint: j.Fingerprint, Kappa: round4(j.Kappa), WeightedKappa: round4(j.Weighted), Overlap: j.Overlap,
+		JudgeRelevant: j.JudgeRelevant, PeopleRelevant: j.PeopleRelevant, Used: j.Used, DocumentsUsed: j.DocumentsUsed, Why: j.Why, OtherFingerprint: j.OtherFingerprint,
+		Disagreements: []JudgeDisagreementInfo{}}
+	for i, d := range j.Disagreements {
+		if i == MaxJudgeDisagreements {
+			break
+		}
+		out.Disagreements = append(out.Disagreements, JudgeDisagreementInfo{Query: d.Query, Doc: d.Doc, People: d.People, Judge: d.Judge, Reason: d.Reason})
+	}
+	return out
 }
 
 // round4 keeps four decimals: a kappa read back is the one written.
@@ -73,6 +115,16 @@ func (j *JudgeInfo) validate() error {
 		return fmt.Errorf("judge.documents_used %d with used false", j.DocumentsUsed)
 	case j.Used && j.Why != "":
 		return errors.New("judge.why is set with used true")
+	case len(j.Disagreements) > min(MaxJudgeDisagreements, j.JudgeRelevant+j.PeopleRelevant):
+		return fmt.Errorf("judge.disagreements lists %d of %d disagreements", len(j.Disagreements), j.JudgeRelevant+j.PeopleRelevant)
+	}
+	for i, d := range j.Disagreements {
+		if err := plainAll(fmt.Sprintf("judge.disagreements[%d]", i), d.Query, d.Doc); err != nil {
+			return err
+		}
+		if d.People < 0 || d.People > gate.MaxGrade || d.Judge < 0 || d.Judge > gate.MaxGrade || (d.People > 0) == (d.Judge > 0) {
+			return fmt.Errorf("judge.disagreements[%d]: grades %d and %d: want one relevant, one not, within 0–%d", i, d.People, d.Judge, gate.MaxGrade)
+		}
 	}
 	return nil
 }

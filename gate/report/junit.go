@@ -84,6 +84,12 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 	if d := r.Unjudged.LabelDebt; d != nil {
 		s.Properties = append(s.Properties, junitProperty{"label_debt", fmt.Sprintf("%d documents in %d queries", d.Documents, d.Queries)})
 	}
+	if j := r.Judge; j != nil {
+		s.Properties = append(s.Properties, junitProperty{"judge", j.summary()})
+		for _, d := range j.Disagreements {
+			s.Properties = append(s.Properties, junitProperty{"judge_disagreement", d.line()})
+		}
+	}
 	stale := map[string]bool{}
 	for _, d := range r.DataQuality {
 		stale[d.ID] = d.KeptOut
