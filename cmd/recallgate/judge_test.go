@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +71,12 @@ type = "command"
 command = ["python3", "judge.py", %q]
 guideline = "grade by the tag"
 timeout = %q
+[base.retriever]
+type = "file"
+path = "base.jsonl"
+[head.retriever]
+type = "file"
+path = "head.jsonl"
 `, gateKeys, mode, timeout))
 }
 
@@ -297,6 +304,61 @@ func TestAdjudicationShowsTheJudgeInChromium(t *testing.T) {
 	for doc, a := range adj {
 		if a.By != "cara" || a.Grade != 1 || !strings.HasPrefix(doc, "q1") {
 			t.Errorf("decision %s %+v: want cara's grade 1", doc, a)
+		}
+	}
+}
+
+// TestJudgePolicyIsTheBases: a pull request that lowers
+// min_judge_agreement is judged by the base commit's: its judge grades do
+// not count under the base's 0.7, whatever the change says; under the
+// base's 0.4 they do, and the report names the change to the key.
+func TestJudgePolicyIsTheBases(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	for _, c := range []struct {
+		base, head string
+		used       bool
+		debt       int
+	}{{"0.7", "0.4", false, 8}, {"0.4", "0.7", true, 0}} {
+		dir := judgeWorld(t, "min_judge_agreement = "+c.base+"\nmin_judge_overlap = 8", "good", "10s")
+		cfg := filepath.Join(dir, "recallgate.toml")
+		_, report := judgedCompare(t, dir)
+		if code, out, errs := rg(t, "judge", "--config", cfg, "--from-report", report); code != 0 {
+			t.Fatalf("judge: exit %d\n%s%s", code, out, errs)
+		}
+		git := func(args ...string) string {
+			cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+			return strings.TrimSpace(string(out))
+		}
+		git("init", "-q", "-b", "main")
+		git("add", "-A")
+		git("commit", "-qm", "base")
+		sha := git("rev-parse", "HEAD")
+		writeJudgeConfig(t, dir, "min_judge_agreement = "+c.head+"\nmin_judge_overlap = 8", "good", "10s")
+		out := filepath.Join(dir, "gate.json")
+		code, _, errs := rg(t, "gate", "--config", cfg, "--base-ref", sha, "--json-out", out)
+		if code > 1 {
+			t.Fatalf("gate: exit %d\n%s", code, errs)
+		}
+		b, _ := os.ReadFile(out)
+		var r struct {
+			judgeReport
+			Policy struct {
+				Source  string `json:"source"`
+				Changes []struct{ Key, Base, Head string }
+			} `json:"policy"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Judge == nil || r.Judge.Used != c.used || r.Unjudged.LabelDebt == nil || r.Unjudged.LabelDebt.Documents != c.debt || r.Policy.Source != "base-commit" ||
+			!strings.Contains(fmt.Sprint(r.Policy.Changes), "{min_judge_agreement "+c.base+"0 "+c.head+"0}") {
+			t.Errorf("base %s, head %s: judge %+v, debt %+v, policy %+v; want used %v, debt %d", c.base, c.head, r.Judge, r.Unjudged.LabelDebt, r.Policy, c.used, c.debt)
 		}
 	}
 }

@@ -72,7 +72,7 @@ func TestCalibrateHandComputed(t *testing.T) {
 func TestDecideAndApply(t *testing.T) {
 	k := func(v float64) *float64 { return &v }
 	set := loadSet(t,
-		`{"id":"q1","query":"one","gold":{"r":2},"judgments":{"alice":{"r":2,"n":0},"judge:t":{"r":2,"n":0,"new":3,"zero":0}},"labellers":{"judge:t":{"fingerprint":"`+fp+`"}}}`,
+		`{"id":"q1","query":"one","gold":{"r":2},"judgments":{"alice":{"r":2,"n":0},"judge:t":{"r":3,"n":0,"new":3,"zero":0}},"labellers":{"judge:t":{"fingerprint":"`+fp+`"}}}`,
 		`{"id":"q2","query":"two","gold":{},"unanswerable":true,"judgments":{"alice":{}},"labellers":{"alice":{"unanswerable":true},"judge:t":{"fingerprint":"`+fp+`"}}}`,
 	)
 	set.Queries[1].Judges["t"].Grades = map[string]int{"found": 3}
