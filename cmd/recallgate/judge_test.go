@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/mddoc"
 )
 
 // judgeWorld writes the acceptance's world into a new folder: four queries
@@ -360,5 +363,31 @@ func TestJudgePolicyIsTheBases(t *testing.T) {
 			!strings.Contains(fmt.Sprint(r.Policy.Changes), "{min_judge_agreement "+c.base+"0 "+c.head+"0}") {
 			t.Errorf("base %s, head %s: judge %+v, debt %+v, policy %+v; want used %v, debt %d", c.base, c.head, r.Judge, r.Unjudged.LabelDebt, r.Policy, c.used, c.debt)
 		}
+	}
+}
+
+// TestDocsJudgeConfigParses keeps docs/judge.md true: its config is one
+// the reader takes, with the keys it says, and its example judge for an
+// LLM API is Python that compiles (its call to a model is not run here).
+func TestDocsJudgeConfigParses(t *testing.T) {
+	blocks, err := mddoc.Under("../..", "## The [judge] table", "toml")
+	if err != nil || len(blocks) != 1 {
+		t.Fatalf("docs/judge.md's config: %v (%d blocks)", err, len(blocks))
+	}
+	c, err := config.Parse([]byte(blocks[0].Text), "judge.toml")
+	if err != nil {
+		t.Fatalf("%s:%d: %v", blocks[0].Path, blocks[0].Line, err)
+	}
+	if c.Judge == nil || c.Judge.Name != "llm" || c.Judge.RateLimit != 2 || c.Thresholds.MinJudgeAgreement == nil || *c.Thresholds.MinJudgeAgreement != 0.6 || c.Thresholds.MinJudgeOverlap != 30 {
+		t.Errorf("the documented config reads as judge %+v, thresholds %+v", c.Judge, c.Thresholds)
+	}
+	needTool(t, "python3")
+	py, err := mddoc.Under("../..", "## An example judge for an LLM API", "python")
+	if err != nil || len(py) != 1 {
+		t.Fatalf("docs/judge.md's example judge: %v (%d blocks)", err, len(py))
+	}
+	p := write(t, t.TempDir(), "judge.py", py[0].Text)
+	if out, err := exec.Command("python3", "-m", "py_compile", p).CombinedOutput(); err != nil {
+		t.Errorf("%s:%d: the example judge does not compile: %v\n%s", py[0].Path, py[0].Line, err, out)
 	}
 }
