@@ -571,15 +571,8 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	if r.Type == "command" && len(r.Command) == 0 {
 		return &gate.InputError{File: c.Path, Field: table + ".command", Err: errors.New("required for a command retriever: the argv array, e.g. [\"python3\", \"retriever.py\"]")}
 	}
-	for _, name := range r.Env {
-		switch {
-		case gate.RunnerSecret(name):
-			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%s is one of the runner's credentials (%s), which are never given to a retriever", name, gate.RunnerSecretNames)}
-		case gate.RunnerFile(name):
-			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%s names one of the runner's command files (%s): a retriever that writes it sets BASH_ENV, PATH or outputs for every later step, so it is never given to a retriever", name, strings.Join(gate.RunnerFiles, ", "))}
-		case name == "" || strings.ContainsAny(name, "= \t\n\x00"):
-			return &gate.InputError{File: c.Path, Field: table + ".env", Err: fmt.Errorf("%q is not a variable name", name)}
-		}
+	if err := checkEnv(r.Env, "retriever"); err != nil {
+		return &gate.InputError{File: c.Path, Field: table + ".env", Err: err}
 	}
 	if r.Concurrency < 0 {
 		return &gate.InputError{File: c.Path, Field: table + ".concurrency", Err: errors.New("must not be negative")}
@@ -641,4 +634,21 @@ func resolve(dir, p string) string {
 		return p
 	}
 	return filepath.Join(dir, p)
+}
+
+// checkEnv refuses a variable name a program (who: "retriever",
+// "judge") may not be given: the runner's credentials and command files,
+// and what is no variable name.
+func checkEnv(names []string, who string) error {
+	for _, name := range names {
+		switch {
+		case gate.RunnerSecret(name):
+			return fmt.Errorf("%s is one of the runner's credentials (%s), which are never given to a %s", name, gate.RunnerSecretNames, who)
+		case gate.RunnerFile(name):
+			return fmt.Errorf("%s names one of the runner's command files (%s): a %s that writes it sets BASH_ENV, PATH or outputs for every later step, so it is never given to a %s", name, strings.Join(gate.RunnerFiles, ", "), who, who)
+		case name == "" || strings.ContainsAny(name, "= \t\n\x00"):
+			return fmt.Errorf("%q is not a variable name", name)
+		}
+	}
+	return nil
 }

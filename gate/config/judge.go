@@ -116,15 +116,8 @@ func (c *Config) judge(raw rawConfig, data []byte, dir string) error {
 	default:
 		return bad("type", fmt.Errorf("unknown judge type %q (want command or http)", j.Type))
 	}
-	for _, name := range j.Env {
-		switch {
-		case gate.RunnerSecret(name):
-			return bad("env", fmt.Errorf("%s is one of the runner's credentials (%s), which are never given to a judge", name, gate.RunnerSecretNames))
-		case gate.RunnerFile(name):
-			return bad("env", fmt.Errorf("%s names one of the runner's command files, never given to a judge", name))
-		case name == "" || strings.ContainsAny(name, "= \t\n\x00"):
-			return bad("env", fmt.Errorf("%q is not a variable name", name))
-		}
+	if err := checkEnv(j.Env, "judge"); err != nil {
+		return bad("env", err)
 	}
 	if j.Guideline != "" && j.GuidelineFile != "" {
 		return bad("guideline_file", errors.New("give the guideline as text or as a file, not both"))
