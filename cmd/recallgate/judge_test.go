@@ -93,6 +93,7 @@ type judgeReport struct {
 		Overlap       int     `json:"overlap"`
 		Used          bool    `json:"used"`
 		DocumentsUsed int     `json:"documents_used"`
+		Other         int     `json:"other_fingerprint"`
 	} `json:"judge"`
 	Unjudged struct {
 		LabelDebt *struct {
@@ -200,6 +201,43 @@ func TestJudgeAcceptance(t *testing.T) {
 			r.Judge.Kappa != 0.5 || r.Judge.Overlap != 8 || r.Judge.Name != "tagger" {
 			t.Errorf("%q: judge %+v, debt %+v; want used %v, debt %d, %d resting on the judge", c.keys, r.Judge, r.Unjudged.LabelDebt, c.used, c.debt, c.rest)
 		}
+	}
+
+	// A changed guideline is another judge: the 16 grades are kept, not
+	// used, and the report says so.
+	writeJudgeConfig(t, dir, "min_judge_agreement = 0.4\nmin_judge_overlap = 8", "good", "10s")
+	cfgText, _ := os.ReadFile(cfg)
+	write(t, dir, "recallgate.toml", strings.Replace(string(cfgText), "grade by the tag", "grade by the tag, strictly", 1))
+	r, _ = judgedCompare(t, dir)
+	if r.Judge == nil || r.Judge.Used || r.Judge.Other != 16 || r.Judge.Overlap != 0 || r.Unjudged.LabelDebt.Documents != 8 ||
+		!strings.Contains(strings.Join(r.Health, "\n"), "judge grades: 16 under another judge or fingerprint (a changed model, prompt or guideline) are kept in the set and not used") {
+		t.Errorf("another fingerprint: judge %+v, debt %+v, health %q", r.Judge, r.Unjudged.LabelDebt, r.Health)
+	}
+	if again, _ := os.ReadFile(filepath.Join(dir, "set.jsonl")); string(again) != string(setBytes) {
+		t.Error("comparing changed the set")
+	}
+}
+
+// TestJudgeSendsOnlyWhatHasText: a document the corpus lacks is named and
+// not sent; a person may not label under a judge's name.
+func TestJudgeSendsOnlyWhatHasText(t *testing.T) {
+	dir := judgeWorld(t, "", "good", "10s")
+	_, report := judgedCompare(t, dir)
+	corpus, _ := os.ReadFile(filepath.Join(dir, "corpus.jsonl"))
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSpace(string(corpus)), "\n") {
+		if !strings.Contains(l, `"id":"q2b"`) {
+			kept = append(kept, l)
+		}
+	}
+	write(t, dir, "corpus.jsonl", strings.Join(kept, "\n")+"\n")
+	code, out, errs := rg(t, "judge", "--config", filepath.Join(dir, "recallgate.toml"), "--from-report", report)
+	if code != 0 || !strings.Contains(errs, `warning: judge: no text for "q2/q2b" in`) || !strings.Contains(out, "graded 15 pairs in 4 queries (7 label debt, 8 calibration)") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = rg(t, "label", "--config", filepath.Join(dir, "recallgate.toml"), "--labeller", "judge:tagger", "--adjudicate")
+	if code != 2 || !strings.Contains(errs, `a name starting "judge:" is a judge program's`) {
+		t.Errorf("label as judge:tagger: exit %d\n%s", code, errs)
 	}
 }
 

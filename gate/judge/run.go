@@ -145,7 +145,9 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	summarize(o.Out, id, results, skipped, setPath)
-	for _, line := range Health(Calibrate(set, id)) {
+	cal := Calibrate(set, id)
+	Decide(cal, cfg.Thresholds) // the given config's: the gate takes the base commit's
+	for _, line := range Health(cal) {
 		fmt.Fprintf(o.Out, "calibration: %s\n", line)
 	}
 	return nil
