@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/mddoc"
@@ -235,9 +237,13 @@ func TestJudgeSendsOnlyWhatHasText(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, `warning: judge: no text for "q2/q2b" in`) || !strings.Contains(out, "graded 15 pairs in 4 queries (7 label debt, 8 calibration)") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
 	}
-	code, _, errs = rg(t, "label", "--config", filepath.Join(dir, "recallgate.toml"), "--labeller", "judge:tagger", "--adjudicate")
-	if code != 2 || !strings.Contains(errs, `a name starting "judge:" is a judge program's`) {
-		t.Errorf("label as judge:tagger: exit %d\n%s", code, errs)
+	// Bounded: a page that serves instead of refusing ends with the context.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var lout, lerr strings.Builder
+	code = run(ctx, []string{"label", "--config", filepath.Join(dir, "recallgate.toml"), "--labeller", "judge:tagger", "--adjudicate"}, func(string) string { return "" }, &lout, &lerr)
+	if code != 2 || !strings.Contains(lerr.String(), `a name starting "judge:" is a judge program's`) {
+		t.Errorf("label as judge:tagger: exit %d\n%s%s", code, lout.String(), lerr.String())
 	}
 }
 
