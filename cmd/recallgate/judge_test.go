@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -433,5 +436,62 @@ func TestDocsJudgeConfigParses(t *testing.T) {
 	p := write(t, t.TempDir(), "judge.py", py[0].Text)
 	if out, err := exec.Command("python3", "-m", "py_compile", p).CombinedOutput(); err != nil {
 		t.Errorf("%s:%d: the example judge does not compile: %v\n%s", py[0].Path, py[0].Line, err, out)
+	}
+}
+
+// TestJudgeOverHTTP: an http judge through the CLI, its key read from
+// the environment into a header and never printed.
+func TestJudgeOverHTTP(t *testing.T) {
+	const key = "judge-key-98765"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Doc, Text string }
+		if r.Header.Get("Authorization") != "Bearer "+key || json.NewDecoder(r.Body).Decode(&req) != nil {
+			w.WriteHeader(401)
+			return
+		}
+		grade := 0
+		if m := regexp.MustCompile(`\[g([0-3])\]`).FindStringSubmatch(req.Text); m != nil {
+			grade = int(m[1][0] - '0')
+		}
+		if req.Doc == "q4b" && r.URL.Query().Get("fail") == "1" {
+			w.WriteHeader(500)
+			fmt.Fprint(w, "upstream rejected "+key)
+			return
+		}
+		fmt.Fprintf(w, `{"result":{"grade":%d,"why":"tag"},"usage":{"tokens":5}}`, grade)
+	}))
+	defer srv.Close()
+	for _, fail := range []bool{false, true} {
+		dir := judgeWorld(t, "", "good", "10s")
+		_, report := judgedCompare(t, dir)
+		cfgText, _ := os.ReadFile(filepath.Join(dir, "recallgate.toml"))
+		head, _, _ := strings.Cut(string(cfgText), "[judge]")
+		_, rest, _ := strings.Cut(string(cfgText), "[base.retriever]")
+		u := srv.URL + "/grade"
+		if fail {
+			u += "?fail=1"
+		}
+		write(t, dir, "recallgate.toml", head+fmt.Sprintf(`[judge]
+name = "api"
+type = "http"
+url = %q
+body = '{"doc": {{doc}}, "text": {{text}}, "query": {{query}}}'
+headers = { Authorization = "Bearer ${JUDGE_KEY}" }
+grade = "result.grade"
+reason = "result.why"
+tokens = "usage.tokens"
+retries = 0
+[base.retriever]`, u)+rest)
+		var out, errb strings.Builder
+		code := run(context.Background(), []string{"judge", "--config", filepath.Join(dir, "recallgate.toml"), "--from-report", report},
+			func(k string) string { return map[string]string{"JUDGE_KEY": key}[k] }, &out, &errb)
+		switch {
+		case strings.Contains(out.String()+errb.String(), key):
+			t.Errorf("the key was printed:\n%s%s", out.String(), errb.String())
+		case !fail && (code != 0 || !strings.Contains(out.String(), "graded 16 pairs") || !strings.Contains(out.String(), "judge api: 80 tokens")):
+			t.Errorf("exit %d\n%s%s", code, out.String(), errb.String())
+		case fail && (code != 3 || !strings.Contains(errb.String(), "query q4, document q4b: HTTP 500")):
+			t.Errorf("a failing service: exit %d\n%s", code, errb.String())
+		}
 	}
 }
