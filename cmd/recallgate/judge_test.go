@@ -356,6 +356,10 @@ func TestAdjudicationShowsTheJudgeInChromium(t *testing.T) {
 			t.Errorf("decision %s %+v: want cara's grade 1", doc, a)
 		}
 	}
+	var judgments map[string]map[string]int
+	if err := json.Unmarshal(lines[0]["judgments"], &judgments); err != nil || len(judgments["judge:tagger"]) != 4 || !strings.Contains(string(lines[0]["labellers"]), `"judge:tagger":{"fingerprint":"sha256:`) {
+		t.Errorf("the page's write lost the judge's grades: %s %s", lines[0]["judgments"], lines[0]["labellers"])
+	}
 }
 
 // TestJudgePolicyIsTheBases: a pull request that lowers
