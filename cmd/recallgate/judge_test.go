@@ -236,9 +236,17 @@ func TestJudgeSendsOnlyWhatHasText(t *testing.T) {
 		}
 	}
 	write(t, dir, "corpus.jsonl", strings.Join(kept, "\n")+"\n")
+	// q3b is not in the corpus either, but the head's hit carries its text.
+	headRun, _ := os.ReadFile(filepath.Join(dir, "head.jsonl"))
+	write(t, dir, "head.jsonl", strings.Replace(string(headRun), `{"doc":"q3b"}`, `{"doc":"q3b","text":"the hit's own text [g1]"}`, 1))
+	write(t, dir, "corpus.jsonl", strings.Replace(strings.Join(kept, "\n")+"\n", `{"id":"q3b","title":"q3 new b","text":"a fresh page without a tag"}`+"\n", "", 1))
 	code, out, errs := rg(t, "judge", "--config", filepath.Join(dir, "recallgate.toml"), "--from-report", report)
-	if code != 0 || !strings.Contains(errs, `warning: judge: no text for "q2/q2b" in`) || !strings.Contains(out, "graded 15 pairs in 4 queries (7 label debt, 8 calibration)") {
+	if code != 0 || !strings.Contains(errs, `warning: judge: no text for "q2/q2b" in`) || strings.Contains(errs, "q3/q3b") || !strings.Contains(out, "graded 15 pairs in 4 queries (7 label debt, 8 calibration)") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	var judged map[string]map[string]int
+	if err := json.Unmarshal(setLines(t, dir)[2]["judgments"], &judged); err != nil || judged["judge:tagger"]["q3b"] != 1 {
+		t.Errorf("q3b graded from the hit's text: %v %v", judged, err)
 	}
 	// Bounded: a page that serves instead of refusing ends with the context.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -119,10 +120,16 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if o.Corpus == "" {
-		return &gate.InputError{File: cfg.Path, Field: "corpus", Err: errors.New("the judge is sent each document's text: set corpus in the config (or use a builtin retriever)")}
+	var runs []string // file retrievers' runs: their hits' text, where the corpus has none
+	for _, r := range []*config.Retriever{cfg.Base, cfg.Head} {
+		if r != nil && r.Type == "file" && !slices.Contains(runs, r.Path) {
+			runs = append(runs, r.Path)
+		}
 	}
-	pairs, err = withText(o.Corpus, pairs, o.Stderr)
+	if o.Corpus == "" && len(runs) == 0 {
+		return &gate.InputError{File: cfg.Path, Field: "corpus", Err: errors.New("the judge is sent each document's text: set corpus in the config (or use a builtin retriever, or file retrievers whose hits carry text)")}
+	}
+	pairs, err = withText(o.Corpus, runs, pairs, o.Stderr)
 	if err != nil {
 		return err
 	}
@@ -224,28 +231,64 @@ func choosePairs(set *gate.Set, rep *report.CompareReport, id Identity, cap int)
 	return out, skipped, nil
 }
 
-// withText fills each pair's text from the corpus (title and text); a
-// pair whose document the corpus lacks is named on warn and not sent.
-func withText(corpus string, pairs []pair, warn io.Writer) ([]pair, error) {
+// maxHitText bounds the text gathered from a run's hits for one pair.
+const maxHitText = 64 << 10
+
+// withText fills each pair's text from the corpus (title and text), else
+// from the hits of the runs for that query and document (their chunks'
+// text in rank order); a pair with neither is named on warn and not sent.
+func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pair, error) {
 	want := map[string]bool{}
 	for _, p := range pairs {
 		want[p.req.Doc] = true
 	}
 	text := map[string]string{}
-	err := gate.WalkCorpus(corpus, func(d gate.Document) error {
-		if want[d.ID] {
-			text[d.ID] = strings.TrimSpace(strings.TrimSpace(d.Title) + "\n" + d.Text)
+	if corpus != "" {
+		err := gate.WalkCorpus(corpus, func(d gate.Document) error {
+			if want[d.ID] {
+				text[d.ID] = strings.TrimSpace(strings.TrimSpace(d.Title) + "\n" + d.Text)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	}
+	hit := map[[2]string]string{}
+	for _, p := range pairs {
+		if _, ok := text[p.req.Doc]; !ok {
+			hit[[2]string{p.req.QueryID, p.req.Doc}] = ""
+		}
+	}
+	for _, run := range runs {
+		if len(hit) == 0 {
+			break
+		}
+		_, err := gate.ReadRunFile(run, func(r gate.Result) error {
+			for _, h := range r.Hits {
+				k := [2]string{r.ID, h.Doc}
+				if t, ok := hit[k]; ok && h.Text != "" && len(t) < maxHitText {
+					hit[k] = strings.TrimSpace(t + "\n" + h.Text)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("read the hits' text: %w", err)
+		}
 	}
 	out := pairs[:0]
 	for _, p := range pairs {
 		t, ok := text[p.req.Doc]
 		if !ok {
-			fmt.Fprintf(warn, "warning: judge: no text for %s in %s: not sent\n", gate.ShowName(p.req.ID()), corpus)
+			t = hit[[2]string{p.req.QueryID, p.req.Doc}]
+		}
+		if t == "" {
+			where := corpus
+			if where == "" {
+				where = "the runs' hits"
+			}
+			fmt.Fprintf(warn, "warning: judge: no text for %s in %s: not sent\n", gate.ShowName(p.req.ID()), where)
 			continue
 		}
 		p.req.Text = t
