@@ -397,7 +397,7 @@ type PairError struct {
 
 // Error names the judge, the query and the document.
 func (e *PairError) Error() string {
-	return fmt.Sprintf("judge %s: query %s, document %s: %v; nothing of this run was written", e.Judge, e.Query, e.Doc, e.Err)
+	return fmt.Sprintf("judge %s: query %s, document %s: %v; nothing of this run was written", e.Judge, gate.Visible(e.Query), gate.Visible(e.Doc), e.Err)
 }
 
 // Unwrap is the infra error it is.
