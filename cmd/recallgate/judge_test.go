@@ -339,7 +339,7 @@ func TestAdjudicationShowsTheJudgeInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`q1non=judge:tagger (a program, not a person; `, `) grades it 2: <script>alert(1)</script> ::set-output`, `q1rel=judge:tagger (a program, not a person; `, `) grades it 0: `} {
+	for _, want := range []string{`q1non=judge:tagger (a program, not a person; `, `) grades it 2: <script>alert(1)</script> ::set-output`, `q1rel=judge:tagger (a program, not a person; `, `) grades it 0: `, `\u27e8U+202E\u27e9evil`} { // the bidi override marked, as JSON gives it
 		if !strings.Contains(v, want) {
 			t.Errorf("the cards read %s; want %q", v, want)
 		}

@@ -288,7 +288,7 @@ func judgeOpinions(q *gate.Query) map[string][]judgeOpinion {
 			if !q.Judged(d) || (g > 0) == (q.Gold[d] > 0) && !decided {
 				continue
 			}
-			out[d] = append(out[d], judgeOpinion{Judge: gate.JudgePrefix + name, Fingerprint: gate.ShortHash(rec.Fingerprint), Grade: g, Reason: rec.Reasons[d]})
+			out[d] = append(out[d], judgeOpinion{Judge: gate.JudgePrefix + name, Fingerprint: gate.ShortHash(rec.Fingerprint), Grade: g, Reason: gate.Visible(rec.Reasons[d])})
 		}
 	}
 	return out
