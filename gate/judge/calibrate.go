@@ -131,10 +131,11 @@ func CountUsed(applied map[string][]string, k int, runs ...[]gate.Result) int {
 const maxDisagreementLines = 5
 
 // Health is what a report's health and validate say of the judge: its
-// calibration, whether its grades count, grades of other fingerprints,
-// and the first disagreements with the judge's reason (quoted: its text
-// is the judge's).
-func Health(r *gate.JudgeReport) []string {
+// calibration, whether its grades count (with verdict, in a comparison:
+// how many documents in the verdict rest on the judge alone), grades of
+// other fingerprints, and the first disagreements with the judge's reason
+// (quoted: its text is the judge's).
+func Health(r *gate.JudgeReport, verdict bool) []string {
 	if r == nil {
 		return nil
 	}
@@ -144,9 +145,12 @@ func Health(r *gate.JudgeReport) []string {
 		cal = fmt.Sprintf("judge %s (%s) against people on %d %s both graded: Cohen's kappa %.2f relevant or not, quadratic-weighted %.2f on 0–%d; judge relevant where people said not: %d, people relevant where the judge said not: %d",
 			r.Name, gate.ShortHash(r.Fingerprint), r.Overlap, gate.Plural(r.Overlap, "document", "documents"), r.Kappa, r.Weighted, gate.MaxGrade, r.JudgeRelevant, r.PeopleRelevant)
 	}
-	if r.Used {
+	switch {
+	case r.Used && verdict:
 		cal += fmt.Sprintf("; its grades count where no person graded: %d %s in the verdict rest on the judge alone", r.DocumentsUsed, gate.Plural(r.DocumentsUsed, "document", "documents"))
-	} else {
+	case r.Used:
+		cal += "; by this config's policy its grades count where no person graded (a pull request's gate takes the base commit's)"
+	default:
 		cal += "; its grades are not used: " + r.Why
 	}
 	out = append(out, cal)

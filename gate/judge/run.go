@@ -154,7 +154,7 @@ func Run(ctx context.Context, o Options) error {
 	summarize(o.Out, id, results, skipped, setPath)
 	cal := Calibrate(set, id)
 	Decide(cal, cfg.Thresholds) // the given config's: the gate takes the base commit's
-	for _, line := range Health(cal) {
+	for _, line := range Health(cal, false) {
 		fmt.Fprintf(o.Out, "calibration: %s\n", line)
 	}
 	return nil

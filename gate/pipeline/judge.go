@@ -47,7 +47,7 @@ func (j *judged) attach(cmp *gate.Comparison) {
 		j.report.DocumentsUsed = judge.CountUsed(j.applied, cmp.Depth.Context, runs[0], runs[1])
 	}
 	cmp.Judge = j.report
-	cmp.Health = append(cmp.Health, judge.Health(j.report)...)
+	cmp.Health = append(cmp.Health, judge.Health(j.report, true)...)
 }
 
 // docsResult is a ranking of distinct documents as a result.
@@ -87,7 +87,7 @@ func judgeCalibration(cfg *config.Config, s *gate.Set, out io.Writer) error {
 	for _, id := range ids {
 		r := judge.Calibrate(s, id)
 		judge.Decide(r, th)
-		for _, line := range judge.Health(r) {
+		for _, line := range judge.Health(r, false) {
 			fmt.Fprintf(out, "judge: %s\n", line)
 		}
 	}
