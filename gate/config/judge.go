@@ -53,8 +53,8 @@ type Judge struct {
 	// file holding it (relative to the config). One of the two, or none.
 	Guideline     string `toml:"guideline"`
 	GuidelineFile string `toml:"guideline_file"`
-	// Concurrency is how many pairs are graded at once (default 1 for a
-	// command judge, which answers one line at a time; 4 for http);
+	// Concurrency is how many pairs are graded at once (an http judge's,
+	// default 4; a command judge answers one line at a time: 1);
 	// Timeout bounds each pair (default 60s); RateLimit caps requests a
 	// second (0 = none).
 	Concurrency int      `toml:"concurrency"`
@@ -128,6 +128,8 @@ func (c *Config) judge(raw rawConfig, data []byte, dir string) error {
 	switch {
 	case j.Concurrency < 0:
 		return bad("concurrency", errors.New("must not be negative"))
+	case j.Concurrency > 1 && j.Type == "command":
+		return bad("concurrency", fmt.Errorf("%d: a command judge answers one line at a time over its one pipe (a pair waiting its turn would spend its timeout); leave it out, or use an http judge for pairs at once", j.Concurrency))
 	case j.Concurrency == 0 && j.Type == "http":
 		j.Concurrency = 4
 	case j.Concurrency == 0:

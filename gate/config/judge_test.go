@@ -35,6 +35,7 @@ func TestJudgeTable(t *testing.T) {
 		{cmd + "env = [\"GITHUB_TOKEN\"]\n", "r.toml:5: judge.env: GITHUB_TOKEN is one of the runner's credentials"},
 		{cmd + "guideline = \"x\"\nguideline_file = \"g.md\"\n", "r.toml:6: judge.guideline_file: give the guideline as text or as a file, not both"},
 		{cmd + "concurrency = -1\n", "r.toml:5: judge.concurrency: must not be negative"},
+		{cmd + "concurrency = 4\n", "r.toml:5: judge.concurrency: 4: a command judge answers one line at a time"},
 		{"[gate]\nmin_judge_agreement = 1.5\n", "r.toml:2: gate.min_judge_agreement: a Cohen's kappa within -1 and 1"},
 		{"[gate]\nmin_judge_overlap = 0\n", "r.toml:2: gate.min_judge_overlap: must be at least 1"},
 		{"[gate]\nmin_judge_agrement = 0.5\n", "r.toml:2: gate.min_judge_agrement: unknown key; did you mean min_judge_agreement?"},
