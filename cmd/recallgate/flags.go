@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"io"
 
@@ -135,10 +134,7 @@ func errorReports(name string, o *output, jsonOut *string, run func(context.Cont
 	return func(ctx context.Context, e *env, args []string) error {
 		err := run(ctx, e, args)
 		if code := exitCode(err); code == exitInput || code == exitInfra {
-			if errors.Is(err, pipeline.ErrNoSet) {
-				err = usagef("--set is required (or --config with set = \"…\")")
-			}
-			pipeline.WriteErrorReports(e.job(), name, code, err, o.format, o.out, *jsonOut)
+			pipeline.WriteErrorReports(e.job(), name, code, noSetIsUsage(err), o.format, o.out, *jsonOut)
 		}
 		return err
 	}

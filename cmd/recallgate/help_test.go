@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate/cli"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -21,7 +23,7 @@ func TestHelpGolden(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			var got string
 			if c.Name == "main" {
-				got = mainUsage()
+				got = cli.MainHelp(commands(), examples("main"))
 			} else {
 				code, out, errs := rg(t, c.Name, "--help")
 				if code != 0 || errs != "" {

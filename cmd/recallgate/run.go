@@ -4,8 +4,6 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -71,49 +69,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	rawOut, rawErr := ghaction.Serialized(stdout), ghaction.Serialized(stderr)
 	stdout, stderr = ghaction.NewInertWriter(rawOut), ghaction.NewInertWriter(rawErr)
 	e := &env{getenv: getenv, stdout: stdout, stderr: stderr, commands: rawOut, rawStderr: rawErr}
-	if len(args) == 0 {
-		fmt.Fprint(stderr, mainUsage())
-		return exitInput
-	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
-		if len(args) > 1 {
-			if c, ok := lookup(args[1]); ok {
-				fmt.Fprint(stdout, commandUsage(c))
-				return exitPass
-			}
-		}
-		fmt.Fprint(stdout, mainUsage())
-		return exitPass
-	case "-version", "--version", "version":
-		fmt.Fprintf(stdout, "recallgate %s\n", version)
-		return exitPass
-	}
-	c, ok := lookup(args[0])
-	if !ok {
-		fmt.Fprintf(stderr, "recallgate: unknown command %q\n\n%s", args[0], mainUsage())
-		return exitInput
-	}
-	runner, rest, err := c.Parse(args[1:])
-	if err == nil {
-		err = runner(ctx, e, rest)
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, commandUsage(c))
-		return exitPass
-	}
+	return program().Run(ctx, e, args, stdout, stderr)
+}
+
+// program is recallgate: its commands, help pages and exit codes.
+func program() cli.Program[*env] {
+	return cli.Program[*env]{Name: "recallgate", Version: version, Page: examples("main"), Commands: commands(), Metavars: cli.Metavars,
+		ExitCode: exitCode, Usage: exitInput, Quiet: exitRegression, Explain: noSetIsUsage}
+}
+
+// noSetIsUsage says what to give when a command found no set.
+func noSetIsUsage(err error) error {
 	if errors.Is(err, pipeline.ErrNoSet) {
-		err = usagef("--set is required (or --config with set = \"…\")")
+		return usagef("--set is required (or --config with set = \"…\")")
 	}
-	code := exitCode(err)
-	switch {
-	case err == nil, code == exitRegression:
-	case code == exitInput && cli.IsUsage(err):
-		fmt.Fprintf(stderr, "recallgate %s: %v\nRun 'recallgate %s --help' for usage.\n", c.Name, err, c.Name)
-	default:
-		fmt.Fprintf(stderr, "recallgate %s: %v\n", c.Name, err)
-	}
-	return code
+	return err
 }
 
 // exitCode maps an error to the documented exit code.
@@ -127,11 +97,6 @@ func exitCode(err error) int {
 	return pipeline.ExitCode(err)
 }
 
-func lookup(name string) (command, bool) { return cli.Find(commands(), name) }
-
-// mainUsage is the top-level --help: help/main.txt with the command list.
-func mainUsage() string { return cli.MainHelp(commands(), examples("main")) }
-
 // helpFiles hold the help texts: each command's examples, and the top page.
 //
 //go:embed help/*.txt
@@ -142,5 +107,3 @@ func examples(name string) string {
 	b, _ := helpFiles.ReadFile("help/" + name + ".txt") // embedded at build time; TestHelpGolden sees every one
 	return string(b)
 }
-
-func commandUsage(c command) string { return c.Help(cli.Metavars) }

@@ -141,3 +141,68 @@ func SignalContext() context.Context {
 	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	return ctx
 }
+
+// Program is a command-line program made of commands: its name, version,
+// top-level help page (MainHelp's page) and metavars, and the one place
+// that maps a command's error to its exit code.
+type Program[E any] struct {
+	Name, Version, Page string
+	Commands            []Command[E]
+	Metavars            map[string]string
+	// ExitCode maps a command's error to the program's exit code; usage
+	// and input is the code of a usage mistake (an unknown command, a bad
+	// flag), quiet the one whose error is not printed (the verdict's own).
+	ExitCode     func(error) int
+	Usage, Quiet int
+	// Explain, if set, turns a command's error into the one printed and
+	// mapped (a missing input into a usage mistake, say).
+	Explain func(error) error
+}
+
+// Run runs the command args name with e: help (-h, --help, help [NAME])
+// and the version go to stdout with 0; an unknown command or no command
+// prints the help page to stderr with Usage; else the command's error is
+// printed (a usage mistake with a pointer to --help) and mapped by ExitCode.
+func (p Program[E]) Run(ctx context.Context, e E, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, MainHelp(p.Commands, p.Page))
+		return p.Usage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if c, ok := Find(p.Commands, strings.Join(args[1:min(len(args), 2)], "")); ok {
+			fmt.Fprint(stdout, c.Help(p.Metavars))
+		} else {
+			fmt.Fprint(stdout, MainHelp(p.Commands, p.Page))
+		}
+		return 0
+	case "-version", "--version", "version":
+		fmt.Fprintf(stdout, "%s %s\n", p.Name, p.Version)
+		return 0
+	}
+	c, ok := Find(p.Commands, args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "%s: unknown command %q\n\n%s", p.Name, args[0], MainHelp(p.Commands, p.Page))
+		return p.Usage
+	}
+	runner, rest, err := c.Parse(args[1:])
+	if err == nil {
+		err = runner(ctx, e, rest)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, c.Help(p.Metavars))
+		return 0
+	}
+	if p.Explain != nil && err != nil {
+		err = p.Explain(err)
+	}
+	code := p.ExitCode(err)
+	switch {
+	case err == nil, code == p.Quiet:
+	case code == p.Usage && IsUsage(err):
+		fmt.Fprintf(stderr, "%s %s: %v\nRun '%s %s --help' for usage.\n", p.Name, c.Name, err, p.Name, c.Name)
+	default:
+		fmt.Fprintf(stderr, "%s %s: %v\n", p.Name, c.Name, err)
+	}
+	return code
+}
