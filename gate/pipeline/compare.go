@@ -200,12 +200,14 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	var b *BaseSide
+	baseCorpus := sideCorpus(cfg)
 	if o.BaseRef != "" {
 		var err error
 		if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir}); err != nil {
 			return nil, err
 		}
 		defer b.Tree.Close()
+		baseCorpus = sideCorpus(b.cfg)
 		head := cfg
 		cfg, notes = b.Sides(head), b.Notes
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
@@ -240,6 +242,9 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	}
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
+	}
+	if err := CheckGoldHeld(set, CorpusFor("", cfg), baseCorpus); err != nil {
+		return nil, gate.AtStage(gate.StageSet, "", err)
 	}
 	if cfg.CacheDir != "" && !o.NoCache {
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
@@ -288,6 +293,18 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	}
 	cmp.Policy = pol
 	return cmp, nil
+}
+
+// sideCorpus is the corpus the base side of c reads: the config's
+// `corpus`, else its base builtin retriever's ("" when unknown).
+func sideCorpus(c *config.Config) string {
+	switch {
+	case c.Corpus != "":
+		return c.Corpus
+	case c.Base != nil && c.Base.Type == "builtin":
+		return c.Base.Corpus
+	}
+	return ""
 }
 
 // CompareFiles compares two run files made elsewhere on the set, with the

@@ -203,11 +203,11 @@ func TestDeletedGoldIsDataQuality(t *testing.T) {
 		return b.String()
 	}
 	const line = "q1 (line 1): gold not in the corpus: fruit/apple — deleted or renamed since it was labelled; not a retrieval miss: kept out of the flips and the rules until it is relabelled"
-	if txt := render(report.Text); !strings.Contains(txt, "\ndata quality: 1 query with gold the corpus no longer holds\n  "+line+"\n") {
+	if txt := render(report.Text); !strings.Contains(txt, "\ndata quality: 1 query with gold the corpus does not hold\n  "+line+"\n") {
 		t.Errorf("text:\n%s", txt)
 	}
 	mdLine := "`q1` (line 1): gold not in the corpus: `fruit/apple`" + strings.TrimPrefix(line, "q1 (line 1): gold not in the corpus: fruit/apple")
-	if md := render(report.Markdown); !strings.Contains(md, "**Data quality: 1 query with gold the corpus no longer holds**\n\n- "+mdLine) {
+	if md := render(report.Markdown); !strings.Contains(md, "**Data quality: 1 query with gold the corpus does not hold**\n\n- "+mdLine) {
 		t.Errorf("markdown:\n%s", md)
 	}
 	var js struct {
@@ -252,7 +252,7 @@ func TestDeletedGoldInAPullRequestCounts(t *testing.T) {
 	if err := report.WriteCompareReport(&text, report.FromComparison(cmp), report.Text); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "q1 (line 1): gold not in the corpus: fruit/apple — deleted or renamed since it was labelled; its loss counts") {
+	if !strings.Contains(text.String(), "q1 (line 1): gold not in the head's corpus: fruit/apple — the compared change deleted or renamed it; its loss counts") {
 		t.Errorf("text:\n%s", text.String())
 	}
 }

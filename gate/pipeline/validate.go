@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,8 +110,8 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 	}
 	var ids map[string]bool
 	if o.Corpus != "" {
-		ids = map[string]bool{}
-		if err := gate.WalkCorpus(o.Corpus, func(d gate.Document) error { ids[d.ID] = true; return nil }); err != nil {
+		var err error
+		if ids, err = corpusIDs(o.Corpus); err != nil {
 			return err
 		}
 	}
@@ -125,6 +126,13 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 		fmt.Fprintf(out, "ok: %s: all gold documents are among its %d documents\n", o.Corpus, len(ids))
 		return nil
 	}
+	return missingGoldError(s, o.Corpus, "the corpus", missing)
+}
+
+// missingGoldError refuses the gold documents missing names (by query
+// id) as a data-quality bug, every query by the set's file:line; where
+// says which corpus lacks them.
+func missingGoldError(s *gate.Set, corpus, where string, missing map[string][]string) error {
 	qids := make([]string, 0, len(missing))
 	for id := range missing {
 		qids = append(qids, id)
@@ -134,8 +142,56 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 	for _, id := range qids {
 		lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, s.Query(id).Line, id, strings.Join(missing[id], ", ")))
 	}
-	return &gate.InputError{File: o.Corpus, Err: fmt.Errorf("%d %s name gold documents missing from the corpus (a data-quality bug, not a retrieval failure):\n  %s",
-		len(qids), map[bool]string{true: "query", false: "queries"}[len(qids) == 1], strings.Join(lines, "\n  "))}
+	return &gate.InputError{File: corpus, Err: fmt.Errorf("%d %s name gold documents missing from %s (a data-quality bug, not a retrieval failure):\n  %s",
+		len(qids), gate.Plural(len(qids), "query", "queries"), where, strings.Join(lines, "\n  "))}
+}
+
+// corpusIDs reads the document ids of a corpus.
+func corpusIDs(corpus string) (map[string]bool, error) {
+	ids := map[string]bool{}
+	err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; return nil })
+	return ids, err
+}
+
+// CheckGoldHeld refuses, before anything is retrieved, the set's gold
+// documents that neither side's corpus holds: a label naming a document
+// nobody has is a data bug of the set (as validate says), never a
+// regression nor a pass. head is the corpus the head side reads ("" when
+// unknown: nothing is checked); base the base side's ("" or the same
+// path when it is the head's). Gold only the head's corpus lacks is the
+// change deleting it: left to the comparison.
+func CheckGoldHeld(set *gate.Set, head, base string) error {
+	if head == "" {
+		return nil
+	}
+	ids, err := corpusIDs(head)
+	if err != nil {
+		return err
+	}
+	missing := gate.MissingGold(set, ids)
+	if len(missing) == 0 {
+		return nil
+	}
+	where := "the corpus"
+	if base != "" && base != head {
+		where = "both sides' corpora (the base's and the head's)"
+		held, err := corpusIDs(base)
+		if err != nil {
+			held = nil // a base corpus that cannot be read holds nothing
+		}
+		for q, docs := range missing {
+			docs = slices.DeleteFunc(docs, func(d string) bool { return held[d] })
+			if len(docs) == 0 {
+				delete(missing, q)
+			} else {
+				missing[q] = docs
+			}
+		}
+		if len(missing) == 0 {
+			return nil
+		}
+	}
+	return missingGoldError(set, head, where, missing)
 }
 
 // CheckConfig refuses what the gate refuses of a config and its set

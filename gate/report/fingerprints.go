@@ -113,7 +113,12 @@ func dataQualityLines(r *CompareReport, id func(string) string) []string {
 				gone = gone && slices.Contains(d.Missing, doc)
 			}
 		}
-		s := fmt.Sprintf("%s (line %d): gold not in the corpus: %s — deleted or renamed since it was labelled; ", id(d.ID), line, strings.Join(mapIDs(d.Missing, id), ", "))
+		// A drift run's corpus changed under the set since the reviewed
+		// baseline; a pull request's is the head's, the change under review.
+		s := fmt.Sprintf("%s (line %d): gold not in the head's corpus: %s — the compared change deleted or renamed it; ", id(d.ID), line, strings.Join(mapIDs(d.Missing, id), ", "))
+		if d.KeptOut {
+			s = fmt.Sprintf("%s (line %d): gold not in the corpus: %s — deleted or renamed since it was labelled; ", id(d.ID), line, strings.Join(mapIDs(d.Missing, id), ", "))
+		}
 		switch {
 		case d.KeptOut:
 			s += "not a retrieval miss: kept out of the flips and the rules until it is relabelled"
@@ -132,7 +137,7 @@ func dataQualityLines(r *CompareReport, id func(string) string) []string {
 // dataQualityTitle is the data-quality heading's words.
 func dataQualityTitle(r *CompareReport) string {
 	n := len(r.DataQuality)
-	return fmt.Sprintf("data quality: %d %s with gold the corpus no longer holds", n, plural(n, "query", "queries"))
+	return fmt.Sprintf("data quality: %d %s with gold the corpus does not hold", n, plural(n, "query", "queries"))
 }
 
 func writeDataQualityText(b io.Writer, r *CompareReport) {
@@ -150,7 +155,7 @@ func writeDataQualityMarkdown(b io.Writer, r *CompareReport) {
 		return
 	}
 	t := dataQualityTitle(r)
-	fmt.Fprintf(b, "\n**%s**\n\n", strings.ToUpper(t[:1])+t[1:])
+	fmt.Fprintf(b, "**%s**\n\n", strings.ToUpper(t[:1])+t[1:])
 	for _, l := range dataQualityLines(r, mdCode) {
 		fmt.Fprintf(b, "- %s\n", l)
 	}

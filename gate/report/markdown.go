@@ -52,6 +52,11 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		head, rest, _ := strings.Cut(l, ": ")
 		fmt.Fprintf(b, "**%s:** %s\n\n", head, rest)
 	}
+	// Gold the corpus lacks leads: it changes what every number means.
+	if len(r.DataQuality) > 0 {
+		writeDataQualityMarkdown(b, r)
+		b.WriteString("\n")
+	}
 
 	b.WriteString("| metric | base | head | Δ |\n|:--|--:|--:|--:|\n")
 	for _, row := range summaryRows(r, mdCell) {
@@ -143,7 +148,6 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	writeSegments(b, r)
 	writeContextMarkdown(b, r, ids)
 	writeApart(b, r, byID)
-	writeDataQualityMarkdown(b, r)
 	if len(r.Health) > 0 {
 		fmt.Fprintf(b, "\n<details><summary>Eval-set health: %d %s</summary>\n\n", len(r.Health), plural(len(r.Health), "finding", "findings"))
 		for _, h := range r.Health {

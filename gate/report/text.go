@@ -228,6 +228,8 @@ func compareText(w io.Writer, r *CompareReport) error {
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "note: %s\n", terminal(note))
 	}
+	// Gold the corpus lacks leads: it changes what every number means.
+	writeDataQualityText(b, r)
 	b.WriteString("\n")
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -324,7 +326,6 @@ func compareText(w io.Writer, r *CompareReport) error {
 		}
 		tw.Flush()
 	}
-	writeDataQualityText(b, r)
 	if len(r.Health) > 0 {
 		fmt.Fprintf(b, "\neval-set health\n")
 		for _, h := range r.Health {
