@@ -214,7 +214,7 @@ func TestUnjudgedRange(t *testing.T) {
 		// with n1 relevant 2/3 → 2/3: also unconfirmed.
 		{"unconfirmed", []string{"n1", "a", "z"},
 			[2]float64{(1.0/3 + 1.0/3) / 2, (2.0/3 + 1.0/3) / 2}, [2]float64{((2/l3)/ideal + 1) / 2, ((2+2/l3)/idealU + 1) / 2},
-			RuleInconclusive, RuleInconclusive, "the range of the head's nDCG@3 cannot confirm the drop: were the 1 document nobody judged in the head's top 3 (q1) relevant, it would drop by 0.000, within the limit 0.050"},
+			RuleInconclusive, RuleInconclusive, "the range of the head's nDCG@3 cannot confirm the drop: were the 1 unjudged document in the head's top 3 of the 1 query whose nDCG@3 dropped (q1) relevant, the mean nDCG@3 would stay as it is instead of dropping;"},
 		// B: z, x, n1 (x unjudged too): scored 0; with x and n1 relevant at
 		// 2: precision 2/3, nDCG (2/log2 3 + 2/2)/(2 + 2/l3 + 2/2); the
 		// base with them: (2 + 2/l3)/(2 + 2/l3 + 2/2) (its a, b; x and n1

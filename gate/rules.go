@@ -410,8 +410,8 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	switch {
 	case len(unjudged) > 0 && -mean(ifRelevant) <= limit+epsilon:
 		r.Outcome = RuleInconclusive
-		r.Note = fmt.Sprintf("%sthe range of the head's %s cannot confirm the drop: were the %d %s nobody judged in the head's top %d (%s) relevant, it would drop by %.3f, within the limit %.3f; judge them (recallgate label --from-report) and run again",
-			s.in(), label, docs, Plural(docs, "document", "documents"), c.Depth.Context, JoinFirst(unjudged, 10), max(0, -mean(ifRelevant)), limit)
+		r.Note = fmt.Sprintf("%sthe range of the head's %s cannot confirm the drop: were the %d unjudged %s in the head's top %d of the %d %s whose %s dropped (%s) relevant, the mean %s would %s; judge them (recallgate label --from-report) and run again",
+			s.in(), label, docs, Plural(docs, "document", "documents"), c.Depth.Context, len(unjudged), Plural(len(unjudged), "query", "queries"), label, JoinFirst(unjudged, 10), label, driftWords(-mean(ifRelevant), limit))
 	case r.Flipped < minFlipped:
 		r.Outcome = RuleInconclusive
 		r.Note = fmt.Sprintf("%sonly %d %s moved %s the wrong way (min_flipped %d), so it does not fail the gate", s.in(), r.Flipped, Plural(r.Flipped, "query", "queries"), label, minFlipped)
@@ -422,6 +422,19 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 		r.Outcome = RuleFail
 	}
 	return r
+}
+
+// driftWords says in words where a mean would move by drop (a rise when
+// negative), against the drop limit: "drop by 0.012, within the limit
+// 0.050", "rise by 0.030 instead", "stay as it is".
+func driftWords(drop, limit float64) string {
+	switch {
+	case drop > epsilon:
+		return fmt.Sprintf("drop by %.3f, within the limit %.3f", drop, limit)
+	case drop < -epsilon:
+		return fmt.Sprintf("rise by %.3f instead of dropping", -drop)
+	}
+	return "stay as it is instead of dropping"
 }
 
 // tested records a significance test of the rule: its p-value now, its

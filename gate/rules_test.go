@@ -339,8 +339,12 @@ func TestRulesUnjudged(t *testing.T) {
 	if c.Verdict != Inconclusive || !c.JudgementsKnown {
 		t.Fatalf("verdict %s, want inconclusive (%q)", c.Verdict, c.Reasons)
 	}
-	for _, name := range []string{RuleNDCGDrop, RulePrecisionDrop} {
-		if r := rule(t, c, name, ""); r.Outcome != RuleInconclusive || !strings.Contains(r.Note, "were the 50 documents nobody judged in the head's top 5 (q01, q02, q03, q04, q05, q06, q07, q08, q09, q10) relevant, it would drop by 0.000, within the limit 0.050") {
+	// Had n1…n5 been relevant, those 10 queries' precision@5 would be 1
+	// against the base's 0.6 (the base's mean over the 30): the mean
+	// would rise by 10 · 0.4 / 30 = 0.133, said as a rise, never as "it
+	// would drop by 0.000".
+	for name, moved := range map[string]string{RuleNDCGDrop: "nDCG@5 would rise by ", RulePrecisionDrop: "precision@5 would rise by 0.133 instead of dropping"} {
+		if r := rule(t, c, name, ""); r.Outcome != RuleInconclusive || !strings.Contains(r.Note, "were the 50 unjudged documents in the head's top 5 of the 10 queries whose") || !strings.Contains(r.Note, moved) || strings.Contains(r.Note, "drop by 0.000") {
 			t.Errorf("%s: %+v", name, r)
 		}
 	}

@@ -321,8 +321,8 @@ func TestUnjudgedLoopInChromium(t *testing.T) {
 	}
 	for _, want := range []string{
 		"inconclusive: mean nDCG@2 dropped by 0.500 (limit 0.050, max_ndcg_drop)",
-		"note: the range of the head's nDCG@2 cannot confirm the drop: were the 6 documents nobody judged in the head's top 2 (q1, q2, q3) relevant, it would drop by 0.000, within the limit 0.050",
-		"Label debt: 6 documents in 3 queries.",
+		"note: the range of the head's nDCG@2 cannot confirm the drop: were the 6 unjudged documents in the head's top 2 of the 3 queries whose nDCG@2 dropped (q1, q2, q3) relevant, the mean nDCG@2 would ",
+		"Label debt: 6 unjudged documents in 3 queries are new in the head's top 2",
 		// precision@2: q1–q3 0 (n1, n2), q4–q6 1/2 (a, z) → 0.250; with n1 and n2 relevant q1–q3 are 1 → 0.750.
 		"Head precision@2 is 0.250 … 0.750",
 		"  q1  unjudged in head context: n1, n2",

@@ -69,13 +69,13 @@ func TestStatisticsGolden(t *testing.T) {
 			"Holm's correction over the 4 rules significance is required of (require_significance, 2 of them not breached, counted as p = 1): max_recall_drop p = 0.031 → 0.125 (not significant); segment auto: keyword max_recall_drop p = 0.031 → 0.125 (not significant); a rule fails only when its adjusted p < 0.05.",
 			// precision@3: 6 queries at 1/3, 4 at 2/3 → 0.467; with n1 relevant 6 · 1/3 more over 10 → 0.667.
 			"Head precision@3 is 0.467 … 0.667 and nDCG@3",
-			"the 6 documents nobody judged in its top 3 (6 queries) counted non-relevant … relevant.",
-			"Label debt: 6 documents in 6 queries.",
+			"the 6 documents nobody judged in the head's top 3 over all the set's queries (6 queries hold them) counted non-relevant … relevant.",
+			"Label debt: 6 unjudged documents in 6 queries are new in the head",
 			"the recall@10 drop is not significant after Holm's correction over the 4 rules significance is required of (sign-flip p = 0.031, adjusted p = 0.125 ≥ 0.05 over 10 queries)",
-			"the range of the head's precision@3 cannot confirm the drop: were the 6 documents nobody judged in the head's top 3 (q01, q02, q03, q04, q05, q06) relevant, it would drop by 0.000",
+			"the range of the head's precision@3 cannot confirm the drop: were the 6 unjudged documents in the head's top 3 of the 6 queries whose precision@3 dropped (q01, q02, q03, q04, q05, q06) relevant, the mean precision@3 would stay as it is instead of dropping",
 		},
-		Markdown: {"This set calls a drop significant only when 8 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm's correction over the 4 rules significance is required of"},
-		HTML:     {"This set calls a drop significant only when 8 queries move the same way", "Label debt: 6 documents in 6 queries.", "Holm&#39;s correction over the 4 rules significance is required of", "Head precision@3 is 0.467 … 0.667"},
+		Markdown: {"This set calls a drop significant only when 8 queries move the same way", "Label debt: 6 unjudged documents in 6 queries are new in the head", "Holm's correction over the 4 rules significance is required of"},
+		HTML:     {"This set calls a drop significant only when 8 queries move the same way", "Label debt: 6 unjudged documents in 6 queries are new in the head", "Holm&#39;s correction over the 4 rules significance is required of", "Head precision@3 is 0.467 … 0.667"},
 		JUnit:    {`<property name="min_same_direction_flips" value="8">`, `<property name="min_detectable_recall_drop" value="0.400">`, `<property name="label_debt" value="6 documents in 6 queries">`},
 		JSON: {`"min_same_direction_flips": 8,`, `"min_detectable_recall_drop": 0.4,`, `"adjusted_p": 0.125,`, `"holm_family": 4`, `"label_debt": {
       "documents": 6,

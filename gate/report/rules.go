@@ -241,8 +241,8 @@ func unjudgedLine(u UnjudgedInfo, k int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Label debt: %d %s in %d %s. The head brings them into its top %d and nobody judged them (judged@%d: base %.3f, head %.3f); they count as non-relevant until judged: `recallgate label --from-report report.json`.",
-		n, plural(n, "document", "documents"), nq, plural(nq, "query", "queries"), k, k, u.BaseJudgedAtK, u.HeadJudgedAtK)
+	return fmt.Sprintf("Label debt: %d unjudged %s in %d %s are new in the head's top %d (the base's top %d did not hold them) (judged@%d: base %.3f, head %.3f); they count as non-relevant until judged: `recallgate label --from-report report.json`.",
+		n, plural(n, "document", "documents"), nq, plural(nq, "query", "queries"), k, k, k, u.BaseJudgedAtK, u.HeadJudgedAtK)
 }
 
 // NotInCorpusInfo counts the returned ids the corpus does not hold, per side.
