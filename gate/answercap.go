@@ -202,7 +202,7 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) 
 		return Result{}, 0, &AnswerIDError{Want: want, Got: *id}
 	}
 	if !haveHits {
-		return Result{}, 0, inputErr(name, 0, "hits", "query %q: required (use [] for no results)", *id)
+		return Result{}, 0, inputErr(name, 0, "hits", "query %q: required (use [] for no results)", ClipID(*id))
 	}
 	res.ID = *id
 	if res.Hits == nil {

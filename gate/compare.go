@@ -306,7 +306,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	waivers := map[string]*Waiver{}
 	for i, w := range pol.Waivers {
 		if base.Set.Query(w.Query) == nil {
-			return nil, fmt.Errorf("waiver for query %q: no such query in %s", w.Query, base.Set.Path)
+			return nil, fmt.Errorf("waiver for query %q: no such query in %s", ClipID(w.Query), base.Set.Path)
 		}
 		waivers[w.Query] = &pol.Waivers[i]
 	}

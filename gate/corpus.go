@@ -159,7 +159,7 @@ func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 			return inputErr(name, n, "id", "required and must not be empty")
 		}
 		if prev, dup := seen[*raw.ID]; dup {
-			return inputErr(name, n, "id", "duplicate document id %q (first on line %d)", *raw.ID, prev)
+			return inputErr(name, n, "id", "duplicate document id %q (first on line %d)", ClipID(*raw.ID), prev)
 		}
 		seen[*raw.ID] = n
 		if err := fn(Document{ID: *raw.ID, Title: raw.Title, Text: raw.Text}); err != nil {

@@ -50,7 +50,7 @@ func (e *InfraError) Error() string {
 	if e.QueryID == "" {
 		return fmt.Sprintf("retrieval failed: %v", e.Err)
 	}
-	return fmt.Sprintf("query %s: retrieval failed: %v", e.QueryID, e.Err)
+	return fmt.Sprintf("query %s: retrieval failed: %v", ClipID(e.QueryID), e.Err)
 }
 
 // Unwrap returns the underlying error.

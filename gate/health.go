@@ -35,7 +35,7 @@ func Health(s *Set, o HealthOptions) []string {
 		}
 		sort.Slice(ids, func(i, j int) bool { return s.Query(ids[i]).Line < s.Query(ids[j]).Line })
 		for _, id := range ids {
-			out = append(out, fmt.Sprintf("query %s (line %d): gold not in the corpus: %s (a data-quality bug, not a retrieval failure)", id, s.Query(id).Line, strings.Join(missing[id], ", ")))
+			out = append(out, fmt.Sprintf("query %s (line %d): gold not in the corpus: %s (a data-quality bug, not a retrieval failure)", ClipID(id), s.Query(id).Line, strings.Join(missing[id], ", ")))
 		}
 	}
 	known := 0

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // The bounds on what recallgate reads of an untrusted input (a pull
@@ -36,11 +37,34 @@ const (
 	MaxJSONDepth = 64
 	// MaxConfigBytes bounds a config file.
 	MaxConfigBytes = 1 << 20
-	// MaxRunIDBytes bounds a query id in a run: a run of a few lines with
-	// ids of megabytes would otherwise be held whole (to find repeated ids)
-	// and quoted whole in the error that they match nothing in the set.
+	// MaxRunIDBytes bounds a query id in a run or an eval set: a run of a
+	// few lines with ids of megabytes would otherwise be held whole (to
+	// find repeated ids) and quoted whole in the error that they match
+	// nothing in the set; a set's, sent to the retriever and printed in
+	// every report line of its query.
 	MaxRunIDBytes = 4096
+	// MaxShownIDChars bounds how many characters of one id any message
+	// prints (ClipID).
+	MaxShownIDChars = 200
 )
+
+// ClipID is an id (a query's, a document's) as an error or a warning
+// prints it: whole when it has at most MaxShownIDChars characters, else
+// its first characters, "…" and its length, within MaxShownIDChars.
+func ClipID(id string) string {
+	if utf8.RuneCountInString(id) <= MaxShownIDChars {
+		return id
+	}
+	tail := fmt.Sprintf("…(%d bytes)", len(id))
+	keep, n := MaxShownIDChars-utf8.RuneCountInString(tail), 0
+	for i := range id {
+		if n == keep {
+			return id[:i] + tail
+		}
+		n++
+	}
+	return id
+}
 
 // LimitError is an input past one of the bounds above.
 type LimitError struct {

@@ -92,3 +92,51 @@ func TestCorpusDocumentLimit(t *testing.T) {
 		t.Errorf("%v", err)
 	}
 }
+
+// TestSetQueryIDLimit: a set's query id over MaxRunIDBytes is refused at
+// load by file:line, as a run's is (JSON lines and qrels alike), and the
+// message prints at most MaxShownIDChars characters of it; an id at the
+// limit loads.
+func TestSetQueryIDLimit(t *testing.T) {
+	at := strings.Repeat("q", MaxRunIDBytes)
+	line := func(id string) string { return `{"id":"` + id + `","query":"x","gold":{"a":1}}` + "\n" }
+	if _, err := ParseSet(strings.NewReader(line("q1")+line(at)), "set.jsonl"); err != nil {
+		t.Errorf("an id of exactly %d bytes: %v", MaxRunIDBytes, err)
+	}
+	long := strings.Repeat("q", 70000)
+	for name, in := range map[string]string{"jsonl": line("q1") + line(long), "qrels": "q1 0 a 1\n" + long + " 0 a 1\n"} {
+		_, err := ParseSet(strings.NewReader(in), "set."+name)
+		want := "set." + name + ":2: "
+		if !IsInput(err) || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "70000 bytes, over the 4096-byte limit of a query id") {
+			t.Errorf("%s: a 70,000-byte id: %.300v", name, err)
+			continue
+		}
+		if n := strings.Count(err.Error(), "q"); n > MaxShownIDChars {
+			t.Errorf("%s: the message prints %d characters of the id, more than %d", name, n, MaxShownIDChars)
+		}
+	}
+}
+
+// TestClipID: an id up to MaxShownIDChars characters is printed whole;
+// a longer one is cut on a character boundary to its first characters,
+// "…" and its length, MaxShownIDChars characters in all.
+func TestClipID(t *testing.T) {
+	for _, tt := range []struct {
+		id, want string
+	}{
+		{"q1", "q1"},
+		{strings.Repeat("a", 200), strings.Repeat("a", 200)},
+		// "…(201 bytes)" is 12 characters: 188 of the id are kept.
+		{strings.Repeat("a", 201), strings.Repeat("a", 188) + "…(201 bytes)"},
+		// ü is 2 bytes: 300 characters are 600 bytes, cut between two.
+		{strings.Repeat("ü", 300), strings.Repeat("ü", 188) + "…(600 bytes)"},
+	} {
+		got := ClipID(tt.id)
+		if got != tt.want {
+			t.Errorf("ClipID(%d bytes) = %q, want %q", len(tt.id), got, tt.want)
+		}
+		if n := len([]rune(got)); n > MaxShownIDChars {
+			t.Errorf("ClipID(%d bytes) has %d characters", len(tt.id), n)
+		}
+	}
+}

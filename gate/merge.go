@@ -17,7 +17,7 @@ func MergeShards(set *Set, paths []string) ([]Result, error) {
 	for _, path := range paths {
 		meta, err := ReadRunFile(path, func(r Result) error {
 			if prev, dup := from[r.ID]; dup {
-				return &InputError{File: path, Line: r.Line, Err: fmt.Errorf("query %s is also in %s: the shards overlap", r.ID, prev)}
+				return &InputError{File: path, Line: r.Line, Err: fmt.Errorf("query %s is also in %s: the shards overlap", ClipID(r.ID), prev)}
 			}
 			from[r.ID] = path
 			byID[r.ID] = Result{ID: r.ID, Hits: append([]Hit(nil), r.Hits...), Context: r.Context, Abstain: r.Abstain}

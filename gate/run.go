@@ -168,7 +168,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 			}
 			scratch = res.Hits
 			if prev, dup := seen[res.ID]; dup {
-				return inputErr(name, n, "id", "query %q appears twice in the run (first on line %d)", res.ID, prev)
+				return inputErr(name, n, "id", "query %q appears twice in the run (first on line %d)", ClipID(res.ID), prev)
 			}
 			seen[strings.Clone(res.ID)] = n
 			if err := fn(res); err != nil {
@@ -191,7 +191,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 				}
 			}
 			if prev, dup := seen[qid]; dup {
-				return inputErr(name, n, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", qid, prev)
+				return inputErr(name, n, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", ClipID(qid), prev)
 			}
 			seen[qid] = n
 			trec.start(qid, n)
@@ -314,7 +314,7 @@ func parseResultLine(line []byte, file string, n int, scratch []Hit) (Result, er
 			if raw.ID == nil { // the id comes after the context on the line
 				return Result{}, inputErr(file, n, ce.Field, "%s", ce.Msg)
 			}
-			return Result{}, inputErr(file, n, ce.Field, "query %q: %s", *raw.ID, ce.Msg)
+			return Result{}, inputErr(file, n, ce.Field, "query %q: %s", ClipID(*raw.ID), ce.Msg)
 		}
 		return Result{}, jsonLineError(file, n, err)
 	}
@@ -322,7 +322,7 @@ func parseResultLine(line []byte, file string, n int, scratch []Hit) (Result, er
 		return Result{}, inputErr(file, n, "id", "required and must not be empty")
 	}
 	if raw.Hits == nil {
-		return Result{}, inputErr(file, n, "hits", "query %q: required (use [] for no results)", *raw.ID)
+		return Result{}, inputErr(file, n, "hits", "query %q: required (use [] for no results)", ClipID(*raw.ID))
 	}
 	r := Result{ID: *raw.ID, Hits: *raw.Hits, Line: n, Abstain: raw.Abstain}
 	if raw.Context != nil {
@@ -341,11 +341,11 @@ func checkResult(r Result, file string) (Result, error) {
 	}
 	for i, h := range r.Hits {
 		if strings.TrimSpace(h.Doc) == "" {
-			return Result{}, inputErr(file, r.Line, fmt.Sprintf("hits[%d].doc", i), "query %q: hit without a document id", r.ID)
+			return Result{}, inputErr(file, r.Line, fmt.Sprintf("hits[%d].doc", i), "query %q: hit without a document id", ClipID(r.ID))
 		}
 	}
 	if err := CheckContext(r.Context); err != nil {
-		return Result{}, inputErr(file, r.Line, err.Field, "query %q: %s", r.ID, err.Msg)
+		return Result{}, inputErr(file, r.Line, err.Field, "query %q: %s", ClipID(r.ID), err.Msg)
 	}
 	return r, nil
 }

@@ -180,7 +180,7 @@ func (c *Scorecard) RunWarnings() []string {
 	var w []string
 	if len(c.Missing) <= 3 {
 		for _, id := range c.Missing {
-			w = append(w, fmt.Sprintf("query %s is not in the run; scored as an empty result", id))
+			w = append(w, fmt.Sprintf("query %s is not in the run; scored as an empty result", ClipID(id)))
 		}
 	} else {
 		w = append(w, fmt.Sprintf("%d set queries are not in the run; scored as empty results: %s", len(c.Missing), JoinFirst(c.Missing, 10)))
@@ -368,7 +368,7 @@ func (s *Scorer) Add(r Result) error {
 	_, a := s.scores[r.ID]
 	_, b := s.unans[r.ID]
 	if a || b {
-		return fmt.Errorf("query %s has two results", r.ID)
+		return fmt.Errorf("query %s has two results", ClipID(r.ID))
 	}
 	if q.Unanswerable {
 		s.seen.reset(len(r.Hits))

@@ -159,7 +159,7 @@ func (s *Scorer) merge(o *Scorer, path string) error {
 }
 
 func twoBlocks(path, id string) error {
-	return &InputError{File: path, Field: "qid", Err: fmt.Errorf("query %q starts a second block; keep each query's lines together, e.g. sort -s -k1,1", id)}
+	return &InputError{File: path, Field: "qid", Err: fmt.Errorf("query %q starts a second block; keep each query's lines together, e.g. sort -s -k1,1", ClipID(id))}
 }
 
 // segmentsFor is how many cores scoring a run may use.

@@ -231,7 +231,7 @@ func (s *Set) LoadQueryTexts(path string) error {
 	}
 	for _, q := range s.Queries {
 		if strings.TrimSpace(q.Text) == "" {
-			return inputErr(path, 0, "", "query %q of set %s has no text here", q.ID, s.Path)
+			return inputErr(path, 0, "", "query %q of set %s has no text here", ClipID(q.ID), s.Path)
 		}
 	}
 	return nil
@@ -294,7 +294,7 @@ func parseSet(r io.Reader, name string, draft bool) (*Set, error) {
 				return err
 			}
 			if prev, dup := s.byID[q.ID]; dup {
-				return inputErr(name, n, "id", "duplicate query id %q (first on line %d)", q.ID, prev.Line)
+				return inputErr(name, n, "id", "duplicate query id %q (first on line %d)", ClipID(q.ID), prev.Line)
 			}
 			s.add(q)
 			return nil
@@ -324,10 +324,10 @@ func parseSet(r io.Reader, name string, draft bool) (*Set, error) {
 			onlyZero = append(onlyZero, q.ID)
 		}
 		if q.relevant == 0 && !q.Unanswerable && !draft {
-			return nil, inputErr(name, q.Line, "gold", "query %q has no relevant gold document (grade > 0); label one (recallgate label) or mark it \"unanswerable\": true", q.ID)
+			return nil, inputErr(name, q.Line, "gold", "query %q has no relevant gold document (grade > 0); label one (recallgate label) or mark it \"unanswerable\": true", ClipID(q.ID))
 		}
 		if q.relevant > 0 && q.Unanswerable {
-			return nil, inputErr(name, q.Line, "unanswerable", "query %q is marked unanswerable but has relevant gold documents", q.ID)
+			return nil, inputErr(name, q.Line, "unanswerable", "query %q is marked unanswerable but has relevant gold documents", ClipID(q.ID))
 		}
 	}
 	if err := s.namesReadApart(); err != nil {
@@ -398,14 +398,14 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 		return nil, inputErr(file, n, "id", "required and must not be empty")
 	}
 	id := *raw.ID
-	if err := plainName(file, n, "id", "query id", id); err != nil {
+	if err := checkQueryID(file, n, "id", id); err != nil {
 		return nil, err
 	}
 	if raw.Query == nil || strings.TrimSpace(*raw.Query) == "" {
-		return nil, inputErr(file, n, "query", "query %q: required and must not be empty", id)
+		return nil, inputErr(file, n, "query", "query %q: required and must not be empty", ClipID(id))
 	}
 	if raw.Gold == nil {
-		return nil, inputErr(file, n, "gold", "query %q: required (an object of doc id → grade 0–3; {} only with \"unanswerable\": true)", id)
+		return nil, inputErr(file, n, "gold", "query %q: required (an object of doc id → grade 0–3; {} only with \"unanswerable\": true)", ClipID(id))
 	}
 	q := &Query{
 		ID: id, Text: *raw.Query, Gold: make(map[string]int, len(raw.Gold)),
@@ -414,7 +414,7 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 	}
 	for who, note := range raw.Notes {
 		if strings.TrimSpace(who) == "" {
-			return nil, inputErr(file, n, "notes", "query %q: empty labeller name", id)
+			return nil, inputErr(file, n, "notes", "query %q: empty labeller name", ClipID(id))
 		}
 		if q.Notes == nil {
 			q.Notes = map[string]string{}
@@ -424,7 +424,7 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 	if raw.Verified != "" {
 		v, err := time.Parse("2006-01-02", raw.Verified)
 		if err != nil {
-			return nil, inputErr(file, n, "verified", "query %q: %q is not a date like 2026-11-30", id, raw.Verified)
+			return nil, inputErr(file, n, "verified", "query %q: %q is not a date like 2026-11-30", ClipID(id), raw.Verified)
 		}
 		q.Verified = v
 	}
@@ -438,26 +438,26 @@ func parseQueryLine(line []byte, file string, n int) (*Query, error) {
 	}
 	for doc, num := range raw.Gold {
 		if strings.TrimSpace(doc) == "" {
-			return nil, inputErr(file, n, "gold", "query %q: empty document id", id)
+			return nil, inputErr(file, n, "gold", "query %q: empty document id", ClipID(id))
 		}
 		if err := plainName(file, n, "gold", "document id", doc); err != nil {
 			return nil, err
 		}
 		g, err := parseGrade(num.String())
 		if err != nil {
-			return nil, inputErr(file, n, "gold."+doc, "query %q: %v", id, err)
+			return nil, inputErr(file, n, "gold."+doc, "query %q: %v", ClipID(id), err)
 		}
 		q.Gold[doc] = g
 	}
 	for who, grades := range raw.Judgments {
 		if strings.TrimSpace(who) == "" {
-			return nil, inputErr(file, n, "judgments", "query %q: empty labeller name", id)
+			return nil, inputErr(file, n, "judgments", "query %q: empty labeller name", ClipID(id))
 		}
 		mine := map[string]int{}
 		for doc, num := range grades {
 			g, err := parseGrade(num.String())
 			if err != nil {
-				return nil, inputErr(file, n, "judgments."+who+"."+doc, "query %q: %v", id, err)
+				return nil, inputErr(file, n, "judgments."+who+"."+doc, "query %q: %v", ClipID(id), err)
 			}
 			mine[doc] = g
 		}
@@ -485,13 +485,13 @@ func parseRecord(raw *rawQuery, q *Query, file string, n int) error {
 		}
 		t, err := time.Parse("2006-01-02", v)
 		if err != nil {
-			return t, inputErr(file, n, field, "query %q: %q is not a date like 2026-11-30", q.ID, v)
+			return t, inputErr(file, n, field, "query %q: %q is not a date like 2026-11-30", ClipID(q.ID), v)
 		}
 		return t, nil
 	}
 	for who, m := range raw.Labellers {
 		if strings.TrimSpace(who) == "" {
-			return inputErr(file, n, "labellers", "query %q: empty labeller name", q.ID)
+			return inputErr(file, n, "labellers", "query %q: empty labeller name", ClipID(q.ID))
 		}
 		if name, ok := strings.CutPrefix(who, JudgePrefix); ok {
 			if err := parseJudge(q, name, m, file, n); err != nil {
@@ -508,7 +508,7 @@ func parseRecord(raw *rawQuery, q *Query, file string, n int) error {
 		}
 		for d, sec := range m.Seconds {
 			if sec < 0 || math.IsNaN(sec) || math.IsInf(sec, 0) {
-				return inputErr(file, n, "labellers."+who+".seconds."+d, "query %q: %v is not a number of seconds", q.ID, sec)
+				return inputErr(file, n, "labellers."+who+".seconds."+d, "query %q: %v is not a number of seconds", ClipID(q.ID), sec)
 			}
 		}
 		if q.Marks == nil {
@@ -522,10 +522,10 @@ func parseRecord(raw *rawQuery, q *Query, file string, n int) error {
 		}
 		g, err := parseGrade(a.Grade.String())
 		if err != nil {
-			return inputErr(file, n, "adjudicated."+doc+".grade", "query %q: %v", q.ID, err)
+			return inputErr(file, n, "adjudicated."+doc+".grade", "query %q: %v", ClipID(q.ID), err)
 		}
 		if strings.TrimSpace(a.By) == "" {
-			return inputErr(file, n, "adjudicated."+doc+".by", "query %q: who decided is required", q.ID)
+			return inputErr(file, n, "adjudicated."+doc+".by", "query %q: who decided is required", ClipID(q.ID))
 		}
 		on, err := day("adjudicated."+doc+".on", a.On)
 		if err != nil {
@@ -726,7 +726,7 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 	q := p.last
 	if q == nil || q.ID != string(fields[0]) {
 		qid := string(fields[0])
-		if err := plainName(file, n, "", "query id", qid); err != nil {
+		if err := checkQueryID(file, n, "", qid); err != nil {
 			return err
 		}
 		if q = p.set.byID[qid]; q == nil {
@@ -741,15 +741,15 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 	}
 	g, err := parseGrade(string(fields[p.columns-1]))
 	if err != nil {
-		return inputErr(file, n, "grade", "query %q doc %q: %v", q.ID, doc, err)
+		return inputErr(file, n, "grade", "query %q doc %q: %v", ClipID(q.ID), doc, err)
 	}
 	if _, dup := q.Gold[doc]; dup {
 		for _, j := range p.judged {
 			if j.doc == doc {
-				return inputErr(file, n, "", "query %q doc %q is judged twice (first on line %d)", q.ID, doc, j.line)
+				return inputErr(file, n, "", "query %q doc %q is judged twice (first on line %d)", ClipID(q.ID), doc, j.line)
 			}
 		}
-		return inputErr(file, n, "", "query %q doc %q is judged twice (first in the query's earlier lines, which start on line %d)", q.ID, doc, q.Line)
+		return inputErr(file, n, "", "query %q doc %q is judged twice (first in the query's earlier lines, which start on line %d)", ClipID(q.ID), doc, q.Line)
 	}
 	q.Gold[doc] = g
 	p.judged = append(p.judged, judgedAt{doc, n})
@@ -839,16 +839,25 @@ func (s *Set) RecordsJudgements() bool {
 // escape sequence): ids, segments and sources are printed in logs, PR
 // comments and annotations, where a line break could forge a line of
 // output (a workflow command such as ::set-output).
+// checkQueryID refuses a set's query id past MaxRunIDBytes (as a run's
+// is refused), or one plainName refuses.
+func checkQueryID(file string, n int, field, id string) error {
+	if len(id) > MaxRunIDBytes {
+		return inputErr(file, n, field, "%d bytes, over the %d-byte limit of a query id: %s", len(id), MaxRunIDBytes, ClipID(id))
+	}
+	return plainName(file, n, field, "query id", id)
+}
+
 func plainName(file string, n int, field, what, s string) error {
 	if r, i, bad := ControlChar(s); bad {
-		return inputErr(file, n, field, "%s %q has a control character (U+%04X at byte %d): names are printed in logs and reports, where it could forge a line", what, s, r, i)
+		return inputErr(file, n, field, "%s %q has a control character (U+%04X at byte %d): names are printed in logs and reports, where it could forge a line", what, ClipID(s), r, i)
 	}
 	if r, i, bad := InvisibleChar(s); bad {
 		kind := "an invisible character"
 		if IsBidiControl(r) {
 			kind = "a bidi control"
 		}
-		return inputErr(file, n, field, "%s %s has %s (U+%04X at byte %d): it would read as another name in reports and reviews", what, ShowName(s), kind, r, i)
+		return inputErr(file, n, field, "%s %s has %s (U+%04X at byte %d): it would read as another name in reports and reviews", what, ShowName(ClipID(s)), kind, r, i)
 	}
 	return nil
 }

@@ -326,7 +326,7 @@ func Parse(data []byte, name string) (*Config, error) {
 			return nil, &gate.InputError{File: name, Field: field + ".expires", Err: fmt.Errorf("%q is not a date like 2027-01-31", w.Expires)}
 		}
 		if seen[w.Query] {
-			return nil, &gate.InputError{File: name, Field: field + ".query", Err: fmt.Errorf("query %q is waived twice", w.Query)}
+			return nil, &gate.InputError{File: name, Field: field + ".query", Err: fmt.Errorf("query %q is waived twice", gate.ClipID(w.Query))}
 		}
 		seen[w.Query] = true
 		for _, r := range w.Rules {

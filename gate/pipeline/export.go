@@ -222,7 +222,7 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 			return nil
 		}
 		if cases[q.ID] != nil {
-			return &gate.InputError{File: o.Run, Line: r.Line, Field: "id", Err: fmt.Errorf("query %s has two results", q.ID)}
+			return &gate.InputError{File: o.Run, Line: r.Line, Field: "id", Err: fmt.Errorf("query %s has two results", gate.ClipID(q.ID))}
 		}
 		ps, src := gate.FinalPassages(r, budget)
 		c := &exportCase{q: q, references: []string{},

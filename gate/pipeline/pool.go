@@ -195,7 +195,7 @@ func PoolFromReport(path string, set *gate.Set, docs map[string]gate.Document) (
 	var only []string
 	for _, u := range rep.Unjudged.New {
 		if set.Query(u.ID) == nil {
-			return nil, nil, &gate.InputError{File: path, Field: "unjudged", Err: fmt.Errorf("query %q is not in %s: was the report made on another set?", u.ID, set.Path)}
+			return nil, nil, &gate.InputError{File: path, Field: "unjudged", Err: fmt.Errorf("query %q is not in %s: was the report made on another set?", gate.ClipID(u.ID), set.Path)}
 		}
 		only = append(only, u.ID)
 		for _, d := range u.Docs {

@@ -140,7 +140,7 @@ func missingGoldError(s *gate.Set, corpus, where string, missing map[string][]st
 	sort.Slice(qids, func(i, j int) bool { return s.Query(qids[i]).Line < s.Query(qids[j]).Line })
 	var lines []string
 	for _, id := range qids {
-		lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, s.Query(id).Line, id, strings.Join(missing[id], ", ")))
+		lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, s.Query(id).Line, gate.ClipID(id), strings.Join(missing[id], ", ")))
 	}
 	return &gate.InputError{File: corpus, Err: fmt.Errorf("%d %s name gold documents missing from %s (a data-quality bug, not a retrieval failure):\n  %s",
 		len(qids), gate.Plural(len(qids), "query", "queries"), where, strings.Join(lines, "\n  "))}
@@ -205,7 +205,7 @@ func CheckConfig(e *Env, cfg *config.Config, set *gate.Set, sides []string) erro
 	}
 	for _, w := range cfg.Waivers {
 		if set.Query(w.Query) == nil {
-			return &gate.InputError{File: cfg.Path, Field: "waiver", Err: fmt.Errorf("waiver for query %q: no such query in %s", w.Query, set.Path)}
+			return &gate.InputError{File: cfg.Path, Field: "waiver", Err: fmt.Errorf("waiver for query %q: no such query in %s", gate.ClipID(w.Query), set.Path)}
 		}
 	}
 	for _, side := range sides {

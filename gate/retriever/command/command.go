@@ -210,7 +210,7 @@ func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hi
 		return nil, gate.Result{}, err
 	}
 	if total > len(res.Hits) && r.warn != nil && r.warned.CompareAndSwap(false, true) {
-		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", q.ID, total, k, len(res.Hits), gate.HitsPerDepth, gate.MinKeptHits))
+		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", gate.ClipID(q.ID), total, k, len(res.Hits), gate.HitsPerDepth, gate.MinKeptHits))
 	}
 	return res.Hits, res, nil
 }
@@ -223,6 +223,7 @@ func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hi
 // newline); a *gate.AnswerIDError it returns is told as an answer for
 // another id. Other kinds of protocol (the judge's) speak through it.
 func (r *Retriever) Exchange(ctx context.Context, id string, req []byte, decode func(io.Reader) error) error {
+	id = gate.ClipID(id) // from here on only messages name it
 	select {
 	case r.turn <- struct{}{}:
 	case <-ctx.Done():
