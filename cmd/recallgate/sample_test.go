@@ -23,7 +23,7 @@ func TestSampleCommand(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
 	first, _ := os.ReadFile(out)
-	if n := strings.Count(string(first), `"gold":{}`); n != 10 || !strings.Contains(string(first), `"segments":["known-failure"],"source":"log"`) {
+	if n := strings.Count(string(first), `"gold":{}`); n != 10 || !strings.Contains(string(first), `"segments":["known-failure"],"source":"known-bad"`) {
 		t.Errorf("draft:\n%s", first)
 	}
 	// The gate refuses a draft; validate names the line and the way out.

@@ -525,6 +525,13 @@ func similar(ua, ub []string, threshold float64) bool {
 	if !passes(matched, len(ua), len(ub), threshold) {
 		return false
 	}
+	// A content word on each side that matches nothing on the other is a
+	// word substituted ("increase" for "reduce"): another question, as a
+	// negation is, however much else the two share. Only typos, stop
+	// words and words added on one side merge.
+	if unmatchedContent(ua, func(i int) bool { return match[i] >= 0 }) && unmatchedContent(ub, func(j int) bool { return used[j] }) {
+		return false
+	}
 	last := -1
 	for i, t := range ua {
 		if match[i] < 0 || stopWord(t) {
@@ -536,6 +543,17 @@ func similar(ua, ub []string, threshold float64) bool {
 		last = match[i]
 	}
 	return true
+}
+
+// unmatchedContent reports whether a content word (not a stopWord) of
+// ts is left unmatched (matched(i) false).
+func unmatchedContent(ts []string, matched func(int) bool) bool {
+	for i, t := range ts {
+		if !matched(i) && !stopWord(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // passes reports whether matched words of two queries of na and nb
@@ -737,22 +755,29 @@ func ID(key string) string {
 	return "q-" + hex.EncodeToString(sum[:4])
 }
 
+// SourceKnownBad is the source of a drafted known failure the log never
+// asked: it came from the --known-bad file alone.
+const SourceKnownBad = "known-bad"
+
 // Draft turns picks into unlabelled eval-set queries: empty gold, the
-// group as segment, source "log", how often it was asked in the note.
+// group as segment, source "log" (SourceKnownBad for a known failure the
+// log never asked), how often it was asked in the note.
 func Draft(picks []Pick) []*gate.Query {
 	out := make([]*gate.Query, 0, len(picks))
 	for _, p := range picks {
-		note := fmt.Sprintf("asked %s in the log (first on line %d)", times(p.Count), p.Line)
+		note, source := fmt.Sprintf("asked %s in the log (first on line %d)", times(p.Count), p.Line), "log"
 		if p.Segment == KnownFailure {
 			note = fmt.Sprintf("known failure (%s line %d); ", p.File, p.Line)
 			if p.LogCount > 0 {
 				note += fmt.Sprintf("asked %s in the log (first on line %d)", times(p.LogCount), p.LogLine)
 			} else {
+				// Only the known-bad file asked it: it did not come from the log.
 				note += "not in the log"
+				source = SourceKnownBad
 			}
 		}
 		out = append(out, &gate.Query{
-			ID: ID(p.Key), Text: p.Text, Gold: map[string]int{}, Segments: []string{p.Segment}, Source: "log",
+			ID: ID(p.Key), Text: p.Text, Gold: map[string]int{}, Segments: []string{p.Segment}, Source: source,
 			Note: note,
 		})
 	}

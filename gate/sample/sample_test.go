@@ -218,6 +218,11 @@ func TestNearDuplicateCases(t *testing.T) {
 		{"two typos in one word", "how do i rotate my api token", "how do i rotate my api tekon", false},
 		{"numbers are not typos", "error 4031 on upload to bucket", "error 4032 on upload to bucket", false},
 		{"different word", "retention days for fifo queue", "retention hours for fifo queue", false},
+		// 10 of 12 words shared (0.83): one content word substituted for
+		// another that is no typo of it is another question.
+		{"substituted word", "does vitamin d supplementation increase bone mineral density in older adults", "does vitamin d supplementation reduce bone mineral density in older adults", false},
+		// A stop word for another ("my" for "the"): 10 of 11 shared, one.
+		{"substituted stop word", "how do i rotate my api token for the staging cluster", "how do i rotate the api token for the staging cluster", true},
 	}
 	// Each pair differs in one word (or its order, or a negation) and
 	// would pass 0.8 if that word were taken for a typo of the other, so
@@ -378,16 +383,17 @@ func TestKnownFailuresMergedWithTheirLogTwins(t *testing.T) {
 	drafts := Draft(Draw(ordinary, bad, 10, 1))
 	notes := map[string]string{}
 	for _, d := range drafts {
-		notes[d.Text] = d.Segments[0] + ": " + d.Note
+		notes[d.Text] = d.Segments[0] + ", source " + d.Source + ": " + d.Note
 	}
 	want := map[string]string{
 		// the typo twin: the complaint's spelling, the log's frequency.
-		"how do i rotate my api tokne": "known-failure: known failure (complaints.txt line 2); asked 159 times in the log (first on line 2)",
-		"why is the console slow":      "known-failure: known failure (complaints.txt line 1); not in the log",
+		"how do i rotate my api tokne": "known-failure, source log: known failure (complaints.txt line 2); asked 159 times in the log (first on line 2)",
+		// not in the log: its source is the known-bad file, never "log".
+		"why is the console slow": "known-failure, source known-bad: known failure (complaints.txt line 1); not in the log",
 		// a negation is another question: both stay.
-		"does retention not expire old messages": "known-failure: known failure (complaints.txt line 3); not in the log",
-		"does retention expire old messages":     "ordinary: asked once in the log (first on line 1)",
-		"what is the maximum message size":       "ordinary: asked once in the log (first on line 161)",
+		"does retention not expire old messages": "known-failure, source known-bad: known failure (complaints.txt line 3); not in the log",
+		"does retention expire old messages":     "ordinary, source log: asked once in the log (first on line 1)",
+		"what is the maximum message size":       "ordinary, source log: asked once in the log (first on line 161)",
 	}
 	if len(drafts) != len(want) {
 		t.Errorf("%d drafts, want %d: %v", len(drafts), len(want), notes)
