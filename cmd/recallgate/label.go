@@ -24,7 +24,7 @@ type labelFlags struct {
 func (f *labelFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "recallgate.toml", "recallgate.toml: its retrievers make the pool, its corpus gives titles and whole documents")
 	fs.StringVar(&f.set, "set", "", "the draft or set to label (default: the config's set); TREC qrels become a JSONL set beside it, texts from queries")
-	fs.StringVar(&f.labeller, "labeller", "", "who labels; each grade is recorded under this name (default: $USER)")
+	fs.StringVar(&f.labeller, "labeller", "", "who labels; each grade is recorded under this name (default: $USER, else $LOGNAME, else the account this runs as)")
 	fs.Func("pool-config", "another recallgate.toml whose retrievers add to the pool (repeatable)", func(v string) error { f.pool = append(f.pool, v); return nil })
 	fs.IntVar(&f.depth, "depth", 10, "how many top documents of each retriever go into the pool")
 	fs.IntVar(&f.port, "port", 0, "port on 127.0.0.1 (default: a free one, printed)")
@@ -62,10 +62,10 @@ var labelCommand = command{
 // given, chooses the queries shown.
 func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) []string) error {
 	if lf.labeller == "" {
-		lf.labeller = e.getenv("USER")
-	}
-	if lf.labeller == "" {
-		return usagef("--labeller is required (who labels)")
+		var err error
+		if lf.labeller, err = label.DefaultLabeller(e.getenv, nil); err != nil {
+			return usagef("%v", err)
+		}
 	}
 	if lf.depth < 1 {
 		return usagef("--depth must be at least 1")
