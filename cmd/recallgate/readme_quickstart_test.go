@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -59,27 +62,56 @@ func checkExcerpt(t *testing.T, excerpt mddoc.Block, out string) {
 	}
 }
 
-// TestQuickStartPrintsWhatTheREADMEShows runs the Quick start's gate in
-// frozen-set/ and checks that the excerpt the README prints under it is
-// what it prints, and that it exits 1 as the README says.
+// TestQuickStartPrintsWhatTheREADMEShows runs the Quick start's one
+// command (`go run ./cmd/recallgate gate …`) from the repository's root,
+// where the clone's `cd recallgate` leaves the reader, and checks that the
+// excerpt the README prints under it is what it prints, and that it exits
+// 1 as the README says.
 func TestQuickStartPrintsWhatTheREADMEShows(t *testing.T) {
 	blocks := docSection(t, "## Quick start")
 	cmds := blockOf(t, blocks, "sh")
+	const goRun = "go run ./cmd/recallgate "
 	var gate string
 	for _, l := range strings.Split(cmds.Text, "\n") {
-		if strings.HasPrefix(l, "recallgate gate ") {
-			gate, _, _ = strings.Cut(l, " #")
+		if strings.HasPrefix(l, goRun+"gate ") {
+			gate, _, _ = strings.Cut(strings.TrimPrefix(l, goRun), " #")
 		}
 	}
-	if gate == "" || !strings.Contains(cmds.Text, "cd recallgate/frozen-set") || !strings.Contains(cmds.Text, "exits 1") {
-		t.Fatalf("%s:%d: the Quick start no longer runs the demo gate in frozen-set/ (exits 1):\n%s", cmds.Path, cmds.Line, cmds.Text)
+	if gate == "" || !strings.Contains(cmds.Text, "&& cd recallgate\n") || !strings.Contains(cmds.Text, "exits 1") {
+		t.Fatalf("%s:%d: the Quick start no longer runs the demo gate with `%s` from the repository's root (exits 1):\n%s", cmds.Path, cmds.Line, goRun, cmds.Text)
 	}
-	t.Chdir("../../frozen-set")
-	code, out, errs := rg(t, shellWords(gate)[1:]...)
+	t.Chdir("../..")
+	code, out, errs := rg(t, shellWords(gate)...)
 	if code != 1 {
 		t.Errorf("%q exits %d, the README says 1\n%s", gate, code, errs)
 	}
 	checkExcerpt(t, blockOf(t, blocks, ""), out)
+}
+
+// TestREADMEBuildsFromAClone: the Install section gives the build from a
+// clone, which needs no network, and it builds from the repository's
+// root as written; "Run the tests" says how to see which tests skipped.
+func TestREADMEBuildsFromAClone(t *testing.T) {
+	page, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	install, _, _ := strings.Cut(string(page)[strings.Index(string(page), "## Install"):], "\n## Quick start")
+	build := regexp.MustCompile("`(go build -o recallgate ./cmd/recallgate)`").FindStringSubmatch(install)
+	if !strings.Contains(install, "`go install ./cmd/recallgate`") || build == nil {
+		t.Fatalf("README.md's Install section does not give the build from a clone (`go install ./cmd/recallgate`, `go build -o recallgate ./cmd/recallgate`):\n%s", install)
+	}
+	words := strings.Fields(build[1])
+	words[3] = filepath.Join(t.TempDir(), "recallgate") // -o recallgate: not into the checkout
+	cmd := exec.Command(words[0], words[1:]...)
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%s from the repository's root: %v\n%s", build[1], err, out)
+	}
+	tests := blockOf(t, docSection(t, "## Run the tests"), "sh")
+	if !strings.Contains(tests.Text, "go test -v ./... | grep -B1 -- '--- SKIP'") {
+		t.Errorf("%s:%d: \"Run the tests\" no longer says how to see which tests skipped and why:\n%s", tests.Path, tests.Line, tests.Text)
+	}
 }
 
 // TestDemoContextExcerpt: the final-context block docs/context.md shows
