@@ -18,6 +18,7 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/retriever/spec"
 	"github.com/recallgate/recallgate/gate/publish"
 )
 
@@ -332,9 +333,7 @@ func MissingProgramFix(rn Runner) func(program string) string {
 	if !rn.InImage {
 		return nil
 	}
-	return func(p string) string {
-		return fmt.Sprintf("the Docker action has no %s: use the native action, `recallgate/recallgate/native@v1`, which runs on the runner's own toolchain, or an http retriever", p)
-	}
+	return spec.NativeActionFix
 }
 
 // DockerWorkspace is where a Docker action sees the workspace.
@@ -368,7 +367,7 @@ func ReadRunner(getenv func(string) string) Runner {
 		EventPath: getenv("GITHUB_EVENT_PATH"), SHA: getenv("GITHUB_SHA"), APIURL: getenv("GITHUB_API_URL"),
 		Repository: getenv("GITHUB_REPOSITORY"), StepSummary: getenv("GITHUB_STEP_SUMMARY"), Step: getenv("GITHUB_ACTION"),
 		Output:  getenv("GITHUB_OUTPUT"),
-		InImage: getenv("RECALLGATE_DOCKER_ACTION") == "1",
+		InImage: getenv(spec.DockerActionEnv) == "1",
 	}
 	if d := getenv("RUNNER_TEMP"); d != "" {
 		if fi, err := os.Stat(d); err == nil && fi.IsDir() {

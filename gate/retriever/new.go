@@ -99,7 +99,13 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 			err = &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
 			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
 				// Not a retriever that is down: there is none to start.
-				err = gate.WithFix(err, fmt.Sprintf("install %s where recallgate runs (a bare name is looked up on PATH), or fix %s.command to name a program that is there and executable", r.Command[0], table))
+				fix := fmt.Sprintf("install %s where recallgate runs (a bare name is looked up on PATH), or fix %s.command to name a program that is there and executable", r.Command[0], table)
+				if d.Getenv != nil && d.Getenv(spec.DockerActionEnv) == "1" {
+					// Inside the Docker action's image: no install helps.
+					fix = spec.NativeActionFix(r.Command[0])
+					err = &gate.InfraError{Err: fmt.Errorf("%w; %s", errors.Unwrap(err), fix)}
+				}
+				err = gate.WithFix(err, fix)
 			}
 			return nil, none, err
 		}

@@ -66,3 +66,30 @@ func TestKindsAndRequiredKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandMissingInTheDockerAction: a command retriever whose program
+// is not there says, inside the Docker action's image (the variable the
+// image sets), to use the native action, in the error and its fix; on a
+// machine of one's own, to install it.
+func TestCommandMissingInTheDockerAction(t *testing.T) {
+	dir := t.TempDir()
+	table := &spec.Retriever{Type: "command", Command: []string{"python3-not-installed-here", "retriever.py"}, Dir: dir}
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{spec.DockerActionEnv: "1"}, "use the native action, `recallgate/recallgate/native@v1`"},
+		{nil, "install python3-not-installed-here where recallgate runs"},
+	} {
+		d := Deps{ConfigPath: filepath.Join(dir, "rg.toml"), Side: "head", Getenv: func(k string) string { return tt.env[k] }}
+		_, _, err := New(context.Background(), table, d)
+		var fe gate.FixError
+		if !gate.IsInfra(err) || !errors.As(err, &fe) || !strings.Contains(fe.Fix(), tt.want) {
+			t.Errorf("env %v: %v, want the fix %q", tt.env, err, tt.want)
+			continue
+		}
+		if inImage := tt.env != nil; inImage != strings.Contains(err.Error(), "native action") || !strings.Contains(err.Error(), `start python3-not-installed-here: exec: "python3-not-installed-here": executable file not found`) {
+			t.Errorf("env %v: the error does not say what it should: %v", tt.env, err)
+		}
+	}
+}

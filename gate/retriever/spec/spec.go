@@ -14,6 +14,17 @@ import (
 // Kinds are the retriever types a config may name, in the order messages list them.
 var Kinds = []string{"builtin", "http", "command", "file"}
 
+// DockerActionEnv is the variable the Docker action's image sets to "1":
+// a process that sees it runs inside that image, which holds recallgate
+// and nothing else (no Python, no shell).
+const DockerActionEnv = "RECALLGATE_DOCKER_ACTION"
+
+// NativeActionFix is the advice for a command retriever whose program
+// the Docker action's image cannot start.
+func NativeActionFix(program string) string {
+	return fmt.Sprintf("the Docker action has no %s (its image holds recallgate alone): use the native action, `recallgate/recallgate/native@v1`, which runs on the runner beside the job's own toolchain (`recallgate init --retriever command` writes that workflow), or an http retriever", program)
+}
+
 // KindList is Kinds as a message says it: "builtin, http, command or file".
 func KindList() string {
 	return strings.Join(Kinds[:len(Kinds)-1], ", ") + " or " + Kinds[len(Kinds)-1]
