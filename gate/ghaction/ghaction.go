@@ -18,8 +18,8 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/retriever/spec"
 	"github.com/recallgate/recallgate/gate/publish"
+	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
 // maxAnnotations caps the ::warning annotations one run writes.
