@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -113,5 +114,62 @@ func TestInitFirstPullRequest(t *testing.T) {
 	code, out, errs := rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main")
 	if code != 0 || !strings.Contains(out+errs, "this change adopts recallgate: the base commit") || !strings.Contains(out, "the head's run stands for both sides") {
 		t.Errorf("gate on the pull request that adds init's files: exit %d, want 0 saying it adopts recallgate\n%s%s", code, out, errs)
+	}
+}
+
+// TestInitForACommandRetriever: `init --retriever command` writes a
+// command retriever (retriever.py over the starter corpus) and the
+// native action's workflow (the Docker action's image cannot start
+// python3); validate accepts it, and a pull request that rewords the
+// refunds page fails on q1 as the builtin starter does. `--retriever
+// http` keeps the Docker action; a GitLab job cannot start a command.
+func TestInitForACommandRetriever(t *testing.T) {
+	f := &fixture{t: t, dir: gitDir(t)}
+	f.git("init", "-q", "-b", "main")
+	t.Chdir(f.dir)
+	code, out, errs := rg(t, "init", "--retriever", "command")
+	if code != 0 || !strings.Contains(out, "wrote retriever.py\n") || !strings.Contains(out, "wrote .github/workflows/recallgate.yml\n") {
+		t.Fatalf("init --retriever command: exit %d\n%s%s", code, out, errs)
+	}
+	wf := string(must(os.ReadFile(".github/workflows/recallgate.yml")))
+	if !strings.Contains(wf, "uses: recallgate/recallgate/native@v1") || strings.Contains(wf, "uses: recallgate/recallgate@v1") || !strings.Contains(wf, "actions/setup-python@") {
+		t.Errorf("the workflow for a command retriever is not the native action's:\n%s", wf)
+	}
+	conf := string(must(os.ReadFile("recallgate.toml")))
+	if !strings.Contains(conf, "type = \"command\"\ncommand = [\"python3\", \"retriever.py\"]") || !strings.Contains(conf, "\ncorpus = \"eval/corpus\"\n") {
+		t.Errorf("recallgate.toml:\n%s", conf)
+	}
+	if code, out, errs := rg(t, "validate", "--config", "recallgate.toml"); code != 0 {
+		t.Fatalf("validate of what init --retriever command wrote: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		f.commit("recallgate init")
+		f.git("checkout", "-q", "-b", "pr")
+		f.put("eval/corpus/billing/refunds.md", "# Money back\n\nMoney goes back to the card you paid with.\n")
+		f.commit("reword the refunds page")
+		code, out, errs = rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main")
+		if code != 1 || !strings.Contains(out, "q1  recall@50 1.000 → 0.000  lost: billing/refunds") {
+			t.Errorf("gate with the command starter: exit %d, want 1 with q1 regressed\n%s%s", code, out, errs)
+		}
+	} else {
+		t.Log("python3 is not installed: the command starter's gate is not run")
+	}
+
+	dir := t.TempDir()
+	if code, out, errs := rg(t, "init", "--dir", dir, "--retriever", "http"); code != 0 {
+		t.Fatalf("init --retriever http: exit %d\n%s%s", code, out, errs)
+	}
+	if wf := string(must(os.ReadFile(filepath.Join(dir, ".github/workflows/recallgate.yml")))); !strings.Contains(wf, "uses: recallgate/recallgate@v1") {
+		t.Errorf("the workflow for an http retriever is not the Docker action's:\n%s", wf)
+	}
+	if code, out, errs := rg(t, "validate", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 || !strings.Contains(string(must(os.ReadFile(filepath.Join(dir, "recallgate.toml")))), `type = "http"`) {
+		t.Errorf("validate of what init --retriever http wrote: exit %d\n%s%s", code, out, errs)
+	}
+	dir = t.TempDir()
+	if code, _, errs := rg(t, "init", "--dir", dir, "--ci", "gitlab", "--retriever", "command"); code != 2 || !strings.Contains(errs, "cannot start a program such as python3") {
+		t.Errorf("init --ci gitlab --retriever command: exit %d, want 2 saying why\n%s", code, errs)
+	}
+	if code, _, errs := rg(t, "init", "--dir", dir, "--retriever", "vector"); code != 2 || !strings.Contains(errs, `--retriever "vector": want builtin, command, http`) {
+		t.Errorf("init --retriever vector: exit %d\n%s", code, errs)
 	}
 }

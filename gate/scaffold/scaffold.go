@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -21,24 +22,50 @@ import (
 //go:embed templates
 var templates embed.FS
 
-// file is one file init writes: where, from which template.
+// file is one file init writes: where, from which templates (joined).
 type file struct {
-	path     string // in the repository, slash-separated
-	template string // under templates/
+	path      string   // in the repository, slash-separated
+	templates []string // under templates/
 }
 
-// common are the files every CI gets.
-var common = []file{
-	{"recallgate.toml", "recallgate.toml"},
-	{"eval/queries.jsonl", "eval/queries.jsonl"},
-	{"eval/corpus/billing/refunds.md", "eval/corpus/billing/refunds.md"},
-	{"eval/corpus/billing/invoices.md", "eval/corpus/billing/invoices.md"},
+// Retrievers are the kinds of [retriever] init writes, in the order
+// messages list them.
+var Retrievers = []string{"builtin", "command", "http"}
+
+// configFor is recallgate.toml for a kind of retriever: the set, the
+// corpus (for the kinds that do not read it themselves), the depths and
+// rules, and the [retriever] table.
+func configFor(retriever string) file {
+	parts := []string{"recallgate.toml", "rules.toml", "retriever-" + retriever + ".toml"}
+	if retriever != "builtin" {
+		parts = []string{"recallgate.toml", "corpus.toml", "rules.toml", "retriever-" + retriever + ".toml"}
+	}
+	return file{"recallgate.toml", parts}
 }
 
-// workflows is each CI's workflow file.
-var workflows = map[string]file{
-	"github": {".github/workflows/recallgate.yml", "recallgate.yml"},
-	"gitlab": {".gitlab-ci.yml", "gitlab-ci.yml"},
+// starter are the set and corpus every init writes.
+var starter = []file{
+	{"eval/queries.jsonl", []string{"eval/queries.jsonl"}},
+	{"eval/corpus/billing/refunds.md", []string{"eval/corpus/billing/refunds.md"}},
+	{"eval/corpus/billing/invoices.md", []string{"eval/corpus/billing/invoices.md"}},
+}
+
+// workflowFor is the CI's workflow file for a kind of retriever: on
+// GitHub the native action for a command retriever (its program needs
+// the runner's runtime, which the Docker action's image lacks), else the
+// Docker action.
+func workflowFor(ci, retriever string) (file, error) {
+	switch {
+	case ci == "github" && retriever == "command":
+		return file{".github/workflows/recallgate.yml", []string{"recallgate-native.yml"}}, nil
+	case ci == "github":
+		return file{".github/workflows/recallgate.yml", []string{"recallgate.yml"}}, nil
+	case ci == "gitlab" && retriever == "command":
+		return file{}, fmt.Errorf("--retriever command with --ci gitlab: the GitLab job's image (busybox and recallgate) cannot start a program such as python3; write the job on an image with your runtime that installs recallgate (docs/gitlab-ci.md), or use --retriever builtin or http")
+	case ci == "gitlab":
+		return file{".gitlab-ci.yml", []string{"gitlab-ci.yml"}}, nil
+	}
+	return file{}, fmt.Errorf("--ci %q: want github or gitlab", ci)
 }
 
 // ExistsError is init's refusal: files it would write are already there.
@@ -58,15 +85,22 @@ func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already %s: init never overwrites a file, so it wrote nothing; move %s away, or run init with another --dir", strings.Join(e.Paths, ", "), verb, it)
 }
 
-// Init writes the files for ci into the repository folder dir, prints
-// each path it wrote and the three next steps to w. When any of the files
-// exists it writes none and returns an *ExistsError naming them all.
-func Init(dir, ci string, w io.Writer) error {
-	wf, ok := workflows[ci]
-	if !ok {
-		return fmt.Errorf("--ci %q: want github or gitlab", ci)
+// Init writes the files for ci and the kind of retriever (Retrievers)
+// into the repository folder dir, prints each path it wrote and the three
+// next steps to w. When any of the files exists it writes none and
+// returns an *ExistsError naming them all.
+func Init(dir, ci, retriever string, w io.Writer) error {
+	if !slices.Contains(Retrievers, retriever) {
+		return fmt.Errorf("--retriever %q: want %s", retriever, strings.Join(Retrievers, ", "))
 	}
-	files := append(common[:len(common):len(common)], wf)
+	wf, err := workflowFor(ci, retriever)
+	if err != nil {
+		return err
+	}
+	files := append(append([]file{configFor(retriever)}, starter...), wf)
+	if retriever == "command" {
+		files = append(files[:1], append([]file{{"retriever.py", []string{"retriever.py"}}}, files[1:]...)...)
+	}
 	var exists []string
 	for _, f := range files {
 		if err := realFolders(dir, f.path); err != nil {
@@ -97,7 +131,7 @@ func Init(dir, ci string, w io.Writer) error {
 		written = append(written, f.path)
 		fmt.Fprintf(w, "wrote %s\n", f.path)
 	}
-	fmt.Fprint(w, nextSteps(ci))
+	fmt.Fprint(w, nextSteps(ci, retriever))
 	return nil
 }
 
@@ -122,11 +156,16 @@ func realFolders(dir, path string) error {
 	return nil
 }
 
-// create writes one template to its path under dir, never over a file.
+// create writes one file's templates to its path under dir, never over
+// a file.
 func create(dir string, f file) error {
-	body, err := templates.ReadFile("templates/" + f.template)
-	if err != nil {
-		return err // embedded at build time: TestTemplatesAreEmbedded reads each
+	var body []byte
+	for _, t := range f.templates {
+		b, err := templates.ReadFile("templates/" + t)
+		if err != nil {
+			return err // embedded at build time: TestTemplatesAreEmbedded reads each
+		}
+		body = append(body, b...)
 	}
 	p := filepath.Join(dir, filepath.FromSlash(f.path))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -145,7 +184,7 @@ func create(dir string, f file) error {
 
 // nextSteps is what init prints after the files: the three steps from
 // the example to a gate of the team's own.
-func nextSteps(ci string) string {
+func nextSteps(ci, retriever string) string {
 	open := "Commit the files in a pull request: its check passes and says it adopts recallgate\n     (its base commit has nothing to compare); every pull request after it is gated."
 	if ci == "gitlab" {
 		open = "Add a project access token (scope api, role Reporter) as the masked CI/CD variable\n     RECALLGATE_GITLAB_TOKEN, and commit the files in a merge request: it passes and says it\n     adopts recallgate (nothing to compare); every merge request after it is gated."
@@ -156,7 +195,7 @@ next steps:
      and their gold documents (docs/set.md):
      recallgate sample --log queries.log --out eval/queries.jsonl --force
      recallgate label --config recallgate.toml
-  2. Point [retriever] in recallgate.toml at your documents or your own retriever
+  2. Point [retriever] in recallgate.toml at ` + map[string]string{"builtin": "your documents or your own retriever", "command": "your own retriever (retriever.py is a starter)", "http": "your search service"}[retriever] + `
      (docs/config.md), then check it:
      recallgate validate --config recallgate.toml
   3. ` + open + `

@@ -43,7 +43,7 @@ func TestInitWritesTheFiles(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		var out bytes.Buffer
-		if err := Init(dir, c.ci, &out); err != nil {
+		if err := Init(dir, c.ci, "builtin", &out); err != nil {
 			t.Fatalf("%s: %v", c.ci, err)
 		}
 		want := []string{c.workflow, "eval/corpus/billing/invoices.md", "eval/corpus/billing/refunds.md", "eval/queries.jsonl", "recallgate.toml"}
@@ -89,7 +89,7 @@ func TestInitNeverOverwrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err := Init(dir, "gitlab", &out)
+	err := Init(dir, "gitlab", "builtin", &out)
 	var ee *ExistsError
 	if !errors.As(err, &ee) || !reflect.DeepEqual(ee.Paths, []string{"eval/queries.jsonl", ".gitlab-ci.yml"}) {
 		t.Fatalf("got %v, want an ExistsError naming eval/queries.jsonl and .gitlab-ci.yml", err)
@@ -107,7 +107,7 @@ func TestInitNeverOverwrites(t *testing.T) {
 
 func TestInitRefusesAnUnknownCI(t *testing.T) {
 	dir := t.TempDir()
-	err := Init(dir, "circleci", new(bytes.Buffer))
+	err := Init(dir, "circleci", "builtin", new(bytes.Buffer))
 	if err == nil || err.Error() != `--ci "circleci": want github or gitlab` {
 		t.Errorf("got %v", err)
 	}
@@ -128,14 +128,16 @@ func TestWorkflowPassesActionlint(t *testing.T) {
 			t.Skip("actionlint is not installed (go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12, or set RECALLGATE_ACTIONLINT): the init workflow is not linted here; .ci/run lints it")
 		}
 	}
-	dir := t.TempDir()
-	if err := Init(dir, "github", new(bytes.Buffer)); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, filepath.Join(".github", "workflows", "recallgate.yml"))
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("actionlint: %v\n%s", err, out)
+	for _, kind := range Retrievers { // the Docker action's workflow and the native action's
+		dir := t.TempDir()
+		if err := Init(dir, "github", kind, new(bytes.Buffer)); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, filepath.Join(".github", "workflows", "recallgate.yml"))
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("actionlint, --retriever %s: %v\n%s", kind, err, out)
+		}
 	}
 }
 
@@ -158,7 +160,7 @@ func TestInitNeverWritesThroughALinkedFolder(t *testing.T) {
 			t.Skip("no symbolic links here:", err)
 		}
 		var out bytes.Buffer
-		err := Init(dir, c.ci, &out)
+		err := Init(dir, c.ci, "builtin", &out)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want+" is a symbolic link: init writes only into real folders, so it wrote nothing") {
 			t.Errorf("%s: got %v", c.link, err)
 		}
