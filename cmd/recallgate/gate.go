@@ -46,7 +46,7 @@ var gateCommand = command{
 			cmp, err := pipeline.Gate(ctx, e.job(), pipeline.GateOptions{
 				Config: cfg, Set: set, Thresholds: th, Overrides: v.apply, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(),
 				AllowIdentical: *allowIdentical, IdenticalFix: "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway",
-				CacheKeys: map[string]string{"base": *baseKey, "head": *headKey}, NoCache: *noCache, SaveRuns: *saveRuns, Baseline: *baseline,
+				CacheKeys: map[string]string{"base": *baseKey, "head": *headKey}, NoCache: *noCache, SaveRuns: *saveRuns, Baseline: *baseline, RecordCommits: true,
 			})
 			if err != nil {
 				return err

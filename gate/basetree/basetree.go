@@ -675,3 +675,19 @@ func isUnder(top, p string) bool {
 	rel, err := filepath.Rel(top, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
+
+// HeadCommitted is the commit checked out in the git checkout holding dir
+// and whether its tracked files have changes not committed (untracked
+// files, such as the reports a run writes beside the config, do not
+// count); an error when dir is not in one.
+func HeadCommitted(ctx context.Context, dir string) (commit string, changed bool, err error) {
+	top, err := repoRoot(ctx, dir)
+	if err != nil {
+		return "", false, err
+	}
+	if commit, err = git(ctx, top, "rev-parse", "--verify", "HEAD^{commit}"); err != nil {
+		return "", false, err
+	}
+	out, err := git(ctx, top, "status", "--porcelain", "--untracked-files=no")
+	return commit, out != "", err
+}

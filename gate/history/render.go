@@ -191,7 +191,10 @@ type row struct {
 func (e *Entry) row() row {
 	r := row{Time: e.stamp(), Commit: e.shortCommit(), Verdict: e.verdictText(), Class: e.Verdict,
 		Recall: f3(e.RecallAtN), Precision: f3(e.PrecisionAtK), NDCG: f3(e.NDCGAtK), Zero: count(e.ZeroRecall), Facts: "—", Latency: "—", Set: "—"}
-	if e.FactsFound != nil {
+	switch {
+	case e.FactsFound != nil && *e.FactsTotal == 0:
+		r.Facts = "n/a" // the set names no required facts: nothing to find
+	case e.FactsFound != nil:
 		r.Facts = fmt.Sprintf("%d of %d", *e.FactsFound, *e.FactsTotal)
 	}
 	if e.LatencyP95 != nil {

@@ -176,6 +176,12 @@ type GateOptions struct {
 	// SaveRuns, when set, is a folder to write base.jsonl and head.jsonl
 	// into; Baseline a file to write the head run to (a drift baseline).
 	SaveRuns, Baseline string
+	// RecordCommits, with BaseRef, records the commits compared in the
+	// comparison (BaseSHA, HeadSHA: what `history add` shows): the base
+	// commit, and the checkout's HEAD when it has no uncommitted changes
+	// (else a note says none is recorded). A CI job leaves it off: its
+	// event names the commits.
+	RecordCommits bool
 }
 
 // Gate is the pre-merge gate job: the base side (in its commit's tree when
@@ -200,14 +206,14 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	var b *BaseSide
-	baseCorpus := sideCorpus(cfg)
+	baseCorpus, baseCommit := sideCorpus(cfg), ""
 	if o.BaseRef != "" {
 		var err error
 		if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir}); err != nil {
 			return nil, err
 		}
 		defer b.Tree.Close()
-		baseCorpus = sideCorpus(b.cfg)
+		baseCorpus, baseCommit = sideCorpus(b.cfg), b.Tree.Commit
 		head := cfg
 		cfg, notes = b.Sides(head), b.Notes
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
@@ -292,7 +298,33 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		}
 	}
 	cmp.Policy = pol
+	if o.RecordCommits && baseCommit != "" {
+		recordCommits(ctx, cmp, o.Config.Path, baseCommit)
+	}
 	return cmp, nil
+}
+
+// recordCommits sets the comparison's commits for a gate run in a
+// checkout: the base commit, and HEAD when no tracked file has changes
+// (untracked files, a report written beside the config, do not count); a
+// head with uncommitted changes is no commit, and a note says so.
+func recordCommits(ctx context.Context, cmp *gate.Comparison, cfgPath, base string) {
+	if report.IsCommitSHA(base) {
+		cmp.BaseSHA = base
+	}
+	abs, err := filepath.Abs(cfgPath)
+	if err != nil {
+		return
+	}
+	head, changed, err := basetree.HeadCommitted(ctx, filepath.Dir(abs))
+	switch {
+	case err != nil:
+		return // not a git checkout: no head commit to name
+	case changed:
+		cmp.Notes = append(cmp.Notes, fmt.Sprintf("head side: the checkout at %s with uncommitted changes, so no head commit is recorded", ShortSHA(head)))
+	case report.IsCommitSHA(head):
+		cmp.HeadSHA = head
+	}
 }
 
 // sideCorpus is the corpus the base side of c reads: the config's
