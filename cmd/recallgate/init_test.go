@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -171,5 +172,32 @@ func TestInitForACommandRetriever(t *testing.T) {
 	}
 	if code, _, errs := rg(t, "init", "--dir", dir, "--retriever", "vector"); code != 2 || !strings.Contains(errs, `--retriever "vector": want builtin, command, http`) {
 		t.Errorf("init --retriever vector: exit %d\n%s", code, errs)
+	}
+}
+
+// TestDepthWarnsOverHalfTheCorpus: init's candidates = 50 over a corpus
+// of 120 documents does not warn (under half); over 100 both validate
+// and the gate warn that recall@50 hides drops.
+func TestDepthWarnsOverHalfTheCorpus(t *testing.T) {
+	dir := t.TempDir()
+	if code, out, errs := rg(t, "init", "--dir", dir); code != 0 {
+		t.Fatalf("init: exit %d\n%s%s", code, out, errs)
+	}
+	cfg := filepath.Join(dir, "recallgate.toml")
+	conf := string(must(os.ReadFile(cfg)))
+	write(t, dir, "recallgate.toml", strings.Replace(conf, "[retriever]\ntype = \"builtin\"", "[base.retriever]\ntype = \"builtin\"\ncorpus = \"eval/corpus\"\n[head.retriever]\ntype = \"builtin\"\nchunk_words = 40", 1))
+	const warn = "warning: [depth] candidates = 50 is half or more of the corpus's"
+	for _, docs := range []int{120, 100} {
+		for i := 2; i < docs; i++ {
+			write(t, dir, fmt.Sprintf("eval/corpus/more/page%03d.md", i), "# Page\n\nSomething else entirely.\n")
+		}
+		_, vout, _ := rg(t, "validate", "--config", cfg)
+		_, gout, gerrs := rg(t, "gate", "--config", cfg)
+		if got := strings.Contains(vout, warn) && strings.Contains(gout+gerrs, strings.TrimPrefix(warn, "warning: ")); got != (docs == 100) {
+			t.Errorf("%d documents: warned %v, want %v\nvalidate:\n%s\ngate:\n%s%s", docs, got, docs == 100, vout, gout, gerrs)
+		}
+		if err := os.RemoveAll(filepath.Join(dir, "eval/corpus/more")); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -26,6 +26,7 @@ func (in *Inputs) Compare(base, head *gate.Scorecard) (*gate.Comparison, error) 
 	}
 	cmp.Health = in.Health
 	cmp.Notes = in.Notes
+	cmp.Warnings = append(cmp.Warnings, in.Warnings...)
 	cmp.Fingerprints = append(append([][2]string{}, in.Fingerprints...), [2]string{"policy", gate.PolicyFingerprint(cmp.Thresholds, cmp.Depth)})
 	cmp.NoChart = in.NoChart
 	cmp.Name = in.Name

@@ -18,6 +18,20 @@ type Inputs struct {
 	// Name is the gate's name ([report] name).
 	Name  string
 	Notes []string
+	// Warnings join the comparison's (DepthWarning).
+	Warnings []string
+}
+
+// DepthWarning is the warning for candidates N that reach half the
+// corpus of docs documents or more ("" below that, or with no corpus
+// known): recall@N then finds nearly every gold document whatever the
+// ranking, so a drop hides under it.
+func DepthWarning(d gate.Depth, docs int) string {
+	if docs == 0 || 2*d.Candidates < docs {
+		return ""
+	}
+	return fmt.Sprintf("[depth] candidates = %d is half or more of the corpus's %d %s: recall@%d then finds nearly every gold document whatever the ranking, so it hides drops; lower candidates (to about a tenth of the corpus, %d) or gate on a larger corpus",
+		d.Candidates, docs, gate.Plural(docs, "document", "documents"), d.Candidates, max(1, docs/10))
 }
 
 // CorpusFor picks the corpus that attribution and health check gold
@@ -65,6 +79,11 @@ func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 		}
 		in.Policy.Corpus = ids
 		in.Fingerprints = append(in.Fingerprints, [2]string{gate.InputCorpus, sum.Sum()})
+		if cfg != nil {
+			if w := DepthWarning(cfg.Depth, len(ids)); w != "" {
+				in.Warnings = append(in.Warnings, w)
+			}
+		}
 	}
 	// The corpus check is the comparison's data-quality list, not health.
 	in.Health = gate.Health(set, ho)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,5 +154,29 @@ func TestCIRunFilesBasePolicyWithoutRetriever(t *testing.T) {
 	}
 	if cmp.Verdict != gate.Fail || cmp.Thresholds.MaxNewMisses != 0 || cmp.Policy == nil || cmp.Policy.Source != gate.PolicyBaseCommit {
 		t.Errorf("verdict %s, max_new_misses %d, policy %+v: want fail by the base's 0", cmp.Verdict, cmp.Thresholds.MaxNewMisses, cmp.Policy)
+	}
+}
+
+// TestDepthWarning: candidates N warn from half the corpus up (recall@N
+// then hides drops), never below it nor without a corpus.
+func TestDepthWarning(t *testing.T) {
+	for _, tt := range []struct {
+		n, docs int
+		warn    bool
+	}{
+		{50, 120, false}, // 41.7%
+		{60, 120, true},  // exactly half
+		{50, 100, true},
+		{5, 62, false}, // the demo
+		{50, 2, true},  // init's starter
+		{50, 0, false}, // no corpus known
+	} {
+		w := DepthWarning(gate.Depth{Candidates: tt.n, Context: 5}, tt.docs)
+		if (w != "") != tt.warn {
+			t.Errorf("N=%d over %d documents: %q, want a warning %v", tt.n, tt.docs, w, tt.warn)
+		}
+		if tt.warn && !strings.Contains(w, fmt.Sprintf("candidates = %d is half or more of the corpus's %d document", tt.n, tt.docs)) {
+			t.Errorf("N=%d over %d: %q", tt.n, tt.docs, w)
+		}
 	}
 }

@@ -118,6 +118,11 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 	for _, h := range gate.Health(s, ho) {
 		fmt.Fprintf(out, "health: %s\n", h)
 	}
+	if cfg != nil {
+		if w := DepthWarning(cfg.Depth, len(ids)); w != "" {
+			fmt.Fprintf(out, "warning: %s\n", w)
+		}
+	}
 	if ids == nil {
 		return nil
 	}
