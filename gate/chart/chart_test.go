@@ -3,11 +3,14 @@ package chart
 import (
 	"encoding/xml"
 	"flag"
+	"html"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -175,4 +178,46 @@ func BenchmarkLines10000(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		_ = l.SVG()
 	}
+}
+
+// TestScatterLabelsAvoidEachOther: the experiment page's latency chart
+// with two variants of nearly the same p95 latency and Δ recall: each
+// label is placed clear of the others and inside the canvas (the
+// second goes below its mark), where both used to be drawn up and to the
+// right of their marks, one over the other.
+func TestScatterLabelsAvoidEachOther(t *testing.T) {
+	svg := Scatter{
+		Title: "Latency and Δ recall@50 per variant (the baseline at 0)", XLabel: "p95 latency per query (ms)", YLabel: "Δ recall@50", ZeroLines: true,
+		Points: []Point{
+			{X: 1.20, Y: 0, Label: "baseline (baseline)", Class: "baseline"},
+			{X: 1.21, Y: 0.002, Label: "stemmed", Class: "pass"},
+			{X: 1.22, Y: 0.001, Label: "title-boost", Class: "pass"},
+			{X: 3.0, Y: -0.02, Label: "chunked-at-the-right-edge", Class: "fail"},
+		},
+	}.SVG()
+	wellFormed(t, svg)
+	re := regexp.MustCompile(`<text x="([-0-9.]+)" y="([-0-9.]+)" text-anchor="(start|end)">([^<]*)</text>`)
+	var boxes []box
+	var names []string
+	for _, m := range re.FindAllStringSubmatch(svg, -1) {
+		if !strings.Contains("baseline (baseline) stemmed title-boost chunked-at-the-right-edge", m[4]) {
+			continue // axis ticks and captions
+		}
+		x, _ := strconv.ParseFloat(m[1], 64)
+		y, _ := strconv.ParseFloat(m[2], 64)
+		b := boxOf(x, y, m[3], html.UnescapeString(m[4]))
+		if b.x0 < 0 || b.x1 > 640 || b.y0 < 0 || b.y1 > 400 {
+			t.Errorf("label %q at %v leaves the canvas", m[4], b)
+		}
+		for i, o := range boxes {
+			if o.overlap(b) > 0 {
+				t.Errorf("label %q overlaps label %q", m[4], names[i])
+			}
+		}
+		boxes, names = append(boxes, b), append(names, m[4])
+	}
+	if len(boxes) != 4 {
+		t.Fatalf("found %d point labels, want 4:\n%s", len(boxes), svg)
+	}
+	golden(t, "scatter-labels.golden.svg", svg)
 }

@@ -57,6 +57,10 @@ func (s Scatter) SVG() string {
 		c.line(sx.at(0), sy.a, sx.at(0), sy.b, "zero")
 		c.line(sx.a, sy.at(0), sx.b, sy.at(0), "zero")
 	}
+	// The marks first, then their labels, each placed clear of the
+	// labels before it (two variants of nearly the same latency and
+	// recall would otherwise print one label over the other).
+	lp := labelPlacer{w: float64(w), h: float64(h)}
 	for _, p := range drawn {
 		x, y := sx.at(p.X), sy.at(p.Y)
 		if p.HasXInterval {
@@ -66,7 +70,10 @@ func (s Scatter) SVG() string {
 			c.line(x, sy.at(p.YLo), x, sy.at(p.YHi), "interval")
 		}
 		c.circle(x, y, 5, p.Class, p.Title)
-		c.label(x+8, y-8, "start", p.Label)
+	}
+	for _, p := range drawn {
+		at := lp.place(sx.at(p.X), sy.at(p.Y), p.Label)
+		c.label(at.x, at.y, at.anchor, p.Label)
 	}
 	c.desc(skipped)
 	return c.done()

@@ -107,29 +107,30 @@ td{white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
 tr.baseline td{background:#f6f8fa}
 td.pass{color:#1a7f37}td.fail{color:#cf222e}td.inconclusive{color:#9a6700}
-figure{margin:16px 0}
+figure{margin:16px 0;overflow-x:auto}
+.scroll{overflow-x:auto;max-width:100%}
 .note{color:#57606a}
 </style></head><body>
 <h1>recallgate experiment</h1>
 <p>{{.Headline}}</p>
 {{range .Notes}}<p class="note">{{.}}</p>
 {{end}}<p class="note">An experiment informs, it does not gate (exit 0). Δ is variant − baseline with its 95% paired bootstrap interval; p is the sign-flip test of Δ {{.RecallName}}; “baseline's gate” is what the config's [gate] would say of the variant as the head.</p>
-<table>
+<div class="scroll"><table id="leaderboard">
 <thead><tr><th>variant</th><th>{{.RecallName}}</th><th>Δ {{.RecallName}}</th><th>95% CI</th><th>p</th><th>{{.NDCGName}}</th><th>Δ {{.NDCGName}}</th><th>95% CI</th><th>regressed</th><th>improved</th><th>zero recall</th><th>p50</th><th>p95</th><th>baseline's gate</th></tr></thead>
 <tbody>
 <tr class="baseline"><td>{{.Base}} (baseline)</td><td>{{.BaseRecall}}</td><td></td><td></td><td></td><td>{{.BaseNDCG}}</td><td></td><td></td><td></td><td></td><td>{{.BaseZero}}</td><td>{{.BaseP50}}</td><td>{{.BaseP95}}</td><td></td></tr>
 {{range .Rows}}<tr><td>{{.Name}}</td><td>{{.Recall}}</td><td>{{.DRecall}}</td><td>{{.CIRecall}}</td><td>{{.P}}</td><td>{{.NDCG}}</td><td>{{.DNDCG}}</td><td>{{.CINDCG}}</td><td>{{.Regressed}}</td><td>{{.Improved}}</td><td>{{.Zero}}</td><td>{{.P50}}</td><td>{{.P95}}</td><td class="{{.Gate}}">{{.Gate}}</td></tr>
-{{end}}</tbody></table>
-<figure>{{.Deltas}}</figure>
-<figure>{{.Latency}}</figure>
+{{end}}</tbody></table></div>
+<figure id="deltas">{{.Deltas}}</figure>
+<figure id="latency">{{.Latency}}</figure>
 <h2>Flips</h2>
 {{range .Rows}}<h3>{{.Name}}</h3>
 <p>regressed ({{.Regressed}}): {{.RegIDs}}<br>improved ({{.Improved}}): {{.ImpIDs}}<br>finds the most of: {{.Wins}}</p>
 {{if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}{{if .Segments}}<h2>Segments ({{.RecallName}})</h2>
-<table><thead><tr><th>segment</th><th>baseline</th>{{range .Names}}<th>{{.}}</th>{{end}}<th>the most</th></tr></thead><tbody>
+<div class="scroll"><table><thead><tr><th>segment</th><th>baseline</th>{{range .Names}}<th>{{.}}</th>{{end}}<th>the most</th></tr></thead><tbody>
 {{range .Segments}}<tr><td>{{.Label}}</td><td>{{.Baseline}}</td>{{range .Recall}}<td>{{.}}</td>{{end}}<td>{{.Winners}}</td></tr>
-{{end}}</tbody></table>{{end}}
+{{end}}</tbody></table></div>{{end}}
 {{if .Warnings}}<h2>Warnings</h2><ul>{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body></html>
 `))
