@@ -42,7 +42,7 @@ func TestHistoryDocExampleRunsOnAnInitConfig(t *testing.T) {
 		t.Errorf("the history does not record the commit the gate tested (%s):\n%s", head, hist)
 	}
 	md := string(must(os.ReadFile("history.md")))
-	if !strings.Contains(md, "| "+head[:12]+" |") || strings.Contains(md, "0 of 0") || !strings.Contains(md, "| n/a |") {
+	if !strings.Contains(md, "| `"+head[:12]+"` |") || strings.Contains(md, "0 of 0") || !strings.Contains(md, "| n/a |") {
 		t.Errorf("history render: want commit %s and facts n/a:\n%s", head[:12], md)
 	}
 }

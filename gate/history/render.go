@@ -390,7 +390,15 @@ func markdownSection(g gateRuns) string {
 	n := depthNames(g.Entries)
 	fmt.Fprintf(&b, "\n| time | commit | verdict | %s | %s | %s | zero recall | facts found | latency p95 | set | error |\n|---|---|---|--:|--:|--:|--:|--:|--:|---|---|\n", n.Recall, n.Precision, n.NDCG)
 	for _, r := range recent(g.Entries) {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Time, r.Commit, r.Verdict, r.Recall, r.Precision, r.NDCG, r.Zero, r.Facts, r.Latency, r.Set, report.EscapeMarkdown(r.Note))
+		// Hashes as code spans: they copy as written and link nothing.
+		commit, set := r.Commit, r.Set
+		if commit != "—" {
+			commit = report.MarkdownID(commit)
+		}
+		if set != "—" {
+			set = report.MarkdownID(set)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Time, commit, r.Verdict, r.Recall, r.Precision, r.NDCG, r.Zero, r.Facts, r.Latency, set, report.EscapeMarkdown(r.Note))
 	}
 	if n := len(g.Entries); n > Recent {
 		fmt.Fprintf(&b, "\nThe newest %d of %d runs.\n", Recent, n)

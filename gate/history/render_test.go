@@ -74,7 +74,7 @@ func TestRenderMarksTheSetChange(t *testing.T) {
 		"line [0.600, 0.650]",
 		"line [0.500, 0.550]",
 		"The set or a depth changed on 2026-12-04: the chart starts there (the runs before are not comparable).",
-		"| 2026-12-03 02:00 UTC | 111111111111 | error (exit 3, retrieve) | — | — | — | — | — | — | — | retrieval failed: connection refused |",
+		"| 2026-12-03 02:00 UTC | `111111111111` | error (exit 3, retrieve) | — | — | — | — | — | — | — | retrieval failed: connection refused |",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("Markdown lacks %q:\n%s", want, md)

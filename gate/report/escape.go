@@ -218,9 +218,6 @@ func MarkdownID(id string) string { return mdCode(id) }
 // Words are split at spaces, commas, semicolons, parentheses and quotes; a
 // trailing colon or full stop is not part of the word.
 func mdProse(s string, ids map[string]bool) string {
-	if len(ids) == 0 {
-		return EscapeMarkdown(s)
-	}
 	sep := func(c byte) bool {
 		switch c {
 		case ' ', '\t', '\n', '\r', ',', ';', '(', ')', '"':
@@ -239,7 +236,7 @@ func mdProse(s string, ids map[string]bool) string {
 		for j < len(s) && !sep(s[j]) {
 			j++
 		}
-		if word := strings.TrimRight(s[i:j], ":."); ids[word] {
+		if word := strings.TrimRight(s[i:j], ":."); ids[word] || commitWord(word) {
 			b.WriteString(EscapeMarkdown(s[done:i]))
 			b.WriteString(mdCode(word))
 			done = i + len(word)
@@ -248,6 +245,17 @@ func mdProse(s string, ids map[string]bool) string {
 	}
 	b.WriteString(EscapeMarkdown(s[done:]))
 	return b.String()
+}
+
+// commitWord reports whether a word of recallgate's own sentences is a
+// commit (7 to 40 hex digits, one of them a digit, as reports shorten a
+// commit to 12): written as a code span, as ids are, it copies byte for
+// byte and GitHub links nothing in it (no zero-width space inside).
+func commitWord(w string) bool {
+	if len(w) < 7 || len(w) > 40 || !strings.ContainsAny(w, "0123456789") {
+		return false
+	}
+	return allHex([]rune(w))
 }
 
 // idSet is every id the report names: queries, gold, lost and gained

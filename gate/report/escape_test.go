@@ -142,3 +142,23 @@ func readCodeSpan(t *testing.T, s string, cell bool) string {
 	}
 	return codes[0]
 }
+
+// TestCommitsInNotesAreCodeSpans: a commit in recallgate's own sentences
+// (the note naming the base commit) is a code span as ids are, so it
+// copies byte for byte: it carried a zero-width space after its sixth
+// digit ("388261\u200bcb9857"). Other text is escaped as before.
+func TestCommitsInNotesAreCodeSpans(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"base side: the tree of commit 388261cb9857 (git worktree), with its own config",
+			"base side: the tree of commit `388261cb9857` (git worktree), with its own config"},
+		{"policy: the base commit's config (388261cb9857) judged both sides",
+			"policy: the base commit's config (`388261cb9857`) judged both sides"},
+		{"commit 0123456789abcdef0123456789abcdef01234567.", "commit `0123456789abcdef0123456789abcdef01234567`."},
+		{"a page, see @octocat", "a page, see @\u200boctocat"},
+	} {
+		got := mdProse(tt.in, nil)
+		if got != tt.want {
+			t.Errorf("mdProse(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -43,7 +43,7 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",
 		r.Set.count(), r.Depth.Candidates, r.Depth.Context, gateLine(r))
 	for _, note := range r.Notes {
-		fmt.Fprintf(b, "- **note:** %s\n", EscapeMarkdown(note))
+		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
 	}
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
