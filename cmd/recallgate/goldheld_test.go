@@ -54,4 +54,11 @@ func TestGateRefusesGoldNeitherCorpusHolds(t *testing.T) {
 	if strings.Contains(out, "since it was labelled") || !strings.Contains(out, "gold not in the head's corpus: security/audit-log") {
 		t.Errorf("the data-quality note of a pull request must say the head's corpus lacks it, not that it went since labelling:\n%s", out)
 	}
+	fx := f
+	for _, f := range []struct{ format, note, table string }{{"markdown", "**Data quality: ", "| metric | base |"}, {"html", `id="data-quality"`, `id="summary"`}} {
+		_, out, _ := rg(t, "gate", "--config", cfg, "--base-ref", fx.base, "--format", f.format)
+		if dq, table := strings.Index(out, f.note), strings.Index(out, f.table); dq < 0 || table < 0 || dq > table {
+			t.Errorf("%s: the data-quality note does not lead the report (at %d, the metric table at %d)", f.format, dq, table)
+		}
+	}
 }

@@ -151,14 +151,14 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 <h1 class="{{.R.Verdict}}" id="verdict">{{.Icon}} recallgate: {{.Title}} — {{.Head}}</h1>
 {{range .Reasons}}<div class="{{.Kind}} reason">{{.Kind}}: {{.Text}}</div>{{end}}
 <p class="muted" id="subtitle">{{.SetPath}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
-<table id="summary"><tr><th>metric</th><th>base</th><th>head</th><th>Δ</th></tr>
+{{if .DataQuality}}<h2 id="data-quality">{{.DQTitle}}</h2><ul>
+{{range .DataQuality}}<li>{{.}}</li>
+{{end}}</ul>
+{{end}}<table id="summary"><tr><th>metric</th><th>base</th><th>head</th><th>Δ</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td class="num">{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td></tr>
 {{end}}</table>
 {{if .Chart}}<figure id="chart">{{.Chart}}{{if .ChartNote}}<figcaption class="muted">{{.ChartNote}}</figcaption>{{end}}</figure>
 {{end}}{{range .Extra}}<p class="muted extra">{{.}}</p>
-{{end}}{{if .DataQuality}}<h2 id="data-quality">{{.DQTitle}}</h2><ul>
-{{range .DataQuality}}<li>{{.}}</li>
-{{end}}</ul>
 {{end}}{{if .Rules}}<details id="rules"><summary>Gate rules</summary><table><tr><th>rule</th><th>segment</th><th>base</th><th>head</th><th>value</th><th>limit</th><th>outcome</th></tr>
 {{range .Rules}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="num">{{index . 2}}</td><td class="num">{{index . 3}}</td><td class="num">{{index . 4}}</td><td class="num">{{index . 5}}</td><td class="{{index . 6}}">{{index . 6}}</td></tr>
 {{end}}</table></details>
