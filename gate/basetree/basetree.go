@@ -573,6 +573,12 @@ func openArchive(ctx context.Context, o Options) (*Tree, error) {
 // whether it has changes that are not committed (tracked or untracked
 // files); an error when dir is not in one.
 func HeadState(ctx context.Context, dir string) (commit string, dirty bool, err error) {
+	return headStatus(ctx, dir, "status", "--porcelain")
+}
+
+// headStatus is HEAD's commit in the checkout holding dir and whether
+// git's status (the args) lists anything.
+func headStatus(ctx context.Context, dir string, status ...string) (commit string, listed bool, err error) {
 	top, err := repoRoot(ctx, dir)
 	if err != nil {
 		return "", false, err
@@ -580,7 +586,7 @@ func HeadState(ctx context.Context, dir string) (commit string, dirty bool, err 
 	if commit, err = git(ctx, top, "rev-parse", "--verify", "HEAD^{commit}"); err != nil {
 		return "", false, err
 	}
-	out, err := git(ctx, top, "status", "--porcelain")
+	out, err := git(ctx, top, status...)
 	return commit, out != "", err
 }
 
@@ -681,13 +687,5 @@ func isUnder(top, p string) bool {
 // files, such as the reports a run writes beside the config, do not
 // count); an error when dir is not in one.
 func HeadCommitted(ctx context.Context, dir string) (commit string, changed bool, err error) {
-	top, err := repoRoot(ctx, dir)
-	if err != nil {
-		return "", false, err
-	}
-	if commit, err = git(ctx, top, "rev-parse", "--verify", "HEAD^{commit}"); err != nil {
-		return "", false, err
-	}
-	out, err := git(ctx, top, "status", "--porcelain", "--untracked-files=no")
-	return commit, out != "", err
+	return headStatus(ctx, dir, "status", "--porcelain", "--untracked-files=no")
 }
