@@ -2,10 +2,11 @@ package chart
 
 import "unicode/utf8"
 
-// The size of a label's box as drawn by baseStyle (11px sans-serif): an
-// average character's width and the line's height, with a margin.
+// The size of a label's box as drawn by baseStyle (11px sans-serif): a
+// character's width (DejaVu Sans, a wide face, averages 6.6 px there) and
+// the line's height, each with a margin.
 const (
-	charWidth   = 6.2
+	charWidth   = 7.0
 	labelHeight = 13.0
 )
 
@@ -52,8 +53,14 @@ func boxOf(x, y float64, anchor, s string) box {
 // it, so later labels avoid it. Where every candidate overlaps, the one
 // that overlaps least is taken (the first among equals): deterministic.
 func (p *labelPlacer) place(x, y float64, s string) placed {
+	// Beside the mark first (right and up, right and down, then left),
+	// then a line further up or down each time, up to 10 lines away.
 	var cands []placed
-	for _, dy := range []float64{-8, 16, -22, 30, -36, 44} {
+	for i := 0; i < 20; i++ {
+		dy := -8 - labelHeight*float64(i/2)
+		if i%2 == 1 {
+			dy = 16 + labelHeight*float64(i/2)
+		}
 		cands = append(cands, placed{x + 8, y + dy, "start"}, placed{x - 8, y + dy, "end"})
 	}
 	best, bestCost := cands[0], -1.0
