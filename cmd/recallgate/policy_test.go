@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/recallgate/recallgate/gate/report"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,7 +197,7 @@ func TestActionPolicyTableSwitch(t *testing.T) {
 		t.Fatalf("exit %d outputs %v, want 1 with q26 regressed\n%s\n%s", code, o, out, errs)
 	}
 	if len(g.comments) != 1 || !strings.Contains(g.comments[0], "this PR changes the gate: retrievers &#91;retriever&#93; → &#91;base.retriever&#93;+&#91;head.retriever&#93;: takes effect after merge") ||
-		!strings.Contains(g.comments[0], report.EscapeMarkdown("base side: the tree of commit "+f.base[:12])) {
+		!strings.Contains(g.comments[0], "base side: the tree of commit `"+f.base[:12]+"`") {
 		t.Errorf("comments %q", g.comments)
 	}
 }

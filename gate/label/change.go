@@ -261,7 +261,7 @@ func (s *Server) changeWith(w http.ResponseWriter, id string, record bool, fn fu
 	defer s.mu.Unlock()
 	q := s.set.Query(id)
 	if q == nil {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no query %q", id)})
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no query %q", gate.ClipID(id))})
 		return
 	}
 	before := *q

@@ -44,7 +44,7 @@ func Export(w io.Writer, set *gate.Set, format string) (left []string, err error
 			docs := make([]string, 0, len(judged))
 			for d := range judged {
 				if strings.ContainsAny(q.ID+d, " \t") {
-					return nil, fmt.Errorf("query %q, document %q: qrels columns are split on white space, and this id holds some", q.ID, d)
+					return nil, fmt.Errorf("query %q, document %q: qrels columns are split on white space, and this id holds some", gate.ClipID(q.ID), gate.ClipID(d))
 				}
 				docs = append(docs, d)
 			}

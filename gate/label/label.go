@@ -155,7 +155,7 @@ func (s *Server) reload() error {
 	if s.o.Only != nil {
 		for _, id := range s.o.Only {
 			if set.Query(id) == nil {
-				return &gate.InputError{File: s.o.SetPath, Err: fmt.Errorf("no query %q", id)}
+				return &gate.InputError{File: s.o.SetPath, Err: fmt.Errorf("no query %q", gate.ClipID(id))}
 			}
 			s.ids = append(s.ids, id)
 		}
@@ -253,7 +253,7 @@ func (s *Server) doc(w http.ResponseWriter, r *http.Request) {
 	}
 	title, text, ok := s.o.Doc(id)
 	if !ok {
-		http.Error(w, fmt.Sprintf("document %q is not in the corpus", id), http.StatusNotFound)
+		http.Error(w, fmt.Sprintf("document %q is not in the corpus", gate.ClipID(id)), http.StatusNotFound)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

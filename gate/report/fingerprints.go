@@ -178,7 +178,7 @@ func (r *CompareReport) validateInputs(known map[string]bool) error {
 			return err
 		}
 		if !known[d.ID] {
-			return fmt.Errorf("%s names query %q, which the report does not hold", at, d.ID)
+			return fmt.Errorf("%s names query %q, which the report does not hold", at, gate.ClipID(d.ID))
 		}
 	}
 	if b := r.Baseline; b != nil {
