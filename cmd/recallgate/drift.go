@@ -7,8 +7,7 @@ import (
 )
 
 var driftCommand = command{Name: "drift", Summary: "Compare the head retriever now with a stored baseline run and name what changed since: the nightly drift run, for any scheduler.",
-	Usage: "recallgate drift --config FILE --baseline RUN [--format FORMAT] [--out FILE] [--json-out FILE] [--history FILE] [--accept-changed-inputs]", Examples: examples("drift"),
-	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
+	Usage: "recallgate drift --config FILE --baseline RUN [--format FORMAT] [--out FILE] [--json-out FILE] [--history FILE] [--accept-changed-inputs]", Examples: examples("drift"), Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var o output
 		o.register(fs)
 		d := cijob.DriftFlags(fs)
