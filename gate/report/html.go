@@ -71,7 +71,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 // htmlDriftLines are baselineLines for the page, each on one line.
 func htmlDriftLines(r *CompareReport) []string {
 	var out []string
-	for _, l := range baselineLines(r, gate.Visible, gate.Visible) {
+	for _, l := range baselineLines(r, gate.Visible, gate.VisibleID) {
 		out = append(out, "Drift: "+strings.ReplaceAll(l, "\n", " · "))
 	}
 	return out

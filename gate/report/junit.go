@@ -93,7 +93,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 	if h := baselineHeadline(r, flatten); h != "" {
 		s.Properties = append(s.Properties, junitProperty{"baseline", h})
 	}
-	if l := baselineLines(r, flatten, flatten); len(l) > 0 {
+	if l := baselineLines(r, flatten, func(id string) string { return flatten(gate.VisibleID(id)) }); len(l) > 0 {
 		s.Properties = append(s.Properties, junitProperty{"baseline_drift", strings.Join(l, "\n")})
 	}
 	stale := map[string]bool{}

@@ -230,7 +230,7 @@ func compareText(w io.Writer, r *CompareReport) error {
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "note: %s\n", terminal(note))
 	}
-	for _, l := range baselineLines(r, terminal, terminal) {
+	for _, l := range baselineLines(r, terminal, termID) {
 		fmt.Fprintf(b, "drift: %s\n", strings.ReplaceAll(l, "\n", "\n  "))
 	}
 	b.WriteString("\n")
