@@ -261,6 +261,9 @@ type Comparison struct {
 	index    map[string]int     // query id → position in Queries
 	waivers  map[string]*Waiver // query id → its waiver
 	reviewed *ReviewedBaseline  // Policy.Baseline, for max_baseline_drop
+	// staleGoldApart is Policy.StaleGoldApart: a drift run, whose missing
+	// gold the max_missing_gold rule judges.
+	staleGoldApart bool
 }
 
 // Query returns the paired query with the given id, or nil.
@@ -312,7 +315,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	}
 	c := &Comparison{Set: base.Set, Depth: base.Depth, Thresholds: t, Base: base.Summary, Head: head.Summary, index: map[string]int{},
 		SyntheticBase: base.SyntheticSummary, SyntheticHead: head.SyntheticSummary, NoiseFloor: pol.NoiseFloor, CorpusKnown: pol.Corpus != nil,
-		waivers: waivers, Latency: pol.Latency, JudgementsKnown: base.Set.RecordsJudgements(), reviewed: pol.Baseline}
+		waivers: waivers, staleGoldApart: pol.StaleGoldApart, Latency: pol.Latency, JudgementsKnown: base.Set.RecordsJudgements(), reviewed: pol.Baseline}
 	c.MeanDelta = Delta{
 		Recall:    head.Summary.Recall - base.Summary.Recall,
 		Precision: head.Summary.Precision - base.Summary.Precision,

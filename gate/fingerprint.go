@@ -79,11 +79,103 @@ const (
 	InputSet       = "set"
 	InputRetriever = "retriever"
 	InputCorpus    = "corpus"
+	InputPolicy    = "policy"
 )
 
 // BaselineInputs are the inputs a drift baseline records, in the order
 // messages name them.
-var BaselineInputs = []string{InputSet, InputRetriever, InputCorpus}
+var BaselineInputs = []string{InputSet, InputRetriever, InputCorpus, InputPolicy}
+
+// MaxBaselineDocs is the largest corpus whose per-document hashes a drift
+// baseline records: past it the metadata line would near the run line's
+// bound (MaxRunLineBytes), and a drift run says how the corpus changed is
+// not known.
+const MaxBaselineDocs = 200_000
+
+// shortSum is the first 16 hex digits of the hash of the length-prefixed
+// parts.
+func shortSum(parts ...string) string {
+	c := NewCorpusHash()
+	var n [24]byte
+	for _, part := range parts {
+		c.h.Write(append(strconv.AppendInt(n[:0], int64(len(part)), 10), ':'))
+		io.WriteString(c.h, part)
+	}
+	return hex.EncodeToString(c.h.Sum(nil))[:16]
+}
+
+// DocHash is a document's content hash as a baseline records it: 16 hex
+// digits of its title and text.
+func DocHash(d Document) string { return shortSum(d.Title, d.Text) }
+
+// TextHash is a query's text hash as a baseline records it: 16 hex digits.
+func TextHash(q *Query) string { return shortSum(q.Text) }
+
+// IsShortHash reports whether s is a DocHash or TextHash: 16 lowercase hex
+// digits.
+func IsShortHash(s string) bool {
+	return len(s) == 16 && IsFingerprint("sha256:"+s+strings.Repeat("0", 48))
+}
+
+// CorpusChange is how the corpus changed since a baseline that recorded
+// its documents' hashes: how many documents were added, removed and
+// edited, and the gold documents of today's set among each, by id.
+type CorpusChange struct {
+	Added, Removed, Edited             int
+	GoldAdded, GoldRemoved, GoldEdited []string
+}
+
+// DiffCorpus compares the document hashes a baseline recorded with
+// today's (both id → DocHash); gold says which ids are gold in today's set.
+func DiffCorpus(then, now map[string]string, gold map[string]bool) *CorpusChange {
+	c := &CorpusChange{}
+	for id, h := range now {
+		switch old, ok := then[id]; {
+		case !ok:
+			c.Added++
+			if gold[id] {
+				c.GoldAdded = append(c.GoldAdded, id)
+			}
+		case old != h:
+			c.Edited++
+			if gold[id] {
+				c.GoldEdited = append(c.GoldEdited, id)
+			}
+		}
+	}
+	for id := range then {
+		if _, ok := now[id]; !ok {
+			c.Removed++
+			if gold[id] {
+				c.GoldRemoved = append(c.GoldRemoved, id)
+			}
+		}
+	}
+	slices.Sort(c.GoldAdded)
+	slices.Sort(c.GoldRemoved)
+	slices.Sort(c.GoldEdited)
+	return c
+}
+
+// String says "2 documents added, 1 removed, 0 edited; gold removed: d7".
+func (c *CorpusChange) String() string {
+	s := fmt.Sprintf("%d %s added, %d removed, %d edited", c.Added, Plural(c.Added, "document", "documents"), c.Removed, c.Edited)
+	for _, g := range []struct {
+		what string
+		ids  []string
+	}{{"added", c.GoldAdded}, {"removed", c.GoldRemoved}, {"edited", c.GoldEdited}} {
+		if len(g.ids) > 0 {
+			s += "; gold " + g.what + ": " + JoinFirst(g.ids, 10)
+		}
+	}
+	return s
+}
+
+// BaselineCommit is one commit since the baseline's that touched an input.
+type BaselineCommit struct {
+	// SHA is the short hash; Subject the first line of its message.
+	SHA, Subject string
+}
 
 // InputChange is one input whose fingerprint differs from the baseline's.
 type InputChange struct {
@@ -99,13 +191,37 @@ func (c InputChange) String() string {
 // BaselineCheck is what a drift run found comparing the inputs of now with
 // those its baseline recorded.
 type BaselineCheck struct {
-	// Changed are the inputs whose fingerprint differs (the run went on
-	// only because they were accepted).
+	// Changed are the inputs whose fingerprint differs: the likely cause
+	// of any drift the comparison shows.
 	Changed []InputChange
 	// Unrecorded are the inputs known now that the baseline recorded no
 	// fingerprint of (an older baseline): whether they changed is unknown.
 	Unrecorded []string
+	// Commit and Made are the commit and the time (RFC 3339, UTC) the
+	// baseline was made at, "" when it did not record them.
+	Commit, Made string
+	// Corpus says how the corpus changed, when it did and the baseline
+	// recorded its documents' hashes.
+	Corpus *CorpusChange
+	// NewQueries are today's queries the baseline has no run or text hash
+	// of, EditedQueries those whose text changed since: neither is
+	// compared. In set order.
+	NewQueries, EditedQueries []string
+	// RemovedQueries counts the baseline's queries today's set lacks.
+	RemovedQueries int
+	// Commits are the commits since Commit that touched the config, the
+	// set, the corpus or a file a command retriever names, newest first
+	// (at most MaxBaselineCommits).
+	Commits []BaselineCommit
+	// MoreCommits says older such commits were left out of Commits.
+	MoreCommits bool
+	// Lacks says, one sentence each, what the baseline or the checkout
+	// could not tell (an older baseline, no git history).
+	Lacks []string
 }
+
+// MaxBaselineCommits is the most commits a drift run lists.
+const MaxBaselineCommits = 10
 
 // CheckBaseline compares the fingerprints a baseline recorded with those
 // of now, both keyed by BaselineInputs ("" or absent: not known). An input

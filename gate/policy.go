@@ -73,6 +73,12 @@ type Thresholds struct {
 	// (0 means DefaultMinSegmentQueries); smaller ones are reported as
 	// too small.
 	MinSegmentQueries int
+	// MaxMissingGold bounds, on a drift run (Policy.StaleGoldApart with a
+	// known corpus), the relevant gold documents the corpus no longer
+	// holds (default 0): their queries are kept out of the recall rules,
+	// and this rule fails on them instead. Omitted from the policy
+	// fingerprint at 0, so older fingerprints stay as they were.
+	MaxMissingGold int `json:",omitempty"`
 }
 
 // DefaultThresholds returns the default thresholds: recall@N may drop by
@@ -93,6 +99,9 @@ func (t Thresholds) Validate() error {
 	}
 	if t.MaxNewMisses < 0 {
 		return &RuleError{Key: RuleNewMisses, Err: fmt.Errorf("must not be negative, got %d", t.MaxNewMisses)}
+	}
+	if t.MaxMissingGold < 0 {
+		return &RuleError{Key: RuleMissingGold, Err: fmt.Errorf("must not be negative, got %d", t.MaxMissingGold)}
 	}
 	if err := t.limits().Validate("gate"); err != nil {
 		return err
@@ -185,7 +194,7 @@ var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePreci
 	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
 	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens",
 	RuleBaselineDrop, "baseline",
-	"min_judge_agreement", "min_judge_overlap"}
+	"min_judge_agreement", "min_judge_overlap", RuleMissingGold}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
 const PolicySegmentKey = "segment."

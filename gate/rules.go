@@ -25,11 +25,14 @@ const (
 	RuleContextRecallDrop = "max_context_recall_drop"
 	RuleEvidenceDrop      = "max_evidence_drop"
 	RuleFactsLost         = "max_facts_lost"
+	// RuleMissingGold is the drift run's rule on gold documents that left
+	// the corpus (Thresholds.MaxMissingGold).
+	RuleMissingGold = "max_missing_gold"
 )
 
 // RuleNames lists every rule a waiver may name, in the order reports show them.
 var RuleNames = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG, RuleFalseAnswers, RuleFalseRefusals, RuleLatencyRatio,
-	RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, RuleBaselineDrop}
+	RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, RuleBaselineDrop, RuleMissingGold}
 
 // Metric keys a rule reads: the JSON report's metric keys, plus the count of
 // queries under the `below` recall and the head/base latency ratio.
@@ -45,6 +48,9 @@ const (
 	MetricContextRecall = "context_recall"
 	MetricCoverage      = "evidence_coverage"
 	MetricFactsLost     = "facts_lost"
+	// MetricMissingGold counts the relevant gold documents the corpus no
+	// longer holds (RuleMissingGold).
+	MetricMissingGold = "missing_gold"
 )
 
 // Outcomes of one rule.
@@ -623,6 +629,47 @@ func (c *Comparison) baselineRule(limit float64) (RuleResult, error) {
 	return r, nil
 }
 
+// missingGoldRule holds the relevant gold documents the corpus no longer
+// holds, over the non-synthetic queries, against the limit: on a drift run
+// their queries are kept out of the recall rules (a data-quality problem,
+// not a retrieval miss), so this rule is what fails on them. The reason
+// names the documents and, for each, its queries.
+func (c *Comparison) missingGoldRule(limit int) RuleResult {
+	r := RuleResult{Name: RuleMissingGold, Metric: MetricMissingGold, Limit: float64(limit), Outcome: RulePass}
+	byDoc := map[string][]string{}
+	var docs []string
+	for i := range c.Queries {
+		p := &c.Queries[i]
+		if p.Synthetic || c.waivedFor(p, RuleMissingGold) {
+			continue
+		}
+		r.Queries++
+		for _, d := range p.MissingGold {
+			if byDoc[d] == nil {
+				docs = append(docs, d)
+			}
+			byDoc[d] = append(byDoc[d], p.Query.ID)
+		}
+	}
+	slices.Sort(docs)
+	r.Value, r.Head, r.Flipped = float64(len(docs)), float64(len(docs)), len(docs)
+	if len(docs) <= limit {
+		return r
+	}
+	r.Outcome = RuleFail
+	parts := make([]string, 0, min(len(docs), 10))
+	for _, d := range docs[:min(len(docs), 10)] {
+		parts = append(parts, fmt.Sprintf("%s (%s %s)", d, Plural(len(byDoc[d]), "query", "queries"), JoinFirst(byDoc[d], 5)))
+	}
+	more := ""
+	if len(docs) > 10 {
+		more = fmt.Sprintf(" and %d more", len(docs)-10)
+	}
+	r.Why = fmt.Sprintf("%d gold %s left the corpus (limit %d, %s): %s%s; their queries are kept out of the recall rules: restore the %s or relabel the queries",
+		len(docs), Plural(len(docs), "document", "documents"), limit, RuleMissingGold, strings.Join(parts, "; "), more, Plural(len(docs), "document", "documents"))
+	return r
+}
+
 // mean is the arithmetic mean of xs (0 for none).
 func mean(xs []float64) float64 {
 	if len(xs) == 0 {
@@ -677,6 +724,9 @@ func (c *Comparison) applyRules() error {
 	c.Rules = append(c.Rules, c.refusalRules("", c.allRefusal(), &fa, &fr)...)
 	if t.MaxLatencyRatio > 0 {
 		c.Rules = append(c.Rules, c.latencyRule(t.MaxLatencyRatio))
+	}
+	if c.staleGoldApart && c.CorpusKnown {
+		c.Rules = append(c.Rules, c.missingGoldRule(t.MaxMissingGold))
 	}
 	minSize := t.MinSegmentQueries
 	if minSize <= 0 {

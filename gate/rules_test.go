@@ -570,3 +570,61 @@ func TestRulesBaselineDrop(t *testing.T) {
 		t.Errorf("max_baseline_drop 1.5: %v", err)
 	}
 }
+
+// TestRulesMissingGold: on a drift run (StaleGoldApart, the corpus known)
+// max_missing_gold counts the distinct relevant gold documents the corpus
+// lacks over the non-synthetic queries: gB is gone (all thirty queries
+// name it), gC too; a pull request's comparison has no such rule.
+func TestRulesMissingGold(t *testing.T) {
+	s := ruleSet(t, false)
+	corpus := map[string]bool{"gA": true, "x1": true, "x2": true, "x3": true, "x4": true, "x5": true, "x6": true, "x7": true}
+	base, head := ruleCard(t, s, nil), ruleCard(t, s, firstM(30, "gA", "x1", "x2"))
+	for _, tc := range []struct {
+		name    string
+		drift   bool
+		limit   int
+		outcome string
+	}{
+		{"drift, limit 0", true, 0, RuleFail},
+		{"drift, limit 1", true, 1, RuleFail},
+		{"drift, limit 2", true, 2, RulePass},
+		{"pull request", false, 0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			th := DefaultThresholds()
+			th.MaxMissingGold = tc.limit
+			c, err := CompareWith(base, head, Policy{Thresholds: th, Corpus: corpus, StaleGoldApart: tc.drift})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got *RuleResult
+			for i := range c.Rules {
+				if c.Rules[i].Name == RuleMissingGold {
+					got = &c.Rules[i]
+				}
+			}
+			if tc.outcome == "" {
+				if got != nil {
+					t.Fatalf("a pull request's comparison applied %s: %+v", RuleMissingGold, got)
+				}
+				return
+			}
+			if got == nil || got.Outcome != tc.outcome || got.Value != 2 || got.Queries != 30 || got.Limit != float64(tc.limit) {
+				t.Fatalf("rule %+v, want %s with 2 documents over 30 queries", got, tc.outcome)
+			}
+			if tc.outcome == RuleFail {
+				want := fmt.Sprintf("2 gold documents left the corpus (limit %d, max_missing_gold): gB (queries q01, q02, q03, q04, q05, …and 25 more); gC (queries q01, q02, q03, q04, q05, …and 25 more); their queries are kept out of the recall rules", tc.limit)
+				if !strings.HasPrefix(got.Why, want) || c.Verdict != Fail {
+					t.Errorf("why %q (verdict %s), want it to start %q", got.Why, c.Verdict, want)
+				}
+				// The queries themselves lost only missing gold: kept out.
+				if len(c.Regressed) != 0 || len(c.DataQuality) != 30 {
+					t.Errorf("regressed %v, data quality %d", c.Regressed, len(c.DataQuality))
+				}
+			}
+		})
+	}
+	if err := (Thresholds{MaxMissingGold: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "max_missing_gold: must not be negative") {
+		t.Errorf("negative limit: %v", err)
+	}
+}

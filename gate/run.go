@@ -89,6 +89,15 @@ type RunMeta struct {
 	// the cache reads it back: an entry renamed or copied to another key
 	// is refused.
 	CacheKey string `json:"cache_key,omitempty"`
+	// What a drift baseline records besides the fingerprints (see
+	// BaselineRecord): the policy's fingerprint, the commit and time it
+	// was made at, each query's text hash and each document's content
+	// hash (TextHash, DocHash).
+	Policy  string            `json:"policy,omitempty"`
+	Commit  string            `json:"commit,omitempty"`
+	Made    string            `json:"made,omitempty"`
+	Queries map[string]string `json:"queries,omitempty"`
+	Docs    map[string]string `json:"docs,omitempty"`
 }
 
 // CheckSet refuses a run made on another eval set than s.

@@ -27,7 +27,8 @@ type fakeGitHub struct {
 	edits         []string
 	issues        []string // issue bodies created
 	issueComments []string
-	existing      string // body of an existing PR comment, if any
+	issueEdits    []string // bodies the drift issue was edited to
+	existing      string   // body of an existing PR comment, if any
 	openIssue     bool
 	commentStatus int      // status for POST comments, 0 = 201
 	tarball       []byte   // the archive served for any ref, nil = 404
@@ -99,6 +100,14 @@ func (g *fakeGitHub) server(t *testing.T) *httptest.Server {
 		g.issueComments = append(g.issueComments, in.Body)
 		w.WriteHeader(201)
 		fmt.Fprint(w, `{"id":1}`)
+	})
+	mux.HandleFunc("PATCH /repos/acme/rag/issues/9", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		var in struct{ Body string }
+		json.NewDecoder(r.Body).Decode(&in)
+		g.issueEdits = append(g.issueEdits, in.Body)
+		fmt.Fprint(w, `{"number":9,"html_url":"https://example.test/issues/9"}`)
 	})
 	mux.HandleFunc("GET /repos/acme/rag/pulls", func(w http.ResponseWriter, r *http.Request) {
 		g.mu.Lock()
@@ -351,22 +360,15 @@ func TestActionDrift(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The baseline is the base side's run: it records the base's retriever
-	// table, not the head's, so the drift is refused (exit 2) naming it,
-	// old → new short hash, and no drift issue is opened.
+	// table, not the head's. The drift compares all the same, fails and
+	// opens the drift issue, its headline naming the change as the likely
+	// cause and what the (older) baseline did not record.
 	hist := filepath.Join(project, ".recallgate-history", "history.jsonl")
 	ae := newActionEnv(t, srv.URL, "schedule", `{}`, map[string]string{
-		"working-directory": dir, "baseline": "runs/base.jsonl",
+		"working-directory": dir, "baseline": "runs/base.jsonl", "history": hist,
 	})
 	ae.vars["GITHUB_WORKSPACE"] = project
 	code, out, errs := ae.run(t)
-	if code != 2 || !strings.Contains(errs, "retriever ce71ff3f656f → f4a1c9cafddd") || !strings.Contains(errs, "accept-changed-inputs") || len(g.issues) != 0 {
-		t.Fatalf("changed retriever: exit %d, issues %d, want 2 naming the retriever\n%s\n%s", code, len(g.issues), out, errs)
-	}
-	// Accepted, it runs: the headline says the inputs changed, and that
-	// the baseline (an older one) recorded no corpus fingerprint.
-	ae.vars["INPUT_ACCEPT-CHANGED-INPUTS"] = "true"
-	ae.vars["INPUT_HISTORY"] = hist
-	code, out, errs = ae.run(t)
 	if code != 1 || len(g.issues) != 1 || !strings.Contains(g.issues[0], "Nightly recallgate run on headsha0000") {
 		t.Fatalf("exit %d, issues %d\n%s\n%s", code, len(g.issues), out, errs)
 	}
@@ -377,17 +379,23 @@ func TestActionDrift(t *testing.T) {
 			break
 		}
 	}
-	for _, want := range []string{"inputs changed since the baseline (accepted): retriever ce71ff3f656f → f4a1c9cafddd", "no fingerprint of the corpus"} {
+	for _, want := range []string{"changed since the baseline (the likely cause): retriever ce71ff3f656f → f4a1c9cafddd", "no fingerprint of the corpus, policy"} {
 		if !strings.Contains(headline, want) {
 			t.Errorf("drift issue headline lacks %q:\n%s", want, headline)
 		}
+	}
+	// The next night, with accept-changed-inputs (which still runs and
+	// changes nothing), fails alike and updates the same issue.
+	g.openIssue = true
+	ae.vars["INPUT_ACCEPT-CHANGED-INPUTS"] = "true"
+	if code, out, errs := ae.run(t); code != 1 || len(g.issues) != 1 || len(g.issueEdits) != 1 || !strings.Contains(g.issueEdits[0], "changed since the baseline (the likely cause): retriever") {
+		t.Fatalf("night 2: exit %d, issues %d, edits %d\n%s\n%s", code, len(g.issues), len(g.issueEdits), out, errs)
 	}
 	if !strings.Contains(g.issues[0], "baseline: "+filepath.Join(dir, "runs/base.jsonl")) {
 		t.Errorf("drift issue body:\n%.1500s", g.issues[0])
 	}
 	delete(ae.vars, "INPUT_ACCEPT-CHANGED-INPUTS")
 	// Against a baseline equal to today's head it passes, and notes that on the open issue.
-	g.openIssue = true
 	ae.vars["INPUT_BASELINE"] = "runs/head.jsonl"
 	if code, out, _ := ae.run(t); code != 0 || len(g.issueComments) != 1 || len(g.issues) != 1 {
 		t.Errorf("passing drift: exit %d, %d issue comments\n%s", code, len(g.issueComments), out)

@@ -40,6 +40,23 @@ const (
 
 func newFixture(t *testing.T, config string) *fixture {
 	t.Helper()
+	f := emptyRepo(t)
+	dir := f.dir
+	copyDemo(t, dir) // demo/corpus, demo/queries.jsonl
+	if err := os.Rename(filepath.Join(dir, "demo"), filepath.Join(dir, "rag")); err != nil {
+		t.Fatal(err)
+	}
+	f.put("rag/recallgate.toml", config)
+	f.put("rag/retriever.py", fixtureRetriever)
+	f.put("README.md", "# our RAG service\n")
+	f.base = f.commit("base")
+	return f
+}
+
+// emptyRepo is a git repository with no commit yet, on branch main
+// (skips without git).
+func emptyRepo(t *testing.T) *fixture {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
@@ -49,14 +66,6 @@ func newFixture(t *testing.T, config string) *fixture {
 	}
 	f := &fixture{t: t, dir: dir}
 	f.git("init", "-q", "-b", "main")
-	copyDemo(t, dir) // demo/corpus, demo/queries.jsonl
-	if err := os.Rename(filepath.Join(dir, "demo"), filepath.Join(dir, "rag")); err != nil {
-		t.Fatal(err)
-	}
-	f.put("rag/recallgate.toml", config)
-	f.put("rag/retriever.py", fixtureRetriever)
-	f.put("README.md", "# our RAG service\n")
-	f.base = f.commit("base")
 	return f
 }
 
@@ -133,14 +142,17 @@ func TestBaseRefSeesEveryKindOfChange(t *testing.T) {
 		regress  string // a query that must regress ("" = none may)
 		note     string // a note the report must carry
 		needsPy3 bool
+		// retriever says the two sides' retriever fingerprints differ:
+		// the table, or a file its command names, changed.
+		retriever bool
 	}{
 		{name: "corpus only", config: builtinConfig, code: 1, regress: "q26", change: func(f *fixture) {
 			f.put("rag/corpus/security/audit-log.md", "# Office plants\n\nWater the ferns on Fridays.\n")
 		}},
-		{name: "config only", config: builtinConfig, code: 1, regress: "q26", change: func(f *fixture) {
+		{name: "config only", config: builtinConfig, code: 1, regress: "q26", retriever: true, change: func(f *fixture) {
 			f.edit("rag/recallgate.toml", "title_boost = 2.0", "chunk_words = 12")
 		}},
-		{name: "chunking script only", config: commandConfig, code: 1, regress: "q26", needsPy3: true, change: func(f *fixture) {
+		{name: "chunking script only", config: commandConfig, code: 1, regress: "q26", needsPy3: true, retriever: true, change: func(f *fixture) {
 			f.edit("rag/retriever.py", "MAX_WORDS = 400", "MAX_WORDS = 3")
 		}},
 		{name: "nothing retrieval reads", config: builtinConfig, code: 0, change: func(f *fixture) {
@@ -170,6 +182,9 @@ func TestBaseRefSeesEveryKindOfChange(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(rep.Notes, "\n"), "base side: the tree of commit "+f.base[:12]+" (git worktree)") {
 				t.Errorf("notes %q", rep.Notes)
+			}
+			if b, h := rep.Fingerprints["base_retriever"], rep.Fingerprints["head_retriever"]; b == "" || (b != h) != tc.retriever {
+				t.Errorf("retriever fingerprints base %s head %s: want them to differ %v", b, h, tc.retriever)
 			}
 			if tc.note != "" && !strings.Contains(strings.Join(rep.Notes, "\n"), tc.note) {
 				t.Errorf("notes %q lack %q", rep.Notes, tc.note)

@@ -35,10 +35,7 @@ var compareCommand = command{
 				return err
 			}
 			cmp, err := pipeline.CompareFiles(e.job(), s.Config, s.Set, s.Depth, s.Thresholds, pipeline.CorpusFor(*corpus, s.Config), *base, *head)
-			if err != nil {
-				return err
-			}
-			return publishComparison(e, cmp, f, o.out, v.jsonOut)
+			return publishComparison(e, cmp, err, f, o.out, v.jsonOut)
 		})
 	},
 }

@@ -56,7 +56,7 @@ func (e *env) job() *pipeline.Env {
 type command = cli.Command[*env]
 
 func commands() []command {
-	return []command{initCommand, gateCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, experimentCommand, validateCommand, sampleCommand, labelCommand, judgeCommand, reverifyCommand, reportCommand, commentCommand, exportCommand, historyCommand, actionCommand, ciCommand}
+	return []command{initCommand, gateCommand, driftCommand, retrieveCommand, mergeCommand, scoreCommand, compareCommand, experimentCommand, validateCommand, sampleCommand, labelCommand, judgeCommand, reverifyCommand, reportCommand, commentCommand, exportCommand, historyCommand, actionCommand, ciCommand}
 }
 
 // run is the whole program: it closes its /proc files to the programs it will

@@ -63,8 +63,8 @@ type Job struct {
 	// AllowIdentical and IdenticalFix are as in pipeline.CIOptions.
 	AllowIdentical bool
 	IdenticalFix   string
-	// AcceptChangedInputs runs a drift whose baseline was made with other
-	// inputs (see pipeline.Drift).
+	// AcceptChangedInputs does nothing: a drift run compares across
+	// changed inputs and names them (see pipeline.Drift).
 	AcceptChangedInputs bool
 	// BaseResults, HeadResults and Baseline are run files, "" when not given.
 	BaseResults, HeadResults, Baseline string
@@ -275,16 +275,23 @@ func (j Job) record(step Step, rep *report.CompareReport) {
 		step.Warningf("the run is not added to the history: %v", err)
 		return
 	}
-	a, err := history.Add(j.History, history.FromReport(rep, j.clock()))
+	addToHistory(step, j.History, rep, j.clock())
+}
+
+// addToHistory adds a drift run's report to the history file, stamped at
+// the job's clock, and says what became of it; trouble with the history
+// is a warning: the verdict stands.
+func addToHistory(log publish.Log, path string, rep *report.CompareReport, at time.Time) {
+	a, err := history.Add(path, history.FromReport(rep, at))
 	switch {
 	case err != nil:
-		step.Warningf("the run is not added to the history: %v", err)
+		log.Warningf("the run is not added to the history: %v", err)
 	case a.Duplicate:
-		step.Infof("recallgate: history %s already holds this run: not added again\n", j.History)
+		log.Infof("recallgate: history %s already holds this run: not added again\n", path)
 	case a.TooOld:
-		step.Infof("recallgate: history %s: the run, stamped %s, not added: older than every entry of a full history (%d kept)\n", j.History, a.Entry.Time, a.Entries)
+		log.Infof("recallgate: history %s: the run, stamped %s, not added: older than every entry of a full history (%d kept)\n", path, a.Entry.Time, a.Entries)
 	default:
-		step.Infof("recallgate: history %s: the run added, stamped %s by the job's clock (%d entries)\n", j.History, a.Entry.Time, a.Entries)
+		log.Infof("recallgate: history %s: the run added, stamped %s by the job's clock (%d entries)\n", path, a.Entry.Time, a.Entries)
 	}
 }
 

@@ -85,6 +85,7 @@ func policyValues(c *Config) map[string]string {
 		gate.RuleContextRecallDrop: optNum(t.MaxContextRecallDrop),
 		gate.RuleEvidenceDrop:      optNum(t.MaxEvidenceDrop),
 		gate.RuleFactsLost:         optInt(t.MaxFactsLost),
+		gate.RuleMissingGold:       strconv.Itoa(t.MaxMissingGold),
 		gate.RuleBaselineDrop:      optNum(t.MaxBaselineDrop),
 		"baseline":                 "none",
 	}

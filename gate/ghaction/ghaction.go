@@ -39,8 +39,8 @@ type Inputs struct {
 	AllowIdentical bool
 	// History is the history file a drift run adds its run to ("": none).
 	History string
-	// AcceptChangedInputs runs a drift whose baseline was made with
-	// another set, retriever or corpus (the headline says so).
+	// AcceptChangedInputs is read and does nothing: a drift run compares
+	// across changed inputs and names them (kept so workflows that set it run).
 	AcceptChangedInputs bool
 }
 

@@ -89,8 +89,8 @@ type Inputs struct {
 	Comment, Mode    string
 	FailOnRegression bool
 	AllowIdentical   bool
-	// AcceptChangedInputs runs a drift whose baseline was made with
-	// another set, retriever or corpus.
+	// AcceptChangedInputs is read and does nothing: a drift run compares
+	// across changed inputs and names them (kept so workflows that set it run).
 	AcceptChangedInputs bool
 	// JUnit is the JUnit report's path for artifacts:reports:junit.
 	JUnit string
@@ -109,7 +109,7 @@ var Vars = []struct{ Name, Flag, Default, Doc string }{
 	{"RECALLGATE_HEAD_RESULTS", "head-results", "", "a run file for the head side"},
 	{"RECALLGATE_FAIL_ON_REGRESSION", "fail-on-regression", "true", "a failing verdict fails the job (exit 1)"},
 	{"RECALLGATE_ALLOW_IDENTICAL", "allow-identical", "false", "run a gate whose two sides are the same configuration"},
-	{"RECALLGATE_ACCEPT_CHANGED_INPUTS", "accept-changed-inputs", "false", "drift mode: compare even when the baseline was made with another set, retriever or corpus"},
+	{"RECALLGATE_ACCEPT_CHANGED_INPUTS", "accept-changed-inputs", "false", "no longer needed, does nothing: a drift run compares across changed inputs and names them"},
 	{"RECALLGATE_WORKING_DIRECTORY", "working-directory", "", "where relative paths start (the project directory when empty)"},
 	{"RECALLGATE_JUNIT", "junit", "recallgate-junit.xml", "the JUnit report for artifacts:reports:junit, relative to the project directory (--junit \"\" for none)"},
 }

@@ -1,11 +1,9 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -145,29 +143,17 @@ func gitTracked(dir, pathspec string) ([]string, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gitTimeout)
 	defer cancel()
-	// safe.directory: a container action sees a checkout owned by another
-	// user, which git would otherwise refuse to read, and a refusal must
-	// not read as "not a repository".
-	cmd := exec.CommandContext(ctx, "git", "-c", "safe.directory=*", "-C", dir, "ls-files", "-z", "--cached", "--full-name", "--", ":(literal)"+pathspec)
-	cmd.Env = gitEnv()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
+	// readGit: safe.directory (a container action sees a checkout owned by
+	// another user, which git would otherwise refuse to read, and a
+	// refusal must not read as "not a repository"), no hooks, no pager.
+	out, err := readGit(ctx, dir, "ls-files", "-z", "--cached", "--full-name", "--", ":(literal)"+pathspec)
 	switch {
 	case err == nil:
-		return strings.FieldsFunc(stdout.String(), func(r rune) bool { return r == 0 }), nil
-	case errors.As(err, &ee) && strings.Contains(stderr.String(), "not a git repository"):
+		return strings.FieldsFunc(out, func(r rune) bool { return r == 0 }), nil
+	case strings.Contains(err.Error(), "not a git repository"):
 		return nil, nil
 	}
-	msg := strings.TrimSpace(stderr.String())
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	if msg == "" {
-		msg = err.Error()
-	}
-	return nil, fmt.Errorf("git ls-files in %s: %s", dir, msg)
+	return nil, fmt.Errorf("git ls-files in %s: %s", dir, strings.TrimPrefix(err.Error(), "git ls-files: "))
 }
 
 // IndexDir is the folder builtin indexes are saved in: the cache's, or ""

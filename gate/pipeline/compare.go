@@ -8,13 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
-	"github.com/recallgate/recallgate/gate/retriever/file"
 )
 
 // Compare runs the comparison with the inputs' policy and attaches health,
@@ -291,9 +289,11 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		return nil, err
 	}
 	if o.Baseline != "" {
-		// The inputs a drift run checks: the set, the head's retriever
-		// table and the corpus recallgate read (see Drift).
-		meta := gate.RunMeta{Set: set.Fingerprint, Config: runs["head"].Config, Corpus: Fingerprint(cmp.Fingerprints, gate.InputCorpus)}
+		// What a drift run compares with today's (see Drift).
+		meta, err := BaselineRecord(ctx, e, cfg, set, runs["head"], cmp)
+		if err != nil {
+			return nil, err
+		}
 		if err := WriteRunFile(o.Baseline, runs["head"].First(), meta); err != nil {
 			return nil, err
 		}
@@ -384,117 +384,6 @@ func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 	return cmp, err
 }
 
-// DriftOptions are the choices of one drift run.
-type DriftOptions struct {
-	// Baseline is the stored run (written by a reviewed `gate
-	// --write-baseline`) the head is compared against.
-	Baseline string
-	// AcceptChangedInputs runs the drift even when the baseline was made
-	// with another set, retriever or corpus; the headline says so.
-	AcceptChangedInputs bool
-}
-
-// Drift is the nightly drift job: the head side retrieved now against the
-// stored baseline run. A baseline made with another set, head retriever
-// table or corpus than today's is refused (*ChangedInputsError, exit 2)
-// before anything is retrieved, unless the change is accepted: a drop
-// would then be the change, not drift. The comparison's Baseline says
-// what changed and what the baseline did not record.
-func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o DriftOptions) (*gate.Comparison, error) {
-	rf, err := file.Load(o.Baseline)
-	if err != nil {
-		return nil, gate.AtStage(gate.StageBaseline, "base", fmt.Errorf("load baseline: %w", err))
-	}
-	check, err := checkBaseline(cfg, set, o.Baseline, rf.Meta())
-	if err != nil {
-		return nil, gate.AtStage(gate.StageBaseline, "base", err)
-	}
-	if len(check.Changed) > 0 && !o.AcceptChangedInputs {
-		return nil, gate.AtStage(gate.StageBaseline, "base", changedInputs(o.Baseline, check.Changed))
-	}
-	var notes []string
-	if slices.ContainsFunc(check.Changed, func(c gate.InputChange) bool { return c.Input == gate.InputSet }) {
-		// The baseline's queries only: a query new since has no base run.
-		var left []string
-		set, left = set.Only(rf.Has)
-		if len(left) > 0 {
-			notes = append(notes, fmt.Sprintf("%d %s of the set not in the baseline left out: %s", len(left), map[bool]string{true: "query", false: "queries"}[len(left) == 1], gate.JoinFirst(left, 10)))
-		}
-		if len(set.Queries) == 0 {
-			return nil, gate.AtStage(gate.StageBaseline, "base", &gate.InputError{File: o.Baseline, Err: errors.New("the baseline holds none of the set's queries")})
-		}
-	}
-	bres, err := gate.RetrieveAll(ctx, "baseline", set, rf, gate.RetrieveOptions{K: cfg.Depth.Candidates, Concurrency: 1})
-	if err != nil {
-		return nil, err
-	}
-	runs, err := Retrieve(ctx, e, cfg, set, []string{"head"}, cfg.Depth.Candidates, 1)
-	if err != nil {
-		return nil, err
-	}
-	if runs["head"].Err != nil {
-		return nil, runs["head"].Err
-	}
-	cmp, err := CompareRuns(e, set, cfg, cfg.Thresholds, bres, runs, append([]string{"baseline: " + o.Baseline}, notes...), true)
-	if err != nil {
-		return nil, err
-	}
-	cmp.Baseline = &check
-	return cmp, nil
-}
-
-// checkBaseline compares the fingerprints the baseline recorded with
-// today's set, head retriever table and corpus (CorpusFor's, when there
-// is one). A recorded value that is not a fingerprint is refused.
-func checkBaseline(cfg *config.Config, set *gate.Set, baseline string, m gate.RunMeta) (gate.BaselineCheck, error) {
-	recorded := map[string]string{gate.InputSet: m.Set, gate.InputRetriever: m.Config, gate.InputCorpus: m.Corpus}
-	field := map[string]string{gate.InputSet: "set", gate.InputRetriever: "config", gate.InputCorpus: "corpus"} // as the line names them
-	for _, in := range gate.BaselineInputs {
-		if v := recorded[in]; v != "" && !gate.IsFingerprint(v) {
-			return gate.BaselineCheck{}, &gate.InputError{File: baseline, Line: 1, Field: "recallgate." + field[in],
-				Err: fmt.Errorf("%.80q is not a fingerprint (sha256: and 64 hex digits)", v)}
-		}
-	}
-	now := map[string]string{gate.InputSet: set.Fingerprint}
-	if cfg.Head != nil {
-		now[gate.InputRetriever] = cfg.Head.Fingerprint()
-	}
-	if c := CorpusFor("", cfg); c != "" {
-		fp, err := gate.CorpusFingerprint(c)
-		if err != nil {
-			return gate.BaselineCheck{}, fmt.Errorf("read corpus to check the baseline: %w", err)
-		}
-		now[gate.InputCorpus] = fp
-	}
-	return gate.CheckBaseline(recorded, now), nil
-}
-
-// ChangedInputsError refuses a drift run whose baseline was made with
-// another set, retriever or corpus: what it would call drift may be the
-// change. It is an *gate.InputError naming the baseline (exit 2).
-type ChangedInputsError struct {
-	// InputError names the baseline and says what changed.
-	*gate.InputError
-	// Changes are the inputs that changed, in gate.BaselineInputs order.
-	Changes []gate.InputChange
-}
-
-func changedInputs(baseline string, changes []gate.InputChange) *ChangedInputsError {
-	parts := make([]string, len(changes))
-	for i, c := range changes {
-		parts[i] = c.String()
-	}
-	return &ChangedInputsError{&gate.InputError{File: baseline, Err: fmt.Errorf("the baseline was made with other inputs than today's: %s: a drop would be the change, not drift (accept-changed-inputs compares anyway)", strings.Join(parts, "; "))}, changes}
-}
-
-// Unwrap returns the input error.
-func (e *ChangedInputsError) Unwrap() error { return e.InputError }
-
-// Fix implements gate.FixError.
-func (e *ChangedInputsError) Fix() string {
-	return "if the change was meant, write a new baseline after review (recallgate gate --write-baseline FILE); or compare anyway with --accept-changed-inputs (the action's input accept-changed-inputs, GitLab's RECALLGATE_ACCEPT_CHANGED_INPUTS)"
-}
-
 // RetrieveOptions are the choices of one `retrieve` run.
 type RetrieveOptions struct {
 	// Config and Set are the paths given ("" Set = the config's).
@@ -564,14 +453,13 @@ type CIOptions struct {
 	Config, Workspace, TempDir string
 	// BaseResults and HeadResults, when given, are compared as they are.
 	BaseResults, HeadResults string
-	// Drift compares the head side with Baseline, a stored run;
-	// AcceptChangedInputs runs it even when the baseline was made with
-	// another set, retriever or corpus (see Drift).
+	// Drift compares the head side with Baseline, a stored run (see
+	// Drift).
 	Drift bool
 	// Baseline is the stored run a drift run compares with.
 	Baseline string
-	// AcceptChangedInputs goes on with a drift run whose baseline's
-	// inputs changed, saying which in the report.
+	// AcceptChangedInputs does nothing (a drift run compares across
+	// changed inputs and names them); kept so callers that set it build.
 	AcceptChangedInputs bool
 	// BaseSHA and HeadSHA are the event's commits ("" when it has none):
 	// the base side runs in BaseSHA's tree, judged by its config's policy

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
@@ -86,7 +86,20 @@ func TestBaselineRecordsItsInputs(t *testing.T) {
 	if err != nil || meta.Set != set.Fingerprint || meta.Config != cfg.Head.Fingerprint() || meta.Corpus != corpus || !gate.IsFingerprint(corpus) {
 		t.Fatalf("baseline meta %+v (%v), want set %s, retriever %s, corpus %s", meta, err, set.Fingerprint, cfg.Head.Fingerprint(), corpus)
 	}
+	// Beside the fingerprints: the policy, the time it was made (no git
+	// here: no commit), each query's text hash, each document's hash.
+	set1 := set.Query("q1")
+	if meta.Policy != gate.PolicyFingerprint(cfg.Thresholds, cfg.Depth) || meta.Commit != "" || len(meta.Queries) != 2 || meta.Queries["q1"] != gate.TextHash(set1) ||
+		len(meta.Docs) != 3 || !gate.IsShortHash(meta.Docs["fruit/apple"]) || meta.Docs["fruit/apple"] == meta.Docs["fruit/banana"] {
+		t.Errorf("baseline meta %+v", meta)
+	}
+	if _, err := time.Parse(time.RFC3339, meta.Made); err != nil {
+		t.Errorf("made %q: %v", meta.Made, err)
+	}
 	cmp, err := f.drift(t, false)
+	if err == nil && (cmp.Baseline.Commit != "" || strings.Join(cmp.Baseline.Lacks, "|") != "the baseline records no commit (an older baseline, or one made outside a git checkout): the commits since are not listed") {
+		t.Errorf("lacks %q", cmp.Baseline.Lacks)
+	}
 	if err != nil || cmp.Verdict != gate.Pass || cmp.Baseline == nil || len(cmp.Baseline.Changed)+len(cmp.Baseline.Unrecorded) != 0 {
 		t.Fatalf("unchanged drift: %v %+v", err, cmp)
 	}
@@ -95,48 +108,55 @@ func TestBaselineRecordsItsInputs(t *testing.T) {
 	}
 }
 
-// TestDriftRefusesChangedInputs: a baseline made with another set,
-// retriever or corpus is refused (exit 2) naming the input, old → new
-// short hash; accepted, the drift runs and the comparison (so the
-// headline) says what changed.
-func TestDriftRefusesChangedInputs(t *testing.T) {
+// TestDriftComparesChangedInputs: a baseline made with another set,
+// retriever, corpus or policy is compared, not refused: the comparison
+// (so the headline) names the input, old → new short hash, as the likely
+// cause; an edited query is left out, named; the corpus says how it
+// changed.
+func TestDriftComparesChangedInputs(t *testing.T) {
 	for _, tc := range []struct {
 		input  string
 		change func(t *testing.T, f *driftFixture)
+		also   string
 	}{
-		{gate.InputSet, func(t *testing.T, f *driftFixture) { f.edit(t, "set.jsonl", `"banana boat"`, `"banana boats"`) }},
+		{gate.InputSet, func(t *testing.T, f *driftFixture) { f.edit(t, "set.jsonl", `"banana boat"`, `"banana boats"`) }, "not compared: 1 query whose text changed since the baseline: q2"},
 		{gate.InputRetriever, func(t *testing.T, f *driftFixture) {
 			f.edit(t, "recallgate.toml", "[head.retriever]\n", "[head.retriever]\ntitle_boost = 3.0\n")
-		}},
+		}, ""},
 		{gate.InputCorpus, func(t *testing.T, f *driftFixture) {
 			f.edit(t, "corpus/fruit/cherry.md", "cherry pie recipe", "cherry pie recipe, now with cream")
-		}},
+		}, ""},
+		{gate.InputPolicy, func(t *testing.T, f *driftFixture) {
+			f.edit(t, "recallgate.toml", "[depth]", "[gate]\nmax_recall_drop = 0.5\n[depth]")
+		}, ""},
 	} {
 		t.Run(tc.input, func(t *testing.T) {
 			f := newDriftFixture(t)
-			cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
-			corpus, _ := gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
-			old := map[string]string{gate.InputSet: set.Fingerprint, gate.InputRetriever: cfg.Head.Fingerprint(), gate.InputCorpus: corpus}[tc.input]
-			tc.change(t, f)
-			cfg, set = load(t, filepath.Join(f.dir, "recallgate.toml"))
-			corpus, _ = gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
-			now := map[string]string{gate.InputSet: set.Fingerprint, gate.InputRetriever: cfg.Head.Fingerprint(), gate.InputCorpus: corpus}[tc.input]
-			want := tc.input + " " + gate.ShortHash(old) + " → " + gate.ShortHash(now)
-			_, err := f.drift(t, false)
-			var ce *ChangedInputsError
-			if !errors.As(err, &ce) || ExitCode(err) != 2 || !strings.Contains(err.Error(), want) || len(ce.Changes) != 1 {
-				t.Fatalf("drift: %v (exit %d), want exit 2 naming %q", err, ExitCode(err), want)
+			now := func() map[string]string {
+				cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
+				corpus, _ := gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
+				return map[string]string{gate.InputSet: set.Fingerprint, gate.InputRetriever: cfg.Head.Fingerprint(), gate.InputCorpus: corpus,
+					gate.InputPolicy: gate.PolicyFingerprint(cfg.Thresholds, cfg.Depth)}
 			}
-			cmp, err := f.drift(t, true)
-			if err != nil || cmp.Baseline == nil || len(cmp.Baseline.Changed) != 1 || cmp.Baseline.Changed[0].String() != want {
-				t.Fatalf("accepted drift: %v %+v", err, cmp)
+			old := now()[tc.input]
+			tc.change(t, f)
+			want := tc.input + " " + gate.ShortHash(old) + " → " + gate.ShortHash(now()[tc.input])
+			if tc.input == gate.InputCorpus {
+				want = "corpus (0 documents added, 0 removed, 1 edited)"
+			}
+			cmp, err := f.drift(t, false)
+			if err != nil || cmp.Baseline == nil || len(cmp.Baseline.Changed) != 1 || cmp.Baseline.Changed[0].Input != tc.input {
+				t.Fatalf("drift: %v %+v", err, cmp)
 			}
 			var text bytes.Buffer
 			if err := report.WriteCompareReport(&text, report.FromComparison(cmp), report.Text); err != nil {
 				t.Fatal(err)
 			}
-			if first, _, _ := strings.Cut(text.String(), "\n"); !strings.Contains(first, "inputs changed since the baseline (accepted): "+want) {
-				t.Errorf("headline %q does not say the inputs changed", first)
+			if first, _, _ := strings.Cut(text.String(), "\n"); !strings.Contains(first, "changed since the baseline (the likely cause): "+want) {
+				t.Errorf("headline %q does not say %q", first, want)
+			}
+			if tc.also != "" && !strings.Contains(text.String(), "drift: "+tc.also+"\n") {
+				t.Errorf("report lacks %q:\n%s", tc.also, text.String())
 			}
 		})
 	}
@@ -154,7 +174,7 @@ func TestDriftOlderBaseline(t *testing.T) {
 	_, rest, _ := bytes.Cut(data, []byte("\n"))
 	put(t, f.dir, "baseline.jsonl", string(rest))
 	cmp, err := f.drift(t, false)
-	if err != nil || cmp.Verdict != gate.Pass || cmp.Baseline == nil || strings.Join(cmp.Baseline.Unrecorded, ",") != "set,retriever,corpus" {
+	if err != nil || cmp.Verdict != gate.Pass || cmp.Baseline == nil || strings.Join(cmp.Baseline.Unrecorded, ",") != "set,retriever,corpus,policy" {
 		t.Fatalf("older baseline: %v %+v", err, cmp)
 	}
 	var text bytes.Buffer
@@ -174,15 +194,16 @@ func TestDriftOlderBaseline(t *testing.T) {
 	f = newDriftFixture(t)
 	f.edit(t, "set.jsonl", "\n", "\n"+`{"id":"q3","query":"cherry pie","gold":{"fruit/cherry":1}}`+"\n")
 	cmp, err = f.drift(t, true)
-	if err != nil || len(cmp.Set.Queries) != 2 || !strings.Contains(strings.Join(cmp.Notes, "\n"), "1 query of the set not in the baseline left out: q3") {
+	if err != nil || len(cmp.Set.Queries) != 2 || strings.Join(cmp.Baseline.NewQueries, ",") != "q3" {
 		t.Fatalf("a query added: %v %+v", err, cmp)
 	}
 }
 
 // TestDeletedGoldIsDataQuality: a gold document deleted from the corpus
 // since the baseline is a data-quality problem, not a retrieval miss: its
-// query is not regressed, not a new miss, and the verdict passes; every
-// format lists it under data quality.
+// query is not regressed, not a new miss, and every format lists it under
+// data quality; the verdict fails by max_missing_gold, naming the
+// document and its query (with max_missing_gold = 1 it passes).
 func TestDeletedGoldIsDataQuality(t *testing.T) {
 	f := newDriftFixture(t)
 	if err := os.Remove(filepath.Join(f.dir, "corpus", "fruit", "apple.md")); err != nil {
@@ -192,8 +213,15 @@ func TestDeletedGoldIsDataQuality(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmp.Verdict != gate.Pass || len(cmp.Regressed)+len(cmp.NewMisses) != 0 || strings.Join(cmp.DataQuality, ",") != "q1" || !cmp.Query("q1").DataQuality {
+	if cmp.Verdict != gate.Fail || len(cmp.Regressed)+len(cmp.NewMisses) != 0 || strings.Join(cmp.DataQuality, ",") != "q1" || !cmp.Query("q1").DataQuality {
 		t.Fatalf("verdict %s, regressed %v, new misses %v, data quality %v", cmp.Verdict, cmp.Regressed, cmp.NewMisses, cmp.DataQuality)
+	}
+	const why = "1 gold document left the corpus (limit 0, max_missing_gold): fruit/apple (query q1); their queries are kept out of the recall rules: restore the document or relabel the queries"
+	if strings.Join(cmp.Reasons, "\n") != why {
+		t.Errorf("reasons %q, want %q", cmp.Reasons, why)
+	}
+	if cmp.Baseline.Corpus == nil || strings.Join(cmp.Baseline.Corpus.GoldRemoved, ",") != "fruit/apple" || cmp.Baseline.Corpus.Removed != 1 {
+		t.Errorf("corpus change %+v, want fruit/apple removed (gold)", cmp.Baseline.Corpus)
 	}
 	render := func(f report.Format) string {
 		var b bytes.Buffer
@@ -221,11 +249,15 @@ func TestDeletedGoldIsDataQuality(t *testing.T) {
 	if len(js.Regressed)+len(js.NewMisses) != 0 || len(js.DataQuality) != 1 || js.DataQuality[0].ID != "q1" || !js.DataQuality[0].KeptOut || strings.Join(js.DataQuality[0].Missing, ",") != "fruit/apple" {
 		t.Errorf("json: %+v", js)
 	}
-	if x := render(report.JUnit); !strings.Contains(x, `<testcase name="q1" classname="recallgate.query">`) || !strings.Contains(x, `<skipped message="data quality: `) || strings.Contains(x, "<failure") {
-		t.Errorf("junit: q1 must be skipped as data quality, nothing failed:\n%s", x)
+	if x := render(report.JUnit); !strings.Contains(x, `<testcase name="q1" classname="recallgate.query">`) || !strings.Contains(x, `<skipped message="data quality: `) || strings.Contains(x, `<failure message="recall`) {
+		t.Errorf("junit: q1 must be skipped as data quality, no query failed:\n%s", x)
 	}
 	if _, err := report.ReadCompareReport(strings.NewReader(render(report.JSON)), "r.json"); err != nil {
 		t.Errorf("the strict reader refuses the report: %v", err)
+	}
+	f.edit(t, "recallgate.toml", "[depth]", "[gate]\nmax_missing_gold = 1\n[depth]")
+	if cmp, err := f.drift(t, false); err != nil || cmp.Verdict != gate.Pass {
+		t.Errorf("with max_missing_gold = 1: %v %+v", err, cmp)
 	}
 }
 
@@ -254,5 +286,29 @@ func TestDeletedGoldInAPullRequestCounts(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "q1 (line 1): gold not in the head's corpus: fruit/apple — the compared change deleted or renamed it; its loss counts") {
 		t.Errorf("text:\n%s", text.String())
+	}
+}
+
+// TestDriftComparesWhatItCan: queries new since the baseline are named
+// and left out, and the run goes on while at least half of today's
+// answerable queries can be compared; under half it is refused (exit 2)
+// saying why. A query relabelled since (same text) is compared with
+// today's labels on both sides: no drift.
+func TestDriftComparesWhatItCan(t *testing.T) {
+	f := newDriftFixture(t)
+	f.edit(t, "set.jsonl", `{"fruit/apple":1}`, `{"fruit/apple":1,"fruit/cherry":2}`)
+	f.edit(t, "set.jsonl", "\n", "\n"+`{"id":"q3","query":"cherry pie","gold":{"fruit/cherry":1}}`+"\n"+`{"id":"q4","query":"cherry recipe","gold":{"fruit/cherry":1}}`+"\n")
+	cmp, err := f.drift(t, false)
+	if err != nil || len(cmp.Set.Queries) != 2 || strings.Join(cmp.Baseline.NewQueries, ",") != "q3,q4" || len(cmp.Baseline.EditedQueries) != 0 || cmp.Verdict != gate.Pass {
+		t.Fatalf("two queries added: %v %+v", err, cmp)
+	}
+	if q := cmp.Query("q1"); q == nil || q.Base.Recall != q.Head.Recall || q.Query.Gold["fruit/cherry"] != 2 {
+		t.Errorf("q1 relabelled: %+v, want both sides scored with today's labels alike", q)
+	}
+	f.edit(t, "set.jsonl", `"banana boat"`, `"banana boats"`)
+	_, err = f.drift(t, false)
+	const want = "only 1 of today's 4 answerable queries can be compared with this baseline (2 new since it was made, 1 whose text changed): fewer than half"
+	if ExitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("under half: %v (exit %d), want exit 2 saying %q", err, ExitCode(err), want)
 	}
 }

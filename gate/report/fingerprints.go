@@ -21,20 +21,10 @@ type DataQualityInfo struct {
 	KeptOut bool `json:"kept_out"`
 }
 
-// BaselineInfo is what a drift run found checking the inputs its baseline
-// recorded against today's.
-type BaselineInfo struct {
-	// Changed are the inputs whose fingerprint differs (the run went on
-	// because the change was accepted).
-	Changed []InputChangeInfo `json:"changed"`
-	// Unrecorded are inputs the baseline recorded no fingerprint of.
-	Unrecorded []string `json:"unrecorded"`
-}
-
-// InputChangeInfo is one changed input: set, retriever or corpus, with
+// InputChangeInfo is one changed input: set, retriever, corpus or policy, with
 // the baseline's fingerprint and today's.
 type InputChangeInfo struct {
-	// Input is one of gate.BaselineInputs: set, retriever or corpus.
+	// Input is one of gate.BaselineInputs: set, retriever, corpus or policy.
 	Input string `json:"input"`
 	// Baseline is the fingerprint the baseline recorded; Now today's.
 	Baseline string `json:"baseline"`
@@ -48,42 +38,6 @@ func dataQualityInfo(c *gate.Comparison) []DataQualityInfo {
 		out = append(out, DataQualityInfo{ID: id, Missing: list(p.MissingGold), KeptOut: p.DataQuality})
 	}
 	return out
-}
-
-func baselineInfo(b *gate.BaselineCheck) *BaselineInfo {
-	if b == nil {
-		return nil
-	}
-	out := &BaselineInfo{Changed: []InputChangeInfo{}, Unrecorded: list(b.Unrecorded)}
-	for _, ch := range b.Changed {
-		out.Changed = append(out.Changed, InputChangeInfo{ch.Input, ch.Baseline, ch.Now})
-	}
-	return out
-}
-
-// baselineHeadline says, for a drift run, that its inputs changed since
-// the baseline (accepted) or that the baseline did not record them; ""
-// when neither.
-func baselineHeadline(r *CompareReport) string {
-	b := r.Baseline
-	if b == nil {
-		return ""
-	}
-	var parts []string
-	if len(b.Changed) > 0 {
-		cs := make([]string, len(b.Changed))
-		for i, c := range b.Changed {
-			cs[i] = gate.InputChange{Input: c.Input, Baseline: c.Baseline, Now: c.Now}.String()
-		}
-		parts = append(parts, "inputs changed since the baseline (accepted): "+strings.Join(cs, "; "))
-	}
-	switch {
-	case slices.Contains(b.Unrecorded, gate.InputSet):
-		parts = append(parts, "the baseline records no fingerprints (an older baseline): a change of "+strings.Join(b.Unrecorded, ", ")+" is not checked")
-	case len(b.Unrecorded) > 0:
-		parts = append(parts, "the baseline records no fingerprint of the "+strings.Join(b.Unrecorded, ", ")+" (an older baseline): a change there is not checked")
-	}
-	return strings.Join(parts, " · ")
 }
 
 // fingerprintsLine is every fingerprint on one line, short:
@@ -181,17 +135,5 @@ func (r *CompareReport) validateInputs(known map[string]bool) error {
 			return fmt.Errorf("%s names query %q, which the report does not hold", at, gate.ClipID(d.ID))
 		}
 	}
-	if b := r.Baseline; b != nil {
-		for i, c := range b.Changed {
-			if !slices.Contains(gate.BaselineInputs, c.Input) || !fingerprint.MatchString(c.Baseline) || !fingerprint.MatchString(c.Now) {
-				return fmt.Errorf("baseline.changed[%d]: want an input of %v and two sha256 hashes, got %q %q %q", i, gate.BaselineInputs, c.Input, c.Baseline, c.Now)
-			}
-		}
-		for i, in := range b.Unrecorded {
-			if !slices.Contains(gate.BaselineInputs, in) {
-				return fmt.Errorf("baseline.unrecorded[%d] %q: want one of %v", i, in, gate.BaselineInputs)
-			}
-		}
-	}
-	return nil
+	return r.Baseline.validate()
 }

@@ -61,11 +61,20 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		DQTitle      string
 		Fingerprints string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
-		nonEmpty(append(append(emptyAnswerLines(r, gate.VisibleID), refusalLines(r, gate.Visible, gate.VisibleID)...), distanceLine(r, gate.Visible), detectLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
+		nonEmpty(append(append(append(htmlDriftLines(r), emptyAnswerLines(r, gate.VisibleID)...), refusalLines(r, gate.Visible, gate.VisibleID)...), distanceLine(r, gate.Visible), detectLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
 			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(notInCorpusLine(r.NotInCorpus, gate.VisibleID)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
 			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, gate.VisibleID)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, gate.LookAlikeRanges, template.HTML(svg), note,
 		dataQualityLines(r, gate.VisibleID), dataQualityTitle(r), fingerprintsLine(r)})
+}
+
+// htmlDriftLines are baselineLines for the page, each on one line.
+func htmlDriftLines(r *CompareReport) []string {
+	var out []string
+	for _, l := range baselineLines(r, gate.Visible, gate.VisibleID) {
+		out = append(out, "Drift: "+strings.ReplaceAll(l, "\n", " · "))
+	}
+	return out
 }
 
 // ChartRows is the most queries the HTML report's dumbbell chart draws.

@@ -401,6 +401,9 @@ type ThresholdInfo struct {
 	MaxFactsLost         *int     `json:"max_facts_lost"`
 	// MaxBaselineDrop is the erosion rule's limit, absent when it is off.
 	MaxBaselineDrop *float64 `json:"max_baseline_drop,omitempty"`
+	// MaxMissingGold is the drift run's rule on gold that left the
+	// corpus; absent from other runs' reports.
+	MaxMissingGold *int `json:"max_missing_gold,omitempty"`
 }
 
 // thresholdInfo is t as reports echo it: the zero values that mean a
@@ -775,6 +778,10 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
 		BaselineDistance: baselineDistanceInfo(c.BaselineDistance), Judge: judgeInfo(c.Judge),
+	}
+	if c.Baseline != nil {
+		v := c.Thresholds.MaxMissingGold
+		r.Thresholds.MaxMissingGold = &v
 	}
 	if c.Name != "" {
 		r.Gate = &GateInfo{Name: c.Name}

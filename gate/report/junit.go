@@ -90,6 +90,12 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			s.Properties = append(s.Properties, junitProperty{"judge_disagreement", d.line()})
 		}
 	}
+	if h := baselineHeadline(r, flatten); h != "" {
+		s.Properties = append(s.Properties, junitProperty{"baseline", h})
+	}
+	if l := baselineLines(r, flatten, func(id string) string { return flatten(gate.VisibleID(id)) }); len(l) > 0 {
+		s.Properties = append(s.Properties, junitProperty{"baseline_drift", strings.Join(l, "\n")})
+	}
 	stale := map[string]bool{}
 	for _, d := range r.DataQuality {
 		stale[d.ID] = d.KeptOut

@@ -45,7 +45,11 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
 	}
-	if len(r.Notes) > 0 {
+	drift := baselineLines(r, EscapeMarkdown, mdCode)
+	for _, l := range drift {
+		fmt.Fprintf(b, "- **drift:** %s\n", strings.ReplaceAll(l, "\n", "\n  - "))
+	}
+	if len(r.Notes)+len(drift) > 0 {
 		b.WriteString("\n")
 	}
 	if l := distanceLine(r, mdCode); l != "" {
@@ -514,7 +518,7 @@ func gateLine(r *CompareReport) string {
 			gate.RuleMinRecall: n.recall, gate.RuleMinNDCG: n.ndcg, gate.RuleLatencyRatio: "p95 latency ratio",
 			gate.RuleFalseAnswers: "false answers", gate.RuleFalseRefusals: "false refusals",
 			gate.RuleContextRecallDrop: "context recall drop", gate.RuleEvidenceDrop: "evidence coverage drop", gate.RuleFactsLost: "facts lost",
-			gate.RuleBaselineDrop: n.recall + " below the baseline",
+			gate.RuleBaselineDrop: n.recall + " below the baseline", gate.RuleMissingGold: "gold left the corpus",
 		}[ru.Name]
 		parts = append(parts, what+" "+c[3])
 	}

@@ -73,7 +73,7 @@ var (
 	reasonKinds = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
 	outcomes    = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
 	ruleMetrics = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
-		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost, gate.MetricFalseAnswers, gate.MetricFalseRefusals}
+		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost, gate.MetricFalseAnswers, gate.MetricFalseRefusals, gate.MetricMissingGold}
 	signals      = []string{gate.SignalAbstain, gate.SignalMinScore, gate.SignalBoth, gate.SignalPartial, gate.SignalNone}
 	refusalBy    = []string{"", gate.ByAbstain, gate.ByMinScore, gate.ByNoHits}
 	segmentKinds = []string{"segment", "source", "auto"}

@@ -162,7 +162,7 @@ func (r RuleInfo) label(n metricNames) string {
 	m := map[string]string{gate.MetricRecall: n.recall, gate.MetricNDCG: n.ndcg, gate.MetricPrecision: n.precision,
 		gate.MetricZero: "zero recall", gate.MetricBelow: n.recall + " < below", gate.MetricLatency: "p95 latency (ms)",
 		gate.MetricContextRecall: "context recall", gate.MetricCoverage: "evidence coverage", gate.MetricFactsLost: "facts found in the final context",
-		gate.MetricFalseAnswers: "false answers", gate.MetricFalseRefusals: "false refusals"}[r.Metric]
+		gate.MetricFalseAnswers: "false answers", gate.MetricFalseRefusals: "false refusals", gate.MetricMissingGold: "gold documents not in the corpus"}[r.Metric]
 	if m == "" {
 		return r.Name
 	}
@@ -185,6 +185,8 @@ func (r RuleInfo) cells() [4]string {
 			v = fmt.Sprintf("%d new", int(r.Value))
 		}
 		return [4]string{fmt.Sprint(int(r.Base)), fmt.Sprint(int(r.Head)), v, fmt.Sprintf("≤ %d", int(r.Limit))}
+	case gate.MetricMissingGold:
+		return [4]string{"", fmt.Sprint(int(r.Head)), fmt.Sprintf("%d missing", int(r.Value)), fmt.Sprintf("≤ %d", int(r.Limit))}
 	case gate.MetricLatency:
 		return [4]string{fmt.Sprintf("%.1f", r.Base), fmt.Sprintf("%.1f", r.Head), fmt.Sprintf("%.2f×", r.Value), fmt.Sprintf("≤ %.2f×", r.Limit)}
 	case gate.MetricFactsLost:

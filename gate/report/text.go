@@ -115,7 +115,7 @@ func headline(r *CompareReport, esc func(string) string) string {
 	if p := policyHeadline(r, esc); p != "" {
 		out += " · " + p
 	}
-	if b := baselineHeadline(r); b != "" {
+	if b := baselineHeadline(r, esc); b != "" {
 		out += " · " + b
 	}
 	return out
@@ -196,6 +196,8 @@ func metricsHeadline(r *CompareReport) string {
 		switch ru.Metric {
 		case gate.MetricFactsLost:
 			out += fmt.Sprintf("; %d %s lost from the final context", int(ru.Value), plural(int(ru.Value), "fact", "facts"))
+		case gate.MetricMissingGold:
+			out += fmt.Sprintf("; %d gold %s left the corpus", int(ru.Value), plural(int(ru.Value), "document", "documents"))
 		case gate.MetricContextRecall:
 			out += fmt.Sprintf("; context recall %s → %s", f3(ru.Base), f3(ru.Head))
 		case gate.MetricCoverage:
@@ -227,6 +229,9 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "note: %s\n", terminal(note))
+	}
+	for _, l := range baselineLines(r, terminal, termID) {
+		fmt.Fprintf(b, "drift: %s\n", strings.ReplaceAll(l, "\n", "\n  "))
 	}
 	// Gold the corpus lacks leads: it changes what every number means.
 	writeDataQualityText(b, r)

@@ -464,51 +464,67 @@ func baseline(t *testing.T, config string) []byte {
 	return b
 }
 
-// TestScheduledDrift: the README's nightly workflow against a baseline the
-// head has fallen behind opens the drift issue; a later run that matches
-// its baseline again notes on the open issue and does not close it.
+// TestScheduledDrift: the documented nightly workflow, as it is, after a
+// merged config change (the committed baseline was made with whole
+// documents, the config now chunks them): night 1 fails (exit 1), names
+// the retriever as the likely cause and opens the drift issue; night 2,
+// still drifted, edits the same issue and opens none; night 3, against a
+// baseline refreshed with today's config, passes and notes it on the
+// issue, which stays open.
 func TestScheduledDrift(t *testing.T) {
 	env(t)
 	demo, err := os.ReadFile(filepath.Join(projectRoot(t), "frozen-set", "recallgate.toml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A baseline from whole documents: the demo's chunking head is behind it.
-	better := strings.Replace(string(demo), "chunk_words = 12", "title_boost = 2.0", 1)
+	// The baseline's config: whole documents; the demo's chunking head is behind it.
+	before := strings.Replace(string(demo), "chunk_words = 12", "title_boost = 2.0", 1)
 	workflow := readmeWorkflow(t, "## Nightly drift")
 	schedule := `{"schedule":"17 3 * * *","repository":{"full_name":"acme/rag","name":"rag","owner":{"login":"acme"}}}`
-
-	// That baseline records another head retriever table than today's: the
-	// drift run refuses it (exit 2) unless the change is accepted.
-	accepted := strings.Replace(workflow, "          baseline: baselines/head.jsonl", "          accept-changed-inputs: true\n          baseline: baselines/head.jsonl", 1)
-	if accepted == workflow {
-		t.Fatalf("no baseline input in the nightly workflow:\n%s", workflow)
-	}
-	repo, _ := repoWith(t, "", accepted, map[string][]byte{"baselines/head.jsonl": baseline(t, better)})
+	repo, _ := repoWith(t, "", workflow, map[string][]byte{"baselines/head.jsonl": baseline(t, before)})
 	api := &fakeAPI{}
 	srv := api.start(t)
+
 	r := runAct(t, repo, "schedule", schedule, srv.URL)
 	if r.exit == 0 || output(r.log, "verdict") != "fail" {
-		t.Fatalf("drift behind the baseline: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
+		t.Fatalf("night 1: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
 	}
 	want := "GET /user\nGET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues"
 	if got := strings.Join(api.calls(), "\n"); got != want {
-		t.Errorf("failing drift, API calls:\n%s\nwant:\n%s", got, want)
+		t.Errorf("night 1, API calls:\n%s\nwant:\n%s", got, want)
 	}
-	if len(api.reqs) == 3 && (!strings.Contains(api.reqs[2].Body, `"labels":["retrieval-drift"]`) || !strings.Contains(api.reqs[2].Body, "Retrieval drift")) {
-		t.Errorf("drift issue body: %.300s", api.reqs[2].Body)
+	if len(api.reqs) == 3 && (!strings.Contains(api.reqs[2].Body, `"labels":["retrieval-drift"]`) || !strings.Contains(api.reqs[2].Body, "Retrieval drift") ||
+		!strings.Contains(api.reqs[2].Body, "changed since the baseline (the likely cause): retriever")) {
+		t.Errorf("drift issue body: %.600s", api.reqs[2].Body)
 	}
 
-	repo, _ = repoWith(t, "", workflow, map[string][]byte{"baselines/head.jsonl": baseline(t, string(demo))})
-	api2 := &fakeAPI{openIssue: true}
-	srv2 := api2.start(t)
-	r = runAct(t, repo, "schedule", schedule, srv2.URL)
+	api.mu.Lock()
+	api.reqs, api.openIssue = nil, true
+	api.mu.Unlock()
+	git(t, repo, "commit", "-q", "--allow-empty", "-m", "another day")
+	r = runAct(t, repo, "schedule", schedule, srv.URL)
+	if r.exit == 0 || output(r.log, "verdict") != "fail" {
+		t.Fatalf("night 2: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
+	}
+	want = "GET /user\nGET /repos/acme/rag/issues\nPATCH /repos/acme/rag/issues/9"
+	if got := strings.Join(api.calls(), "\n"); got != want {
+		t.Errorf("night 2, API calls:\n%s\nwant:\n%s", got, want)
+	}
+
+	api.mu.Lock()
+	api.reqs = nil
+	api.mu.Unlock()
+	if err := os.WriteFile(filepath.Join(repo, "baselines", "head.jsonl"), baseline(t, string(demo)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "commit", "-qam", "baseline refreshed after review")
+	r = runAct(t, repo, "schedule", schedule, srv.URL)
 	if r.exit != 0 || output(r.log, "verdict") != "pass" {
-		t.Fatalf("drift at the baseline: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
+		t.Fatalf("night 3: exit %d verdict %q:\n%s", r.exit, output(r.log, "verdict"), r.log)
 	}
 	want = "GET /user\nGET /repos/acme/rag/issues\nPOST /repos/acme/rag/issues/9/comments\nPATCH /repos/acme/rag/issues/9"
-	if got := strings.Join(api2.calls(), "\n"); got != want {
-		t.Errorf("passing drift, API calls:\n%s\nwant:\n%s", got, want)
+	if got := strings.Join(api.calls(), "\n"); got != want {
+		t.Errorf("night 3, API calls:\n%s\nwant:\n%s", got, want)
 	}
 }
 

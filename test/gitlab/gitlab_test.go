@@ -459,10 +459,12 @@ func TestMergeRequestRetrieverDown(t *testing.T) {
 	}
 }
 
-// TestScheduleDrift: a schedule pipeline whose head has drifted from the
-// committed baseline fails and opens one issue labelled retrieval-drift;
-// the next night, back at the baseline, it passes and notes that on the
-// same issue, which stays open.
+// TestScheduleDrift: the documented schedule pipeline after a merged
+// config change (the committed baseline was made before it) fails with
+// exit 1, naming the retriever as the likely cause, and opens one issue
+// labelled retrieval-drift; the next night, still drifted, it edits the
+// same issue; the night after the change is reverted it passes and notes
+// that on the same issue, which stays open.
 func TestScheduleDrift(t *testing.T) {
 	glci(t)
 	o := newOrigin(t, nil)
@@ -476,17 +478,16 @@ func TestScheduleDrift(t *testing.T) {
 	git(t, o.dir, "add", "-A")
 	git(t, o.dir, "commit", "-qm", "baseline")
 	o.base = git(t, o.dir, "rev-parse", "HEAD")
-	good, _ := os.ReadFile(filepath.Join(o.dir, editedDoc))
-	o.commit("main", map[string]string{editedDoc: regressingEdit}, "audit-log doc shortened")
+	changed := strings.Replace(oneRetriever, "title_boost = 2.0", "chunk_words = 12", 1)
+	o.commit("main", map[string]string{"recallgate.toml": changed}, "retriever: chunk the documents (merged without the gate)")
 
 	f := newFakeGitLab(t, token)
 	// A person's open issue with the label: never taken for the drift issue.
 	theirs := &issue{ID: 77, IID: 1, ProjectID: 42, Title: "Retrieval drift: what is this label for?", Description: "Asking.", State: "opened", Labels: []string{publish.DriftLabel}, Author: person, WebURL: "http://gitlab.example.test/acme/rag/-/issues/1", CreatedAt: stamp, UpdatedAt: stamp}
 	f.issues = append(f.issues, theirs)
 	srv := f.start()
-	// Night 1's corpus is not the baseline's (the edited document): a drift
-	// run refuses that (exit 2) unless the change is accepted.
-	schedule := map[string]string{"CI_PIPELINE_SOURCE": "schedule", "CI_COMMIT_BRANCH": "main", "CI_COMMIT_REF_NAME": "main", "RECALLGATE_ACCEPT_CHANGED_INPUTS": "true"}
+	// The documented job as it is: no variable but the schedule's.
+	schedule := map[string]string{"CI_PIPELINE_SOURCE": "schedule", "CI_COMMIT_BRANCH": "main", "CI_COMMIT_REF_NAME": "main"}
 
 	night1 := runPipeline(t, o.checkout("main"), srv.URL, schedule)
 	if night1.exit == 0 || !regexp.MustCompile(`retrieval-drift[^\n]*FAIL 1`).MatchString(night1.log) {
@@ -503,7 +504,7 @@ func TestScheduleDrift(t *testing.T) {
 		t.Errorf("the person's labelled issue was written to: %v", callNames(cs))
 	}
 	is := f.issues[1]
-	if !hasAll(is.Labels, []string{publish.DriftLabel}) || !strings.Contains(is.Description, "q26") {
+	if !hasAll(is.Labels, []string{publish.DriftLabel}) || !strings.Contains(is.Description, "changed since the baseline (the likely cause): retriever") {
 		t.Errorf("the drift issue: labels %v\n%s", is.Labels, is.Description)
 	}
 	for _, c := range cs {
@@ -512,21 +513,32 @@ func TestScheduleDrift(t *testing.T) {
 		}
 	}
 
+	// Night 2: still drifted; the same issue is edited, no other opened.
 	f.reset()
-	o.commit("main", map[string]string{editedDoc: string(good)}, "audit-log doc restored")
+	o.commit("main", map[string]string{"NOTES.md": "nothing retrieval reads\n"}, "notes")
 	night2 := runPipeline(t, o.checkout("main"), srv.URL, schedule)
-	if night2.exit != 0 {
-		t.Fatalf("night 2 (back at the baseline) failed:\n%s", night2.log)
+	cs = f.recorded()
+	if night2.exit == 0 || count(cs, "POST", `/projects/42/issues`) != 0 || count(cs, "PUT", fmt.Sprintf(`/projects/42/issues/%d`, is.IID)) != 1 || len(f.issues) != 2 {
+		t.Fatalf("night 2: exit %d, want a failure editing issue %d only: %v\n%s", night2.exit, is.IID, callNames(cs), night2.log)
+	}
+
+	// Night 3: the change reverted, back at the baseline: it passes and
+	// notes that on the same issue.
+	f.reset()
+	o.commit("main", map[string]string{"recallgate.toml": oneRetriever}, "retriever: revert the chunking")
+	night3 := runPipeline(t, o.checkout("main"), srv.URL, schedule)
+	if night3.exit != 0 {
+		t.Fatalf("night 3 (back at the baseline) failed:\n%s", night3.log)
 	}
 	cs = f.recorded()
 	if n := count(cs, "POST", `/projects/42/issues`); n != 0 || len(f.issueNts[theirs.IID]) != 0 {
-		t.Errorf("night 2 opened %d more issues or noted the person's: %v", n, callNames(cs))
+		t.Errorf("night 3 opened %d more issues or noted the person's: %v", n, callNames(cs))
 	}
 	if n := count(cs, "POST", fmt.Sprintf(`/projects/42/issues/%d/notes`, is.IID)); n != 1 {
-		t.Errorf("night 2 noted the issue %d times, want 1: %v", n, callNames(cs))
+		t.Errorf("night 3 noted the issue %d times, want 1: %v", n, callNames(cs))
 	}
 	if len(f.issueNts[is.IID]) != 1 || !strings.Contains(f.issueNts[is.IID][0].Body, "passes") || is.State != "opened" {
-		t.Errorf("issue after night 2: %s, notes %v", is.State, f.issueNts[is.IID])
+		t.Errorf("issue after night 3: %s, notes %v", is.State, f.issueNts[is.IID])
 	}
 }
 

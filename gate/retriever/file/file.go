@@ -6,6 +6,7 @@ package file
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -43,6 +44,16 @@ func (r *Retriever) Meta() gate.RunMeta { return r.meta }
 func (r *Retriever) Has(id string) bool {
 	_, ok := r.results[id]
 	return ok
+}
+
+// IDs are the query ids the run holds a result for, sorted.
+func (r *Retriever) IDs() []string {
+	ids := make([]string, 0, len(r.results))
+	for id := range r.results {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // Retrieve implements gate.Retriever. It returns every hit the file holds,

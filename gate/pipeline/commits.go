@@ -1,0 +1,190 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/report"
+)
+
+// InputFiles are the files and folders a drift run's inputs come from:
+// the config, the set and its queries file, the corpus, the head
+// retriever's corpus or run file, and the files its command names
+// (spec.Retriever.NamedFiles, the same list the retriever fingerprint
+// hashes). Absolute, each once, in that order.
+func InputFiles(cfg *config.Config) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if abs, err := filepath.Abs(p); err == nil && !slices.Contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	add(cfg.Path)
+	add(cfg.Set)
+	add(cfg.Queries)
+	add(CorpusFor("", cfg))
+	if r := cfg.Head; r != nil {
+		add(r.Corpus)
+		add(r.Path)
+		for _, f := range r.NamedFiles() {
+			add(f)
+		}
+	}
+	return out
+}
+
+// headCommit is the commit checked out in the git checkout holding the
+// config ("" and no error outside one, or without git), read with
+// bounded git (readGit): the commit a baseline is made at.
+func headCommit(ctx context.Context, cfg *config.Config) (string, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return "", nil
+	}
+	abs, err := filepath.Abs(cfg.Path)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	if _, err := readGit(ctx, filepath.Dir(abs), "rev-parse", "--show-toplevel"); err != nil {
+		return "", nil // not a checkout
+	}
+	c, err := readGit(ctx, filepath.Dir(abs), "rev-parse", "--verify", "HEAD^{commit}")
+	if err != nil || !report.IsCommitSHA(strings.TrimSpace(c)) {
+		return "", fmt.Errorf("no commit checked out (%v)", err)
+	}
+	return strings.TrimSpace(c), nil
+}
+
+// maxSubjectRunes bounds a commit subject as reports show it.
+const maxSubjectRunes = 200
+
+// CommitsSince lists the commits after since, newest first and at most
+// gate.MaxBaselineCommits, that touched one of the drift run's inputs
+// (InputFiles), in the git checkout holding the config; more says older
+// ones were left out. git runs bounded in time, with no pager, no hooks,
+// no fsmonitor and no signature check (nothing of the repository's runs).
+// An error says why they cannot be listed (no git, not a checkout, the
+// commit not in this clone).
+func CommitsSince(ctx context.Context, cfg *config.Config, since string) (commits []gate.BaselineCommit, more bool, err error) {
+	if !report.IsCommitSHA(since) {
+		return nil, false, fmt.Errorf("%.80q is not a commit hash", since)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, false, errors.New("git is not installed")
+	}
+	abs, err := filepath.Abs(cfg.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	top, err := readGit(ctx, filepath.Dir(abs), "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, false, fmt.Errorf("not a git checkout (%v)", err)
+	}
+	top = strings.TrimSpace(top)
+	if real, err := filepath.EvalSymlinks(top); err == nil {
+		top = real
+	}
+	if _, err := readGit(ctx, top, "cat-file", "-e", since+"^{commit}"); err != nil {
+		return nil, false, fmt.Errorf("commit %s is not in this checkout (a shallow clone? fetch the history, e.g. fetch-depth: 0)", ShortSHA(since))
+	}
+	args := []string{"log", "--no-color", "--no-decorate", "--no-show-signature", "--no-ext-diff", "--no-textconv", "--format=%h%x00%s",
+		"-n", fmt.Sprint(gate.MaxBaselineCommits + 1), since + "..HEAD", "--"}
+	paths := 0
+	for _, f := range InputFiles(cfg) {
+		if rel, ok := inside(top, f); ok {
+			args = append(args, ":(literal)"+rel)
+			paths++
+		}
+	}
+	if paths == 0 {
+		return nil, false, errors.New("no input is inside the checkout")
+	}
+	out, err := readGit(ctx, top, args...)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, line := range strings.Split(out, "\n") {
+		sha, subject, ok := strings.Cut(line, "\x00")
+		if !ok {
+			continue
+		}
+		// A subject is the repository's text: valid UTF-8 without control
+		// characters, as reports and their strict reader take it.
+		subject = plainText(subject)
+		if r := []rune(subject); len(r) > maxSubjectRunes {
+			subject = string(r[:maxSubjectRunes]) + "…"
+		}
+		commits = append(commits, gate.BaselineCommit{SHA: sha, Subject: subject})
+	}
+	if len(commits) > gate.MaxBaselineCommits {
+		commits, more = commits[:gate.MaxBaselineCommits], true
+	}
+	return commits, more, nil
+}
+
+// plainText is s as valid UTF-8 with each control character (as
+// gate.ControlChar finds them) replaced by U+FFFD.
+func plainText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if _, _, bad := gate.ControlChar(string(r)); bad {
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// inside is f relative to top, slashes, when f (or, for a path that is
+// gone, its folder) is inside top.
+func inside(top, f string) (string, bool) {
+	real, err := filepath.EvalSymlinks(f)
+	if err != nil {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(f))
+		if err != nil {
+			return "", false
+		}
+		real = filepath.Join(dir, filepath.Base(f))
+	}
+	rel, err := filepath.Rel(top, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(rel), true
+}
+
+// readGit runs git in dir for reading: safe.directory (a container action
+// sees a checkout owned by another user), no pager, no hooks, no
+// fsmonitor, no signature check, git's own environment variables cleared
+// (gitEnv). Its first line of stderr is the error.
+func readGit(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "safe.directory=*", "-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false",
+		"-c", "log.showSignature=false", "-c", "core.pager=cat", "--no-pager", "-C", dir}, args...)...)
+	cmd.Env = append(gitEnv(), "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return strings.TrimRight(stdout.String(), "\n"), nil
+}
