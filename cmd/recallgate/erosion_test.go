@@ -226,7 +226,7 @@ func TestErosionBaselineRefusals(t *testing.T) {
 			data, _ := os.ReadFile(filepath.Join(f.dir, "rag/baselines/head.jsonl"))
 			lines := strings.SplitAfter(string(data), "\n")
 			f.put("rag/baselines/head.jsonl", lines[0]+lines[1]+"{\"id\": \"q02\", \"hits\": [\n")
-		}, "rag/baselines/head.jsonl@{base}:3: invalid JSON: the line ends inside the object"},
+		}, "rag/baselines/head.jsonl (base commit {base}):3: invalid JSON: the line ends inside the object"},
 		{"no query of the set", func(f *fixture) {
 			f.put("rag/baselines/head.jsonl", `{"id":"gone","hits":[{"doc":"d01"}]}`+"\n")
 		}, "rag/baselines/head.jsonl@{base}: baseline: the baseline run names no query of"},

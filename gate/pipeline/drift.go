@@ -117,7 +117,10 @@ func LoadBaseline(ctx context.Context, path string, set *gate.Set, k int) (*Base
 	b.Set, _ = set.Only(func(id string) bool {
 		return rf.Has(id) && !edited[id] && (b.Meta.Queries == nil || b.Meta.Queries[id] != "")
 	})
-	if all, kept := set.Answerable(), b.Set.Answerable(); kept*2 < all || len(b.Set.Queries) == 0 {
+	if len(b.Set.Queries) == 0 {
+		return nil, &gate.InputError{File: path, Field: "baseline", Err: fmt.Errorf("the baseline run names no query of %s it can compare (%d queries, %d new since it was made, %d whose text changed): write it again from this set (recallgate gate --write-baseline FILE)", set.Path, len(set.Queries), len(b.New), len(b.Edited))}
+	}
+	if all, kept := set.Answerable(), b.Set.Answerable(); kept*2 < all {
 		return nil, &gate.InputError{File: path, Err: fmt.Errorf("only %d of today's %d answerable queries can be compared with this baseline (%d new since it was made, %d whose text changed): fewer than half, so the comparison would say little; write a new baseline after review (recallgate gate --write-baseline %s)",
 			kept, all, len(b.New), len(b.Edited), path)}
 	}

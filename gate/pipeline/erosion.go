@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -80,9 +81,9 @@ func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set 
 	return scoreBaseline(path, name, view, d)
 }
 
-// scoreBaseline reads the run at path (named name in errors and reports),
-// keeping only the set's queries, and scores it on the set with today's
-// labels. A run larger than MaxBaselineBytes, not a run, or holding none of
+// scoreBaseline reads the run at path (named name in errors and reports)
+// and scores it on the set with today's labels through ScoreBaseline: a
+// query it lacks, or whose text changed since it was written, is left out. A run larger than MaxBaselineBytes, not a run, or holding none of
 // the set's queries is an *gate.InputError naming name (and the line).
 func scoreBaseline(path, name string, set *gate.Set, d gate.Depth) (*gate.ReviewedBaseline, error) {
 	rename := func(err error) error {
@@ -102,23 +103,9 @@ func scoreBaseline(path, name string, set *gate.Set, d gate.Depth) (*gate.Review
 		}
 		return nil, &gate.InputError{File: name, Field: "baseline", Err: err}
 	}
-	var results []gate.Result
-	has := map[string]bool{}
-	if _, err := gate.ReadRunFile(path, func(r gate.Result) error {
-		if set.Query(r.ID) != nil {
-			// The hits share the reader's scratch space.
-			results = append(results, gate.Result{ID: r.ID, Hits: append([]gate.Hit(nil), r.Hits...)})
-			has[r.ID] = true
-		}
-		return nil
-	}); err != nil {
-		return nil, rename(err)
-	}
-	if len(results) == 0 {
-		return nil, &gate.InputError{File: name, Field: "baseline", Err: fmt.Errorf("the baseline run names no query of %s (%d queries): it cannot measure this gate; write it again from this set (recallgate gate --write-baseline)", set.Path, len(set.Queries))}
-	}
-	sub, _ := set.Only(func(id string) bool { return has[id] })
-	card, err := gate.ScoreResults(sub, results, d)
+	// Scored as a drift run scores its baseline: today's labels, and only
+	// the queries it has whose text is unchanged.
+	card, _, err := ScoreBaseline(context.Background(), path, set, d)
 	if err != nil {
 		return nil, rename(err)
 	}
