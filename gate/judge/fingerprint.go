@@ -1,22 +1,19 @@
 package judge
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
 // MaxGuidelineBytes bounds a guideline file.
 const MaxGuidelineBytes = 1 << 20
-
-// maxFileBytes bounds each file a judge's command names, as hashed.
-const maxFileBytes = 64 << 20
 
 // Identity is the judge a config names: its name, its fingerprint and
 // the guideline it is sent.
@@ -35,8 +32,8 @@ var DefaultGrades = []string{"not relevant", "related but not answering", "relev
 
 // Identify reads the config's [judge] guideline (the [label] guideline
 // when it gives none) and fingerprints the judge: the table as written,
-// every file its command names (an argument that is a regular file from
-// the table's folder, its path as written and its bytes), the guideline's
+// every file its command names inside the repository (spec.Retriever's
+// NamedFiles, as for a command retriever: by path and bytes), the guideline's
 // text and the grade names. A changed model, prompt, script or guideline
 // is another judge; the folder the config sits in is not.
 func Identify(cfg *config.Config) (Identity, error) {
@@ -57,22 +54,11 @@ func Identify(cfg *config.Config) (Identity, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "table %s\n", j.Sum)
-	for i, arg := range j.Command {
-		p := arg
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(j.Dir, p)
-		}
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() {
-			continue // a program on PATH, a flag, a model name
-		}
-		b, err := gate.ReadInputFile(p, fmt.Sprintf("judge.command[%d]", i), maxFileBytes)
-		if err != nil {
-			return id, err
-		}
-		sum := sha256.Sum256(b)
-		fmt.Fprintf(h, "file %q %s\n", arg, hex.EncodeToString(sum[:]))
-	}
+	// The files its command names, found and read as a command
+	// retriever's are (inside the repository, bounded): a path out of it
+	// is not read.
+	named := spec.Retriever{Type: "command", Dir: cmp.Or(j.Dir, "."), Command: j.Command}
+	fmt.Fprintf(h, "files %s\n", named.NamedFilesSum())
 	sum := sha256.Sum256([]byte(id.Guideline))
 	fmt.Fprintf(h, "guideline %s\n", hex.EncodeToString(sum[:]))
 	fmt.Fprintf(h, "grades %q\n", id.Grades)

@@ -152,6 +152,12 @@ func TestInsideWorkspace(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
+	// A judge guideline is read (its text sent to the judge, its hash in
+	// the fingerprint): a PR's config must not name the runner's files.
+	judged := &config.Config{Path: filepath.Join(ws, "recallgate.toml"), Judge: &config.Judge{GuidelineFile: outside}}
+	if err := InsideWorkspace(ws, judged); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+		t.Errorf("a judge guideline outside the workspace: %v", err)
+	}
 }
 
 func TestDescribeOldest(t *testing.T) {

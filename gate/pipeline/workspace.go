@@ -23,6 +23,9 @@ func InsideWorkspace(ws string, cfg *config.Config, extra ...string) error {
 	paths := append([]string{}, extra...)
 	if cfg != nil {
 		paths = append(paths, cfg.Path, cfg.Set, cfg.Queries, cfg.Corpus, cfg.CacheDir, cfg.Baseline)
+		if cfg.Judge != nil {
+			paths = append(paths, cfg.Judge.GuidelineFile)
+		}
 		for _, r := range []*config.Retriever{cfg.Base, cfg.Head} {
 			if r != nil {
 				paths = append(paths, r.Path, r.Corpus)
