@@ -67,7 +67,7 @@ func (s Streams) Write(path string, perm os.FileMode, write func(io.Writer) erro
 			// report) must not turn a write into one of /dev/mem.
 			return &SpecialFileError{Path: path, Kind: "link to a " + kind(m), Reason: "a device or FIFO is written only when named itself (or as /dev/fd/N, the shell's >(…)): name it, not a link to it"}
 		}
-		return straight(path, m, write)
+		return straight(path, fi, write)
 	default:
 		return &SpecialFileError{Path: path, Kind: kind(m)}
 	}
@@ -96,14 +96,27 @@ func toStream(path string, w io.Writer, write func(io.Writer) error) error {
 	return nil
 }
 
-// straight writes a character device or a FIFO in place.
-func straight(path string, m fs.FileMode, write func(io.Writer) error) error {
+// beforeOpen runs between the check of a special file and its open; the
+// tests swap the file there.
+var beforeOpen = func(string) {}
+
+// straight writes a character device or a FIFO in place: the file fi
+// described when it was checked, and no other. A path swapped between the
+// check and the open (a link to a regular file put in the FIFO's place by
+// a process of the change still running) is refused, never written over.
+func straight(path string, fi fs.FileInfo, write func(io.Writer) error) error {
+	m := fi.Mode()
+	beforeOpen(path)
 	f, err := openSpecial(path, m&fs.ModeNamedPipe != 0)
 	if err != nil {
 		if m&fs.ModeNamedPipe != 0 && isNoReader(err) {
 			return &SpecialFileError{Path: path, Kind: "FIFO", Reason: "no process reads it (start its reader first; recallgate does not wait for one)"}
 		}
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if ofi, err := f.Stat(); err != nil || !os.SameFile(fi, ofi) {
+		f.Close()
+		return &SpecialFileError{Path: path, Kind: kind(m), Reason: "it was replaced between its check and its open (another process changes it): refused, nothing written"}
 	}
 	bw := bufio.NewWriterSize(stallWriter{f}, 1<<16)
 	err = write(bw)

@@ -232,3 +232,41 @@ func TestWriteRefusesLinkToDevice(t *testing.T) {
 		t.Errorf("read %q (%v) from the FIFO written through /dev/fd", buf, err)
 	}
 }
+
+// TestWriteFIFOSwappedBeforeOpen: a FIFO with its reader that is replaced,
+// between the check and the open, by a link to a regular file elsewhere
+// (a process of the change still running) is refused, and the file is
+// left as it was: the open must reach the FIFO that was checked.
+func TestWriteFIFOSwappedBeforeOpen(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	r, err := os.OpenFile(p, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep me as I am\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	beforeOpen = func(string) {
+		if err := os.Remove(p); err != nil {
+			t.Error(err)
+		}
+		if err := os.Symlink(victim, p); err != nil {
+			t.Error(err)
+		}
+	}
+	defer func() { beforeOpen = func(string) {} }()
+	err = Write(p, 0o644, writeString("a report\n"))
+	var se *SpecialFileError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "replaced between its check and its open") {
+		t.Errorf("Write = %v, want a SpecialFileError saying it was replaced", err)
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "keep me as I am\n" {
+		t.Errorf("the link's target now reads %q: written through the swapped path", got)
+	}
+}
