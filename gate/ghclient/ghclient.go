@@ -340,12 +340,24 @@ func (c *Client) Blob(ctx context.Context, sha string, max int64) ([]byte, error
 	op := fmt.Sprintf("download blob %s", sha)
 	ctx, cancel := context.WithTimeout(ctx, ArchiveTimeout)
 	defer cancel()
-	data, resp, err := c.gh.Git.GetBlobRaw(ctx, c.owner, c.repo, sha)
+	req, err := c.gh.NewRequest("GET", fmt.Sprintf("repos/%s/%s/git/blobs/%s", url.PathEscape(c.owner), url.PathEscape(c.repo), url.PathEscape(sha)), nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	req.Header.Set("Accept", "application/vnd.github.v3.raw")
+	resp, err := c.gh.BareDo(ctx, req)
 	if err != nil {
 		return nil, wrap(op, resp, err)
 	}
+	defer resp.Body.Close()
+	// Read no more than the tree may still hold: a blob past it (or a
+	// body that never ends) is refused at max+1 bytes, not read whole.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
 	if int64(len(data)) > max {
-		return nil, fmt.Errorf("%s: %d bytes, over the %d the base tree may still hold", op, len(data), max)
+		return nil, fmt.Errorf("%s: over the %d bytes the base tree may still hold", op, max)
 	}
 	return data, nil
 }

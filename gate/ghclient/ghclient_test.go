@@ -1,6 +1,7 @@
 package ghclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -331,5 +332,25 @@ func TestListingAndBlob(t *testing.T) {
 	}
 	if _, err := c.Blob(context.Background(), "b1", 4); err == nil || !strings.Contains(err.Error(), "over the 4") {
 		t.Errorf("blob over the limit: %v", err)
+	}
+}
+
+// TestBlobBodyNeverEnds: a blob answer that never ends (or a blob far over
+// what the base tree may still hold) is refused once max bytes are past,
+// not read whole into memory until the download's time runs out.
+func TestBlobBodyNeverEnds(t *testing.T) {
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/git/blobs/{sha}", func(w http.ResponseWriter, r *http.Request) {
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := c.Blob(ctx, "endless", 1<<20); err == nil || !strings.Contains(err.Error(), "over the 1048576 bytes") {
+		t.Errorf("an endless blob: %v, want refused past 1048576 bytes", err)
 	}
 }
