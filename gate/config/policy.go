@@ -234,3 +234,19 @@ func DeclaresRetriever(data []byte) bool {
 	}
 	return probe.Retriever != nil || (probe.Base != nil && probe.Base.Retriever != nil) || (probe.Head != nil && probe.Head.Retriever != nil)
 }
+
+// DeclaresGate reports whether data, a TOML document, holds a [gate]
+// table (in any spelling TOML and the decoder allow): a config for run
+// files alone has the gate's policy and no retriever table, and is a
+// recallgate config as much as one with a retriever. A document that is
+// not TOML declares nothing.
+func DeclaresGate(data []byte) bool {
+	var probe struct {
+		Gate any `toml:"gate"`
+	}
+	if _, err := toml.Decode(string(data), &probe); err != nil {
+		return false
+	}
+	_, table := probe.Gate.(map[string]any)
+	return table
+}

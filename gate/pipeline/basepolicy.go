@@ -116,12 +116,14 @@ func collectConfigs(tree *basetree.Tree, out *[]string) func(rel, at string) err
 	}
 }
 
-// retrieverTable is a recallgate config's retriever table header.
-var retrieverTable = regexp.MustCompile(`(?mi)^[ \t]*\[[ \t]*(?:(?:base|head)[ \t]*\.[ \t]*)?retriever[ \t]*\][ \t]*(?:#.*)?$`)
+// retrieverTable is a recallgate config's retriever table header, or its
+// gate table's (a config for run files alone has no retriever).
+var retrieverTable = regexp.MustCompile(`(?mi)^[ \t]*\[[ \t]*(?:(?:(?:base|head)[ \t]*\.[ \t]*)?retriever|gate)[ \t]*\][ \t]*(?:#.*)?$`)
 
 // looksLikeConfig reports whether p, a file of the base tree, is a
 // recallgate config: a regular file (links followed only inside the tree)
-// of at most gate.MaxConfigBytes with a retriever table. Whether it
+// of at most gate.MaxConfigBytes with a retriever table or a [gate] table
+// (a config for run files alone: the base's policy all the same). Whether it
 // parses is the loader's to say, so a base config this release refuses is
 // refused, never taken for no config; so is a .toml file that is a Git
 // LFS pointer.
@@ -144,7 +146,7 @@ func looksLikeConfig(tree *basetree.Tree, p string) bool {
 		// counts, and its loader says why it cannot be read.
 		return true
 	}
-	return err == nil && (retrieverTable.Match(data) || config.DeclaresRetriever(data))
+	return err == nil && (retrieverTable.Match(data) || config.DeclaresRetriever(data) || config.DeclaresGate(data))
 }
 
 // maxScanBytes bounds the scan of a file too large to be read as a config.
