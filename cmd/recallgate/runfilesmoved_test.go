@@ -15,11 +15,11 @@ const runsOnlyConfig = "set = \"queries.jsonl\"\n\n[depth]\ncandidates = 5\ncont
 // base commit gates them with runsOnlyConfig at frozen-set/recallgate.toml
 // and whose head does change (a git command) and loosens the config it
 // names, frozen-set/gate.toml.
-func runsOnlyAction(t *testing.T, change ...string) (code int, base string, ae *actionEnv, out, errs string) {
+func runsOnlyAction(t *testing.T, baseConfig string, change ...string) (code int, base string, ae *actionEnv, out, errs string) {
 	t.Helper()
 	ws, _ := frozenRunsRepo(t)
 	f := &fixture{t: t, dir: ws}
-	f.put("frozen-set/recallgate.toml", runsOnlyConfig)
+	f.put("frozen-set/recallgate.toml", baseConfig)
 	f.git("rm", "-q", "rag/recallgate.toml") // the one gate is the run files'
 	f.git("add", "-A")
 	base = f.commit("the gate compares run files")
@@ -28,7 +28,7 @@ func runsOnlyAction(t *testing.T, change ...string) (code int, base string, ae *
 	} else {
 		f.put("frozen-set/gate.toml", runsOnlyConfig)
 	}
-	f.edit("frozen-set/gate.toml", "max_recall_drop = 0.02\nmax_new_misses = 0", "max_recall_drop = 1.0\nmax_new_misses = 30\nmax_facts_lost = 30")
+	f.put("frozen-set/gate.toml", strings.Replace(runsOnlyConfig, "max_recall_drop = 0.02\nmax_new_misses = 0", "max_recall_drop = 1.0\nmax_new_misses = 30\nmax_facts_lost = 30", 1))
 	f.git("add", "-A")
 	f.commit("a gate config of the change's own, loose")
 	g := &fakeGitHub{}
@@ -50,15 +50,21 @@ func runsOnlyAction(t *testing.T, change ...string) (code int, base string, ae *
 // recallgate config", which let the PR's own loose config judge its run
 // files: exit 0 with q26 newly missing.
 func TestActionRunFilesRunsOnlyConfigIsBasePolicy(t *testing.T) {
-	code, base, ae, out, errs := runsOnlyAction(t, "mv", "frozen-set/recallgate.toml", "frozen-set/gate.toml")
+	code, base, ae, out, errs := runsOnlyAction(t, runsOnlyConfig, "mv", "frozen-set/recallgate.toml", "frozen-set/gate.toml")
 	if o := ae.outputs(t); code != 1 || o["verdict"] != "fail" {
 		t.Fatalf("moved: exit %d verdict %q, want 1 and fail (the base's moved config: max_recall_drop 0.02, max_new_misses 0)\n%s\n%s", code, o["verdict"], out, errs)
 	}
 	if rep := readRunFilesReport(t, ae.outputs(t)["report"]); rep.Policy == nil || rep.Policy.Source != "base-commit" || rep.Policy.Commit != base {
 		t.Errorf("moved: policy %+v, want the base commit's", rep.Policy)
 	}
-	code, _, ae, out, errs = runsOnlyAction(t)
+	code, _, ae, out, errs = runsOnlyAction(t, runsOnlyConfig)
 	if code != 2 || !strings.Contains(errs+out, "is new beside them") {
 		t.Errorf("a config beside the base's: exit %d, want 2 (a second gate)\n%s\n%s", code, out, errs)
+	}
+	// The base's policy is the defaults (max_recall_drop 0.02,
+	// max_new_misses 0): a config of the set alone.
+	code, _, ae, out, errs = runsOnlyAction(t, "set = \"queries.jsonl\"\n", "mv", "frozen-set/recallgate.toml", "frozen-set/gate.toml")
+	if o := ae.outputs(t); code != 1 || o["verdict"] != "fail" {
+		t.Errorf("a moved config of the set alone: exit %d verdict %q, want 1 and fail (the defaults)\n%s\n%s", code, o["verdict"], out, errs)
 	}
 }

@@ -235,18 +235,23 @@ func DeclaresRetriever(data []byte) bool {
 	return probe.Retriever != nil || (probe.Base != nil && probe.Base.Retriever != nil) || (probe.Head != nil && probe.Head.Retriever != nil)
 }
 
-// DeclaresGate reports whether data, a TOML document, holds a [gate]
-// table (in any spelling TOML and the decoder allow): a config for run
-// files alone has the gate's policy and no retriever table, and is a
-// recallgate config as much as one with a retriever. A document that is
-// not TOML declares nothing.
-func DeclaresGate(data []byte) bool {
+// DeclaresPolicy reports whether data, a TOML document, holds what a
+// config for run files alone has in place of a retriever table: a [gate]
+// or [depth] table, or a top-level set = "…" (in any spelling TOML and
+// the decoder allow). Such a config is the gate's policy, its defaults
+// included, as much as one with a retriever. A document that is not TOML
+// declares nothing.
+func DeclaresPolicy(data []byte) bool {
 	var probe struct {
-		Gate any `toml:"gate"`
+		Gate  any `toml:"gate"`
+		Depth any `toml:"depth"`
+		Set   any `toml:"set"`
 	}
 	if _, err := toml.Decode(string(data), &probe); err != nil {
 		return false
 	}
-	_, table := probe.Gate.(map[string]any)
-	return table
+	_, gate := probe.Gate.(map[string]any)
+	_, depth := probe.Depth.(map[string]any)
+	_, set := probe.Set.(string)
+	return gate || depth || set
 }
