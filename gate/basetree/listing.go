@@ -131,11 +131,12 @@ func gitListing(ctx context.Context, top, sha string) ([]Entry, error) {
 }
 
 // checkListing sorts a listing and refuses one whose paths could not be
-// a commit's (absolute, "..", empty parts) or whose modes are unknown.
+// a commit's (absolute, "..", empty parts, a .git folder, one named twice,
+// one under a file) or whose modes are unknown.
 func checkListing(commit string, entries []Entry) ([]Entry, error) {
 	out := slices.Clone(entries)
 	for _, e := range out {
-		if e.Path == "" || path.IsAbs(e.Path) || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "../") || e.Path == ".." || strings.ContainsAny(e.Path, "\\\x00") {
+		if e.Path == "" || e.Path == "." || path.IsAbs(e.Path) || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "../") || e.Path == ".." || strings.ContainsAny(e.Path, "\\\x00") || gitDir(e.Path) {
 			return nil, &ListingError{Commit: commit, Err: fmt.Errorf("the listing has a malformed path %q", e.Path)}
 		}
 		switch e.Mode {
@@ -145,7 +146,36 @@ func checkListing(commit string, entries []Entry) ([]Entry, error) {
 		}
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	// No commit lists a path twice, nor a file, link or submodule with
+	// entries under it (a repeated or spliced page of an API's answer):
+	// which entry is the commit's cannot be told.
+	seen := make(map[string]bool, len(out))
+	for _, e := range out {
+		if seen[e.Path] {
+			return nil, &ListingError{Commit: commit, Err: fmt.Errorf("the listing names %s twice", e.Path)}
+		}
+		seen[e.Path] = true
+	}
+	for _, e := range out {
+		for d := path.Dir(e.Path); d != "."; d = path.Dir(d) {
+			if seen[d] {
+				return nil, &ListingError{Commit: commit, Err: fmt.Errorf("the listing has %s under %s, which it lists as a file, link or submodule", e.Path, d)}
+			}
+		}
+	}
 	return out, nil
+}
+
+// gitDir reports whether a part of p (slashes) is .git in any letter
+// case: git refuses such a path in a tree (it would be a repository's own
+// folder, its config and hooks), so a listing with one is refused too.
+func gitDir(p string) bool {
+	for _, part := range strings.Split(p, "/") {
+		if strings.EqualFold(part, ".git") {
+			return true
+		}
+	}
+	return false
 }
 
 // complete makes the tree hold every file and link its commit lists: each

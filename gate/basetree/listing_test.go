@@ -199,3 +199,33 @@ func TestNestedRepositoryRefused(t *testing.T) {
 		t.Errorf("submodule: %v", err)
 	}
 }
+
+// TestListingNoCommitCanHave: an API's listing that names a path twice
+// (a page repeated: once a file, once a submodule), a file with entries
+// under it, or a .git folder (its config and hooks written into the base
+// tree, where a base script's git would obey them) is refused: no commit
+// has one, and which entry is the commit's cannot be told.
+func TestListingNoCommitCanHave(t *testing.T) {
+	ws := t.TempDir()
+	cfg := "[retriever]\ntype = \"builtin\"\n"
+	hook := "[core]\n\tfsmonitor = \"touch pwned\"\n"
+	data := tarGz(t, entry{name: "top/recallgate.toml", body: cfg})
+	file := Entry{Path: "recallgate.toml", Mode: ModeFile, SHA: blobID(cfg), Size: int64(len(cfg))}
+	t.Setenv("PATH", t.TempDir()) // no git: the archive path
+	for name, listing := range map[string][]Entry{
+		"twice":    {file, {Path: "recallgate.toml", Mode: ModeSubmodule, SHA: strings.Repeat("1", 40), Size: -1}},
+		"under":    {file, {Path: "recallgate.toml/x", Mode: ModeFile, SHA: blobID(cfg), Size: int64(len(cfg))}},
+		".git":     {file, {Path: ".git/config", Mode: ModeFile, SHA: blobID(hook), Size: int64(len(hook))}},
+		"sub/.GIT": {file, {Path: "sub/.GIT/config", Mode: ModeFile, SHA: blobID(hook), Size: int64(len(hook))}},
+	} {
+		src := &fakeArchive{data: data, listing: listing, extra: map[string]string{blobID(hook): hook}}
+		tr, err := Open(context.Background(), Options{Dir: ws, Ref: "abc", Root: ws, TempDir: t.TempDir(), Archive: src})
+		var le *ListingError
+		if !errors.As(err, &le) {
+			t.Errorf("%s: Open = %v, want a ListingError", name, err)
+		}
+		if tr != nil {
+			tr.Close()
+		}
+	}
+}
