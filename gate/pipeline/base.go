@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -185,8 +186,9 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 
 // Sides returns the config to retrieve and judge with. With the base
 // commit's own config, its policy rules: the thresholds (segment rules
-// included), depths, repeats and max_waiver_days are the base's, and the
-// base side is the base commit's retriever whatever tables the head has;
+// included), depths, repeats, max_waiver_days and the corpus path ids are
+// judged against are the base's, and the base side is the base commit's
+// retriever whatever tables the head has;
 // the head side, the set, the waivers, the corpus and the cache stay the
 // head's. Without one, the head's config rules, its base retriever run in
 // the base tree.
@@ -203,6 +205,20 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 		for i := range c.Thresholds.Segments {
 			// Name the rule's file as the reader knows it, not the temporary tree.
 			c.Thresholds.Segments[i].File = b.name
+		}
+		// Which corpus judges the returned ids (an id it lacks is no
+		// document) is policy too: the base config's (its corpus key, or
+		// its builtin head's), at that path in this checkout, so a change
+		// that drops the key or names another folder cannot make its
+		// made-up ids read as documents nobody judged. A change that
+		// moved that folder away is judged by the base commit's own.
+		if p := CorpusFor("", b.cfg); p != "" {
+			c.Corpus = p
+			if rel, err := filepath.Rel(b.Tree.Dir, p); err == nil && filepath.IsLocal(rel) {
+				if at := filepath.Join(b.Tree.Head(), rel); there(at) {
+					c.Corpus = at
+				}
+			}
 		}
 	}
 	return &c
@@ -234,4 +250,11 @@ func ShortSHA(s string) string {
 		return s[:12]
 	}
 	return s
+}
+
+// there reports whether path is in this checkout (as a file, a folder or
+// a link).
+func there(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
