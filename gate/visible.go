@@ -191,7 +191,10 @@ func FoldName(s string) string {
 // white space at either end ("d01 " would read as d01), and, anywhere, the
 // look-alikes of LookAlikeRanges ("ｄ01" reads as d01). Line breaks and
 // tabs at either end are marked too; inside, they are left to the
-// renderer's flattening.
+// renderer's flattening. So are combining marks on an ASCII letter or
+// digit ("cafe\u0301", the decomposed form of café): the renderer draws
+// them as the precomposed letter of another id, so they are shown as
+// marks; marks on other scripts' letters are left as written.
 func VisibleID(s string) string {
 	v := Visible(s)
 	if !idNeedsMark(v) {
@@ -206,12 +209,15 @@ func VisibleID(s string) string {
 		hi--
 	}
 	var b strings.Builder
+	onASCII := false // r follows an ASCII letter or digit, or marks that do
 	for i, r := range rs {
-		if i < lo || i >= hi || IsLookAlike(r) {
+		mark := unicode.Is(unicode.Mn, r)
+		if i < lo || i >= hi || IsLookAlike(r) || mark && onASCII {
 			b.WriteString(VisibleMark(r))
-			continue
+		} else {
+			b.WriteRune(r)
 		}
-		b.WriteRune(r)
+		onASCII = r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) || mark && onASCII
 	}
 	return b.String()
 }
@@ -228,7 +234,7 @@ func idNeedsMark(v string) bool {
 		return true
 	}
 	for _, r := range v {
-		if r >= 0x00A0 && IsLookAlike(r) {
+		if r >= 0x00A0 && IsLookAlike(r) || r >= 0x0300 && unicode.Is(unicode.Mn, r) {
 			return true
 		}
 	}

@@ -138,9 +138,9 @@ func TestHTMLReportMarksLookAlikeIDs(t *testing.T) {
 	dir := t.TempDir()
 	set := write(t, dir, "set.jsonl", `{"id":"q1","query":"first","gold":{"d01":1}}`+"\n")
 	base := write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"d01"}]}`+"\n")
-	head := write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"d01 "},{"doc":" d01"},{"doc":"\uff44\uff10\uff11"}]}`+"\n")
+	head := write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"d01 "},{"doc":" d01"},{"doc":"\uff44\uff10\uff11"},{"doc":"d0\u0301"}]}`+"\n")
 	dom := reportDOM(t, browser, dir, set, base, head)
-	for _, want := range []string{"<li>d01⟨U+0020⟩</li>", "<li>⟨U+0020⟩d01</li>", "<li>⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩</li>", "replaced by d01⟨U+0020⟩"} {
+	for _, want := range []string{"<li>d01⟨U+0020⟩</li>", "<li>⟨U+0020⟩d01</li>", "<li>⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩</li>", "<li>d0⟨U+0301⟩</li>", "replaced by d01⟨U+0020⟩"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("page lacks %q", want)
 		}

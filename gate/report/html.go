@@ -209,7 +209,8 @@ function visID(s){
   var cs=Array.from(vis(String(s))), lo=0, hi=cs.length, out="";
   while (lo<hi && /\s/.test(cs[lo])) lo++;
   while (hi>lo && /\s/.test(cs[hi-1])) hi--;
-  for (var i=0;i<cs.length;i++){var c=cs[i].codePointAt(0); out += (i<lo||i>=hi||inRanges(c, LOOK)) ? mark(c) : cs[i];}
+  var onASCII=false;
+  for (var i=0;i<cs.length;i++){var c=cs[i].codePointAt(0), mn=/\p{Mn}/u.test(cs[i]); out += (i<lo||i>=hi||inRanges(c, LOOK)||(mn&&onASCII)) ? mark(c) : cs[i]; onASCII=/^[A-Za-z0-9]$/.test(cs[i])||(mn&&onASCII);}
   return out;
 }
 function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=vis(String(text)); if(cls) e.className=cls; return e;}
