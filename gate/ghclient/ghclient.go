@@ -8,6 +8,7 @@ package ghclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -300,6 +301,10 @@ func (c *Client) Archive(ctx context.Context, ref string) (io.ReadCloser, error)
 	return &cancelBody{ReadCloser: dl.Body, cancel: dcancel}, nil
 }
 
+// MaxListingBytes bounds the answer of a tree listing: GitHub's own is at
+// most 100,000 entries and 7 MB.
+const MaxListingBytes = 64 << 20
+
 // Listing calls add with every file, link and submodule of commit ref's
 // tree, from GET /repos/{owner}/{repo}/git/trees/{sha}?recursive=1:
 // entries of type "blob" and "commit" (folders, "tree", are implied by the
@@ -309,9 +314,25 @@ func (c *Client) Listing(ctx context.Context, ref string, add func(path, mode, s
 	op := fmt.Sprintf("list the tree of %s", ref)
 	ctx, cancel := c.call(ctx)
 	defer cancel()
-	tree, resp, err := c.gh.Git.GetTree(ctx, c.owner, c.repo, ref, true)
+	req, err := c.gh.NewRequest("GET", fmt.Sprintf("repos/%s/%s/git/trees/%s?recursive=1", url.PathEscape(c.owner), url.PathEscape(c.repo), url.PathEscape(ref)), nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	resp, err := c.gh.BareDo(ctx, req)
 	if err != nil {
 		return wrap(op, resp, err)
+	}
+	defer resp.Body.Close()
+	// Decoded from at most MaxListingBytes: an answer past it (or one
+	// that never ends) is refused, not read into memory until the call's
+	// time runs out.
+	body := &io.LimitedReader{R: resp.Body, N: MaxListingBytes + 1}
+	var tree github.Tree
+	if err := json.NewDecoder(body).Decode(&tree); err != nil {
+		if body.N <= 0 {
+			return fmt.Errorf("%s: the answer is over %d bytes", op, MaxListingBytes)
+		}
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	if tree.GetTruncated() {
 		return fmt.Errorf("%s: GitHub cut the listing short (truncated: more entries than its tree API returns at once)", op)

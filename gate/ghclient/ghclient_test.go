@@ -354,3 +354,26 @@ func TestBlobBodyNeverEnds(t *testing.T) {
 		t.Errorf("an endless blob: %v, want refused past 1048576 bytes", err)
 	}
 }
+
+// TestListingAnswerNeverEnds: a tree listing whose answer never ends is
+// refused past MaxListingBytes, not decoded into memory until the call's
+// time runs out.
+func TestListingAnswerNeverEnds(t *testing.T) {
+	c, mux := setup(t)
+	mux.HandleFunc("GET /api/v3/repos/acme/rag/git/trees/{sha}", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"sha":"x","truncated":false,"tree":[`)
+		entry := []byte(`{"path":"a","mode":"100644","type":"blob","sha":"b1","size":1},`)
+		chunk := bytes.Repeat(entry, 1024)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	err := c.Listing(ctx, "endless", func(string, string, string, int64) {})
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("over %d bytes", MaxListingBytes)) {
+		t.Errorf("an endless listing: %v, want refused past %d bytes", err, MaxListingBytes)
+	}
+}
