@@ -96,6 +96,21 @@ func findPolicyFile(tree *basetree.Tree, named string) (policyFile, error) {
 		return policyFile{}, &gate.InputError{File: named, Err: fmt.Errorf("the base commit %s has no config at %s, and this change moves, removes or links none of its recallgate configs (%s): %s is new beside them (a second gate, or a config named in place of the base's), and which one is its policy cannot be told. A second gate: land its config first (a change that adds %s and no job naming it, judged by the gates there are), then the job that names it; moving the gate's config: git mv it, so the base's config judges the move",
 			short, rel, gate.JoinFirst(all, 10), rel, rel)}
 	case len(all) == 1:
+		if !slices.Contains(wf, all[0]) {
+			// Only what the change removed names it: with another
+			// recallgate config of the base left untouched (the gate's,
+			// named where its workflows do not say), the change would pick
+			// its own judge by which config it deletes.
+			var others []string
+			if err := tree.Files(collectConfigs(tree, &others)); err != nil {
+				return policyFile{}, fmt.Errorf("look for the base commit's recallgate configs: %w", err)
+			}
+			others = slices.DeleteFunc(others, func(r string) bool { return r == all[0] })
+			if len(others) > 0 {
+				return policyFile{}, &gate.InputError{File: named, Err: fmt.Errorf("the base commit %s has no config at %s; this change removes or moves its recallgate config %s but leaves %s untouched, and the base's workflows name none of them: which one is this gate's policy cannot be told (removing a loose config would make it the judge). Moving the gate's config: keep a link at its old path in this change (ln -s), which the base's config judges, and name the new path in the next",
+					short, rel, all[0], gate.JoinFirst(others, 10))}
+			}
+		}
 		return policyFile{At: filepath.Join(tree.Dir, filepath.FromSlash(all[0])), Rel: all[0], Moved: true}, nil
 	}
 	// Several: none may be preferred, not even the one this change moved
