@@ -186,9 +186,9 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 
 // Sides returns the config to retrieve and judge with. With the base
 // commit's own config, its policy rules: the thresholds (segment rules
-// included), depths, repeats, max_waiver_days and the corpus path ids are
-// judged against are the base's, and the base side is the base commit's
-// retriever whatever tables the head has;
+// included), depths, repeats and max_waiver_days are the base's (and its
+// corpus, where the head's config names none), and the base side is the
+// base commit's retriever whatever tables the head has;
 // the head side, the set, the waivers, the corpus and the cache stay the
 // head's. Without one, the head's config rules, its base retriever run in
 // the base tree.
@@ -206,13 +206,15 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 			// Name the rule's file as the reader knows it, not the temporary tree.
 			c.Thresholds.Segments[i].File = b.name
 		}
-		// Which corpus judges the returned ids (an id it lacks is no
-		// document) is policy too: the base config's (its corpus key, or
-		// its builtin head's), at that path in this checkout, so a change
-		// that drops the key or names another folder cannot make its
-		// made-up ids read as documents nobody judged. A change that
-		// moved that folder away is judged by the base commit's own.
-		if p := CorpusFor("", b.cfg); p != "" {
+		// Whether a corpus judges the returned ids (an id it lacks is no
+		// document) is policy too: a change whose config names none (it
+		// dropped the corpus key, or swapped a builtin head for a run) is
+		// judged against the base config's (its corpus key, or its builtin
+		// head's), at that path in this checkout, so its made-up ids
+		// cannot read as documents nobody judged; the base commit's own
+		// when the change moved that folder away. A corpus the change
+		// names is its documents, as a document it adds is.
+		if p := CorpusFor("", b.cfg); p != "" && CorpusFor("", &c) == "" {
 			c.Corpus = p
 			if rel, err := filepath.Rel(b.Tree.Dir, p); err == nil && filepath.IsLocal(rel) {
 				if at := filepath.Join(b.Tree.Head(), rel); there(at) {
