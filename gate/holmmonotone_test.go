@@ -246,3 +246,57 @@ func TestHolmMonotoneProperty(t *testing.T) {
 	}
 	t.Logf("%d of %d worse heads read worse", worse, trials)
 }
+
+// TestHolmFamilyNotGrownBySegmentSize: the base's policy has a segment
+// rule for "front" (max_recall_drop 0.02) beside the whole set's rules,
+// under require_significance (N = 10, k = 1, ten queries of gold a, b).
+// The head loses b on q01–q07: sign-flip p = 2/2^7 = 0.015625. With front
+// on four queries (under min_segment_queries 5) its rule is skipped; a
+// change that only labels a fifth query front makes it apply. The family
+// is the policy's either way: the skipped segment rule holds its seat, so
+// both read the same, over a family of 4 (adjusted p 4 · 0.015625 =
+// 0.0625: inconclusive). Before, the skipped rule had no seat: a family of
+// 3 (adjusted 0.047) failed, and labelling one more query front passed it.
+func TestHolmFamilyNotGrownBySegmentSize(t *testing.T) {
+	limit := 0.02
+	d := Depth{Candidates: 10, Context: 1}
+	th := DefaultThresholds()
+	th.MaxRecallDrop, th.MaxNewMisses, th.RequireSignificance = 0.02, 0, true
+	th.Segments = []SegmentRule{{Name: "front", Limits: Limits{MaxRecallDrop: &limit}}}
+	verdict := func(front int) *Comparison {
+		var b strings.Builder
+		for i := 1; i <= 10; i++ {
+			seg := ""
+			if i <= front {
+				seg = `,"segments":["front"]`
+			}
+			fmt.Fprintf(&b, `{"id":"q%02d","query":"question %d","gold":{"a":1,"b":1}%s}`+"\n", i, i, seg)
+		}
+		set, err := ParseSet(strings.NewReader(b.String()), "ten.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lists := func(lost bool) [][]string {
+			out := make([][]string, 10)
+			for i := range out {
+				out[i] = []string{"a", "b", "x1"}
+				if lost && i < 7 {
+					out[i] = []string{"a", "x1"}
+				}
+			}
+			return out
+		}
+		c, err := Compare(monotoneCard(t, set, d, lists(false)), monotoneCard(t, set, d, lists(true)), th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	small, grown := verdict(4), verdict(5)
+	if small.Verdict != grown.Verdict || small.HolmFamily != 4 || grown.HolmFamily != 4 {
+		t.Errorf("front on 4 queries: %s over a family of %d; on 5: %s over %d; want the same verdict over the policy's family of 4", small.Verdict, small.HolmFamily, grown.Verdict, grown.HolmFamily)
+	}
+	if r := rule(t, small, RuleRecallDrop, ""); r.AdjustedP == nil || math.Abs(*r.AdjustedP-0.0625) > 1e-12 || r.Outcome != RuleInconclusive {
+		t.Errorf("front on 4: recall drop adjusted p %v %s, want 0.0625 inconclusive", deref(r.AdjustedP), r.Outcome)
+	}
+}

@@ -211,6 +211,22 @@ type RuleResult struct {
 	// significance-tested kind that the comparison applied under
 	// require_significance, breached or not (see holm).
 	family bool
+	// seats are the places in Holm's family of a segment's rules skipped
+	// because the segment is smaller than min_segment_queries: the rules
+	// of the family they would be once it is not, so a change that grows
+	// the segment in its set does not grow the family.
+	seats int
+}
+
+// familySeats is how many of rules are of Holm's family.
+func familySeats(rules []RuleResult) int {
+	n := 0
+	for _, r := range rules {
+		if r.family {
+			n++
+		}
+	}
+	return n
 }
 
 // segmentKind says which kind of group a segment rule's name means in the
@@ -470,6 +486,7 @@ func (c *Comparison) holm() {
 		if r.family || r.PValue != nil {
 			m++
 		}
+		m += r.seats
 		if r.PValue != nil {
 			idx = append(idx, i)
 			ps = append(ps, *r.PValue)
@@ -753,7 +770,11 @@ func (c *Comparison) applyRules() error {
 				}
 			}
 			if n < minSize {
-				c.Rules = append(c.Rules, RuleResult{Name: "segment", Segment: label, Queries: n, Limit: float64(minSize), Outcome: RuleSkipped,
+				seats := familySeats(c.refusalRules(label, rm, sr.MaxFalseAnswersIncrease, sr.MaxFalseRefusalsIncrease))
+				if !sr.Limits.documentLimits().none() {
+					seats += familySeats(c.applyLimits(ruleScope{label: label, queries: counted}, sr.Limits.documentLimits()))
+				}
+				c.Rules = append(c.Rules, RuleResult{Name: "segment", Segment: label, Queries: n, Limit: float64(minSize), Outcome: RuleSkipped, seats: seats,
 					Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, n, Plural(n, "query", "queries"), minSize)})
 				continue
 			}
@@ -764,7 +785,8 @@ func (c *Comparison) applyRules() error {
 		}
 		if len(counted) < minSize {
 			c.Rules = append(c.Rules, RuleResult{Name: "segment", Segment: label, Queries: len(counted), Limit: float64(minSize), Outcome: RuleSkipped,
-				Note: fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, len(counted), Plural(len(counted), "query", "queries"), minSize)})
+				seats: familySeats(c.applyLimits(ruleScope{label: label, queries: counted}, sr.Limits.documentLimits())),
+				Note:  fmt.Sprintf("segment %s has %d %s, fewer than min_segment_queries (%d): too small to gate, its rules were not applied", label, len(counted), Plural(len(counted), "query", "queries"), minSize)})
 			continue
 		}
 		c.Rules = append(c.Rules, c.applyLimits(ruleScope{label: label, queries: counted}, sr.Limits.documentLimits())...)
