@@ -300,3 +300,56 @@ func TestHolmFamilyNotGrownBySegmentSize(t *testing.T) {
 		t.Errorf("front on 4: recall drop adjusted p %v %s, want 0.0625 inconclusive", deref(r.AdjustedP), r.Outcome)
 	}
 }
+
+// TestHolmFamilyNotGrownByUnanswerable: min_score on both sides (a refusal
+// signal), require_significance, max_recall_drop 0.02, max_precision_drop
+// 0.05 and no nDCG rule, ten answerable queries (N = 10, k = 1) of which
+// the head loses b on seven: p = 0.015625. The false-answers rule has no
+// unanswerable query to count; a change that adds one to its set makes it
+// apply. The family is the policy's either way (recall, precision, false
+// refusals, false answers: 4, adjusted p 0.0625). Before, the rule with no
+// query had no seat: a family of 3 (adjusted 0.047) failed, and adding an
+// unanswerable query to the set passed it.
+func TestHolmFamilyNotGrownByUnanswerable(t *testing.T) {
+	d := Depth{Candidates: 10, Context: 1}
+	th := DefaultThresholds()
+	th.MaxRecallDrop, th.MaxNewMisses, th.RequireSignificance, th.MaxNDCGDrop = 0.02, 0, true, nil
+	pol := Policy{Thresholds: th, Refusal: [2]Refusal{minScore(0.1), minScore(0.1)}}
+	compare := func(unanswerable bool) *Comparison {
+		var b strings.Builder
+		for i := 1; i <= 10; i++ {
+			fmt.Fprintf(&b, `{"id":"q%02d","query":"question %d","gold":{"a":1,"b":1}}`+"\n", i, i)
+		}
+		if unanswerable {
+			b.WriteString(`{"id":"u1","query":"who won the 1930 cup","gold":{},"unanswerable":true}` + "\n")
+		}
+		set, err := ParseSet(strings.NewReader(b.String()), "ten.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		card := func(lost bool) *Scorecard {
+			sc := NewScorer(set, d)
+			for i, q := range set.Queries {
+				hs := []Hit{{Doc: "a", Score: 0.9}, {Doc: "b", Score: 0.8}, {Doc: "x1", Score: 0.5}}
+				if q.ID == "u1" {
+					hs = []Hit{{Doc: "x1", Score: 0.05}}
+				} else if lost && i < 7 {
+					hs = []Hit{{Doc: "a", Score: 0.9}, {Doc: "x1", Score: 0.5}}
+				}
+				if err := sc.Add(Result{ID: q.ID, Hits: hs}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := sc.Card()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		return mustCompare(t, card(false), card(true), pol)
+	}
+	without, with := compare(false), compare(true)
+	if without.Verdict != with.Verdict || without.HolmFamily != 4 || with.HolmFamily != 4 {
+		t.Errorf("no unanswerable query: %s over a family of %d; one: %s over %d; want the same verdict over the policy's family of 4", without.Verdict, without.HolmFamily, with.Verdict, with.HolmFamily)
+	}
+}

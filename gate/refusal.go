@@ -330,6 +330,10 @@ func (c *Comparison) refusalRules(label string, members []*RefusalQuery, answers
 			r.Outcome = RuleSkipped
 		case len(qs) == 0:
 			r.Outcome = RuleSkipped
+			// Both sides signal: the rule is the policy's, so it holds its
+			// seat in Holm's family though the set has no query for it (a
+			// change that adds one must not grow the family).
+			r.family = c.Thresholds.RequireSignificance
 			r.Note = fmt.Sprintf("%s%s not applied: no %s", scope.in(), rule.name, map[bool]string{false: "unanswerable queries (mark some \"unanswerable\": true to measure false answers)", true: "answerable queries"}[rule.answerable])
 			out = append(out, r)
 			continue
