@@ -160,7 +160,12 @@ func (c *Comparison) contextDropRule(s ruleScope, name, metric, label string, ev
 	in := s.withContext(evidence)
 	dropped := c.droppedContext(s, name, evidence)
 	if len(in.queries) == 0 {
-		return unreadContext(skippedContext(s, name, metric, limit, evidence), s, dropped)
+		// The policy's rule holds its seat in Holm's family though no
+		// query has what it reads: a change that gives its set the first
+		// evidence, or its head a context, must not grow the family.
+		r := skippedContext(s, name, metric, limit, evidence)
+		r.family = c.Thresholds.RequireSignificance
+		return unreadContext(r, s, dropped)
 	}
 	return unreadContext(c.dropRule(in, name, metric, label, 0, limit), s, dropped)
 }

@@ -353,3 +353,60 @@ func TestHolmFamilyNotGrownByUnanswerable(t *testing.T) {
 		t.Errorf("no unanswerable query: %s over a family of %d; one: %s over %d; want the same verdict over the policy's family of 4", without.Verdict, without.HolmFamily, with.Verdict, with.HolmFamily)
 	}
 }
+
+// TestHolmFamilyNotGrownByEvidence: require_significance with
+// max_recall_drop 0.02 and max_evidence_drop 0.05 alone (no nDCG or
+// precision rule), ten queries (N = 10, k = 1) whose final contexts both
+// sides give; the head loses b on six: p = 0.03125. With no query holding
+// evidence the evidence rule has nothing to read; a change that gives one
+// query of its set an evidence fact (found on both sides) makes it apply.
+// The family is the policy's either way (2, adjusted 0.0625). Before, the
+// evidence rule with no query had no seat: a family of 1 failed, and one
+// evidence fact in the set passed it.
+func TestHolmFamilyNotGrownByEvidence(t *testing.T) {
+	d := Depth{Candidates: 10, Context: 1}
+	ev := 0.05
+	th := DefaultThresholds()
+	th.MaxRecallDrop, th.MaxNewMisses, th.RequireSignificance = 0.02, 0, true
+	th.MaxNDCGDrop, th.MaxPrecisionDrop, th.MaxEvidenceDrop = nil, nil, &ev
+	compare := func(evidence bool) *Comparison {
+		var b strings.Builder
+		for i := 1; i <= 10; i++ {
+			facts := ""
+			if evidence && i == 10 {
+				facts = `,"evidence":["alpha"]`
+			}
+			fmt.Fprintf(&b, `{"id":"q%02d","query":"question %d","gold":{"a":1,"b":1}%s}`+"\n", i, i, facts)
+		}
+		set, err := ParseSet(strings.NewReader(b.String()), "ten.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		card := func(lost bool) *Scorecard {
+			sc := NewScorer(set, d)
+			for i, q := range set.Queries {
+				hs := hits("a", "b", "x1")
+				if lost && i < 6 {
+					hs = hits("a", "x1")
+				}
+				if err := sc.Add(Result{ID: q.ID, Hits: hs, Context: []Passage{{Doc: "a", Text: "alpha is here"}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := sc.Card()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+		c, err := Compare(card(false), card(true), th)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	without, with := compare(false), compare(true)
+	if without.Verdict != with.Verdict || without.HolmFamily != 2 || with.HolmFamily != 2 {
+		t.Errorf("no evidence: %s over a family of %d; one fact: %s over %d; want the same verdict over the policy's family of 2", without.Verdict, without.HolmFamily, with.Verdict, with.HolmFamily)
+	}
+}
