@@ -247,6 +247,21 @@ func TestHolmMonotoneProperty(t *testing.T) {
 	t.Logf("%d of %d worse heads read worse", worse, trials)
 }
 
+// abSet is ten queries q01–q10 of gold a, b, each with extra(i) added to
+// its line (a segment, evidence), and then the lines of more.
+func abSet(t *testing.T, extra func(i int) string, more string) *Set {
+	t.Helper()
+	var b strings.Builder
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, `{"id":"q%02d","query":"question %d","gold":{"a":1,"b":1}%s}`+"\n", i, i, extra(i))
+	}
+	set, err := ParseSet(strings.NewReader(b.String()+more), "ten.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
 // TestHolmFamilyNotGrownBySegmentSize: the base's policy has a segment
 // rule for "front" (max_recall_drop 0.02) beside the whole set's rules,
 // under require_significance (N = 10, k = 1, ten queries of gold a, b).
@@ -264,18 +279,12 @@ func TestHolmFamilyNotGrownBySegmentSize(t *testing.T) {
 	th.MaxRecallDrop, th.MaxNewMisses, th.RequireSignificance = 0.02, 0, true
 	th.Segments = []SegmentRule{{Name: "front", Limits: Limits{MaxRecallDrop: &limit}}}
 	verdict := func(front int) *Comparison {
-		var b strings.Builder
-		for i := 1; i <= 10; i++ {
-			seg := ""
+		set := abSet(t, func(i int) string {
 			if i <= front {
-				seg = `,"segments":["front"]`
+				return `,"segments":["front"]`
 			}
-			fmt.Fprintf(&b, `{"id":"q%02d","query":"question %d","gold":{"a":1,"b":1}%s}`+"\n", i, i, seg)
-		}
-		set, err := ParseSet(strings.NewReader(b.String()), "ten.jsonl")
-		if err != nil {
-			t.Fatal(err)
-		}
+			return ""
+		}, "")
 		lists := func(lost bool) [][]string {
 			out := make([][]string, 10)
 			for i := range out {
@@ -316,17 +325,11 @@ func TestHolmFamilyNotGrownByUnanswerable(t *testing.T) {
 	th.MaxRecallDrop, th.MaxNewMisses, th.RequireSignificance, th.MaxNDCGDrop = 0.02, 0, true, nil
 	pol := Policy{Thresholds: th, Refusal: [2]Refusal{minScore(0.1), minScore(0.1)}}
 	compare := func(unanswerable bool) *Comparison {
-		var b strings.Builder
-		for i := 1; i <= 10; i++ {
-			fmt.Fprintf(&b, `{"id":"q%02d","query":"question %d","gold":{"a":1,"b":1}}`+"\n", i, i)
-		}
+		more := ""
 		if unanswerable {
-			b.WriteString(`{"id":"u1","query":"who won the 1930 cup","gold":{},"unanswerable":true}` + "\n")
+			more = `{"id":"u1","query":"who won the 1930 cup","gold":{},"unanswerable":true}` + "\n"
 		}
-		set, err := ParseSet(strings.NewReader(b.String()), "ten.jsonl")
-		if err != nil {
-			t.Fatal(err)
-		}
+		set := abSet(t, func(int) string { return "" }, more)
 		card := func(lost bool) *Scorecard {
 			sc := NewScorer(set, d)
 			for i, q := range set.Queries {
@@ -370,18 +373,12 @@ func TestHolmFamilyNotGrownByEvidence(t *testing.T) {
 	th.MaxRecallDrop, th.MaxNewMisses, th.RequireSignificance = 0.02, 0, true
 	th.MaxNDCGDrop, th.MaxPrecisionDrop, th.MaxEvidenceDrop = nil, nil, &ev
 	compare := func(evidence bool) *Comparison {
-		var b strings.Builder
-		for i := 1; i <= 10; i++ {
-			facts := ""
+		set := abSet(t, func(i int) string {
 			if evidence && i == 10 {
-				facts = `,"evidence":["alpha"]`
+				return `,"evidence":["alpha"]`
 			}
-			fmt.Fprintf(&b, `{"id":"q%02d","query":"question %d","gold":{"a":1,"b":1}%s}`+"\n", i, i, facts)
-		}
-		set, err := ParseSet(strings.NewReader(b.String()), "ten.jsonl")
-		if err != nil {
-			t.Fatal(err)
-		}
+			return ""
+		}, "")
 		card := func(lost bool) *Scorecard {
 			sc := NewScorer(set, d)
 			for i, q := range set.Queries {
