@@ -560,8 +560,10 @@ func TestForkTwoWorkflows(t *testing.T) {
 	if r.exit == 0 || !stepFailed.MatchString(r.log) || !strings.Contains(r.log, "Success - Main actions/upload-artifact@v4") {
 		t.Fatalf("gate workflow (exit %d): want the gate to fail and the upload to run:\n%s", r.exit, r.log)
 	}
-	if calls := api.calls(); len(calls) != 2 || calls[0] != "GET /repos/acme/rag/tarball/"+sha {
-		t.Errorf("the unprivileged workflow called the API for more than the base commit's archive: %v", calls)
+	// The archive (the tarball call and its redirect) and the commit's own
+	// tree listing (what the base commit holds): nothing that writes.
+	if calls := api.calls(); len(calls) != 3 || calls[0] != "GET /repos/acme/rag/tarball/"+sha || calls[2] != "GET /repos/acme/rag/git/trees/"+sha {
+		t.Errorf("the unprivileged workflow called the API for more than the base commit's archive and listing: %v", calls)
 	}
 	api.artifact, api.reqs = uploadedZip(t, arts), nil
 
