@@ -113,3 +113,141 @@ func Codes(htm string) []string {
 func OutsideCode(htm string) string {
 	return codeRE.ReplaceAllString(htm, "<code></code>")
 }
+
+// AssertInert renders md as GitHub would and fails the test for anything
+// one of the hostile values (the untrusted text a test put into the
+// report, as it put it) could have made live outside a code span: a raw
+// HTML tag (one no Markdown writer of recallgate makes, one with an event
+// attribute, one the value holds with its attributes as typed, or a
+// closing tag recallgate's own did not open), a link or image whose
+// target the value names, a mention or issue reference the value holds,
+// or a heading holding its text. The value may appear as text or inside
+// <code>; AssertInert says nothing about where it appears, only that it
+// is nothing else. It returns the HTML for further checks.
+func AssertInert(tb testing.TB, md string, hostile ...string) string {
+	tb.Helper()
+	htm := HTML(tb, md)
+	for _, p := range Live(htm, hostile...) {
+		tb.Errorf("cmarkgfm: the Markdown is not inert: %s", p)
+	}
+	if tb.Failed() {
+		tb.Logf("the Markdown:\n%s\nits HTML outside code:\n%s", md, OutsideCode(htm))
+	}
+	return htm
+}
+
+// ownTags are the elements cmark-gfm makes from Markdown and the raw HTML
+// recallgate's Markdown writers use (a folded section, bold in a summary).
+var ownTags = map[string]bool{
+	"p": true, "h1": true, "h2": true, "h3": true, "h4": true, "h5": true, "h6": true,
+	"ul": true, "ol": true, "li": true, "table": true, "thead": true, "tbody": true,
+	"tr": true, "th": true, "td": true, "strong": true, "em": true, "del": true,
+	"blockquote": true, "pre": true, "code": true, "br": true, "hr": true, "a": true,
+	"img": true, "input": true, "details": true, "summary": true, "b": true, "sub": true,
+	"sup": true,
+}
+
+// pairedTags are the own elements that must open as often as they close:
+// a value that closes a <details> early spills the rest of the comment.
+var pairedTags = []string{"details", "summary", "b", "table", "blockquote", "ul", "ol", "pre", "strong", "em", "del", "sub", "sup"}
+
+var (
+	tagRE     = regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>`)
+	eventRE   = regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
+	targetRE  = regexp.MustCompile(`\s(?:href|src)="([^"]*)"`)
+	headingRE = regexp.MustCompile(`(?s)<h[1-6][^>]*>(.*?)</h[1-6]>`)
+	refRE     = regexp.MustCompile(`(?:^|[^A-Za-z0-9_/])(@[A-Za-z0-9][A-Za-z0-9-]*|#[0-9]+)`)
+	hostRE    = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*://|www\.)([^\s/?#<>"'\x60)\]]+)`)
+)
+
+// Live lists, one sentence each, what of the hostile values the HTML
+// (cmark-gfm's, from HTML) has made live outside its code elements; none
+// is inert. AssertInert is its test form.
+func Live(htm string, hostile ...string) []string {
+	out := OutsideCode(htm)
+	var live []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			live = append(live, s)
+		}
+	}
+	for _, m := range tagRE.FindAllStringSubmatch(out, -1) {
+		tag, name, attrs := m[0], strings.ToLower(m[2]), strings.TrimSpace(m[3])
+		switch {
+		case !ownTags[name]:
+			add(fmt.Sprintf("raw HTML tag %s", tag))
+		case eventRE.MatchString(" " + attrs):
+			add(fmt.Sprintf("a tag with an event attribute: %s", tag))
+		case attrs != "" && holds(hostile, tag):
+			add(fmt.Sprintf("raw HTML tag %s, as the hostile value has it", tag))
+		}
+		if t := targetRE.FindStringSubmatch(tag); t != nil {
+			if target := html.UnescapeString(t[1]); namesTarget(hostile, target) {
+				add(fmt.Sprintf("a link or image to %q, which the hostile value names: %s", target, tag))
+			}
+		}
+	}
+	lower := strings.ToLower(out)
+	for _, name := range pairedTags {
+		if o, c := len(regexp.MustCompile(`<`+name+`[\s>]`).FindAllString(lower, -1)), strings.Count(lower, "</"+name+">"); o != c {
+			add(fmt.Sprintf("<%s> opens %d times and closes %d times: a value opened or closed one", name, o, c))
+		}
+	}
+	text := html.UnescapeString(tagRE.ReplaceAllString(out, " "))
+	for _, h := range hostile {
+		for _, m := range refRE.FindAllStringSubmatch(h, -1) {
+			for _, t := range refRE.FindAllStringSubmatch(text, -1) {
+				if t[1] == m[1] {
+					add(fmt.Sprintf("a live mention or reference %s", m[1]))
+				}
+			}
+		}
+	}
+	for _, m := range headingRE.FindAllStringSubmatch(out, -1) {
+		head := html.UnescapeString(tagRE.ReplaceAllString(m[1], ""))
+		for _, h := range hostile {
+			for _, line := range strings.Split(h, "\n") {
+				if frag := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*+-=")); len(frag) >= 3 && strings.Contains(head, frag) {
+					add(fmt.Sprintf("a heading holding the hostile text %q: %s", frag, m[0]))
+				}
+			}
+		}
+	}
+	return live
+}
+
+// holds reports whether one of the hostile values holds s as typed.
+func holds(hostile []string, s string) bool {
+	for _, h := range hostile {
+		if strings.Contains(h, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesTarget reports whether a link's or image's target comes from a
+// hostile value: the value holds the target, or names its host.
+func namesTarget(hostile []string, target string) bool {
+	if target == "" {
+		return false
+	}
+	if holds(hostile, target) {
+		return true
+	}
+	m := hostRE.FindStringSubmatch(target)
+	if m == nil {
+		return false
+	}
+	host := strings.ToLower(strings.TrimPrefix(strings.ToLower(m[1]), "www."))
+	for _, h := range hostile {
+		for _, hm := range hostRE.FindAllStringSubmatch(h, -1) {
+			if strings.TrimPrefix(strings.ToLower(hm[1]), "www.") == host {
+				return true
+			}
+		}
+	}
+	return false
+}

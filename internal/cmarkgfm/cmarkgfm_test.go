@@ -45,3 +45,46 @@ func TestHTML(t *testing.T) {
 		t.Errorf("the code span's text is outside code:\n%s", out)
 	}
 }
+
+// TestLive: each thing a hostile value can make live in GitHub's
+// rendering is found, named; the same value escaped, or inside a code
+// span, is inert; recallgate's own markup (a folded section, a link to
+// its docs) is not taken for the value's.
+func TestLive(t *testing.T) {
+	const evil = "</details><img src=x onerror=alert(1)>@octocat [x](javascript:alert(1)) www.evil.example fixes #12\n# pwned heading"
+	own := "<details><summary><b>Details</b></summary>\n\nsee [the docs](https://docs.example.test/gate) for @·x\n\n"
+	for _, tt := range []struct {
+		name, md string
+		want     []string // a substring of each sentence Live returns, in order
+	}{
+		{"raw", own + "text " + evil + "\n\n</details>\n", []string{
+			"a tag with an event attribute: <img src=x onerror=alert(1)>",
+			`a link or image to "javascript:alert(1)"`,
+			`a link or image to "http://www.evil.example"`,
+			"<details> opens 1 times and closes 2 times",
+			"a live mention or reference @octocat",
+			"a live mention or reference #12",
+			`a heading holding the hostile text "pwned heading"`,
+		}},
+		{"raw tag", "x <object data=a></object>\n", []string{"raw HTML tag <object data=a>", "raw HTML tag </object>"}},
+		{"tag as typed", "x <a title=\"t\">y</a>\n", nil},
+		{"in a code span", own + "``" + strings.ReplaceAll(evil, "\n", " ") + "``\n\n</details>\n", nil},
+		{"escaped", own + "&lt;/details&gt;&lt;img src=x onerror=alert(1)&gt;@\u200boctocat &#91;x&#93;(javascript:alert(1)) www\u200b.evil.example fixes #\u200b12\n\\# pwned heading\n\n</details>\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hostile := []string{evil, "<a title=\"t\">", "<object data=a>"}
+			if tt.name == "tag as typed" {
+				hostile = []string{"z"}
+			}
+			got := Live(HTML(t, tt.md), hostile...)
+			if len(got) != len(tt.want) {
+				t.Fatalf("Live found %d things, want %d:\n%s", len(got), len(tt.want), strings.Join(got, "\n"))
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(got[i], w) {
+					t.Errorf("finding %d: %q lacks %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
