@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // TestHostileContextEscaped: chunk ids, documents and passage text from a
@@ -61,6 +62,9 @@ func TestHostileContextEscaped(t *testing.T) {
 			if strings.Contains(out, raw) {
 				t.Errorf("%s carries %q raw", f, raw)
 			}
+		}
+		if f == Markdown {
+			cmarkgfm.AssertInert(t, full, evil)
 		}
 		if f == Markdown && (strings.Contains(out, "@octocat") || strings.Contains(out, "](javascript:")) {
 			t.Errorf("markdown carries a live mention or link:\n%s", out)

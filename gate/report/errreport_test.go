@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // retrieverDown is the error of a head retriever that failed two queries,
@@ -35,6 +36,9 @@ func TestErrorReportGoldens(t *testing.T) {
 			t.Fatalf("%s: %v", tt.f, err)
 		}
 		golden(t, tt.file, b.Bytes())
+		if tt.f == Markdown {
+			cmarkgfm.AssertInert(t, b.String(), "HTTP 503: <b>down</b> | @team")
+		}
 		if !strings.Contains(b.String(), "q1") || !strings.Contains(b.String(), "retrieve") || !strings.Contains(b.String(), "check that the head side") {
 			t.Errorf("%s does not say the queries, the stage and the fix:\n%s", tt.f, b.String())
 		}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // gitlabHostile is text a fork's eval set could carry to make a GitLab
@@ -27,6 +29,7 @@ func TestForGitLabReferencesInert(t *testing.T) {
 		q.(map[string]any)["query"] = gitlabHostile
 	}
 	note := ForGitLab(markdownOf(t, m))
+	cmarkgfm.AssertInertGitLab(t, note, gitlabHostile)
 	if n := strings.Count(note, "~\u200b") + strings.Count(note, "&#126;\u200b"); n < 3 {
 		t.Errorf("the hostile text should appear, inert, where it was put (%d inert labels):\n%s", n, note)
 	}
@@ -117,7 +120,9 @@ func TestForGitLabLeavesCodeSpans(t *testing.T) {
 			q["gained"] = []any{"~x", "!12", "$4"}
 		}
 	}
-	note := dots(ForGitLab(markdownOf(t, m)))
+	raw := ForGitLab(markdownOf(t, m))
+	cmarkgfm.AssertInertGitLab(t, raw, qid, doc, "%v1.0 !12 ~x $4", "~x", "!12", "$4")
+	note := dots(raw)
 	for _, want := range []string{
 		"| `" + qid + "` | %·v1.0 &#33;·12 &#126;·x &#36;·4 |",
 		"| `" + doc + "` (retrieval miss, rank 1 → —",

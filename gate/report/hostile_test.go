@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // hostile is what a fork's job could write into any free-text field of the
@@ -150,6 +151,7 @@ func TestHostileTextEscaped(t *testing.T) {
 			t.Errorf("the comment carries %q raw", raw)
 		}
 	}
+	cmarkgfm.AssertInert(t, body, hostile)
 	if strings.Count(body, "@\u200boctocat") < 5 {
 		t.Errorf("the hostile text should appear, inert, in every place it was put:\n%s", body)
 	}
@@ -172,6 +174,7 @@ func TestHostileTextEscaped(t *testing.T) {
 	if out := outsideCodeSpans(dq); strings.Contains(out, "<img") || strings.Contains(out, "@octocat") || !strings.Contains(dq, "`") {
 		t.Errorf("data quality's document id is not a code span:\n%s", dq)
 	}
+	cmarkgfm.AssertInert(t, md.String(), hostile)
 }
 
 // FuzzReadAndRender: any bytes read as an untrusted report either are
@@ -200,6 +203,9 @@ func FuzzReadAndRender(f *testing.F) {
 			}
 			if out := outsideCodeSpans(b.String()); format == Markdown && (strings.Contains(out, "<img") || strings.Contains(out, "<script")) {
 				t.Fatalf("markdown carries raw HTML from the input outside a code span:\n%s", b.String())
+			}
+			if format == Markdown {
+				cmarkgfm.AssertInert(t, b.String(), string(data))
 			}
 			if format == Markdown || format == Text {
 				if i := strings.IndexFunc(b.String(), gate.IsBidiControl); i >= 0 {
@@ -257,6 +263,11 @@ func TestHostileCellsEscapedOnce(t *testing.T) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
 	}
+	var raw bytes.Buffer // undotted: the zero-width spaces as GitHub gets them
+	if err := WriteCompareReport(&raw, r, Markdown); err != nil {
+		t.Fatal(err)
+	}
+	cmarkgfm.AssertInert(t, raw.String(), id, "bad \u202e reason @octocat", "https://evil.example \u2066", "doc_04@octocat", "www.evil.example/<b>", "owner/repo#1", "é@octocat")
 	if strings.Contains(md, "&amp;#") || strings.Contains(md, "\u202e") || strings.Contains(md, "\u2066") {
 		t.Errorf("markdown escapes twice or carries a raw bidi control:\n%s", md)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // policyComparison is a failing comparison judged by the base commit's
@@ -115,6 +116,9 @@ func TestHostilePolicyRefusedOrEscaped(t *testing.T) {
 			if strings.Contains(b.String(), raw) {
 				t.Errorf("%s carries %q raw", f, raw)
 			}
+		}
+		if f == Markdown {
+			cmarkgfm.AssertInert(t, b.String(), hostile)
 		}
 		if !strings.Contains(b.String(), "octocat") {
 			t.Errorf("%s dropped the hostile value instead of escaping it", f)

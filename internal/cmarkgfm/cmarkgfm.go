@@ -121,7 +121,7 @@ func OutsideCode(htm string) string {
 // attribute, one the value holds with its attributes as typed, or a
 // closing tag recallgate's own did not open), a link or image whose
 // target the value names, a mention or issue reference the value holds,
-// or a heading holding its text. The value may appear as text or inside
+// or emphasis, a heading, a link or a quote around its text. The value may appear as text or inside
 // <code>; AssertInert says nothing about where it appears, only that it
 // is nothing else. It returns the HTML for further checks.
 func AssertInert(tb testing.TB, md string, hostile ...string) string {
@@ -152,12 +152,20 @@ var ownTags = map[string]bool{
 var pairedTags = []string{"details", "summary", "b", "table", "blockquote", "ul", "ol", "pre", "strong", "em", "del", "sub", "sup"}
 
 var (
-	tagRE     = regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>`)
-	eventRE   = regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
-	targetRE  = regexp.MustCompile(`\s(?:href|src)="([^"]*)"`)
-	headingRE = regexp.MustCompile(`(?s)<h[1-6][^>]*>(.*?)</h[1-6]>`)
-	refRE     = regexp.MustCompile(`(?:^|[^A-Za-z0-9_/])(@[A-Za-z0-9][A-Za-z0-9-]*|#[0-9]+)`)
-	hostRE    = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*://|www\.)([^\s/?#<>"'\x60)\]]+)`)
+	tagRE    = regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>`)
+	eventRE  = regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
+	targetRE = regexp.MustCompile(`\s(?:href|src)="([^"]*)"`)
+	refRE    = regexp.MustCompile(`(?:^|[^A-Za-z0-9_/])(@[A-Za-z0-9][A-Za-z0-9-]*|#[0-9]+)`)
+	// markupREs match the elements that make text read as something:
+	// emphasis, a heading, a link, a quote, a folded section's title.
+	markupREs = func() []*regexp.Regexp {
+		var res []*regexp.Regexp
+		for _, n := range []string{"b", "strong", "em", "del", "summary", "a", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6"} {
+			res = append(res, regexp.MustCompile(`(?s)<`+n+`(?:\s[^>]*)?>(.*?)</`+n+`>`))
+		}
+		return res
+	}()
+	hostRE = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*://|www\.)([^\s/?#<>"'\x60)\]]+)`)
 )
 
 // Live lists, one sentence each, what of the hostile values the HTML
@@ -205,13 +213,10 @@ func Live(htm string, hostile ...string) []string {
 			}
 		}
 	}
-	for _, m := range headingRE.FindAllStringSubmatch(out, -1) {
-		head := html.UnescapeString(tagRE.ReplaceAllString(m[1], ""))
-		for _, h := range hostile {
-			for _, line := range strings.Split(h, "\n") {
-				if frag := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*+-=")); len(frag) >= 3 && strings.Contains(head, frag) {
-					add(fmt.Sprintf("a heading holding the hostile text %q: %s", frag, m[0]))
-				}
+	for _, re := range markupREs {
+		for _, m := range re.FindAllStringSubmatch(out, -1) {
+			if inner := strings.TrimSpace(html.UnescapeString(tagRE.ReplaceAllString(m[1], ""))); len(inner) >= 3 && holds(hostile, inner) {
+				add(fmt.Sprintf("markup around the hostile text %q: %s", inner, m[0]))
 			}
 		}
 	}
@@ -250,4 +255,41 @@ func namesTarget(hostile []string, target string) bool {
 		}
 	}
 	return false
+}
+
+// AssertInertGitLab is AssertInert for a GitLab note: GitLab's renderer is
+// CommonMark with GitHub's extensions too, and besides mentions it
+// resolves !MR, ~label, %milestone, $snippet, &epic, [kind:ref] and
+// *iteration: references in the text outside code, which must not hold
+// one the hostile values do.
+func AssertInertGitLab(tb testing.TB, md string, hostile ...string) string {
+	tb.Helper()
+	htm := HTML(tb, md)
+	for _, p := range LiveGitLab(htm, hostile...) {
+		tb.Errorf("cmarkgfm: the GitLab note is not inert: %s", p)
+	}
+	if tb.Failed() {
+		tb.Logf("the Markdown:\n%s\nits HTML outside code:\n%s", md, OutsideCode(htm))
+	}
+	return htm
+}
+
+// gitlabRefRE finds a reference GitLab resolves in rendered text: a sigil
+// right before what it names, not after a word (but "p!4", "p#6" are
+// project references), a bracket kind or an iteration.
+var gitlabRefRE = regexp.MustCompile(`(?:^|[^\w\x{200b}])([!$&#]\d+|[~%](?:"[^"\n]*"|[\w.]+)|@[\w/.-]+|\[\w+:[^\]\s]*|\*iteration:\S+)|\w([!#]\d+)`)
+
+// LiveGitLab is Live with GitLab's references too.
+func LiveGitLab(htm string, hostile ...string) []string {
+	live := Live(htm, hostile...)
+	text := html.UnescapeString(tagRE.ReplaceAllString(OutsideCode(htm), " "))
+	seen := map[string]bool{}
+	for _, m := range gitlabRefRE.FindAllStringSubmatch(text, -1) {
+		ref := m[1] + m[2]
+		if !seen[ref] && holds(hostile, ref) {
+			seen[ref] = true
+			live = append(live, fmt.Sprintf("a live GitLab reference %s", ref))
+		}
+	}
+	return live
 }

@@ -64,17 +64,22 @@ func TestLive(t *testing.T) {
 			"<details> opens 1 times and closes 2 times",
 			"a live mention or reference @octocat",
 			"a live mention or reference #12",
-			`a heading holding the hostile text "pwned heading"`,
+			`markup around the hostile text "www.evil.example"`,
+			`markup around the hostile text "pwned heading": <h1>`,
 		}},
 		{"raw tag", "x <object data=a></object>\n", []string{"raw HTML tag <object data=a>", "raw HTML tag </object>"}},
 		{"tag as typed", "x <a title=\"t\">y</a>\n", nil},
+		{"emphasis", "x <b>down</b> **fail:** _went_\n", []string{`markup around the hostile text "down": <b>down</b>`, `markup around the hostile text "went": <em>went</em>`}},
 		{"in a code span", own + "``" + strings.ReplaceAll(evil, "\n", " ") + "``\n\n</details>\n", nil},
 		{"escaped", own + "&lt;/details&gt;&lt;img src=x onerror=alert(1)&gt;@\u200boctocat &#91;x&#93;(javascript:alert(1)) www\u200b.evil.example fixes #\u200b12\n\\# pwned heading\n\n</details>\n", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hostile := []string{evil, "<a title=\"t\">", "<object data=a>"}
-			if tt.name == "tag as typed" {
+			switch tt.name {
+			case "tag as typed":
 				hostile = []string{"z"}
+			case "emphasis":
+				hostile = []string{"HTTP 503: <b>down</b> | _went_"}
 			}
 			got := Live(HTML(t, tt.md), hostile...)
 			if len(got) != len(tt.want) {
@@ -86,5 +91,26 @@ func TestLive(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLiveGitLab: GitLab's references the hostile value holds are found
+// in the rendered text, not inside code nor with a zero-width space after
+// the sigil.
+func TestLiveGitLab(t *testing.T) {
+	const evil = `see !123 and group/proj!4, ~bug ~"needs review" %v1.0 $99 &12 @group/team [vulnerability:6] *iteration:7`
+	got := LiveGitLab(HTML(t, evil+"\n"), evil)
+	want := []string{"!123", "!4", "~bug", `~"needs review"`, "%v1.0", "$99", "&12", "@group/team", "[vulnerability:6", "*iteration:7"}
+	if len(got) != len(want)+1 { // and Live's own mention of @group
+		t.Fatalf("LiveGitLab found %d things, want %d:\n%s", len(got), len(want)+1, strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		if g := got[i+1]; g != "a live GitLab reference "+w {
+			t.Errorf("finding %d: %q, want the reference %s", i+1, g, w)
+		}
+	}
+	inert := "see `!123` and group/proj&#33;\u200b4, ~\u200bbug %\u200bv1.0 &#36;\u200b99 &amp;\u200b12 @\u200bgroup/team &#91;\u200bvulnerability:6&#93; &#42;\u200biteration:7\n"
+	if got := LiveGitLab(HTML(t, inert), evil); len(got) != 0 {
+		t.Errorf("escaped, LiveGitLab finds %q", got)
 	}
 }
