@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -152,6 +153,7 @@ func TestHostileNameEscaped(t *testing.T) {
 		}
 		out := b.String()
 		if f == report.Markdown {
+			cmarkgfm.AssertInert(t, out, hostileName)
 			out = strings.ReplaceAll(strings.ReplaceAll(out, "|\n", "\n"), "| ", "") // the table's own pipes
 			out = strings.ReplaceAll(strings.ReplaceAll(out, "|---", ""), "|---:", "")
 		}

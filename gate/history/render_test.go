@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -169,6 +171,7 @@ func TestRenderHostileTextIsInert(t *testing.T) {
 	}
 
 	md := render(t, read, Markdown)
+	cmarkgfm.AssertInert(t, md, hostile, gateCfg)
 	if strings.Contains(md, "<script") || strings.Contains(md, "<img") || strings.Contains(md, "\u202e") || strings.Count(md, "```") != 2 {
 		t.Errorf("the Markdown is not inert:\n%s", md)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -133,14 +134,16 @@ func TestMarkdownGolden(t *testing.T) {
 }
 
 func TestMarkdownEscapesSetText(t *testing.T) {
-	f := newFixture(t, map[string]string{
+	texts := map[string]string{
 		"q03": "rotate `key` | <script>alert(1)</script> **bold** [x](http://evil)",
 		"q04": "@octocat #12 </details> ![i](x)\nnext line ~~gone~~ _it_",
-	})
+	}
+	f := newFixture(t, texts)
 	f.head["q03"] = []string{"nope"}
 	f.head["q04"] = []string{"nope"}
 	md := render(t, f.compare(t), Markdown)
 	golden(t, "specials.golden.md", md)
+	cmarkgfm.AssertInert(t, string(md), texts["q03"], texts["q04"])
 	for _, bad := range []string{"<script", "`key`", "| <", "@octocat", " #12", "</details> ", "![", "**bold**", "[x](", "\nnext line", "~~", " _it_"} {
 		if bytes.Contains(md, []byte(bad)) {
 			t.Errorf("markdown contains unescaped %q", bad)

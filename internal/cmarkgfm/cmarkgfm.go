@@ -121,7 +121,7 @@ func OutsideCode(htm string) string {
 // attribute, one the value holds with its attributes as typed, or a
 // closing tag recallgate's own did not open), a link or image whose
 // target the value names, a mention or issue reference the value holds,
-// or emphasis, a heading, a link or a quote around its text. The value may appear as text or inside
+// or emphasis, a heading, a link or a quote around a part of its text. The value may appear as text or inside
 // <code>; AssertInert says nothing about where it appears, only that it
 // is nothing else. It returns the HTML for further checks.
 func AssertInert(tb testing.TB, md string, hostile ...string) string {
@@ -215,7 +215,7 @@ func Live(htm string, hostile ...string) []string {
 	}
 	for _, re := range markupREs {
 		for _, m := range re.FindAllStringSubmatch(out, -1) {
-			if inner := strings.TrimSpace(html.UnescapeString(tagRE.ReplaceAllString(m[1], ""))); len(inner) >= 3 && holds(hostile, inner) {
+			if inner := strings.TrimSpace(html.UnescapeString(tagRE.ReplaceAllString(m[1], ""))); len(inner) >= 3 && holdsPart(hostile, inner) {
 				add(fmt.Sprintf("markup around the hostile text %q: %s", inner, m[0]))
 			}
 		}
@@ -227,6 +227,19 @@ func Live(htm string, hostile ...string) []string {
 func holds(hostile []string, s string) bool {
 	for _, h := range hostile {
 		if strings.Contains(h, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsPart reports whether one of the hostile values holds s as a part
+// of it, not the whole: recallgate may show a whole value in its own
+// heading or emphasis (a gate's name), a value's own markup makes one of
+// a part ("x\n# pwned", "<b>down</b> here").
+func holdsPart(hostile []string, s string) bool {
+	for _, h := range hostile {
+		if strings.Contains(h, s) && strings.TrimSpace(h) != s {
 			return true
 		}
 	}
