@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 	"github.com/recallgate/recallgate/internal/committree"
 )
 
@@ -197,6 +198,7 @@ func TestCIGitLabMergeRequestNoteAndJUnit(t *testing.T) {
 	if !strings.HasPrefix(note, marker+"\n### ❌ recallgate · frozen-set: fail") || !strings.Contains(note, "**Regressed (3)**") {
 		t.Errorf("note:\n%.600s", note)
 	}
+	cmarkgfm.AssertInertGitLab(t, note, `who deleted !12 ~bug %v1 &3 $4`)
 	if !strings.Contains(note, "who deleted &#33;\u200b12 &#126;\u200bbug %\u200bv1 &amp;\u200b3 &#36;\u200b4") {
 		t.Errorf("GitLab references in the eval set's text are live in the note:\n%s", note)
 	}

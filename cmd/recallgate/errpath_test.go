@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // TestActionBadInputEditsStickyComment: a step whose inputs are wrong (a
@@ -291,6 +293,7 @@ func TestHostileErrorBodyStaysInert(t *testing.T) {
 	}
 	summary := string(must(os.ReadFile(ae.vars["GITHUB_STEP_SUMMARY"])))
 	for what, md := range map[string]string{"comment": g.edits[0], "summary": summary} {
+		t.Run(what, func(t *testing.T) { cmarkgfm.AssertInert(t, md, body) })
 		if !strings.Contains(md, "&lt;details&gt;") || strings.Contains(md, "<details>") || strings.Contains(md, "![") || strings.Contains(md, "](http") ||
 			strings.Contains(md, " @octocat") || strings.ContainsAny(md, "\x01\x1b") || strings.Contains(md, "\n::") {
 			t.Errorf("%s is not inert:\n%s", what, md)

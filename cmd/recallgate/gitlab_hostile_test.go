@@ -15,6 +15,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // gitlabSecrets are the GitLab job's credentials, with a value each: the
@@ -205,6 +207,7 @@ func TestCIGitLabErrorNoteInert(t *testing.T) {
 	if strings.Contains(note, "<img") {
 		t.Errorf("the note carries HTML:\n%s", note)
 	}
+	cmarkgfm.AssertInertGitLab(t, note, hostile)
 	fence := false
 	for i, line := range strings.Split(html.UnescapeString(note), "\n") {
 		if strings.HasPrefix(line, "```") {

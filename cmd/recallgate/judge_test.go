@@ -16,6 +16,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/mddoc"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // judgeWorld writes the acceptance's world into a new folder: four queries
@@ -285,6 +286,10 @@ func TestJudgeBadAnswersWriteNothing(t *testing.T) {
 	}
 }
 
+// judgeHostile is the reason testdata/judge/judge.py gives in its
+// hostile mode, as the script writes it.
+const judgeHostile = "<script>alert(1)</script> ::set-output name=x::y\n::error::forged *bold* [link](javascript:alert(1)) \u202eevil"
+
 // hostileWorld is the world after a judge whose reasons are hostile text
 // (markup, workflow commands, a line break, a bidi override) graded it:
 // it reads q1's two documents apart from alice, so both reasons show.
@@ -308,6 +313,9 @@ func TestJudgeReasonInertInEveryReport(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s", f, code, errs)
 		}
 		checkNoInjectedCommands(t, f, out+"\n"+errs)
+		if f == "markdown" {
+			cmarkgfm.AssertInert(t, out, judgeHostile)
+		}
 		if !strings.Contains(out, "q1/q1non: people 0, judge 2") || !strings.Contains(out, "set-output name=x") {
 			t.Errorf("%s: the disagreement and its reason are not shown:\n%s", f, out)
 		}

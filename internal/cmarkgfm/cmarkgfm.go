@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,7 +156,10 @@ var (
 	tagRE    = regexp.MustCompile(`<(/?)([A-Za-z][A-Za-z0-9-]*)([^>]*)>`)
 	eventRE  = regexp.MustCompile(`(?i)\son[a-z]+\s*=`)
 	targetRE = regexp.MustCompile(`\s(?:href|src)="([^"]*)"`)
-	refRE    = regexp.MustCompile(`(?:^|[^A-Za-z0-9_/])(@[A-Za-z0-9][A-Za-z0-9-]*|#[0-9]+)`)
+	// refRE: a mention, an issue ("#12", "GH-12", "owner/repo#12") or a
+	// commit ("owner/repo@0123abc", a bare 7 to 40 hex digits) reference;
+	// refs checks what stands either side.
+	refRE = regexp.MustCompile(`[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:#[0-9]+|@[0-9a-f]{7,40})|@[A-Za-z0-9][A-Za-z0-9-]*|#[0-9]+|GH-[0-9]+|[0-9a-f]{7,40}`)
 	// markupREs match the elements that make text read as something:
 	// emphasis, a heading, a link, a quote, a folded section's title.
 	markupREs = func() []*regexp.Regexp {
@@ -205,11 +209,10 @@ func Live(htm string, hostile ...string) []string {
 	}
 	text := html.UnescapeString(tagRE.ReplaceAllString(out, " "))
 	for _, h := range hostile {
-		for _, m := range refRE.FindAllStringSubmatch(h, -1) {
-			for _, t := range refRE.FindAllStringSubmatch(text, -1) {
-				if t[1] == m[1] {
-					add(fmt.Sprintf("a live mention or reference %s", m[1]))
-				}
+		theirs := refs(h)
+		for _, r := range refs(text) {
+			if slices.Contains(theirs, r) {
+				add(fmt.Sprintf("a live mention or reference %s", r))
 			}
 		}
 	}
@@ -221,6 +224,28 @@ func Live(htm string, hostile ...string) []string {
 		}
 	}
 	return live
+}
+
+// refs are the references GitHub would make live in text: refRE's
+// matches with no ASCII word character (nor "/", "." or "-" before) on
+// either side, a bare hexadecimal run only with a digit in it; in order.
+func refs(text string) []string {
+	var out []string
+	word := func(b byte) bool {
+		return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
+	}
+	for _, loc := range refRE.FindAllStringIndex(text, -1) {
+		i, j := loc[0], loc[1]
+		if i > 0 && (word(text[i-1]) || strings.ContainsRune("/.-", rune(text[i-1]))) || j < len(text) && word(text[j]) {
+			continue
+		}
+		r := text[i:j]
+		if !strings.ContainsAny(r, "@#/-") && !strings.ContainsAny(r, "0123456789") {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // holds reports whether one of the hostile values holds s as typed.
@@ -274,11 +299,12 @@ func namesTarget(hostile []string, target string) bool {
 // CommonMark with GitHub's extensions too, and besides mentions it
 // resolves !MR, ~label, %milestone, $snippet, &epic, [kind:ref] and
 // *iteration: references in the text outside code, which must not hold
-// one the hostile values do.
+// one the hostile values do; nor may a line of the note's Markdown be a
+// quick action of theirs (QuickActions).
 func AssertInertGitLab(tb testing.TB, md string, hostile ...string) string {
 	tb.Helper()
 	htm := HTML(tb, md)
-	for _, p := range LiveGitLab(htm, hostile...) {
+	for _, p := range append(LiveGitLab(htm, hostile...), QuickActions(md, hostile...)...) {
 		tb.Errorf("cmarkgfm: the GitLab note is not inert: %s", p)
 	}
 	if tb.Failed() {
@@ -305,4 +331,45 @@ func LiveGitLab(htm string, hostile ...string) []string {
 		}
 	}
 	return live
+}
+
+// quickRE is a line GitLab takes for a quick action: a slash command at
+// its start (after blanks).
+var quickRE = regexp.MustCompile(`^[ \t]*(/[a-z_]+)`)
+
+// QuickActions lists the lines of md, outside fenced code, that GitLab
+// would run as a quick action a hostile value holds ("/merge",
+// "/approve"): GitLab reads them from the Markdown, before rendering.
+func QuickActions(md string, hostile ...string) []string {
+	var live []string
+	fence := ""
+	for i, line := range strings.Split(md, "\n") {
+		t := strings.TrimLeft(line, " ")
+		if f := fenceOf(t); f != "" && (fence == "" || strings.HasPrefix(t, fence)) {
+			if fence == "" {
+				fence = f
+			} else {
+				fence = ""
+			}
+			continue
+		}
+		if fence != "" {
+			continue
+		}
+		if m := quickRE.FindStringSubmatch(line); m != nil && holds(hostile, m[1]) {
+			live = append(live, fmt.Sprintf("line %d is the quick action %s: %q", i+1, m[1], line))
+		}
+	}
+	return live
+}
+
+// fenceOf is the run of backticks or tildes a line opens a fenced code
+// block with, or "".
+func fenceOf(line string) string {
+	for _, c := range []string{"`", "~"} {
+		if n := len(line) - len(strings.TrimLeft(line, c)); n >= 3 {
+			return strings.Repeat(c, n)
+		}
+	}
+	return ""
 }

@@ -114,3 +114,15 @@ func TestLiveGitLab(t *testing.T) {
 		t.Errorf("escaped, LiveGitLab finds %q", got)
 	}
 }
+
+// TestQuickActions: a hostile line that starts with a slash command is
+// found, on its own line or after blanks; inside a fence, after a
+// zero-width space, or a command the value does not hold, it is not.
+func TestQuickActions(t *testing.T) {
+	const evil = "/merge\n  /close"
+	md := "report\n/merge\n  /close\n\u200b/merge\n```\n/merge\n```\n/label x\n"
+	got := QuickActions(md, evil)
+	if len(got) != 2 || !strings.Contains(got[0], "line 2 is the quick action /merge") || !strings.Contains(got[1], "line 3 is the quick action /close") {
+		t.Errorf("QuickActions: %q", got)
+	}
+}
