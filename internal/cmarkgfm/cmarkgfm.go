@@ -122,7 +122,8 @@ func OutsideCode(htm string) string {
 // attribute, one the value holds with its attributes as typed, or a
 // closing tag recallgate's own did not open), a link or image whose
 // target the value names, a mention or issue reference the value holds,
-// or emphasis, a heading, a link or a quote around a part of its text. The value may appear as text or inside
+// emphasis, a heading, a link, a quote or a list item around a part of
+// its text, or a thematic break. The value may appear as text or inside
 // <code>; AssertInert says nothing about where it appears, only that it
 // is nothing else. It returns the HTML for further checks.
 func AssertInert(tb testing.TB, md string, hostile ...string) string {
@@ -161,10 +162,12 @@ var (
 	// refs checks what stands either side.
 	refRE = regexp.MustCompile(`[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(?:#[0-9]+|@[0-9a-f]{7,40})|@[A-Za-z0-9][A-Za-z0-9-]*|#[0-9]+|GH-[0-9]+|[0-9a-f]{7,40}`)
 	// markupREs match the elements that make text read as something:
-	// emphasis, a heading, a link, a quote, a folded section's title.
+	// emphasis, a heading, a link, a quote, a list item (a value that
+	// starts with "- " or "1. " in one of recallgate's own), a folded
+	// section's title.
 	markupREs = func() []*regexp.Regexp {
 		var res []*regexp.Regexp
-		for _, n := range []string{"b", "strong", "em", "del", "summary", "a", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6"} {
+		for _, n := range []string{"b", "strong", "em", "del", "summary", "a", "blockquote", "li", "h1", "h2", "h3", "h4", "h5", "h6"} {
 			res = append(res, regexp.MustCompile(`(?s)<`+n+`(?:\s[^>]*)?>(.*?)</`+n+`>`))
 		}
 		return res
@@ -200,6 +203,9 @@ func Live(htm string, hostile ...string) []string {
 				add(fmt.Sprintf("a link or image to %q, which the hostile value names: %s", target, tag))
 			}
 		}
+	}
+	if strings.Contains(out, "<hr") {
+		add("a thematic break (<hr />): recallgate's Markdown writes none, a value's \"---\" made it")
 	}
 	lower := strings.ToLower(out)
 	for _, name := range pairedTags {

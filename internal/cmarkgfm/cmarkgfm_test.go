@@ -67,6 +67,7 @@ func TestLive(t *testing.T) {
 			`markup around the hostile text "www.evil.example"`,
 			`markup around the hostile text "pwned heading": <h1>`,
 		}},
+		{"block markers", "- - pwned item\n- 1. pwned list\n- ---\n", []string{"a thematic break", `markup around the hostile text "pwned item": <li>`, `markup around the hostile text "pwned list": <li>`}},
 		{"raw tag", "x <object data=a></object>\n", []string{"raw HTML tag <object data=a>", "raw HTML tag </object>"}},
 		{"tag as typed", "x <a title=\"t\">y</a>\n", nil},
 		{"emphasis", "x <b>down</b> **fail:** _went_\n", []string{`markup around the hostile text "down": <b>down</b>`, `markup around the hostile text "went": <em>went</em>`}},
@@ -78,6 +79,8 @@ func TestLive(t *testing.T) {
 			switch tt.name {
 			case "tag as typed":
 				hostile = []string{"z"}
+			case "block markers":
+				hostile = []string{"- pwned item", "1. pwned list", "---"}
 			case "emphasis":
 				hostile = []string{"HTTP 503: <b>down</b> | _went_"}
 			}
