@@ -22,8 +22,42 @@ var mdReplacer = strings.NewReplacer(
 // Line breaks become spaces; bidi controls and invisible characters show as
 // marks such as ⟨U+202E⟩ (gate.Visible), before inertRefs adds recallgate's
 // own zero-width spaces, which are therefore never marked.
+//
+// Its start is inert too (inertStart): recallgate writes text as the item
+// of a list ("- " and the text), where a start such as "- ", "1. ", "---"
+// or indentation would open a nested list, a rule or a code block.
 func EscapeMarkdown(s string) string {
+	return inertStart(escapeText(s))
+}
+
+// escapeText is EscapeMarkdown but for its start: for text inside a line.
+func escapeText(s string) string {
 	return mdReplacer.Replace(inertRefs(gate.Visible(flatten(s))))
+}
+
+// inertStart makes the start of escaped text open no block where it
+// starts one's content (a list item's, a paragraph's): a leading space
+// (indentation) becomes "&#32;", a leading "-" or "+" (a list marker, a
+// thematic break) "&#45;" or "&#43;", and the "." or ")" after leading
+// digits (an ordered list) "&#46;" or "&#41;"; each reads the same. "*",
+// "_", "#", ">", "=" and "`" are escaped already wherever they are.
+func inertStart(e string) string {
+	switch {
+	case strings.HasPrefix(e, " "):
+		return "&#32;" + e[1:]
+	case strings.HasPrefix(e, "-"):
+		return "&#45;" + e[1:]
+	case strings.HasPrefix(e, "+"):
+		return "&#43;" + e[1:]
+	}
+	n := 0
+	for n < len(e) && n < 9 && e[n] >= '0' && e[n] <= '9' {
+		n++
+	}
+	if n > 0 && n < len(e) && (e[n] == '.' || e[n] == ')') {
+		return e[:n] + map[byte]string{'.': "&#46;", ')': "&#41;"}[e[n]] + e[n+1:]
+	}
+	return e
 }
 
 // zwsp is the zero-width space inertRefs puts where GitHub would start a
@@ -237,14 +271,14 @@ func mdProse(s string, ids map[string]bool) string {
 			j++
 		}
 		if word := strings.TrimRight(s[i:j], ":."); ids[word] || commitWord(word) {
-			b.WriteString(EscapeMarkdown(s[done:i]))
+			b.WriteString(escapeText(s[done:i]))
 			b.WriteString(mdCode(word))
 			done = i + len(word)
 		}
 		i = j
 	}
-	b.WriteString(EscapeMarkdown(s[done:]))
-	return b.String()
+	b.WriteString(escapeText(s[done:]))
+	return inertStart(b.String())
 }
 
 // commitWord reports whether a word of recallgate's own sentences is a
