@@ -279,12 +279,13 @@ func holdsPart(hostile []string, s string) bool {
 }
 
 // namesTarget reports whether a link's or image's target comes from a
-// hostile value: the value holds the target, or names its host.
+// hostile value: the value holds the target (an e-mail address's without
+// its "mailto:"), or names its host.
 func namesTarget(hostile []string, target string) bool {
 	if target == "" {
 		return false
 	}
-	if holds(hostile, target) {
+	if holds(hostile, target) || holds(hostile, strings.TrimPrefix(target, "mailto:")) {
 		return true
 	}
 	m := hostRE.FindStringSubmatch(target)

@@ -51,7 +51,7 @@ func TestHTML(t *testing.T) {
 // span, is inert; recallgate's own markup (a folded section, a link to
 // its docs) is not taken for the value's.
 func TestLive(t *testing.T) {
-	const evil = "</details><img src=x onerror=alert(1)>@octocat [x](javascript:alert(1)) www.evil.example fixes #12\n# pwned heading"
+	const evil = "</details><img src=x onerror=alert(1)>@octocat [x](javascript:alert(1)) www.evil.example user@evil.example fixes #12 and o/r#3 GH-4 o/r@0123abc 4f2a9c1\n# pwned heading"
 	own := "<details><summary><b>Details</b></summary>\n\nsee [the docs](https://docs.example.test/gate) for @·x\n\n"
 	for _, tt := range []struct {
 		name, md string
@@ -61,10 +61,16 @@ func TestLive(t *testing.T) {
 			"a tag with an event attribute: <img src=x onerror=alert(1)>",
 			`a link or image to "javascript:alert(1)"`,
 			`a link or image to "http://www.evil.example"`,
+			`a link or image to "mailto:user@evil.example"`,
 			"<details> opens 1 times and closes 2 times",
 			"a live mention or reference @octocat",
 			"a live mention or reference #12",
+			"a live mention or reference o/r#3",
+			"a live mention or reference GH-4",
+			"a live mention or reference o/r@0123abc",
+			"a live mention or reference 4f2a9c1",
 			`markup around the hostile text "www.evil.example"`,
+			`markup around the hostile text "user@evil.example"`,
 			`markup around the hostile text "pwned heading": <h1>`,
 		}},
 		{"block markers", "- - pwned item\n- 1. pwned list\n- ---\n", []string{"a thematic break", `markup around the hostile text "pwned item": <li>`, `markup around the hostile text "pwned list": <li>`}},
@@ -72,7 +78,7 @@ func TestLive(t *testing.T) {
 		{"tag as typed", "x <a title=\"t\">y</a>\n", nil},
 		{"emphasis", "x <b>down</b> **fail:** _went_\n", []string{`markup around the hostile text "down": <b>down</b>`, `markup around the hostile text "went": <em>went</em>`}},
 		{"in a code span", own + "``" + strings.ReplaceAll(evil, "\n", " ") + "``\n\n</details>\n", nil},
-		{"escaped", own + "&lt;/details&gt;&lt;img src=x onerror=alert(1)&gt;@\u200boctocat &#91;x&#93;(javascript:alert(1)) www\u200b.evil.example fixes #\u200b12\n\\# pwned heading\n\n</details>\n", nil},
+		{"escaped", own + "&lt;/details&gt;&lt;img src=x onerror=alert(1)&gt;@\u200boctocat &#91;x&#93;(javascript:alert(1)) www\u200b.evil.example user@\u200bevil.example fixes #\u200b12 and o/r#\u200b3 GH-\u200b4 o/r@\u200b0123ab\u200bc 4f2a9c\u200b1\n\\# pwned heading\n\n</details>\n", nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hostile := []string{evil, "<a title=\"t\">", "<object data=a>"}
