@@ -358,7 +358,7 @@ func outsideCodeSpans(md string) string {
 // item of recallgate's lists ("- " and the text), so text that starts
 // with a list marker, a thematic break or an indented block would open a
 // nested list, a rule or a code block inside it; rendered by GitHub's
-// renderer, each stays the item's text.
+// renderer, each stays the item's text, in the comment and the GitLab note.
 func TestListItemTextStartsNoBlock(t *testing.T) {
 	for _, s := range []string{"- pwned item", "+ pwned item", "* pwned item", "1. pwned list", "7) pwned list", "---", "- - -", "___", "===", "      pwned code", "> pwned quote", "# pwned heading"} {
 		t.Run(s, func(t *testing.T) {
@@ -367,9 +367,10 @@ func TestListItemTextStartsNoBlock(t *testing.T) {
 			m["health"] = []any{s}
 			m["warnings"] = []any{s}
 			md := markdownOf(t, m)
-			htm := cmarkgfm.AssertInert(t, md, s)
-			if out := cmarkgfm.OutsideCode(htm); strings.Contains(out, "<li>\n<") || strings.Count(out, "<pre>") > strings.Count(md, "```mermaid") {
-				t.Errorf("a list item opens a block of its own:\n%s", out)
+			for name, htm := range map[string]string{"comment": cmarkgfm.AssertInert(t, md, s), "GitLab note": cmarkgfm.AssertInertGitLab(t, ForGitLab(md), s)} {
+				if out := cmarkgfm.OutsideCode(htm); strings.Contains(out, "<li>\n<") || strings.Count(out, "<pre>") > strings.Count(md, "```mermaid") {
+					t.Errorf("%s: a list item opens a block of its own:\n%s", name, out)
+				}
 			}
 		})
 	}
