@@ -198,7 +198,7 @@ func TestCIGitLabMergeRequestNoteAndJUnit(t *testing.T) {
 	if !strings.HasPrefix(note, marker+"\n### ❌ recallgate · frozen-set: fail") || !strings.Contains(note, "**Regressed (3)**") {
 		t.Errorf("note:\n%.600s", note)
 	}
-	cmarkgfm.AssertInertGitLab(t, note, `who deleted !12 ~bug %v1 &3 $4`)
+	t.Run("cmark-gfm", func(t *testing.T) { cmarkgfm.AssertInertGitLab(t, note, `who deleted !12 ~bug %v1 &3 $4`) })
 	if !strings.Contains(note, "who deleted &#33;\u200b12 &#126;\u200bbug %\u200bv1 &amp;\u200b3 &#36;\u200b4") {
 		t.Errorf("GitLab references in the eval set's text are live in the note:\n%s", note)
 	}

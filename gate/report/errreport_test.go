@@ -37,7 +37,7 @@ func TestErrorReportGoldens(t *testing.T) {
 		}
 		golden(t, tt.file, b.Bytes())
 		if tt.f == Markdown {
-			cmarkgfm.AssertInert(t, b.String(), "HTTP 503: <b>down</b> | @team")
+			t.Run("cmark-gfm", func(t *testing.T) { cmarkgfm.AssertInert(t, b.String(), "HTTP 503: <b>down</b> | @team") })
 		}
 		if !strings.Contains(b.String(), "q1") || !strings.Contains(b.String(), "retrieve") || !strings.Contains(b.String(), "check that the head side") {
 			t.Errorf("%s does not say the queries, the stage and the fix:\n%s", tt.f, b.String())

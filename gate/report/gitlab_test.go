@@ -29,7 +29,7 @@ func TestForGitLabReferencesInert(t *testing.T) {
 		q.(map[string]any)["query"] = gitlabHostile
 	}
 	note := ForGitLab(markdownOf(t, m))
-	cmarkgfm.AssertInertGitLab(t, note, gitlabHostile)
+	t.Run("cmark-gfm", func(t *testing.T) { cmarkgfm.AssertInertGitLab(t, note, gitlabHostile) })
 	if n := strings.Count(note, "~\u200b") + strings.Count(note, "&#126;\u200b"); n < 3 {
 		t.Errorf("the hostile text should appear, inert, where it was put (%d inert labels):\n%s", n, note)
 	}
@@ -121,7 +121,7 @@ func TestForGitLabLeavesCodeSpans(t *testing.T) {
 		}
 	}
 	raw := ForGitLab(markdownOf(t, m))
-	cmarkgfm.AssertInertGitLab(t, raw, qid, doc, "%v1.0 !12 ~x $4", "~x", "!12", "$4")
+	t.Run("cmark-gfm", func(t *testing.T) { cmarkgfm.AssertInertGitLab(t, raw, qid, doc, "%v1.0 !12 ~x $4", "~x", "!12", "$4") })
 	note := dots(raw)
 	for _, want := range []string{
 		"| `" + qid + "` | %·v1.0 &#33;·12 &#126;·x &#36;·4 |",
