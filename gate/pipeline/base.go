@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -178,7 +179,7 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 		case baseSet == "":
 			b.Notes = append(b.Notes, "the eval set is new in this change; both sides are scored on it")
 		case baseSet != set.Fingerprint:
-			b.Notes = append(b.Notes, fmt.Sprintf("the eval set changed in this change; both sides are scored on the head's set (%d queries)", len(set.Queries)))
+			b.Notes = append(b.Notes, fmt.Sprintf("the eval set changed in this change; both sides are scored on the head's set (%d queries)%s", len(set.Queries), setChanges(p, set)))
 		}
 	}
 	return nil
@@ -259,4 +260,51 @@ func ShortSHA(s string) string {
 func there(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
+}
+
+// setChanges names, for the note on a changed set, the queries the base
+// commit's set (at path) holds that the head's set drops, and those whose
+// gold labels it changed: neither is judged as the base labelled it, so a
+// reviewer must see which. "" when the base's set cannot be read or
+// neither happened.
+func setChanges(path string, head *gate.Set) string {
+	base, err := gate.LoadSet(path)
+	if err != nil {
+		return ""
+	}
+	var removed, relabelled []string
+	for _, q := range base.Queries {
+		switch h := head.Query(q.ID); {
+		case h == nil:
+			removed = append(removed, q.ID)
+		case !maps.Equal(h.Gold, q.Gold):
+			relabelled = append(relabelled, q.ID)
+		}
+	}
+	var out string
+	for _, part := range []struct {
+		what string
+		ids  []string
+	}{{"removed from the set", removed}, {"gold labels changed", relabelled}} {
+		if len(part.ids) > 0 {
+			out += fmt.Sprintf("; %s: %s", part.what, idList(part.ids))
+		}
+	}
+	if out == "" {
+		return ""
+	}
+	return out + " (not judged as the base commit labelled them: review them before merging)"
+}
+
+// idList is up to ten ids, each clipped, and how many more.
+func idList(ids []string) string {
+	const most = 10
+	var shown []string
+	for _, id := range ids[:min(len(ids), most)] {
+		shown = append(shown, gate.ClipID(id))
+	}
+	if len(ids) > most {
+		shown = append(shown, fmt.Sprintf("…and %d more", len(ids)-most))
+	}
+	return strings.Join(shown, ", ")
 }
