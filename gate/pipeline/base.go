@@ -287,24 +287,15 @@ func setChanges(path string, head *gate.Set) string {
 		ids  []string
 	}{{"removed from the set", removed}, {"gold labels changed", relabelled}} {
 		if len(part.ids) > 0 {
-			out += fmt.Sprintf("; %s: %s", part.what, idList(part.ids))
+			clipped := make([]string, len(part.ids))
+			for i, id := range part.ids {
+				clipped[i] = gate.ClipID(id)
+			}
+			out += fmt.Sprintf("; %s: %s", part.what, gate.JoinFirst(clipped, 10))
 		}
 	}
 	if out == "" {
 		return ""
 	}
 	return out + " (not judged as the base commit labelled them: review them before merging)"
-}
-
-// idList is up to ten ids, each clipped, and how many more.
-func idList(ids []string) string {
-	const most = 10
-	var shown []string
-	for _, id := range ids[:min(len(ids), most)] {
-		shown = append(shown, gate.ClipID(id))
-	}
-	if len(ids) > most {
-		shown = append(shown, fmt.Sprintf("…and %d more", len(ids)-most))
-	}
-	return strings.Join(shown, ", ")
 }
