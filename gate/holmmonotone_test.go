@@ -284,9 +284,9 @@ func TestHolmFamilyNotGrownBySegmentSize(t *testing.T) {
 				return `,"segments":["front"]`
 			}
 			return ""
-		}, "")
+		}, `{"id":"s1","query":"a synthetic one","gold":{"a":1,"b":1},"segments":["front"],"source":"synthetic"}`+"\n")
 		lists := func(lost bool) [][]string {
-			out := make([][]string, 10)
+			out := make([][]string, 11)
 			for i := range out {
 				out[i] = []string{"a", "b", "x1"}
 				if lost && i < 7 {
@@ -301,10 +301,16 @@ func TestHolmFamilyNotGrownBySegmentSize(t *testing.T) {
 		}
 		return c
 	}
-	small, grown := verdict(4), verdict(5)
-	if small.Verdict != grown.Verdict || small.HolmFamily != 4 || grown.HolmFamily != 4 {
-		t.Errorf("front on 4 queries: %s over a family of %d; on 5: %s over %d; want the same verdict over the policy's family of 4", small.Verdict, small.HolmFamily, grown.Verdict, grown.HolmFamily)
+	// From no counted member (only the synthetic one, not counted: the rule
+	// has no query to measure, yet holds its seat) to the first, and from
+	// 4 to 5.
+	for _, n := range []int{0, 4} {
+		small, grown := verdict(n), verdict(n+1)
+		if small.Verdict != grown.Verdict || small.HolmFamily != 4 || grown.HolmFamily != 4 {
+			t.Errorf("front on %d queries: %s over a family of %d; on %d: %s over %d; want the same verdict over the policy's family of 4", n, small.Verdict, small.HolmFamily, n+1, grown.Verdict, grown.HolmFamily)
+		}
 	}
+	small := verdict(4)
 	if r := rule(t, small, RuleRecallDrop, ""); r.AdjustedP == nil || math.Abs(*r.AdjustedP-0.0625) > 1e-12 || r.Outcome != RuleInconclusive {
 		t.Errorf("front on 4: recall drop adjusted p %v %s, want 0.0625 inconclusive", deref(r.AdjustedP), r.Outcome)
 	}

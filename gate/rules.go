@@ -380,11 +380,12 @@ func (s ruleScope) in() string {
 // (at the context depth) the drop is all in queries whose head window holds
 // documents nobody judged: then it is inconclusive.
 func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int, limit float64) RuleResult {
-	r := RuleResult{Name: name, Metric: metric, Depth: depth, Segment: s.label, Queries: len(s.queries), Limit: limit, Outcome: RulePass}
+	// The rule holds its seat in Holm's family whether or not it has a
+	// query to measure: a change that gives it one must not grow the family.
+	r := RuleResult{Name: name, Metric: metric, Depth: depth, Segment: s.label, Queries: len(s.queries), Limit: limit, Outcome: RulePass, family: c.Thresholds.RequireSignificance}
 	if len(s.queries) == 0 {
 		return r
 	}
-	r.family = c.Thresholds.RequireSignificance
 	deltas := make([]float64, len(s.queries))
 	// ifRelevant are the deltas had every document nobody judged in the
 	// head's top k been relevant (on both sides): the drop the range of
