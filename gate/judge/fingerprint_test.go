@@ -3,6 +3,7 @@ package judge
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/recallgate/recallgate/gate/config"
@@ -41,5 +42,15 @@ func TestIdentifyHashesOnlyTheRepositorysFiles(t *testing.T) {
 	write(script, "print(2)\n")
 	if got := fp(); got == first {
 		t.Errorf("a changed judge script kept the fingerprint %s", got)
+	}
+}
+
+// TestSummarizeWithoutPairs: a run that sent no pair says so (the
+// percentiles of no call are none, not a panic on an empty list).
+func TestSummarizeWithoutPairs(t *testing.T) {
+	var b strings.Builder
+	summarize(&b, Identity{Name: "llm"}, nil, 3, "set.jsonl")
+	if !strings.Contains(b.String(), "judge llm: 0 tokens; no pair sent") || !strings.Contains(b.String(), "3 already graded") {
+		t.Errorf("summary %q", b.String())
 	}
 }

@@ -465,9 +465,13 @@ func summarize(w io.Writer, id Identity, results []graded, skipped int, path str
 		durs = append(durs, g.dur)
 		queries[g.req.QueryID] = true
 	}
-	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
-	pct := func(p float64) time.Duration { return durs[min(len(durs)-1, int(p*float64(len(durs))))] }
 	fmt.Fprintf(w, "judge %s: graded %d pairs in %d queries (%d label debt, %d calibration), %d already graded under this fingerprint skipped; wrote %s as labeller %s\n",
 		id.Name, len(results), len(queries), debt, len(results)-debt, skipped, path, id.Labeller())
-	fmt.Fprintf(w, "judge %s: %d tokens; latency p50 %s, p95 %s\n", id.Name, tokens, pct(0.5).Round(time.Millisecond), pct(0.95).Round(time.Millisecond))
+	// The percentiles as every report takes them (nearest rank); none
+	// when no pair was sent.
+	if l := gate.Latencies(durs, 0); l != nil {
+		fmt.Fprintf(w, "judge %s: %d tokens; latency p50 %s, p95 %s\n", id.Name, tokens, l.P50.Round(time.Millisecond), l.P95.Round(time.Millisecond))
+	} else {
+		fmt.Fprintf(w, "judge %s: %d tokens; no pair sent\n", id.Name, tokens)
+	}
 }
