@@ -157,20 +157,6 @@ func DiffCorpus(then, now map[string]string, gold map[string]bool) *CorpusChange
 	return c
 }
 
-// String says "2 documents added, 1 removed, 0 edited; gold removed: d7".
-func (c *CorpusChange) String() string {
-	s := fmt.Sprintf("%d %s added, %d removed, %d edited", c.Added, Plural(c.Added, "document", "documents"), c.Removed, c.Edited)
-	for _, g := range []struct {
-		what string
-		ids  []string
-	}{{"added", c.GoldAdded}, {"removed", c.GoldRemoved}, {"edited", c.GoldEdited}} {
-		if len(g.ids) > 0 {
-			s += "; gold " + g.what + ": " + JoinFirst(g.ids, 10)
-		}
-	}
-	return s
-}
-
 // BaselineCommit is one commit since the baseline's that touched an input.
 type BaselineCommit struct {
 	// SHA is the short hash; Subject the first line of its message.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 
 	"github.com/recallgate/recallgate/gate"
@@ -90,8 +89,6 @@ func judgeInfo(j *gate.JudgeReport) *JudgeInfo {
 // round4 keeps four decimals: a kappa read back is the one written.
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
-var judgeFingerprint = regexp.MustCompile(`^sha256:[0-9a-f]{64}$`)
-
 // validate checks the judge object read back.
 func (j *JudgeInfo) validate() error {
 	if j == nil {
@@ -103,7 +100,7 @@ func (j *JudgeInfo) validate() error {
 	switch {
 	case j.Name == "":
 		return errors.New("judge.name is empty")
-	case !judgeFingerprint.MatchString(j.Fingerprint):
+	case !gate.IsFingerprint(j.Fingerprint):
 		return fmt.Errorf("judge.fingerprint %q: want sha256: and 64 hex digits", j.Fingerprint)
 	case j.Kappa < -1 || j.Kappa > 1 || j.WeightedKappa < -1 || j.WeightedKappa > 1:
 		return fmt.Errorf("judge.kappa %v, weighted_kappa %v: a kappa is within -1 and 1", j.Kappa, j.WeightedKappa)
