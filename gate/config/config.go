@@ -80,6 +80,9 @@ type Config struct {
 	// Variants are the [variant.NAME.retriever] tables an experiment
 	// ranks against the base, in the order the file gives them.
 	Variants []Variant
+	// Fusions are the [fusion.NAME] tables an experiment fuses from its
+	// rows' runs, in the order the file gives them.
+	Fusions []Fusion
 	// Judge is the [judge] table, nil without one.
 	Judge *Judge
 }
@@ -176,6 +179,7 @@ type rawConfig struct {
 	Base      *side                    `toml:"base"`
 	Head      *side                    `toml:"head"`
 	Variant   map[string]*variantTable `toml:"variant"`
+	Fusion    map[string]*rawFusion    `toml:"fusion"`
 	Judge     *Judge                   `toml:"judge"`
 }
 
@@ -339,6 +343,9 @@ func Parse(data []byte, name string) (*Config, error) {
 		c.waiverLines = append(c.waiverLines, arrayKeyLine(data, "waiver", i, "expires"))
 	}
 	if err := c.variants(raw, md, data, dir); err != nil {
+		return nil, err
+	}
+	if err := c.fusions(raw, md, data); err != nil {
 		return nil, err
 	}
 	if err := c.sides(raw, dir); err != nil {

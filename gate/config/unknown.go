@@ -61,6 +61,10 @@ func tableType(table []string) (reflect.Type, bool) {
 			t, i = reflect.TypeOf(Retriever{}), 1
 			continue
 		}
+		if i == 0 && part == "fusion" && len(table) > 1 {
+			t, i = reflect.TypeOf(rawFusion{}), 1
+			continue
+		}
 		if i == 0 && part == "variant" && len(table) > 2 && table[2] == "retriever" {
 			t, i = reflect.TypeOf(Retriever{}), 2
 			continue
