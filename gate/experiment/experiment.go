@@ -124,7 +124,10 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 	// One batch at a time, each at most o.Parallel retrievers; a variant is
 	// scored and made its row as soon as its batch is retrieved, and its
 	// run and comparison are dropped: only the baseline's run stays.
-	rows := make([]row, len(cfg.Variants))
+	rows := make([]row, len(cfg.Variants), len(cfg.Variants)+len(cfg.Fusions))
+	target := targetMetric(cfg)
+	// The runs the fusions read stay until they are fused.
+	need, kept := fusionInputs(cfg), map[string][]gate.Result{}
 	index := map[string]int{}
 	for i, v := range cfg.Variants {
 		index[v.Side()] = i
@@ -149,6 +152,9 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 			}
 		}
 		for _, side := range batch {
+			if r, ok := runs[side]; ok && need[side] {
+				kept[side] = r.First()
+			}
 			i, ok := index[side]
 			if !ok {
 				continue
@@ -166,13 +172,20 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 			if err != nil {
 				return nil, inHeadsPlace(&VariantError{Name: v.Name, Err: err})
 			}
-			rows[i] = rowOf(Input{Name: v.Name, Comparison: cmp})
+			rows[i] = rowOf(Input{Name: v.Name, Comparison: cmp}, target)
 		}
 	}
 	if len(errs) > 0 {
 		return nil, inHeadsPlace(errors.Join(errs...))
 	}
-	r := assemble(rows)
+	for _, f := range cfg.Fusions {
+		fr, err := fuse(cfg, set, pair, f, kept)
+		if err != nil {
+			return nil, inHeadsPlace(err)
+		}
+		rows = append(rows, fr)
+	}
+	r := assemble(rows, target)
 	r.Notes = append(r.Notes, notes...)
 	return r, nil
 }

@@ -92,6 +92,7 @@ func writeHTML(w io.Writer, r *Report) error {
 		"Rows": rows, "Segments": segs, "Names": names, "Warnings": warnings, "Notes": notes,
 		// The charts are gate/chart's SVG: its text is escaped there.
 		"Deltas": template.HTML(deltas), "Latency": template.HTML(latency),
+		"Winner": r.Winner.Sentence(gate.Visible, r.targetName()), "Fusions": r.fusionHTML(),
 	})
 }
 
@@ -121,13 +122,14 @@ figure{margin:16px 0;overflow-x:auto}
 <tr class="baseline"><td>{{.Base}} (baseline)</td><td>{{.BaseRecall}}</td><td></td><td></td><td></td><td>{{.BaseNDCG}}</td><td></td><td></td><td></td><td></td><td>{{.BaseZero}}</td><td>{{.BaseP50}}</td><td>{{.BaseP95}}</td><td></td></tr>
 {{range .Rows}}<tr><td>{{.Name}}</td><td>{{.Recall}}</td><td>{{.DRecall}}</td><td>{{.CIRecall}}</td><td>{{.P}}</td><td>{{.NDCG}}</td><td>{{.DNDCG}}</td><td>{{.CINDCG}}</td><td>{{.Regressed}}</td><td>{{.Improved}}</td><td>{{.Zero}}</td><td>{{.P50}}</td><td>{{.P95}}</td><td class="{{.Gate}}">{{.Gate}}</td></tr>
 {{end}}</tbody></table></div>
+<p id="winner"><strong>{{.Winner}}</strong></p>
 <figure id="deltas">{{.Deltas}}</figure>
 <figure id="latency">{{.Latency}}</figure>
 <h2>Flips</h2>
 {{range .Rows}}<h3>{{.Name}}</h3>
 <p>regressed ({{.Regressed}}): {{.RegIDs}}<br>improved ({{.Improved}}): {{.ImpIDs}}<br>finds the most of: {{.Wins}}</p>
 {{if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{end}}{{if .Segments}}<h2>Segments ({{.RecallName}})</h2>
+{{end}}{{.Fusions}}{{if .Segments}}<h2>Segments ({{.RecallName}})</h2>
 <div class="scroll"><table><thead><tr><th>segment</th><th>baseline</th>{{range .Names}}<th>{{.}}</th>{{end}}<th>the most</th></tr></thead><tbody>
 {{range .Segments}}<tr><td>{{.Label}}</td><td>{{.Baseline}}</td>{{range .Recall}}<td>{{.}}</td>{{end}}<td>{{.Winners}}</td></tr>
 {{end}}</tbody></table></div>{{end}}

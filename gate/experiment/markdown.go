@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -41,13 +42,18 @@ func writeMarkdown(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "| %s | %s | %s %s | %.3f | %s | %s %s | %d | %d | %s | %s | %s |\n", md(v.Name), f3(v.Summary.RecallAtN), signed(v.Delta.RecallAtN), ci(v.CI.RecallAtN), v.PValue,
 			f3(v.Summary.NDCGAtK), signed(v.Delta.NDCGAtK), ci(v.CI.NDCGAtK), len(v.Regressed), len(v.Improved), zeroChange(v.ZeroRecall), ms(v.Latency, true), verdictMark(v.Gate.Verdict))
 	}
-	b.WriteString("\n")
+	fmt.Fprintf(&b, "\n**%s**\n\n", r.Winner.Sentence(md, r.targetName()))
 	for _, v := range r.Variants {
 		if len(v.Regressed)+len(v.Improved) == 0 {
 			fmt.Fprintf(&b, "- **%s**: no query flipped\n", md(v.Name))
 			continue
 		}
 		fmt.Fprintf(&b, "- **%s**: regressed %s · improved %s\n", md(v.Name), ids(v.Regressed, report.MarkdownID), ids(v.Improved, report.MarkdownID))
+	}
+	for _, v := range r.Variants {
+		if v.Fusion != nil {
+			fmt.Fprintf(&b, "\n**%s**: %s. The chosen setting, to paste:\n\n```toml\n%s```\n", md(v.Name), md(strings.Join(r.fusionLines(v, gate.Visible), "; ")), v.Fusion.Table)
+		}
 	}
 	var wins []string
 	for _, s := range r.Segments {

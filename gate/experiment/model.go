@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/fusion"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -41,6 +42,8 @@ type Report struct {
 	// Notes say what was compared when it is not plain: the baseline ran
 	// in the base commit's tree, whose config judged.
 	Notes []string `json:"notes"`
+	// Winner is the top row on the target metric tested against the rest.
+	Winner Winner `json:"winner"`
 }
 
 // Baseline is the base side's means and timing.
@@ -120,6 +123,9 @@ type Variant struct {
 	Latency *report.LatencyInfo `json:"latency"`
 	// Gate is what the baseline's gate says of the variant.
 	Gate GateOutcome `json:"gate"`
+	// Fusion is how a [fusion.NAME] row was made and chosen; absent for
+	// a retrieved variant.
+	Fusion *FusionInfo `json:"fusion,omitempty"`
 }
 
 // Segment is one segment's recall@N on the baseline and on each variant
@@ -148,9 +154,9 @@ const winEpsilon = 1e-9
 func Build(in []Input) *Report {
 	rows := make([]row, len(in))
 	for i, v := range in {
-		rows[i] = rowOf(v)
+		rows[i] = rowOf(v, fusion.TargetNDCG)
 	}
-	return assemble(rows)
+	return assemble(rows, fusion.TargetNDCG)
 }
 
 // row is what the leaderboard keeps of one variant's comparison: its line,
@@ -165,10 +171,14 @@ type row struct {
 	metrics  []report.MetricInfo
 	segments []report.SegmentInfo
 	warnings []string
+	// ids are the queries the winner is tested on, base and head their
+	// target values per query on each side.
+	ids        []string
+	base, head map[string]float64
 }
 
 // rowOf is the leaderboard's row of one variant's comparison.
-func rowOf(v Input) row {
+func rowOf(v Input, target string) row {
 	c := v.Comparison
 	cr := report.FromComparison(c)
 	nd := c.MetricStats(gate.MetricNDCG)
@@ -184,6 +194,14 @@ func rowOf(v Input) row {
 		baseline: Baseline{Name: BaselineName, Summary: cr.Summary.Base},
 		set:      cr.Set, depth: cr.Depth, metrics: cr.Metrics, segments: cr.Segments, warnings: cr.Warnings,
 	}
+	out.base, out.head = targets(c, target)
+	for i := range c.Queries {
+		if q := c.Queries[i].Query; q != nil {
+			if _, ok := out.base[q.ID]; ok {
+				out.ids = append(out.ids, q.ID)
+			}
+		}
+	}
 	if cr.Latency != nil {
 		out.variant.Latency = cr.Latency.Head
 		out.baseline.Latency = cr.Latency.Base
@@ -195,7 +213,7 @@ func rowOf(v Input) row {
 // order: the set, depths and baseline are the first row's (every row pairs
 // the same baseline run), the warnings each once, and each segment's
 // winners.
-func assemble(rows []row) *Report {
+func assemble(rows []row, target string) *Report {
 	r := &Report{Tool: "recallgate", Command: "experiment", Variants: []Variant{}, Segments: []Segment{}, Warnings: []string{}, Notes: []string{}}
 	seenWarning := map[string]bool{}
 	segIndex := map[string]int{}
@@ -220,6 +238,13 @@ func assemble(rows []row) *Report {
 			}
 			r.Segments[j].Recall[i] = s.HeadRecall
 		}
+	}
+	if len(rows) > 0 {
+		names, values := []string{BaselineName}, []map[string]float64{rows[0].base}
+		for _, row := range rows {
+			names, values = append(names, row.variant.Name), append(values, row.head)
+		}
+		r.Winner = chooseWinner(names, values, rows[0].ids, target)
 	}
 	for j := range r.Segments {
 		s := &r.Segments[j]

@@ -101,8 +101,15 @@ func writeText(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintf(&b, "\n%s\n", r.Winner.Sentence(plain, r.targetName()))
 	for _, v := range r.Variants {
 		fmt.Fprintf(&b, "\n%s: %s %s → %s (%s), p = %.3f (%s sign-flip test)\n", plain(v.Name), recall, f3(bl.Summary.RecallAtN), f3(v.Summary.RecallAtN), signed(v.Delta.RecallAtN), v.PValue, exactness(v.Exact))
+		if v.Fusion != nil {
+			for _, l := range r.fusionLines(v, plain) {
+				fmt.Fprintf(&b, "  %s\n", l)
+			}
+			fmt.Fprintf(&b, "  the chosen setting, to paste:\n    %s\n", strings.ReplaceAll(strings.TrimSpace(v.Fusion.Table), "\n", "\n    "))
+		}
 		fmt.Fprintf(&b, "  regressed (%d): %s\n", len(v.Regressed), ids(v.Regressed, plain))
 		fmt.Fprintf(&b, "  improved (%d): %s\n", len(v.Improved), ids(v.Improved, plain))
 		fmt.Fprintf(&b, "  zero recall: new %s; recovered %s\n", ids(v.ZeroRecall.New, plain), ids(v.ZeroRecall.Recovered, plain))

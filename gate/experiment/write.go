@@ -98,6 +98,9 @@ func (r *Report) validate() error {
 			return fmt.Errorf("variant %.60q: gate verdict %.20q", v.Name, v.Gate.Verdict)
 		}
 	}
+	if err := r.validateFusion(names); err != nil {
+		return err
+	}
 	for _, s := range r.Segments {
 		if len(s.Recall) != len(r.Variants) {
 			return fmt.Errorf("segment %.60q: %d recall values for %d variants", s.Label, len(s.Recall), len(r.Variants))
