@@ -453,6 +453,11 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	if err := c.applyRules(); err != nil {
 		return nil, err
 	}
+	if pol.Rules != nil {
+		c.Rules = append(c.Rules, pol.Rules(c)...)
+	} else if pol.Margin != nil {
+		return nil, fmt.Errorf("[gate] margin is set but no margin rule was given (a bug in recallgate: please report it)")
+	}
 	c.holm()
 	c.Detect = c.detectability()
 	c.decide()

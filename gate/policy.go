@@ -79,6 +79,12 @@ type Thresholds struct {
 	// and this rule fails on them instead. Omitted from the policy
 	// fingerprint at 0, so older fingerprints stay as they were.
 	MaxMissingGold int `json:",omitempty"`
+	// Margin, when set, passes a change only when the one-sided 95% bound
+	// on each gated mean's drop is within it (gate/bound); otherwise it is
+	// inconclusive, or a fail with RequireProof. nil is off (omitted from
+	// the fingerprint, as RequireProof when false).
+	Margin       *float64 `json:",omitempty"`
+	RequireProof bool     `json:",omitempty"`
 }
 
 // DefaultThresholds returns the default thresholds: recall@N may drop by
@@ -193,7 +199,7 @@ type PolicyChange struct {
 var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
 	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
 	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens",
-	RuleBaselineDrop, "baseline",
+	RuleBaselineDrop, "baseline", "margin", "require_proof",
 	"min_judge_agreement", "min_judge_overlap", RuleMissingGold}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
@@ -240,6 +246,9 @@ type Policy struct {
 	// Baseline is the reviewed baseline run max_baseline_drop holds the
 	// head against; nil when none was read (the rule is then skipped).
 	Baseline *ReviewedBaseline
+	// Rules are the rules a package beside the domain applies after the
+	// others (gate/bound's margin); nil with a margin set is an error.
+	Rules func(*Comparison) []RuleResult
 }
 
 // ReviewedBaseline is a reviewed run's recall, scored on the set the gate

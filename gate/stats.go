@@ -37,6 +37,9 @@ type PairedStats struct {
 	// CILow and CIHigh bound the 95% paired bootstrap percentile interval
 	// of the mean delta.
 	CILow, CIHigh float64
+	// DropBound is the one-sided 95% bound on the drop the set allows:
+	// minus the 5th percentile of the same bootstrap means, at least 0.
+	DropBound float64
 }
 
 // Significant reports whether the p-value is below Alpha.
@@ -65,7 +68,9 @@ func Paired(deltas []float64) PairedStats {
 	}
 	s.MeanDelta = sum / float64(len(deltas))
 	s.PValue, s.Exact = signFlip(nonzero)
-	s.CILow, s.CIHigh = bootstrapCI(deltas)
+	var q05 float64
+	s.CILow, s.CIHigh, q05 = bootstrapCI(deltas)
+	s.DropBound = max(0, -q05)
 	return s
 }
 
@@ -118,8 +123,8 @@ func signFlip(d []float64) (float64, bool) {
 }
 
 // bootstrapCI is the 95% percentile interval of the mean over paired
-// bootstrap resamples of the queries.
-func bootstrapCI(d []float64) (float64, float64) {
+// bootstrap resamples of the queries, and their 5th percentile.
+func bootstrapCI(d []float64) (float64, float64, float64) {
 	n := len(d)
 	r := rand.New(rand.NewPCG(statsSeed, uint64(n)+1))
 	means := make([]float64, BootstrapResamples)
@@ -133,7 +138,7 @@ func bootstrapCI(d []float64) (float64, float64) {
 	sort.Float64s(means)
 	lo := means[int(math.Floor(Alpha/2*float64(BootstrapResamples)))]
 	hi := means[int(math.Ceil((1-Alpha/2)*float64(BootstrapResamples)))-1]
-	return lo, hi
+	return lo, hi, means[int(math.Floor(Alpha*float64(BootstrapResamples)))]
 }
 
 // MinSameDirectionFlips is the fewest queries that must all move the same

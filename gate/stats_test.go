@@ -108,24 +108,31 @@ func TestCounts(t *testing.T) {
 func TestBootstrapCoverage(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	const sets, n, mu = 300, 30, -0.05
-	covered := 0
+	covered, bounded := 0, 0
 	for k := 0; k < sets; k++ {
 		d := make([]float64, n)
 		for i := range d {
 			d[i] = mu + 0.2*r.NormFloat64()
 		}
-		lo, hi := bootstrapCI(d)
+		lo, hi, _ := bootstrapCI(d)
 		if lo <= mu && mu <= hi {
 			covered++
 		}
+		// The one-sided bound on the drop covers the true drop, -mu.
+		if Paired(d).DropBound >= -mu {
+			bounded++
+		}
+	}
+	if rate := float64(bounded) / sets; rate < 0.89 || rate > 0.99 {
+		t.Errorf("one-sided bound covers the drop in %.3f of sets, want about 0.95", rate)
 	}
 	rate := float64(covered) / sets
 	// Percentile bootstrap on n = 30 under-covers slightly; accept 0.89–0.99.
 	if rate < 0.89 || rate > 0.99 {
 		t.Errorf("coverage %.3f, want about 0.95", rate)
 	}
-	lo1, hi1 := bootstrapCI([]float64{-1, 0, 0.5})
-	lo2, hi2 := bootstrapCI([]float64{-1, 0, 0.5})
+	lo1, hi1, _ := bootstrapCI([]float64{-1, 0, 0.5})
+	lo2, hi2, _ := bootstrapCI([]float64{-1, 0, 0.5})
 	if lo1 != lo2 || hi1 != hi2 {
 		t.Error("bootstrap not reproducible")
 	}

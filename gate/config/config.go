@@ -155,6 +155,8 @@ type rawConfig struct {
 		MaxBaselineDrop      *float64     `toml:"max_baseline_drop"`
 		MinJudgeAgreement    *float64     `toml:"min_judge_agreement"`
 		MinJudgeOverlap      *int         `toml:"min_judge_overlap"`
+		Margin               *float64     `toml:"margin"`
+		RequireProof         bool         `toml:"require_proof"`
 		Segment              []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {
@@ -418,6 +420,15 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		// never skipped.
 		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "max_baseline_drop"}), Field: "gate.max_baseline_drop",
 			Err: errors.New(`needs the reviewed baseline run to hold the head against: a top-level baseline = "baselines/head.jsonl" (before the first table), written by recallgate gate --write-baseline and committed`)}
+	}
+	if v := g.Margin; v != nil {
+		if *v < 0 || *v >= 1 || math.IsNaN(*v) {
+			return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "margin"}), Field: "gate.margin", Err: fmt.Errorf("must be a drop within 0–1 such as 0.02 (leave it out to turn the rule off), got %v", *v)}
+		}
+		t.Margin = v
+	}
+	if t.RequireProof = g.RequireProof; t.RequireProof && t.Margin == nil {
+		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "require_proof"}), Field: "gate.require_proof", Err: errors.New("needs a margin to prove: set [gate] margin = 0.02 (the largest drop the set must rule out)")}
 	}
 	for i, s := range g.Segment {
 		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"),

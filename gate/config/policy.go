@@ -88,6 +88,8 @@ func policyValues(c *Config) map[string]string {
 		gate.RuleMissingGold:       strconv.Itoa(t.MaxMissingGold),
 		gate.RuleBaselineDrop:      optNum(t.MaxBaselineDrop),
 		"baseline":                 "none",
+		"margin":                   optNum(t.Margin),
+		"require_proof":            strconv.FormatBool(t.RequireProof),
 	}
 	if c.baselineKey != "" {
 		v["baseline"] = c.baselineKey

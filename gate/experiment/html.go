@@ -8,6 +8,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/chart"
+	"github.com/recallgate/recallgate/gate/report"
 )
 
 // Charts are the leaderboard's two pictures as inline SVG: each variant's
@@ -47,7 +48,7 @@ func writeHTML(w io.Writer, r *Report) error {
 	type row struct {
 		Name, Recall, NDCG, DRecall, CIRecall, P, DNDCG, CINDCG, Zero, P50, P95, Gate string
 		Regressed, Improved                                                           int
-		RegIDs, ImpIDs, Wins                                                          string
+		RegIDs, ImpIDs, Wins, Bound                                                   string
 		Reasons                                                                       []string
 	}
 	bl := r.Baseline
@@ -60,7 +61,7 @@ func writeHTML(w io.Writer, r *Report) error {
 		rows = append(rows, row{Name: gate.Visible(v.Name), Recall: f3(v.Summary.RecallAtN), NDCG: f3(v.Summary.NDCGAtK), DRecall: signed(v.Delta.RecallAtN), CIRecall: ci(v.CI.RecallAtN),
 			P: fmt.Sprintf("%.3f", v.PValue), DNDCG: signed(v.Delta.NDCGAtK), CINDCG: ci(v.CI.NDCGAtK), Zero: zeroChange(v.ZeroRecall), P50: ms(v.Latency, false), P95: ms(v.Latency, true),
 			Gate: v.Gate.Verdict, Regressed: len(v.Regressed), Improved: len(v.Improved), RegIDs: ids(v.Regressed, gate.Visible), ImpIDs: ids(v.Improved, gate.Visible),
-			Wins: ids(v.Wins, gate.Visible), Reasons: reasons})
+			Wins: ids(v.Wins, gate.Visible), Reasons: reasons, Bound: report.BoundSentences(v.Bound)})
 	}
 	type seg struct {
 		Label, Baseline, Winners string
@@ -127,7 +128,7 @@ figure{margin:16px 0;overflow-x:auto}
 <figure id="latency">{{.Latency}}</figure>
 <h2>Flips</h2>
 {{range .Rows}}<h3>{{.Name}}</h3>
-<p>regressed ({{.Regressed}}): {{.RegIDs}}<br>improved ({{.Improved}}): {{.ImpIDs}}<br>finds the most of: {{.Wins}}</p>
+<p>regressed ({{.Regressed}}): {{.RegIDs}}<br>improved ({{.Improved}}): {{.ImpIDs}}<br>finds the most of: {{.Wins}}{{if .Bound}}<br>what a pass rules out (one-sided 95% bound): {{.Bound}}{{end}}</p>
 {{if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}{{.Fusions}}{{if .Segments}}<h2>Segments ({{.RecallName}})</h2>
 <div class="scroll"><table><thead><tr><th>segment</th><th>baseline</th>{{range .Names}}<th>{{.}}</th>{{end}}<th>the most</th></tr></thead><tbody>

@@ -44,11 +44,15 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintf(&b, "\n**%s**\n\n", r.Winner.Sentence(md, r.targetName()))
 	for _, v := range r.Variants {
+		rules := ""
+		if len(v.Bound) > 0 {
+			rules = " · rules out " + report.BoundSentences(v.Bound)
+		}
 		if len(v.Regressed)+len(v.Improved) == 0 {
-			fmt.Fprintf(&b, "- **%s**: no query flipped\n", md(v.Name))
+			fmt.Fprintf(&b, "- **%s**: no query flipped%s\n", md(v.Name), rules)
 			continue
 		}
-		fmt.Fprintf(&b, "- **%s**: regressed %s · improved %s\n", md(v.Name), ids(v.Regressed, report.MarkdownID), ids(v.Improved, report.MarkdownID))
+		fmt.Fprintf(&b, "- **%s**: regressed %s · improved %s%s\n", md(v.Name), ids(v.Regressed, report.MarkdownID), ids(v.Improved, report.MarkdownID), rules)
 	}
 	for _, v := range r.Variants {
 		if v.Fusion != nil {

@@ -123,6 +123,9 @@ type Variant struct {
 	Latency *report.LatencyInfo `json:"latency"`
 	// Gate is what the baseline's gate says of the variant.
 	Gate GateOutcome `json:"gate"`
+	// Bound is, per gated mean metric, the one-sided 95% bound on the drop
+	// from the baseline the set allows (what the gate's pass rules out).
+	Bound []report.BoundInfo `json:"bound"`
 	// Fusion is how a [fusion.NAME] row was made and chosen; absent for
 	// a retrieved variant.
 	Fusion *FusionInfo `json:"fusion,omitempty"`
@@ -187,12 +190,15 @@ func rowOf(v Input, target string) row {
 			Name: v.Name, Summary: cr.Summary.Head, Delta: cr.Summary.Delta,
 			CI:     Intervals{RecallAtN: Interval{c.Stats.CILow, c.Stats.CIHigh}, NDCGAtK: Interval{nd.CILow, nd.CIHigh}},
 			PValue: c.Stats.PValue, Exact: c.Stats.Exact, NDCGPValue: nd.PValue,
-			Regressed: cr.Regressed, Improved: cr.Improved, Wins: []string{},
+			Regressed: cr.Regressed, Improved: cr.Improved, Wins: []string{}, Bound: []report.BoundInfo{},
 			ZeroRecall: ZeroRecall{New: cr.NewMisses, Recovered: without(cr.Summary.Base.ZeroRecall, cr.Summary.Head.ZeroRecall)},
 			Gate:       GateOutcome{Verdict: cr.Verdict, Reasons: cr.Reasons, Pass: cr.Verdict == string(gate.Pass)},
 		},
 		baseline: Baseline{Name: BaselineName, Summary: cr.Summary.Base},
 		set:      cr.Set, depth: cr.Depth, metrics: cr.Metrics, segments: cr.Segments, warnings: cr.Warnings,
+	}
+	if cr.Statistics != nil {
+		out.variant.Bound = cr.Statistics.Bound
 	}
 	out.base, out.head = targets(c, target)
 	for i := range c.Queries {

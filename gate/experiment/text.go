@@ -116,6 +116,9 @@ func writeText(w io.Writer, r *Report) error {
 		if len(v.Wins) > 0 {
 			fmt.Fprintf(&b, "  finds the most of: %s\n", ids(v.Wins, plain))
 		}
+		if len(v.Bound) > 0 {
+			fmt.Fprintf(&b, "  what a pass rules out (one-sided 95%% bound): %s\n", report.BoundSentences(v.Bound))
+		}
 		fmt.Fprintf(&b, "  the baseline's gate: %s\n", v.Gate.Verdict)
 		for _, why := range v.Gate.Reasons {
 			fmt.Fprintf(&b, "    %s\n", plain(why))

@@ -94,6 +94,9 @@ func (r *Report) validate() error {
 				return fmt.Errorf("variant %.60q: query id %.60q holds a control character", v.Name, id)
 			}
 		}
+		if err := report.ValidateBounds(v.Bound, r.Depth); err != nil {
+			return fmt.Errorf("variant %.60q: %w", v.Name, err)
+		}
 		if !slices.Contains([]string{string(gate.Pass), string(gate.Fail), string(gate.Inconclusive)}, v.Gate.Verdict) || v.Gate.Pass != (v.Gate.Verdict == string(gate.Pass)) {
 			return fmt.Errorf("variant %.60q: gate verdict %.20q", v.Name, v.Gate.Verdict)
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/bound"
 	"github.com/recallgate/recallgate/gate/config"
 )
 
@@ -54,7 +55,7 @@ func CorpusFor(flagValue string, cfg *config.Config) string {
 // BuildInputs checks the waivers against today, reads the corpus ids and
 // runs the eval-set health check.
 func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, corpus string) (*Inputs, error) {
-	in := &Inputs{Policy: gate.Policy{Thresholds: th}}
+	in := &Inputs{Policy: gate.Policy{Thresholds: th, Rules: bound.Rules}}
 	ho := gate.HealthOptions{Now: e.Clock()}
 	if cfg != nil {
 		if err := cfg.ExpiredWaivers(e.Clock()); err != nil {

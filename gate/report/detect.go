@@ -30,6 +30,10 @@ type StatisticsInfo struct {
 	// require_significance, breached or not (an untested one counts as
 	// p = 1); absent (0) when significance is not required.
 	HolmFamily int `json:"holm_family,omitempty"`
+	// Bound is, per gated mean metric, the one-sided 95% bound on the drop
+	// the set allows (what a pass rules out); absent from a report written
+	// before it.
+	Bound []BoundInfo `json:"bound,omitempty"`
 }
 
 // SignificanceTest is one rule's significance test.
@@ -70,7 +74,7 @@ type RangeInfo struct {
 }
 
 func statisticsInfo(c *gate.Comparison) *StatisticsInfo {
-	s := &StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}, HolmFamily: c.HolmFamily}
+	s := &StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}, HolmFamily: c.HolmFamily, Bound: boundInfo(c)}
 	if d := c.Detect; d.FlipsKnown {
 		k := d.MinFlips
 		s.MinSameDirectionFlips = &k

@@ -404,6 +404,10 @@ type ThresholdInfo struct {
 	// MaxMissingGold is the drift run's rule on gold that left the
 	// corpus; absent from other runs' reports.
 	MaxMissingGold *int `json:"max_missing_gold,omitempty"`
+	// Margin is the margin rule's largest allowed bound on a gated mean's
+	// drop and RequireProof whether an unproven one fails; absent when off.
+	Margin       *float64 `json:"margin,omitempty"`
+	RequireProof bool     `json:"require_proof,omitempty"`
 }
 
 // thresholdInfo is t as reports echo it: the zero values that mean a
@@ -413,7 +417,8 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 		MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
 		MinFlipped: t.MinFlipped, MinSegmentQueries: t.MinSegmentQueries, RequireSignificance: t.RequireSignificance,
 		MaxFalseAnswersIncrease: t.MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease: t.MaxFalseRefusalsIncrease,
-		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost, MaxBaselineDrop: t.MaxBaselineDrop}
+		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost, MaxBaselineDrop: t.MaxBaselineDrop,
+		Margin: t.Margin, RequireProof: t.RequireProof}
 	if t.MaxLatencyRatio > 0 {
 		v := t.MaxLatencyRatio
 		ti.MaxLatencyRatio = &v

@@ -73,6 +73,9 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			drop = f3(*d)
 		}
 		s.Properties = append(s.Properties, junitProperty{"min_same_direction_flips", flips}, junitProperty{"min_detectable_recall_drop", drop})
+		for _, b := range st.Bound {
+			s.Properties = append(s.Properties, junitProperty{"bound_" + b.Metric, f3(b.Drop)})
+		}
 	}
 	if d := r.BaselineDistance; d != nil {
 		s.Properties = append(s.Properties, junitProperty{"recall_baseline", fmt.Sprintf("%.4f", d.Baseline)},

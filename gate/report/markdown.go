@@ -75,6 +75,9 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	if l := detectLine(r); l != "" {
 		fmt.Fprintf(b, "\n%s\n", l)
 	}
+	if l := boundLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
 	if l := holmLine(r); l != "" {
 		fmt.Fprintf(b, "\n%s\n", EscapeMarkdown(l))
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/bound"
 )
 
 // MaxReportBytes is the largest JSON report ReadCompareReport reads: a
@@ -100,7 +101,7 @@ func (r *CompareReport) validate() error {
 	}
 	for i, ru := range r.Rules {
 		switch {
-		case !slices.Contains(gate.RuleNames, ru.Name) && ru.Name != "segment":
+		case !slices.Contains(gate.RuleNames, ru.Name) && ru.Name != "segment" && ru.Name != bound.Rule:
 			return fmt.Errorf("rules[%d].name %q is no rule", i, ru.Name)
 		case !slices.Contains(ruleMetrics, ru.Metric):
 			return fmt.Errorf("rules[%d].metric %q is no metric", i, ru.Metric)
@@ -119,6 +120,11 @@ func (r *CompareReport) validate() error {
 	}
 	if err := r.Statistics.validate(); err != nil {
 		return err
+	}
+	if r.Statistics != nil {
+		if err := ValidateBounds(r.Statistics.Bound, r.Depth); err != nil {
+			return fmt.Errorf("statistics.%w", err)
+		}
 	}
 	if err := r.Unjudged.validate(); err != nil {
 		return err

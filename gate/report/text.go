@@ -247,6 +247,9 @@ func compareText(w io.Writer, r *CompareReport) error {
 	if l := detectLine(r); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 	}
+	if l := boundLine(r); l != "" {
+		fmt.Fprintf(b, "%s\n", l)
+	}
 	if l := holmLine(r); l != "" {
 		fmt.Fprintf(b, "%s\n", terminal(l))
 	}
