@@ -91,3 +91,23 @@ func TestFusionErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestMarginKeys(t *testing.T) {
+	c, err := Parse([]byte("set = \"q.jsonl\"\n[gate]\nmargin = 0.02\nrequire_proof = true\n[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n"), "g.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Thresholds.Margin == nil || *c.Thresholds.Margin != 0.02 || !c.Thresholds.RequireProof {
+		t.Errorf("thresholds %+v", c.Thresholds)
+	}
+	for _, tc := range []struct{ gate, want string }{
+		{"margin = 1.5\n", "g.toml:3: gate.margin: must be a drop within 0–1 such as 0.02"},
+		{"margin = -0.1\n", "g.toml:3: gate.margin: must be a drop within 0–1"},
+		{"require_proof = true\n", "g.toml:3: gate.require_proof: needs a margin to prove"},
+	} {
+		_, err := Parse([]byte("set = \"q.jsonl\"\n[gate]\n"+tc.gate+"[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n"), "g.toml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %s", tc.gate, err, tc.want)
+		}
+	}
+}
