@@ -137,3 +137,72 @@ func benchPeak(b *testing.B, cfg *config.Config, run func(*config.Config, *gate.
 	}
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 }
+
+// BenchmarkSciFactFusion is the fusion of two analyses of the builtin BM25
+// on SciFact: the baseline (stemmed) and "nostem" (stem = false), fused
+// by rrf (k swept over 20 and 60) and by wsum over a weight grid of step
+// 0.1 (11 settings), nDCG@10 the target. "experiment" is the experiment
+// without the fusions, "fusion" with them (the difference is the fusions'
+// time), "gate" the gate of the baseline and nostem; each reports its peak
+// live heap, and "fusion" each fusion's cross-validated and in-sample
+// nDCG@10. docs/figures.md gives the figures.
+func BenchmarkSciFactFusion(b *testing.B) {
+	e := &pipeline.Env{Getenv: func(string) string { return "" }, Stderr: io.Discard}
+	const fusions = `[fusion.rrf]
+of = ["baseline", "nostem"]
+method = "rrf"
+k = [20, 60]
+[fusion.wsum]
+of = ["baseline", "nostem"]
+method = "wsum"
+weights = "grid:0.1"
+`
+	mk := func(b *testing.B, head bool, fuse bool) *config.Config {
+		cfg := sciFactConfig(b, 0, "")
+		dir := shareddata.Path(b, "data/scifact")
+		q := func(s string) string { j, _ := json.Marshal(s); return string(j) }
+		table := "[variant.nostem.retriever]"
+		if head {
+			table = "[head.retriever]"
+		}
+		text := fmt.Sprintf("set = %s\nqueries = %s\n[depth]\ncandidates = 100\ncontext = 10\n[base.retriever]\ntype = \"builtin\"\ncorpus = %s\n%s\ntype = \"builtin\"\ncorpus = %s\nstem = false\n",
+			q(filepath.Join(dir, "qrels.tsv")), q(filepath.Join(dir, "queries.jsonl")), q(filepath.Join(dir, "corpus.jsonl.gz")), table, q(filepath.Join(dir, "corpus.jsonl.gz")))
+		if fuse {
+			text += fusions
+		}
+		cfg, err := config.Parse([]byte(text), cfg.Path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cfg
+	}
+	b.Run("gate", func(b *testing.B) {
+		benchPeak(b, mk(b, true, false), func(cfg *config.Config, set *gate.Set) error {
+			_, err := pipeline.Gate(context.Background(), e, pipeline.GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds})
+			return err
+		})
+	})
+	b.Run("experiment", func(b *testing.B) {
+		benchPeak(b, mk(b, false, false), func(cfg *config.Config, set *gate.Set) error {
+			_, err := Run(context.Background(), e, Options{Config: cfg, Set: set})
+			return err
+		})
+	})
+	b.Run("fusion", func(b *testing.B) {
+		var r *Report
+		benchPeak(b, mk(b, false, true), func(cfg *config.Config, set *gate.Set) (err error) {
+			r, err = Run(context.Background(), e, Options{Config: cfg, Set: set})
+			return err
+		})
+		for _, v := range r.Variants {
+			if f := v.Fusion; f != nil {
+				b.ReportMetric(f.CV.NDCG, v.Name+"-cv-ndcg")
+				b.ReportMetric(f.InSample.NDCG, v.Name+"-in-sample-ndcg")
+				b.Logf("%s: chosen %s, cv nDCG@10 %.4f, in-sample %.4f, optimism %.4f; recall@100 cv %.4f in-sample %.4f", v.Name, f.Chosen, f.CV.NDCG, f.InSample.NDCG, f.Optimism.NDCG, f.CV.Recall, f.InSample.Recall)
+			} else {
+				b.Logf("%s: nDCG@10 %.4f recall@100 %.4f", v.Name, v.Summary.NDCGAtK, v.Summary.RecallAtN)
+			}
+		}
+		b.Logf("baseline: nDCG@10 %.4f recall@100 %.4f; %s", r.Baseline.Summary.NDCGAtK, r.Baseline.Summary.RecallAtN, r.Winner.Sentence(func(s string) string { return s }, "nDCG@10"))
+	})
+}

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recallgate/recallgate/gate/fusion"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // TestWinnerIdenticalCandidates: two identical candidates on top cannot
@@ -98,6 +100,54 @@ weights = "grid:0.25"
 		}
 		if !strings.Contains(out.String(), "cross-validated") || !strings.Contains(out.String(), "no clear winner") {
 			t.Errorf("%s: no cross-validated score or winner line", format)
+		}
+	}
+}
+
+// TestHostileFusionInert: a fusion row whose name and input carry every
+// hostile form reaches no format live: its lines, its pasteable table (a
+// fenced block in Markdown, a <pre> in HTML) and its oracle chart.
+func TestHostileFusionInert(t *testing.T) {
+	r := demoReport(t)
+	v := &r.Variants[2] // named hostileName
+	s := fusion.Setting{Method: fusion.WSum, Norm: fusion.MinMax, Weights: []float64{0.3, 0.7}}
+	v.Fusion = &FusionInfo{Of: []string{"baseline", hostileName}, Method: s.Method, Norm: s.Norm, Target: fusion.TargetNDCG, Settings: 11, Chosen: s.String(),
+		Table: s.Table(hostileName, []string{"baseline", hostileName}), Oracle: []fusion.QueryOracle{{Query: "q01", Best: "w=1/0", Value: 1, Chosen: 0.5}}}
+	var j bytes.Buffer
+	if err := Write(&j, r, report.JSON); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadReport(&j, "r.json"); err != nil {
+		t.Fatalf("the hostile fusion row does not read back: %v", err)
+	}
+	for f, raws := range map[report.Format][]string{report.Text: {"\u202e"}, report.HTML: {"<img", "\u202e"}, report.Markdown: {"\u202e"}} {
+		var b bytes.Buffer
+		if err := Write(&b, r, f); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "w=0.3/0.7") {
+			t.Errorf("%s: no fusion section", f)
+		}
+		if f == report.Markdown {
+			t.Run("cmark-gfm", func(t *testing.T) { cmarkgfm.AssertInert(t, out, hostileName) })
+		}
+		for _, raw := range raws {
+			if strings.Contains(out, raw) {
+				t.Errorf("%s holds %q raw", f, raw)
+			}
+		}
+	}
+	// A table forged to open a fence, or a line no [fusion] table holds,
+	// is refused on reading.
+	for _, forged := range []string{"```\n<img src=x>\n", "[fusion.\"a\"]\nof = [\"a\", \"b\"]\nscript = 1\n"} {
+		v.Fusion.Table = forged
+		var b bytes.Buffer
+		if err := Write(&b, r, report.JSON); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadReport(&b, "r.json"); err == nil || !strings.Contains(err.Error(), "is not a [fusion] table's") {
+			t.Errorf("table %q read back: %v", forged, err)
 		}
 	}
 }
