@@ -113,7 +113,11 @@ func Sweep(set *gate.Set, d gate.Depth, settings []Setting, target string, input
 	for s, st := range settings {
 		recall[s], ndcg[s] = make([]float64, len(swept)), make([]float64, len(swept))
 		for i, q := range swept {
-			qs := gate.ScoreQuery(q, Fuse(st, inputs(q.ID), d.Candidates), d, seen)
+			hits := Fuse(st, inputs(q.ID), d.Candidates)
+			for j := range hits {
+				hits[j].Text = "" // the documents' scores only: no context to pack
+			}
+			qs := gate.ScoreQuery(q, hits, d, seen)
 			recall[s][i], ndcg[s][i] = qs.Recall, qs.NDCG
 		}
 	}
