@@ -46,7 +46,7 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	for _, v := range r.Variants {
 		rules := ""
 		if len(v.Bound) > 0 {
-			rules = " · rules out " + report.BoundSentences(v.Bound)
+			rules = " · what a pass rules out: " + report.BoundSentences(v.Bound)
 		}
 		if len(v.Regressed)+len(v.Improved) == 0 {
 			fmt.Fprintf(&b, "- **%s**: no query flipped%s\n", md(v.Name), rules)
