@@ -90,3 +90,18 @@ func TestMarginThroughCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestExperimentFusionGridTooLarge: a weight grid of step 0.1 over three
+// inputs is 66 fused candidates, over the 64 an experiment may hold: exit
+// 2 naming the count and the key's line, before anything is retrieved.
+func TestExperimentFusionGridTooLarge(t *testing.T) {
+	v := func(name string) string {
+		return "[variant." + name + ".retriever]\ntype = \"builtin\"\ncorpus = \"c\"\nchunk_words = 8\n"
+	}
+	cfg := experimentConfig(t, v("a")+v("b")+"[fusion.mix]\nof = [\"baseline\", \"a\", \"b\"]\nmethod = \"wsum\"\nweights = \"grid:0.1\"\n")
+	code, out, errs := rg(t, "experiment", "--config", cfg)
+	want := cfg + `:20: fusion.mix.weights: "grid:0.1" over 3 inputs is 66 fused candidates: at most 64`
+	if code != 2 || out != "" || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and %q", code, errs, want)
+	}
+}
