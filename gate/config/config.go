@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
@@ -653,10 +654,10 @@ func resolve(dir, p string) string {
 func checkEnv(names []string, who string) error {
 	for _, name := range names {
 		switch {
-		case gate.RunnerSecret(name):
-			return fmt.Errorf("%s is one of the runner's credentials (%s), which are never given to a %s", name, gate.RunnerSecretNames, who)
-		case gate.RunnerFile(name):
-			return fmt.Errorf("%s names one of the runner's command files (%s): a %s that writes it sets BASH_ENV, PATH or outputs for every later step, so it is never given to a %s", name, strings.Join(gate.RunnerFiles, ", "), who, who)
+		case childenv.RunnerSecret(name):
+			return fmt.Errorf("%s is one of the runner's credentials (%s), which are never given to a %s", name, childenv.RunnerSecretNames, who)
+		case childenv.RunnerFile(name):
+			return fmt.Errorf("%s names one of the runner's command files (%s): a %s that writes it sets BASH_ENV, PATH or outputs for every later step, so it is never given to a %s", name, strings.Join(childenv.RunnerFiles, ", "), who, who)
 		case name == "" || strings.ContainsAny(name, "= \t\n\x00"):
 			return fmt.Errorf("%q is not a variable name", name)
 		}
