@@ -3,6 +3,7 @@ package gate
 import (
 	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/input"
+	"github.com/recallgate/recallgate/gate/visible"
 )
 
 // The names below are gate/input's, kept here so callers of the root need
@@ -59,3 +60,22 @@ type ratioReader = input.RatioReader
 
 // RunnerSecret is childenv.RunnerSecret, kept for the HTTP retriever.
 var RunnerSecret = childenv.RunnerSecret
+
+// MaxGateNameLength is visible.MaxGateNameLength.
+const MaxGateNameLength = visible.MaxGateNameLength
+
+// gate/visible's names under their old names.
+var (
+	InvisibleRanges = visible.InvisibleRanges
+	LookAlikeRanges = visible.LookAlikeRanges
+	IsInvisible     = visible.IsInvisible
+	IsBidiControl   = visible.IsBidiControl
+	IsLookAlike     = visible.IsLookAlike
+	InvisibleChar   = visible.InvisibleChar
+	VisibleMark     = visible.VisibleMark
+	Visible         = visible.Visible
+	VisibleID       = visible.VisibleID
+	ShowName        = visible.ShowName
+	FoldName        = visible.FoldName
+	CheckGateName   = visible.CheckGateName
+)
