@@ -8,7 +8,7 @@ import (
 
 // TestDependencyStar keeps the house's shape (docs/ARCHITECTURE.md): the
 // leaves (atomic files, the retriever spec, gate/input's bounded reads,
-// gate/visible's ids and names, gate/childenv) import no recallgate
+// gate/visible's ids and names, gate/childenv, gate/stats) import no recallgate
 // package, the domain imports only the leaves and nothing third-party,
 // every adapter imports only the domain, the leaves and the
 // CI-neutral publishing rules (which import only the domain), only the
@@ -25,7 +25,7 @@ func TestDependencyStar(t *testing.T) {
 		t.Fatalf("go list: %v", err)
 	}
 	const mod = "github.com/recallgate/recallgate/"
-	leaves := map[string]bool{"gate/atomicfile": true, "gate/retriever/spec": true, "gate/nodump": true, "gate/mddoc": true, "gate/input": true, "gate/visible": true, "gate/childenv": true}
+	leaves := map[string]bool{"gate/atomicfile": true, "gate/retriever/spec": true, "gate/nodump": true, "gate/mddoc": true, "gate/input": true, "gate/visible": true, "gate/childenv": true, "gate/stats": true}
 	shared := map[string]bool{"gate": true, "gate/atomicfile": true, "gate/retriever/spec": true, "gate/publish": true, "gate/chart": true}
 	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "gate/cijob": true, "gate/ghjob": true, "gate/gljob": true, "gate/history": true, "gate/experiment": true, "gate/judge": true, "cmd/recallgate": true, "bench/gen": true}
 	checked := 0
