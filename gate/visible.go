@@ -13,11 +13,13 @@ import (
 // space, joiners, word joiner, soft hyphen, byte-order mark, variation
 // selectors, tag characters, Hangul fillers, …), which holds every bidi
 // control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: the
-// Trojan Source characters). Each pair is an inclusive range.
+// Trojan Source characters), and the visible characters drawn blank (the
+// braille pattern blank U+2800; the Hangul fillers U+115F, U+1160, U+3164
+// and U+FFA0 are in both). Each pair is an inclusive range.
 var InvisibleRanges = [][2]rune{
 	{0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160},
 	{0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x200B, 0x200F}, {0x202A, 0x202E},
-	{0x2060, 0x206F}, {0x3164, 0x3164}, {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF},
+	{0x2060, 0x206F}, {0x2800, 0x2800}, {0x3164, 0x3164}, {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF},
 	{0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
 	{0xE0000, 0xE0FFF},
 }
