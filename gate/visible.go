@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"go.mau.fi/util/confusable"
 )
 
 // InvisibleRanges are the code points that change how text reads without
@@ -191,7 +193,11 @@ func FoldName(s string) string {
 // wherever a report shows one: besides what Visible marks, the characters
 // that would make it read as another id are marked the same way (⟨U+0020⟩):
 // white space at either end ("d01 " would read as d01), and, anywhere, the
-// look-alikes of LookAlikeRanges ("ｄ01" reads as d01). Line breaks and
+// look-alikes of LookAlikeRanges ("ｄ01" reads as d01) and the letters of
+// other scripts drawn as ASCII (Unicode's confusables, UTS #39: Cyrillic
+// ԁ in "ԁ01" reads as d) in an id that has ASCII letters or digits or
+// reads wholly as ASCII; an id in its own script ("документ") is left as
+// written. Line breaks and
 // tabs at either end are marked too; inside, they are left to the
 // renderer's flattening. So are combining marks on an ASCII letter or
 // digit ("cafe\u0301", the decomposed form of café): the renderer draws
@@ -199,7 +205,8 @@ func FoldName(s string) string {
 // marks; marks on other scripts' letters are left as written.
 func VisibleID(s string) string {
 	v := Visible(s)
-	if !idNeedsMark(v) {
+	asASCII := readsAsASCIIID(s)
+	if !idNeedsMark(v, asASCII) {
 		return v
 	}
 	rs := []rune(v)
@@ -214,7 +221,7 @@ func VisibleID(s string) string {
 	onASCII := false // r follows an ASCII letter or digit, or marks that do
 	for i, r := range rs {
 		mark := unicode.Is(unicode.Mn, r)
-		if i < lo || i >= hi || IsLookAlike(r) || mark && onASCII {
+		if i < lo || i >= hi || IsLookAlike(r) || mark && onASCII || asASCII && DrawnAsASCII(r) {
 			b.WriteString(VisibleMark(r))
 		} else {
 			b.WriteRune(r)
@@ -225,8 +232,9 @@ func VisibleID(s string) string {
 }
 
 // idNeedsMark is VisibleID's fast path: an id that neither starts nor ends
-// with white space and holds no look-alike has nothing more to mark.
-func idNeedsMark(v string) bool {
+// with white space and holds no look-alike (a character drawn as ASCII
+// counts when asASCII: readsAsASCIIID) has nothing more to mark.
+func idNeedsMark(v string, asASCII bool) bool {
 	if v == "" {
 		return false
 	}
@@ -235,12 +243,47 @@ func idNeedsMark(v string) bool {
 	if unicode.IsSpace(first) || unicode.IsSpace(last) {
 		return true
 	}
+	other := false // a character drawn as ASCII
 	for _, r := range v {
 		if r >= 0x00A0 && IsLookAlike(r) || r >= 0x0300 && unicode.Is(unicode.Mn, r) {
 			return true
 		}
+		other = other || DrawnAsASCII(r)
 	}
-	return false
+	return other && asASCII
+}
+
+// DrawnAsASCII reports whether r, not ASCII, is drawn as ASCII characters:
+// its confusable skeleton (UTS #39) is printable ASCII (Cyrillic а as a,
+// ԁ as d, Greek ο as o, the en dash as -). The brackets of VisibleMark are
+// not: they only frame a mark.
+func DrawnAsASCII(r rune) bool {
+	if r < utf8.RuneSelf || r == '⟨' || r == '⟩' || unicode.Is(unicode.Mn, r) {
+		return false
+	}
+	sk := confusable.Skeleton(string(r))
+	for i := 0; i < len(sk); i++ {
+		if sk[i] <= ' ' || sk[i] >= 0x7F {
+			return false
+		}
+	}
+	return sk != ""
+}
+
+// readsAsASCIIID reports whether an id's characters drawn as ASCII make
+// it read as another id: it mixes them with ASCII letters ("сhunk8"), or
+// every letter of it is ASCII or drawn as ASCII ("ԁ01", "сор" reads as
+// cop: UTS #39's whole-script confusables). An id in another script with
+// a few letters that look Latin ("документ-7") does not.
+func readsAsASCIIID(s string) bool {
+	whole := true
+	for _, r := range s {
+		if r < utf8.RuneSelf && unicode.IsLetter(r) {
+			return true
+		}
+		whole = whole && (r < utf8.RuneSelf || !unicode.IsLetter(r) || DrawnAsASCII(r))
+	}
+	return whole
 }
 
 // ShowName quotes a name for a message that must show what it holds: the
