@@ -32,13 +32,7 @@ import (
 // 0.5·0.5+0.5·0.5 = 0.5 and kappa = (0.75−0.5)/(1−0.5) = 0.50.
 func judgeWorld(t *testing.T, gateKeys, mode, timeout string) (dir string) {
 	t.Helper()
-	needTool(t, "python3")
-	dir = t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "judge", "judge.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "judge.py", string(src))
+	dir = judgeDir(t)
 	var set, corpus, base, head strings.Builder
 	for i := 1; i <= 4; i++ {
 		q := fmt.Sprintf("q%d", i)
@@ -59,6 +53,19 @@ func judgeWorld(t *testing.T, gateKeys, mode, timeout string) (dir string) {
 	write(t, dir, "base.jsonl", base.String())
 	write(t, dir, "head.jsonl", head.String())
 	writeJudgeConfig(t, dir, gateKeys, mode, timeout)
+	return dir
+}
+
+// judgeDir is a new folder holding testdata/judge/judge.py.
+func judgeDir(t *testing.T) string {
+	t.Helper()
+	needTool(t, "python3")
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "judge", "judge.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "judge.py", string(src))
 	return dir
 }
 
@@ -522,13 +529,7 @@ retries = 0
 // mode.
 func manyPairsWorld(t *testing.T, n int, mode string) (dir, report string) {
 	t.Helper()
-	needTool(t, "python3")
-	dir = t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "judge", "judge.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "judge.py", string(src))
+	dir = judgeDir(t)
 	write(t, dir, "set.jsonl", `{"id":"q1","query":"question 1","gold":{"q1rel":2},"judgments":{"alice":{"q1rel":2,"q1non":0}}}`+"\n")
 	var corpus, head strings.Builder
 	corpus.WriteString(`{"id":"q1rel","title":"relevant","text":"the answer [g2]"}` + "\n" + `{"id":"q1non","title":"other","text":"something else"}` + "\n")
@@ -544,27 +545,9 @@ func manyPairsWorld(t *testing.T, n int, mode string) (dir, report string) {
 	write(t, dir, "corpus.jsonl", corpus.String())
 	write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"q1rel"},{"doc":"q1non"}]}`+"\n")
 	write(t, dir, "head.jsonl", head.String())
-	write(t, dir, "recallgate.toml", fmt.Sprintf(`set = "set.jsonl"
-corpus = "corpus.jsonl"
-[depth]
-candidates = %d
-context = %d
-[gate]
-max_recall_drop = 1.0
-max_new_misses = 100
-[judge]
-name = "tagger"
-type = "command"
-command = ["python3", "judge.py", %q]
-guideline = "grade by the tag"
-timeout = "10s"
-[base.retriever]
-type = "file"
-path = "base.jsonl"
-[head.retriever]
-type = "file"
-path = "head.jsonl"
-`, n, n, mode))
+	writeJudgeConfig(t, dir, "", mode, "10s")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "recallgate.toml"))
+	write(t, dir, "recallgate.toml", strings.Replace(string(cfg), "candidates = 2\ncontext = 2\n", fmt.Sprintf("candidates = %d\ncontext = %d\n", n, n), 1))
 	_, report = judgedCompare(t, dir)
 	return dir, report
 }
