@@ -7,11 +7,11 @@ import (
 	"unicode"
 
 	"github.com/BurntSushi/toml"
-	"go.mau.fi/util/confusable"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/visible"
 )
 
 // MaxVariants is how many [variant.NAME.retriever] tables one config may
@@ -167,7 +167,7 @@ func ReadsAs(name string) string {
 		space = false
 		b.WriteRune(r)
 	}
-	return cases.Fold().String(confusable.Skeleton(b.String()))
+	return cases.Fold().String(visible.Skeleton(b.String()))
 }
 
 // invisible reports a character a page draws as nothing.

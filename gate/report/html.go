@@ -10,6 +10,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/chart"
+	"github.com/recallgate/recallgate/gate/visible"
 )
 
 // compareHTML writes one self-contained page: no external assets, works
@@ -52,7 +53,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		Invisible [][2]rune
 		// LookAlike are gate.LookAlikeRanges, for the page's visID(), which
 		// marks an id as gate.VisibleID does; Drawn the characters of the
-		// report drawn as ASCII (gate.DrawnAsASCII), for the same.
+		// report drawn as ASCII (visible.DrawnAsASCII), for the same.
 		LookAlike [][2]rune
 		Drawn     []rune
 		// Chart is the base-against-head dumbbell (gate/chart escapes
@@ -72,7 +73,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 }
 
 // drawnAsASCII are the characters of the report drawn as ASCII
-// (gate.DrawnAsASCII), sorted: the page's visID marks them as
+// (visible.DrawnAsASCII), sorted: the page's visID marks them as
 // gate.VisibleID does without a confusables table of its own.
 func drawnAsASCII(r *CompareReport) []rune {
 	var b strings.Builder
@@ -84,7 +85,7 @@ func drawnAsASCII(r *CompareReport) []rune {
 	for _, c := range b.String() {
 		if c >= 0x80 && !seen[c] {
 			seen[c] = true
-			if gate.DrawnAsASCII(c) {
+			if visible.DrawnAsASCII(c) {
 				out = append(out, c)
 			}
 		}

@@ -1,4 +1,4 @@
-package gate
+package visible
 
 import (
 	"fmt"
@@ -253,6 +253,12 @@ func idNeedsMark(v string, asASCII bool) bool {
 	return other && asASCII
 }
 
+// Skeleton is Unicode's confusable skeleton of s (UTS #39, from
+// Unicode's confusables table): two strings with the same skeleton read
+// alike (Cyrillic с and Latin c, m and rn). It is a key to compare, never
+// text to show. This package is the one importer of the table's module.
+func Skeleton(s string) string { return confusable.Skeleton(s) }
+
 // DrawnAsASCII reports whether r, not ASCII, is drawn as ASCII characters:
 // its confusable skeleton (UTS #39) is printable ASCII (Cyrillic а as a,
 // ԁ as d, Greek ο as o, the en dash as -). The brackets of VisibleMark are
@@ -261,7 +267,7 @@ func DrawnAsASCII(r rune) bool {
 	if r < utf8.RuneSelf || r == '⟨' || r == '⟩' || unicode.Is(unicode.Mn, r) {
 		return false
 	}
-	sk := confusable.Skeleton(string(r))
+	sk := Skeleton(string(r))
 	for i := 0; i < len(sk); i++ {
 		if sk[i] <= ' ' || sk[i] >= 0x7F {
 			return false
