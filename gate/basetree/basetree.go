@@ -554,7 +554,14 @@ func openArchive(ctx context.Context, o Options) (*Tree, error) {
 	}
 	// An archive leaves out what the commit's .gitattributes marks
 	// export-ignore: the commit's own listing says what it holds.
-	fetch := func(ctx context.Context, e Entry, max int64) ([]byte, error) { return o.Archive.Blob(ctx, e.SHA, max) }
+	// Each blob must be the one the listing names: its bytes hash to its id.
+	fetch := func(ctx context.Context, e Entry, max int64) ([]byte, error) {
+		data, err := o.Archive.Blob(ctx, e.SHA, max)
+		if err == nil {
+			err = CheckBlobID(e.SHA, data)
+		}
+		return data, err
+	}
 	if err := t.fill(ctx, func(ctx context.Context) ([]Entry, error) {
 		var entries []Entry
 		err := o.Archive.Listing(ctx, o.Ref, func(p, mode, sha string, size int64) {

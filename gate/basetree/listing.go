@@ -3,8 +3,12 @@ package basetree
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"os"
 	"os/exec"
 	"path"
@@ -313,4 +317,27 @@ func (t *Tree) Lists(rel string) (has bool, sub string) {
 		}
 	}
 	return false, ""
+}
+
+// CheckBlobID checks that data is the blob id names: git's object id of a
+// blob, the SHA-1 of "blob <size>\x00" and the bytes (40 hex digits), or
+// their SHA-256 in a repository of that object format (64). An id of
+// another shape, or bytes that hash to another id (an API's or a proxy's
+// wrong answer), is an error saying which.
+func CheckBlobID(id string, data []byte) error {
+	var h hash.Hash
+	switch len(id) {
+	case sha1.Size * 2:
+		h = sha1.New()
+	case sha256.Size * 2:
+		h = sha256.New()
+	default:
+		return fmt.Errorf("%.80q is not a blob id (40 or 64 hex digits)", id)
+	}
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	if got := hex.EncodeToString(h.Sum(nil)); got != strings.ToLower(id) {
+		return fmt.Errorf("the %d bytes served for blob %s hash to %s: not the blob the commit lists", len(data), id, got)
+	}
+	return nil
 }

@@ -12,7 +12,8 @@ import (
 // package, the domain imports only the leaves and nothing third-party,
 // every adapter imports only the domain, the leaves and the
 // CI-neutral publishing rules (which import only the domain), only the
-// GitHub client imports go-github, and only the composition rooms (the
+// GitHub client imports go-github, only gate/visible the confusables
+// table (go.mau.fi/util/confusable), and only the composition rooms (the
 // retriever factory, this job package, the CI step gate/cijob, cmd) join
 // adapters together.
 func TestDependencyStar(t *testing.T) {
@@ -43,6 +44,8 @@ func TestDependencyStar(t *testing.T) {
 				t.Errorf("%s imports go-github: only gate/ghclient may", pkg)
 			case strings.HasPrefix(imp, "gitlab.com/gitlab-org/api/client-go") && pkg != "gate/glclient":
 				t.Errorf("%s imports GitLab's client: only gate/glclient may", pkg)
+			case strings.HasPrefix(imp, "go.mau.fi/") && pkg != "gate/visible":
+				t.Errorf("%s imports %s: only gate/visible may (Unicode's confusables, through visible.Skeleton)", pkg, imp)
 			case pkg == "gate/cijob" && (name == "gate/ghaction" || name == "gate/ghclient" || name == "gate/glci" || name == "gate/glclient" || strings.HasPrefix(imp, "github.com/sethvargo/go-githubactions")):
 				t.Errorf("gate/cijob imports %s: the CI job is CI-neutral (a CI plugs in through cijob.Step and publish's ports)", imp)
 			case own && leaves[pkg]:

@@ -13,10 +13,12 @@ import (
 	"github.com/recallgate/recallgate/gate/config"
 )
 
-// MaxBaselineBytes bounds the reviewed baseline run max_baseline_drop
-// reads: a run of a hundred thousand queries with their hits is well
-// under it.
-const MaxBaselineBytes = 512 << 20
+// MaxBaselineBytes bounds a baseline run, the reviewed one
+// max_baseline_drop reads and a drift run's: a run of a hundred thousand
+// queries with fifty hits each is under it. Only the set's queries are
+// kept, each at most gate.MaxKeptHits(k) hits (LoadBaseline), so memory
+// follows the set, not the file.
+const MaxBaselineBytes = 256 << 20
 
 // baselineFix is the fix of a reviewed baseline that cannot be read where
 // a base commit judges.
