@@ -1,8 +1,8 @@
 // Package retriever builds a retriever from its spec (the config's table)
 // and holds the kinds, each a package of its own in this folder, named as
 // the config names it: builtin (BM25 over a corpus), http (a search
-// service), command (a long-lived subprocess) and file (a run made
-// elsewhere). To add a kind: its package here, its name in spec.Kinds (and
+// service, started by service when the table says how), command (a
+// long-lived subprocess) and file (a run made elsewhere). To add a kind: its package here, its name in spec.Kinds (and
 // its required key in spec.Retriever.RequiredKey), its case in New.
 package retriever
 
@@ -15,12 +15,14 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/command"
 	"github.com/recallgate/recallgate/gate/retriever/file"
 	httpretriever "github.com/recallgate/recallgate/gate/retriever/http"
+	"github.com/recallgate/recallgate/gate/retriever/service"
 	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
@@ -96,33 +98,77 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		sp, err := command.Start(r.Command, command.Options{Dir: dir, Env: gate.ChildEnv(d.Getenv, r.Env), Stderr: d.Stderr, Warn: warn})
 		if err != nil {
 			resume()
-			err = &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
-			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-				// Not a retriever that is down: there is none to start.
-				fix := fmt.Sprintf("install %s where recallgate runs (a bare name is looked up on PATH), or fix %s.command to name a program that is there and executable", r.Command[0], table)
-				if d.Getenv != nil && d.Getenv(spec.DockerActionEnv) == "1" {
-					// Inside the Docker action's image: no install helps.
-					fix = spec.NativeActionFix(r.Command[0])
-					err = &gate.InfraError{Err: fmt.Errorf("%w; %s", errors.Unwrap(err), fix)}
-				}
-				err = gate.WithFix(err, fix)
-			}
-			return nil, none, err
+			return nil, none, startError(err, r.Command[0], table+".command", d)
 		}
 		return sp, func() error { defer resume(); return sp.Close(command.StopGrace) }, nil
 	case "http":
+		stop := none
+		if len(r.Start) > 0 {
+			svc, release, err := startService(ctx, r, d)
+			if err != nil {
+				return nil, none, err
+			}
+			filled := *r
+			filled.URL = svc.Fill(r.URL)
+			r = &filled
+			stop = func() error { defer release(); svc.Stop(); return nil }
+		}
 		ep, err := newHTTP(r, d)
 		if err != nil {
+			_ = stop()
 			return nil, none, err
 		}
 		pctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
 		defer cancel()
 		if err := ep.Preflight(pctx); err != nil {
+			_ = stop()
 			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: preflight request failed: %w", side, err)}
 		}
-		return ep, none, nil
+		return ep, stop, nil
 	}
 	return nil, none, &gate.InputError{File: d.ConfigPath, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
+}
+
+// startService starts an http table's service (its start key) in the
+// side's own tree, with the allowlisted environment, its output fenced in
+// action mode until the returned release.
+func startService(ctx context.Context, r *spec.Retriever, d Deps) (*service.Service, func(), error) {
+	dir := r.Dir
+	if dir == "" {
+		dir = filepath.Dir(d.ConfigPath)
+	}
+	release := func() {}
+	if d.Fence != nil {
+		release = d.Fence() // the service's output is the PR's text
+	}
+	svc, err := service.Start(ctx, r.Start, service.Options{
+		Dir: dir, Env: gate.ChildEnv(d.Getenv, r.Env), Output: d.Stderr, URL: r.URL, Ready: r.Ready,
+		Timeout: r.StartWait(), Client: d.Client, Name: d.Side + " side's service",
+	})
+	if err != nil {
+		release()
+		return nil, nil, startError(err, r.Start[0], d.Side+".retriever.start", d)
+	}
+	return svc, release, nil
+}
+
+// startError is a program (a command retriever, a service) that did not
+// start: the retriever's trouble (exit 3), with how to make it there when
+// it is missing (inside the Docker action's image, no install helps).
+func startError(err error, program, field string, d Deps) error {
+	side := d.Side
+	err = &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		// Not a retriever that is down: there is none to start.
+		fix := fmt.Sprintf("install %s where recallgate runs (a bare name is looked up on PATH), or fix %s to name a program that is there and executable", program, field)
+		if d.Getenv != nil && d.Getenv(spec.DockerActionEnv) == "1" {
+			// Inside the Docker action's image: no install helps.
+			fix = spec.NativeActionFix(program)
+			err = &gate.InfraError{Err: fmt.Errorf("%w; %s", errors.Unwrap(err), fix)}
+		}
+		err = gate.WithFix(err, fix)
+	}
+	return err
 }
 
 // Check refuses, as New would, a table that cannot be built, without
@@ -134,6 +180,11 @@ func Check(r *spec.Retriever, d Deps) error {
 	case "builtin":
 		_, err = builtinOptions(r, d)
 	case "http":
+		if len(r.Start) > 0 {
+			filled := *r // the port is known once the service starts
+			filled.URL = strings.ReplaceAll(r.URL, spec.PortPlaceholder, "1")
+			r = &filled
+		}
 		_, err = newHTTP(r, d)
 	case "file", "command":
 	default:

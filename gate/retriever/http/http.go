@@ -116,6 +116,10 @@ func NewCaller(cfg Config, client *http.Client, getenv func(string) string) (*Ca
 	if cfg.URL == "" {
 		return nil, errors.New("url is required")
 	}
+	var err error
+	if cfg.URL, err = ExpandURL(cfg.URL, getenv); err != nil {
+		return nil, err
+	}
 	u, err := url.Parse(placeholder.ReplaceAllString(cfg.URL, "x"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("url %q is not an http(s) URL", redactURL(cfg.URL))
@@ -170,6 +174,40 @@ func NewCaller(cfg Config, client *http.Client, getenv func(string) string) (*Ca
 		c.headers.Set("Content-Type", "application/json")
 	}
 	return c, nil
+}
+
+// envRef is a ${NAME} in a url.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// ExpandURL writes the environment's value (getenv) for each ${NAME} in a
+// url, so one config reaches a deployment per side (a preview's URL in
+// the pull request's job). Only the braced form is read: a bare $ stays.
+// The runner's credentials are refused (gate.RunnerSecret), as in a
+// header, and so is a variable that is not set.
+func ExpandURL(raw string, getenv func(string) string) (string, error) {
+	var missing, secret []string
+	out := envRef.ReplaceAllStringFunc(raw, func(m string) string {
+		name := envRef.FindStringSubmatch(m)[1]
+		if gate.RunnerSecret(name) {
+			secret = append(secret, name)
+			return ""
+		}
+		v := ""
+		if getenv != nil {
+			v = getenv(name)
+		}
+		if v == "" {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	if len(secret) > 0 {
+		return "", fmt.Errorf("url reads %s: the runner's credentials are never sent to a retriever", strings.Join(secret, ", "))
+	}
+	if len(missing) > 0 {
+		return "", fmt.Errorf("url reads unset environment variable %s", strings.Join(missing, ", "))
+	}
+	return out, nil
 }
 
 // Call sends the request with vars filled in and returns the answer's

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// serviceScript is the repository's own search service (testdata).
+var serviceScript = func() string {
+	b, err := os.ReadFile(filepath.Join("testdata", "search_service.py"))
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}()
+
+// serviceToken is a runner credential the gate's environment holds: no
+// service may see it.
+const serviceToken = "ghs_servicetesttoken0123456789"
+
+// serviceRepo is a git repository holding a search service over twelve
+// documents and a set of six queries, each with two gold documents (q1
+// finds d01 by word1a and d02 by word1b, …), and a config whose [retriever]
+// starts the service ({port}) with extra arguments; dump is the folder the
+// services write their environment and pids into.
+func serviceRepo(t *testing.T, table string) (f *fixture, dump string) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	f = emptyRepo(t)
+	dump = t.TempDir()
+	var set strings.Builder
+	for i := 1; i <= 6; i++ {
+		f.put(fmt.Sprintf("docs/d%02d.txt", 2*i-1), fmt.Sprintf("topic word%da\n", i))
+		f.put(fmt.Sprintf("docs/d%02d.txt", 2*i), fmt.Sprintf("topic word%db\n", i))
+		fmt.Fprintf(&set, `{"id":"q%d","query":"word%da word%db","gold":{"d%02d":1,"d%02d":1}}`+"\n", i, i, i, 2*i-1, 2*i)
+	}
+	f.put("set.jsonl", set.String())
+	f.put("service.py", serviceScript)
+	f.put("README.md", "# our search\n")
+	f.put("recallgate.toml", "set = \"set.jsonl\"\n[depth]\ncandidates = 5\ncontext = 3\n[gate]\nmax_recall_drop = 0.05\n[retriever]\ntype = \"http\"\n"+
+		"url = \"http://127.0.0.1:{port}/search\"\nbody = '{\"q\": {{query}}, \"k\": {{k}}}'\nhits = \"hits\"\ndoc = \"id\"\nscore = \"score\"\n"+
+		strings.ReplaceAll(table, "DUMP", dump))
+	f.base = f.commit("the search service and its set")
+	return f, dump
+}
+
+// startTable starts the service with its environment dumped.
+const startTable = "start = [\"python3\", \"service.py\", \"--port\", \"{port}\", \"--dump\", \"DUMP\"]\n"
+
+// serviceEnv is the gate's environment: the runner's token among it.
+func serviceEnv(tmp string) func(string) string {
+	env := map[string]string{"RUNNER_TEMP": tmp, "PATH": os.Getenv("PATH"), "GITHUB_TOKEN": serviceToken, "SEARCH_HOME": "kept-out"}
+	return func(k string) string { return env[k] }
+}
+
+// gateService runs `gate --base-ref` on the fixture with serviceEnv.
+func (f *fixture) gateService(ctx context.Context, extra ...string) (int, compareJSON, string) {
+	f.t.Helper()
+	args := append([]string{"gate", "--config", filepath.Join(f.dir, "recallgate.toml"), "--base-ref", f.base, "--no-cache", "--format", "json"}, extra...)
+	var out, errb bytes.Buffer
+	code := run(ctx, args, serviceEnv(f.t.TempDir()), &out, &errb)
+	var rep compareJSON
+	if code < 2 {
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			f.t.Fatalf("report: %v\n%s\n%s", err, out.String(), errb.String())
+		}
+	}
+	return code, rep, errb.String()
+}
+
+// serviceDump is what one started service wrote about itself.
+type serviceDump struct {
+	Pid, Helper   int
+	Cwd           string
+	Environ       map[string]string
+	ParentEnviron string `json:"parent_environ"`
+}
+
+// dumps reads every service's dump in dir.
+func dumps(t *testing.T, dir string) []serviceDump {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []serviceDump
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d serviceDump
+		if err := json.Unmarshal(b, &d); err != nil {
+			continue // being written
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// checkNoneLeft fails when a process of a dumped service's group (the
+// service or the helper it started) is still running (a zombie not yet
+// reaped by init counts as gone), or the service saw the token.
+func checkNoneLeft(t *testing.T, ds []serviceDump) {
+	t.Helper()
+	for _, d := range ds {
+		if pids := groupRunning(d.Pid); len(pids) > 0 {
+			t.Errorf("the process group of service %d (helper %d) outlived the gate: %v still running", d.Pid, d.Helper, pids)
+			_ = syscall.Kill(-d.Pid, syscall.SIGKILL)
+		}
+		for k, v := range d.Environ {
+			if strings.Contains(v, serviceToken) || k == "GITHUB_TOKEN" || k == "SEARCH_HOME" {
+				t.Errorf("service %d's environment holds %s", d.Pid, k)
+			}
+		}
+		// root reads any process's environ: only another user proves
+		// nodump (TestParentOutOfReach runs the binary as one).
+		if os.Geteuid() != 0 && (strings.Contains(d.ParentEnviron, serviceToken) || !strings.HasPrefix(d.ParentEnviron, "unreadable")) {
+			t.Errorf("service %d read recallgate's environment through /proc: %.80q", d.Pid, d.ParentEnviron)
+		}
+	}
+}
+
+// groupRunning lists the processes of group pgid that are not zombies,
+// waiting up to a second for the group to go.
+func groupRunning(pgid int) []int {
+	var alive []int
+	for try := 0; try < 10; try++ {
+		alive = alive[:0]
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			// pid (comm) state ppid pgrp …: comm may hold spaces, so read after its ')'.
+			s := string(b)
+			fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+			if len(fields) > 2 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgid) {
+				pid, _ := strconv.Atoi(e.Name())
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return alive
+}
+
+// TestServiceCappedPRFails: a repository keeps its own search service and
+// the table starts it. A pull request that caps the service's answers at
+// one hit fails (each query keeps one of its two gold documents), because
+// the base side is the base commit's service, started in its tree; a
+// README-only pull request passes. Both sides' services ran (one in the
+// base commit's tree, one in the checkout), none outlives the gate, and
+// none saw the runner's token.
+func TestServiceCappedPRFails(t *testing.T) {
+	f, dump := serviceRepo(t, startTable)
+	f.git("checkout", "-q", "-b", "cap")
+	f.edit("service.py", "CAP = 50", "CAP = 1")
+	f.commit("search: answer one hit")
+	code, rep, errs := f.gateService(context.Background())
+	if code != 1 || rep.Verdict != "fail" || rep.Summary.Delta.RecallAtN > -0.49 {
+		t.Errorf("capped service: exit %d, verdict %q, delta %.3f, want 1, fail, -0.5\n%s", code, rep.Verdict, rep.Summary.Delta.RecallAtN, errs)
+	}
+	ds := dumps(t, dump)
+	cwds := map[bool]bool{}
+	for _, d := range ds {
+		cwds[d.Cwd == f.dir] = true
+	}
+	if len(ds) != 2 || !cwds[true] || !cwds[false] {
+		t.Errorf("want one service in the checkout and one in the base commit's tree, got %+v", ds)
+	}
+	checkNoneLeft(t, ds)
+
+	f.git("checkout", "-q", "main")
+	f.git("checkout", "-q", "-b", "readme")
+	f.put("README.md", "# our search, documented\n")
+	f.commit("docs: readme")
+	for _, e := range ds {
+		_ = os.Remove(filepath.Join(dump, fmt.Sprintf("%d.json", e.Pid)))
+	}
+	if code, rep, errs := f.gateService(context.Background()); code != 0 || rep.Verdict != "pass" {
+		t.Errorf("README-only change: exit %d, verdict %q, want 0, pass\n%s", code, rep.Verdict, errs)
+	}
+	checkNoneLeft(t, dumps(t, dump))
+}
