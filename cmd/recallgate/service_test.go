@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -198,4 +200,53 @@ func TestServiceCappedPRFails(t *testing.T) {
 		t.Errorf("README-only change: exit %d, verdict %q, want 0, pass\n%s", code, rep.Verdict, errs)
 	}
 	checkNoneLeft(t, dumps(t, dump))
+}
+
+// TestServiceWithoutStartRefused: the same table without start, and one
+// service running at its URL: both sides would ask it, so a change to the
+// service in the pull request could never be seen. The gate refuses (exit
+// 2), naming the URL and what to do; --allow-identical runs it with a
+// warning. Per-side URLs read from the environment (a preview deployment
+// for the head) are not refused; both naming one URL are.
+func TestServiceWithoutStartRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"hits":[{"id":"d01","score":1}]}`)
+	}))
+	defer srv.Close()
+	f, _ := serviceRepo(t, "")
+	f.edit("recallgate.toml", "http://127.0.0.1:{port}/search", srv.URL+"/search")
+	f.base = f.commit("search at the team's service")
+	f.edit("service.py", "CAP = 50", "CAP = 1")
+	f.commit("search: answer one hit")
+	code, _, errs := f.gateService(context.Background())
+	if code != 2 || !strings.Contains(errs, "same request to "+srv.URL+"/search") || !strings.Contains(errs, "start = [") ||
+		!strings.Contains(errs, "--allow-identical") || !strings.Contains(errs, "preview deployment") {
+		t.Errorf("one service for both sides: exit %d, want 2 naming %s and the fixes\n%s", code, srv.URL, errs)
+	}
+	if code, _, errs := f.gateService(context.Background(), "--allow-identical"); code != 0 || !strings.Contains(errs, "compared with itself") {
+		t.Errorf("--allow-identical: exit %d, want 0 with a warning\n%s", code, errs)
+	}
+
+	// Each side its own deployment: the base commit's config and the
+	// head's name per-side variables.
+	other := httptest.NewServer(srv.Config.Handler)
+	defer other.Close()
+	f.put("recallgate.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"http\"\nurl = \"${BASE_SEARCH_URL}/search\"\nhits = \"hits\"\ndoc = \"id\"\n"+
+		"[head.retriever]\ntype = \"http\"\nurl = \"${PREVIEW_SEARCH_URL}/search\"\nhits = \"hits\"\ndoc = \"id\"\n")
+	f.base = f.commit("per-side deployments")
+	f.put("README.md", "# our search, preview\n")
+	f.commit("docs")
+	env := map[string]string{"RUNNER_TEMP": t.TempDir(), "BASE_SEARCH_URL": srv.URL, "PREVIEW_SEARCH_URL": other.URL}
+	gate := func() (int, string) {
+		var out, errb bytes.Buffer
+		code := run(context.Background(), []string{"gate", "--config", filepath.Join(f.dir, "recallgate.toml"), "--base-ref", f.base, "--no-cache"}, func(k string) string { return env[k] }, &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	if code, out := gate(); code != 0 {
+		t.Errorf("per-side URLs: exit %d, want 0\n%s", code, out)
+	}
+	env["PREVIEW_SEARCH_URL"] = srv.URL // both variables at one service: refused again
+	if code, out := gate(); code != 2 || !strings.Contains(out, "same request to "+srv.URL+"/search") {
+		t.Errorf("per-side variables naming one URL: exit %d, want 2\n%s", code, out)
+	}
 }

@@ -220,6 +220,9 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 				return nil, err
 			}
 		}
+		if err := SameService(e, cfg, o.AllowIdentical); err != nil {
+			return nil, err
+		}
 		pol, added = b.Policy(head), b.AddedWaivers(head)
 		if pol.Source == gate.PolicyBaseCommit {
 			th = cfg.Thresholds

@@ -193,6 +193,26 @@ func Check(r *spec.Retriever, d Deps) error {
 	return err
 }
 
+// SameRequest reports whether two http tables without start would send
+// one request to one service (httpretriever.Caller.Same: ${VAR} read in
+// the url and headers), and where: the URL as messages show it. false for
+// other kinds, a table with start (each side starts its own) or one New
+// would refuse (its own build says why).
+func SameRequest(a, b *spec.Retriever, getenv func(string) string) (same bool, where string) {
+	if a == nil || b == nil || a.Type != "http" || b.Type != "http" || len(a.Start) > 0 || len(b.Start) > 0 {
+		return false, ""
+	}
+	ca, err := httpretriever.NewCaller(httpretriever.Config{URL: a.URL, Method: a.Method, Body: a.Body, Headers: a.Headers}, nil, getenv)
+	if err != nil {
+		return false, ""
+	}
+	cb, err := httpretriever.NewCaller(httpretriever.Config{URL: b.URL, Method: b.Method, Body: b.Body, Headers: b.Headers}, nil, getenv)
+	if err != nil {
+		return false, ""
+	}
+	return ca.Same(cb), ca.Where()
+}
+
 // IndexKey names the index a builtin table builds (builtin.IndexKey: its
 // corpus, chunking, analysis and title field): tables of one key share a
 // build when built with one Deps.Indexes. "" for another kind, or a table

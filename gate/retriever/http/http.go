@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,6 +224,21 @@ func (c *Caller) Call(ctx context.Context, vars []Var) ([]byte, error) {
 
 // Where is the URL as messages show it (no query string, no user info).
 func (c *Caller) Where() string { return redactURL(c.cfg.URL) }
+
+// Same reports whether two callers send one request to one place: the
+// same method, URL (${VAR} read), body template and headers (values
+// read), so one service would answer both.
+func (c *Caller) Same(o *Caller) bool {
+	if c.cfg.Method != o.cfg.Method || c.cfg.URL != o.cfg.URL || c.cfg.Body != o.cfg.Body || len(c.headers) != len(o.headers) {
+		return false
+	}
+	for k, v := range c.headers {
+		if !slices.Equal(v, o.headers[k]) {
+			return false
+		}
+	}
+	return true
+}
 
 // New checks the config and resolves ${VAR} in header values with getenv.
 func New(cfg Config, client *http.Client, getenv func(string) string) (*Retriever, error) {
