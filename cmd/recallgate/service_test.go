@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -248,5 +250,102 @@ func TestServiceWithoutStartRefused(t *testing.T) {
 	env["PREVIEW_SEARCH_URL"] = srv.URL // both variables at one service: refused again
 	if code, out := gate(); code != 2 || !strings.Contains(out, "same request to "+srv.URL+"/search") {
 		t.Errorf("per-side variables naming one URL: exit %d, want 2\n%s", code, out)
+	}
+}
+
+// TestServiceStoppedOnInterrupt: the gate's context ends while both
+// sides' services are answering (each answer takes a second): the gate
+// ends with exit 3, and neither service nor the helper each started is
+// left running.
+func TestServiceStoppedOnInterrupt(t *testing.T) {
+	f, dump := serviceRepo(t, strings.Replace(startTable, "\"DUMP\"", "\"DUMP\", \"--slow\", \"1\"", 1))
+	f.put("README.md", "# our search, changed\n")
+	f.commit("docs")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if len(dumps(t, dump)) == 2 {
+				time.Sleep(500 * time.Millisecond) // both ready, queries under way
+				break
+			}
+		}
+		cancel()
+	}()
+	code, _, errs := f.gateService(ctx)
+	ds := dumps(t, dump)
+	if code != 3 || len(ds) != 2 {
+		t.Errorf("interrupted: exit %d with %d services started, want 3 and 2\n%s", code, len(ds), errs)
+	}
+	checkNoneLeft(t, ds)
+}
+
+// TestServiceDriftNamesTheCommit: the nightly drift run starts the
+// service from the checkout; after a merged change to service.py (the
+// file start names, so fingerprinted as an input) it fails and names that
+// commit among those since the baseline, and not an unrelated one.
+func TestServiceDriftNamesTheCommit(t *testing.T) {
+	f, dump := serviceRepo(t, startTable)
+	cfg := filepath.Join(f.dir, "recallgate.toml")
+	if code, out, errs := rg(t, "gate", "--config", cfg, "--allow-identical", "--no-cache", "--write-baseline", filepath.Join(f.dir, "baselines/head.jsonl")); code != 0 {
+		t.Fatalf("write the baseline: exit %d\n%s\n%s", code, out, errs)
+	}
+	f.commit("baseline after review")
+	f.edit("service.py", "CAP = 50", "CAP = 1")
+	capped := f.commit("search: answer one hit")
+	f.put("NOTES.md", "unrelated\n")
+	f.commit("notes: not an input")
+	code, out, errs := f.drift()
+	if code != 1 {
+		t.Fatalf("drift after the service change: exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "  "+capped[:7]+" search: answer one hit\n") || strings.Contains(out, "notes: not an input") {
+		t.Errorf("the drift report does not name the service's commit %s alone:\n%s", capped[:7], out)
+	}
+	checkNoneLeft(t, dumps(t, dump))
+}
+
+// TestValidateSendsThePreflight: validate --config starts the table's
+// service and sends it the gate's preflight (then stops it); with the
+// service down (the same table without start, nothing at its URL) it is
+// an error naming the URL (exit 3), as is an answer the hits path cannot
+// read; --offline sends nothing.
+func TestValidateSendsThePreflight(t *testing.T) {
+	f, dump := serviceRepo(t, startTable)
+	cfg := filepath.Join(f.dir, "recallgate.toml")
+	code, out, errs := rg(t, "validate", "--config", cfg)
+	if code != 0 || !regexp.MustCompile(`ok: base side: http://127\.0\.0\.1:\d+/search \(the service started by python3 service\.py --port \{port\} --dump \S+\) answered the preflight query`).MatchString(out) {
+		t.Errorf("validate with start: exit %d\n%s\n%s", code, out, errs)
+	}
+	ds := dumps(t, dump)
+	if len(ds) != 1 {
+		t.Errorf("want one service started, got %d", len(ds))
+	}
+	checkNoneLeft(t, ds)
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := "http://" + l.Addr().String() + "/search"
+	l.Close() // nothing listens there now
+	text := string(must(os.ReadFile(cfg)))
+	text = strings.Replace(strings.Replace(text, strings.ReplaceAll(startTable, "DUMP", dump), "", 1), "http://127.0.0.1:{port}/search", down, 1)
+	f.put("recallgate.toml", text)
+	code, out, errs = rg(t, "validate", "--config", cfg)
+	if code != 3 || !strings.Contains(errs, "request to "+down) || !strings.Contains(errs, "is the service running") {
+		t.Errorf("validate with the service down: exit %d, want 3 naming %s\n%s\n%s", code, down, out, errs)
+	}
+	if code, out, errs := rg(t, "validate", "--config", cfg, "--offline"); code != 0 || strings.Contains(out, "preflight") {
+		t.Errorf("validate --offline: exit %d, want 0 and no preflight\n%s\n%s", code, out, errs)
+	}
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"hits":[{"id":"d01","score":1}]}`)
+	}))
+	defer srv.Close()
+	f.put("recallgate.toml", strings.Replace(strings.Replace(text, down, srv.URL+"/search", 1), "hits = \"hits\"", "hits = \"hits.hits\"", 1))
+	if code, out, errs := rg(t, "validate", "--config", cfg); code != 3 || !strings.Contains(errs, `answer has no "hits.hits"`) {
+		t.Errorf("validate with a wrong hits path: exit %d, want 3\n%s\n%s", code, out, errs)
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,7 +92,7 @@ func TestValidateCountsDisputes(t *testing.T) {
 {"id":"q2","query":"y","gold":{"c":1},"judgments":{"ana":{"c":3},"ben":{"c":1}},"adjudicated":{"c":{"grade":1,"by":"cara"}}}
 `)
 	var out, errb bytes.Buffer
-	if err := Validate(testEnv(&errb), ValidateOptions{Set: set}, &out); err != nil {
+	if err := Validate(context.Background(), testEnv(&errb), ValidateOptions{Set: set}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if want := "adjudication: 2 disputed documents (more than a grade apart, or relevant against not), 1 decided; 1 queries marked unsure"; !strings.Contains(out.String(), want) {

@@ -193,6 +193,36 @@ func Check(r *spec.Retriever, d Deps) error {
 	return err
 }
 
+// Preflight builds the table's retriever as New does and asks it one
+// harmless query, then closes it: an http table's service started when
+// the table says how and sent the preflight request (its answer read
+// with the table's paths), a command table's program started and asked
+// once. It returns what answered, for a message; builtin and file tables
+// send nothing ("" and nil).
+func Preflight(ctx context.Context, r *spec.Retriever, d Deps) (string, error) {
+	if r.Type != "http" && r.Type != "command" {
+		return "", nil
+	}
+	rt, closer, err := New(ctx, r, d)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = closer() }()
+	if r.Type == "http" {
+		what := rt.(*httpretriever.Retriever).Where()
+		if len(r.Start) > 0 {
+			what += " (the service started by " + strings.Join(r.Start, " ") + ")"
+		}
+		return what, nil // New sent the preflight request
+	}
+	qctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
+	defer cancel()
+	if _, err := rt.Retrieve(qctx, &gate.Query{ID: "recallgate-preflight", Text: "recallgate preflight"}, 1); err != nil {
+		return "", &gate.InfraError{Err: fmt.Errorf("%s: preflight query failed: %w", d.Side, err)}
+	}
+	return "the command " + r.Command[0], nil
+}
+
 // SameRequest reports whether two http tables without start would send
 // one request to one service (httpretriever.Caller.Same: ${VAR} read in
 // the url and headers), and where: the URL as messages show it. false for

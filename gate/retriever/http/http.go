@@ -274,6 +274,9 @@ func orDefault(v, def string) string {
 	return v
 }
 
+// Where is the URL as messages show it (no query string, no user info).
+func (r *Retriever) Where() string { return r.caller.Where() }
+
 // Preflight sends one request with a harmless query, so a wrong URL or
 // credentials fail before the whole set is run. A refused connection or an
 // unknown host is not retried there: nothing listens at that address, and
