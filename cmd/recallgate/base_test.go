@@ -257,7 +257,8 @@ func TestBaseRefInterruptRemovesTheTree(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	var out, errb bytes.Buffer
-	code := run(ctx, []string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base},
+	// --allow-identical: one service for both sides is the point here.
+	code := run(ctx, []string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base, "--allow-identical"},
 		func(k string) string { return map[string]string{"RUNNER_TEMP": tmp}[k] }, &out, &errb)
 	if code != 3 {
 		t.Errorf("exit %d\n%s", code, errb.String())

@@ -68,6 +68,8 @@ type Options struct {
 	Client *http.Client
 	// Name is what messages call the service ("base side's service").
 	Name string
+	// started, when set, is told the service's pid (tests).
+	started func(pid int)
 }
 
 // Service is one started service.
@@ -114,6 +116,9 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 		return nil, fmt.Errorf("%s: start %s: %w", o.Name, argv[0], err)
 	}
 	s.cmd = cmd
+	if o.started != nil {
+		o.started(cmd.Process.Pid)
+	}
 	go func() {
 		s.status = cmd.Wait()
 		close(s.waited)
