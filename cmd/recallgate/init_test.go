@@ -160,11 +160,31 @@ func TestInitForACommandRetriever(t *testing.T) {
 	if code, out, errs := rg(t, "init", "--dir", dir, "--retriever", "http"); code != 0 {
 		t.Fatalf("init --retriever http: exit %d\n%s%s", code, out, errs)
 	}
-	if wf := string(must(os.ReadFile(filepath.Join(dir, ".github/workflows/recallgate.yml")))); !strings.Contains(wf, "uses: recallgate/recallgate@v1") {
-		t.Errorf("the workflow for an http retriever is not the Docker action's:\n%s", wf)
+	if wf := string(must(os.ReadFile(filepath.Join(dir, ".github/workflows/recallgate.yml")))); !strings.Contains(wf, "uses: recallgate/recallgate/native@v1") {
+		t.Errorf("the workflow for an http retriever (a service recallgate starts) is not the native action's:\n%s", wf)
 	}
-	if code, out, errs := rg(t, "validate", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 || !strings.Contains(string(must(os.ReadFile(filepath.Join(dir, "recallgate.toml")))), `type = "http"`) {
-		t.Errorf("validate of what init --retriever http wrote: exit %d\n%s%s", code, out, errs)
+	if conf := string(must(os.ReadFile(filepath.Join(dir, "recallgate.toml")))); !strings.Contains(conf, "type = \"http\"\nstart = [\"python3\", \"search_service.py\", \"--port\", \"{port}\"]\nurl = \"http://127.0.0.1:{port}/search\"") ||
+		!strings.Contains(conf, "#   [head.retriever]  url = \"${PREVIEW_SEARCH_URL}/docs/_search\"") {
+		t.Errorf("init --retriever http: the table does not start search_service.py, or the deployed form is not in a comment:\n%s", conf)
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		// validate starts the starter service and sends it the preflight.
+		if code, out, errs := rg(t, "validate", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 || !strings.Contains(out, "ok: base side: http://127.0.0.1:") {
+			t.Errorf("validate of what init --retriever http wrote: exit %d\n%s%s", code, out, errs)
+		}
+	}
+	if code, out, errs := rg(t, "validate", "--offline", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 {
+		t.Errorf("validate --offline of what init --retriever http wrote: exit %d\n%s%s", code, out, errs)
+	}
+	dir = t.TempDir()
+	if code, out, errs := rg(t, "init", "--dir", dir, "--ci", "gitlab", "--retriever", "http"); code != 0 {
+		t.Fatalf("init --ci gitlab --retriever http: exit %d\n%s%s", code, out, errs)
+	}
+	if conf := string(must(os.ReadFile(filepath.Join(dir, "recallgate.toml")))); !strings.Contains(conf, "[head.retriever]\ntype = \"http\"\nurl = \"${PREVIEW_SEARCH_URL}/docs/_search\"") {
+		t.Errorf("init --ci gitlab --retriever http: no per-side deployments:\n%s", conf)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "search_service.py")); err == nil {
+		t.Errorf("init --ci gitlab --retriever http wrote a service its job cannot start")
 	}
 	dir = t.TempDir()
 	if code, _, errs := rg(t, "init", "--dir", dir, "--ci", "gitlab", "--retriever", "command"); code != 2 || !strings.Contains(errs, "cannot start a program such as python3") {
