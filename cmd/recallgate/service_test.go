@@ -173,6 +173,7 @@ func groupRunning(pgid int) []int {
 // base commit's tree, one in the checkout), none outlives the gate, and
 // none saw the runner's token.
 func TestServiceCappedPRFails(t *testing.T) {
+	t.Setenv("GITHUB_TOKEN", serviceToken) // in recallgate's own environment too
 	f, dump := serviceRepo(t, startTable)
 	f.git("checkout", "-q", "-b", "cap")
 	f.edit("service.py", "CAP = 50", "CAP = 1")
