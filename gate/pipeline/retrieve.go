@@ -154,8 +154,8 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		rc := SideTable(cfg, side)
 		key := rc.URL
-		if key == "" {
-			key = side
+		if key == "" || len(rc.Start) > 0 {
+			key = side // a started service is the side's own, whatever its url says
 		}
 		if _, ok := limiters[key]; !ok {
 			limiters[key] = gate.NewLimiter(rc.RateLimit)
