@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -35,24 +34,6 @@ func needPython(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the service's two streams.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // gone waits up to three seconds for the group led by pid to have no
 // process left (a helper's zombie is reaped by init, not by us).
 func gone(pid int) bool {
@@ -70,7 +51,7 @@ func gone(pid int) bool {
 // bounded, and Stop ends its whole group, the helper it started too.
 func TestStartReadyStop(t *testing.T) {
 	needPython(t)
-	var out syncBuffer
+	var out bytes.Buffer // written under the cap's lock, read once the service is gone
 	s, err := Start(context.Background(), []string{"python3", "-c", server, "{port}", "200000"}, Options{
 		Dir: t.TempDir(), Output: &out, URL: "http://127.0.0.1:{port}/search?q={{query}}", Ready: "/missing", Timeout: 20 * time.Second, Name: "head side's service",
 	})
