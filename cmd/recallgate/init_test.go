@@ -123,7 +123,9 @@ func TestInitFirstPullRequest(t *testing.T) {
 // native action's workflow (the Docker action's image cannot start
 // python3); validate accepts it, and a pull request that rewords the
 // refunds page fails on q1 as the builtin starter does. `--retriever
-// http` keeps the Docker action; a GitLab job cannot start a command.
+// http` writes search_service.py, started by the table's start, and the
+// native action's workflow (TestInitForAnHTTPService); a GitLab job
+// cannot start a command.
 func TestInitForACommandRetriever(t *testing.T) {
 	f := &fixture{t: t, dir: gitDir(t)}
 	f.git("init", "-q", "-b", "main")
@@ -219,5 +221,38 @@ func TestDepthWarnsOverHalfTheCorpus(t *testing.T) {
 		if err := os.RemoveAll(filepath.Join(dir, "eval/corpus/more")); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestInitForAnHTTPService: `init --retriever http` writes a search
+// service kept in the repository and a table that starts it; a pull
+// request that breaks the service (it answers nothing for "refund")
+// fails on q1, because the base side starts the base commit's service;
+// one that only rewords the README passes.
+func TestInitForAnHTTPService(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	f := &fixture{t: t, dir: gitDir(t)}
+	f.git("init", "-q", "-b", "main")
+	t.Chdir(f.dir)
+	if code, out, errs := rg(t, "init", "--retriever", "http"); code != 0 || !strings.Contains(out, "wrote search_service.py\n") {
+		t.Fatalf("init --retriever http: exit %d\n%s%s", code, out, errs)
+	}
+	f.put("README.md", "# our service\n")
+	f.commit("recallgate init")
+	f.git("checkout", "-q", "-b", "pr")
+	f.edit("search_service.py", `words = req["query"].lower().split()`, `words = [w for w in req["query"].lower().split() if "refund" not in w]`)
+	f.commit("search: skip a word")
+	code, out, errs := rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main")
+	if code != 1 || !strings.Contains(out, "q1  recall@50 1.000 → 0.000") {
+		t.Errorf("gate on a pull request that breaks the starter service: exit %d, want 1 with q1 regressed\n%s%s", code, out, errs)
+	}
+	f.git("checkout", "-q", "main")
+	f.git("checkout", "-q", "-b", "docs")
+	f.put("README.md", "# our service, documented\n")
+	f.commit("docs")
+	if code, out, errs := rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main"); code != 0 {
+		t.Errorf("gate on a README-only pull request: exit %d, want 0\n%s%s", code, out, errs)
 	}
 }
