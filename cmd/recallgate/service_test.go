@@ -350,3 +350,23 @@ func TestValidateSendsThePreflight(t *testing.T) {
 		t.Errorf("validate with a wrong hits path: exit %d, want 3\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestServiceAdoptionNotRefused: the pull request that adopts recallgate
+// with a deployed service (one URL, no start) is not refused: its base
+// commit has no config, so there is no base side to see, and its check
+// passes as every adoption's does.
+func TestServiceAdoptionNotRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"hits":[{"id":"d01","score":1}]}`)
+	}))
+	defer srv.Close()
+	f := emptyRepo(t)
+	f.put("README.md", "# our search\n")
+	f.base = f.commit("before recallgate")
+	f.put("set.jsonl", `{"id":"q1","query":"word1a","gold":{"d01":1}}`+"\n")
+	f.put("recallgate.toml", "set = \"set.jsonl\"\n[retriever]\ntype = \"http\"\nurl = \""+srv.URL+"/search\"\nhits = \"hits\"\ndoc = \"id\"\n")
+	f.commit("adopt recallgate")
+	if code, rep, errs := f.gateService(context.Background()); code != 0 || strings.Contains(errs, "same request") {
+		t.Errorf("adoption with a deployed service: exit %d, verdict %q, want 0\n%s", code, rep.Verdict, errs)
+	}
+}
