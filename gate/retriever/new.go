@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/command"
 	"github.com/recallgate/recallgate/gate/retriever/file"
@@ -95,7 +96,7 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		if d.Warn != nil {
 			warn = func(s string) { d.Warn(side + ": " + s) }
 		}
-		sp, err := command.Start(r.Command, command.Options{Dir: dir, Env: gate.ChildEnv(d.Getenv, r.Env), Stderr: d.Stderr, Warn: warn})
+		sp, err := command.Start(r.Command, command.Options{Dir: dir, Env: childenv.ChildEnv(d.Getenv, r.Env), Stderr: d.Stderr, Warn: warn})
 		if err != nil {
 			resume()
 			return nil, none, startError(err, r.Command[0], table+".command", d)
@@ -142,7 +143,7 @@ func startService(ctx context.Context, r *spec.Retriever, d Deps) (*service.Serv
 		release = d.Fence() // the service's output is the PR's text
 	}
 	svc, err := service.Start(ctx, r.Start, service.Options{
-		Dir: dir, Env: gate.ChildEnv(d.Getenv, r.Env), Output: d.Stderr, URL: r.URL, Ready: r.Ready,
+		Dir: dir, Env: childenv.ChildEnv(d.Getenv, r.Env), Output: d.Stderr, URL: r.URL, Ready: r.Ready,
 		Timeout: r.StartWait(), Client: d.Client, Name: d.Side + " side's service",
 	})
 	if err != nil {
