@@ -14,6 +14,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // BaseSide is the base side of a comparison run from another commit's
@@ -247,13 +248,9 @@ func (b *BaseSide) AddedWaivers(head *config.Config) []gate.Waiver {
 	return head.AddedWaivers(b.cfg)
 }
 
-// ShortSHA is a commit as reports show it: its first twelve characters.
-func ShortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
+// ShortSHA is a commit as reports show it: its first twelve characters
+// (gitexec.Short).
+func ShortSHA(s string) string { return gitexec.Short(s) }
 
 // there reports whether path is in this checkout (as a file, a folder or
 // a link).
