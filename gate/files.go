@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // specialRoots hold files that look regular but are the machine's state
@@ -89,8 +91,7 @@ func openInput(path string) (*os.File, error) {
 
 // within reports whether the resolved path p lies inside the resolved root.
 func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return confine.Within(root, p)
 }
 
 // RunnerSecret reports whether an environment variable holds the CI

@@ -14,6 +14,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/internal/confine"
 	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
@@ -218,7 +219,7 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 		// names is its documents, as a document it adds is.
 		if p := CorpusFor("", b.cfg); p != "" && CorpusFor("", &c) == "" {
 			c.Corpus = p
-			if rel, err := filepath.Rel(b.Tree.Dir, p); err == nil && filepath.IsLocal(rel) {
+			if rel, ok := confine.Rel(b.Tree.Dir, p); ok {
 				if at := filepath.Join(b.Tree.Head(), rel); there(at) {
 					c.Corpus = at
 				}
