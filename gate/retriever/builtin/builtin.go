@@ -9,10 +9,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"unicode"
+	"weak"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -99,6 +101,38 @@ type Texts struct {
 	docs        []string
 }
 
+// held are the texts of the corpora indexed last, by path, as long as an
+// index still uses them: a build of the same corpus takes each document's
+// text from there when it is equal, so every index of one corpus holds
+// one copy, however it was built (one Shared or not, with another
+// chunking or title field).
+var held = struct {
+	sync.Mutex
+	by map[string]weak.Pointer[Texts]
+}{by: map[string]weak.Pointer[Texts]{}}
+
+// heldTexts are the texts an index of corpus holds, nil when none does.
+func heldTexts(corpus string) []string {
+	held.Lock()
+	defer held.Unlock()
+	if t := held.by[filepath.Clean(corpus)].Value(); t != nil {
+		return t.docs
+	}
+	return nil
+}
+
+// holdTexts offers t, complete, to the next builds of corpus.
+func holdTexts(corpus string, t *Texts) {
+	held.Lock()
+	defer held.Unlock()
+	for k, p := range held.by {
+		if p.Value() == nil {
+			delete(held.by, k)
+		}
+	}
+	held.by[filepath.Clean(corpus)] = weak.Make(t)
+}
+
 // Texts are the document texts this index's chunks point into.
 func (ix *Index) Texts() *Texts { return ix.texts }
 
@@ -179,6 +213,7 @@ func Build(corpus string, o Options) (*Index, error) {
 		}()
 	}
 	var walkErr error
+	prior := heldTexts(corpus)
 	hash := gate.NewCorpusHash()
 	go func() {
 		defer close(order)
@@ -192,6 +227,9 @@ func Build(corpus string, o Options) (*Index, error) {
 		walkErr = gate.WalkCorpus(corpus, func(d gate.Document) error {
 			hash.Add(d)
 			n := int32(len(ix.texts.docs))
+			if int(n) < len(prior) && prior[n] == d.Text {
+				d.Text = prior[n] // the copy an index of this corpus holds; this one goes
+			}
 			ix.texts.docs = append(ix.texts.docs, d.Text)
 			for i, sp := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
 				c := chunk{doc: d.ID, id: d.ID, text: n, start: int32(sp.start), end: int32(sp.end), plain: sp.plain}
@@ -230,6 +268,7 @@ func Build(corpus string, o Options) (*Index, error) {
 	}
 	ix.fingerprint = hash.Sum()
 	ix.texts.fingerprint = ix.fingerprint
+	holdTexts(corpus, ix.texts)
 	ix.text.avg = mean(ix.text.lengths)
 	if ix.title != nil {
 		ix.title.avg = mean(ix.title.lengths)

@@ -1,7 +1,10 @@
 package builtin
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -126,4 +129,37 @@ func TestSharedTextsHeldOnce(t *testing.T) {
 	if !reflect.DeepEqual(texts, want) {
 		t.Errorf("chunk texts %q, want %q", texts, want)
 	}
+}
+
+// TestBuildsShareHeldTexts: two builds of one corpus outside a Shared
+// (another title field) still hold one copy of each text while the first
+// index lives; a changed document is the new build's own.
+func TestBuildsShareHeldTexts(t *testing.T) {
+	dir := corpus(t, map[string]string{"a": "# A\napple pear", "b": "# B\nplum"})
+	first, err := Build(dir, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.TitleBoost = 2
+	second, err := Build(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range first.Texts().docs {
+		if unsafe.StringData(d) != unsafe.StringData(second.Texts().docs[i]) {
+			t.Errorf("document %d: the second build holds its own copy", i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B\nplum cherry"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, err := Build(dir, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := third.Search("cherry", 1); len(h) != 1 || h[0].Text != "plum cherry" {
+		t.Errorf("changed document: %+v", h)
+	}
+	runtime.KeepAlive(first)
 }
