@@ -57,10 +57,11 @@ func headCommit(ctx context.Context, cfg *config.Config) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	if _, err := gitexec.TopLevel(ctx, filepath.Dir(abs)); err != nil {
+	top, err := gitexec.TopLevel(ctx, filepath.Dir(abs))
+	if err != nil {
 		return "", nil // not a checkout
 	}
-	c, err := gitexec.Head(ctx, filepath.Dir(abs))
+	c, err := gitexec.Head(ctx, top)
 	if err != nil {
 		return "", fmt.Errorf("no commit checked out (%v)", err)
 	}

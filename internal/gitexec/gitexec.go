@@ -125,8 +125,13 @@ func command(args []string) string {
 }
 
 // TopLevel is the top of the git checkout holding dir, its symbolic links
-// resolved.
+// resolved; read once per folder under a context that remembers
+// (Remember).
 func TopLevel(ctx context.Context, dir string) (string, error) {
+	return remembered(ctx, func(m *memo) (map[string]answer, *int) { return m.tops, &m.reads.TopLevel }, dir, func() (string, error) { return topLevel(ctx, dir) })
+}
+
+func topLevel(ctx context.Context, dir string) (string, error) {
 	top, err := Run(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", err
@@ -138,8 +143,12 @@ func TopLevel(ctx context.Context, dir string) (string, error) {
 }
 
 // Head is the full id of the commit checked out in the checkout holding
-// dir.
+// dir; read once per folder under a context that remembers (Remember).
 func Head(ctx context.Context, dir string) (string, error) {
+	return remembered(ctx, func(m *memo) (map[string]answer, *int) { return m.heads, &m.reads.Head }, dir, func() (string, error) { return head(ctx, dir) })
+}
+
+func head(ctx context.Context, dir string) (string, error) {
 	c, err := Run(ctx, dir, "rev-parse", "--verify", "HEAD^{commit}")
 	if err != nil {
 		return "", err

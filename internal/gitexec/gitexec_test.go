@@ -162,3 +162,38 @@ func TestTimeBound(t *testing.T) {
 		t.Fatal("a cancelled context ran git")
 	}
 }
+
+// TestRemember: under Remember, a folder's top and HEAD are read once
+// (a commit made after the first read is not seen: the run's view holds),
+// each folder its own; without it, every call reads.
+func TestRemember(t *testing.T) {
+	dir := repo(t)
+	ctx := Remember(context.Background())
+	first, err := Head(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(ctx, dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", "two"); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if h, err := Head(ctx, dir); err != nil || h != first {
+			t.Fatalf("Head under Remember = %q, %v; want the first answer %q", h, err, first)
+		}
+		if _, err := TopLevel(ctx, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := TopLevel(Remember(ctx), t.TempDir()); err == nil {
+		t.Fatal("a folder outside a checkout has a top")
+	}
+	if got := Counted(ctx); got != (Reads{TopLevel: 2, Head: 1}) {
+		t.Errorf("Counted = %+v, want one HEAD read and two tops (two folders)", got)
+	}
+	if h, err := Head(context.Background(), dir); err != nil || h == first {
+		t.Errorf("Head without Remember = %q, %v: want the new commit", h, err)
+	}
+	if got := Counted(context.Background()); got != (Reads{}) {
+		t.Errorf("Counted without a memo = %+v", got)
+	}
+}
