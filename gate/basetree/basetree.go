@@ -337,8 +337,8 @@ func (e *UnreachableError) Unwrap() []error {
 	return out
 }
 
-// short is a commit as messages show it (gitexec.Short).
-func short(s string) string { return gitexec.Short(s) }
+// short is a ref as messages show it (gitexec.ShortRef).
+func short(s string) string { return gitexec.ShortRef(s) }
 
 // Open materialises the commit: a git worktree when the checkout has the
 // commit, else the archive. The caller must Close the tree.

@@ -189,14 +189,23 @@ func IsSHA(s string) bool {
 // ShortLen is how many digits of a commit id reports show.
 const ShortLen = 12
 
-// Short is a commit id as reports show it: its first ShortLen digits. A
-// string that is not a commit id (a ref such as origin/main) is kept
-// whole.
-func Short(s string) string {
-	if IsSHA(s) && len(s) > ShortLen {
-		return s[:ShortLen]
+// Short is a commit as reports show it: its first ShortLen characters
+// (a commit id of either length, or what a CI said the commit was).
+// ShortRef is the form for what may be a ref.
+func Short(commit string) string {
+	if len(commit) > ShortLen {
+		return commit[:ShortLen]
 	}
-	return s
+	return commit
+}
+
+// ShortRef is a ref as messages show it: a commit id shortened (Short),
+// any other ref (origin/main, main~5) whole.
+func ShortRef(ref string) string {
+	if IsSHA(ref) {
+		return Short(ref)
+	}
+	return ref
 }
 
 // Env is the process's environment without what would point git at

@@ -39,11 +39,22 @@ func TestShort(t *testing.T) {
 		{"0123456789abc", "0123456789ab"},
 		{strings.Repeat("f", 40), "ffffffffffff"},
 		{strings.Repeat("e", 64), "eeeeeeeeeeee"},
-		{"origin/feature-branch-name", "origin/feature-branch-name"}, // a ref is kept whole
-		{"main~5", "main~5"},
+		{"headsha0000000000", "headsha00000"}, // what a CI said the commit was
 	} {
 		if got := Short(tt.s); got != tt.want {
 			t.Errorf("Short(%q) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ s, want string }{
+		{strings.Repeat("f", 40), "ffffffffffff"},
+		{strings.Repeat("e", 64), "eeeeeeeeeeee"},
+		{"abc1234", "abc1234"},
+		{"origin/feature-branch-name", "origin/feature-branch-name"}, // a ref is kept whole
+		{"main~5", "main~5"},
+		{"refs/pull/12/merge", "refs/pull/12/merge"},
+	} {
+		if got := ShortRef(tt.s); got != tt.want {
+			t.Errorf("ShortRef(%q) = %q, want %q", tt.s, got, tt.want)
 		}
 	}
 }
