@@ -11,6 +11,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // MaxBaselineBytes bounds a baseline run, the reviewed one
@@ -54,8 +55,8 @@ func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set 
 		if path == "" {
 			return nil, &gate.InputError{File: file, Field: "baseline", Err: fmt.Errorf("%s is on, but the base commit's config names no baseline run", gate.RuleBaselineDrop)}
 		}
-		rel, err := filepath.Rel(b.Tree.Dir, path)
-		if err != nil || !filepath.IsLocal(rel) {
+		rel, ok := confine.Rel(b.Tree.Dir, path)
+		if !ok {
 			return nil, &gate.InputError{File: file, Line: line, Field: "baseline", Err: errors.New("the baseline run must be a path inside the repository: refused")}
 		}
 		rel = filepath.ToSlash(rel)
