@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recallgate/recallgate/gate/input"
 	"sort"
+
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // InputError is input.InputError: a problem with a user-supplied file (exit 2).
@@ -15,6 +16,12 @@ type InputError = input.InputError
 type InfraError = input.InfraError
 
 // inputErr builds an *InputError from a format string.
+// InputErr is an *InputError of file, line and field, its message made
+// as fmt.Errorf makes it; the readers above the root build theirs with it.
+func InputErr(file string, line int, field, format string, args ...any) *InputError {
+	return inputErr(file, line, field, format, args...)
+}
+
 func inputErr(file string, line int, field, format string, args ...any) *InputError {
 	return &InputError{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
 }

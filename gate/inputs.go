@@ -51,6 +51,8 @@ var (
 	within       = input.Within
 	isLFSPointer = input.IsLFSPointer
 	eachLine     = input.EachLine
+	fields6      = input.Fields6
+	asciiSpace   = &input.ASCIISpace
 	looksJSON    = input.LooksJSON
 )
 

@@ -147,6 +147,11 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 
 // jsonLineError turns an encoding/json error into an InputError naming the
 // field when it can.
+// JSONLineError says what is wrong with a JSON line of file, at line n,
+// as an *InputError naming the field (a duplicate key, bad syntax, a wrong
+// type, an unknown field).
+func JSONLineError(file string, n int, err error) *InputError { return jsonLineError(file, n, err) }
+
 func jsonLineError(file string, n int, err error) *InputError {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
@@ -285,6 +290,9 @@ func ControlChar(s string) (rune, int, bool) {
 
 // jsonTypeName says what JSON a Go type takes, for messages that must not
 // speak Go ("a string", not "string"; "an object", not "map[string]gate.goldMap").
+// JSONTypeName is jsonTypeName, for the readers above the root.
+func JSONTypeName(t reflect.Type) string { return jsonTypeName(t) }
+
 func jsonTypeName(t reflect.Type) string {
 	if t == nil {
 		return "another type"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 var mergeCommand = command{
@@ -25,7 +26,7 @@ var mergeCommand = command{
 			if err != nil {
 				return err
 			}
-			results, err := gate.MergeShards(set, args)
+			results, err := runfile.MergeShards(set, args)
 			if err != nil {
 				return err
 			}

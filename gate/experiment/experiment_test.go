@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -51,11 +52,11 @@ func demoReport(t *testing.T) *Report {
 		t.Skipf("the demo set is not here: %v", err)
 	}
 	d := gate.Depth{Candidates: 5, Context: 3, Below: 0.5}
-	base, err := gate.ScoreRunFile(set, "../../frozen-set/runs/base.jsonl", d)
+	base, err := runfile.ScoreRunFile(set, "../../frozen-set/runs/base.jsonl", d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := gate.ScoreRunFile(set, "../../frozen-set/runs/head.jsonl", d)
+	head, err := runfile.ScoreRunFile(set, "../../frozen-set/runs/head.jsonl", d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // DefaultCalibrationCap is how many documents people graded are sent
@@ -265,7 +266,7 @@ func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pai
 		if len(hit) == 0 {
 			break
 		}
-		_, err := gate.ReadRunFile(run, func(r gate.Result) error {
+		_, err := runfile.ReadRunFile(run, func(r gate.Result) error {
 			for _, h := range r.Hits {
 				k := [2]string{r.ID, h.Doc}
 				if t, ok := hit[k]; ok && h.Text != "" && len(t) < maxHitText {

@@ -18,6 +18,7 @@ import (
 	"github.com/recallgate/recallgate/gate/retriever"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/file"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // SideRun is one side's retrieval outcome.
@@ -288,5 +289,5 @@ func WriteRunFile(path string, results []gate.Result, meta gate.RunMeta) error {
 // WriteRunTo writes a run with its metadata line to path by atomicfile's
 // rules: "-" and /dev/stdout are s's stdout.
 func WriteRunTo(s atomicfile.Streams, path string, results []gate.Result, meta gate.RunMeta) error {
-	return s.Write(path, 0o644, func(w io.Writer) error { return gate.WriteRun(w, results, &meta) })
+	return s.Write(path, 0o644, func(w io.Writer) error { return runfile.WriteRun(w, results, &meta) })
 }

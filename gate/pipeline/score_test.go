@@ -9,6 +9,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // TestScoreRunJSONIsScoreJSON: the spilled JSON report is byte for byte
@@ -32,7 +33,7 @@ func TestScoreRunJSONIsScoreJSON(t *testing.T) {
 	}
 	run := put(t, t.TempDir(), "head.jsonl", strings.Join(kept, "\n")+"\n")
 	d := gate.DefaultDepth()
-	whole, err := gate.ScoreRunFile(set, run, d)
+	whole, err := runfile.ScoreRunFile(set, run, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Retriever answers queries from a loaded run file.
@@ -21,7 +22,7 @@ type Retriever struct {
 // Load reads the whole run file into memory.
 func Load(path string) (*Retriever, error) {
 	r := &Retriever{path: path, results: map[string]gate.Answer{}}
-	meta, err := gate.ReadRunFile(path, func(res gate.Result) error {
+	meta, err := runfile.ReadRunFile(path, func(res gate.Result) error {
 		// The context is the line's own (the parser copies it); the hits
 		// may share the reader's scratch space.
 		r.results[res.ID] = gate.Answer{Hits: append([]gate.Hit(nil), res.Hits...), Context: res.Context, Abstain: res.Abstain}
