@@ -21,6 +21,7 @@ import (
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // DefaultCalibrationCap is how many documents people graded are sent
@@ -447,7 +448,7 @@ func write(path string, set *gate.Set, id Identity, results []graded) error {
 			qs = append(qs, q)
 		}
 	}
-	out, err := gate.ReplaceQueryLines(data, qs...)
+	out, err := setfile.ReplaceQueryLines(data, qs...)
 	if err != nil {
 		return err
 	}

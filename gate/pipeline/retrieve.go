@@ -19,6 +19,7 @@ import (
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/file"
 	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // SideRun is one side's retrieval outcome.
@@ -271,7 +272,7 @@ func loadSetFor(cfg *config.Config, setOverride string, load func(string) (*gate
 // qrels set when it names none.
 func queryTexts(cfg *config.Config, set *gate.Set) error {
 	if cfg.Queries != "" {
-		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
+		if err := setfile.LoadQueryTexts(set, cfg.Queries); err != nil {
 			return fmt.Errorf("load query texts: %w", err)
 		}
 	} else if set.Format == "qrels" {
