@@ -15,16 +15,8 @@ type InputError = input.InputError
 // InfraError is input.InfraError: a query that could not be retrieved (exit 3).
 type InfraError = input.InfraError
 
-// inputErr builds an *InputError from a format string.
-// InputErr is an *InputError of file, line and field, its message made
-// as fmt.Errorf makes it; the readers above the root build theirs with it.
-func InputErr(file string, line int, field, format string, args ...any) *InputError {
-	return inputErr(file, line, field, format, args...)
-}
-
-func inputErr(file string, line int, field, format string, args ...any) *InputError {
-	return &InputError{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
-}
+// inputErr builds an *InputError from a format string (input.Errf).
+var inputErr = input.Errf
 
 // IsInput reports whether err is (or wraps) an *InputError.
 func IsInput(err error) bool {

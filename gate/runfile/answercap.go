@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // DecodeResultCapped reads one answer, {"id":"…","hits":[…]} with an
@@ -56,7 +57,7 @@ func DecodeAnswerCapped(r io.Reader, name string, maxHits int, want string) (gat
 		return gate.Result{}, 0, idErr
 	}
 	if errors.Is(err, errValueTooLong) {
-		return gate.Result{}, 0, gate.InputErr(name, 0, vr.field, "longer than %d MiB (the most one value of an answer may hold)", MaxAnswerValueBytes>>20)
+		return gate.Result{}, 0, input.Errf(name, 0, vr.field, "longer than %d MiB (the most one value of an answer may hold)", MaxAnswerValueBytes>>20)
 	}
 	var in *gate.InputError
 	var syn *json.SyntaxError
@@ -64,7 +65,7 @@ func DecodeAnswerCapped(r io.Reader, name string, maxHits int, want string) (gat
 	switch {
 	case errors.As(err, &in):
 	case errors.As(err, &syn), errors.As(err, &dup), errors.Is(err, errNotObject), errors.Is(err, errTrailing):
-		in = gate.JSONLineError(name, 0, err)
+		in = input.JSONLineError(name, 0, err)
 	default:
 		return gate.Result{}, 0, err
 	}
@@ -181,11 +182,11 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) 
 			}
 			var b bool
 			if string(raw) != "true" && string(raw) != "false" || json.Unmarshal(raw, &b) != nil {
-				return gate.Result{}, 0, gate.InputErr(name, 0, "abstain", "must be true or false (the pipeline's refusal signal), got %s", clipField(string(raw)))
+				return gate.Result{}, 0, input.Errf(name, 0, "abstain", "must be true or false (the pipeline's refusal signal), got %s", clipField(string(raw)))
 			}
 			res.Abstain = &b
 		default:
-			return gate.Result{}, 0, gate.InputErr(name, 0, key, "unknown field (an answer has id, hits, context and abstain)")
+			return gate.Result{}, 0, input.Errf(name, 0, key, "unknown field (an answer has id, hits, context and abstain)")
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
@@ -198,13 +199,13 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) 
 		return gate.Result{}, 0, err
 	}
 	if id == nil || *id == "" {
-		return gate.Result{}, 0, gate.InputErr(name, 0, "id", "required and must not be empty")
+		return gate.Result{}, 0, input.Errf(name, 0, "id", "required and must not be empty")
 	}
 	if want != "" && *id != want {
 		return gate.Result{}, 0, &AnswerIDError{Want: want, Got: *id}
 	}
 	if !haveHits {
-		return gate.Result{}, 0, gate.InputErr(name, 0, "hits", "query %q: required (use [] for no results)", gate.ClipID(*id))
+		return gate.Result{}, 0, input.Errf(name, 0, "hits", "query %q: required (use [] for no results)", gate.ClipID(*id))
 	}
 	res.ID = *id
 	if res.Hits == nil {
@@ -218,7 +219,7 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) 
 func answerFieldErr(name, field string, err error) error {
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
-		return gate.InputErr(name, 0, field, "wrong type: got JSON %s, want %s", typ.Value, gate.JSONTypeName(typ.Type))
+		return input.Errf(name, 0, field, "wrong type: got JSON %s, want %s", typ.Value, input.JSONTypeName(typ.Type))
 	}
 	return err
 }
@@ -231,10 +232,10 @@ func decodeHitsCapped(dec *json.Decoder, vr *valueReader, name string, maxHits i
 		return nil, 0, err
 	}
 	if tok == nil {
-		return nil, 0, gate.InputErr(name, 0, "hits", "required (use [] for no results), not null")
+		return nil, 0, input.Errf(name, 0, "hits", "required (use [] for no results), not null")
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, 0, gate.InputErr(name, 0, "hits", "must be an array of hits")
+		return nil, 0, input.Errf(name, 0, "hits", "must be an array of hits")
 	}
 	hits := []gate.Hit{}
 	total := 0
@@ -279,14 +280,14 @@ func decodeContextCapped(dec *json.Decoder, vr *valueReader, name string, maxPas
 		return nil, nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, gate.InputErr(name, 0, "context", "must be an array of passages ({\"doc\",\"chunk\",\"text\",\"tokens\"}), not %s", tokenKind(tok))
+		return nil, input.Errf(name, 0, "context", "must be an array of passages ({\"doc\",\"chunk\",\"text\",\"tokens\"}), not %s", tokenKind(tok))
 	}
 	ctx := []gate.Passage{}
 	var raw json.RawMessage
 	for i := 0; dec.More(); i++ {
 		field := fmt.Sprintf("context[%d]", i)
 		if i >= maxPassages {
-			return nil, gate.InputErr(name, 0, field, "the context holds more than %d passages (the most an answer's context may hold)", maxPassages)
+			return nil, input.Errf(name, 0, field, "the context holds more than %d passages (the most an answer's context may hold)", maxPassages)
 		}
 		vr.mark(field)
 		raw = raw[:0]
@@ -295,7 +296,7 @@ func decodeContextCapped(dec *json.Decoder, vr *valueReader, name string, maxPas
 		}
 		var p gate.Passage
 		if err := gate.DecodeStrict(raw, &p); err != nil {
-			e := gate.JSONLineError(name, 0, err)
+			e := input.JSONLineError(name, 0, err)
 			e.Field = field + dotted(e.Field)
 			return nil, e
 		}
@@ -336,7 +337,7 @@ func parseHit(raw []byte, name string, i int) (gate.Hit, error) {
 	}
 	var h gate.Hit
 	if err := gate.DecodeStrict(raw, &h); err != nil {
-		e := gate.JSONLineError(name, 0, err)
+		e := input.JSONLineError(name, 0, err)
 		e.Field = fmt.Sprintf("hits[%d]", i) + dotted(e.Field)
 		return gate.Hit{}, e
 	}

@@ -79,7 +79,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(gate.Result) error, meta func
 			}
 			scratch = res.Hits
 			if prev, dup := seen[res.ID]; dup {
-				return gate.InputErr(name, n, "id", "query %q appears twice in the run (first on line %d)", gate.ClipID(res.ID), prev)
+				return input.Errf(name, n, "id", "query %q appears twice in the run (first on line %d)", gate.ClipID(res.ID), prev)
 			}
 			seen[strings.Clone(res.ID)] = n
 			if err := fn(res); err != nil {
@@ -92,7 +92,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(gate.Result) error, meta func
 			return err
 		}
 		if len(qidb) > gate.MaxRunIDBytes {
-			return gate.InputErr(name, n, "qid", "%d bytes, over the %d-byte limit of a query id", len(qidb), gate.MaxRunIDBytes)
+			return input.Errf(name, n, "qid", "%d bytes, over the %d-byte limit of a query id", len(qidb), gate.MaxRunIDBytes)
 		}
 		if string(qidb) != trec.res.ID || trec.res.Line == 0 {
 			qid := string(qidb)
@@ -102,7 +102,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(gate.Result) error, meta func
 				}
 			}
 			if prev, dup := seen[qid]; dup {
-				return gate.InputErr(name, n, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", gate.ClipID(qid), prev)
+				return input.Errf(name, n, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", gate.ClipID(qid), prev)
 			}
 			seen[qid] = n
 			trec.start(qid, n)
@@ -114,7 +114,7 @@ func ReadRunMeta(r io.Reader, name string, fn func(gate.Result) error, meta func
 		return err
 	}
 	if format == "" {
-		return gate.InputErr(name, 0, "", "run is empty: no results")
+		return input.Errf(name, 0, "", "run is empty: no results")
 	}
 	if trec.res.Line != 0 {
 		return trec.flush(fn)
@@ -205,7 +205,7 @@ func (c *runContext) UnmarshalJSON(b []byte) error {
 		}
 		var p gate.Passage
 		if err := dec.Decode(&p); err != nil {
-			e := gate.JSONLineError("", 0, err)
+			e := input.JSONLineError("", 0, err)
 			return &gate.ContextError{Field: field + dotted(e.Field), Msg: e.Err.Error()}
 		}
 		out = append(out, p)
@@ -223,17 +223,17 @@ func parseResultLine(line []byte, file string, n int, scratch []gate.Hit) (gate.
 	if err := gate.DecodeStrict(line, &raw); err != nil {
 		if ce := (*gate.ContextError)(nil); errors.As(err, &ce) {
 			if raw.ID == nil { // the id comes after the context on the line
-				return gate.Result{}, gate.InputErr(file, n, ce.Field, "%s", ce.Msg)
+				return gate.Result{}, input.Errf(file, n, ce.Field, "%s", ce.Msg)
 			}
-			return gate.Result{}, gate.InputErr(file, n, ce.Field, "query %q: %s", gate.ClipID(*raw.ID), ce.Msg)
+			return gate.Result{}, input.Errf(file, n, ce.Field, "query %q: %s", gate.ClipID(*raw.ID), ce.Msg)
 		}
-		return gate.Result{}, gate.JSONLineError(file, n, err)
+		return gate.Result{}, input.JSONLineError(file, n, err)
 	}
 	if raw.ID == nil || strings.TrimSpace(*raw.ID) == "" {
-		return gate.Result{}, gate.InputErr(file, n, "id", "required and must not be empty")
+		return gate.Result{}, input.Errf(file, n, "id", "required and must not be empty")
 	}
 	if raw.Hits == nil {
-		return gate.Result{}, gate.InputErr(file, n, "hits", "query %q: required (use [] for no results)", gate.ClipID(*raw.ID))
+		return gate.Result{}, input.Errf(file, n, "hits", "query %q: required (use [] for no results)", gate.ClipID(*raw.ID))
 	}
 	r := gate.Result{ID: *raw.ID, Hits: *raw.Hits, Line: n, Abstain: raw.Abstain}
 	if raw.Context != nil {
@@ -245,18 +245,18 @@ func parseResultLine(line []byte, file string, n int, scratch []gate.Hit) (gate.
 // checkResult applies the rules both JSONL parsers share.
 func checkResult(r gate.Result, file string) (gate.Result, error) {
 	if strings.TrimSpace(r.ID) == "" {
-		return gate.Result{}, gate.InputErr(file, r.Line, "id", "required and must not be empty")
+		return gate.Result{}, input.Errf(file, r.Line, "id", "required and must not be empty")
 	}
 	if len(r.ID) > gate.MaxRunIDBytes {
-		return gate.Result{}, gate.InputErr(file, r.Line, "id", "%d bytes, over the %d-byte limit of a query id", len(r.ID), gate.MaxRunIDBytes)
+		return gate.Result{}, input.Errf(file, r.Line, "id", "%d bytes, over the %d-byte limit of a query id", len(r.ID), gate.MaxRunIDBytes)
 	}
 	for i, h := range r.Hits {
 		if strings.TrimSpace(h.Doc) == "" {
-			return gate.Result{}, gate.InputErr(file, r.Line, fmt.Sprintf("hits[%d].doc", i), "query %q: hit without a document id", gate.ClipID(r.ID))
+			return gate.Result{}, input.Errf(file, r.Line, fmt.Sprintf("hits[%d].doc", i), "query %q: hit without a document id", gate.ClipID(r.ID))
 		}
 	}
 	if err := gate.CheckContext(r.Context); err != nil {
-		return gate.Result{}, gate.InputErr(file, r.Line, err.Field, "query %q: %s", gate.ClipID(r.ID), err.Msg)
+		return gate.Result{}, input.Errf(file, r.Line, err.Field, "query %q: %s", gate.ClipID(r.ID), err.Msg)
 	}
 	return r, nil
 }
@@ -326,17 +326,17 @@ func parseTRECLine(line []byte, file string, n int) (qid, doc []byte, score floa
 		f, count = input.Fields6(line)
 	}
 	if count != 6 {
-		return nil, nil, 0, gate.InputErr(file, n, "", "not a JSON object and not a TREC run line (want `qid Q0 docid rank score tag`, got %d fields)", count)
+		return nil, nil, 0, input.Errf(file, n, "", "not a JSON object and not a TREC run line (want `qid Q0 docid rank score tag`, got %d fields)", count)
 	}
 	if !isInt(f[3]) {
-		return nil, nil, 0, gate.InputErr(file, n, "rank", "%q is not an integer", f[3])
+		return nil, nil, 0, input.Errf(file, n, "rank", "%q is not an integer", f[3])
 	}
 	score, ok = fastFloat(f[4])
 	if !ok {
 		score, err = strconv.ParseFloat(string(f[4]), 64)
 	}
 	if err != nil || math.IsNaN(score) || math.IsInf(score, 0) {
-		return nil, nil, 0, gate.InputErr(file, n, "score", "%q is not a finite number", f[4])
+		return nil, nil, 0, input.Errf(file, n, "score", "%q is not a finite number", f[4])
 	}
 	return f[0], f[2], score, nil
 }

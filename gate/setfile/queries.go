@@ -27,7 +27,7 @@ func LoadQueryTexts(s *gate.Set, path string) error {
 			Metadata json.RawMessage `json:"metadata"`
 		}
 		if err := input.DecodeStrict(line, &raw); err != nil {
-			return gate.JSONLineError(path, n, err)
+			return input.JSONLineError(path, n, err)
 		}
 		if q := s.Query(raw.ID); q != nil {
 			q.Text = raw.Text
@@ -42,7 +42,7 @@ func LoadQueryTexts(s *gate.Set, path string) error {
 	}
 	for _, q := range s.Queries {
 		if strings.TrimSpace(q.Text) == "" {
-			return gate.InputErr(path, 0, "", "query %q of set %s has no text here", input.ClipID(q.ID), s.Path)
+			return input.Errf(path, 0, "", "query %q of set %s has no text here", input.ClipID(q.ID), s.Path)
 		}
 	}
 	return nil
