@@ -8,6 +8,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 var mergeCommand = command{
@@ -22,7 +23,7 @@ var mergeCommand = command{
 			if *setPath == "" || *out == "" || len(args) == 0 {
 				return usagef("--set, --out and at least one shard run are required")
 			}
-			set, err := gate.LoadSet(*setPath)
+			set, err := setfile.Load(*setPath)
 			if err != nil {
 				return err
 			}

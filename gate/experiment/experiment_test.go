@@ -13,6 +13,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -47,7 +48,7 @@ const hostileName = "<img src=x onerror=alert(1)>|`x`| @all \u202eevil"
 // head run too; each carries a fixed latency, so the report is stable.
 func demoReport(t *testing.T) *Report {
 	t.Helper()
-	set, err := gate.LoadSet("../../frozen-set/queries.jsonl")
+	set, err := setfile.Load("../../frozen-set/queries.jsonl")
 	if err != nil {
 		t.Skipf("the demo set is not here: %v", err)
 	}

@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options) error {
 	if setPath == "" {
 		return &gate.InputError{File: cfg.Path, Field: "set", Err: errors.New("no eval set: give --set or set in the config")}
 	}
-	set, err := gate.LoadSet(setPath)
+	set, err := setfile.Load(setPath)
 	if err != nil {
 		return fmt.Errorf("load set: %w", err)
 	}

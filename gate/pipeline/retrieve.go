@@ -245,7 +245,7 @@ func LoadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) 
 // through a config comes here, so each honours the key (and refuses a
 // qrels set without it) as the gate does.
 func LoadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
-	return loadSetFor(cfg, setOverride, gate.LoadSet)
+	return loadSetFor(cfg, setOverride, setfile.Load)
 }
 
 // loadSetFor is LoadSetFor with the loader of the set file (a draft's

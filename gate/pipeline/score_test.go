@@ -10,6 +10,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestScoreRunJSONIsScoreJSON: the spilled JSON report is byte for byte
@@ -17,7 +18,7 @@ import (
 // passages and evidence, with one query cut out (missing) — and its card
 // keeps no documents; other formats are not spilled.
 func TestScoreRunJSONIsScoreJSON(t *testing.T) {
-	set, err := gate.LoadSet(filepath.Join("..", "..", "frozen-set", "queries.jsonl"))
+	set, err := setfile.Load(filepath.Join("..", "..", "frozen-set", "queries.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // benchCase builds an in-memory set and a run of nq queries × nh hits, as
@@ -37,7 +38,7 @@ func benchCase(b *testing.B, nq, nh int, trec bool) (*gate.Set, []byte) {
 			run.WriteString("]}\n")
 		}
 	}
-	s, err := gate.ParseSet(strings.NewReader(set.String()), "bench")
+	s, err := setfile.Parse(strings.NewReader(set.String()), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestSegmentedScoringMatchesStreaming: a TREC run cut into segments at
@@ -28,7 +29,7 @@ func TestSegmentedScoringMatchesStreaming(t *testing.T) {
 			fmt.Fprintf(&run, "q%02d Q0 d%d %d %d.25 tag\n", q, (h*q)%17, h+1, 100-h)
 		}
 	}
-	s, err := gate.ParseSet(strings.NewReader(set.String()), "qrels.txt")
+	s, err := setfile.Parse(strings.NewReader(set.String()), "qrels.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestSciFactBM25Quality(t *testing.T) {
 		t.Fatal(err)
 	}
 	indexed := time.Now()
-	set, err := gate.LoadSet(dir + "qrels.tsv")
+	set, err := setfile.Load(dir + "qrels.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}

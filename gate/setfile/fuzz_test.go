@@ -1,8 +1,10 @@
-package gate
+package setfile
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // FuzzParseSet: any input either parses into a valid set or gives an
@@ -19,9 +21,9 @@ func FuzzParseSet(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		s, err := ParseSet(strings.NewReader(in), "fuzz.jsonl")
+		s, err := Parse(strings.NewReader(in), "fuzz.jsonl")
 		if err != nil {
-			if !IsInput(err) {
+			if !gate.IsInput(err) {
 				t.Fatalf("error is not an InputError: %v", err)
 			}
 			return
@@ -34,7 +36,7 @@ func FuzzParseSet(f *testing.F) {
 				t.Fatalf("query %q: relevant %d, unanswerable %v", q.ID, q.Relevant(), q.Unanswerable)
 			}
 			for _, g := range q.Gold {
-				if g < 0 || g > MaxGrade {
+				if g < 0 || g > gate.MaxGrade {
 					t.Fatalf("grade %d accepted", g)
 				}
 			}

@@ -1,4 +1,4 @@
-package gate
+package setfile
 
 import (
 	"bytes"
@@ -10,6 +10,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // goldMap decodes the gold object keeping its order-independent content but
@@ -43,7 +46,7 @@ func (g *goldMap) UnmarshalJSON(data []byte) error {
 		}
 		num, ok := vt.(json.Number)
 		if !ok {
-			return fmt.Errorf("gold.%s: grade must be a number 0–%d, got %s", key, MaxGrade, jsonShown(vt))
+			return fmt.Errorf("gold.%s: grade must be a number 0–%d, got %s", key, gate.MaxGrade, input.JSONShown(vt))
 		}
 		if _, dup := m[key]; dup {
 			return fmt.Errorf("gold.%s: document listed twice", key)
@@ -61,11 +64,11 @@ func parseGrade(s string) (int, error) {
 		if f, ferr := strconv.ParseFloat(s, 64); ferr == nil && f == math.Trunc(f) && !strings.ContainsAny(s, "eE") {
 			g, err = int(f), nil
 		} else {
-			return 0, fmt.Errorf("grade %s is not an integer 0–%d", s, MaxGrade)
+			return 0, fmt.Errorf("grade %s is not an integer 0–%d", s, gate.MaxGrade)
 		}
 	}
-	if g < 0 || g > MaxGrade {
-		return 0, fmt.Errorf("grade %d is outside 0–%d", g, MaxGrade)
+	if g < 0 || g > gate.MaxGrade {
+		return 0, fmt.Errorf("grade %d is outside 0–%d", g, gate.MaxGrade)
 	}
 	return g, nil
 }
@@ -74,9 +77,9 @@ func parseGrade(s string) (int, error) {
 // on ASCII white space, as trec_eval splits them, without a copy of the
 // line; a query's id is made once for its run of lines.
 type qrelsParser struct {
-	set     *Set
+	set     *gate.Set
 	columns int // 4 for TREC qrels, 3 for BEIR TSV
-	last    *Query
+	last    *gate.Query
 	// judged keeps the documents of the current run of lines (last's) and
 	// their lines: a second judgement there is told with the first one's
 	// line; one in an earlier block of the query, with that block's start.
@@ -89,13 +92,13 @@ type judgedAt struct {
 }
 
 func (p *qrelsParser) line(line []byte, file string, n int) error {
-	fields, count := fields6(line)
+	fields, count := input.Fields6(line)
 	if p.columns == 0 {
 		switch count {
 		case 4, 3:
 			p.columns = count
 		default:
-			return inputErr(file, n, "", "not a JSON object and not a qrels line (want `qid iter docid grade`, got %d fields)", count)
+			return input.Errf(file, n, "", "not a JSON object and not a qrels line (want `qid iter docid grade`, got %d fields)", count)
 		}
 		if p.columns == 3 {
 			if _, err := strconv.Atoi(string(fields[2])); err != nil {
@@ -104,7 +107,7 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 		}
 	}
 	if count != p.columns {
-		return inputErr(file, n, "", "qrels line has %d fields, want %d like the first line", count, p.columns)
+		return input.Errf(file, n, "", "qrels line has %d fields, want %d like the first line", count, p.columns)
 	}
 	docField := fields[2]
 	if p.columns == 3 {
@@ -116,9 +119,9 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 		if err := checkQueryID(file, n, "", qid); err != nil {
 			return err
 		}
-		if q = p.set.byID[qid]; q == nil {
-			q = &Query{ID: qid, Gold: map[string]int{}, Line: n}
-			p.set.add(q)
+		if q = p.set.Query(qid); q == nil {
+			q = &gate.Query{ID: qid, Gold: map[string]int{}, Line: n}
+			p.set.Add(q)
 		}
 		p.last, p.judged = q, p.judged[:0]
 	}
@@ -128,45 +131,19 @@ func (p *qrelsParser) line(line []byte, file string, n int) error {
 	}
 	g, err := parseGrade(string(fields[p.columns-1]))
 	if err != nil {
-		return inputErr(file, n, "grade", "query %q doc %q: %v", ClipID(q.ID), doc, err)
+		return input.Errf(file, n, "grade", "query %q doc %q: %v", input.ClipID(q.ID), doc, err)
 	}
 	if _, dup := q.Gold[doc]; dup {
 		for _, j := range p.judged {
 			if j.doc == doc {
-				return inputErr(file, n, "", "query %q doc %q is judged twice (first on line %d)", ClipID(q.ID), doc, j.line)
+				return input.Errf(file, n, "", "query %q doc %q is judged twice (first on line %d)", input.ClipID(q.ID), doc, j.line)
 			}
 		}
-		return inputErr(file, n, "", "query %q doc %q is judged twice (first in the query's earlier lines, which start on line %d)", ClipID(q.ID), doc, q.Line)
+		return input.Errf(file, n, "", "query %q doc %q is judged twice (first in the query's earlier lines, which start on line %d)", input.ClipID(q.ID), doc, q.Line)
 	}
 	q.Gold[doc] = g
 	p.judged = append(p.judged, judgedAt{doc, n})
 	return nil
-}
-
-// Judged reports whether anyone graded doc for the query: it has a gold
-// grade (0 included) or a grade in some labeller's judgments.
-func (q *Query) Judged(doc string) bool {
-	if _, ok := q.Gold[doc]; ok {
-		return true
-	}
-	for _, grades := range q.Judgments {
-		if _, ok := grades[doc]; ok {
-			return true
-		}
-	}
-	return false
-}
-
-// RecordsJudgements reports whether the set says which documents were
-// judged not relevant (a grade-0 label or per-labeller judgments): only
-// then can an unjudged document be told from a judged non-relevant one.
-func (s *Set) RecordsJudgements() bool {
-	for _, q := range s.Queries {
-		if len(q.Judgments) > 0 || len(q.Gold) > q.relevant {
-			return true
-		}
-	}
-	return false
 }
 
 // plainName refuses a name with a control character (a line break, an
@@ -176,22 +153,22 @@ func (s *Set) RecordsJudgements() bool {
 // checkQueryID refuses a set's query id past MaxRunIDBytes (as a run's
 // is refused), or one plainName refuses.
 func checkQueryID(file string, n int, field, id string) error {
-	if len(id) > MaxRunIDBytes {
-		return inputErr(file, n, field, "%d bytes, over the %d-byte limit of a query id: %s", len(id), MaxRunIDBytes, ClipID(id))
+	if len(id) > gate.MaxRunIDBytes {
+		return input.Errf(file, n, field, "%d bytes, over the %d-byte limit of a query id: %s", len(id), gate.MaxRunIDBytes, input.ClipID(id))
 	}
 	return plainName(file, n, field, "query id", id)
 }
 
 func plainName(file string, n int, field, what, s string) error {
-	if r, i, bad := ControlChar(s); bad {
-		return inputErr(file, n, field, "%s %q has a control character (U+%04X at byte %d): names are printed in logs and reports, where it could forge a line", what, ClipID(s), r, i)
+	if r, i, bad := input.ControlChar(s); bad {
+		return input.Errf(file, n, field, "%s %q has a control character (U+%04X at byte %d): names are printed in logs and reports, where it could forge a line", what, input.ClipID(s), r, i)
 	}
-	if r, i, bad := InvisibleChar(s); bad {
+	if r, i, bad := gate.InvisibleChar(s); bad {
 		kind := "an invisible character"
-		if IsBidiControl(r) {
+		if gate.IsBidiControl(r) {
 			kind = "a bidi control"
 		}
-		return inputErr(file, n, field, "%s %s has %s (U+%04X at byte %d): it would read as another name in reports and reviews", what, ShowName(ClipID(s)), kind, r, i)
+		return input.Errf(file, n, field, "%s %s has %s (U+%04X at byte %d): it would read as another name in reports and reviews", what, gate.ShowName(input.ClipID(s)), kind, r, i)
 	}
 	return nil
 }
@@ -200,16 +177,16 @@ func plainName(file string, n int, field, what, s string) error {
 // segment names of the set that read the same (FoldName) but differ: a
 // full-width "ｑ1" beside "q1", or a joiner kept between two letters. A
 // reviewer could not tell them apart in a report.
-func (s *Set) namesReadApart() error {
+func namesReadApart(s *gate.Set) error {
 	type seen struct {
 		name string
 		line int
 	}
 	ids, docs, segs := map[string]seen{}, map[string]seen{}, map[string]seen{}
 	check := func(m map[string]seen, line int, field, what, name string) error {
-		f := FoldName(name)
+		f := gate.FoldName(name)
 		if prev, ok := m[f]; ok && prev.name != name {
-			return inputErr(s.Path, line, field, "%s %s reads the same as %s (line %d): they differ only by invisible or full-width characters; use one spelling", what, ShowName(name), ShowName(prev.name), prev.line)
+			return input.Errf(s.Path, line, field, "%s %s reads the same as %s (line %d): they differ only by invisible or full-width characters; use one spelling", what, gate.ShowName(name), gate.ShowName(prev.name), prev.line)
 		}
 		if _, ok := m[f]; !ok {
 			m[f] = seen{name, line}
@@ -275,18 +252,18 @@ func setFieldHint(field string) string {
 
 // parseJudge reads a judge's labellers entry: its fingerprint and reasons
 // only (a judge has no dates, marks or timings).
-func parseJudge(q *Query, name string, m rawMark, file string, n int) error {
-	field := "labellers." + JudgePrefix + name
+func parseJudge(q *gate.Query, name string, m gate.MarkLine, file string, n int) error {
+	field := "labellers." + gate.JudgePrefix + name
 	if strings.TrimSpace(name) == "" {
-		return inputErr(file, n, field, "query %q: a judge needs a name after %q", q.ID, JudgePrefix)
+		return input.Errf(file, n, field, "query %q: a judge needs a name after %q", q.ID, gate.JudgePrefix)
 	}
 	if m.Verified != "" || m.Unanswerable || m.Unsure || m.Seconds != nil {
-		return inputErr(file, n, field, "query %q: a judge's entry holds its fingerprint and reasons only (verified, unanswerable, unsure and seconds are a person's)", q.ID)
+		return input.Errf(file, n, field, "query %q: a judge's entry holds its fingerprint and reasons only (verified, unanswerable, unsure and seconds are a person's)", q.ID)
 	}
-	if r, i, bad := ControlChar(m.Fingerprint); bad {
-		return inputErr(file, n, field+".fingerprint", "query %q: control character U+%04X at byte %d", q.ID, r, i)
+	if r, i, bad := input.ControlChar(m.Fingerprint); bad {
+		return input.Errf(file, n, field+".fingerprint", "query %q: control character U+%04X at byte %d", q.ID, r, i)
 	}
-	j := q.judge(name)
+	j := q.Judge(name)
 	j.Fingerprint, j.Reasons = m.Fingerprint, m.Reasons
 	return nil
 }
