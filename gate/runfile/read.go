@@ -30,6 +30,23 @@ func ReadRunFile(path string, fn func(gate.Result) error) (gate.RunMeta, error) 
 	return meta, err
 }
 
+// ReadRunFileOnly is ReadRunFile for a reader that needs only the queries
+// keep accepts (a drift baseline read against today's set): a line, or a
+// TREC block, of another id is checked as ReadRun checks it and then
+// counted, never passed to fn nor remembered (so such an id given twice
+// is not found), and the memory a run of millions of ids the set lacks
+// takes is that of one line. It returns the metadata line and the count.
+func ReadRunFileOnly(path string, keep func(id string) bool, fn func(gate.Result) error) (gate.RunMeta, int, error) {
+	f, err := input.Open(path)
+	if err != nil {
+		return gate.RunMeta{}, 0, &gate.InputError{File: path, Err: fmt.Errorf("open run: %w", err)}
+	}
+	defer f.Close()
+	var meta gate.RunMeta
+	others, err := readRun(f, path, keep, fn, func(m gate.RunMeta) { meta = m })
+	return meta, others, err
+}
+
 // ReadRun is ReadRunMeta ignoring the metadata line.
 func ReadRun(r io.Reader, name string, fn func(gate.Result) error) error {
 	return ReadRunMeta(r, name, fn, nil)
@@ -46,7 +63,16 @@ func ReadRun(r io.Reader, name string, fn func(gate.Result) error) error {
 // both formats. The Result passed to fn is reused after fn returns. A JSONL
 // run may start with a RunMeta line, passed to meta when it is not nil.
 func ReadRunMeta(r io.Reader, name string, fn func(gate.Result) error, meta func(gate.RunMeta)) error {
+	_, err := readRun(r, name, nil, fn, meta)
+	return err
+}
+
+// readRun is ReadRunMeta passing fn only the queries keep accepts (all
+// when keep is nil), and counting the others (ReadRunFileOnly).
+func readRun(r io.Reader, name string, keep func(string) bool, fn func(gate.Result) error, meta func(gate.RunMeta)) (others int, _ error) {
 	format := ""
+	var skipping []byte // the qid of the TREC block being skipped
+	skip := false
 	first := true
 	seen := map[string]int{}
 	var trec trecGroup
@@ -78,6 +104,10 @@ func ReadRunMeta(r io.Reader, name string, fn func(gate.Result) error, meta func
 				return err
 			}
 			scratch = res.Hits
+			if keep != nil && !keep(res.ID) {
+				others++
+				return nil
+			}
 			if prev, dup := seen[res.ID]; dup {
 				return input.Errf(name, n, "id", "query %q appears twice in the run (first on line %d)", gate.ClipID(res.ID), prev)
 			}
@@ -94,12 +124,21 @@ func ReadRunMeta(r io.Reader, name string, fn func(gate.Result) error, meta func
 		if len(qidb) > gate.MaxRunIDBytes {
 			return input.Errf(name, n, "qid", "%d bytes, over the %d-byte limit of a query id", len(qidb), gate.MaxRunIDBytes)
 		}
+		if skip && bytes.Equal(qidb, skipping) {
+			return nil
+		}
 		if string(qidb) != trec.res.ID || trec.res.Line == 0 {
 			qid := string(qidb)
 			if trec.res.Line != 0 {
 				if err := trec.flush(fn); err != nil {
 					return err
 				}
+				trec.res.Line = 0
+			}
+			if skip = keep != nil && !keep(qid); skip {
+				skipping = append(skipping[:0], qidb...)
+				others++
+				return nil
 			}
 			if prev, dup := seen[qid]; dup {
 				return input.Errf(name, n, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", gate.ClipID(qid), prev)
@@ -111,15 +150,15 @@ func ReadRunMeta(r io.Reader, name string, fn func(gate.Result) error, meta func
 		return nil
 	})
 	if err != nil {
-		return err
+		return others, err
 	}
 	if format == "" {
-		return input.Errf(name, 0, "", "run is empty: no results")
+		return others, input.Errf(name, 0, "", "run is empty: no results")
 	}
 	if trec.res.Line != 0 {
-		return trec.flush(fn)
+		return others, trec.flush(fn)
 	}
-	return nil
+	return others, nil
 }
 
 // trecGroup collects the contiguous lines of one query of a TREC run.
