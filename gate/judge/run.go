@@ -20,6 +20,8 @@ import (
 	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // DefaultCalibrationCap is how many documents people graded are sent
@@ -101,7 +103,7 @@ func Run(ctx context.Context, o Options) error {
 	if setPath == "" {
 		return &gate.InputError{File: cfg.Path, Field: "set", Err: errors.New("no eval set: give --set or set in the config")}
 	}
-	set, err := gate.LoadSet(setPath)
+	set, err := setfile.Load(setPath)
 	if err != nil {
 		return fmt.Errorf("load set: %w", err)
 	}
@@ -267,7 +269,7 @@ func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pai
 		if len(hit) == 0 {
 			break
 		}
-		_, err := gate.ReadRunFile(run, func(r gate.Result) error {
+		_, err := runfile.ReadRunFile(run, func(r gate.Result) error {
 			for _, h := range r.Hits {
 				k := [2]string{r.ID, h.Doc}
 				if t, ok := hit[k]; ok && h.Text != "" && len(t) < maxHitText {
@@ -452,7 +454,7 @@ func write(path string, set *gate.Set, id Identity, results []graded) error {
 			qs = append(qs, q)
 		}
 	}
-	out, err := gate.ReplaceQueryLines(data, qs...)
+	out, err := setfile.ReplaceQueryLines(data, qs...)
 	if err != nil {
 		return err
 	}
@@ -477,7 +479,7 @@ func readable(path string, out []byte, qs []*gate.Query, id Identity) error {
 			return &PairError{Judge: id.Name, Query: q.ID, Err: err}
 		}
 	}
-	if _, err := gate.ParseSet(bytes.NewReader(out), path); err != nil {
+	if _, err := setfile.Parse(bytes.NewReader(out), path); err != nil {
 		query := ""
 		if ie := new(gate.InputError); errors.As(err, &ie) {
 			for _, q := range qs {

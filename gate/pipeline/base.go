@@ -14,6 +14,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/confine"
 	"github.com/recallgate/recallgate/internal/gitexec"
 )
@@ -266,7 +267,7 @@ func there(path string) bool {
 // reviewer must see which. "" when the base's set cannot be read or
 // neither happened.
 func setChanges(path string, head *gate.Set) string {
-	base, err := gate.LoadSet(path)
+	base, err := setfile.Load(path)
 	if err != nil {
 		return ""
 	}

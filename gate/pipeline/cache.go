@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // RunCache keeps each side's retrieved run under a key of what determines
@@ -64,7 +65,7 @@ func (c *RunCache) load(e *Env, key string, set *gate.Set) ([]gate.Result, bool)
 		return nil, false
 	}
 	var res []gate.Result
-	meta, err := gate.ReadRunFile(p, func(r gate.Result) error {
+	meta, err := runfile.ReadRunFile(p, func(r gate.Result) error {
 		res = append(res, gate.Result{ID: r.ID, Hits: append([]gate.Hit(nil), r.Hits...), Context: r.Context, Abstain: r.Abstain})
 		return nil
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Compare runs the comparison with the inputs' policy and attaches health,
@@ -367,11 +368,11 @@ func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 	if err != nil {
 		return nil, err
 	}
-	bc, err := gate.ScoreRunFile(set, base, d)
+	bc, err := runfile.ScoreRunFile(set, base, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))
 	}
-	hc, err := gate.ScoreRunFile(set, head, d)
+	hc, err := runfile.ScoreRunFile(set, head, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "head", fmt.Errorf("score head run: %w", err))
 	}
@@ -639,7 +640,7 @@ func ScoreRun(set *gate.Set, path string, d gate.Depth, f report.Format) (*Score
 		}
 		r.spill, sp = s, s
 	}
-	card, err := gate.ScoreRunFileSpilled(set, path, d, sp)
+	card, err := runfile.ScoreRunFileSpilled(set, path, d, sp)
 	if err != nil {
 		r.Close()
 		return nil, err

@@ -17,7 +17,9 @@ import (
 // and names, gate/childenv, gate/stats) import no recallgate package but
 // the bottom leaves, the domain imports only the leaves and nothing
 // third-party, every adapter imports only the domain, the leaves and the
-// CI-neutral publishing rules (which import only the domain), only the
+// CI-neutral publishing rules (which import only the domain) and the
+// file-format packages (gate/runfile, gate/setfile: they import only the
+// domain and the leaves, and the domain never imports them), only the
 // GitHub client imports go-github, only gate/visible the confusables
 // table (go.mau.fi/util/confusable), and only the composition rooms (the
 // retriever factory, this job package, the CI step gate/cijob, cmd) join
@@ -37,7 +39,7 @@ func TestDependencyStar(t *testing.T) {
 	// check. They import the standard library only, and every package
 	// may import them.
 	bottom := map[string]bool{"internal/gitexec": true, "internal/confine": true}
-	shared := map[string]bool{"gate": true, "gate/atomicfile": true, "gate/retriever/spec": true, "gate/publish": true, "gate/chart": true}
+	shared := map[string]bool{"gate": true, "gate/atomicfile": true, "gate/retriever/spec": true, "gate/publish": true, "gate/chart": true, "gate/runfile": true, "gate/setfile": true}
 	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "gate/cijob": true, "gate/ghjob": true, "gate/gljob": true, "gate/history": true, "gate/experiment": true, "gate/judge": true, "cmd/recallgate": true, "bench/gen": true}
 	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -68,6 +70,8 @@ func TestDependencyStar(t *testing.T) {
 				t.Errorf("gate/publish imports %s: the publishing rules import only the domain", name)
 			case own && pkg == "gate/chart" && name != "gate":
 				t.Errorf("gate/chart imports %s: the charts import only the domain", name)
+			case own && (pkg == "gate/runfile" || pkg == "gate/setfile") && name != "gate" && !leaves[name]:
+				t.Errorf("%s imports %s: a file-format reader imports only the domain and the leaves", pkg, name)
 			case own && !composition[pkg] && !leaves[pkg] && pkg != "gate" && !shared[name] && !leaves[name]:
 				t.Errorf("%s imports %s: an adapter imports only gate and the leaves, never another adapter", pkg, name)
 			}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestScoreRunJSONIsScoreJSON: the spilled JSON report is byte for byte
@@ -17,7 +19,7 @@ import (
 // passages and evidence, with one query cut out (missing) — and its card
 // keeps no documents; other formats are not spilled.
 func TestScoreRunJSONIsScoreJSON(t *testing.T) {
-	set, err := gate.LoadSet(filepath.Join("..", "..", "frozen-set", "queries.jsonl"))
+	set, err := setfile.Load(filepath.Join("..", "..", "frozen-set", "queries.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func TestScoreRunJSONIsScoreJSON(t *testing.T) {
 	}
 	run := put(t, t.TempDir(), "head.jsonl", strings.Join(kept, "\n")+"\n")
 	d := gate.DefaultDepth()
-	whole, err := gate.ScoreRunFile(set, run, d)
+	whole, err := runfile.ScoreRunFile(set, run, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/retriever"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // ErrNoSet is Validate's error when neither the options nor the config
@@ -70,7 +71,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 			return ErrNoSet
 		}
 		var err error
-		if s, err = gate.LoadSet(o.Set); err != nil {
+		if s, err = setfile.Load(o.Set); err != nil {
 			return err
 		}
 	}
@@ -297,7 +298,7 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	var err error
 	if s.Config != nil {
 		set, err = LoadSetFor(s.Config, setPath) // its query texts too
-	} else if set, err = gate.LoadSet(setPath); err != nil {
+	} else if set, err = setfile.Load(setPath); err != nil {
 		err = fmt.Errorf("load set: %w", err)
 	}
 	if err != nil {

@@ -79,7 +79,7 @@ func (s *ScoreSpill) Put(q gate.QueryScore) error {
 func (s *ScoreSpill) Close() error { return s.f.Close() }
 
 // ScoreJSON writes the JSON score report of a Scorecard made with the
-// spill (gate.ScoreRunFileSpilled): the summary from the card, each query's
+// spill (runfile.ScoreRunFileSpilled): the summary from the card, each query's
 // entry from the spill, in set order.
 func (s *ScoreSpill) ScoreJSON(w io.Writer, c *gate.Scorecard) error {
 	s.mu.Lock()

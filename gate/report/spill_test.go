@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestScoreSpillKeepsTheFirstOfTwo: a query put twice (a run holding it in
 // two segments, which the scoring then refuses) is no spill error, and the
 // first entry stays; a query never put is an error when writing.
 func TestScoreSpillKeepsTheFirstOfTwo(t *testing.T) {
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"q1","query":"x","gold":{"a":1}}`+"\n"), "set.jsonl")
+	set, err := setfile.Parse(strings.NewReader(`{"id":"q1","query":"x","gold":{"a":1}}`+"\n"), "set.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestScoreSpillKeepsTheFirstOfTwo(t *testing.T) {
 // CompactDocs is indented as before, and the report decodes to the same
 // values either way.
 func TestScoreJSONCompactPastCompactDocs(t *testing.T) {
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"q1","query":"x","gold":{"d0":1}}`+"\n"+`{"id":"q2","query":"y","gold":{"d0":1}}`+"\n"), "set.jsonl")
+	set, err := setfile.Parse(strings.NewReader(`{"id":"q1","query":"x","gold":{"d0":1}}`+"\n"+`{"id":"q2","query":"y","gold":{"d0":1}}`+"\n"), "set.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

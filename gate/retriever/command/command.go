@@ -40,6 +40,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/procgroup"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // MaxLineBytes is the longest answer line read, 64 MiB (a million short
@@ -204,7 +205,7 @@ func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hi
 	var total int
 	err := r.Exchange(ctx, q.ID, req, func(lr io.Reader) error {
 		var err error
-		res, total, err = gate.DecodeAnswerCapped(lr, r.name+" stdout", gate.MaxKeptHits(k), q.ID)
+		res, total, err = runfile.DecodeAnswerCapped(lr, r.name+" stdout", gate.MaxKeptHits(k), q.ID)
 		return err
 	})
 	if err != nil {
@@ -221,7 +222,7 @@ func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hi
 // bound a query has: the turn, ctx's deadline on the write and the read,
 // MaxLineBytes, stdout carrying answers only, the process group stopped
 // when anything fails. decode reads the line as a stream (io.EOF at its
-// newline); a *gate.AnswerIDError it returns is told as an answer for
+// newline); a *runfile.AnswerIDError it returns is told as an answer for
 // another id. Other kinds of protocol (the judge's) speak through it.
 func (r *Retriever) Exchange(ctx context.Context, id string, req []byte, decode func(io.Reader) error) error {
 	id = gate.ClipID(id) // from here on only messages name it
@@ -281,7 +282,7 @@ func (r *Retriever) Exchange(ctx context.Context, id string, req []byte, decode 
 	}
 	lr := &lineReader{br: r.br, max: MaxLineBytes}
 	err := decode(lr)
-	var other *gate.AnswerIDError
+	var other *runfile.AnswerIDError
 	switch {
 	case errors.As(err, &other):
 		return r.fail(id, fmt.Errorf("the %s wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", r.noun, id, strconv.Quote(other.Got), lr.clipped()))
