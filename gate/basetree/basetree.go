@@ -415,6 +415,10 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 	}
 	sha, err := git(ctx, top, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Ref+"^{commit}")
 	if err != nil || sha == "" {
+		if ctx.Err() != nil {
+			// Interrupted while git looked: no answer about the ref.
+			return nil, fmt.Errorf("look up %s in %s: %w", short(o.Ref), top, ctx.Err())
+		}
 		// A commit SHA may just not be fetched; a name in a full clone is wrong.
 		shallow, _ := git(ctx, top, "rev-parse", "--is-shallow-repository")
 		return nil, &MissingRefError{Ref: o.Ref, Dir: top, Shallow: strings.TrimSpace(shallow) == "true" || isSHA(o.Ref)}
