@@ -18,6 +18,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -237,14 +238,14 @@ const maxHitText = 64 << 10
 // withText fills each pair's text from the corpus (title and text), else
 // from the hits of the runs for that query and document (their chunks'
 // text in rank order); a pair with neither is named on warn and not sent.
-func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pair, error) {
+func withText(corpusPath string, runs []string, pairs []pair, warn io.Writer) ([]pair, error) {
 	want := map[string]bool{}
 	for _, p := range pairs {
 		want[p.req.Doc] = true
 	}
 	text := map[string]string{}
-	if corpus != "" {
-		err := gate.WalkCorpus(corpus, func(d gate.Document) error {
+	if corpusPath != "" {
+		err := corpus.Walk(corpusPath, func(d corpus.Document) error {
 			if want[d.ID] {
 				text[d.ID] = strings.TrimSpace(strings.TrimSpace(d.Title) + "\n" + d.Text)
 			}
@@ -284,7 +285,7 @@ func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pai
 			t = hit[[2]string{p.req.QueryID, p.req.Doc}]
 		}
 		if t == "" {
-			where := corpus
+			where := corpusPath
 			if where == "" {
 				where = "the runs' hits"
 			}

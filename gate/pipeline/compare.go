@@ -12,6 +12,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -419,7 +420,7 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 	meta := gate.RunMeta{Set: set.Fingerprint}
 	if c := CorpusFor("", cfg); c != "" && o.Side == "head" {
 		// A head run kept as a drift baseline records the corpus it saw.
-		if meta.Corpus, err = gate.CorpusFingerprint(c); err != nil {
+		if meta.Corpus, err = corpus.Fingerprint(c); err != nil {
 			return 0, fmt.Errorf("read corpus: %w", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/retriever/file"
 )
@@ -195,14 +196,14 @@ func (b *BaselineRun) check(ctx context.Context, cfg *config.Config, set *gate.S
 	}
 	var docs map[string]string
 	if c := CorpusFor("", cfg); c != "" {
-		sum := gate.NewCorpusHash()
+		sum := corpus.NewHash()
 		if m.Docs != nil {
 			docs = map[string]string{}
 		}
-		if err := gate.WalkCorpus(c, func(d gate.Document) error {
+		if err := corpus.Walk(c, func(d corpus.Document) error {
 			sum.Add(d)
 			if docs != nil {
-				docs[d.ID] = gate.DocHash(d)
+				docs[d.ID] = corpus.DocHash(d)
 			}
 			return nil
 		}); err != nil {
@@ -263,11 +264,11 @@ func BaselineRecord(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 	}
 	if c := CorpusFor("", cfg); c != "" {
 		m.Docs = map[string]string{}
-		err = gate.WalkCorpus(c, func(d gate.Document) error {
+		err = corpus.Walk(c, func(d corpus.Document) error {
 			if len(m.Docs) == gate.MaxBaselineDocs {
 				return errTooManyDocs
 			}
-			m.Docs[d.ID] = gate.DocHash(d)
+			m.Docs[d.ID] = corpus.DocHash(d)
 			return nil
 		})
 		switch {

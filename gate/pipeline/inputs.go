@@ -7,6 +7,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 )
 
 // inputs is what a comparison needs besides the two scorecards.
@@ -53,7 +54,7 @@ func CorpusFor(flagValue string, cfg *config.Config) string {
 
 // BuildInputs checks the waivers against today, reads the corpus ids and
 // runs the eval-set health check.
-func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, corpus string) (*Inputs, error) {
+func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, corpusPath string) (*Inputs, error) {
 	in := &Inputs{Policy: gate.Policy{Thresholds: th}}
 	ho := gate.HealthOptions{Now: e.Clock()}
 	if cfg != nil {
@@ -70,11 +71,11 @@ func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 	if cfg != nil {
 		in.Fingerprints = append(in.Fingerprints, [2]string{"config", FingerprintFile(cfg.Path)})
 	}
-	if corpus != "" {
+	if corpusPath != "" {
 		// One streamed pass: the ids for attribution and the data-quality
 		// list (relevant gold the corpus lost), and the content hash.
-		ids, sum := map[string]bool{}, gate.NewCorpusHash()
-		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; sum.Add(d); return nil }); err != nil {
+		ids, sum := map[string]bool{}, corpus.NewHash()
+		if err := corpus.Walk(corpusPath, func(d corpus.Document) error { ids[d.ID] = true; sum.Add(d); return nil }); err != nil {
 			return nil, fmt.Errorf("read corpus for attribution: %w", err)
 		}
 		in.Policy.Corpus = ids

@@ -14,6 +14,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 )
@@ -169,9 +170,9 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 	if err != nil {
 		return nil, err
 	}
-	docs := map[string]gate.Document{}
-	if corpus := CorpusFor("", cfg); corpus != "" {
-		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { docs[d.ID] = d; return nil }); err != nil {
+	docs := map[string]corpus.Document{}
+	if path := CorpusFor("", cfg); path != "" {
+		if err := corpus.Walk(path, func(d corpus.Document) error { docs[d.ID] = d; return nil }); err != nil {
 			return nil, fmt.Errorf("read corpus: %w", err)
 		}
 	} else {
@@ -223,14 +224,14 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 // corpusSearch is the page's search over the corpus: the builtin BM25,
 // its index built on the first search (so the page opens at once), hits
 // collapsed to documents.
-func corpusSearch(corpus string, docs map[string]gate.Document) func(string, int) ([]label.Candidate, error) {
+func corpusSearch(corpusPath string, docs map[string]corpus.Document) func(string, int) ([]label.Candidate, error) {
 	var once sync.Once
 	var ix *builtin.Index
 	var buildErr error
 	return func(text string, k int) ([]label.Candidate, error) {
 		once.Do(func() {
-			if ix, buildErr = builtin.Build(corpus, builtin.DefaultOptions()); buildErr != nil {
-				buildErr = fmt.Errorf("index %s: %w", corpus, buildErr)
+			if ix, buildErr = builtin.Build(corpusPath, builtin.DefaultOptions()); buildErr != nil {
+				buildErr = fmt.Errorf("index %s: %w", corpusPath, buildErr)
 			}
 		})
 		if buildErr != nil {

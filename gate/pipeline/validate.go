@@ -10,6 +10,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/retriever"
 )
 
@@ -152,9 +153,9 @@ func missingGoldError(s *gate.Set, corpus, where string, missing map[string][]st
 }
 
 // corpusIDs reads the document ids of a corpus.
-func corpusIDs(corpus string) (map[string]bool, error) {
+func corpusIDs(corpusPath string) (map[string]bool, error) {
 	ids := map[string]bool{}
-	err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; return nil })
+	err := corpus.Walk(corpusPath, func(d corpus.Document) error { ids[d.ID] = true; return nil })
 	return ids, err
 }
 

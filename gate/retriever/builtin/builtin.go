@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/corpus"
 )
 
 // Options configure the index and the scoring.
@@ -85,7 +86,7 @@ func (ix *Index) Chunks() int { return len(ix.chunks) }
 func (ix *Index) Fingerprint() string { return ix.fingerprint }
 
 // Build indexes a corpus (a folder of .txt/.md files or a JSONL file).
-func Build(corpus string, o Options) (*Index, error) {
+func Build(path string, o Options) (*Index, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -108,8 +109,8 @@ func Build(corpus string, o Options) (*Index, error) {
 		}
 		f.lengths = append(f.lengths, float32(len(scratch)))
 	}
-	hash := gate.NewCorpusHash()
-	err := gate.WalkCorpus(corpus, func(d gate.Document) error {
+	hash := corpus.NewHash()
+	err := corpus.Walk(path, func(d corpus.Document) error {
 		hash.Add(d)
 		for i, body := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
 			c := chunk{doc: d.ID, id: d.ID, text: body}

@@ -11,7 +11,7 @@ import (
 	"github.com/recallgate/recallgate/internal/shareddata"
 )
 
-func corpus(t *testing.T, docs map[string]string) string {
+func writeCorpus(t *testing.T, docs map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for id, text := range docs {
@@ -39,7 +39,7 @@ func TestAnalysis(t *testing.T) {
 // TestBM25HandComputed checks the score of a one-term query against the
 // formula idf · tf·(k1+1) / (tf + k1·(1 − b + b·len/avg)).
 func TestBM25HandComputed(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"a": "apple apple pear",
 		"b": "apple",
 		"c": "pear plum",
@@ -63,7 +63,7 @@ func TestBM25HandComputed(t *testing.T) {
 }
 
 func TestChunkingAndTitle(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"guide/keys": "# Rotating keys\n\none two three four five six seven",
 		"other":      "# Unrelated\n\nseven",
 	})
@@ -92,7 +92,7 @@ func TestChunkingAndTitle(t *testing.T) {
 }
 
 func TestTitleBoostField(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"a": "# Keys\n\nsomething else entirely here",
 		"b": "# Other\n\nkeys keys mentioned in body",
 	})
@@ -104,7 +104,7 @@ func TestTitleBoostField(t *testing.T) {
 }
 
 func TestDeterministicTies(t *testing.T) {
-	dir := corpus(t, map[string]string{"a": "same words", "b": "same words", "c": "same words"})
+	dir := writeCorpus(t, map[string]string{"a": "same words", "b": "same words", "c": "same words"})
 	ix, _ := Build(dir, DefaultOptions())
 	for i := 0; i < 20; i++ {
 		hs := ix.Search("same", 2)
@@ -125,7 +125,7 @@ func TestOptionsValidate(t *testing.T) {
 }
 
 func TestBuildCachedReusesAndRebuilds(t *testing.T) {
-	dir := corpus(t, map[string]string{"a": "# Keys\n\nrotate keys", "b": "other words", "c": "keys keys"})
+	dir := writeCorpus(t, map[string]string{"a": "# Keys\n\nrotate keys", "b": "other words", "c": "keys keys"})
 	cache := t.TempDir()
 	var warnings []string
 	warn := func(s string) { warnings = append(warnings, s) }

@@ -11,8 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
+	"github.com/recallgate/recallgate/gate/corpus"
 )
 
 // snapshot is the on-disk form of an Index (encoding/gob).
@@ -76,8 +76,8 @@ func (s *fieldSnapshot) field() (field, error) {
 
 // CorpusFingerprint hashes a corpus the way Build does, without indexing
 // it: what Index.Fingerprint would say, for a cache key that must not cost
-// an index build or load (gate.CorpusFingerprint).
-func CorpusFingerprint(corpus string) (string, error) { return gate.CorpusFingerprint(corpus) }
+// an index build or load (corpus.Fingerprint).
+func CorpusFingerprint(path string) (string, error) { return corpus.Fingerprint(path) }
 
 // BuildCached is Build with a persisted index: it reuses dir's index of the
 // same corpus content and options, or builds one and saves it. A corrupt or

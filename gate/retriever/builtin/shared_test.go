@@ -9,7 +9,7 @@ import (
 // title's weight share one build, and each ranks as its own build would;
 // chunking, analysis or a title field of their own are another index.
 func TestSharedBuildsEachIndexOnce(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"a": "# Apples\napple apple pear orchard",
 		"b": "# Pears\napple",
 		"c": "# Plums\npear plum orchard harvest apple",
