@@ -80,10 +80,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Config = cfg
 	}
 	if o.Corpus == "" {
-		o.Corpus = cfg.Corpus
-		if o.Corpus == "" && cfg.Head != nil && cfg.Head.Type == "builtin" {
-			o.Corpus = cfg.Head.Corpus
-		}
+		o.Corpus = cfg.SideCorpus("head")
 	}
 	if cfg.Judge == nil {
 		return &gate.InputError{File: cfg.Path, Field: "judge", Err: errors.New("no [judge] table: name the judge program (type, name, command or url, guideline); see docs/judge.md")}

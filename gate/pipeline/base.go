@@ -215,7 +215,7 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 		// cannot read as documents nobody judged; the base commit's own
 		// when the change moved that folder away. A corpus the change
 		// names is its documents, as a document it adds is.
-		if p := CorpusFor("", b.cfg); p != "" && CorpusFor("", &c) == "" {
+		if p := b.cfg.SideCorpus("head"); p != "" && c.SideCorpus("head") == "" {
 			c.Corpus = p
 			if rel, err := filepath.Rel(b.Tree.Dir, p); err == nil && filepath.IsLocal(rel) {
 				if at := filepath.Join(b.Tree.Head(), rel); there(at) {

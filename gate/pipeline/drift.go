@@ -2,13 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
-	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/retriever/file"
 )
@@ -40,7 +38,7 @@ func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o Dri
 	if err != nil {
 		return nil, gate.AtStage(gate.StageBaseline, "base", err)
 	}
-	check, err := bl.check(ctx, cfg, set)
+	check, err := bl.check(ctx, e, cfg, set)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageBaseline, "base", err)
 	}
@@ -185,31 +183,23 @@ func checkMeta(path string, m gate.RunMeta) error {
 }
 
 // check compares what the baseline recorded with today's set, head
-// retriever table, corpus (CorpusFor's) and policy, and says how the
-// corpus changed and which commits since the baseline's touched them.
-func (b *BaselineRun) check(ctx context.Context, cfg *config.Config, set *gate.Set) (*gate.BaselineCheck, error) {
+// retriever table, corpus (the head's, config.SideCorpus) and policy, and
+// says how the corpus changed and which commits since the baseline's
+// touched them. The corpus is the run's snapshot (Env.Corpora): the one
+// the head's index is built from.
+func (b *BaselineRun) check(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set) (*gate.BaselineCheck, error) {
 	m := b.Meta
 	recorded := map[string]string{gate.InputSet: m.Set, gate.InputRetriever: m.Config, gate.InputCorpus: m.Corpus, gate.InputPolicy: m.Policy}
 	now := map[string]string{gate.InputSet: set.Fingerprint, gate.InputPolicy: gate.PolicyFingerprint(cfg.Thresholds, cfg.Depth)}
 	if cfg.Head != nil {
 		now[gate.InputRetriever] = cfg.Head.Fingerprint()
 	}
-	var docs map[string]string
-	if c := CorpusFor("", cfg); c != "" {
-		sum := corpus.NewHash()
-		if m.Docs != nil {
-			docs = map[string]string{}
-		}
-		if err := corpus.Walk(c, func(d corpus.Document) error {
-			sum.Add(d)
-			if docs != nil {
-				docs[d.ID] = corpus.DocHash(d)
-			}
-			return nil
-		}); err != nil {
-			return nil, fmt.Errorf("read corpus to check the baseline: %w", err)
-		}
-		now[gate.InputCorpus] = sum.Sum()
+	snap, err := readCorpus(e, cfg.SideCorpus("head"), "to check the baseline")
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil {
+		now[gate.InputCorpus] = snap.Fingerprint
 	}
 	c := gate.CheckBaseline(recorded, now)
 	check := &c
@@ -221,6 +211,10 @@ func (b *BaselineRun) check(ctx context.Context, cfg *config.Config, set *gate.S
 	for _, ch := range check.Changed {
 		if ch.Input != gate.InputCorpus {
 			continue
+		}
+		var docs map[string]string
+		if m.Docs != nil {
+			docs = snap.Hashes(len(snap.Docs))
 		}
 		if docs == nil {
 			check.Lacks = append(check.Lacks, "the baseline records no document hashes (an older baseline, or a corpus over "+fmt.Sprint(gate.MaxBaselineDocs)+" documents): how the corpus changed is not known")
@@ -262,24 +256,14 @@ func BaselineRecord(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 	if m.Commit, err = headCommit(ctx, cfg); err != nil {
 		e.Warn("%s: the baseline records no commit, so a drift run cannot list the commits since: %v", cfg.Path, err)
 	}
-	if c := CorpusFor("", cfg); c != "" {
-		m.Docs = map[string]string{}
-		err = corpus.Walk(c, func(d corpus.Document) error {
-			if len(m.Docs) == gate.MaxBaselineDocs {
-				return errTooManyDocs
-			}
-			m.Docs[d.ID] = corpus.DocHash(d)
-			return nil
-		})
-		switch {
-		case errors.Is(err, errTooManyDocs):
-			m.Docs = nil
-			e.Warn("%s: the corpus has over %d documents: the baseline records no per-document hashes, so a drift run cannot say which documents changed", c, gate.MaxBaselineDocs)
-		case err != nil:
-			return m, fmt.Errorf("read corpus for the baseline: %w", err)
+	snap, err := readCorpus(e, cfg.SideCorpus("head"), "for the baseline")
+	if err != nil {
+		return m, err
+	}
+	if snap != nil {
+		if m.Docs = snap.Hashes(gate.MaxBaselineDocs); m.Docs == nil {
+			e.Warn("%s: the corpus has over %d documents: the baseline records no per-document hashes, so a drift run cannot say which documents changed", snap.Path, gate.MaxBaselineDocs)
 		}
 	}
 	return m, nil
 }
-
-var errTooManyDocs = errors.New("too many documents")

@@ -203,7 +203,7 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	}
 	set, budget, corpus := s.Set, s.Depth.ContextTokens, ""
 	if s.Config != nil {
-		corpus = CorpusFor("", s.Config)
+		corpus = s.Config.SideCorpus("head")
 	}
 	if budget <= 0 {
 		budget = gate.DefaultContextTokens

@@ -85,8 +85,9 @@ func (ix *Index) Chunks() int { return len(ix.chunks) }
 // text, in corpus order: it changes when the corpus does.
 func (ix *Index) Fingerprint() string { return ix.fingerprint }
 
-// Build indexes a corpus (a folder of .txt/.md files or a JSONL file).
-func Build(path string, o Options) (*Index, error) {
+// Build indexes a corpus read once (corpus.Read, or the run's
+// corpus.Reads): a folder of .txt/.md files or a JSONL file.
+func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -109,9 +110,7 @@ func Build(path string, o Options) (*Index, error) {
 		}
 		f.lengths = append(f.lengths, float32(len(scratch)))
 	}
-	hash := corpus.NewHash()
-	err := corpus.Walk(path, func(d corpus.Document) error {
-		hash.Add(d)
+	for _, d := range snap.Docs {
 		for i, body := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
 			c := chunk{doc: d.ID, id: d.ID, text: body}
 			if o.ChunkWords > 0 {
@@ -125,12 +124,8 @@ func Build(path string, o Options) (*Index, error) {
 				add(&ix.text, strings.TrimSpace(d.Title+"\n"+body))
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	ix.fingerprint = hash.Sum()
+	ix.fingerprint = snap.Fingerprint
 	ix.text.avg = mean(ix.text.lengths)
 	if ix.title != nil {
 		ix.title.avg = mean(ix.title.lengths)

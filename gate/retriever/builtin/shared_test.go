@@ -17,7 +17,7 @@ func TestSharedBuildsEachIndexOnce(t *testing.T) {
 	var builds []Options
 	build := func(corpus string, o Options) (*Index, error) {
 		builds = append(builds, o)
-		return Build(corpus, o)
+		return Build(readSnap(t, corpus), o)
 	}
 	def := DefaultOptions()
 	k1b := def
@@ -43,7 +43,7 @@ func TestSharedBuildsEachIndexOnce(t *testing.T) {
 		if got := len(builds) - before; got != c.newBuilds {
 			t.Errorf("%+v: %d builds, want %d", c.o, got, c.newBuilds)
 		}
-		own, err := Build(dir, c.o)
+		own, err := Build(readSnap(t, dir), c.o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestSharedBuildsEachIndexOnce(t *testing.T) {
 
 func mustBuild(t *testing.T, dir string, o Options) *Index {
 	t.Helper()
-	ix, err := Build(dir, o)
+	ix, err := Build(readSnap(t, dir), o)
 	if err != nil {
 		t.Fatal(err)
 	}
