@@ -56,7 +56,11 @@ func Walk(path string, fn func(Document) error) error {
 		if err != nil {
 			return &gate.InputError{File: path, Err: fmt.Errorf("open corpus: %w", err)}
 		}
-		r = gate.NewRatioReader(zr, st.Size())
+		// Decompressed on a goroutine of its own, a few blocks ahead of
+		// the lines' decoding.
+		ra := newReadAhead(gate.NewRatioReader(zr, st.Size()))
+		defer ra.Close()
+		r = ra
 	}
 	return readCorpusJSONL(r, path, fn)
 }
@@ -150,26 +154,18 @@ func splitTitle(s string) (string, string) {
 func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 	seen := map[string]int{}
 	err := gate.EachLine(r, name, gate.MaxCorpusLineBytes, func(line []byte, n int) error {
-		var raw struct {
-			ID       *string         `json:"id"`
-			Title    string          `json:"title"`
-			Text     string          `json:"text"`
-			Metadata json.RawMessage `json:"metadata"`
+		d, ok := decodeLine(line)
+		if !ok {
+			var err error
+			if d, err = decodeStrict(line, name, n); err != nil {
+				return err
+			}
 		}
-		if err := gate.DecodeStrict(line, &raw); err != nil {
-			return gate.JSONLineError(name, n, err)
+		if prev, dup := seen[d.ID]; dup {
+			return &gate.InputError{File: name, Line: n, Field: "id", Err: fmt.Errorf("duplicate document id %q (first on line %d)", gate.ClipID(d.ID), prev)}
 		}
-		if raw.ID == nil || *raw.ID == "" {
-			return &gate.InputError{File: name, Line: n, Field: "id", Err: errors.New("required and must not be empty")}
-		}
-		if prev, dup := seen[*raw.ID]; dup {
-			return &gate.InputError{File: name, Line: n, Field: "id", Err: fmt.Errorf("duplicate document id %q (first on line %d)", gate.ClipID(*raw.ID), prev)}
-		}
-		seen[*raw.ID] = n
-		if err := fn(Document{ID: *raw.ID, Title: raw.Title, Text: raw.Text}); err != nil {
-			return err
-		}
-		return nil
+		seen[d.ID] = n
+		return fn(d)
 	})
 	if err != nil {
 		return err
@@ -178,4 +174,23 @@ func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 		return &gate.InputError{File: name, Err: errors.New("corpus is empty")}
 	}
 	return nil
+}
+
+// decodeStrict decodes line n of a JSONL corpus with encoding/json
+// (gate.DecodeStrict): what decodeLine leaves to it, and the errors,
+// naming the file, the line and the field.
+func decodeStrict(line []byte, name string, n int) (Document, error) {
+	var raw struct {
+		ID       *string         `json:"id"`
+		Title    string          `json:"title"`
+		Text     string          `json:"text"`
+		Metadata json.RawMessage `json:"metadata"`
+	}
+	if err := gate.DecodeStrict(line, &raw); err != nil {
+		return Document{}, gate.JSONLineError(name, n, err)
+	}
+	if raw.ID == nil || *raw.ID == "" {
+		return Document{}, &gate.InputError{File: name, Line: n, Field: "id", Err: errors.New("required and must not be empty")}
+	}
+	return Document{ID: *raw.ID, Title: raw.Title, Text: raw.Text}, nil
 }
