@@ -54,12 +54,6 @@ const (
 // messages name them.
 var BaselineInputs = []string{InputSet, InputRetriever, InputCorpus, InputPolicy}
 
-// MaxBaselineDocs is the largest corpus whose per-document hashes a drift
-// baseline records: past it the metadata line would near the run line's
-// bound (MaxRunLineBytes), and a drift run says how the corpus changed is
-// not known.
-const MaxBaselineDocs = 200_000
-
 // ShortSum is the first 16 hex digits of the hash of the length-prefixed
 // parts (each "len:part", as fmt's "%d:%s" writes it): a query's text hash
 // (TextHash) and a document's (corpus.DocHash) as a baseline records them.
@@ -94,38 +88,6 @@ func IsShortHash(s string) bool {
 type CorpusChange struct {
 	Added, Removed, Edited             int
 	GoldAdded, GoldRemoved, GoldEdited []string
-}
-
-// DiffCorpus compares the document hashes a baseline recorded with
-// today's (both id → corpus.DocHash); gold says which ids are gold in today's set.
-func DiffCorpus(then, now map[string]string, gold map[string]bool) *CorpusChange {
-	c := &CorpusChange{}
-	for id, h := range now {
-		switch old, ok := then[id]; {
-		case !ok:
-			c.Added++
-			if gold[id] {
-				c.GoldAdded = append(c.GoldAdded, id)
-			}
-		case old != h:
-			c.Edited++
-			if gold[id] {
-				c.GoldEdited = append(c.GoldEdited, id)
-			}
-		}
-	}
-	for id := range then {
-		if _, ok := now[id]; !ok {
-			c.Removed++
-			if gold[id] {
-				c.GoldRemoved = append(c.GoldRemoved, id)
-			}
-		}
-	}
-	slices.Sort(c.GoldAdded)
-	slices.Sort(c.GoldRemoved)
-	slices.Sort(c.GoldEdited)
-	return c
 }
 
 // BaselineCommit is one commit since the baseline's that touched an input.

@@ -53,7 +53,7 @@ func (s *Snapshot) IDs() map[string]bool {
 
 // Hashes is each document's DocHash by id, nil when the corpus has more
 // than max documents (a drift baseline records none past
-// gate.MaxBaselineDocs).
+// baseline.MaxDocs).
 func (s *Snapshot) Hashes(max int) map[string]string {
 	if len(s.Docs) > max {
 		return nil

@@ -293,7 +293,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	}
 	if o.Baseline != "" {
 		// What a drift run compares with today's (see Drift).
-		meta, err := BaselineRecord(ctx, e, cfg, set, runs["head"], cmp)
+		meta, err := BaselineRecord(ctx, e, cfg, set, runs["head"])
 		if err != nil {
 			return nil, err
 		}

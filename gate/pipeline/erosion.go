@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/baseline"
 	"github.com/recallgate/recallgate/gate/config"
 )
 
@@ -82,7 +83,7 @@ func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set 
 }
 
 // scoreBaseline reads the run at path (named name in errors and reports)
-// and scores it on the set with today's labels through ScoreBaseline: a
+// and scores it on the set with today's labels through baseline.Score: a
 // query it lacks, or whose text changed since it was written, is left out. A run larger than MaxBaselineBytes, not a run, or holding none of
 // the set's queries is an *gate.InputError naming name (and the line).
 func scoreBaseline(path, name string, set *gate.Set, d gate.Depth) (*gate.ReviewedBaseline, error) {
@@ -105,7 +106,7 @@ func scoreBaseline(path, name string, set *gate.Set, d gate.Depth) (*gate.Review
 	}
 	// Scored as a drift run scores its baseline: today's labels, and only
 	// the queries it has whose text is unchanged.
-	card, _, err := ScoreBaseline(context.Background(), path, set, d)
+	card, _, err := baseline.Score(context.Background(), path, set, d)
 	if err != nil {
 		return nil, rename(err)
 	}
