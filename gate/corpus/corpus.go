@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // Document is one document of a corpus.
@@ -40,7 +41,7 @@ func Walk(path string, fn func(Document) error) error {
 	if info.IsDir() {
 		return walkCorpusDir(path, fn)
 	}
-	f, err := gate.OpenInput(path)
+	f, err := input.Open(path)
 	if err != nil {
 		return &gate.InputError{File: path, Err: fmt.Errorf("open corpus: %w", err)}
 	}
@@ -58,7 +59,7 @@ func Walk(path string, fn func(Document) error) error {
 		}
 		// Decompressed on a goroutine of its own, a few blocks ahead of
 		// the lines' decoding.
-		ra := newReadAhead(gate.NewRatioReader(zr, st.Size()))
+		ra := newReadAhead(&input.RatioReader{R: zr, Compressed: st.Size()})
 		defer ra.Close()
 		r = ra
 	}
@@ -85,7 +86,7 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 	sort.Strings(files)
 	if len(files) == 0 {
 		if entries, _ := os.ReadDir(root); len(entries) == 0 {
-			return &gate.InfraError{Err: fmt.Errorf("corpus folder %s is empty (a git submodule not checked out?): %s", root, gate.CheckoutFix)}
+			return &gate.InfraError{Err: fmt.Errorf("corpus folder %s is empty (a git submodule not checked out?): %s", root, input.CheckoutFix)}
 		}
 		return &gate.InputError{File: root, Err: errors.New("corpus folder holds no .txt or .md files")}
 	}
@@ -104,11 +105,11 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 		if err != nil {
 			return &gate.InputError{File: p, Err: fmt.Errorf("corpus document refused: %w", err)}
 		}
-		if !gate.Within(realRoot, real) {
+		if !input.Within(realRoot, real) {
 			return &gate.InputError{File: p, Err: fmt.Errorf("corpus document refused: it resolves to %s, outside the corpus folder %s", real, realRoot)}
 		}
 		data, err := readDocument(real)
-		if err == nil && gate.IsLFSPointer(data) {
+		if err == nil && input.IsLFSPointer(data) {
 			return gate.LFSPointerError(p)
 		}
 		if err != nil {
@@ -153,7 +154,7 @@ func splitTitle(s string) (string, string) {
 
 func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 	seen := map[string]int{}
-	err := gate.EachLine(r, name, gate.MaxCorpusLineBytes, func(line []byte, n int) error {
+	err := input.EachLine(r, name, gate.MaxCorpusLineBytes, func(line []byte, n int) error {
 		d, ok := decodeLine(line)
 		if !ok {
 			var err error
