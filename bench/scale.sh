@@ -43,27 +43,15 @@ max_recall_drop = 1.0
 max_new_misses = 1000
 TOML
 }
-{ common; cat <<TOML
-[base.retriever]
-type = "builtin"
-corpus = "$work/corpus.jsonl.gz"
-[head.retriever]
-type = "builtin"
-corpus = "$work/corpus.jsonl.gz"
-k1 = 1.2
-b = 0.75
-TOML
-} > "$work/shared.toml"
-{ common; cat <<TOML
-[base.retriever]
-type = "builtin"
-corpus = "$work/corpus.jsonl.gz"
-[head.retriever]
-type = "builtin"
-corpus = "$work/corpus.jsonl.gz"
-title_boost = 2
-TOML
-} > "$work/two.toml"
+# tables HEAD_KEYS: base and head builtin tables over the grown corpus,
+# the head's with HEAD_KEYS added.
+tables() {
+  common
+  printf '[base.retriever]\ntype = "builtin"\ncorpus = "%s"\n' "$work/corpus.jsonl.gz"
+  printf '[head.retriever]\ntype = "builtin"\ncorpus = "%s"\n%b' "$work/corpus.jsonl.gz" "$1"
+}
+tables 'k1 = 1.2\nb = 0.75\n' > "$work/shared.toml"
+tables 'title_boost = 2\n' > "$work/two.toml"
 timed() {
   local name=$1; shift
   local rc=0
