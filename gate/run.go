@@ -128,6 +128,23 @@ func ReadRunFile(path string, fn func(Result) error) (RunMeta, error) {
 	return meta, err
 }
 
+// ReadRunFileOnly is ReadRunFile for a reader that needs only the queries
+// keep accepts (a drift baseline read against today's set): a line, or a
+// TREC block, of another id is checked as ReadRun checks it and then
+// counted, never passed to fn nor remembered (so such an id given twice
+// is not found), and the memory a run of millions of ids the set lacks
+// takes is that of one line. It returns the metadata line and the count.
+func ReadRunFileOnly(path string, keep func(id string) bool, fn func(Result) error) (RunMeta, int, error) {
+	f, err := openInput(path)
+	if err != nil {
+		return RunMeta{}, 0, &InputError{File: path, Err: fmt.Errorf("open run: %w", err)}
+	}
+	defer f.Close()
+	var meta RunMeta
+	others, err := readRun(f, path, keep, fn, func(m RunMeta) { meta = m })
+	return meta, others, err
+}
+
 // ReadRun is ReadRunMeta ignoring the metadata line.
 func ReadRun(r io.Reader, name string, fn func(Result) error) error {
 	return ReadRunMeta(r, name, fn, nil)
@@ -144,7 +161,16 @@ func ReadRun(r io.Reader, name string, fn func(Result) error) error {
 // both formats. The Result passed to fn is reused after fn returns. A JSONL
 // run may start with a RunMeta line, passed to meta when it is not nil.
 func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunMeta)) error {
+	_, err := readRun(r, name, nil, fn, meta)
+	return err
+}
+
+// readRun is ReadRunMeta passing fn only the queries keep accepts (all
+// when keep is nil), and counting the others (ReadRunFileOnly).
+func readRun(r io.Reader, name string, keep func(string) bool, fn func(Result) error, meta func(RunMeta)) (others int, _ error) {
 	format := ""
+	var skipping []byte // the qid of the TREC block being skipped
+	skip := false
 	first := true
 	seen := map[string]int{}
 	var trec trecGroup
@@ -176,6 +202,10 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 				return err
 			}
 			scratch = res.Hits
+			if keep != nil && !keep(res.ID) {
+				others++
+				return nil
+			}
 			if prev, dup := seen[res.ID]; dup {
 				return inputErr(name, n, "id", "query %q appears twice in the run (first on line %d)", ClipID(res.ID), prev)
 			}
@@ -192,12 +222,21 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 		if len(qidb) > MaxRunIDBytes {
 			return inputErr(name, n, "qid", "%d bytes, over the %d-byte limit of a query id", len(qidb), MaxRunIDBytes)
 		}
+		if skip && bytes.Equal(qidb, skipping) {
+			return nil
+		}
 		if string(qidb) != trec.res.ID || trec.res.Line == 0 {
 			qid := string(qidb)
 			if trec.res.Line != 0 {
 				if err := trec.flush(fn); err != nil {
 					return err
 				}
+				trec.res.Line = 0
+			}
+			if skip = keep != nil && !keep(qid); skip {
+				skipping = append(skipping[:0], qidb...)
+				others++
+				return nil
 			}
 			if prev, dup := seen[qid]; dup {
 				return inputErr(name, n, "qid", "query %q starts a second block (first block on line %d); keep each query's lines together, e.g. sort -s -k1,1", ClipID(qid), prev)
@@ -209,15 +248,15 @@ func ReadRunMeta(r io.Reader, name string, fn func(Result) error, meta func(RunM
 		return nil
 	})
 	if err != nil {
-		return err
+		return others, err
 	}
 	if format == "" {
-		return inputErr(name, 0, "", "run is empty: no results")
+		return others, inputErr(name, 0, "", "run is empty: no results")
 	}
 	if trec.res.Line != 0 {
-		return trec.flush(fn)
+		return others, trec.flush(fn)
 	}
-	return nil
+	return others, nil
 }
 
 // trecGroup collects the contiguous lines of one query of a TREC run.

@@ -10,6 +10,13 @@ import (
 	"github.com/recallgate/recallgate/gate/corpus"
 )
 
+// MaxBytes bounds a baseline run, the reviewed one max_baseline_drop
+// reads and a drift run's: a run of a hundred thousand queries with fifty
+// hits each is under it. Only the set's queries are kept, each at most
+// gate.MaxKeptHits(k) hits (Load), so memory follows the set, not the
+// file.
+const MaxBytes = 256 << 20
+
 // MaxDocs is the largest corpus whose per-document hashes a drift
 // baseline records: past it the metadata line would near the run line's
 // bound (gate.MaxRunLineBytes), and a drift run says how the corpus changed is

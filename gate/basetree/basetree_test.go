@@ -479,3 +479,24 @@ func (failingArchive) Listing(context.Context, string, func(string, string, stri
 func (failingArchive) Blob(context.Context, string, int64) ([]byte, error) {
 	return nil, errors.New("a blob was asked for a ref that does not exist")
 }
+
+// TestWorktreeRunsNoHook: the checkout's own hooks (here post-checkout,
+// which `git worktree add` and `read-tree -u` would run) and its pager
+// run nothing when the base tree is made.
+func TestWorktreeRunsNoHook(t *testing.T) {
+	dir, _ := repo(t)
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	for _, h := range []string{"post-checkout", "reference-transaction", "post-index-change"} {
+		if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", h), []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := Open(context.Background(), Options{Dir: filepath.Join(dir, "rag"), Ref: "HEAD~1", TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a hook of the checkout ran while the base tree was made")
+	}
+}

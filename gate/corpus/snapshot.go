@@ -39,6 +39,16 @@ func Read(path string) (*Snapshot, error) {
 	return s, nil
 }
 
+// Each calls fn with each document in order, stopping at its first error.
+func (s *Snapshot) Each(fn func(Document) error) error {
+	for _, d := range s.Docs {
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // IDs is the set of the snapshot's document ids (made once; do not
 // modify it).
 func (s *Snapshot) IDs() map[string]bool {

@@ -29,6 +29,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -57,8 +59,11 @@ type Answer struct {
 // many times over.
 const MaxAnswerBytes = 1 << 20
 
-// MaxReasonBytes is the longest reason kept; a longer one is cut.
-const MaxReasonBytes = 2000
+// MaxReasonBytes is the longest reason kept, in bytes of UTF-8 after its
+// control characters are gone (cleanReason); a longer one is cut and ends
+// with "…". A query's set line holds every reason of its pairs, and a
+// line over gate.MaxSetLineBytes is refused by every reader.
+const MaxReasonBytes = 1000
 
 // rawAnswer is the JSON shape of an answer.
 type rawAnswer struct {
@@ -115,7 +120,7 @@ func checkAnswer(grade *float64, reason *string, tokens *float64) (Answer, error
 	}
 	a.Grade = int(*grade)
 	if reason != nil {
-		a.Reason = *reason
+		a.Reason = cleanReason(*reason)
 		if len(a.Reason) > MaxReasonBytes {
 			a.Reason = string(bytes.ToValidUTF8([]byte(a.Reason[:MaxReasonBytes]), nil)) + "…"
 		}
@@ -127,6 +132,23 @@ func checkAnswer(grade *float64, reason *string, tokens *float64) (Answer, error
 		a.Tokens = int(*tokens)
 	}
 	return a, nil
+}
+
+// cleanReason is a reason without control characters: a tab or line
+// break becomes a space, any other (ESC, NUL, DEL, the C1 range) is
+// dropped, and bytes that are not UTF-8 become U+FFFD. A control
+// character is written into the set as a six-byte escape and moves a
+// terminal; no reader needs one.
+func cleanReason(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return ' '
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // Transport carries requests to a judge and its answers back.

@@ -30,6 +30,11 @@ func TestParseAnswer(t *testing.T) {
 		{`relevant!`, Answer{}, "not a judge's answer"},
 		{`{"grade": 1, "doc": "d2"}`, Answer{}, `an answer for "q1/d2"`},
 		{`{"grade": 1, "query_id": "q9"}`, Answer{}, `an answer for "q9/d1"`},
+		// Control characters: line breaks and tabs read as spaces, the
+		// rest (ESC, NUL, DEL, C1) dropped; a bidi control is shown
+		// marked wherever the reason is shown, so it stays.
+		{`{"grade": 2, "reason": "\u001b[31mred\u001b[0m\n\tok\u0000\u007f\u0085 \u202eend"}`, Answer{Grade: 2, Reason: "[31mred[0m  ok \u202eend"}, ""},
+		{`{"grade": 0, "reason": "\u001b\u001b\u001b"}`, Answer{}, ""},
 	} {
 		got, err := parseAnswer([]byte(c.line), req)
 		switch {

@@ -172,19 +172,3 @@ func (c *RunCache) IndexDir(e *Env) string {
 	}
 	return c.Dir
 }
-
-// gitEnv is the environment without what would point git at another
-// repository or index than the one holding the folder, in the C locale so
-// its messages can be read.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "LC_ALL", "LANG", "LANGUAGE":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "LC_ALL=C")
-}

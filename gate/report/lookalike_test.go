@@ -18,6 +18,8 @@ var lookAlikeKinds = []struct{ name, id, shown string }{
 	{"leading space", " d01", "⟨U+0020⟩d01"},
 	{"zero-width", "d0\u200b1", "d0⟨U+200B⟩1"},
 	{"full-width", "\uff44\uff10\uff11", "⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩"},
+	{"another script", "\u050101", "⟨U+0501⟩01"}, // Cyrillic komi de: a confusable (UTS #39)
+	{"blank-drawn", "d01\u2800", "d01⟨U+2800⟩"},  // the braille blank
 }
 
 // lookAlikeComparison is two queries at N = 3, k = 1 (gold d0N 1, z judged

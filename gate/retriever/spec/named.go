@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // MaxNamedFiles bounds how many files NamedFiles lists, and
@@ -60,7 +62,7 @@ func (r *Retriever) NamedFiles() []string {
 			if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
-			if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if !confine.Within(root, real) {
 				continue
 			}
 			if !slices.Contains(out, real) {
