@@ -72,7 +72,7 @@ type RunMeta struct {
 	Set    string `json:"set,omitempty"`
 	Config string `json:"config,omitempty"`
 	// Corpus is the content fingerprint of the corpus recallgate read for
-	// the run (CorpusFingerprint), when it could read one: a drift run
+	// the run (corpus.Fingerprint), when it could read one: a drift run
 	// checks it against today's.
 	Corpus string `json:"corpus,omitempty"`
 	// Shard is "i/n" for a run of one shard of the queries.
@@ -84,7 +84,7 @@ type RunMeta struct {
 	// What a drift baseline records besides the fingerprints (see
 	// BaselineRecord): the policy's fingerprint, the commit and time it
 	// was made at, each query's text hash and each document's content
-	// hash (TextHash, DocHash).
+	// hash (TextHash, corpus.DocHash).
 	Policy  string            `json:"policy,omitempty"`
 	Commit  string            `json:"commit,omitempty"`
 	Made    string            `json:"made,omitempty"`

@@ -218,7 +218,7 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 		// cannot read as documents nobody judged; the base commit's own
 		// when the change moved that folder away. A corpus the change
 		// names is its documents, as a document it adds is.
-		if p := CorpusFor("", b.cfg); p != "" && CorpusFor("", &c) == "" {
+		if p := b.cfg.SideCorpus("head"); p != "" && c.SideCorpus("head") == "" {
 			c.Corpus = p
 			if rel, ok := confine.Rel(b.Tree.Dir, p); ok {
 				if at := filepath.Join(b.Tree.Head(), rel); there(at) {

@@ -34,7 +34,7 @@ func InputFiles(cfg *config.Config) []string {
 	add(cfg.Path)
 	add(cfg.Set)
 	add(cfg.Queries)
-	add(CorpusFor("", cfg))
+	add(cfg.SideCorpus("head"))
 	if r := cfg.Head; r != nil {
 		add(r.Corpus)
 		add(r.Path)

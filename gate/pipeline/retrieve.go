@@ -96,7 +96,6 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 	}()
 	out := map[string]SideRun{}
 	cacheOn := e.Cache != nil && max(repeats, 1) == 1
-	corpusSums := map[string]string{} // both sides often index one corpus: hash it once
 	indexDir := ""
 	indexes := &builtin.Shared{} // sides of one corpus and index options: one build
 	if e.Cache != nil {
@@ -111,13 +110,13 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		var cacheKey string
 		if cacheOn {
 			if rc.Type == "builtin" {
-				if fp.Corpus = corpusSums[rc.Corpus]; fp.Corpus == "" {
-					var err error
-					if fp.Corpus, err = builtin.CorpusFingerprint(rc.Corpus); err != nil {
-						return nil, fmt.Errorf("%s: %w", side, err)
-					}
-					corpusSums[rc.Corpus] = fp.Corpus
+				// The snapshot the index is built from, should the run not
+				// be cached: the corpus is read once.
+				snap, err := e.corpora().Get(rc.Corpus)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", side, err)
 				}
+				fp.Corpus = snap.Fingerprint
 			}
 			if cacheKey = e.Cache.key(set, fp, side, k); cacheKey != "" {
 				if res, ok := e.Cache.load(e, cacheKey, set); ok {
@@ -130,7 +129,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		start := time.Now()
 		deps := retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr, Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence}
-		deps.IndexDir, deps.Indexes = indexDir, indexes
+		deps.IndexDir, deps.Indexes, deps.Corpora = indexDir, indexes, e.corpora()
 		r, c, err := retriever.New(ctx, rc, deps)
 		if err != nil {
 			return nil, gate.AtStage(gate.StageRetrieve, side, err)

@@ -56,7 +56,9 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 			return err
 		}
 		s, o.Set = set, set.Path
-		o.Corpus = CorpusFor(o.Corpus, cfg)
+		if o.Corpus == "" {
+			o.Corpus = cfg.SideCorpus("head")
+		}
 		if o.MaxLabelAge == "" && cfg.MaxLabelAge > 0 {
 			o.MaxLabelAge = fmt.Sprintf("%dd", int(cfg.MaxLabelAge.Hours()/24))
 		}
@@ -120,10 +122,11 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 	}
 	var ids map[string]bool
 	if o.Corpus != "" {
-		var err error
-		if ids, err = corpusIDs(o.Corpus); err != nil {
+		snap, err := readCorpus(e, o.Corpus, "")
+		if err != nil {
 			return err
 		}
+		ids = snap.IDs()
 	}
 	for _, h := range gate.Health(s, ho) {
 		fmt.Fprintf(out, "health: %s\n", h)
@@ -161,38 +164,29 @@ func missingGoldError(s *gate.Set, corpus, where string, missing map[string][]st
 		len(qids), gate.Plural(len(qids), "query", "queries"), where, strings.Join(lines, "\n  "))}
 }
 
-// corpusIDs reads the document ids of a corpus.
-func corpusIDs(corpus string) (map[string]bool, error) {
-	ids := map[string]bool{}
-	err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; return nil })
-	return ids, err
-}
-
 // CheckGoldHeld refuses, before anything is retrieved, the set's gold
 // documents that neither side's corpus holds: a label naming a document
 // nobody has is a data bug of the set (as validate says), never a
 // regression nor a pass. head is the corpus the head side reads ("" when
 // unknown: nothing is checked); base the base side's ("" or the same
 // path when it is the head's). Gold only the head's corpus lacks is the
-// change deleting it: left to the comparison.
-func CheckGoldHeld(set *gate.Set, head, base string) error {
-	if head == "" {
-		return nil
-	}
-	ids, err := corpusIDs(head)
-	if err != nil {
+// change deleting it: left to the comparison. Each corpus is read once
+// per run (Env.Corpora), the base's only when the head's lacks gold.
+func CheckGoldHeld(e *Env, set *gate.Set, head, base string) error {
+	snap, err := readCorpus(e, head, "")
+	if snap == nil {
 		return err
 	}
-	missing := gate.MissingGold(set, ids)
+	missing := gate.MissingGold(set, snap.IDs())
 	if len(missing) == 0 {
 		return nil
 	}
 	where := "the corpus"
 	if base != "" && base != head {
 		where = "both sides' corpora (the base's and the head's)"
-		held, err := corpusIDs(base)
-		if err != nil {
-			held = nil // a base corpus that cannot be read holds nothing
+		var held map[string]bool // a base corpus that cannot be read holds nothing
+		if b, err := readCorpus(e, base, ""); err == nil {
+			held = b.IDs()
 		}
 		for q, docs := range missing {
 			docs = slices.DeleteFunc(docs, func(d string) bool { return held[d] })

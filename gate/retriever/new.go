@@ -19,6 +19,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/childenv"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/command"
 	"github.com/recallgate/recallgate/gate/retriever/file"
@@ -46,6 +47,9 @@ type Deps struct {
 	// Indexes, when set, builds each distinct builtin index once for all
 	// the tables built with it (builtin.Shared); nil: each its own.
 	Indexes *builtin.Shared
+	// Corpora reads each builtin corpus once for every index built from
+	// it and the rest of the run (nil: each build reads its own).
+	Corpora *corpus.Reads
 	// Fence, when set, fences a subprocess's output (action mode) and
 	// returns the release.
 	Fence func() func()
@@ -67,11 +71,15 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		if err != nil {
 			return nil, none, err
 		}
-		build := builtin.Build
-		if d.IndexDir != "" {
-			build = func(corpus string, o builtin.Options) (*builtin.Index, error) {
-				return builtin.BuildCached(corpus, o, d.IndexDir, d.Warn)
+		build := func(path string, o builtin.Options) (*builtin.Index, error) {
+			snap, err := d.Corpora.Get(path)
+			if err != nil {
+				return nil, err
 			}
+			if d.IndexDir != "" {
+				return builtin.BuildCached(snap, o, d.IndexDir, d.Warn)
+			}
+			return builtin.Build(snap, o)
 		}
 		var ix *builtin.Index
 		if d.Indexes != nil {

@@ -17,6 +17,7 @@ import (
 	"weak"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/corpus"
 )
 
 // Options configure the index and the scoring.
@@ -182,11 +183,12 @@ type batch struct {
 	done chan struct{}
 }
 
-// Build indexes a corpus (a folder of .txt/.md files or a JSONL file).
-// The corpus is read on one goroutine and its chunks analysed on every
-// core (GOMAXPROCS); the postings are filled in corpus order, so the
-// index is the same whatever the number of cores.
-func Build(corpus string, o Options) (*Index, error) {
+// Build indexes a corpus read once (corpus.Read, or the run's
+// corpus.Reads): a folder of .txt/.md files or a JSONL file. Its
+// documents are split into chunks on one goroutine and the chunks
+// analysed on every core (GOMAXPROCS); the postings are filled in corpus
+// order, so the index is the same whatever the number of cores.
+func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -213,8 +215,7 @@ func Build(corpus string, o Options) (*Index, error) {
 		}()
 	}
 	var walkErr error
-	prior := heldTexts(corpus)
-	hash := gate.NewCorpusHash()
+	prior := heldTexts(snap.Path)
 	go func() {
 		defer close(order)
 		defer close(work)
@@ -224,8 +225,7 @@ func Build(corpus string, o Options) (*Index, error) {
 			order <- cur
 			cur = &batch{done: make(chan struct{})}
 		}
-		walkErr = gate.WalkCorpus(corpus, func(d gate.Document) error {
-			hash.Add(d)
+		walkErr = snap.Each(func(d corpus.Document) error {
 			n := int32(len(ix.texts.docs))
 			if int(n) < len(prior) && prior[n] == d.Text {
 				d.Text = prior[n] // the copy an index of this corpus holds; this one goes
@@ -266,9 +266,9 @@ func Build(corpus string, o Options) (*Index, error) {
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	ix.fingerprint = hash.Sum()
+	ix.fingerprint = snap.Fingerprint
 	ix.texts.fingerprint = ix.fingerprint
-	holdTexts(corpus, ix.texts)
+	holdTexts(snap.Path, ix.texts)
 	ix.text.avg = mean(ix.text.lengths)
 	if ix.title != nil {
 		ix.title.avg = mean(ix.title.lengths)

@@ -11,8 +11,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
+	"github.com/recallgate/recallgate/gate/corpus"
 )
 
 // snapshot is the on-disk form of an Index (encoding/gob).
@@ -78,22 +78,15 @@ func (s *fieldSnapshot) field() (field, error) {
 	return f, nil
 }
 
-// CorpusFingerprint hashes a corpus the way Build does, without indexing
-// it: what Index.Fingerprint would say, for a cache key that must not cost
-// an index build or load (gate.CorpusFingerprint).
-func CorpusFingerprint(corpus string) (string, error) { return gate.CorpusFingerprint(corpus) }
-
 // BuildCached is Build with a persisted index: it reuses dir's index of the
-// same corpus content and options, or builds one and saves it. A corrupt or
-// unreadable saved index is rebuilt; warn hears why.
-func BuildCached(corpus string, o Options, dir string, warn func(string)) (*Index, error) {
+// same corpus content (the snapshot's fingerprint) and options, or builds
+// one and saves it. A corrupt or unreadable saved index is rebuilt; warn
+// hears why.
+func BuildCached(snap *corpus.Snapshot, o Options, dir string, warn func(string)) (*Index, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	fp, err := CorpusFingerprint(corpus)
-	if err != nil {
-		return nil, err
-	}
+	fp := snap.Fingerprint
 	opts, _ := json.Marshal(o)
 	sum := sha256.Sum256(append([]byte(fp+"\x00"), opts...))
 	path := filepath.Join(dir, "bm25-"+hex.EncodeToString(sum[:])[:32]+".gob")
@@ -102,12 +95,9 @@ func BuildCached(corpus string, o Options, dir string, warn func(string)) (*Inde
 	} else if !os.IsNotExist(err) {
 		warn(fmt.Sprintf("saved index %s is unusable and is rebuilt: %v", path, err))
 	}
-	ix, err := Build(corpus, o)
+	ix, err := Build(snap, o)
 	if err != nil {
 		return nil, err
-	}
-	if ix.fingerprint != fp {
-		return nil, fmt.Errorf("corpus %s changed while it was indexed", corpus)
 	}
 	if err := ix.save(path); err != nil {
 		warn(fmt.Sprintf("cannot save the index: %v", err))

@@ -31,7 +31,7 @@ func TestLabelsSurviveRechunking(t *testing.T) {
 		t.Helper()
 		o := DefaultOptions()
 		o.ChunkWords = chunkWords
-		ix, err := Build("../../../frozen-set/corpus", o)
+		ix, err := Build(readSnap(t, "../../../frozen-set/corpus"), o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ func TestSciFactBM25Quality(t *testing.T) {
 		shareddata.Path(t, "data/scifact/"+f)
 	}
 	start := time.Now()
-	ix, err := Build(dir+"corpus.jsonl.gz", DefaultOptions())
+	ix, err := Build(readSnap(t, dir+"corpus.jsonl.gz"), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func TestSciFactHitsUnchanged(t *testing.T) {
 	queries := sciFactQueries(t)
 	var got strings.Builder
 	for _, v := range sciFactVariants {
-		ix, err := Build(corpus, v.opts())
+		ix, err := Build(readSnap(t, corpus), v.opts())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestSciFactHitsUnchanged(t *testing.T) {
 func BenchmarkSciFactSearch(b *testing.B) {
 	corpus := shareddata.Path(b, "data/scifact/corpus.jsonl.gz")
 	queries := sciFactQueries(b)
-	ix, err := Build(corpus, DefaultOptions())
+	ix, err := Build(readSnap(b, corpus), DefaultOptions())
 	if err != nil {
 		b.Fatal(err)
 	}

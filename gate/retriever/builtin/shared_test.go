@@ -15,7 +15,7 @@ import (
 // title's weight share one build, and each ranks as its own build would;
 // chunking, analysis or a title field of their own are another index.
 func TestSharedBuildsEachIndexOnce(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"a": "# Apples\napple apple pear orchard",
 		"b": "# Pears\napple",
 		"c": "# Plums\npear plum orchard harvest apple",
@@ -23,7 +23,7 @@ func TestSharedBuildsEachIndexOnce(t *testing.T) {
 	var builds []Options
 	build := func(corpus string, o Options) (*Index, error) {
 		builds = append(builds, o)
-		return Build(corpus, o)
+		return Build(readSnap(t, corpus), o)
 	}
 	def := DefaultOptions()
 	k1b := def
@@ -49,7 +49,7 @@ func TestSharedBuildsEachIndexOnce(t *testing.T) {
 		if got := len(builds) - before; got != c.newBuilds {
 			t.Errorf("%+v: %d builds, want %d", c.o, got, c.newBuilds)
 		}
-		own, err := Build(dir, c.o)
+		own, err := Build(readSnap(t, dir), c.o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestSharedBuildsEachIndexOnce(t *testing.T) {
 
 func mustBuild(t *testing.T, dir string, o Options) *Index {
 	t.Helper()
-	ix, err := Build(dir, o)
+	ix, err := Build(readSnap(t, dir), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func mustBuild(t *testing.T, dir string, o Options) *Index {
 // bytes of that set, not a copy; the chunked hit reads as its words joined
 // by single spaces, as before.
 func TestSharedTextsHeldOnce(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"a": "# Apples\napple  apple\tpear orchard",
 		"b": "# Pears\napple",
 	})
@@ -94,7 +94,7 @@ func TestSharedTextsHeldOnce(t *testing.T) {
 	var s Shared
 	var first *Index
 	for _, o := range []Options{def, title, chunked} {
-		ix, err := s.Build(dir, o, Build)
+		ix, err := s.Build(dir, o, func(p string, o Options) (*Index, error) { return Build(readSnap(t, p), o) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestSharedTextsHeldOnce(t *testing.T) {
 	if held == "" || unsafe.StringData(held) != unsafe.StringData(whole[0].Text) {
 		t.Errorf("the hit's text %q is a copy, not the held text", whole[0].Text)
 	}
-	ix, _ := s.Build(dir, chunked, Build)
+	ix, _ := s.Build(dir, chunked, func(p string, o Options) (*Index, error) { return Build(readSnap(t, p), o) })
 	var texts []string
 	for _, h := range ix.Search("apple pear", 10) {
 		texts = append(texts, h.Chunk+"="+h.Text)
@@ -135,14 +135,14 @@ func TestSharedTextsHeldOnce(t *testing.T) {
 // (another title field) still hold one copy of each text while the first
 // index lives; a changed document is the new build's own.
 func TestBuildsShareHeldTexts(t *testing.T) {
-	dir := corpus(t, map[string]string{"a": "# A\napple pear", "b": "# B\nplum"})
-	first, err := Build(dir, DefaultOptions())
+	dir := writeCorpus(t, map[string]string{"a": "# A\napple pear", "b": "# B\nplum"})
+	first, err := Build(readSnap(t, dir), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := DefaultOptions()
 	o.TitleBoost = 2
-	second, err := Build(dir, o)
+	second, err := Build(readSnap(t, dir), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestBuildsShareHeldTexts(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B\nplum cherry"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	third, err := Build(dir, DefaultOptions())
+	third, err := Build(readSnap(t, dir), DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
