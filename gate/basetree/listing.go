@@ -8,9 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/recallgate/recallgate/internal/confine"
+	"github.com/recallgate/recallgate/internal/gitexec"
 	"hash"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -107,12 +108,9 @@ func (e *ListingError) Fix() string {
 // gitListing is the commit's tree as git lists it: every file, link and
 // submodule, recursively, from the top.
 func gitListing(ctx context.Context, top, sha string) ([]Entry, error) {
-	cmd := exec.CommandContext(ctx, "git", "-c", "safe.directory=*", "-C", top, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitexec.Output(ctx, top, 0, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
 	if err != nil {
-		return nil, &ListingError{Commit: sha, Err: fmt.Errorf("git ls-tree: %v %s", err, strings.TrimSpace(stderr.String()))}
+		return nil, &ListingError{Commit: sha, Err: err}
 	}
 	var entries []Entry
 	for _, rec := range bytes.Split(out, []byte{0}) {
@@ -140,7 +138,7 @@ func gitListing(ctx context.Context, top, sha string) ([]Entry, error) {
 func checkListing(commit string, entries []Entry) ([]Entry, error) {
 	out := slices.Clone(entries)
 	for _, e := range out {
-		if e.Path == "" || e.Path == "." || path.IsAbs(e.Path) || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "../") || e.Path == ".." || strings.ContainsAny(e.Path, "\\\x00") || gitDir(e.Path) {
+		if e.Path == "" || e.Path == "." || path.Clean(e.Path) != e.Path || !confine.Local(e.Path) || strings.ContainsAny(e.Path, "\\\x00") || gitDir(e.Path) {
 			return nil, &ListingError{Commit: commit, Err: fmt.Errorf("the listing has a malformed path %q", e.Path)}
 		}
 		switch e.Mode {
@@ -290,12 +288,9 @@ func gitBlob(top string) func(ctx context.Context, e Entry, max int64) ([]byte, 
 		if e.Size > max {
 			return nil, fmt.Errorf("%d bytes, over what the tree may still hold (%d)", e.Size, max)
 		}
-		cmd := exec.CommandContext(ctx, "git", "-c", "safe.directory=*", "-C", top, "cat-file", "blob", e.SHA)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
+		out, err := gitexec.Output(ctx, top, max, "cat-file", "blob", e.SHA)
 		if err != nil {
-			return nil, fmt.Errorf("git cat-file %s: %v %s", e.SHA, err, strings.TrimSpace(stderr.String()))
+			return nil, fmt.Errorf("blob %s: %w", e.SHA, err)
 		}
 		return out, nil
 	}

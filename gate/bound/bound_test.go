@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // compare pairs a base that finds each of ten queries' one gold document
@@ -26,7 +27,7 @@ func compare(t *testing.T, lost int, margin float64, proof bool) *gate.Compariso
 		}
 		head = append(head, h)
 	}
-	s, err := gate.ParseSet(strings.NewReader(set.String()), "s")
+	s, err := setfile.Parse(strings.NewReader(set.String()), "s")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestChooseInSampleDiffersFromHeldOut: s1 is best over the three queries
@@ -34,7 +35,7 @@ func TestChooseInSampleDiffersFromHeldOut(t *testing.T) {
 // it), q2 and q3 by A's (1 against 1: the first), each finding nothing. The
 // cross-validated recall is 0, the optimism 2/3.
 func TestSweepCrossValidated(t *testing.T) {
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"q1","query":"a","gold":{"a":1}}
+	set, err := setfile.Parse(strings.NewReader(`{"id":"q1","query":"a","gold":{"a":1}}
 {"id":"q2","query":"x","gold":{"x":1}}
 {"id":"q3","query":"m","gold":{"m":1}}
 `), "s")

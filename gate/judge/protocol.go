@@ -33,6 +33,7 @@ import (
 	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Request is what the judge is asked about one pair.
@@ -77,7 +78,7 @@ type rawAnswer struct {
 // decodeAnswer reads one answer to req from rd, strictly: unknown fields,
 // duplicate keys, a grade that is no whole number within 0–MaxGrade and
 // an answer naming another pair are errors (the last an
-// *gate.AnswerIDError).
+// *runfile.AnswerIDError).
 func decodeAnswer(rd io.Reader, req Request) (Answer, error) {
 	b, err := io.ReadAll(io.LimitReader(rd, MaxAnswerBytes+1))
 	if err != nil {
@@ -104,7 +105,7 @@ func parseAnswer(b []byte, req Request) (Answer, error) {
 		if raw.Doc != nil {
 			doc = *raw.Doc
 		}
-		return Answer{}, &gate.AnswerIDError{Want: req.ID(), Got: got + "/" + doc}
+		return Answer{}, &runfile.AnswerIDError{Want: req.ID(), Got: got + "/" + doc}
 	}
 	return checkAnswer(raw.Grade, raw.Reason, raw.Tokens)
 }

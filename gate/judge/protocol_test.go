@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // TestParseAnswer: what an answer may be, and every way it may not.
@@ -44,9 +44,9 @@ func TestParseAnswer(t *testing.T) {
 			t.Errorf("%s: error %v, want one saying %q", c.line, err, c.error)
 		}
 	}
-	var other *gate.AnswerIDError
+	var other *runfile.AnswerIDError
 	if _, err := parseAnswer([]byte(`{"grade":1,"doc":"x"}`), req); !errors.As(err, &other) {
-		t.Errorf("an answer for another document is %T, want *gate.AnswerIDError (the transport names it so)", err)
+		t.Errorf("an answer for another document is %T, want *runfile.AnswerIDError (the transport names it so)", err)
 	}
 	long, _ := parseAnswer([]byte(`{"grade":1,"reason":"`+strings.Repeat("é", MaxReasonBytes)+`"}`), req)
 	if len(long.Reason) > MaxReasonBytes+len("…") || !strings.HasSuffix(long.Reason, "…") || !strings.HasPrefix(long.Reason, "éé") {

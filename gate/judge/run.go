@@ -19,7 +19,10 @@ import (
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // DefaultCalibrationCap is how many documents people graded are sent
@@ -82,10 +85,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Config = cfg
 	}
 	if o.Corpus == "" {
-		o.Corpus = cfg.Corpus
-		if o.Corpus == "" && cfg.Head != nil && cfg.Head.Type == "builtin" {
-			o.Corpus = cfg.Head.Corpus
-		}
+		o.Corpus = cfg.SideCorpus("head")
 	}
 	if cfg.Judge == nil {
 		return &gate.InputError{File: cfg.Path, Field: "judge", Err: errors.New("no [judge] table: name the judge program (type, name, command or url, guideline); see docs/judge.md")}
@@ -101,7 +101,7 @@ func Run(ctx context.Context, o Options) error {
 	if setPath == "" {
 		return &gate.InputError{File: cfg.Path, Field: "set", Err: errors.New("no eval set: give --set or set in the config")}
 	}
-	set, err := gate.LoadSet(setPath)
+	set, err := setfile.Load(setPath)
 	if err != nil {
 		return fmt.Errorf("load set: %w", err)
 	}
@@ -240,14 +240,14 @@ const maxHitText = 64 << 10
 // withText fills each pair's text from the corpus (title and text), else
 // from the hits of the runs for that query and document (their chunks'
 // text in rank order); a pair with neither is named on warn and not sent.
-func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pair, error) {
+func withText(corpusPath string, runs []string, pairs []pair, warn io.Writer) ([]pair, error) {
 	want := map[string]bool{}
 	for _, p := range pairs {
 		want[p.req.Doc] = true
 	}
 	text := map[string]string{}
-	if corpus != "" {
-		err := gate.WalkCorpus(corpus, func(d gate.Document) error {
+	if corpusPath != "" {
+		err := corpus.Walk(corpusPath, func(d corpus.Document) error {
 			if want[d.ID] {
 				text[d.ID] = strings.TrimSpace(strings.TrimSpace(d.Title) + "\n" + d.Text)
 			}
@@ -267,7 +267,7 @@ func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pai
 		if len(hit) == 0 {
 			break
 		}
-		_, err := gate.ReadRunFile(run, func(r gate.Result) error {
+		_, err := runfile.ReadRunFile(run, func(r gate.Result) error {
 			for _, h := range r.Hits {
 				k := [2]string{r.ID, h.Doc}
 				if t, ok := hit[k]; ok && h.Text != "" && len(t) < maxHitText {
@@ -287,7 +287,7 @@ func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pai
 			t = hit[[2]string{p.req.QueryID, p.req.Doc}]
 		}
 		if t == "" {
-			where := corpus
+			where := corpusPath
 			if where == "" {
 				where = "the runs' hits"
 			}
@@ -452,7 +452,7 @@ func write(path string, set *gate.Set, id Identity, results []graded) error {
 			qs = append(qs, q)
 		}
 	}
-	out, err := gate.ReplaceQueryLines(data, qs...)
+	out, err := setfile.ReplaceQueryLines(data, qs...)
 	if err != nil {
 		return err
 	}
@@ -477,7 +477,7 @@ func readable(path string, out []byte, qs []*gate.Query, id Identity) error {
 			return &PairError{Judge: id.Name, Query: q.ID, Err: err}
 		}
 	}
-	if _, err := gate.ParseSet(bytes.NewReader(out), path); err != nil {
+	if _, err := setfile.Parse(bytes.NewReader(out), path); err != nil {
 		query := ""
 		if ie := new(gate.InputError); errors.As(err, &ie) {
 			for _, q := range qs {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/baseline"
 )
 
 // peakHeap is how far the heap grew above where it stood before fn, at
@@ -73,10 +74,10 @@ func TestBaselineIDsTheSetLacksNotKept(t *testing.T) {
 	out.Close()
 	fi, _ := os.Stat(f.baseline)
 	_, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
-	var b *BaselineRun
-	grew := peakHeap(func() { b, err = LoadBaseline(context.Background(), f.baseline, set, 2) })
+	var b *baseline.Run
+	grew := peakHeap(func() { b, err = baseline.Load(context.Background(), f.baseline, set, 2) })
 	if err != nil || len(b.Set.Queries) != 2 || len(b.Results) != 2 {
-		t.Fatalf("LoadBaseline: %v %+v", err, b)
+		t.Fatalf("baseline.Load: %v %+v", err, b)
 	}
 	t.Logf("a %d MB baseline, %d of its queries not in the set: the heap grew %.1f MB at most", fi.Size()>>20, lacking, float64(grew)/(1<<20))
 	if limit := uint64(fi.Size() / 6); grew > limit {
@@ -101,7 +102,7 @@ func TestBaselineCountsWhatTheSetLacks(t *testing.T) {
 	} {
 		p := filepath.Join(f.dir, name)
 		put(t, f.dir, name, run)
-		b, err := LoadBaseline(context.Background(), p, set, 2)
+		b, err := baseline.Load(context.Background(), p, set, 2)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -112,7 +113,7 @@ func TestBaselineCountsWhatTheSetLacks(t *testing.T) {
 	// A block of a query the set lacks, then the same again, is a
 	// repeated id nobody keeps: a set query's repeated block still is not.
 	put(t, f.dir, "twice.trec", "q1 Q0 a 1 1 r\nx1 Q0 b 1 1 r\nq1 Q0 c 1 1 r\nq2 Q0 d 1 1 r\n")
-	if _, err := LoadBaseline(context.Background(), filepath.Join(f.dir, "twice.trec"), set, 2); !gate.IsInput(err) || err == nil {
+	if _, err := baseline.Load(context.Background(), filepath.Join(f.dir, "twice.trec"), set, 2); !gate.IsInput(err) || err == nil {
 		t.Errorf("q1's second block: %v, want refused", err)
 	}
 }

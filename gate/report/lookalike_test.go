@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -28,7 +29,7 @@ var lookAlikeKinds = []struct{ name, id, shown string }{
 // judged it (corpus unknown), or the corpus does not hold it (known).
 func lookAlikeComparison(t *testing.T, id string, corpusKnown bool) *gate.Comparison {
 	t.Helper()
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"q01","query":"first","gold":{"d01":1,"z":0}}`+"\n"+`{"id":"q02","query":"second","gold":{"d02":1,"z":0}}`+"\n"), "look-alike.jsonl")
+	set, err := setfile.Parse(strings.NewReader(`{"id":"q01","query":"first","gold":{"d01":1,"z":0}}`+"\n"+`{"id":"q02","query":"second","gold":{"d02":1,"z":0}}`+"\n"), "look-alike.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

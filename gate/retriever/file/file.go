@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Retriever answers queries from a loaded run file.
@@ -21,7 +22,7 @@ type Retriever struct {
 // Load reads the whole run file into memory.
 func Load(path string) (*Retriever, error) {
 	r := &Retriever{path: path, results: map[string]gate.Answer{}}
-	meta, err := gate.ReadRunFile(path, func(res gate.Result) error {
+	meta, err := runfile.ReadRunFile(path, func(res gate.Result) error {
 		// The context is the line's own (the parser copies it); the hits
 		// may share the reader's scratch space.
 		r.results[res.ID] = gate.Answer{Hits: append([]gate.Hit(nil), res.Hits...), Context: res.Context, Abstain: res.Abstain}
@@ -36,11 +37,11 @@ func Load(path string) (*Retriever, error) {
 
 // LoadOnly reads the results of the queries keep accepts, each cut to its
 // first maxHits hits, and counts the run's other queries without keeping
-// them (gate.ReadRunFileOnly): a run's size in memory is then that of the
+// them (runfile.ReadRunFileOnly): a run's size in memory is then that of the
 // kept queries, however many others the file holds.
 func LoadOnly(path string, keep func(id string) bool, maxHits int) (*Retriever, int, error) {
 	r := &Retriever{path: path, results: map[string]gate.Answer{}}
-	meta, others, err := gate.ReadRunFileOnly(path, keep, func(res gate.Result) error {
+	meta, others, err := runfile.ReadRunFileOnly(path, keep, func(res gate.Result) error {
 		hits := append([]gate.Hit(nil), res.Hits[:min(len(res.Hits), maxHits)]...)
 		if len(hits) < len(res.Hits) {
 			for i := range hits { // a TREC block's ids share one string: keep only these
