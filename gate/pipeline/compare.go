@@ -306,26 +306,38 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 }
 
 // recordCommits sets the comparison's commits for a gate run in a
-// checkout: the base commit, and HEAD when no tracked file has changes
-// (untracked files, a report written beside the config, do not count); a
-// head with uncommitted changes is no commit, and a note says so.
+// checkout: the base commit, and HEAD as CheckoutHead gives it.
 func recordCommits(ctx context.Context, cmp *gate.Comparison, cfgPath, base string) {
 	if report.IsCommitSHA(base) {
 		cmp.BaseSHA = base
 	}
+	head, note := CheckoutHead(ctx, cfgPath)
+	cmp.HeadSHA = head
+	if note != "" {
+		cmp.Notes = append(cmp.Notes, note)
+	}
+}
+
+// CheckoutHead is the commit the checkout holding cfgPath tested: its
+// HEAD when no tracked file has changes (untracked files, a report
+// written beside the config, do not count). A head with uncommitted
+// changes is no commit, and note says so; outside a git checkout both
+// are "".
+func CheckoutHead(ctx context.Context, cfgPath string) (commit, note string) {
 	abs, err := filepath.Abs(cfgPath)
 	if err != nil {
-		return
+		return "", ""
 	}
 	head, changed, err := basetree.HeadCommitted(ctx, filepath.Dir(abs))
 	switch {
 	case err != nil:
-		return // not a git checkout: no head commit to name
+		return "", "" // not a git checkout: no head commit to name
 	case changed:
-		cmp.Notes = append(cmp.Notes, fmt.Sprintf("head side: the checkout at %s with uncommitted changes, so no head commit is recorded", ShortSHA(head)))
+		return "", fmt.Sprintf("head side: the checkout at %s with uncommitted changes, so no head commit is recorded", ShortSHA(head))
 	case report.IsCommitSHA(head):
-		cmp.HeadSHA = head
+		return head, ""
 	}
+	return "", ""
 }
 
 // sideCorpus is the corpus the base side of c reads: the config's
