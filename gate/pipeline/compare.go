@@ -46,19 +46,13 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 // compareRuns is CompareRuns with the reviewed baseline max_baseline_drop
 // holds the head against (nil: none read).
 func compareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
-	set, jd, err := judgeView(cfg, th, set)
-	if err != nil {
-		return nil, err
-	}
-	p, err := pairWith(e, set, cfg.Depth, base, runs)
-	if err != nil {
-		return nil, err
-	}
-	cmp, err := p.compare(cfg, th, runs, notes, drift, reviewed)
-	if err == nil {
-		jd.attach(cmp)
-	}
-	return cmp, err
+	return judgedCompare(e, cfg, th, set, func(e *Env, set *gate.Set) (*gate.Comparison, error) {
+		p, err := pairWith(e, set, cfg.Depth, base, runs)
+		if err != nil {
+			return nil, err
+		}
+		return p.compare(cfg, th, runs, notes, drift, reviewed)
+	})
 }
 
 // Pairing compares many head runs with one base run, each as CompareRuns
@@ -371,10 +365,13 @@ func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 
 // compareFiles is CompareFiles with the reviewed baseline already read.
 func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
-	set, jd, err := judgeView(cfg, th, set)
-	if err != nil {
-		return nil, err
-	}
+	return judgedCompare(e, cfg, th, set, func(e *Env, set *gate.Set) (*gate.Comparison, error) {
+		return compareFilesOn(e, cfg, set, d, th, corpus, base, head, reviewed)
+	})
+}
+
+// compareFilesOn is compareFiles on set as it is (the judge's view or not).
+func compareFilesOn(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
 	bc, err := gate.ScoreRunFile(set, base, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))
@@ -389,11 +386,7 @@ func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 	}
 	in.Fingerprints = append(in.Fingerprints, [2]string{"base_run", FingerprintFile(base)}, [2]string{"head_run", FingerprintFile(head)})
 	in.Policy.Baseline = reviewed
-	cmp, err := in.Compare(bc, hc)
-	if err == nil {
-		jd.attach(cmp)
-	}
-	return cmp, err
+	return in.Compare(bc, hc)
 }
 
 // RetrieveOptions are the choices of one `retrieve` run.

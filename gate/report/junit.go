@@ -86,6 +86,9 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 	}
 	if j := r.Judge; j != nil {
 		s.Properties = append(s.Properties, junitProperty{"judge", j.summary()})
+		if h := judgeHeadline(r, flatten); h != "" {
+			s.Properties = append(s.Properties, junitProperty{"judge_verdict", h})
+		}
 		for _, d := range j.Disagreements {
 			s.Properties = append(s.Properties, junitProperty{"judge_disagreement", d.line()})
 		}

@@ -112,6 +112,9 @@ func writeWarningsText(b io.Writer, ws []string) {
 // the format.
 func headline(r *CompareReport, esc func(string) string) string {
 	out := metricsHeadline(r)
+	if j := judgeHeadline(r, esc); j != "" {
+		out += " · " + j
+	}
 	if p := policyHeadline(r, esc); p != "" {
 		out += " · " + p
 	}
