@@ -428,7 +428,7 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	if r.Value <= limit+epsilon {
 		return r
 	}
-	r.Why = fmt.Sprintf("%smean %s dropped by %.3f (limit %.3f, %s)", s.in(), label, r.Value, limit, name)
+	r.Why = fmt.Sprintf("%smean %s dropped by %s (limit %.3f, %s)", s.in(), label, FixedApart(r.Value, limit, 3), limit, name)
 	minFlipped := max(c.Thresholds.MinFlipped, 1)
 	switch {
 	case len(unjudged) > 0 && -mean(ifRelevant) <= limit+epsilon:
@@ -565,7 +565,7 @@ func (c *Comparison) floorRule(s ruleScope, name, metric, label string, depth in
 	r.Value = r.Head
 	if r.Head < limit-epsilon {
 		r.Outcome = RuleFail
-		r.Why = fmt.Sprintf("%shead mean %s is %.3f, under the floor %.3f (%s)", s.in(), label, r.Head, limit, name)
+		r.Why = fmt.Sprintf("%shead mean %s is %s, under the floor %.3f (%s)", s.in(), label, FixedApart(r.Head, limit, 3), limit, name)
 	}
 	return r
 }
@@ -584,7 +584,7 @@ func (c *Comparison) latencyRule(limit float64) RuleResult {
 	r.Value = r.Head / r.Base
 	if r.Value > limit+epsilon {
 		r.Outcome = RuleFail
-		r.Why = fmt.Sprintf("head p95 latency %.1f ms is %.2f× the base's %.1f ms (limit %.2f×, %s)", r.Head, r.Value, r.Base, limit, RuleLatencyRatio)
+		r.Why = fmt.Sprintf("head p95 latency %.1f ms is %s× the base's %.1f ms (limit %.2f×, %s)", r.Head, FixedApart(r.Value, limit, 2), r.Base, limit, RuleLatencyRatio)
 	}
 	return r
 }
@@ -642,7 +642,7 @@ func (c *Comparison) baselineRule(limit float64) (RuleResult, error) {
 	c.BaselineDistance = d
 	if r.Value > limit+epsilon {
 		r.Outcome = RuleFail
-		r.Why = fmt.Sprintf("head mean recall@%d %.3f is %.3f below the reviewed baseline's %.3f (%s, %d %s; limit %.3f, %s)", n, r.Head, r.Value, r.Base, b.Name, r.Queries, Plural(r.Queries, "query", "queries"), limit, RuleBaselineDrop)
+		r.Why = fmt.Sprintf("head mean recall@%d %.3f is %s below the reviewed baseline's %.3f (%s, %d %s; limit %.3f, %s)", n, r.Head, FixedApart(r.Value, limit, 3), r.Base, b.Name, r.Queries, Plural(r.Queries, "query", "queries"), limit, RuleBaselineDrop)
 	}
 	return r, nil
 }
