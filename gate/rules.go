@@ -649,19 +649,25 @@ func (c *Comparison) baselineRule(limit float64) (RuleResult, error) {
 
 // missingGoldRule holds the relevant gold documents the corpus no longer
 // holds, over the non-synthetic queries, against the limit: on a drift run
-// their queries are kept out of the recall rules (a data-quality problem,
-// not a retrieval miss), so this rule is what fails on them. The reason
-// names the documents and, for each, its queries.
+// a query all of whose losses are such documents is kept out of the recall
+// rules (a data-quality problem, not a retrieval miss), so this rule is
+// what fails on them. The reason names the documents and, for each, its
+// queries, then which queries are kept out and which still count.
 func (c *Comparison) missingGoldRule(limit int) RuleResult {
 	r := RuleResult{Name: RuleMissingGold, Metric: MetricMissingGold, Limit: float64(limit), Outcome: RulePass}
 	byDoc := map[string][]string{}
-	var docs []string
+	var docs, keptOut, counted []string
 	for i := range c.Queries {
 		p := &c.Queries[i]
 		if p.Synthetic || c.waivedFor(p, RuleMissingGold) {
 			continue
 		}
 		r.Queries++
+		if len(p.MissingGold) > 0 && p.DataQuality {
+			keptOut = append(keptOut, p.Query.ID)
+		} else if len(p.MissingGold) > 0 {
+			counted = append(counted, p.Query.ID)
+		}
 		for _, d := range p.MissingGold {
 			if byDoc[d] == nil {
 				docs = append(docs, d)
@@ -683,9 +689,23 @@ func (c *Comparison) missingGoldRule(limit int) RuleResult {
 	if len(docs) > 10 {
 		more = fmt.Sprintf(" and %d more", len(docs)-10)
 	}
-	r.Why = fmt.Sprintf("%d gold %s left the corpus (limit %d, %s): %s%s; their queries are kept out of the recall rules: restore the %s or relabel the queries",
-		len(docs), Plural(len(docs), "document", "documents"), limit, RuleMissingGold, strings.Join(parts, "; "), more, Plural(len(docs), "document", "documents"))
+	r.Why = fmt.Sprintf("%d gold %s left the corpus (limit %d, %s): %s%s; %s: restore the %s or relabel the queries",
+		len(docs), Plural(len(docs), "document", "documents"), limit, RuleMissingGold, strings.Join(parts, "; "), more, missingGoldCounts(keptOut, counted), Plural(len(docs), "document", "documents"))
 	return r
+}
+
+// missingGoldCounts says which of the queries whose gold left the corpus
+// the recall rules keep out (all they lost is gone) and which they still
+// count (they lost gold the corpus holds too, or lost nothing).
+func missingGoldCounts(keptOut, counted []string) string {
+	var parts []string
+	if len(keptOut) > 0 {
+		parts = append(parts, fmt.Sprintf("kept out of the recall rules: %s %s", Plural(len(keptOut), "query", "queries"), JoinFirst(keptOut, 10)))
+	}
+	if len(counted) > 0 {
+		parts = append(parts, fmt.Sprintf("still counted: %s %s (each also lost gold the corpus holds, or lost nothing)", Plural(len(counted), "query", "queries"), JoinFirst(counted, 10)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // mean is the arithmetic mean of xs (0 for none).

@@ -176,8 +176,8 @@ func policyHeadline(r *CompareReport, esc func(string) string) string {
 // metricsHeadline is the headline's figures.
 func metricsHeadline(r *CompareReport) string {
 	n := names(r.depth())
-	out := fmt.Sprintf("mean %s %s → %s (%s), %d regressed, %d improved", n.recall,
-		f3(r.Summary.Base.RecallAtN), f3(r.Summary.Head.RecallAtN), signed(r.Summary.Delta.RecallAtN), len(r.Regressed), len(r.Improved))
+	out := fmt.Sprintf("mean %s %s → %s (%s)%s, %d regressed, %d improved", n.recall,
+		f3(r.Summary.Base.RecallAtN), f3(r.Summary.Head.RecallAtN), signed(r.Summary.Delta.RecallAtN), keptOutHeadline(r), len(r.Regressed), len(r.Improved))
 	// A context-depth rule that failed the whole set is news the recall
 	// figures do not carry: name its mean too.
 	for _, m := range []struct {
