@@ -134,7 +134,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		case q.Change == "regressed" && !q.Waived:
 			msg := fmt.Sprintf("recall@%d %.3f -> %.3f", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN)
 			if emptyHead[q.ID] {
-				msg += " (empty answer: the head returned no hits at all, a likely partial outage)"
+				msg += " (empty answer: the head returned no hits at all, an outage or a stricter match)"
 			}
 			if q.HeadUnstable {
 				msg += " (head unstable: its worst repeat)"
