@@ -235,9 +235,12 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	}
 	// Before any retrieval: a baseline the policy names but cannot read
 	// stops the gate now.
-	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
-	if err != nil {
-		return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
+	var err error
+	reviewed := writesNamedBaseline(o.Config, cfg, th, b, o.Baseline)
+	if reviewed == nil {
+		if reviewed, err = reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace); err != nil {
+			return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
+		}
 	}
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
