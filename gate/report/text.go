@@ -242,8 +242,14 @@ func compareText(w io.Writer, r *CompareReport) error {
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "metric\tbase\thead\tdelta\t\n")
+	// The queries a count row names follow its last cell, out of the
+	// columns: a long list does not widen the delta column.
 	for _, row := range summaryRows(r, terminal) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", row[0], row[1], row[2], row[3])
+		delta, ids, _ := strings.Cut(row[3], " (")
+		if ids != "" {
+			ids = " (" + ids
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row[0], row[1], row[2], delta, ids)
 	}
 	tw.Flush()
 	fmt.Fprintf(b, "\n%s\n", terminal(statsLine(r)))
