@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -23,13 +21,8 @@ func TestExperimentVariantsOfOneServiceTakeTurns(t *testing.T) {
 	inFlight := map[string]int{}
 	overlaps := 0
 	handler := func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Query string `json:"query"`
-			V     string `json:"v"`
-		}
-		b, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(b, &req); err != nil {
-			http.Error(w, err.Error(), 400)
+		req, ok := readSearch(w, r)
+		if !ok {
 			return
 		}
 		mu.Lock()

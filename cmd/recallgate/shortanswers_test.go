@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,13 +14,8 @@ import (
 // hits at all for a query with "and" in it when strict.
 func shortService(t *testing.T, limit int, strict bool) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Query string `json:"query"`
-			K     int    `json:"k"`
-		}
-		b, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(b, &req); err != nil {
-			http.Error(w, err.Error(), 400)
+		req, ok := readSearch(w, r)
+		if !ok {
 			return
 		}
 		n := req.K
