@@ -12,38 +12,6 @@ import (
 	"strings"
 )
 
-// CorpusHash is a corpus's content fingerprint, made document by document
-// as a walk streams them (WalkCorpus): each document's id, title and text,
-// each length-prefixed, in the walk's stable order. Memory stays one
-// document; each is bounded by MaxCorpusLineBytes.
-type CorpusHash struct{ h hash.Hash }
-
-// NewCorpusHash starts an empty corpus fingerprint.
-func NewCorpusHash() *CorpusHash { return &CorpusHash{h: sha256.New()} }
-
-// Add hashes one document.
-func (c *CorpusHash) Add(d Document) {
-	var n [24]byte
-	for _, part := range []string{d.ID, d.Title, d.Text} {
-		// "len:part", as fmt's "%d:%s" writes it, without its allocations.
-		c.h.Write(append(strconv.AppendInt(n[:0], int64(len(part)), 10), ':'))
-		io.WriteString(c.h, part)
-	}
-}
-
-// Sum is "sha256:" and the hash of the documents added so far.
-func (c *CorpusHash) Sum() string { return "sha256:" + hex.EncodeToString(c.h.Sum(nil)) }
-
-// CorpusFingerprint walks the corpus at path (see WalkCorpus) and returns
-// its content fingerprint.
-func CorpusFingerprint(path string) (string, error) {
-	c := NewCorpusHash()
-	if err := WalkCorpus(path, func(d Document) error { c.Add(d); return nil }); err != nil {
-		return "", err
-	}
-	return c.Sum(), nil
-}
-
 // PolicyFingerprint is "sha256:" and the hash of the effective policy: the
 // thresholds (segment rules included, without where they were written)
 // and the depths they are judged at. Equal policies hash equal whatever
@@ -86,32 +54,29 @@ const (
 // messages name them.
 var BaselineInputs = []string{InputSet, InputRetriever, InputCorpus, InputPolicy}
 
-// MaxBaselineDocs is the largest corpus whose per-document hashes a drift
-// baseline records: past it the metadata line would near the run line's
-// bound (MaxRunLineBytes), and a drift run says how the corpus changed is
-// not known.
-const MaxBaselineDocs = 200_000
-
-// shortSum is the first 16 hex digits of the hash of the length-prefixed
-// parts.
-func shortSum(parts ...string) string {
-	c := NewCorpusHash()
-	var n [24]byte
+// ShortSum is the first 16 hex digits of the hash of the length-prefixed
+// parts (each "len:part", as fmt's "%d:%s" writes it): a query's text hash
+// (TextHash) and a document's (corpus.DocHash) as a baseline records them.
+func ShortSum(parts ...string) string {
+	h := sha256.New()
 	for _, part := range parts {
-		c.h.Write(append(strconv.AppendInt(n[:0], int64(len(part)), 10), ':'))
-		io.WriteString(c.h, part)
+		WriteLenPrefixed(h, part)
 	}
-	return hex.EncodeToString(c.h.Sum(nil))[:16]
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// DocHash is a document's content hash as a baseline records it: 16 hex
-// digits of its title and text.
-func DocHash(d Document) string { return shortSum(d.Title, d.Text) }
+// WriteLenPrefixed writes "len:part" to h, as fmt's "%d:%s" writes it,
+// without its allocations.
+func WriteLenPrefixed(h hash.Hash, part string) {
+	var n [24]byte
+	h.Write(append(strconv.AppendInt(n[:0], int64(len(part)), 10), ':'))
+	io.WriteString(h, part)
+}
 
 // TextHash is a query's text hash as a baseline records it: 16 hex digits.
-func TextHash(q *Query) string { return shortSum(q.Text) }
+func TextHash(q *Query) string { return ShortSum(q.Text) }
 
-// IsShortHash reports whether s is a DocHash or TextHash: 16 lowercase hex
+// IsShortHash reports whether s is a corpus.DocHash or TextHash: 16 lowercase hex
 // digits.
 func IsShortHash(s string) bool {
 	return len(s) == 16 && IsFingerprint("sha256:"+s+strings.Repeat("0", 48))
@@ -123,38 +88,6 @@ func IsShortHash(s string) bool {
 type CorpusChange struct {
 	Added, Removed, Edited             int
 	GoldAdded, GoldRemoved, GoldEdited []string
-}
-
-// DiffCorpus compares the document hashes a baseline recorded with
-// today's (both id → DocHash); gold says which ids are gold in today's set.
-func DiffCorpus(then, now map[string]string, gold map[string]bool) *CorpusChange {
-	c := &CorpusChange{}
-	for id, h := range now {
-		switch old, ok := then[id]; {
-		case !ok:
-			c.Added++
-			if gold[id] {
-				c.GoldAdded = append(c.GoldAdded, id)
-			}
-		case old != h:
-			c.Edited++
-			if gold[id] {
-				c.GoldEdited = append(c.GoldEdited, id)
-			}
-		}
-	}
-	for id := range then {
-		if _, ok := now[id]; !ok {
-			c.Removed++
-			if gold[id] {
-				c.GoldRemoved = append(c.GoldRemoved, id)
-			}
-		}
-	}
-	slices.Sort(c.GoldAdded)
-	slices.Sort(c.GoldRemoved)
-	slices.Sort(c.GoldEdited)
-	return c
 }
 
 // BaselineCommit is one commit since the baseline's that touched an input.

@@ -1,9 +1,6 @@
 package gate
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -128,29 +125,6 @@ func TestCheckBaseline(t *testing.T) {
 	for s, want := range map[string]bool{a: true, "sha256:" + strings.Repeat("A", 64): false, a[:70]: false, strings.TrimPrefix(a, "sha256:"): false} {
 		if IsFingerprint(s) != want {
 			t.Errorf("IsFingerprint(%q) = %v", s, !want)
-		}
-	}
-}
-
-// BenchmarkCorpusFingerprint hashes a 10,000-document JSONL corpus of
-// about 1 KiB a document, streamed: memory stays one document.
-func BenchmarkCorpusFingerprint(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "corpus.jsonl")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	text := strings.Repeat("the quick brown fox jumps over the lazy dog ", 23)
-	for i := 0; i < 10000; i++ {
-		fmt.Fprintf(f, `{"id":"doc/%05d","title":"Document %d","text":%q}`+"\n", i, i, text)
-	}
-	st, _ := f.Stat()
-	f.Close()
-	b.SetBytes(st.Size())
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		if _, err := CorpusFingerprint(path); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

@@ -88,3 +88,22 @@ func Health(s *Set, o HealthOptions) []string {
 	}
 	return out
 }
+
+// MissingGold lists, per query id in set order, the gold documents (any
+// grade) that are not in the corpus: a data-quality bug, not a retrieval
+// failure.
+func MissingGold(s *Set, ids map[string]bool) map[string][]string {
+	out := map[string][]string{}
+	for _, q := range s.Queries {
+		for d := range q.Gold {
+			if !ids[d] {
+				out[q.ID] = append(out[q.ID], d)
+			}
+		}
+		sort.Strings(out[q.ID])
+		if len(out[q.ID]) == 0 {
+			delete(out, q.ID)
+		}
+	}
+	return out
+}

@@ -1,7 +1,9 @@
 package gate
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
 	"time"
 )
 
@@ -246,4 +248,15 @@ type JudgeDisagreement struct {
 	People, Judge int
 	// Reason is the judge's own text: escape it wherever it is shown.
 	Reason string
+}
+
+// String is the disagreement as one line of text ("q1/doc: people 0,
+// judge 2, its reason: \"…\""), the reason quoted: the one way reports
+// and the health lines write it.
+func (d JudgeDisagreement) String() string {
+	s := fmt.Sprintf("%s/%s: people %d, judge %d", d.Query, d.Doc, d.People, d.Judge)
+	if d.Reason != "" {
+		s += ", its reason: " + strconv.QuoteToGraphic(d.Reason)
+	}
+	return s
 }

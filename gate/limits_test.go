@@ -1,12 +1,7 @@
 package gate
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -28,68 +23,6 @@ func TestLineLimits(t *testing.T) {
 	_, err = ParseSet(strings.NewReader(first+over), "set.jsonl") // no final newline
 	if !errors.As(err, &le) {
 		t.Errorf("a last line of %d bytes: %v", len(over), err)
-	}
-	run := `{"id":"q1","hits":[{"doc":"a","text":"` + strings.Repeat("t", MaxRunLineBytes) + `"}]}`
-	err = ReadRun(strings.NewReader(run), "run.jsonl", func(Result) error { return nil })
-	if !IsInput(err) || err.Error() != "run.jsonl: line 1 is longer than 16 MiB" {
-		t.Errorf("a long run line: %v", err)
-	}
-}
-
-// TestJSONDepthLimit: a corpus line nested deeper than MaxJSONDepth in
-// its free-form metadata is an input error naming the line and where.
-func TestJSONDepthLimit(t *testing.T) {
-	deep := strings.Repeat("[", MaxJSONDepth) + strings.Repeat("]", MaxJSONDepth)
-	path := filepath.Join(t.TempDir(), "corpus.jsonl")
-	if err := os.WriteFile(path, []byte(`{"id":"d0","text":"t"}`+"\n"+`{"id":"d1","text":"t","metadata":{"m":`+deep+`}}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := WalkCorpus(path, func(Document) error { return nil })
-	if !IsInput(err) || !strings.Contains(err.Error(), "corpus.jsonl:2") || !strings.Contains(err.Error(), "nested more than 64 levels deep (at $.metadata.m"+strings.Repeat("[0]", MaxJSONDepth-2)+")") {
-		t.Errorf("corpus: %v", err)
-	}
-}
-
-// TestGzipCorpusRatio: a gzipped corpus of ordinary lines that expands
-// more than MaxGzipRatio (past MinGzipAllowance) is refused.
-func TestGzipCorpusRatio(t *testing.T) {
-	var b bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-	text := strings.Repeat("a", 1<<20)
-	for i := range 80 {
-		fmt.Fprintf(zw, `{"id":"d%d","text":"%s"}`+"\n", i, text)
-	}
-	zw.Close()
-	path := filepath.Join(t.TempDir(), "corpus.jsonl.gz")
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	docs := 0
-	err := WalkCorpus(path, func(Document) error { docs++; return nil })
-	if !IsInput(err) || !errors.Is(err, ErrGzipBomb) || docs > 64 {
-		t.Errorf("%d documents, %v", docs, err)
-	}
-	t.Log(err)
-}
-
-// TestCorpusDocumentLimit: a file of a corpus folder larger than
-// MaxCorpusLineBytes is refused before it is read.
-func TestCorpusDocumentLimit(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("# A\ntext"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Create(filepath.Join(dir, "big.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(MaxCorpusLineBytes + 1); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	err = WalkCorpus(dir, func(Document) error { return nil })
-	if !IsInput(err) || !strings.Contains(err.Error(), "big.txt: read corpus document: the document is longer than 16 MiB") {
-		t.Errorf("%v", err)
 	}
 }
 

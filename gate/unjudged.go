@@ -194,36 +194,13 @@ func notInCorpus(base, head *Scorecard, corpus map[string]bool) *NotInCorpus {
 	return out
 }
 
-// WithJudgeGrades is a view of the set in which the grades extra gives
-// (query id → document → grade, a judge program's, under a policy that
-// lets them count) are gold where no person judged the document: those
-// documents are judged from then on, for the unjudged counts, the range
-// and the label debt as for the scores. A query marked unanswerable takes
-// none (its people found no answer); the queries it changes are copies,
-// the set itself is left as it was. applied lists what was taken.
-func (s *Set) WithJudgeGrades(extra map[string]map[string]int) (view *Set, applied map[string][]string) {
-	view = &Set{Path: s.Path, Format: s.Format, Fingerprint: s.Fingerprint, Warnings: s.Warnings, byID: map[string]*Query{}}
-	applied = map[string][]string{}
+// Replaced is a view of the set in which each query is replace's (q
+// itself to keep it; a changed query is a copy, given back prepared with
+// Query.Prepare): the set itself is left as it was.
+func (s *Set) Replaced(replace func(q *Query) *Query) *Set {
+	view := &Set{Path: s.Path, Format: s.Format, Fingerprint: s.Fingerprint, Warnings: s.Warnings, byID: map[string]*Query{}}
 	for _, q := range s.Queries {
-		grades := extra[q.ID]
-		if len(grades) == 0 || q.Unanswerable {
-			view.add(q)
-			continue
-		}
-		c := *q
-		c.Gold = make(map[string]int, len(q.Gold)+len(grades))
-		for d, g := range q.Gold {
-			c.Gold[d] = g
-		}
-		for d, g := range grades {
-			if !q.Judged(d) && g >= 0 && g <= MaxGrade {
-				c.Gold[d] = g
-				applied[q.ID] = append(applied[q.ID], d)
-			}
-		}
-		sort.Strings(applied[q.ID])
-		c.prepare()
-		view.add(&c)
+		view.add(replace(q))
 	}
-	return view, applied
+	return view
 }

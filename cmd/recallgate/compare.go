@@ -34,7 +34,10 @@ var compareCommand = command{
 			if err := v.apply(&s.Thresholds); err != nil {
 				return err
 			}
-			cmp, err := pipeline.CompareFiles(e.job(), s.Config, s.Set, s.Depth, s.Thresholds, pipeline.CorpusFor(*corpus, s.Config), *base, *head)
+			if *corpus == "" {
+				*corpus = s.Config.SideCorpus("head")
+			}
+			cmp, err := pipeline.CompareFiles(e.job(), s.Config, s.Set, s.Depth, s.Thresholds, *corpus, *base, *head)
 			return publishComparison(e, cmp, err, f, o.out, v.jsonOut)
 		})
 	},

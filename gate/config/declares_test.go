@@ -35,3 +35,25 @@ func TestDeclaresRetriever(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclares: one decode says whether a file is a config, by a retriever
+// table or by what a run-files-only config holds instead.
+func TestDeclares(t *testing.T) {
+	for _, tt := range []struct {
+		name, doc string
+		want      bool
+	}{
+		{"retriever", "[retriever]\ntype = \"builtin\"\n", true},
+		{"gate table", "[gate]\nmax_recall_drop = 0.02\n", true},
+		{"depth table", "[depth]\ncandidates = 50\n", true},
+		{"top-level set", "set = \"queries.jsonl\"\n", true},
+		{"set that is no string", "set = 3\n", false},
+		{"gate that is no table", "gate = \"strict\"\n", false},
+		{"other TOML", "[tool]\nname = \"x\"\n", false},
+		{"not TOML", "# Notes\n\n[gate] is the table recallgate reads\n", false},
+	} {
+		if got := Declares([]byte(tt.doc)); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

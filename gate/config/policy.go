@@ -212,14 +212,30 @@ func (c *Config) CheckWaiverDays(added []gate.Waiver, now time.Time, maxDays int
 	return nil
 }
 
-// DeclaresRetriever reports whether data, a TOML document, holds a
-// retriever table the way Parse reads one: [retriever], [base.retriever]
-// or [head.retriever] in any spelling TOML and the decoder allow (a quoted
-// key, an inline table, a dotted key, another letter case). It is what
-// makes a file a recallgate config when the gate's config is looked for;
-// whether the config is valid is Parse's to say. A document that is not
-// TOML declares nothing.
+// Declares reports whether data, a TOML document, is a recallgate
+// config by what it holds, read in one decode: a retriever table the way
+// Parse reads one ([retriever], [base.retriever] or [head.retriever] in any
+// spelling TOML and the decoder allow: a quoted key, an inline table, a
+// dotted key, another letter case), or what a config for run files alone
+// has in place of one: a [gate] or [depth] table, or a top-level
+// set = "…". Such a config is the gate's policy, its defaults included, as
+// much as one with a retriever. Whether the config is valid is Parse's to
+// say. A document that is not TOML declares nothing.
+func Declares(data []byte) bool {
+	retriever, policy := declares(data)
+	return retriever || policy
+}
+
+// DeclaresRetriever reports whether data holds a retriever table (see
+// Declares).
 func DeclaresRetriever(data []byte) bool {
+	retriever, _ := declares(data)
+	return retriever
+}
+
+// declares is Declares's one decode: whether data holds a retriever table,
+// and whether it holds a policy table or a set.
+func declares(data []byte) (retriever, policy bool) {
 	var probe struct {
 		Retriever any `toml:"retriever"`
 		Base      *struct {
@@ -228,30 +244,16 @@ func DeclaresRetriever(data []byte) bool {
 		Head *struct {
 			Retriever any `toml:"retriever"`
 		} `toml:"head"`
-	}
-	if _, err := toml.Decode(string(data), &probe); err != nil {
-		return false
-	}
-	return probe.Retriever != nil || (probe.Base != nil && probe.Base.Retriever != nil) || (probe.Head != nil && probe.Head.Retriever != nil)
-}
-
-// DeclaresPolicy reports whether data, a TOML document, holds what a
-// config for run files alone has in place of a retriever table: a [gate]
-// or [depth] table, or a top-level set = "…" (in any spelling TOML and
-// the decoder allow). Such a config is the gate's policy, its defaults
-// included, as much as one with a retriever. A document that is not TOML
-// declares nothing.
-func DeclaresPolicy(data []byte) bool {
-	var probe struct {
 		Gate  any `toml:"gate"`
 		Depth any `toml:"depth"`
 		Set   any `toml:"set"`
 	}
 	if _, err := toml.Decode(string(data), &probe); err != nil {
-		return false
+		return false, false
 	}
+	retriever = probe.Retriever != nil || (probe.Base != nil && probe.Base.Retriever != nil) || (probe.Head != nil && probe.Head.Retriever != nil)
 	_, gate := probe.Gate.(map[string]any)
 	_, depth := probe.Depth.(map[string]any)
 	_, set := probe.Set.(string)
-	return gate || depth || set
+	return retriever, gate || depth || set
 }

@@ -154,7 +154,7 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 				continue
 			}
 			v := cfg.Variants[i]
-			// The variant takes the head's place, so CorpusFor and the
+			// The variant takes the head's place, so SideCorpus and the
 			// fingerprints see it as the gate sees its head.
 			run, ok := runs[side]
 			if !ok || pair == nil {

@@ -80,7 +80,7 @@ func Decide(r *gate.JudgeReport, th gate.Thresholds) {
 
 // Apply calibrates the judge on set, decides by th and, when its grades
 // count, returns the view of the set where they are gold for the
-// documents no person graded (gate.Set.WithJudgeGrades) with what was
+// documents no person graded (WithGrades) with what was
 // taken; else the set itself and nil.
 func Apply(set *gate.Set, id Identity, th gate.Thresholds) (*gate.Set, *gate.JudgeReport, map[string][]string) {
 	r := Calibrate(set, id)
@@ -94,7 +94,7 @@ func Apply(set *gate.Set, id Identity, th gate.Thresholds) (*gate.Set, *gate.Jud
 			extra[q.ID] = rec.Grades
 		}
 	}
-	view, applied := set.WithJudgeGrades(extra)
+	view, applied := WithGrades(set, extra)
 	return view, r, applied
 }
 
@@ -162,11 +162,7 @@ func Health(r *gate.JudgeReport, verdict bool) []string {
 			out = append(out, fmt.Sprintf("judge %s: %d more disagreements (recallgate label --adjudicate shows them all)", r.Name, len(r.Disagreements)-i))
 			break
 		}
-		line := fmt.Sprintf("judge %s disagrees on %s/%s: people %d, judge %d", r.Name, d.Query, d.Doc, d.People, d.Judge)
-		if d.Reason != "" {
-			line += ", its reason: " + strconv.QuoteToGraphic(d.Reason)
-		}
-		out = append(out, line)
+		out = append(out, fmt.Sprintf("judge %s disagrees on %s", r.Name, d))
 	}
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // policyFile is where the base commit keeps the gate's config.
@@ -138,7 +139,7 @@ var retrieverTable = regexp.MustCompile(`(?mi)^[ \t]*\[[ \t]*(?:(?:(?:base|head)
 // looksLikeConfig reports whether p, a file of the base tree, is a
 // recallgate config: a regular file (links followed only inside the tree)
 // of at most gate.MaxConfigBytes with a retriever table, or with what a
-// config for run files alone has instead (config.DeclaresPolicy): the
+// config for run files alone has instead (config.Declares): the
 // base's policy all the same. Whether it
 // parses is the loader's to say, so a base config this release refuses is
 // refused, never taken for no config; so is a .toml file that is a Git
@@ -162,7 +163,7 @@ func looksLikeConfig(tree *basetree.Tree, p string) bool {
 		// counts, and its loader says why it cannot be read.
 		return true
 	}
-	return err == nil && (retrieverTable.Match(data) || config.DeclaresRetriever(data) || config.DeclaresPolicy(data))
+	return err == nil && (retrieverTable.Match(data) || config.Declares(data))
 }
 
 // maxScanBytes bounds the scan of a file too large to be read as a config.
@@ -246,7 +247,7 @@ func under(dirs, paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		for _, d := range dirs {
-			if c := path.Join(d, p); !strings.Contains(c, "$") && filepath.IsLocal(filepath.FromSlash(c)) {
+			if c := path.Join(d, p); !strings.Contains(c, "$") && confine.Local(c) {
 				out = append(out, c)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Compare runs the comparison with the inputs' policy and attaches health,
@@ -104,11 +105,14 @@ func (p *Pairing) Compare(cfg *config.Config, th gate.Thresholds, head SideRun) 
 
 // compare is compareRuns on a scored base: runs' head compared with it.
 func (p *Pairing) compare(cfg *config.Config, th gate.Thresholds, runs map[string]SideRun, notes []string, drift bool, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
-	corpus := CorpusFor("", cfg)
+	corpus := cfg.SideCorpus("head")
 	read, ok := p.inputs[corpus]
 	if !ok {
-		var err error
-		if read, err = BuildInputs(p.e, cfg, th, p.set, corpus); err != nil {
+		snap, err := readCorpus(p.e, corpus, "for attribution")
+		if err != nil {
+			return nil, err
+		}
+		if read, err = BuildInputs(p.e, cfg, th, p.set, snap); err != nil {
 			return nil, err
 		}
 		p.inputs[corpus] = read
@@ -199,14 +203,14 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	var b *BaseSide
-	baseCorpus, baseCommit := sideCorpus(cfg), ""
+	baseCorpus, baseCommit := cfg.SideCorpus("base"), ""
 	if o.BaseRef != "" {
 		var err error
 		if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir}); err != nil {
 			return nil, err
 		}
 		defer b.Tree.Close()
-		baseCorpus, baseCommit = sideCorpus(b.cfg), b.Tree.Commit
+		baseCorpus, baseCommit = b.cfg.SideCorpus("base"), b.Tree.Commit
 		head := cfg
 		cfg, notes = b.Sides(head), b.Notes
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
@@ -216,6 +220,10 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		}
 		pol, added = b.Policy(head), b.AddedWaivers(head)
 		if pol.Source == gate.PolicyBaseCommit {
+			// (A change that adopts recallgate has no base side to see.)
+			if err := SameService(e, cfg, o.AllowIdentical); err != nil {
+				return nil, err
+			}
 			th = cfg.Thresholds
 			if o.Overrides != nil {
 				if err := o.Overrides(&th); err != nil {
@@ -245,7 +253,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
 	}
-	if err := CheckGoldHeld(set, CorpusFor("", cfg), baseCorpus); err != nil {
+	if err := CheckGoldHeld(e, set, cfg.SideCorpus("head"), baseCorpus); err != nil {
 		return nil, gate.AtStage(gate.StageSet, "", err)
 	}
 	if cfg.CacheDir != "" && !o.NoCache {
@@ -287,7 +295,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	}
 	if o.Baseline != "" {
 		// What a drift run compares with today's (see Drift).
-		meta, err := BaselineRecord(ctx, e, cfg, set, runs["head"], cmp)
+		meta, err := BaselineRecord(ctx, e, cfg, set, runs["head"])
 		if err != nil {
 			return nil, err
 		}
@@ -337,18 +345,6 @@ func CheckoutHead(ctx context.Context, cfgPath string) (commit, note string) {
 	return "", ""
 }
 
-// sideCorpus is the corpus the base side of c reads: the config's
-// `corpus`, else its base builtin retriever's ("" when unknown).
-func sideCorpus(c *config.Config) string {
-	switch {
-	case c.Corpus != "":
-		return c.Corpus
-	case c.Base != nil && c.Base.Type == "builtin":
-		return c.Base.Corpus
-	}
-	return ""
-}
-
 // CompareFiles compares two run files made elsewhere on the set, with the
 // config's waivers, health and chart setting when cfg is given, and the
 // runs' fingerprints in the report. corpus is the corpus attribution
@@ -375,15 +371,19 @@ func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 
 // compareFilesOn is compareFiles on set as it is (the judge's view or not).
 func compareFilesOn(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
-	bc, err := gate.ScoreRunFile(set, base, d)
+	bc, err := runfile.ScoreRunFile(set, base, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))
 	}
-	hc, err := gate.ScoreRunFile(set, head, d)
+	hc, err := runfile.ScoreRunFile(set, head, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "head", fmt.Errorf("score head run: %w", err))
 	}
-	in, err := BuildInputs(e, cfg, th, set, corpus)
+	snap, err := readCorpus(e, corpus, "for attribution")
+	if err != nil {
+		return nil, err
+	}
+	in, err := BuildInputs(e, cfg, th, set, snap)
 	if err != nil {
 		return nil, err
 	}
@@ -425,10 +425,15 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		}
 	}
 	meta := gate.RunMeta{Set: set.Fingerprint}
-	if c := CorpusFor("", cfg); c != "" && o.Side == "head" {
-		// A head run kept as a drift baseline records the corpus it saw.
-		if meta.Corpus, err = gate.CorpusFingerprint(c); err != nil {
+	if o.Side == "head" {
+		// A head run kept as a drift baseline records the corpus it saw
+		// (the snapshot the index is built from, when it is the head's).
+		snap, err := readCorpus(e, cfg.SideCorpus("head"), "")
+		if err != nil {
 			return 0, fmt.Errorf("read corpus: %w", err)
+		}
+		if snap != nil {
+			meta.Corpus = snap.Fingerprint
 		}
 	}
 	if o.Shards > 0 {
@@ -599,7 +604,7 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(head, b)...)
 	}
-	cmp, err := compareFiles(e, cfg, set, cfg.Depth, th, CorpusFor("", cfg), o.BaseResults, o.HeadResults, reviewed)
+	cmp, err := compareFiles(e, cfg, set, cfg.Depth, th, cfg.SideCorpus("head"), o.BaseResults, o.HeadResults, reviewed)
 	if err != nil {
 		return nil, err
 	}
@@ -643,7 +648,7 @@ func ScoreRun(set *gate.Set, path string, d gate.Depth, f report.Format) (*Score
 		}
 		r.spill, sp = s, s
 	}
-	card, err := gate.ScoreRunFileSpilled(set, path, d, sp)
+	card, err := runfile.ScoreRunFileSpilled(set, path, d, sp)
 	if err != nil {
 		r.Close()
 		return nil, err

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 const (
@@ -81,10 +83,10 @@ func (f *driftFixture) edit(t *testing.T, name, old, new string) {
 func TestBaselineRecordsItsInputs(t *testing.T) {
 	f := newDriftFixture(t)
 	cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
-	meta, err := gate.ReadRunFile(f.baseline, func(gate.Result) error { return nil })
-	corpus, _ := gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
-	if err != nil || meta.Set != set.Fingerprint || meta.Config != cfg.Head.Fingerprint() || meta.Corpus != corpus || !gate.IsFingerprint(corpus) {
-		t.Fatalf("baseline meta %+v (%v), want set %s, retriever %s, corpus %s", meta, err, set.Fingerprint, cfg.Head.Fingerprint(), corpus)
+	meta, err := runfile.ReadRunFile(f.baseline, func(gate.Result) error { return nil })
+	corpusFP, _ := corpus.Fingerprint(filepath.Join(f.dir, "corpus"))
+	if err != nil || meta.Set != set.Fingerprint || meta.Config != cfg.Head.Fingerprint() || meta.Corpus != corpusFP || !gate.IsFingerprint(corpusFP) {
+		t.Fatalf("baseline meta %+v (%v), want set %s, retriever %s, corpus %s", meta, err, set.Fingerprint, cfg.Head.Fingerprint(), corpusFP)
 	}
 	// Beside the fingerprints: the policy, the time it was made (no git
 	// here: no commit), each query's text hash, each document's hash.
@@ -103,8 +105,8 @@ func TestBaselineRecordsItsInputs(t *testing.T) {
 	if err != nil || cmp.Verdict != gate.Pass || cmp.Baseline == nil || len(cmp.Baseline.Changed)+len(cmp.Baseline.Unrecorded) != 0 {
 		t.Fatalf("unchanged drift: %v %+v", err, cmp)
 	}
-	if got := Fingerprint(cmp.Fingerprints, "corpus"); got != corpus {
-		t.Errorf("report's corpus fingerprint %s, want %s", got, corpus)
+	if got := Fingerprint(cmp.Fingerprints, "corpus"); got != corpusFP {
+		t.Errorf("report's corpus fingerprint %s, want %s", got, corpusFP)
 	}
 }
 
@@ -134,8 +136,8 @@ func TestDriftComparesChangedInputs(t *testing.T) {
 			f := newDriftFixture(t)
 			now := func() map[string]string {
 				cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
-				corpus, _ := gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
-				return map[string]string{gate.InputSet: set.Fingerprint, gate.InputRetriever: cfg.Head.Fingerprint(), gate.InputCorpus: corpus,
+				corpusFP, _ := corpus.Fingerprint(filepath.Join(f.dir, "corpus"))
+				return map[string]string{gate.InputSet: set.Fingerprint, gate.InputRetriever: cfg.Head.Fingerprint(), gate.InputCorpus: corpusFP,
 					gate.InputPolicy: gate.PolicyFingerprint(cfg.Thresholds, cfg.Depth)}
 			}
 			old := now()[tc.input]

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate/atomicfile"
+	"github.com/recallgate/recallgate/gate/corpus"
 )
 
 // Env is what the job may touch of the world, so tests replace it.
@@ -36,6 +37,18 @@ type Env struct {
 	// Fence, when set, opens a block in which output recallgate does not
 	// control is never parsed as workflow commands, and returns its close.
 	Fence func() (release func())
+	// Corpora reads each corpus of the run once (the gold check, the
+	// cache key, the index builds, attribution, the drift check and the
+	// baseline record share its snapshot); nil: made on first use.
+	Corpora *corpus.Reads
+}
+
+// corpora is the run's corpus reads, made on first use.
+func (e *Env) corpora() *corpus.Reads {
+	if e.Corpora == nil {
+		e.Corpora = &corpus.Reads{}
+	}
+	return e.Corpora
 }
 
 // Streams are the env's output streams, for an output path named "-",

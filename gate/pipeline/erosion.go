@@ -10,13 +10,13 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/baseline"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
-// MaxBaselineBytes bounds the reviewed baseline run max_baseline_drop
-// reads: a run of a hundred thousand queries with their hits is well
-// under it.
-const MaxBaselineBytes = 512 << 20
+// MaxBaselineBytes is baseline.MaxBytes: the bound of a baseline run.
+const MaxBaselineBytes = baseline.MaxBytes
 
 // baselineFix is the fix of a reviewed baseline that cannot be read where
 // a base commit judges.
@@ -52,8 +52,8 @@ func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set 
 		if path == "" {
 			return nil, &gate.InputError{File: file, Field: "baseline", Err: fmt.Errorf("%s is on, but the base commit's config names no baseline run", gate.RuleBaselineDrop)}
 		}
-		rel, err := filepath.Rel(b.Tree.Dir, path)
-		if err != nil || !filepath.IsLocal(rel) {
+		rel, ok := confine.Rel(b.Tree.Dir, path)
+		if !ok {
 			return nil, &gate.InputError{File: file, Line: line, Field: "baseline", Err: errors.New("the baseline run must be a path inside the repository: refused")}
 		}
 		rel = filepath.ToSlash(rel)
@@ -82,7 +82,7 @@ func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set 
 }
 
 // scoreBaseline reads the run at path (named name in errors and reports)
-// and scores it on the set with today's labels through ScoreBaseline: a
+// and scores it on the set with today's labels through baseline.Score: a
 // query it lacks, or whose text changed since it was written, is left out. A run larger than MaxBaselineBytes, not a run, or holding none of
 // the set's queries is an *gate.InputError naming name (and the line).
 func scoreBaseline(path, name string, set *gate.Set, d gate.Depth) (*gate.ReviewedBaseline, error) {
@@ -105,7 +105,7 @@ func scoreBaseline(path, name string, set *gate.Set, d gate.Depth) (*gate.Review
 	}
 	// Scored as a drift run scores its baseline: today's labels, and only
 	// the queries it has whose text is unchanged.
-	card, _, err := ScoreBaseline(context.Background(), path, set, d)
+	card, _, err := baseline.Score(context.Background(), path, set, d)
 	if err != nil {
 		return nil, rename(err)
 	}

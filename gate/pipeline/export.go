@@ -12,7 +12,9 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/cli"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Export formats (ExportOptions.Format).
@@ -202,7 +204,7 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	}
 	set, budget, corpus := s.Set, s.Depth.ContextTokens, ""
 	if s.Config != nil {
-		corpus = CorpusFor("", s.Config)
+		corpus = s.Config.SideCorpus("head")
 	}
 	if budget <= 0 {
 		budget = gate.DefaultContextTokens
@@ -215,7 +217,7 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	cases := map[string]*exportCase{}
 	var unknown []string
 	noText := true
-	meta, err := gate.ReadRunFile(o.Run, func(r gate.Result) error {
+	meta, err := runfile.ReadRunFile(o.Run, func(r gate.Result) error {
 		q := set.Query(r.ID)
 		if q == nil {
 			unknown = append(unknown, r.ID)
@@ -281,8 +283,8 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 // references fills each case's reference passages: the gold documents'
 // text from the corpus when there is one (read once, keeping only the
 // documents asked for), else the query's evidence.
-func references(cases map[string]*exportCase, corpus string) error {
-	if corpus == "" {
+func references(cases map[string]*exportCase, corpusPath string) error {
+	if corpusPath == "" {
 		for _, c := range cases {
 			c.references = append(c.references, c.q.Evidence...)
 			c.meta.ReferenceSource = "evidence"
@@ -299,7 +301,7 @@ func references(cases map[string]*exportCase, corpus string) error {
 		}
 	}
 	found := map[string]bool{}
-	if err := gate.WalkCorpus(corpus, func(d gate.Document) error {
+	if err := corpus.Walk(corpusPath, func(d corpus.Document) error {
 		if _, ok := want[d.ID]; ok && !found[d.ID] {
 			text := strings.TrimSpace(d.Text)
 			if t := strings.TrimSpace(d.Title); t != "" {

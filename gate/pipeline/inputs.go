@@ -7,6 +7,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 )
 
 // inputs is what a comparison needs besides the two scorecards.
@@ -34,26 +35,24 @@ func DepthWarning(d gate.Depth, docs int) string {
 		d.Candidates, docs, gate.Plural(docs, "document", "documents"), d.Candidates, max(1, docs/10))
 }
 
-// CorpusFor picks the corpus that attribution and health check gold
-// documents against: the flag, the config's `corpus`, else the head's
-// builtin retriever's corpus.
-func CorpusFor(flagValue string, cfg *config.Config) string {
-	switch {
-	case flagValue != "":
-		return flagValue
-	case cfg == nil:
-		return ""
-	case cfg.Corpus != "":
-		return cfg.Corpus
-	case cfg.Head != nil && cfg.Head.Type == "builtin":
-		return cfg.Head.Corpus
+// readCorpus is the run's snapshot of the corpus at path (nil for "":
+// none), read once per run (Env.Corpora); a read error is wrapped as
+// "read corpus WHAT: …" ("" WHAT: as it is).
+func readCorpus(e *Env, path, what string) (*corpus.Snapshot, error) {
+	if path == "" {
+		return nil, nil
 	}
-	return ""
+	snap, err := e.corpora().Get(path)
+	if err != nil && what != "" {
+		return nil, fmt.Errorf("read corpus %s: %w", what, err)
+	}
+	return snap, err
 }
 
-// BuildInputs checks the waivers against today, reads the corpus ids and
-// runs the eval-set health check.
-func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, corpus string) (*Inputs, error) {
+// BuildInputs checks the waivers against today, takes the corpus's ids
+// and fingerprint from its snapshot (nil: no corpus known) and runs the
+// eval-set health check.
+func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, snap *corpus.Snapshot) (*Inputs, error) {
 	in := &Inputs{Policy: gate.Policy{Thresholds: th}}
 	ho := gate.HealthOptions{Now: e.Clock()}
 	if cfg != nil {
@@ -70,15 +69,12 @@ func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 	if cfg != nil {
 		in.Fingerprints = append(in.Fingerprints, [2]string{"config", FingerprintFile(cfg.Path)})
 	}
-	if corpus != "" {
-		// One streamed pass: the ids for attribution and the data-quality
-		// list (relevant gold the corpus lost), and the content hash.
-		ids, sum := map[string]bool{}, gate.NewCorpusHash()
-		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; sum.Add(d); return nil }); err != nil {
-			return nil, fmt.Errorf("read corpus for attribution: %w", err)
-		}
+	if snap != nil {
+		// The ids for attribution and the data-quality list (relevant gold
+		// the corpus lost), and the content hash.
+		ids := snap.IDs()
 		in.Policy.Corpus = ids
-		in.Fingerprints = append(in.Fingerprints, [2]string{gate.InputCorpus, sum.Sum()})
+		in.Fingerprints = append(in.Fingerprints, [2]string{gate.InputCorpus, snap.Fingerprint})
 		if cfg != nil {
 			if w := DepthWarning(cfg.Depth, len(ids)); w != "" {
 				in.Warnings = append(in.Warnings, w)

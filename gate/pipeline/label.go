@@ -14,8 +14,10 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // LabelOptions say what the labelling page shows.
@@ -71,7 +73,7 @@ func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
 	if setPath == "" {
 		return ErrNoSet
 	}
-	set, err := gate.LoadDraft(setPath)
+	set, err := setfile.LoadDraft(setPath)
 	if err != nil {
 		return err
 	}
@@ -105,7 +107,7 @@ func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
 // file already there, is refused with what to run. A JSONL set is
 // returned as it is. It runs before any retrieval.
 func jsonlBeside(e *Env, cfg *config.Config, setPath string) (string, error) {
-	set, err := gate.LoadDraft(setPath)
+	set, err := setfile.LoadDraft(setPath)
 	if err != nil || set.Format != "qrels" {
 		return setPath, err
 	}
@@ -165,14 +167,18 @@ func Label(ctx context.Context, e *Env, o LabelOptions) (*LabelJob, error) {
 }
 
 func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Config, setPath string) (*LabelJob, error) {
-	set, err := gate.LoadDraft(setPath)
+	set, err := setfile.LoadDraft(setPath)
 	if err != nil {
 		return nil, err
 	}
-	docs := map[string]gate.Document{}
-	if corpus := CorpusFor("", cfg); corpus != "" {
-		if err := gate.WalkCorpus(corpus, func(d gate.Document) error { docs[d.ID] = d; return nil }); err != nil {
-			return nil, fmt.Errorf("read corpus: %w", err)
+	docs := map[string]corpus.Document{}
+	snap, err := readCorpus(e, cfg.SideCorpus("head"), "")
+	if err != nil {
+		return nil, fmt.Errorf("read corpus: %w", err)
+	}
+	if snap != nil {
+		for _, d := range snap.Docs {
+			docs[d.ID] = d
 		}
 	} else {
 		e.Warn("%s names no corpus (corpus = \"…\" or a builtin retriever): titles and whole documents are not shown", cfg.Path)
@@ -198,7 +204,7 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 	if len(docs) > 0 {
 		lo.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
 		lo.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
-		lo.Search = corpusSearch(CorpusFor("", cfg), docs)
+		lo.Search = corpusSearch(snap, docs)
 	}
 	if o.Pick != nil {
 		lo.Only = o.Pick(set)
@@ -223,14 +229,14 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 // corpusSearch is the page's search over the corpus: the builtin BM25,
 // its index built on the first search (so the page opens at once), hits
 // collapsed to documents.
-func corpusSearch(corpus string, docs map[string]gate.Document) func(string, int) ([]label.Candidate, error) {
+func corpusSearch(snap *corpus.Snapshot, docs map[string]corpus.Document) func(string, int) ([]label.Candidate, error) {
 	var once sync.Once
 	var ix *builtin.Index
 	var buildErr error
 	return func(text string, k int) ([]label.Candidate, error) {
 		once.Do(func() {
-			if ix, buildErr = builtin.Build(corpus, builtin.DefaultOptions()); buildErr != nil {
-				buildErr = fmt.Errorf("index %s: %w", corpus, buildErr)
+			if ix, buildErr = builtin.Build(snap, builtin.DefaultOptions()); buildErr != nil {
+				buildErr = fmt.Errorf("index %s: %w", snap.Path, buildErr)
 			}
 		})
 		if buildErr != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -90,7 +91,7 @@ func DescribeOldest(set *gate.Set, ids []string, now time.Time) []string {
 // each pool config, and gathers each query's documents: the union of each
 // retriever's top depth documents, with their passages and, when the corpus
 // is known, title and whole text. A retriever that fails stops it, named.
-func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *gate.Set, depth int, docs map[string]gate.Document) (map[string][]label.Candidate, error) {
+func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *gate.Set, depth int, docs map[string]corpus.Document) (map[string][]label.Candidate, error) {
 	type source struct {
 		cfg  *config.Config
 		side string
@@ -168,7 +169,7 @@ func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *
 // the query–document pairs it lists as new and unjudged in the head's
 // context, with the head's passages and the corpus text; only lists their
 // queries in report order.
-func PoolFromReport(path string, set *gate.Set, docs map[string]gate.Document) (map[string][]label.Candidate, []string, error) {
+func PoolFromReport(path string, set *gate.Set, docs map[string]corpus.Document) (map[string][]label.Candidate, []string, error) {
 	if _, err := gate.CheckInputFile(path); err != nil {
 		return nil, nil, &gate.InputError{File: path, Err: fmt.Errorf("--from-report: %w", err)}
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/recallgate/recallgate/gate/retriever"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/file"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // SideRun is one side's retrieval outcome.
@@ -94,7 +96,6 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 	}()
 	out := map[string]SideRun{}
 	cacheOn := e.Cache != nil && max(repeats, 1) == 1
-	corpusSums := map[string]string{} // both sides often index one corpus: hash it once
 	indexDir := ""
 	indexes := &builtin.Shared{} // sides of one corpus and index options: one build
 	if e.Cache != nil {
@@ -109,13 +110,13 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		var cacheKey string
 		if cacheOn {
 			if rc.Type == "builtin" {
-				if fp.Corpus = corpusSums[rc.Corpus]; fp.Corpus == "" {
-					var err error
-					if fp.Corpus, err = builtin.CorpusFingerprint(rc.Corpus); err != nil {
-						return nil, fmt.Errorf("%s: %w", side, err)
-					}
-					corpusSums[rc.Corpus] = fp.Corpus
+				// The snapshot the index is built from, should the run not
+				// be cached: the corpus is read once.
+				snap, err := e.corpora().Get(rc.Corpus)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", side, err)
 				}
+				fp.Corpus = snap.Fingerprint
 			}
 			if cacheKey = e.Cache.key(set, fp, side, k); cacheKey != "" {
 				if res, ok := e.Cache.load(e, cacheKey, set); ok {
@@ -128,7 +129,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		start := time.Now()
 		deps := retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr, Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence}
-		deps.IndexDir, deps.Indexes = indexDir, indexes
+		deps.IndexDir, deps.Indexes, deps.Corpora = indexDir, indexes, e.corpora()
 		r, c, err := retriever.New(ctx, rc, deps)
 		if err != nil {
 			return nil, gate.AtStage(gate.StageRetrieve, side, err)
@@ -154,8 +155,8 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		rc := SideTable(cfg, side)
 		key := rc.URL
-		if key == "" {
-			key = side
+		if key == "" || len(rc.Start) > 0 {
+			key = side // a started service is the side's own, whatever its url says
 		}
 		if _, ok := limiters[key]; !ok {
 			limiters[key] = gate.NewLimiter(rc.RateLimit)
@@ -243,7 +244,7 @@ func LoadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) 
 // through a config comes here, so each honours the key (and refuses a
 // qrels set without it) as the gate does.
 func LoadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
-	return loadSetFor(cfg, setOverride, gate.LoadSet)
+	return loadSetFor(cfg, setOverride, setfile.Load)
 }
 
 // loadSetFor is LoadSetFor with the loader of the set file (a draft's
@@ -270,7 +271,7 @@ func loadSetFor(cfg *config.Config, setOverride string, load func(string) (*gate
 // qrels set when it names none.
 func queryTexts(cfg *config.Config, set *gate.Set) error {
 	if cfg.Queries != "" {
-		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
+		if err := setfile.LoadQueryTexts(set, cfg.Queries); err != nil {
 			return fmt.Errorf("load query texts: %w", err)
 		}
 	} else if set.Format == "qrels" {
@@ -288,5 +289,5 @@ func WriteRunFile(path string, results []gate.Result, meta gate.RunMeta) error {
 // WriteRunTo writes a run with its metadata line to path by atomicfile's
 // rules: "-" and /dev/stdout are s's stdout.
 func WriteRunTo(s atomicfile.Streams, path string, results []gate.Result, meta gate.RunMeta) error {
-	return s.Write(path, 0o644, func(w io.Writer) error { return gate.WriteRun(w, results, &meta) })
+	return s.Write(path, 0o644, func(w io.Writer) error { return runfile.WriteRun(w, results, &meta) })
 }

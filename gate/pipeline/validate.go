@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/retriever"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // ErrNoSet is Validate's error when neither the options nor the config
@@ -24,15 +26,18 @@ type ValidateOptions struct {
 	// older labels ("180d"; "" = the config's).
 	Set, Corpus, MaxLabelAge string
 	// Config is a recallgate.toml to check too ("" = none): its keys,
-	// waivers (an expired one fails) and set.
+	// waivers (an expired one fails) and set; and, unless Offline, each
+	// side's retriever is sent the preflight (Preflight).
 	Config string
+	// Offline sends nothing to any retriever.
+	Offline bool
 }
 
 // Validate checks an eval set, and the config and corpus when given, and
 // writes what it found to out, one "ok:", "agreement:" or "health:" line
 // each. Gold documents missing from the corpus are an *gate.InputError
 // listing every query with its line.
-func Validate(e *Env, o ValidateOptions, out io.Writer) error {
+func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) error {
 	var s *gate.Set
 	var cfg *config.Config
 	if o.Config != "" {
@@ -51,17 +56,24 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 			return err
 		}
 		s, o.Set = set, set.Path
-		o.Corpus = CorpusFor(o.Corpus, cfg)
+		if o.Corpus == "" {
+			o.Corpus = cfg.SideCorpus("head")
+		}
 		if o.MaxLabelAge == "" && cfg.MaxLabelAge > 0 {
 			o.MaxLabelAge = fmt.Sprintf("%dd", int(cfg.MaxLabelAge.Hours()/24))
 		}
 		fmt.Fprintf(out, "ok: %s: config is valid (%d waivers)\n", cfg.Path, len(cfg.Waivers))
+		if !o.Offline {
+			if err := Preflight(ctx, e, cfg, out); err != nil {
+				return err
+			}
+		}
 	} else {
 		if o.Set == "" {
 			return ErrNoSet
 		}
 		var err error
-		if s, err = gate.LoadSet(o.Set); err != nil {
+		if s, err = setfile.Load(o.Set); err != nil {
 			return err
 		}
 	}
@@ -110,10 +122,11 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 	}
 	var ids map[string]bool
 	if o.Corpus != "" {
-		var err error
-		if ids, err = corpusIDs(o.Corpus); err != nil {
+		snap, err := readCorpus(e, o.Corpus, "")
+		if err != nil {
 			return err
 		}
+		ids = snap.IDs()
 	}
 	for _, h := range gate.Health(s, ho) {
 		fmt.Fprintf(out, "health: %s\n", h)
@@ -151,38 +164,29 @@ func missingGoldError(s *gate.Set, corpus, where string, missing map[string][]st
 		len(qids), gate.Plural(len(qids), "query", "queries"), where, strings.Join(lines, "\n  "))}
 }
 
-// corpusIDs reads the document ids of a corpus.
-func corpusIDs(corpus string) (map[string]bool, error) {
-	ids := map[string]bool{}
-	err := gate.WalkCorpus(corpus, func(d gate.Document) error { ids[d.ID] = true; return nil })
-	return ids, err
-}
-
 // CheckGoldHeld refuses, before anything is retrieved, the set's gold
 // documents that neither side's corpus holds: a label naming a document
 // nobody has is a data bug of the set (as validate says), never a
 // regression nor a pass. head is the corpus the head side reads ("" when
 // unknown: nothing is checked); base the base side's ("" or the same
 // path when it is the head's). Gold only the head's corpus lacks is the
-// change deleting it: left to the comparison.
-func CheckGoldHeld(set *gate.Set, head, base string) error {
-	if head == "" {
-		return nil
-	}
-	ids, err := corpusIDs(head)
-	if err != nil {
+// change deleting it: left to the comparison. Each corpus is read once
+// per run (Env.Corpora), the base's only when the head's lacks gold.
+func CheckGoldHeld(e *Env, set *gate.Set, head, base string) error {
+	snap, err := readCorpus(e, head, "")
+	if snap == nil {
 		return err
 	}
-	missing := gate.MissingGold(set, ids)
+	missing := gate.MissingGold(set, snap.IDs())
 	if len(missing) == 0 {
 		return nil
 	}
 	where := "the corpus"
 	if base != "" && base != head {
 		where = "both sides' corpora (the base's and the head's)"
-		held, err := corpusIDs(base)
-		if err != nil {
-			held = nil // a base corpus that cannot be read holds nothing
+		var held map[string]bool // a base corpus that cannot be read holds nothing
+		if b, err := readCorpus(e, base, ""); err == nil {
+			held = b.IDs()
 		}
 		for q, docs := range missing {
 			docs = slices.DeleteFunc(docs, func(d string) bool { return held[d] })
@@ -288,7 +292,7 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	var err error
 	if s.Config != nil {
 		set, err = LoadSetFor(s.Config, setPath) // its query texts too
-	} else if set, err = gate.LoadSet(setPath); err != nil {
+	} else if set, err = setfile.Load(setPath); err != nil {
 		err = fmt.Errorf("load set: %w", err)
 	}
 	if err != nil {
@@ -296,4 +300,27 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	}
 	s.Set = set
 	return s, nil
+}
+
+// Preflight sends each side's retriever (base, then head; one table
+// once) the preflight the gate sends before it retrieves, starting its
+// service or program where the config says how (retriever.Preflight), and
+// says on out what answered. A retriever that does not answer, or whose
+// answer the table cannot read, is its error (exit 3 when it is down).
+func Preflight(ctx context.Context, e *Env, cfg *config.Config, out io.Writer) error {
+	for _, side := range []string{"base", "head"} {
+		rc := SideTable(cfg, side)
+		if rc == nil || (side == "head" && rc == cfg.Base) {
+			continue
+		}
+		what, err := retriever.Preflight(ctx, rc, retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr,
+			Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence})
+		if err != nil {
+			return gate.AtStage(gate.StageRetrieve, side, err)
+		}
+		if what != "" {
+			fmt.Fprintf(out, "ok: %s side: %s answered the preflight query\n", side, what)
+		}
+	}
+	return nil
 }

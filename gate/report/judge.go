@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -60,11 +59,7 @@ const MaxJudgeDisagreements = 20
 
 // line is the disagreement as one line of text, the reason quoted.
 func (d JudgeDisagreementInfo) line() string {
-	s := fmt.Sprintf("%s/%s: people %d, judge %d", d.Query, d.Doc, d.People, d.Judge)
-	if d.Reason != "" {
-		s += ", its reason: " + strconv.QuoteToGraphic(d.Reason)
-	}
-	return s
+	return gate.JudgeDisagreement{Query: d.Query, Doc: d.Doc, People: d.People, Judge: d.Judge, Reason: d.Reason}.String()
 }
 
 // summary is the judge's calibration on one line.

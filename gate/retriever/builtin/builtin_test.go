@@ -8,10 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/internal/shareddata"
 )
 
-func corpus(t *testing.T, docs map[string]string) string {
+// readSnap reads the corpus at path for a build.
+func readSnap(tb testing.TB, path string) *corpus.Snapshot {
+	tb.Helper()
+	s, err := corpus.Read(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func writeCorpus(t *testing.T, docs map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for id, text := range docs {
@@ -39,13 +50,13 @@ func TestAnalysis(t *testing.T) {
 // TestBM25HandComputed checks the score of a one-term query against the
 // formula idf · tf·(k1+1) / (tf + k1·(1 − b + b·len/avg)).
 func TestBM25HandComputed(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"a": "apple apple pear",
 		"b": "apple",
 		"c": "pear plum",
 	})
 	o := Options{K1: 1.2, B: 0.75}
-	ix, err := Build(dir, o)
+	ix, err := Build(readSnap(t, dir), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +74,11 @@ func TestBM25HandComputed(t *testing.T) {
 }
 
 func TestChunkingAndTitle(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"guide/keys": "# Rotating keys\n\none two three four five six seven",
 		"other":      "# Unrelated\n\nseven",
 	})
-	ix, err := Build(dir, Options{K1: 0.9, B: 0.4, ChunkWords: 3, ChunkOverlap: 1})
+	ix, err := Build(readSnap(t, dir), Options{K1: 0.9, B: 0.4, ChunkWords: 3, ChunkOverlap: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,20 +103,20 @@ func TestChunkingAndTitle(t *testing.T) {
 }
 
 func TestTitleBoostField(t *testing.T) {
-	dir := corpus(t, map[string]string{
+	dir := writeCorpus(t, map[string]string{
 		"a": "# Keys\n\nsomething else entirely here",
 		"b": "# Other\n\nkeys keys mentioned in body",
 	})
-	flat, _ := Build(dir, Options{K1: 0.9, B: 0.4})
-	boosted, _ := Build(dir, Options{K1: 0.9, B: 0.4, TitleBoost: 5})
+	flat, _ := Build(readSnap(t, dir), Options{K1: 0.9, B: 0.4})
+	boosted, _ := Build(readSnap(t, dir), Options{K1: 0.9, B: 0.4, TitleBoost: 5})
 	if flat.Search("keys", 1)[0].Doc != "b" || boosted.Search("keys", 1)[0].Doc != "a" {
 		t.Errorf("flat %v boosted %v", flat.Search("keys", 2), boosted.Search("keys", 2))
 	}
 }
 
 func TestDeterministicTies(t *testing.T) {
-	dir := corpus(t, map[string]string{"a": "same words", "b": "same words", "c": "same words"})
-	ix, _ := Build(dir, DefaultOptions())
+	dir := writeCorpus(t, map[string]string{"a": "same words", "b": "same words", "c": "same words"})
+	ix, _ := Build(readSnap(t, dir), DefaultOptions())
 	for i := 0; i < 20; i++ {
 		hs := ix.Search("same", 2)
 		if len(hs) != 2 || hs[0].Doc != "a" || hs[1].Doc != "b" {
@@ -125,12 +136,12 @@ func TestOptionsValidate(t *testing.T) {
 }
 
 func TestBuildCachedReusesAndRebuilds(t *testing.T) {
-	dir := corpus(t, map[string]string{"a": "# Keys\n\nrotate keys", "b": "other words", "c": "keys keys"})
+	dir := writeCorpus(t, map[string]string{"a": "# Keys\n\nrotate keys", "b": "other words", "c": "keys keys"})
 	cache := t.TempDir()
 	var warnings []string
 	warn := func(s string) { warnings = append(warnings, s) }
 	o := Options{K1: 0.9, B: 0.4, TitleBoost: 2, Analysis: Analysis{Stem: true}}
-	first, err := BuildCached(dir, o, cache, warn)
+	first, err := BuildCached(readSnap(t, dir), o, cache, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +149,7 @@ func TestBuildCachedReusesAndRebuilds(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("%d saved indexes", len(files))
 	}
-	second, err := BuildCached(dir, o, cache, warn)
+	second, err := BuildCached(readSnap(t, dir), o, cache, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +157,7 @@ func TestBuildCachedReusesAndRebuilds(t *testing.T) {
 		t.Error("the loaded index answers differently")
 	}
 	// Other options, another index; a corrupt file is rebuilt with a warning.
-	if _, err := BuildCached(dir, Options{K1: 1.2, B: 0.75}, cache, warn); err != nil {
+	if _, err := BuildCached(readSnap(t, dir), Options{K1: 1.2, B: 0.75}, cache, warn); err != nil {
 		t.Fatal(err)
 	}
 	if files, _ = filepath.Glob(filepath.Join(cache, "bm25-*.gob")); len(files) != 2 {
@@ -154,7 +165,7 @@ func TestBuildCachedReusesAndRebuilds(t *testing.T) {
 	}
 	os.WriteFile(files[0], []byte("garbage"), 0o644)
 	os.WriteFile(files[1], []byte("garbage"), 0o644)
-	third, err := BuildCached(dir, o, cache, warn)
+	third, err := BuildCached(readSnap(t, dir), o, cache, warn)
 	if err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "unusable and is rebuilt") {
 		t.Fatalf("err %v warnings %q", err, warnings)
 	}
@@ -163,7 +174,7 @@ func TestBuildCachedReusesAndRebuilds(t *testing.T) {
 	}
 	// A changed corpus gets a new index.
 	os.WriteFile(filepath.Join(dir, "b.md"), []byte("keys now"), 0o644)
-	fourth, _ := BuildCached(dir, o, cache, warn)
+	fourth, _ := BuildCached(readSnap(t, dir), o, cache, warn)
 	if fourth.Fingerprint() == first.Fingerprint() || len(fourth.Search("keys", 10)) != 3 {
 		t.Error("a changed corpus reused the old index")
 	}
@@ -172,19 +183,19 @@ func TestBuildCachedReusesAndRebuilds(t *testing.T) {
 func BenchmarkSciFactIndex(b *testing.B) {
 	path := shareddata.Path(b, "data/scifact/corpus.jsonl.gz")
 	cache := b.TempDir()
-	if _, err := BuildCached(path, DefaultOptions(), cache, func(string) {}); err != nil {
+	if _, err := BuildCached(readSnap(b, path), DefaultOptions(), cache, func(string) {}); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("build", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := Build(path, DefaultOptions()); err != nil {
+			if _, err := Build(readSnap(b, path), DefaultOptions()); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("load-persisted", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := BuildCached(path, DefaultOptions(), cache, func(s string) { b.Fatal(s) }); err != nil {
+			if _, err := BuildCached(readSnap(b, path), DefaultOptions(), cache, func(s string) { b.Fatal(s) }); err != nil {
 				b.Fatal(err)
 			}
 		}
