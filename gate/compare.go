@@ -295,14 +295,17 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	}
 	var outageWarnings []string
 	for _, sc := range []struct {
-		side string
-		card *Scorecard
-	}{{"base", base}, {"head", head}} {
+		side        string
+		card, other *Scorecard
+	}{{"base", base, head}, {"head", head, base}} {
 		w, err := checkOutage(sc.side, sc.card, pol.Corpus)
 		if err != nil {
 			return nil, AtStage(StageRetrieve, sc.side, err)
 		}
 		if w != "" {
+			outageWarnings = append(outageWarnings, w)
+		}
+		if w := checkCapped(sc.side, sc.card, sc.other, pol.Corpus); w != "" {
 			outageWarnings = append(outageWarnings, w)
 		}
 	}

@@ -231,6 +231,12 @@ type JudgeReport struct {
 	// DocumentsUsed counts the documents in the verdict (either side's
 	// top k) whose grade is the judge's alone.
 	DocumentsUsed int
+	// GradesUsed counts the judge's grades taken as gold (where no person
+	// graded), in the verdict or not: they change recall@N's
+	// denominators too. VerdictWithout is the verdict the comparison
+	// gives without them ("" when they did not count).
+	GradesUsed     int
+	VerdictWithout Verdict
 	// Disagreements are the documents the judge and people read apart
 	// (relevant against not), query then document order.
 	Disagreements []JudgeDisagreement

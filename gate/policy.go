@@ -75,7 +75,7 @@ type Thresholds struct {
 	MinSegmentQueries int
 	// MaxMissingGold bounds, on a drift run (Policy.StaleGoldApart with a
 	// known corpus), the relevant gold documents the corpus no longer
-	// holds (default 0): their queries are kept out of the recall rules,
+	// holds (default 0): a query that lost only such documents is kept out of the recall rules,
 	// and this rule fails on them instead. Omitted from the policy
 	// fingerprint at 0, so older fingerprints stay as they were.
 	MaxMissingGold int `json:",omitempty"`

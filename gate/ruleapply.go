@@ -102,7 +102,7 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	if r.Value <= limit+epsilon {
 		return r
 	}
-	r.Why = fmt.Sprintf("%smean %s dropped by %.3f (limit %.3f, %s)", s.in(), label, r.Value, limit, name)
+	r.Why = fmt.Sprintf("%smean %s dropped by %s (limit %.3f, %s)", s.in(), label, FixedApart(r.Value, limit, 3), limit, name)
 	minFlipped := max(c.Thresholds.MinFlipped, 1)
 	switch {
 	case len(unjudged) > 0 && -mean(ifRelevant) <= limit+epsilon:
@@ -239,7 +239,7 @@ func (c *Comparison) floorRule(s ruleScope, name, metric, label string, depth in
 	r.Value = r.Head
 	if r.Head < limit-epsilon {
 		r.Outcome = RuleFail
-		r.Why = fmt.Sprintf("%shead mean %s is %.3f, under the floor %.3f (%s)", s.in(), label, r.Head, limit, name)
+		r.Why = fmt.Sprintf("%shead mean %s is %s, under the floor %.3f (%s)", s.in(), label, FixedApart(r.Head, limit, 3), limit, name)
 	}
 	return r
 }
@@ -258,7 +258,7 @@ func (c *Comparison) latencyRule(limit float64) RuleResult {
 	r.Value = r.Head / r.Base
 	if r.Value > limit+epsilon {
 		r.Outcome = RuleFail
-		r.Why = fmt.Sprintf("head p95 latency %.1f ms is %.2f× the base's %.1f ms (limit %.2f×, %s)", r.Head, r.Value, r.Base, limit, RuleLatencyRatio)
+		r.Why = fmt.Sprintf("head p95 latency %.1f ms is %s× the base's %.1f ms (limit %.2f×, %s)", r.Head, FixedApart(r.Value, limit, 2), r.Base, limit, RuleLatencyRatio)
 	}
 	return r
 }
@@ -316,26 +316,32 @@ func (c *Comparison) baselineRule(limit float64) (RuleResult, error) {
 	c.BaselineDistance = d
 	if r.Value > limit+epsilon {
 		r.Outcome = RuleFail
-		r.Why = fmt.Sprintf("head mean recall@%d %.3f is %.3f below the reviewed baseline's %.3f (%s, %d %s; limit %.3f, %s)", n, r.Head, r.Value, r.Base, b.Name, r.Queries, Plural(r.Queries, "query", "queries"), limit, RuleBaselineDrop)
+		r.Why = fmt.Sprintf("head mean recall@%d %.3f is %s below the reviewed baseline's %.3f (%s, %d %s; limit %.3f, %s)", n, r.Head, FixedApart(r.Value, limit, 3), r.Base, b.Name, r.Queries, Plural(r.Queries, "query", "queries"), limit, RuleBaselineDrop)
 	}
 	return r, nil
 }
 
 // missingGoldRule holds the relevant gold documents the corpus no longer
 // holds, over the non-synthetic queries, against the limit: on a drift run
-// their queries are kept out of the recall rules (a data-quality problem,
-// not a retrieval miss), so this rule is what fails on them. The reason
-// names the documents and, for each, its queries.
+// a query all of whose losses are such documents is kept out of the recall
+// rules (a data-quality problem, not a retrieval miss), so this rule is
+// what fails on them. The reason names the documents and, for each, its
+// queries, then which queries are kept out and which still count.
 func (c *Comparison) missingGoldRule(limit int) RuleResult {
 	r := RuleResult{Name: RuleMissingGold, Metric: MetricMissingGold, Limit: float64(limit), Outcome: RulePass}
 	byDoc := map[string][]string{}
-	var docs []string
+	var docs, keptOut, counted []string
 	for i := range c.Queries {
 		p := &c.Queries[i]
 		if p.Synthetic || c.waivedFor(p, RuleMissingGold) {
 			continue
 		}
 		r.Queries++
+		if len(p.MissingGold) > 0 && p.DataQuality {
+			keptOut = append(keptOut, p.Query.ID)
+		} else if len(p.MissingGold) > 0 {
+			counted = append(counted, p.Query.ID)
+		}
 		for _, d := range p.MissingGold {
 			if byDoc[d] == nil {
 				docs = append(docs, d)
@@ -357,9 +363,23 @@ func (c *Comparison) missingGoldRule(limit int) RuleResult {
 	if len(docs) > 10 {
 		more = fmt.Sprintf(" and %d more", len(docs)-10)
 	}
-	r.Why = fmt.Sprintf("%d gold %s left the corpus (limit %d, %s): %s%s; their queries are kept out of the recall rules: restore the %s or relabel the queries",
-		len(docs), Plural(len(docs), "document", "documents"), limit, RuleMissingGold, strings.Join(parts, "; "), more, Plural(len(docs), "document", "documents"))
+	r.Why = fmt.Sprintf("%d gold %s left the corpus (limit %d, %s): %s%s; %s: restore the %s or relabel the queries",
+		len(docs), Plural(len(docs), "document", "documents"), limit, RuleMissingGold, strings.Join(parts, "; "), more, missingGoldCounts(keptOut, counted), Plural(len(docs), "document", "documents"))
 	return r
+}
+
+// missingGoldCounts says which of the queries whose gold left the corpus
+// the recall rules keep out (all they lost is gone) and which they still
+// count (they lost gold the corpus holds too, or lost nothing).
+func missingGoldCounts(keptOut, counted []string) string {
+	var parts []string
+	if len(keptOut) > 0 {
+		parts = append(parts, fmt.Sprintf("kept out of the recall rules: %s %s", Plural(len(keptOut), "query", "queries"), JoinFirst(keptOut, 10)))
+	}
+	if len(counted) > 0 {
+		parts = append(parts, fmt.Sprintf("still counted: %s %s (each also lost gold the corpus holds, or lost nothing)", Plural(len(counted), "query", "queries"), JoinFirst(counted, 10)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // mean is the arithmetic mean of xs (0 for none).

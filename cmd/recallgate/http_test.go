@@ -19,13 +19,8 @@ func searchServer(t testing.TB, delay time.Duration, calls *atomic.Int64) *httpt
 		if calls != nil {
 			calls.Add(1)
 		}
-		var req struct {
-			Query string `json:"query"`
-			K     int    `json:"k"`
-		}
-		b, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(b, &req); err != nil {
-			http.Error(w, err.Error(), 400)
+		req, ok := readSearch(w, r)
+		if !ok {
 			return
 		}
 		select {
@@ -46,6 +41,26 @@ func searchServer(t testing.TB, delay time.Duration, calls *atomic.Int64) *httpt
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// searchRequest is a test service's request: the query, k and the
+// variant marker some configs add to the body.
+type searchRequest struct {
+	Query string `json:"query"`
+	K     int    `json:"k"`
+	V     string `json:"v"`
+}
+
+// readSearch decodes a test service's request, answering 400 when the
+// body is not one (false).
+func readSearch(w http.ResponseWriter, r *http.Request) (searchRequest, bool) {
+	var req searchRequest
+	b, _ := io.ReadAll(r.Body)
+	if err := json.Unmarshal(b, &req); err != nil {
+		http.Error(w, err.Error(), 400)
+		return req, false
+	}
+	return req, true
 }
 
 func httpConfig(url, extra string) string {

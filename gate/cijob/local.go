@@ -14,19 +14,37 @@ import (
 // LocalDrift is `recallgate drift`: the drift mode of the CI job for any
 // scheduler (cron, Jenkins, Buildkite), without a CI's step or client:
 // pipeline.CI's drift run of config against baseline (no workspace to
-// confine to: the caller's own files) and, when history is given, the run
-// added to that file (trouble with it is a warning). The caller writes
-// the reports and maps the verdict to the exit code, as for `gate`.
+// confine to: the caller's own files). The run records the commit it
+// tested: the checkout's HEAD when no tracked file has changes (else a
+// note says none is). When history is given the night is added to that
+// file whatever its outcome: a run that could not finish (exit 2 or 3) as
+// an error entry, a gap in the trend (trouble with the file is a
+// warning). The caller writes the reports and maps the verdict to the
+// exit code, as for `gate`.
 func LocalDrift(ctx context.Context, e *pipeline.Env, config, baseline, history string) (*gate.Comparison, error) {
 	if baseline == "" {
 		return nil, cli.Usagef("--baseline is required: a run written by a reviewed `recallgate gate --write-baseline FILE`")
 	}
 	cmp, _, err := pipeline.CI(ctx, e, pipeline.CIOptions{Config: config, Drift: true, Baseline: baseline})
-	if err != nil {
-		return nil, err
+	head, note := pipeline.CheckoutHead(ctx, config)
+	if err == nil {
+		cmp.HeadSHA = head
+		if note != "" {
+			cmp.Notes = append(cmp.Notes, note)
+		}
 	}
 	if history != "" {
-		addToHistory(envLog{e}, history, report.FromComparison(cmp), e.Clock())
+		var rep *report.CompareReport
+		if err != nil {
+			rep = report.FromError("drift", pipeline.ExitCode(err), err)
+			rep.HeadSHA = head
+		} else {
+			rep = report.FromComparison(cmp)
+		}
+		addToHistory(envLog{e}, history, rep, e.Clock())
+	}
+	if err != nil {
+		return nil, err
 	}
 	return cmp, nil
 }

@@ -194,7 +194,7 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 // parallel distinct retrievers each (0: DefaultParallel), of which at most
 // MaxIndexes builtin indexes: builtin sides of one corpus and index
 // options (retriever.IndexKey) share one build, so they go in one batch
-// and count once. A batch's retrievers live while it runs, so no more are
+// and count once; http sides that call one URL never share a batch. A batch's retrievers live while it runs, so no more are
 // held at once.
 func batches(cfg *config.Config, sides []string, parallel int) [][]string {
 	if parallel <= 0 {
@@ -215,10 +215,15 @@ func batches(cfg *config.Config, sides []string, parallel int) [][]string {
 	var out [][]string
 	var batch []string
 	retrievers, indexes := 0, 0
+	urls := map[string]bool{} // the services the batch calls
 	for _, key := range keys {
 		index := !strings.HasPrefix(key, "\x00")
-		if retrievers == parallel || index && indexes == MaxIndexes {
-			out, batch, retrievers, indexes = append(out, batch), nil, 0, 0
+		url := serviceURL(cfg, groups[key])
+		if retrievers == parallel || index && indexes == MaxIndexes || url != "" && urls[url] {
+			out, batch, retrievers, indexes, urls = append(out, batch), nil, 0, 0, map[string]bool{}
+		}
+		if url != "" {
+			urls[url] = true
 		}
 		batch = append(batch, groups[key]...)
 		retrievers++
@@ -227,6 +232,18 @@ func batches(cfg *config.Config, sides []string, parallel int) [][]string {
 		}
 	}
 	return append(out, batch)
+}
+
+// serviceURL is the URL of the http retriever the sides name ("" for
+// another kind): variants that call one service run one after another, so
+// each one's latency is its own, not the contention of several at once.
+func serviceURL(cfg *config.Config, sides []string) string {
+	for _, side := range sides {
+		if t := pipeline.SideTable(cfg, side); t != nil && t.Type == "http" {
+			return t.URL
+		}
+	}
+	return ""
 }
 
 // retrieve runs one batch of sides at once (sharing rate limits, progress

@@ -47,19 +47,13 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 // compareRuns is CompareRuns with the reviewed baseline max_baseline_drop
 // holds the head against (nil: none read).
 func compareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
-	set, jd, err := judgeView(cfg, th, set)
-	if err != nil {
-		return nil, err
-	}
-	p, err := pairWith(e, set, cfg.Depth, base, runs)
-	if err != nil {
-		return nil, err
-	}
-	cmp, err := p.compare(cfg, th, runs, notes, drift, reviewed)
-	if err == nil {
-		jd.attach(cmp)
-	}
-	return cmp, err
+	return judgedCompare(e, cfg, th, set, func(e *Env, set *gate.Set) (*gate.Comparison, error) {
+		p, err := pairWith(e, set, cfg.Depth, base, runs)
+		if err != nil {
+			return nil, err
+		}
+		return p.compare(cfg, th, runs, notes, drift, reviewed)
+	})
 }
 
 // Pairing compares many head runs with one base run, each as CompareRuns
@@ -249,9 +243,12 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	}
 	// Before any retrieval: a baseline the policy names but cannot read
 	// stops the gate now.
-	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
-	if err != nil {
-		return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
+	var err error
+	reviewed := writesNamedBaseline(o.Config, cfg, th, b, o.Baseline)
+	if reviewed == nil {
+		if reviewed, err = reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace); err != nil {
+			return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
+		}
 	}
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
@@ -314,26 +311,38 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 }
 
 // recordCommits sets the comparison's commits for a gate run in a
-// checkout: the base commit, and HEAD when no tracked file has changes
-// (untracked files, a report written beside the config, do not count); a
-// head with uncommitted changes is no commit, and a note says so.
+// checkout: the base commit, and HEAD as CheckoutHead gives it.
 func recordCommits(ctx context.Context, cmp *gate.Comparison, cfgPath, base string) {
 	if report.IsCommitSHA(base) {
 		cmp.BaseSHA = base
 	}
+	head, note := CheckoutHead(ctx, cfgPath)
+	cmp.HeadSHA = head
+	if note != "" {
+		cmp.Notes = append(cmp.Notes, note)
+	}
+}
+
+// CheckoutHead is the commit the checkout holding cfgPath tested: its
+// HEAD when no tracked file has changes (untracked files, a report
+// written beside the config, do not count). A head with uncommitted
+// changes is no commit, and note says so; outside a git checkout both
+// are "".
+func CheckoutHead(ctx context.Context, cfgPath string) (commit, note string) {
 	abs, err := filepath.Abs(cfgPath)
 	if err != nil {
-		return
+		return "", ""
 	}
 	head, changed, err := basetree.HeadCommitted(ctx, filepath.Dir(abs))
 	switch {
 	case err != nil:
-		return // not a git checkout: no head commit to name
+		return "", "" // not a git checkout: no head commit to name
 	case changed:
-		cmp.Notes = append(cmp.Notes, fmt.Sprintf("head side: the checkout at %s with uncommitted changes, so no head commit is recorded", ShortSHA(head)))
+		return "", fmt.Sprintf("head side: the checkout at %s with uncommitted changes, so no head commit is recorded", ShortSHA(head))
 	case report.IsCommitSHA(head):
-		cmp.HeadSHA = head
+		return head, ""
 	}
+	return "", ""
 }
 
 // CompareFiles compares two run files made elsewhere on the set, with the
@@ -355,10 +364,13 @@ func CompareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 
 // compareFiles is CompareFiles with the reviewed baseline already read.
 func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
-	set, jd, err := judgeView(cfg, th, set)
-	if err != nil {
-		return nil, err
-	}
+	return judgedCompare(e, cfg, th, set, func(e *Env, set *gate.Set) (*gate.Comparison, error) {
+		return compareFilesOn(e, cfg, set, d, th, corpus, base, head, reviewed)
+	})
+}
+
+// compareFilesOn is compareFiles on set as it is (the judge's view or not).
+func compareFilesOn(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
 	bc, err := runfile.ScoreRunFile(set, base, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))
@@ -377,11 +389,7 @@ func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 	}
 	in.Fingerprints = append(in.Fingerprints, [2]string{"base_run", FingerprintFile(base)}, [2]string{"head_run", FingerprintFile(head)})
 	in.Policy.Baseline = reviewed
-	cmp, err := in.Compare(bc, hc)
-	if err == nil {
-		jd.attach(cmp)
-	}
-	return cmp, err
+	return in.Compare(bc, hc)
 }
 
 // RetrieveOptions are the choices of one `retrieve` run.

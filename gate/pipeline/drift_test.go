@@ -218,7 +218,7 @@ func TestDeletedGoldIsDataQuality(t *testing.T) {
 	if cmp.Verdict != gate.Fail || len(cmp.Regressed)+len(cmp.NewMisses) != 0 || strings.Join(cmp.DataQuality, ",") != "q1" || !cmp.Query("q1").DataQuality {
 		t.Fatalf("verdict %s, regressed %v, new misses %v, data quality %v", cmp.Verdict, cmp.Regressed, cmp.NewMisses, cmp.DataQuality)
 	}
-	const why = "1 gold document left the corpus (limit 0, max_missing_gold): fruit/apple (query q1); their queries are kept out of the recall rules: restore the document or relabel the queries"
+	const why = "1 gold document left the corpus (limit 0, max_missing_gold): fruit/apple (query q1); kept out of the recall rules: query q1: restore the document or relabel the queries"
 	if strings.Join(cmp.Reasons, "\n") != why {
 		t.Errorf("reasons %q, want %q", cmp.Reasons, why)
 	}

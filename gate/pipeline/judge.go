@@ -26,6 +26,37 @@ func judgeView(cfg *config.Config, th gate.Thresholds, set *gate.Set) (*gate.Set
 	return view, &judged{report: r, applied: applied}, nil
 }
 
+// judgedCompare is compare on the set the comparison scores on
+// (judgeView), the judge's report attached. When the judge's grades
+// counted, compare runs again on the set without them (its warnings
+// unsaid: the first run said them) and the report records the verdict
+// that comparison gives, so a report can say whether the verdict rests
+// on the judge.
+func judgedCompare(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, compare func(*Env, *gate.Set) (*gate.Comparison, error)) (*gate.Comparison, error) {
+	view, jd, err := judgeView(cfg, th, set)
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := compare(e, view)
+	if err != nil || jd == nil {
+		return cmp, err
+	}
+	jd.attach(cmp)
+	if jd.report.Used {
+		quiet := *e
+		quiet.Stderr = io.Discard
+		alone, err := compare(&quiet, set)
+		if err != nil {
+			return nil, err
+		}
+		jd.report.VerdictWithout = alone.Verdict
+		for _, docs := range jd.applied {
+			jd.report.GradesUsed += len(docs)
+		}
+	}
+	return cmp, nil
+}
+
 // judged is what judgeView decided, for the comparison it made.
 type judged struct {
 	report  *gate.JudgeReport

@@ -144,11 +144,25 @@ func writeContextText(b io.Writer, r *CompareReport) {
 			fmt.Fprintf(b, "  %s  fact gained: %q (head: %s; base: %s)\n", terminal(q.ID), terminal(clip(f.Fact, 100)), terminal(f.Passage), terminal(f.Instead))
 		}
 	}
-	fmt.Fprintf(b, "  per query (context recall, evidence, passages/tokens; base → head):\n")
+	// Only the queries whose context changed: the rest are counted.
+	all := r.withContext()
+	var changed []*CompareQuery
+	for _, q := range all {
+		if queryRecall(q.Base.Context) != queryRecall(q.Head.Context) || queryCoverage(q.Base.Context) != queryCoverage(q.Head.Context) ||
+			querySize(q.Base.Context) != querySize(q.Head.Context) {
+			changed = append(changed, q)
+		}
+	}
+	same := len(all) - len(changed)
+	if len(changed) == 0 {
+		fmt.Fprintf(b, "  per query: no query's context changed (%d %s)\n", same, plural(same, "query", "queries"))
+		return
+	}
+	fmt.Fprintf(b, "  per query whose context changed (context recall, evidence, passages/tokens; base → head); %d unchanged:\n", same)
 	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	for i, q := range r.withContext() {
+	for i, q := range changed {
 		if i == contextRowsMost {
-			fmt.Fprintf(tw, "    …and %d more\n", len(r.withContext())-contextRowsMost)
+			fmt.Fprintf(tw, "    …and %d more\n", len(changed)-contextRowsMost)
 			break
 		}
 		fmt.Fprintf(tw, "    %s\t%s → %s\t%s → %s\t%s → %s\n", terminal(q.ID), queryRecall(q.Base.Context), queryRecall(q.Head.Context),

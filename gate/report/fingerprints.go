@@ -88,6 +88,28 @@ func dataQualityLines(r *CompareReport, id func(string) string) []string {
 	return out
 }
 
+// keptOutHeadline is the headline's clause when a drift run keeps
+// queries whose gold left the corpus out of the rules: the means
+// max_recall_drop held, over the queries it counted, beside the means
+// over every query ("" when none is kept out).
+func keptOutHeadline(r *CompareReport) string {
+	kept := 0
+	for _, d := range r.DataQuality {
+		if d.KeptOut {
+			kept++
+		}
+	}
+	if kept == 0 {
+		return ""
+	}
+	for _, ru := range r.Rules {
+		if ru.Name == gate.RuleRecallDrop && ru.Segment == "" && ru.Outcome != gate.RuleSkipped {
+			return fmt.Sprintf(" over every query, %s → %s over the %d the rules count (%d kept out: gold left the corpus)", f3(ru.Base), f3(ru.Head), ru.Queries, kept)
+		}
+	}
+	return ""
+}
+
 // dataQualityTitle is the data-quality heading's words.
 func dataQualityTitle(r *CompareReport) string {
 	n := len(r.DataQuality)

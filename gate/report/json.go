@@ -430,7 +430,7 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 }
 
 // EmptyAnswersInfo lists, per side, the queries answered with no hits at
-// all where the other side had hits (a likely partial outage).
+// all where the other side had hits (an outage or a stricter match).
 type EmptyAnswersInfo struct {
 	Base []string `json:"base"`
 	Head []string `json:"head"`

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -30,6 +31,12 @@ type JudgeInfo struct {
 	Used          bool   `json:"used"`
 	DocumentsUsed int    `json:"documents_used"`
 	Why           string `json:"why,omitempty"`
+	// GradesUsed counts the judge's grades taken as gold where no person
+	// graded, in the verdict or not (they change recall@N's denominators
+	// too); VerdictWithout is the verdict without them: pass, fail or
+	// inconclusive when Used, else "".
+	GradesUsed     int    `json:"grades_used"`
+	VerdictWithout string `json:"verdict_without,omitempty"`
 	// OtherFingerprint counts grades under another judge or fingerprint:
 	// kept in the set, not used.
 	OtherFingerprint int `json:"other_fingerprint"`
@@ -71,6 +78,7 @@ func judgeInfo(j *gate.JudgeReport) *JudgeInfo {
 	}
 	out := &JudgeInfo{Name: j.Name, Fingerprint: j.Fingerprint, Kappa: round4(j.Kappa), WeightedKappa: round4(j.Weighted), Overlap: j.Overlap,
 		JudgeRelevant: j.JudgeRelevant, PeopleRelevant: j.PeopleRelevant, Used: j.Used, DocumentsUsed: j.DocumentsUsed, Why: j.Why, OtherFingerprint: j.OtherFingerprint,
+		GradesUsed: j.GradesUsed, VerdictWithout: string(j.VerdictWithout),
 		Disagreements: []JudgeDisagreementInfo{}}
 	for i, d := range j.Disagreements {
 		if i == MaxJudgeDisagreements {
@@ -79,6 +87,25 @@ func judgeInfo(j *gate.JudgeReport) *JudgeInfo {
 		out.Disagreements = append(out.Disagreements, JudgeDisagreementInfo{Query: d.Query, Doc: d.Doc, People: d.People, Judge: d.Judge, Reason: d.Reason})
 	}
 	return out
+}
+
+// judgedVerdicts are the verdicts a comparison without the judge's
+// grades can give.
+var judgedVerdicts = []string{string(gate.Pass), string(gate.Fail), string(gate.Inconclusive)}
+
+// judgeHeadline is the headline's clause when the judge's grades count:
+// how many, the judge, its kappa, and the verdict without them, "" when
+// they do not. esc escapes the judge's name (the config's text).
+func judgeHeadline(r *CompareReport, esc func(string) string) string {
+	j := r.Judge
+	if j == nil || !j.Used {
+		return ""
+	}
+	without := j.VerdictWithout
+	if without == r.Verdict {
+		without = "also " + without
+	}
+	return fmt.Sprintf("rests on %d %s of judge %s (kappa %.2f); without them: %s", j.GradesUsed, plural(j.GradesUsed, "grade", "grades"), esc(j.Name), j.Kappa, without)
 }
 
 // round4 keeps four decimals: a kappa read back is the one written.
@@ -107,6 +134,12 @@ func (j *JudgeInfo) validate() error {
 		return fmt.Errorf("judge.documents_used %d with used false", j.DocumentsUsed)
 	case j.Used && j.Why != "":
 		return errors.New("judge.why is set with used true")
+	case !j.Used && (j.GradesUsed > 0 || j.VerdictWithout != ""):
+		return fmt.Errorf("judge.grades_used %d, verdict_without %q with used false", j.GradesUsed, j.VerdictWithout)
+	case j.Used && !slices.Contains(judgedVerdicts, j.VerdictWithout):
+		return fmt.Errorf("judge.verdict_without %q: want one of %v", j.VerdictWithout, judgedVerdicts)
+	case j.DocumentsUsed > j.GradesUsed && j.Used:
+		return fmt.Errorf("judge.documents_used %d of %d grades used", j.DocumentsUsed, j.GradesUsed)
 	case len(j.Disagreements) > min(MaxJudgeDisagreements, j.JudgeRelevant+j.PeopleRelevant):
 		return fmt.Errorf("judge.disagreements lists %d of %d disagreements", len(j.Disagreements), j.JudgeRelevant+j.PeopleRelevant)
 	}

@@ -89,6 +89,9 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 	}
 	if j := r.Judge; j != nil {
 		s.Properties = append(s.Properties, junitProperty{"judge", j.summary()})
+		if h := judgeHeadline(r, flatten); h != "" {
+			s.Properties = append(s.Properties, junitProperty{"judge_verdict", h})
+		}
 		for _, d := range j.Disagreements {
 			s.Properties = append(s.Properties, junitProperty{"judge_disagreement", d.line()})
 		}
@@ -134,7 +137,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		case q.Change == "regressed" && !q.Waived:
 			msg := fmt.Sprintf("recall@%d %.3f -> %.3f", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN)
 			if emptyHead[q.ID] {
-				msg += " (empty answer: the head returned no hits at all, a likely partial outage)"
+				msg += " (empty answer: the head returned no hits at all, an outage or a stricter match)"
 			}
 			if q.HeadUnstable {
 				msg += " (head unstable: its worst repeat)"

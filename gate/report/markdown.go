@@ -244,17 +244,32 @@ func writeChart(b io.Writer, r *CompareReport, byID map[string]*CompareQuery) {
 	// delta on a -1..1 axis would read as a short bar going up. The chart
 	// therefore plots sizes on a 0-based axis as two series, lost (red,
 	// first) and gained (green), and the labels carry the direction.
+	// The arrow is the verdict's (regressed ↓, improved ↑); a query that
+	// flipped on its ranking with recall@N unchanged (an equal-grade swap
+	// that lowered nDCG) has no bar and says "ranking".
 	var labels, lost, gained []string
-	for _, id := range ids {
+	ranking := false
+	for i, id := range ids {
 		d := byID[id].Delta.RecallAtN
-		arrow, l, g := "↑", "0", fmt.Sprintf("%.3f", d)
-		if d < 0 {
-			arrow, l, g = "↓", fmt.Sprintf("%.3f", -d), "0"
+		arrow, l, g := "↑", "0", "0"
+		if i < len(r.Regressed) {
+			arrow = "↓"
+		}
+		switch {
+		case arrow == "↓" && d < 0:
+			l = fmt.Sprintf("%.3f", -d)
+		case arrow == "↑" && d > 0:
+			g = fmt.Sprintf("%.3f", d)
+		default:
+			arrow, ranking = arrow+" ranking", true
 		}
 		labels = append(labels, fmt.Sprintf("%q", MermaidLabel(id)+" "+arrow))
 		lost, gained = append(lost, l), append(gained, g)
 	}
 	title := fmt.Sprintf("recall@%d lost (red, ↓) and gained (green, ↑) per flipped query", r.Depth.Candidates)
+	if ranking {
+		title += fmt.Sprintf("; ranking: flipped on nDCG@%d, recall unchanged", r.Depth.Context)
+	}
 	if more > 0 {
 		title += fmt.Sprintf(" (%d more not shown)", more)
 	}

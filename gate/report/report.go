@@ -287,8 +287,8 @@ func ReadCompareReportFile(path string) (*CompareReport, error) {
 }
 
 // emptyAnswerLines say, per side, which queries came back with no hits at
-// all where the other side had hits: a likely partial outage, told apart
-// from retrieval misses. Ids pass through esc.
+// all where the other side had hits: an outage or a stricter match (what
+// is known, and no more), told apart from retrieval misses. Ids pass through esc.
 func emptyAnswerLines(r *CompareReport, esc func(string) string) []string {
 	var out []string
 	for _, s := range []struct {
@@ -299,7 +299,7 @@ func emptyAnswerLines(r *CompareReport, esc func(string) string) []string {
 			continue
 		}
 		ids := mapIDs(s.ids, esc)
-		out = append(out, fmt.Sprintf("the %s returned no hits at all for %d %s where the %s had hits (a likely partial outage: check the retriever's errors): %s",
+		out = append(out, fmt.Sprintf("the %s returned no hits at all for %d %s where the %s had hits (an outage or a stricter match: check the retriever's errors, and whether it now requires every term): %s",
 			s.side, len(s.ids), plural(len(s.ids), "query", "queries"), s.other, gate.JoinFirst(ids, 10)))
 	}
 	return out

@@ -188,7 +188,7 @@ func (r RuleInfo) cells() [4]string {
 	case gate.MetricMissingGold:
 		return [4]string{"", fmt.Sprint(int(r.Head)), fmt.Sprintf("%d missing", int(r.Value)), fmt.Sprintf("≤ %d", int(r.Limit))}
 	case gate.MetricLatency:
-		return [4]string{fmt.Sprintf("%.1f", r.Base), fmt.Sprintf("%.1f", r.Head), fmt.Sprintf("%.2f×", r.Value), fmt.Sprintf("≤ %.2f×", r.Limit)}
+		return [4]string{fmt.Sprintf("%.1f", r.Base), fmt.Sprintf("%.1f", r.Head), gate.FixedApart(r.Value, r.Limit, 2) + "×", fmt.Sprintf("≤ %.2f×", r.Limit)}
 	case gate.MetricFactsLost:
 		if r.Outcome == gate.RuleSkipped {
 			return [4]string{"", "", "", fmt.Sprintf("≤ %d", int(r.Limit))}
@@ -199,9 +199,9 @@ func (r RuleInfo) cells() [4]string {
 		return [4]string{"", "", "", "≤ " + f3(r.Limit)}
 	}
 	if strings.HasPrefix(r.Name, "min_") {
-		return [4]string{f3(r.Base), f3(r.Head), f3(r.Value), "≥ " + f3(r.Limit)}
+		return [4]string{f3(r.Base), f3(r.Head), gate.FixedApart(r.Value, r.Limit, 3), "≥ " + f3(r.Limit)}
 	}
-	return [4]string{f3(r.Base), f3(r.Head), "drop " + f3(r.Value), "≤ " + f3(r.Limit)}
+	return [4]string{f3(r.Base), f3(r.Head), "drop " + gate.FixedApart(r.Value, r.Limit, 3), "≤ " + f3(r.Limit)}
 }
 
 // latencyLine is the one-line latency summary, or "" when neither side was timed.

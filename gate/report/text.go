@@ -111,6 +111,9 @@ func writeWarningsText(b io.Writer, ws []string) {
 // the format.
 func headline(r *CompareReport, esc func(string) string) string {
 	out := metricsHeadline(r)
+	if j := judgeHeadline(r, esc); j != "" {
+		out += " · " + j
+	}
 	if p := policyHeadline(r, esc); p != "" {
 		out += " · " + p
 	}
@@ -172,8 +175,8 @@ func policyHeadline(r *CompareReport, esc func(string) string) string {
 // metricsHeadline is the headline's figures.
 func metricsHeadline(r *CompareReport) string {
 	n := names(r.depth())
-	out := fmt.Sprintf("mean %s %s → %s (%s), %d regressed, %d improved", n.recall,
-		f3(r.Summary.Base.RecallAtN), f3(r.Summary.Head.RecallAtN), signed(r.Summary.Delta.RecallAtN), len(r.Regressed), len(r.Improved))
+	out := fmt.Sprintf("mean %s %s → %s (%s)%s, %d regressed, %d improved", n.recall,
+		f3(r.Summary.Base.RecallAtN), f3(r.Summary.Head.RecallAtN), signed(r.Summary.Delta.RecallAtN), keptOutHeadline(r), len(r.Regressed), len(r.Improved))
 	// A context-depth rule that failed the whole set is news the recall
 	// figures do not carry: name its mean too.
 	for _, m := range []struct {
@@ -238,8 +241,14 @@ func compareText(w io.Writer, r *CompareReport) error {
 
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "metric\tbase\thead\tdelta\t\n")
+	// The queries a count row names follow its last cell, out of the
+	// columns: a long list does not widen the delta column.
 	for _, row := range summaryRows(r, terminal) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", row[0], row[1], row[2], row[3])
+		delta, ids, _ := strings.Cut(row[3], " (")
+		if ids != "" {
+			ids = " (" + ids
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", row[0], row[1], row[2], delta, ids)
 	}
 	tw.Flush()
 	fmt.Fprintf(b, "\n%s\n", terminal(statsLine(r)))
