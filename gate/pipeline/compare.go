@@ -205,6 +205,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	var b *BaseSide
+	var setChanges *gate.SetChanges
 	baseCorpus, baseCommit := sideCorpus(cfg), ""
 	if o.BaseRef != "" {
 		var err error
@@ -214,7 +215,11 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		defer b.Tree.Close()
 		baseCorpus, baseCommit = sideCorpus(b.cfg), b.Tree.Commit
 		head := cfg
-		cfg, notes = b.Sides(head), b.Notes
+		cfg, notes = b.Sides(head), slices.Clone(b.Notes)
+		// The set is the ruler too: the base commit's scores both sides.
+		if set, setChanges, notes, err = b.rule(set, notes); err != nil {
+			return nil, err
+		}
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
 			if err := SameCommit(ctx, e, head.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
 				return nil, err
@@ -298,7 +303,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			return nil, err
 		}
 	}
-	cmp.Policy = pol
+	cmp.Policy, cmp.SetChanges = pol, setChanges
 	if o.RecordCommits && baseCommit != "" {
 		recordCommits(ctx, cmp, o.Config.Path, baseCommit)
 	}
@@ -412,6 +417,11 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		}
 		defer b.Tree.Close()
 		cfg = b.Sides(cfg)
+		// Either side of a pull request retrieves the base commit's set, the
+		// one its run is scored on (see Ruler).
+		if set, _, _, err = b.rule(set, nil); err != nil {
+			return 0, err
+		}
 		if o.Side == "base" {
 			base = b
 		}
@@ -485,6 +495,7 @@ func CI(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Set, 
 	if err != nil {
 		return nil, nil, err
 	}
+	set = cmp.Set // the set that scored: the base commit's on a pull request
 	if !o.Drift && report.IsCommitSHA(o.BaseSHA) {
 		cmp.BaseSHA = o.BaseSHA
 	}
@@ -564,7 +575,7 @@ func policyNote(commit string) string {
 // had, or whose config is refused, fails the job: run files never fall back
 // to the change's own policy.
 func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o CIOptions) (*gate.Comparison, error) {
-	th, pol, notes := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil)
+	th, pol, notes, setChanges := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil), (*gate.SetChanges)(nil)
 	head := cfg
 	var b *BaseSide
 	if o.BaseSHA != "" {
@@ -574,6 +585,9 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		}
 		defer b.Tree.Close()
 		cfg, pol = b.Sides(head), b.Policy(head)
+		if set, setChanges, notes, err = b.rule(set, notes); err != nil {
+			return nil, err
+		}
 		if pol.Source == gate.PolicyBaseCommit {
 			th = cfg.Thresholds
 			notes = append(notes, policyNote(b.Tree.Commit))
@@ -596,7 +610,7 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		return nil, err
 	}
 	cmp.Notes = append(cmp.Notes, notes...)
-	cmp.Policy = pol
+	cmp.Policy, cmp.SetChanges = pol, setChanges
 	return cmp, nil
 }
 

@@ -579,6 +579,9 @@ type CompareReport struct {
 	// Policy says which config's policy judged and what the change would
 	// change in it; absent when not told (run files, drift).
 	Policy *PolicyInfo `json:"policy,omitempty"`
+	// SetChanges says which set scored both sides and what the change's
+	// own set proposes; absent when not told (no base commit, drift).
+	SetChanges *SetChangesInfo `json:"set_changes,omitempty"`
 	// Gate says which gate of the repository this is, when known: the
 	// sticky comment is keyed by it and the title names it.
 	Gate *GateInfo `json:"gate,omitempty"`
@@ -775,7 +778,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		NeverRetrieved: c.NeverRetrieved, NotInCorpus: notInCorpusInfo(c.NotInCorpus),
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
-		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
+		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy), SetChanges: setChangesInfo(c.SetChanges),
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
 		BaselineDistance: baselineDistanceInfo(c.BaselineDistance), Judge: judgeInfo(c.Judge),
 	}

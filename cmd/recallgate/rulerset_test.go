@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// q26Line is q26's line of the demo set, the query regressCorpus breaks.
+const q26Line = `{"id": "q26", "query": "where can I see who deleted a queue", "gold": {"security/audit-log": 1}, "segments": ["question"], "source": "ticket", "verified": "2026-11-20"}`
+
+// segmentConfig gates the demo with loose set-wide rules and a strict
+// rule on the question segment: one question lost fails only that rule.
+const segmentConfig = builtinConfig + `[gate]
+max_recall_drop = 0.5
+max_new_misses = 5
+max_ndcg_drop = 0.5
+max_precision_drop = 0.5
+
+[[gate.segment]]
+name = "question"
+max_recall_drop = 0.01
+`
+
+// setChangesJSON is the report's set_changes.
+type setChangesJSON struct {
+	Source      string   `json:"source"`
+	Queries     int      `json:"queries"`
+	Added       []string `json:"added"`
+	Removed     []string `json:"removed"`
+	Relabelled  []string `json:"relabelled"`
+	Reworded    []string `json:"reworded"`
+	Remarked    []string `json:"remarked"`
+	JudgeGrades []string `json:"judge_grades"`
+}
+
+// rulerGate runs `gate --base-ref` on f: the exit code, the text report,
+// the JSON one's regressed queries and set_changes, stderr.
+func (f *fixture) rulerGate(t *testing.T) (int, string, []string, *setChangesJSON, string) {
+	t.Helper()
+	jsonOut := filepath.Join(t.TempDir(), "report.json")
+	var out, errb bytes.Buffer
+	tmp := t.TempDir()
+	e := &env{getenv: func(k string) string { return map[string]string{"RUNNER_TEMP": tmp}[k] }, stdout: &out, stderr: &errb, now: func() time.Time { return policyToday }}
+	runner, rest, err := gateCommand.Parse([]string{"--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base, "--json-out", jsonOut})
+	if err == nil {
+		err = runner(context.Background(), e, rest)
+	}
+	if err != nil {
+		fmt.Fprintln(&errb, err)
+	}
+	var rep struct {
+		Regressed  []string        `json:"regressed"`
+		SetChanges *setChangesJSON `json:"set_changes"`
+	}
+	code := exitCode(err)
+	if code < 2 {
+		data, rerr := os.ReadFile(jsonOut)
+		if rerr != nil || json.Unmarshal(data, &rep) != nil {
+			t.Fatalf("report: %v\n%s\n%s", rerr, data, errb.String())
+		}
+	}
+	return code, out.String(), rep.Regressed, rep.SetChanges, errb.String()
+}
+
+// TestSetIsTheBaseCommits is the acceptance of the base commit's set as
+// the ruler: a change that breaks q26 (its document emptied) and, in the
+// same change, deletes, relabels, marks unanswerable, re-segments, tags
+// synthetic, rewords, or moves the set and drops q26 on the way fails
+// naming q26, and the report shows what the change proposes for the set.
+func TestSetIsTheBaseCommits(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		dodge        func(f *fixture)
+		list         func(sc *setChangesJSON) []string // the proposal's list that names q26
+		headline     string
+	}{
+		{"deleted", builtinConfig, func(f *fixture) { f.edit("rag/queries.jsonl", q26Line+"\n", "") },
+			func(sc *setChangesJSON) []string { return sc.Removed }, "this change proposes 1 removed"},
+		{"relabelled", builtinConfig, func(f *fixture) {
+			f.edit("rag/queries.jsonl", `"gold": {"security/audit-log": 1}, "segments": ["question"]`, `"gold": {"integrations/terraform": 1}, "segments": ["question"]`)
+		}, func(sc *setChangesJSON) []string { return sc.Relabelled }, "this change proposes 1 relabelled"},
+		{"marked unanswerable", builtinConfig, func(f *fixture) {
+			f.edit("rag/queries.jsonl", `"gold": {"security/audit-log": 1}, "segments": ["question"]`, `"gold": {}, "unanswerable": true, "segments": ["question"]`)
+		}, func(sc *setChangesJSON) []string { return sc.Remarked }, "this change proposes 1 relabelled, 1 re-marked"},
+		{"re-segmented", segmentConfig, func(f *fixture) {
+			f.edit("rag/queries.jsonl", `"gold": {"security/audit-log": 1}, "segments": ["question"]`, `"gold": {"security/audit-log": 1}, "segments": ["misc"]`)
+		}, func(sc *setChangesJSON) []string { return sc.Remarked }, "this change proposes 1 re-marked"},
+		{"tagged synthetic", builtinConfig, func(f *fixture) {
+			f.edit("rag/queries.jsonl", `"segments": ["question"], "source": "ticket", "verified": "2026-11-20"}`+"\n"+`{"id": "q27"`, `"segments": ["question"], "source": "synthetic", "verified": "2026-11-20"}`+"\n"+`{"id": "q27"`)
+		}, func(sc *setChangesJSON) []string { return sc.Remarked }, "this change proposes 1 re-marked"},
+		{"reworded", builtinConfig, func(f *fixture) {
+			f.edit("rag/queries.jsonl", `"where can I see who deleted a queue"`, `"how do I pay an invoice"`)
+		}, func(sc *setChangesJSON) []string { return sc.Reworded }, "this change proposes 1 reworded"},
+		{"moved and dropped", builtinConfig, func(f *fixture) {
+			f.edit("rag/queries.jsonl", q26Line+"\n", "")
+			f.git("mv", "rag/queries.jsonl", "rag/evals.jsonl")
+			f.edit("rag/recallgate.toml", `set = "queries.jsonl"`, `set = "evals.jsonl"`)
+		}, func(sc *setChangesJSON) []string { return sc.Removed }, "this change proposes 1 removed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, tc.config)
+			regressCorpus(f)
+			tc.dodge(f)
+			f.commit("break q26 and " + tc.name + " it")
+			code, text, regressed, sc, errs := f.rulerGate(t)
+			if code != 1 || !slices.Contains(regressed, "q26") {
+				t.Fatalf("exit %d regressed %q, want 1 naming q26\n%s\n%s", code, regressed, text, errs)
+			}
+			if sc == nil || sc.Source != "base-commit" || sc.Queries != 30 || !slices.Contains(tc.list(sc), "q26") {
+				t.Errorf("set_changes %+v: want the base commit's 30 queries and q26 listed", sc)
+			}
+			if want := "set: the base commit's (30 queries); " + tc.headline; !strings.Contains(headlineOf(text), want) {
+				t.Errorf("headline %q lacks %q", headlineOf(text), want)
+			}
+			if !strings.Contains(text, "\nproposal: ") || !strings.Contains(text, "q26") {
+				t.Errorf("the text report lists no proposal naming q26:\n%s", text)
+			}
+		})
+	}
+}
+
+// TestSetOnlyChangePasses: a change to the set alone (a label fix, a
+// query added) passes showing the proposal; a query it adds is listed,
+// scored, and does not gate before it is merged, even when the change
+// breaks the one document it needs.
+func TestSetOnlyChangePasses(t *testing.T) {
+	t.Run("label fix", func(t *testing.T) {
+		f := newFixture(t, builtinConfig)
+		f.edit("rag/queries.jsonl", `"gold": {"security/audit-log": 1}`, `"gold": {"security/audit-log": 2}`)
+		f.commit("q26: grade 2")
+		code, text, _, sc, errs := f.rulerGate(t)
+		if code != 0 || sc == nil || !slices.Equal(sc.Relabelled, []string{"q26"}) || len(sc.Added)+len(sc.Removed) != 0 {
+			t.Fatalf("exit %d set_changes %+v, want 0 with q26 relabelled\n%s\n%s", code, sc, text, errs)
+		}
+		if !strings.Contains(headlineOf(text), "set: the base commit's (30 queries); this change proposes 1 relabelled") {
+			t.Errorf("headline %q", headlineOf(text))
+		}
+	})
+	t.Run("query added", func(t *testing.T) {
+		f := newFixture(t, builtinConfig)
+		f.put("rag/corpus/integrations/slack.md", "# Office plants\n\nWater the ferns on Fridays.\n")
+		f.edit("rag/queries.jsonl", q26Line+"\n", q26Line+"\n"+`{"id": "q31", "query": "post queue alerts to slack", "gold": {"integrations/slack": 1}, "source": "ticket"}`+"\n")
+		f.commit("q31, and slack's page emptied")
+		code, text, regressed, sc, errs := f.rulerGate(t)
+		if code != 0 || len(regressed) != 0 || sc == nil || !slices.Equal(sc.Added, []string{"q31"}) {
+			t.Fatalf("exit %d regressed %q set_changes %+v, want 0 with q31 added\n%s\n%s", code, regressed, sc, text, errs)
+		}
+		if !strings.Contains(text, "proposal: added (retrieved on both sides and listed, not gating until merged): q31") {
+			t.Errorf("the text report does not list q31 as added:\n%s", text)
+		}
+	})
+}
