@@ -156,5 +156,9 @@ func TestSetOnlyChangePasses(t *testing.T) {
 		if !strings.Contains(text, "proposal: added (retrieved on both sides and listed, not gating until merged): q31") {
 			t.Errorf("the text report does not list q31 as added:\n%s", text)
 		}
+		// Retrieved and scored on both sides: it lost its document.
+		if note := "note: proposed queries, scored on both sides with this change's labels and not gating until merged (recall@5 base → head): q31 1.000 → 0.000\n"; !strings.Contains(text, note) {
+			t.Errorf("the text report lacks %q:\n%s", note, text)
+		}
 	})
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -115,4 +116,37 @@ func (b *BaseSide) rule(head *gate.Set, notes []string) (*gate.Set, *gate.SetCha
 		notes = append(notes, rs.Note)
 	}
 	return rs.Set, rs.Changes, notes, nil
+}
+
+// scoreAdded retrieves the queries the head's set adds (added, ids of
+// head) on both sides, scores them with the head's labels at d, and says
+// so in a note: listed, never gating before they are merged.
+func scoreAdded(ctx context.Context, e *Env, cfg *config.Config, head *gate.Set, added []string, b *BaseSide) (string, error) {
+	want := map[string]bool{}
+	for _, id := range added {
+		want[id] = true
+	}
+	set, _ := head.Only(func(id string) bool { return want[id] })
+	if len(set.Queries) == 0 {
+		return "", nil
+	}
+	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, 1)
+	if err == nil {
+		err = errors.Join(runs["base"].Err, runs["head"].Err)
+	}
+	if err != nil {
+		return "", b.Named(fmt.Errorf("retrieve the queries this change adds: %w", err))
+	}
+	var cards [2]*gate.Scorecard
+	for i, side := range []string{"base", "head"} {
+		if cards[i], err = gate.ScoreResults(set, runs[side].First(), cfg.Depth); err != nil {
+			return "", fmt.Errorf("score the queries this change adds (%s): %w", side, err)
+		}
+	}
+	shown := make([]string, len(set.Queries))
+	for i, q := range set.Queries {
+		shown[i] = fmt.Sprintf("%s %.3f → %.3f", gate.ClipID(q.ID), cards[0].Queries[i].Recall, cards[1].Queries[i].Recall)
+	}
+	return fmt.Sprintf("proposed queries, scored on both sides with this change's labels and not gating until merged (recall@%d base → head): %s",
+		cfg.Depth.Candidates, gate.JoinFirst(shown, proposal.MaxListed)), nil
 }

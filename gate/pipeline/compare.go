@@ -206,6 +206,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	var b *BaseSide
 	var setChanges *gate.SetChanges
+	headSet := set
 	baseCorpus, baseCommit := sideCorpus(cfg), ""
 	if o.BaseRef != "" {
 		var err error
@@ -278,6 +279,13 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	}
 	if err := errors.Join(runs["base"].Err, runs["head"].Err); err != nil {
 		return nil, err
+	}
+	if setChanges != nil && len(setChanges.Added) > 0 {
+		note, err := scoreAdded(ctx, e, cfg, headSet, setChanges.Added, b)
+		if err != nil {
+			return nil, err
+		}
+		notes = append(notes, note)
 	}
 	if o.SaveRuns != "" {
 		if err := os.MkdirAll(o.SaveRuns, 0o755); err != nil {

@@ -24,7 +24,7 @@ func TestDependencyStar(t *testing.T) {
 	}
 	const mod = "github.com/recallgate/recallgate/"
 	leaves := map[string]bool{"gate/atomicfile": true, "gate/retriever/spec": true, "gate/nodump": true, "gate/mddoc": true}
-	shared := map[string]bool{"gate": true, "gate/atomicfile": true, "gate/retriever/spec": true, "gate/publish": true, "gate/chart": true}
+	shared := map[string]bool{"gate": true, "gate/atomicfile": true, "gate/retriever/spec": true, "gate/publish": true, "gate/chart": true, "gate/proposal": true}
 	composition := map[string]bool{"gate/retriever": true, "gate/pipeline": true, "gate/cijob": true, "gate/ghjob": true, "gate/gljob": true, "gate/history": true, "gate/experiment": true, "gate/judge": true, "cmd/recallgate": true, "bench/gen": true}
 	checked := 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
@@ -49,6 +49,8 @@ func TestDependencyStar(t *testing.T) {
 				t.Errorf("gate/publish imports %s: the publishing rules import only the domain", name)
 			case own && pkg == "gate/chart" && name != "gate":
 				t.Errorf("gate/chart imports %s: the charts import only the domain", name)
+			case own && pkg == "gate/proposal" && name != "gate":
+				t.Errorf("gate/proposal imports %s: the set's proposal imports only the domain", name)
 			case own && !composition[pkg] && !leaves[pkg] && pkg != "gate" && !shared[name]:
 				t.Errorf("%s imports %s: an adapter imports only gate and the leaves, never another adapter", pkg, name)
 			}
