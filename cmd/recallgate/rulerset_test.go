@@ -162,3 +162,31 @@ func TestSetOnlyChangePasses(t *testing.T) {
 		}
 	})
 }
+
+// TestErosionRenamedQuery: a change that loses q02 and renames it (q02 →
+// q02-renamed) is measured against the reviewed baseline on the base
+// commit's set, where q02 is what it was: the rename is q02 removed and
+// q02-renamed added, never a query "not in the baseline" left out.
+func TestErosionRenamedQuery(t *testing.T) {
+	f := erosionRepo(t, erosionConfig, true)
+	f.git("checkout", "-q", "-b", "pr1")
+	f.lose(1)
+	f.commit("pr1: q01 loses its document")
+	f.git("checkout", "-q", "main")
+	f.git("merge", "-q", "--ff-only", "pr1")
+	main := f.git("rev-parse", "HEAD")
+	f.git("checkout", "-q", "-b", "pr2")
+	f.lose(2)
+	f.edit("rag/queries.jsonl", `{"id":"q02"`, `{"id":"q02-renamed"`)
+	f.commit("pr2: q02 loses its document and is renamed")
+	code, text, rep, errs := f.erosionGate(main)
+	fail := "head mean recall@5 0.833 is 0.167 below the reviewed baseline's 1.000 (rag/baselines/head.jsonl@" + main[:12] + ", 12 queries; limit 0.150, max_baseline_drop)"
+	if code != 1 || !slices.Contains(rep.Reasons, fail) || rep.BaselineDistance == nil || len(rep.BaselineDistance.NotInBaseline) != 0 {
+		t.Fatalf("exit %d reasons %q distance %+v, want 1 with %q\n%s\n%s", code, rep.Reasons, rep.BaselineDistance, fail, text, errs)
+	}
+	for _, want := range []string{"\nproposal: added (retrieved on both sides and listed, not gating until merged): q02-renamed\n", "\nproposal: removed (still gated: the base commit's set holds them): q02\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
+}
