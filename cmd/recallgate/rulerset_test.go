@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -188,5 +189,58 @@ func TestErosionRenamedQuery(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// TestJudgeIdentityIsTheBases: the judge whose grades may count is the
+// base commit's whole, [label] guideline and grade names included. The
+// set holds grades the judge wrote under the guideline "B"; the base
+// commit's config says "A" (another judge: its grades are not used), and
+// a change that only sets [label] guideline back to "B" still does not
+// make them count.
+func TestJudgeIdentityIsTheBases(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := judgeWorld(t, "min_judge_agreement = 0.4\nmin_judge_overlap = 8", "good", "10s")
+	cfg := filepath.Join(dir, "recallgate.toml")
+	guideline := func(g string) {
+		data, err := os.ReadFile(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _, _ := strings.Cut(strings.Replace(string(data), "guideline = \"grade by the tag\"\n", "", 1), "[label]\n")
+		write(t, dir, "recallgate.toml", s+"[label]\nguideline = \""+g+"\"\n")
+	}
+	guideline("B")
+	_, report := judgedCompare(t, dir)
+	if code, out, errs := rg(t, "judge", "--config", cfg, "--from-report", report); code != 0 {
+		t.Fatalf("judge: exit %d\n%s%s", code, out, errs)
+	}
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	guideline("A")
+	git("init", "-q", "-b", "main")
+	git("add", "-A")
+	git("commit", "-qm", "base: the judge's guideline is A")
+	sha := git("rev-parse", "HEAD")
+	guideline("B")
+	out := filepath.Join(dir, "gate.json")
+	code, stdout, errs := rg(t, "gate", "--config", cfg, "--base-ref", sha, "--json-out", out)
+	if code > 1 {
+		t.Fatalf("gate: exit %d\n%s%s", code, stdout, errs)
+	}
+	b, _ := os.ReadFile(out)
+	var r judgeReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Judge == nil || r.Judge.Used || r.Judge.Other != 16 || r.Unjudged.LabelDebt == nil || r.Unjudged.LabelDebt.Documents != 8 {
+		t.Errorf("judge %+v, debt %+v: want the 16 grades under another judge, unused, and 8 documents of debt", r.Judge, r.Unjudged.LabelDebt)
 	}
 }
