@@ -244,3 +244,38 @@ func TestJudgeIdentityIsTheBases(t *testing.T) {
 		t.Errorf("judge %+v, debt %+v: want the 16 grades under another judge, unused, and 8 documents of debt", r.Judge, r.Unjudged.LabelDebt)
 	}
 }
+
+// TestDriftBaselineClaimsNoChange: a drift run leaves a query out only
+// when today's set proves its text changed. A baseline that records
+// today's set fingerprint but a forged text hash for q03, or leaves q03
+// out of its hashes while it has q03's run line, still compares q03,
+// which lost its document since: the run fails naming it.
+func TestDriftBaselineClaimsNoChange(t *testing.T) {
+	for name, forge := range map[string]func(hashes map[string]any){
+		"forged text hash": func(h map[string]any) { h["q03"] = "0123456789abcdef" },
+		"hash left out":    func(h map[string]any) { delete(h, "q03") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := driftRepo(t)
+			path := filepath.Join(f.dir, "baselines/head.jsonl")
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, rest, _ := strings.Cut(string(data), "\n")
+			var meta map[string]map[string]any
+			if err := json.Unmarshal([]byte(first), &meta); err != nil || meta["recallgate"]["queries"] == nil {
+				t.Fatalf("the baseline's metadata line %q (%v)", first, err)
+			}
+			forge(meta["recallgate"]["queries"].(map[string]any))
+			line, _ := json.Marshal(meta)
+			f.put("baselines/head.jsonl", string(line)+"\n"+rest)
+			f.put("corpus/d03.md", "# Topic 3\n\nrewritten without its words\n")
+			f.commit("the baseline claims q03 changed; d03 loses its words")
+			code, out, errs := f.drift()
+			if code != 1 || !strings.Contains(out, "\nregressed (1)\n  q03 ") {
+				t.Errorf("exit %d, want 1 with q03 regressed\n%s\n%s", code, out, errs)
+			}
+		})
+	}
+}
