@@ -88,21 +88,16 @@ func kinds(sc *gate.SetChanges) []struct {
 		{sc.Relabelled, "relabelled", "relabelled or re-graded (judged by the base commit's labels)"},
 		{sc.Reworded, "reworded", "reworded (both sides sent the base commit's text)"},
 		{sc.Remarked, "re-marked", "re-marked: unanswerable, segment or source (judged as the base commit marks them)"},
-		{sc.JudgeGrades, "with judge grades", "judge grades added or changed (the base commit's grades count)"},
+		{sc.JudgeGrades, "with judge grades", "judge grades added or changed (none counts before merge)"},
 	}
 }
 
 // Headline is the report's one short clause on the set: "set: the base
 // commit's (30 queries); this change proposes 2 added, 1 removed, 1
-// relabelled". "" when the base commit's set scored and the change leaves
-// it alone, or sc is nil.
+// relabelled". "" when the change proposes nothing (the base commit's set
+// unchanged, or no base set: the given set scored, which the notes say).
 func Headline(sc *gate.SetChanges) string {
-	switch {
-	case sc == nil:
-		return ""
-	case sc.Source == gate.SetGiven:
-		return fmt.Sprintf("set: this change's (%s): the base commit has none", count(sc.Queries))
-	case !Any(sc):
+	if !Any(sc) {
 		return ""
 	}
 	var parts []string
