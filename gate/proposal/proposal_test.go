@@ -33,13 +33,13 @@ func TestCompute(t *testing.T) {
 	)
 	head := parse(t,
 		`{"id":"a","query":"one","gold":{"d1":1},"segments":["y","x"],"source":"log"}`, // unchanged
-		`{"id":"b","query":"two","gold":{"d9":1}}`,                                      // relabelled
-		`{"id":"c","query":"three, reworded","gold":{"d3":1}}`,                          // reworded
-		`{"id":"d","query":"four","gold":{"d4":1},"source":"synthetic"}`,                // re-marked
-		`{"id":"e","query":"five","gold":{},"unanswerable":true}`,                       // relabelled and re-marked
-		`{"id":"q6","query":"six","gold":{"d6":1}}`,                                     // Q6 renamed
-		`{"id":"g","query":"seven","gold":{"d7":1},"evidence":["another fact"]}`,        // relabelled
-		`{"id":"h","query":"eight","gold":{"d8":1}}`,                                    // added
+		`{"id":"b","query":"two","gold":{"d9":1}}`,                                     // relabelled
+		`{"id":"c","query":"three, reworded","gold":{"d3":1}}`,                         // reworded
+		`{"id":"d","query":"four","gold":{"d4":1},"source":"synthetic"}`,               // re-marked
+		`{"id":"e","query":"five","gold":{},"unanswerable":true}`,                      // relabelled and re-marked
+		`{"id":"q6","query":"six","gold":{"d6":1}}`,                                    // Q6 renamed
+		`{"id":"g","query":"seven","gold":{"d7":1},"evidence":["another fact"]}`,       // relabelled
+		`{"id":"h","query":"eight","gold":{"d8":1}}`,                                   // added
 	)
 	sc := Compute(base, head)
 	for _, tc := range []struct {
