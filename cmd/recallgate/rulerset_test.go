@@ -279,3 +279,43 @@ func TestDriftBaselineClaimsNoChange(t *testing.T) {
 		})
 	}
 }
+
+// TestSetIsTheBaseCommitsInCI: the Action on a pull request and the
+// GitLab job on a merge request score both sides on the base commit's
+// set: a change that breaks q26 and deletes it fails, and the comment,
+// the note and the JUnit file say what the change proposes.
+func TestSetIsTheBaseCommitsInCI(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	f.git("checkout", "-q", "-b", "pr")
+	regressCorpus(f)
+	f.edit("rag/queries.jsonl", q26Line+"\n", "")
+	f.commit("break q26 and delete it")
+	const proposes = "this change proposes 1 removed"
+	const listed = "- **proposal:** removed (still gated: the base commit's set holds them): `q26`\n"
+
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{"working-directory": filepath.Join(f.dir, "rag"), "config": "recallgate.toml"})
+	ae.vars["GITHUB_WORKSPACE"] = f.dir
+	code, out, errs := ae.run(t)
+	if code != 1 || len(g.comments) != 1 || !strings.Contains(g.comments[0], proposes) || !strings.Contains(g.comments[0], listed) {
+		t.Errorf("GitHub: exit %d, comments:\n%q\n%s\n%s", code, g.comments, out, errs)
+	}
+
+	gl := &fakeGitLab{}
+	glSrv := gl.server(t)
+	junit := filepath.Join(t.TempDir(), "junit.xml")
+	vars := glJob(glSrv.URL, f.dir, f.base)
+	vars["RECALLGATE_CONFIG"] = filepath.Join(f.dir, "rag", "recallgate.toml")
+	vars["RECALLGATE_JUNIT"] = junit
+	code, out, errs = runCI(t, vars)
+	if code != 1 || len(gl.notes) != 1 {
+		t.Fatalf("GitLab: exit %d, %d notes\n%s\n%s", code, len(gl.notes), out, errs)
+	}
+	if note := gl.notes[0]["body"].(string); !strings.Contains(note, proposes) || !strings.Contains(note, listed) {
+		t.Errorf("GitLab note lacks the proposal:\n%s", note)
+	}
+	if x, err := os.ReadFile(junit); err != nil || !bytes.Contains(x, []byte(`<property name="set_proposal" value="removed (still gated: the base commit&#39;s set holds them): q26">`)) {
+		t.Errorf("JUnit: %v\n%.1500s", err, x)
+	}
+}
