@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recallgate/recallgate/gate/report"
 )
 
 // q26Line is q26's line of the demo set, the query regressCorpus breaks.
@@ -30,17 +32,8 @@ name = "question"
 max_recall_drop = 0.01
 `
 
-// setChangesJSON is the report's set_changes.
-type setChangesJSON struct {
-	Source      string   `json:"source"`
-	Queries     int      `json:"queries"`
-	Added       []string `json:"added"`
-	Removed     []string `json:"removed"`
-	Relabelled  []string `json:"relabelled"`
-	Reworded    []string `json:"reworded"`
-	Remarked    []string `json:"remarked"`
-	JudgeGrades []string `json:"judge_grades"`
-}
+// setChangesJSON is the report's set_changes, as gate/report writes it.
+type setChangesJSON = report.SetChangesInfo
 
 // rulerGate runs `gate --base-ref` on f: the exit code, the text report,
 // the JSON one's regressed queries and set_changes, stderr.
@@ -293,29 +286,18 @@ func TestSetIsTheBaseCommitsInCI(t *testing.T) {
 	const proposes = "this change proposes 1 removed"
 	const listed = "- **proposal:** removed (still gated: the base commit's set holds them): `q26`\n"
 
-	g := &fakeGitHub{}
-	srv := g.server(t)
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{"working-directory": filepath.Join(f.dir, "rag"), "config": "recallgate.toml"})
-	ae.vars["GITHUB_WORKSPACE"] = f.dir
-	code, out, errs := ae.run(t)
-	if code != 1 || len(g.comments) != 1 || !strings.Contains(g.comments[0], proposes) || !strings.Contains(g.comments[0], listed) {
-		t.Errorf("GitHub: exit %d, comments:\n%q\n%s\n%s", code, g.comments, out, errs)
+	pr := prOnGitHubAndGitLab(t, f)
+	if pr.github.code != 1 || len(pr.comments) != 1 || !strings.Contains(pr.comments[0], proposes) || !strings.Contains(pr.comments[0], listed) {
+		t.Errorf("GitHub: exit %d, comments:\n%q\n%s\n%s", pr.github.code, pr.comments, pr.github.out, pr.github.errs)
 	}
-
-	gl := &fakeGitLab{}
-	glSrv := gl.server(t)
-	junit := filepath.Join(t.TempDir(), "junit.xml")
-	vars := glJob(glSrv.URL, f.dir, f.base)
-	vars["RECALLGATE_CONFIG"] = filepath.Join(f.dir, "rag", "recallgate.toml")
-	vars["RECALLGATE_JUNIT"] = junit
-	code, out, errs = runCI(t, vars)
-	if code != 1 || len(gl.notes) != 1 {
-		t.Fatalf("GitLab: exit %d, %d notes\n%s\n%s", code, len(gl.notes), out, errs)
+	if pr.gitlab.code != 1 || len(pr.notes) != 1 {
+		t.Fatalf("GitLab: exit %d, %d notes\n%s\n%s", pr.gitlab.code, len(pr.notes), pr.gitlab.out, pr.gitlab.errs)
 	}
-	if note := gl.notes[0]["body"].(string); !strings.Contains(note, proposes) || !strings.Contains(note, listed) {
-		t.Errorf("GitLab note lacks the proposal:\n%s", note)
+	if !strings.Contains(pr.notes[0], proposes) || !strings.Contains(pr.notes[0], listed) {
+		t.Errorf("GitLab note lacks the proposal:\n%s", pr.notes[0])
 	}
-	if x, err := os.ReadFile(junit); err != nil || !bytes.Contains(x, []byte(`<property name="set_proposal" value="removed (still gated: the base commit&#39;s set holds them): q26">`)) {
+	x, err := os.ReadFile(pr.junit)
+	if err != nil || !bytes.Contains(x, []byte(`<property name="set_proposal" value="removed (still gated: the base commit&#39;s set holds them): q26">`)) {
 		t.Errorf("JUnit: %v\n%.1500s", err, x)
 	}
 }

@@ -150,3 +150,18 @@ func scoreAdded(ctx context.Context, e *Env, cfg *config.Config, head *gate.Set,
 	return fmt.Sprintf("proposed queries, scored on both sides with this change's labels and not gating until merged (recall@%d base → head): %s",
 		cfg.Depth.Candidates, gate.JoinFirst(shown, proposal.MaxListed)), nil
 }
+
+// headLines points each compared query's line at the head's set, the file
+// of the checkout the reports and annotations name (0 for a query the
+// head's set drops), once the base commit's set has scored both sides.
+func headLines(cmp *gate.Comparison, head *gate.Set) {
+	if cmp.Set == head {
+		return
+	}
+	for _, q := range cmp.Set.Queries {
+		q.Line = 0
+		if h := head.Query(q.ID); h != nil {
+			q.Line = h.Line
+		}
+	}
+}

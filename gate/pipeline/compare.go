@@ -254,8 +254,12 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
 	}
-	if err := CheckGoldHeld(set, CorpusFor("", cfg), baseCorpus); err != nil {
-		return nil, gate.AtStage(gate.StageSet, "", err)
+	// The head's set too, where it is a proposal: a label no corpus holds
+	// is refused now, not once it is the ruler.
+	for _, s := range slices.Compact([]*gate.Set{set, headSet}) {
+		if err := CheckGoldHeld(s, CorpusFor("", cfg), baseCorpus); err != nil {
+			return nil, gate.AtStage(gate.StageSet, "", err)
+		}
 	}
 	if cfg.CacheDir != "" && !o.NoCache {
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
@@ -301,6 +305,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if err != nil {
 		return nil, err
 	}
+	headLines(cmp, headSet)
 	if o.Baseline != "" {
 		// What a drift run compares with today's (see Drift).
 		meta, err := BaselineRecord(ctx, e, cfg, set, runs["head"], cmp)
@@ -503,7 +508,6 @@ func CI(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Set, 
 	if err != nil {
 		return nil, nil, err
 	}
-	set = cmp.Set // the set that scored: the base commit's on a pull request
 	if !o.Drift && report.IsCommitSHA(o.BaseSHA) {
 		cmp.BaseSHA = o.BaseSHA
 	}
@@ -584,6 +588,7 @@ func policyNote(commit string) string {
 // to the change's own policy.
 func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o CIOptions) (*gate.Comparison, error) {
 	th, pol, notes, setChanges := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil), (*gate.SetChanges)(nil)
+	headSet := set
 	head := cfg
 	var b *BaseSide
 	if o.BaseSHA != "" {
@@ -617,6 +622,7 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 	if err != nil {
 		return nil, err
 	}
+	headLines(cmp, headSet)
 	cmp.Notes = append(cmp.Notes, notes...)
 	cmp.Policy, cmp.SetChanges = pol, setChanges
 	return cmp, nil
