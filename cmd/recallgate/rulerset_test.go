@@ -147,6 +147,14 @@ func TestSetOnlyChangePasses(t *testing.T) {
 		if code != 0 || len(regressed) != 0 || sc == nil || !slices.Equal(sc.Added, []string{"q31"}) {
 			t.Fatalf("exit %d regressed %q set_changes %+v, want 0 with q31 added\n%s\n%s", code, regressed, sc, text, errs)
 		}
+		// A waiver the change writes for its own new query waives nothing
+		// before merge, and is no error.
+		f.put("rag/recallgate.toml", builtinConfig+"[[waiver]]\nquery = \"q31\"\nreason = \"slack page rewrite pending\"\nexpires = \"2027-01-10\"\n")
+		f.commit("waive q31")
+		if code, text, _, _, errs := f.rulerGate(t); code != 0 {
+			t.Errorf("with a waiver for q31: exit %d, want 0\n%s\n%s", code, text, errs)
+		}
+		f.git("reset", "-q", "--hard", "HEAD~1")
 		if !strings.Contains(text, "proposal: added (retrieved on both sides and listed, not gating until merged): q31") {
 			t.Errorf("the text report does not list q31 as added:\n%s", text)
 		}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
@@ -164,4 +165,15 @@ func headLines(cmp *gate.Comparison, head *gate.Set) {
 			q.Line = h.Line
 		}
 	}
+}
+
+// runFilesFix is the fix of run files a pull request's job made on its own
+// set, scored on the base commit's.
+const runFilesFix = "this change's eval set differs from the base commit's, which scores both runs on a pull request: retrieve each side with `recallgate retrieve --base-ref BASE` (either side then retrieves the base commit's set)"
+
+// waiversOn are the waivers whose query set holds: a waiver the change
+// writes for a query it adds (or renames) has nothing to waive before
+// merge, since that query does not gate.
+func waiversOn(ws []gate.Waiver, set *gate.Set) []gate.Waiver {
+	return slices.DeleteFunc(slices.Clone(ws), func(w gate.Waiver) bool { return set.Query(w.Query) == nil })
 }

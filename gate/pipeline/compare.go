@@ -221,6 +221,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		if set, setChanges, notes, err = b.rule(set, notes); err != nil {
 			return nil, err
 		}
+		cfg.Waivers = waiversOn(cfg.Waivers, set)
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
 			if err := SameCommit(ctx, e, head.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
 				return nil, err
@@ -601,6 +602,7 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		if set, setChanges, notes, err = b.rule(set, notes); err != nil {
 			return nil, err
 		}
+		cfg.Waivers = waiversOn(cfg.Waivers, set)
 		if pol.Source == gate.PolicyBaseCommit {
 			th = cfg.Thresholds
 			notes = append(notes, policyNote(b.Tree.Commit))
@@ -619,6 +621,9 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		notes = append(notes, rewrittenBaseline(head, b)...)
 	}
 	cmp, err := compareFiles(e, cfg, set, cfg.Depth, th, CorpusFor("", cfg), o.BaseResults, o.HeadResults, reviewed)
+	if err != nil && set != headSet {
+		err = gate.WithFix(err, runFilesFix)
+	}
 	if err != nil {
 		return nil, err
 	}
