@@ -309,3 +309,18 @@ func TestSetIsTheBaseCommitsInCI(t *testing.T) {
 		t.Errorf("JUnit: %v\n%.1500s", err, x)
 	}
 }
+
+// TestSetNewInTheChange: a base commit whose config names a set its tree
+// lacks (the change adds it) keeps the adoption path: the change's set
+// scores both sides, the note says the set is new and set_changes says
+// the set given scored.
+func TestSetNewInTheChange(t *testing.T) {
+	f := newFixture(t, strings.Replace(builtinConfig, `set = "queries.jsonl"`, `set = "evals.jsonl"`, 1))
+	f.git("checkout", "-q", "-b", "pr")
+	f.git("mv", "rag/queries.jsonl", "rag/evals.jsonl")
+	f.commit("the set the config names")
+	code, text, _, sc, errs := f.rulerGate(t)
+	if code != 0 || sc == nil || sc.Source != "given" || sc.Queries != 30 || !strings.Contains(text, "note: the eval set is new in this change; both sides are scored on it\n") {
+		t.Errorf("exit %d set_changes %+v, want 0 with the given set and the note\n%s\n%s", code, sc, text, errs)
+	}
+}

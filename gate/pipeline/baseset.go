@@ -107,8 +107,9 @@ func (b *BaseSide) headSetNote(set *gate.Set) string {
 }
 
 // rule is Ruler for a caller that keeps notes: the set to score on, its
-// changes, and notes with Ruler's note added.
-func (b *BaseSide) rule(head *gate.Set, notes []string) (*gate.Set, *gate.SetChanges, []string, error) {
+// changes, and notes with Ruler's note added; cfg (the config the sides
+// are judged with) keeps only the waivers whose query that set holds.
+func (b *BaseSide) rule(cfg *config.Config, head *gate.Set, notes []string) (*gate.Set, *gate.SetChanges, []string, error) {
 	rs, err := b.Ruler(head)
 	if err != nil {
 		return nil, nil, nil, err
@@ -116,40 +117,54 @@ func (b *BaseSide) rule(head *gate.Set, notes []string) (*gate.Set, *gate.SetCha
 	if rs.Note != "" {
 		notes = append(notes, rs.Note)
 	}
+	cfg.Waivers = waiversOn(cfg.Waivers, rs.Set)
 	return rs.Set, rs.Changes, notes, nil
 }
 
-// scoreAdded retrieves the queries the head's set adds (added, ids of
-// head) on both sides, scores them with the head's labels at d, and says
-// so in a note: listed, never gating before they are merged.
-func scoreAdded(ctx context.Context, e *Env, cfg *config.Config, head *gate.Set, added []string, b *BaseSide) (string, error) {
+// checkGoldHeld is CheckGoldHeld on the set that scores and on the head's
+// where it is a proposal: a label no corpus holds is refused now, not
+// once it is the ruler.
+func checkGoldHeld(cfg *config.Config, baseCorpus string, set, head *gate.Set) error {
+	for _, s := range slices.Compact([]*gate.Set{set, head}) {
+		if err := CheckGoldHeld(s, CorpusFor("", cfg), baseCorpus); err != nil {
+			return gate.AtStage(gate.StageSet, "", err)
+		}
+	}
+	return nil
+}
+
+// scoreAdded retrieves the queries the head's set adds (sc.Added, ids of
+// head) on both sides, scores them with the head's labels at cfg's
+// depths, and says so in a note added to notes: listed, never gating
+// before they are merged. Nothing to do without such queries.
+func (b *BaseSide) scoreAdded(ctx context.Context, e *Env, cfg *config.Config, head *gate.Set, sc *gate.SetChanges, notes []string) ([]string, error) {
+	if sc == nil || len(sc.Added) == 0 {
+		return notes, nil
+	}
 	want := map[string]bool{}
-	for _, id := range added {
+	for _, id := range sc.Added {
 		want[id] = true
 	}
 	set, _ := head.Only(func(id string) bool { return want[id] })
-	if len(set.Queries) == 0 {
-		return "", nil
-	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, 1)
 	if err == nil {
 		err = errors.Join(runs["base"].Err, runs["head"].Err)
 	}
 	if err != nil {
-		return "", b.Named(fmt.Errorf("retrieve the queries this change adds: %w", err))
+		return nil, b.Named(fmt.Errorf("retrieve the queries this change adds: %w", err))
 	}
 	var cards [2]*gate.Scorecard
 	for i, side := range []string{"base", "head"} {
 		if cards[i], err = gate.ScoreResults(set, runs[side].First(), cfg.Depth); err != nil {
-			return "", fmt.Errorf("score the queries this change adds (%s): %w", side, err)
+			return nil, fmt.Errorf("score the queries this change adds (%s): %w", side, err)
 		}
 	}
 	shown := make([]string, len(set.Queries))
 	for i, q := range set.Queries {
 		shown[i] = fmt.Sprintf("%s %.3f → %.3f", gate.ClipID(q.ID), cards[0].Queries[i].Recall, cards[1].Queries[i].Recall)
 	}
-	return fmt.Sprintf("proposed queries, scored on both sides with this change's labels and not gating until merged (recall@%d base → head): %s",
-		cfg.Depth.Candidates, gate.JoinFirst(shown, proposal.MaxListed)), nil
+	return append(notes, fmt.Sprintf("proposed queries, scored on both sides with this change's labels and not gating until merged (recall@%d base → head): %s",
+		cfg.Depth.Candidates, gate.JoinFirst(shown, proposal.MaxListed))), nil
 }
 
 // headLines points each compared query's line at the head's set, the file

@@ -205,8 +205,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	var b *BaseSide
-	var setChanges *gate.SetChanges
-	headSet := set
+	headSet, setChanges := set, (*gate.SetChanges)(nil)
 	baseCorpus, baseCommit := sideCorpus(cfg), ""
 	if o.BaseRef != "" {
 		var err error
@@ -218,10 +217,9 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		head := cfg
 		cfg, notes = b.Sides(head), slices.Clone(b.Notes)
 		// The set is the ruler too: the base commit's scores both sides.
-		if set, setChanges, notes, err = b.rule(set, notes); err != nil {
+		if set, setChanges, notes, err = b.rule(cfg, set, notes); err != nil {
 			return nil, err
 		}
-		cfg.Waivers = waiversOn(cfg.Waivers, set)
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
 			if err := SameCommit(ctx, e, head.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
 				return nil, err
@@ -255,12 +253,8 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
 	}
-	// The head's set too, where it is a proposal: a label no corpus holds
-	// is refused now, not once it is the ruler.
-	for _, s := range slices.Compact([]*gate.Set{set, headSet}) {
-		if err := CheckGoldHeld(s, CorpusFor("", cfg), baseCorpus); err != nil {
-			return nil, gate.AtStage(gate.StageSet, "", err)
-		}
+	if err := checkGoldHeld(cfg, baseCorpus, set, headSet); err != nil {
+		return nil, err
 	}
 	if cfg.CacheDir != "" && !o.NoCache {
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
@@ -285,22 +279,11 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if err := errors.Join(runs["base"].Err, runs["head"].Err); err != nil {
 		return nil, err
 	}
-	if setChanges != nil && len(setChanges.Added) > 0 {
-		note, err := scoreAdded(ctx, e, cfg, headSet, setChanges.Added, b)
-		if err != nil {
-			return nil, err
-		}
-		notes = append(notes, note)
+	if notes, err = b.scoreAdded(ctx, e, cfg, headSet, setChanges, notes); err != nil {
+		return nil, err
 	}
-	if o.SaveRuns != "" {
-		if err := os.MkdirAll(o.SaveRuns, 0o755); err != nil {
-			return nil, fmt.Errorf("save runs: %w", err)
-		}
-		for _, side := range []string{"base", "head"} {
-			if err := WriteRunFile(filepath.Join(o.SaveRuns, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
-				return nil, err
-			}
-		}
+	if err := saveRuns(o.SaveRuns, runs, set); err != nil {
+		return nil, err
 	}
 	cmp, err := compareRuns(e, set, cfg, th, runs["base"].First(), runs, notes, false, reviewed)
 	if err != nil {
@@ -357,6 +340,23 @@ func sideCorpus(c *config.Config) string {
 		return c.Base.Corpus
 	}
 	return ""
+}
+
+// saveRuns writes each side's run into dir as base.jsonl and head.jsonl
+// ("" for no folder: nothing written).
+func saveRuns(dir string, runs map[string]SideRun, set *gate.Set) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save runs: %w", err)
+	}
+	for _, side := range []string{"base", "head"} {
+		if err := WriteRunFile(filepath.Join(dir, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CompareFiles compares two run files made elsewhere on the set, with the
@@ -433,7 +433,7 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		cfg = b.Sides(cfg)
 		// Either side of a pull request retrieves the base commit's set, the
 		// one its run is scored on (see Ruler).
-		if set, _, _, err = b.rule(set, nil); err != nil {
+		if set, _, _, err = b.rule(cfg, set, nil); err != nil {
 			return 0, err
 		}
 		if o.Side == "base" {
@@ -599,10 +599,9 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		}
 		defer b.Tree.Close()
 		cfg, pol = b.Sides(head), b.Policy(head)
-		if set, setChanges, notes, err = b.rule(set, notes); err != nil {
+		if set, setChanges, notes, err = b.rule(cfg, set, notes); err != nil {
 			return nil, err
 		}
-		cfg.Waivers = waiversOn(cfg.Waivers, set)
 		if pol.Source == gate.PolicyBaseCommit {
 			th = cfg.Thresholds
 			notes = append(notes, policyNote(b.Tree.Commit))
