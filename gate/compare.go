@@ -327,93 +327,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	}
 	n, top := base.Depth.Candidates, base.Set.topGrade()
 	for i := range base.Queries {
-		b, h := base.Queries[i], head.Queries[i]
-		q := base.Set.Query(b.ID)
-		p := PairedQuery{Query: q, Base: b, Head: h, Delta: delta(&b, &h), Change: Unchanged}
-		bf, hf := b.foundDocs(n), h.foundDocs(n)
-		for d := range bf {
-			if !hf[d] {
-				p.Lost = append(p.Lost, d)
-			}
-		}
-		for d := range hf {
-			if !bf[d] {
-				p.Gained = append(p.Gained, d)
-			}
-		}
-		q.sortByGrade(p.Lost)
-		q.sortByGrade(p.Gained)
-		p.Change, p.RankingOnly = classify(q, &b, &h, &p)
-		p.NewMiss = b.Found > 0 && h.Found == 0
-		switch {
-		case b.Returned == 0 && h.Returned > 0:
-			c.EmptyAnswers[0] = append(c.EmptyAnswers[0], q.ID)
-		case h.Returned == 0 && b.Returned > 0:
-			c.EmptyAnswers[1] = append(c.EmptyAnswers[1], q.ID)
-		}
-		p.Synthetic = q.Source == "synthetic"
-		p.Unstable = pol.Unstable[q.ID]
-		p.MissingGold, p.DataQuality = missingGold(q, p.Lost, pol.Corpus)
-		p.DataQuality = p.DataQuality && pol.StaleGoldApart
-		p.HeadUnstable = pol.HeadUnstable[q.ID]
-		fewest, baseKnown := pol.BaseFewestFound[q.ID]
-		if p.Unstable && baseKnown {
-			p.NewMiss = fewest > 0 && h.Found == 0
-		}
-		if w := waivers[q.ID]; w != nil && (p.Change == Regressed || p.NewMiss) && (len(w.Rules) == 0 || slices.Contains(w.Rules, RuleRecallDrop) || slices.Contains(w.Rules, RuleNewMisses)) {
-			p.Waiver = w
-		}
-		if c.JudgementsKnown {
-			p.BaseUnjudged, _ = unjudged(q, b.Docs, c.Depth, nil, pol.Corpus)
-			p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs, pol.Corpus)
-			p.BaseUnjudged.Precision, p.BaseUnjudged.NDCG = b.Precision, b.NDCG
-			p.HeadUnjudged.Precision, p.HeadUnjudged.NDCG = h.Precision, h.NDCG
-			if p.HeadUnjudged.AtK > 0 {
-				u := map[string]bool{}
-				for i, d := range h.Docs {
-					if i < c.Depth.Context && unjudgedDoc(q, d, pol.Corpus) {
-						u[d] = true
-					}
-				}
-				p.BaseUnjudged.Precision, p.BaseUnjudged.NDCG = ifRelevant(q, b.Docs, u, c.Depth.Context, top)
-				p.HeadUnjudged.Precision, p.HeadUnjudged.NDCG = ifRelevant(q, h.Docs, u, c.Depth.Context, top)
-			}
-		}
-		p.Moves = attribute(q, &b, &h, c.Depth, pol.Corpus)
-		var misses []GoldMove
-		p.FactsLost, p.FactsGained, misses = contextMoves(q, &b, &h, c.Depth)
-		p.Moves = append(p.Moves, misses...)
-		c.index[q.ID] = len(c.Queries)
-		c.Queries = append(c.Queries, p)
-		if len(p.MissingGold) > 0 {
-			c.DataQuality = append(c.DataQuality, q.ID)
-		}
-		switch {
-		case p.Synthetic:
-			c.Synthetic = append(c.Synthetic, q.ID)
-			continue
-		case p.DataQuality:
-			continue
-		case p.Unstable:
-			c.Unstable = append(c.Unstable, q.ID)
-			// Base noise excuses a flip, not a query every base repeat
-			// answered and the head does not.
-			if p.NewMiss && baseKnown && p.Waiver == nil {
-				c.NewMisses = append(c.NewMisses, q.ID)
-			}
-			continue
-		case p.HeadUnstable:
-			c.HeadUnstable = append(c.HeadUnstable, q.ID)
-		case p.Waiver != nil:
-			c.Waived = append(c.Waived, q.ID)
-			continue
-		}
-		if p.RankingOnly {
-			c.RankingOnly = append(c.RankingOnly, q.ID)
-		}
-		if p.NewMiss {
-			c.NewMisses = append(c.NewMisses, q.ID)
-		}
+		c.addPair(base.Queries[i], head.Queries[i], pol, n, top)
 	}
 	var deltas []float64
 	for i := range c.Queries {
@@ -460,6 +374,98 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	c.Detect = c.detectability()
 	c.decide()
 	return c, nil
+}
+
+// addPair pairs one query's base and head scores (n the candidate depth,
+// top the set's top grade) and files it in c's lists of flips, misses and
+// set-apart queries.
+func (c *Comparison) addPair(b, h QueryScore, pol Policy, n, top int) {
+	q := c.Set.Query(b.ID)
+	p := PairedQuery{Query: q, Base: b, Head: h, Delta: delta(&b, &h), Change: Unchanged}
+	bf, hf := b.foundDocs(n), h.foundDocs(n)
+	for d := range bf {
+		if !hf[d] {
+			p.Lost = append(p.Lost, d)
+		}
+	}
+	for d := range hf {
+		if !bf[d] {
+			p.Gained = append(p.Gained, d)
+		}
+	}
+	q.sortByGrade(p.Lost)
+	q.sortByGrade(p.Gained)
+	p.Change, p.RankingOnly = classify(q, &b, &h, &p)
+	p.NewMiss = b.Found > 0 && h.Found == 0
+	switch {
+	case b.Returned == 0 && h.Returned > 0:
+		c.EmptyAnswers[0] = append(c.EmptyAnswers[0], q.ID)
+	case h.Returned == 0 && b.Returned > 0:
+		c.EmptyAnswers[1] = append(c.EmptyAnswers[1], q.ID)
+	}
+	p.Synthetic = q.Source == "synthetic"
+	p.Unstable = pol.Unstable[q.ID]
+	p.MissingGold, p.DataQuality = missingGold(q, p.Lost, pol.Corpus)
+	p.DataQuality = p.DataQuality && pol.StaleGoldApart
+	p.HeadUnstable = pol.HeadUnstable[q.ID]
+	fewest, baseKnown := pol.BaseFewestFound[q.ID]
+	if p.Unstable && baseKnown {
+		p.NewMiss = fewest > 0 && h.Found == 0
+	}
+	if w := c.waivers[q.ID]; w != nil && (p.Change == Regressed || p.NewMiss) && (len(w.Rules) == 0 || slices.Contains(w.Rules, RuleRecallDrop) || slices.Contains(w.Rules, RuleNewMisses)) {
+		p.Waiver = w
+	}
+	if c.JudgementsKnown {
+		p.BaseUnjudged, _ = unjudged(q, b.Docs, c.Depth, nil, pol.Corpus)
+		p.HeadUnjudged, p.NewUnjudged = unjudged(q, h.Docs, c.Depth, b.Docs, pol.Corpus)
+		p.BaseUnjudged.Precision, p.BaseUnjudged.NDCG = b.Precision, b.NDCG
+		p.HeadUnjudged.Precision, p.HeadUnjudged.NDCG = h.Precision, h.NDCG
+		if p.HeadUnjudged.AtK > 0 {
+			u := map[string]bool{}
+			for i, d := range h.Docs {
+				if i < c.Depth.Context && unjudgedDoc(q, d, pol.Corpus) {
+					u[d] = true
+				}
+			}
+			p.BaseUnjudged.Precision, p.BaseUnjudged.NDCG = ifRelevant(q, b.Docs, u, c.Depth.Context, top)
+			p.HeadUnjudged.Precision, p.HeadUnjudged.NDCG = ifRelevant(q, h.Docs, u, c.Depth.Context, top)
+		}
+	}
+	p.Moves = attribute(q, &b, &h, c.Depth, pol.Corpus)
+	var misses []GoldMove
+	p.FactsLost, p.FactsGained, misses = contextMoves(q, &b, &h, c.Depth)
+	p.Moves = append(p.Moves, misses...)
+	c.index[q.ID] = len(c.Queries)
+	c.Queries = append(c.Queries, p)
+	if len(p.MissingGold) > 0 {
+		c.DataQuality = append(c.DataQuality, q.ID)
+	}
+	switch {
+	case p.Synthetic:
+		c.Synthetic = append(c.Synthetic, q.ID)
+		return
+	case p.DataQuality:
+		return
+	case p.Unstable:
+		c.Unstable = append(c.Unstable, q.ID)
+		// Base noise excuses a flip, not a query every base repeat
+		// answered and the head does not.
+		if p.NewMiss && baseKnown && p.Waiver == nil {
+			c.NewMisses = append(c.NewMisses, q.ID)
+		}
+		return
+	case p.HeadUnstable:
+		c.HeadUnstable = append(c.HeadUnstable, q.ID)
+	case p.Waiver != nil:
+		c.Waived = append(c.Waived, q.ID)
+		return
+	}
+	if p.RankingOnly {
+		c.RankingOnly = append(c.RankingOnly, q.ID)
+	}
+	if p.NewMiss {
+		c.NewMisses = append(c.NewMisses, q.ID)
+	}
 }
 
 // missingGold lists q's relevant gold documents the corpus does not hold

@@ -52,7 +52,7 @@ func WalkCorpus(path string, fn func(Document) error) error {
 		if err != nil {
 			return &InputError{File: path, Err: fmt.Errorf("open corpus: %w", err)}
 		}
-		r = &ratioReader{r: zr, compressed: st.Size()}
+		r = &ratioReader{R: zr, Compressed: st.Size()}
 	}
 	return readCorpusJSONL(r, path, fn)
 }

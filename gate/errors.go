@@ -4,57 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recallgate/recallgate/gate/input"
 	"sort"
 )
 
-// InputError is a problem with a user-supplied file: an eval set, a run, a
-// config. It names the file, the line (0 when unknown) and, when there is one,
-// the field, so the user can go straight to it. The CLI maps it to exit code 2.
-type InputError struct {
-	File  string
-	Line  int
-	Field string
-	Err   error
-}
+// InputError is input.InputError: a problem with a user-supplied file (exit 2).
+type InputError = input.InputError
 
-// Error implements error.
-func (e *InputError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
-	}
-	if e.Field != "" {
-		return fmt.Sprintf("%s: %s: %v", loc, e.Field, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", loc, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *InputError) Unwrap() error { return e.Err }
+// InfraError is input.InfraError: a query that could not be retrieved (exit 3).
+type InfraError = input.InfraError
 
 // inputErr builds an *InputError from a format string.
 func inputErr(file string, line int, field, format string, args ...any) *InputError {
 	return &InputError{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
 }
-
-// InfraError means a query could not be retrieved: a retriever failed, timed
-// out or answered garbage. It is never scored as a miss; the CLI maps it to
-// exit code 3.
-type InfraError struct {
-	QueryID string
-	Err     error
-}
-
-// Error implements error.
-func (e *InfraError) Error() string {
-	if e.QueryID == "" {
-		return fmt.Sprintf("retrieval failed: %v", e.Err)
-	}
-	return fmt.Sprintf("query %s: retrieval failed: %v", ClipID(e.QueryID), e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *InfraError) Unwrap() error { return e.Err }
 
 // IsInput reports whether err is (or wraps) an *InputError.
 func IsInput(err error) bool {

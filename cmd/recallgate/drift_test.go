@@ -173,7 +173,7 @@ func TestDriftGoldDeleted(t *testing.T) {
 }
 
 // TestDriftHostileCommitSubject: a commit subject is the repository's
-// text: its control characters are replaced, so the JSON report reads
+// text: its control characters show as marks (visible.Terminal), so the JSON report reads
 // back strictly, and the Markdown escapes what would be markup.
 func TestDriftHostileCommitSubject(t *testing.T) {
 	f := driftRepo(t)
@@ -187,7 +187,7 @@ func TestDriftHostileCommitSubject(t *testing.T) {
 	t.Run("cmark-gfm", func(t *testing.T) {
 		cmarkgfm.AssertInert(t, out, "docs \x1b[31mred\x1b[0m <img src=x onerror=alert(1)> @here **bold**")
 	})
-	if code != 0 || strings.ContainsRune(out, 0x1b) || strings.Contains(out, "<img") || !strings.Contains(out, "`"+sha[:7]+"` docs \uFFFD&#91;31mred\uFFFD&#91;0m &lt;img src=x onerror=alert(1)&gt; @\u200bhere &#42;&#42;bold&#42;&#42;\n") {
+	if code != 0 || strings.ContainsRune(out, 0x1b) || strings.Contains(out, "<img") || !strings.Contains(out, "`"+sha[:7]+"` docs ⟨U+001B⟩&#91;31mred⟨U+001B⟩&#91;0m &lt;img src=x onerror=alert(1)&gt; @\u200bhere &#42;&#42;bold&#42;&#42;\n") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
 }

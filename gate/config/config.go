@@ -20,6 +20,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
@@ -195,32 +196,9 @@ func Load(path string) (*Config, error) {
 // Parse decodes a config held in memory; name is the file it came from, used
 // for messages and for resolving relative paths.
 func Parse(data []byte, name string) (*Config, error) {
-	var raw rawConfig
-	md, err := toml.Decode(string(data), &raw)
+	raw, md, err := decodeConfig(data, name)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			field := ""
-			if k := toml.Key(strings.Split(pe.LastKey, ".")); pe.LastKey != "" && keyLine(data, k) == pe.Position.Line {
-				field = pe.LastKey // the error is on the key's own line: name it
-			}
-			return nil, &gate.InputError{File: name, Line: pe.Position.Line, Field: field, Err: errors.New(pe.Message)}
-		}
-		if ie, ok := typeError(data, name, err); ok {
-			return nil, ie
-		}
-		return nil, &gate.InputError{File: name, Err: err}
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		sort.SliceStable(und, func(i, j int) bool {
-			li, lj := keyLine(data, und[i]), keyLine(data, und[j])
-			if li != lj {
-				return li < lj
-			}
-			return und[i].String() < und[j].String()
-		})
-		line, field, msg := unknownKeyError(data, und)
-		return nil, &gate.InputError{File: name, Line: line, Field: field, Err: errors.New(msg)}
+		return nil, err
 	}
 	dir := filepath.Dir(name)
 	c := &Config{Path: name, Depth: gate.DefaultDepth(), Thresholds: gate.DefaultThresholds()}
@@ -304,39 +282,11 @@ func Parse(data []byte, name string) (*Config, error) {
 		}
 		c.Name = n
 	}
-	if g := raw.Label.Grades; g != nil {
-		if len(g) != 2 && len(g) != gate.MaxGrade+1 {
-			return nil, &gate.InputError{File: name, Line: keyLine(data, toml.Key{"label", "grades"}), Field: "label.grades", Err: fmt.Errorf("name every grade, 0 first: 2 names for binary grades or %d for 0–%d, got %d", gate.MaxGrade+1, gate.MaxGrade, len(g))}
-		}
-		for i, n := range g {
-			if strings.TrimSpace(n) == "" || strings.ContainsAny(n, "\r\n") {
-				return nil, &gate.InputError{File: name, Line: keyLine(data, toml.Key{"label", "grades"}), Field: fmt.Sprintf("label.grades[%d]", i), Err: errors.New("a grade's name is one non-empty line")}
-			}
-		}
-		c.GradeNames = g
+	if err := c.readLabel(raw, data, name); err != nil {
+		return nil, err
 	}
-	c.Guideline = strings.TrimSpace(raw.Label.Guideline)
-	seen := map[string]bool{}
-	for i, w := range raw.Waiver {
-		field := fmt.Sprintf("waiver[%d]", i)
-		if w.Query == "" || w.Reason == "" || w.Expires == "" {
-			return nil, &gate.InputError{File: name, Field: field, Err: errors.New("query, reason and expires (YYYY-MM-DD) are all required")}
-		}
-		exp, err := time.Parse("2006-01-02", w.Expires)
-		if err != nil {
-			return nil, &gate.InputError{File: name, Field: field + ".expires", Err: fmt.Errorf("%q is not a date like 2027-01-31", w.Expires)}
-		}
-		if seen[w.Query] {
-			return nil, &gate.InputError{File: name, Field: field + ".query", Err: fmt.Errorf("query %q is waived twice", gate.ClipID(w.Query))}
-		}
-		seen[w.Query] = true
-		for _, r := range w.Rules {
-			if !slices.Contains(gate.RuleNames, r) {
-				return nil, &gate.InputError{File: name, Line: arrayKeyLine(data, "waiver", i, "rules"), Field: field + ".rules", Err: fmt.Errorf("unknown rule %q (rules: %s)", r, strings.Join(gate.RuleNames, ", "))}
-			}
-		}
-		c.Waivers = append(c.Waivers, gate.Waiver{Query: w.Query, Reason: w.Reason, Expires: exp, Rules: w.Rules})
-		c.waiverLines = append(c.waiverLines, arrayKeyLine(data, "waiver", i, "expires"))
+	if err := c.readWaivers(raw, data, name); err != nil {
+		return nil, err
 	}
 	if err := c.variants(raw, md, data, dir); err != nil {
 		return nil, err
@@ -349,6 +299,85 @@ func Parse(data []byte, name string) (*Config, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// decodeConfig decodes the TOML into the raw config, refusing a syntax
+// error, a value of the wrong type and an unknown key with an
+// *gate.InputError naming the line and the key.
+func decodeConfig(data []byte, name string) (rawConfig, toml.MetaData, error) {
+	var raw rawConfig
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			field := ""
+			if k := toml.Key(strings.Split(pe.LastKey, ".")); pe.LastKey != "" && keyLine(data, k) == pe.Position.Line {
+				field = pe.LastKey // the error is on the key's own line: name it
+			}
+			return raw, md, &gate.InputError{File: name, Line: pe.Position.Line, Field: field, Err: errors.New(pe.Message)}
+		}
+		if ie, ok := typeError(data, name, err); ok {
+			return raw, md, ie
+		}
+		return raw, md, &gate.InputError{File: name, Err: err}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		sort.SliceStable(und, func(i, j int) bool {
+			li, lj := keyLine(data, und[i]), keyLine(data, und[j])
+			if li != lj {
+				return li < lj
+			}
+			return und[i].String() < und[j].String()
+		})
+		line, field, msg := unknownKeyError(data, und)
+		return raw, md, &gate.InputError{File: name, Line: line, Field: field, Err: errors.New(msg)}
+	}
+	return raw, md, nil
+}
+
+// readLabel reads [label]: the grades' names and the guideline.
+func (c *Config) readLabel(raw rawConfig, data []byte, name string) error {
+	if g := raw.Label.Grades; g != nil {
+		if len(g) != 2 && len(g) != gate.MaxGrade+1 {
+			return &gate.InputError{File: name, Line: keyLine(data, toml.Key{"label", "grades"}), Field: "label.grades", Err: fmt.Errorf("name every grade, 0 first: 2 names for binary grades or %d for 0–%d, got %d", gate.MaxGrade+1, gate.MaxGrade, len(g))}
+		}
+		for i, n := range g {
+			if strings.TrimSpace(n) == "" || strings.ContainsAny(n, "\r\n") {
+				return &gate.InputError{File: name, Line: keyLine(data, toml.Key{"label", "grades"}), Field: fmt.Sprintf("label.grades[%d]", i), Err: errors.New("a grade's name is one non-empty line")}
+			}
+		}
+		c.GradeNames = g
+	}
+	c.Guideline = strings.TrimSpace(raw.Label.Guideline)
+	return nil
+}
+
+// readWaivers reads the [[waiver]] tables: each names a query once, a
+// date and known rules.
+func (c *Config) readWaivers(raw rawConfig, data []byte, name string) error {
+	seen := map[string]bool{}
+	for i, w := range raw.Waiver {
+		field := fmt.Sprintf("waiver[%d]", i)
+		if w.Query == "" || w.Reason == "" || w.Expires == "" {
+			return &gate.InputError{File: name, Field: field, Err: errors.New("query, reason and expires (YYYY-MM-DD) are all required")}
+		}
+		exp, err := time.Parse("2006-01-02", w.Expires)
+		if err != nil {
+			return &gate.InputError{File: name, Field: field + ".expires", Err: fmt.Errorf("%q is not a date like 2027-01-31", w.Expires)}
+		}
+		if seen[w.Query] {
+			return &gate.InputError{File: name, Field: field + ".query", Err: fmt.Errorf("query %q is waived twice", gate.ClipID(w.Query))}
+		}
+		seen[w.Query] = true
+		for _, r := range w.Rules {
+			if !slices.Contains(gate.RuleNames, r) {
+				return &gate.InputError{File: name, Line: arrayKeyLine(data, "waiver", i, "rules"), Field: field + ".rules", Err: fmt.Errorf("unknown rule %q (rules: %s)", r, strings.Join(gate.RuleNames, ", "))}
+			}
+		}
+		c.Waivers = append(c.Waivers, gate.Waiver{Query: w.Query, Reason: w.Reason, Expires: exp, Rules: w.Rules})
+		c.waiverLines = append(c.waiverLines, arrayKeyLine(data, "waiver", i, "expires"))
+	}
+	return nil
 }
 
 // gateRules reads the [gate] rules and [[gate.segment]] tables into the
@@ -653,10 +682,10 @@ func resolve(dir, p string) string {
 func checkEnv(names []string, who string) error {
 	for _, name := range names {
 		switch {
-		case gate.RunnerSecret(name):
-			return fmt.Errorf("%s is one of the runner's credentials (%s), which are never given to a %s", name, gate.RunnerSecretNames, who)
-		case gate.RunnerFile(name):
-			return fmt.Errorf("%s names one of the runner's command files (%s): a %s that writes it sets BASH_ENV, PATH or outputs for every later step, so it is never given to a %s", name, strings.Join(gate.RunnerFiles, ", "), who, who)
+		case childenv.RunnerSecret(name):
+			return fmt.Errorf("%s is one of the runner's credentials (%s), which are never given to a %s", name, childenv.RunnerSecretNames, who)
+		case childenv.RunnerFile(name):
+			return fmt.Errorf("%s names one of the runner's command files (%s): a %s that writes it sets BASH_ENV, PATH or outputs for every later step, so it is never given to a %s", name, strings.Join(childenv.RunnerFiles, ", "), who, who)
 		case name == "" || strings.ContainsAny(name, "= \t\n\x00"):
 			return fmt.Errorf("%q is not a variable name", name)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/childenv"
 )
 
 func TestParseFull(t *testing.T) {
@@ -137,7 +138,7 @@ func TestLabelTable(t *testing.T) {
 // runner's command files could write BASH_ENV or PATH for every later
 // step; `env` refuses each (and the credentials), naming file, line and key.
 func TestEnvRefusesRunnerFiles(t *testing.T) {
-	for _, name := range append(append([]string{}, gate.RunnerFiles...), "github_env", "GITHUB_TOKEN") {
+	for _, name := range append(append([]string{}, childenv.RunnerFiles...), "github_env", "GITHUB_TOKEN") {
 		for _, tt := range []struct{ in, want string }{
 			{"set = \"s\"\n[retriever]\ntype = \"command\"\ncommand = [\"python3\", \"r.py\"]\nenv = [\"EMBEDDER_KEY\", %q]\n", "r.toml:5: base.retriever.env: " + name + " "},
 			{"[base.retriever]\ntype = \"file\"\npath = \"p\"\n[head.retriever]\ntype = \"command\"\ncommand = [\"r\"]\n\nenv = [%q]\n", "r.toml:8: head.retriever.env: " + name + " "},
@@ -147,7 +148,7 @@ func TestEnvRefusesRunnerFiles(t *testing.T) {
 				t.Errorf("env = [%q]: got %v, want an input error starting %q", name, err, tt.want)
 			}
 		}
-		if env := gate.ChildEnv(func(string) string { return "/runner/file" }, []string{name}); strings.Contains(strings.Join(env, "\n"), name+"=") || strings.Contains(strings.Join(env, "\n"), strings.ToUpper(name)+"=") {
+		if env := childenv.ChildEnv(func(string) string { return "/runner/file" }, []string{name}); strings.Contains(strings.Join(env, "\n"), name+"=") || strings.Contains(strings.Join(env, "\n"), strings.ToUpper(name)+"=") {
 			t.Errorf("ChildEnv passes %s: %v", name, env)
 		}
 	}

@@ -30,7 +30,7 @@ type Judge struct {
 	// or "http" (a templated request).
 	Type string `toml:"type"`
 	// Command is the argv of a command judge (no shell); Env the variables
-	// it gets besides the defaults (gate.ChildEnvNames).
+	// it gets besides the defaults (childenv.ChildEnvNames).
 	Command []string `toml:"command"`
 	Env     []string `toml:"env"`
 	// URL, Method, Body and Headers describe an http judge's request:

@@ -8,18 +8,11 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/visible"
 )
 
-// plain makes untrusted text one visible line for a terminal: line breaks
-// and tabs become spaces, invisible and control characters show as marks.
-func plain(s string) string {
-	return gate.Visible(strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, s))
-}
+// plain makes untrusted text one visible line for a terminal: visible.Terminal.
+func plain(s string) string { return visible.Terminal(s) }
 
 // f3 and signed are the reports' number formats.
 var f3, signed = report.Fixed3, report.SignedDelta

@@ -17,6 +17,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
+	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -301,7 +302,7 @@ func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pai
 func open(ctx context.Context, j *config.Judge, o Options) (Transport, error) {
 	switch j.Type {
 	case "command":
-		tr, err := startCommand(j.Command, j.Dir, gate.ChildEnv(o.Getenv, j.Env), o.Stderr)
+		tr, err := startCommand(j.Command, j.Dir, childenv.ChildEnv(o.Getenv, j.Env), o.Stderr)
 		if err != nil {
 			return nil, &gate.InfraError{Err: fmt.Errorf("judge %s: %w", j.Name, err)}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/visible"
 )
 
 // InputFiles are the files and folders a drift run's inputs come from:
@@ -137,16 +138,9 @@ func CommitsSince(ctx context.Context, cfg *config.Config, since string) (commit
 	return commits, more, nil
 }
 
-// plainText is s as valid UTF-8 with each control character (as
-// gate.ControlChar finds them) replaced by U+FFFD.
-func plainText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if _, _, bad := gate.ControlChar(string(r)); bad {
-			return '\uFFFD'
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
-}
+// plainText is a commit's subject or git's message made safe to show:
+// visible.Terminal.
+func plainText(s string) string { return visible.Terminal(s) }
 
 // inside is f relative to top, slashes, when f (or, for a path that is
 // gone, its folder) is inside top.

@@ -20,51 +20,8 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 	b := bufio.NewWriter(w)
 	n := names(r.depth())
 	byID := r.byID()
-	icon := map[string]string{string(gate.Fail): "❌", string(gate.Inconclusive): "⚠️"}[r.Verdict]
-	if icon == "" {
-		icon = "✅"
-	}
-	title := "recallgate"
-	if l := r.Gate.Label(); l != "" {
-		title += " · " + EscapeMarkdown(l)
-	}
-	fmt.Fprintf(b, "### %s %s: %s — %s\n\n", icon, title, verdictTitle(r.Verdict), headline(r, EscapeMarkdown))
 	ids := r.idSet()
-	for i, reason := range r.Reasons {
-		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), mdProse(reason, ids))
-	}
-	empty := emptyAnswerLines(r, mdCode)
-	for _, l := range empty {
-		fmt.Fprintf(b, "- **empty answer:** %s\n", l)
-	}
-	if len(r.Reasons)+len(empty) > 0 {
-		b.WriteString("\n")
-	}
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",
-		r.Set.count(), r.Depth.Candidates, r.Depth.Context, gateLine(r))
-	for _, note := range r.Notes {
-		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
-	}
-	proposed := setLines(r, mdCode)
-	for _, l := range proposed {
-		fmt.Fprintf(b, "- **proposal:** %s\n", l)
-	}
-	drift := baselineLines(r, EscapeMarkdown, mdCode)
-	for _, l := range drift {
-		fmt.Fprintf(b, "- **drift:** %s\n", strings.ReplaceAll(l, "\n", "\n  - "))
-	}
-	if len(r.Notes)+len(proposed)+len(drift) > 0 {
-		b.WriteString("\n")
-	}
-	if l := distanceLine(r, mdCode); l != "" {
-		head, rest, _ := strings.Cut(l, ": ")
-		fmt.Fprintf(b, "**%s:** %s\n\n", head, rest)
-	}
-	// Gold the corpus lacks leads: it changes what every number means.
-	if len(r.DataQuality) > 0 {
-		writeDataQualityMarkdown(b, r)
-		b.WriteString("\n")
-	}
+	writeMarkdownHeader(b, r, ids)
 
 	b.WriteString("| metric | base | head | Δ |\n|:--|--:|--:|--:|\n")
 	for _, row := range summaryRows(r, mdCell) {
@@ -164,6 +121,63 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		b.WriteString("\n</details>\n")
 	}
 
+	writeAllQueriesMarkdown(b, r, n)
+	writeWarningsMarkdown(b, ids, r.Warnings, neverRetrievedLine(r.NeverRetrieved, mdCode))
+	return b.Flush()
+}
+
+// writeMarkdownHeader writes the comment's title, its reasons, notes and
+// drift lines, the distance line and the data-quality block.
+func writeMarkdownHeader(b *bufio.Writer, r *CompareReport, ids map[string]bool) {
+	icon := map[string]string{string(gate.Fail): "❌", string(gate.Inconclusive): "⚠️"}[r.Verdict]
+	if icon == "" {
+		icon = "✅"
+	}
+	title := "recallgate"
+	if l := r.Gate.Label(); l != "" {
+		title += " · " + EscapeMarkdown(l)
+	}
+	fmt.Fprintf(b, "### %s %s: %s — %s\n\n", icon, title, verdictTitle(r.Verdict), headline(r, EscapeMarkdown))
+	for i, reason := range r.Reasons {
+		fmt.Fprintf(b, "- **%s:** %s\n", EscapeMarkdown(r.reasonKind(i)), mdProse(reason, ids))
+	}
+	empty := emptyAnswerLines(r, mdCode)
+	for _, l := range empty {
+		fmt.Fprintf(b, "- **empty answer:** %s\n", l)
+	}
+	if len(r.Reasons)+len(empty) > 0 {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",
+		r.Set.count(), r.Depth.Candidates, r.Depth.Context, gateLine(r))
+	for _, note := range r.Notes {
+		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
+	}
+	proposed := setLines(r, mdCode)
+	for _, l := range proposed {
+		fmt.Fprintf(b, "- **proposal:** %s\n", l)
+	}
+	drift := baselineLines(r, EscapeMarkdown, mdCode)
+	for _, l := range drift {
+		fmt.Fprintf(b, "- **drift:** %s\n", strings.ReplaceAll(l, "\n", "\n  - "))
+	}
+	if len(r.Notes)+len(proposed)+len(drift) > 0 {
+		b.WriteString("\n")
+	}
+	if l := distanceLine(r, mdCode); l != "" {
+		head, rest, _ := strings.Cut(l, ": ")
+		fmt.Fprintf(b, "**%s:** %s\n\n", head, rest)
+	}
+	// Gold the corpus lacks leads: it changes what every number means.
+	if len(r.DataQuality) > 0 {
+		writeDataQualityMarkdown(b, r)
+		b.WriteString("\n")
+	}
+}
+
+// writeAllQueriesMarkdown writes the closing blocks: every answerable
+// query, the unanswerable ones and the inputs' fingerprints.
+func writeAllQueriesMarkdown(b *bufio.Writer, r *CompareReport, n metricNames) {
 	fmt.Fprintf(b, "\n<details><summary>All %d answerable queries</summary>\n\n", len(r.Queries))
 	fmt.Fprintf(b, "| query | text | %s | %s | %s | MRR | change |\n|:--|:--|--:|--:|--:|--:|:--|\n", n.recall, n.precision, n.ndcg)
 	for _, p := range r.Queries {
@@ -192,8 +206,6 @@ func compareMarkdown(w io.Writer, r *CompareReport) error {
 		}
 		b.WriteString("\n</details>\n")
 	}
-	writeWarningsMarkdown(b, ids, r.Warnings, neverRetrievedLine(r.NeverRetrieved, mdCode))
-	return b.Flush()
 }
 
 // chartBars is the most bars the delta chart shows.

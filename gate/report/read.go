@@ -148,7 +148,36 @@ func (r *CompareReport) validate() error {
 			return err
 		}
 	}
-	for i, q := range r.Queries {
+	if err := validateQueries(r.Queries); err != nil {
+		return err
+	}
+	if err := plainAll("never_retrieved", r.NeverRetrieved...); err != nil {
+		return err
+	}
+	if err := r.NotInCorpus.validate(r.CorpusKnown); err != nil {
+		return err
+	}
+	if len(r.NeverRetrieved) > 0 && r.CorpusKnown {
+		return errors.New("never_retrieved is listed only when the corpus is not known, but corpus_known is true")
+	}
+	if err := r.validateIDLists(); err != nil {
+		return err
+	}
+	for i, u := range r.Unanswerable {
+		if err := plain(fmt.Sprintf("unanswerable[%d].id", i), u.ID); err != nil {
+			return err
+		}
+	}
+	if rf := r.Refusal; rf != nil {
+		return rf.validate()
+	}
+	return nil
+}
+
+// validateQueries checks each query of a report read back: its change and
+// causes closed, its ids plain.
+func validateQueries(qs []CompareQuery) error {
+	for i, q := range qs {
 		at := fmt.Sprintf("queries[%d]", i)
 		if !slices.Contains(changes, q.Change) {
 			return fmt.Errorf("%s.change %q: want one of %v", at, q.Change, changes)
@@ -173,17 +202,12 @@ func (r *CompareReport) validate() error {
 			return err
 		}
 	}
-	if err := plainAll("never_retrieved", r.NeverRetrieved...); err != nil {
-		return err
-	}
-	if err := r.NotInCorpus.validate(r.CorpusKnown); err != nil {
-		return err
-	}
-	if len(r.NeverRetrieved) > 0 && r.CorpusKnown {
-		return errors.New("never_retrieved is listed only when the corpus is not known, but corpus_known is true")
-	}
-	// Every list of query ids names queries of the report: the renderers
-	// look each one up.
+	return nil
+}
+
+// validateIDLists checks that every list of query ids names queries of the
+// report (the renderers look each one up), once each.
+func (r *CompareReport) validateIDLists() error {
 	known := make(map[string]bool, len(r.Queries))
 	for _, q := range r.Queries {
 		if known[q.ID] {
@@ -232,14 +256,6 @@ func (r *CompareReport) validate() error {
 				return fmt.Errorf("%s names query %q, which the report does not hold", name, id)
 			}
 		}
-	}
-	for i, u := range r.Unanswerable {
-		if err := plain(fmt.Sprintf("unanswerable[%d].id", i), u.ID); err != nil {
-			return err
-		}
-	}
-	if rf := r.Refusal; rf != nil {
-		return rf.validate()
 	}
 	return nil
 }

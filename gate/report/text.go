@@ -9,17 +9,16 @@ import (
 	"text/tabwriter"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/visible"
 )
 
-// terminal strips control characters from user text so it cannot move the
-// cursor or recolour the terminal, and shows bidi controls and invisible
-// characters as marks (gate.Visible).
-func terminal(s string) string { return gate.Visible(flatten(s)) }
+// terminal is user text for the terminal: visible.Terminal.
+func terminal(s string) string { return visible.Terminal(s) }
 
 // termID is an id (a query's, a document's) for the terminal: terminal's
 // marks, and white space at either end and look-alikes marked too
 // (gate.VisibleID), so "d01 " never reads as d01.
-func termID(id string) string { return flatten(gate.VisibleID(id)) }
+func termID(id string) string { return visible.Terminal(gate.VisibleID(id)) }
 
 // termIDs joins ids for the terminal, each written by termID.
 func termIDs(ids []string) string { return strings.Join(mapIDs(ids, termID), ", ") }

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/command"
 	"github.com/recallgate/recallgate/gate/retriever/file"
@@ -93,7 +94,7 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		if d.Warn != nil {
 			warn = func(s string) { d.Warn(side + ": " + s) }
 		}
-		sp, err := command.Start(r.Command, command.Options{Dir: dir, Env: gate.ChildEnv(d.Getenv, r.Env), Stderr: d.Stderr, Warn: warn})
+		sp, err := command.Start(r.Command, command.Options{Dir: dir, Env: childenv.ChildEnv(d.Getenv, r.Env), Stderr: d.Stderr, Warn: warn})
 		if err != nil {
 			resume()
 			err = &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}

@@ -99,7 +99,7 @@ type Retriever struct {
 	// Command is the argv of a "command" retriever (no shell).
 	Command []string `toml:"command"`
 	// Env names the variables a command retriever gets besides the
-	// defaults (gate.ChildEnvNames); the runner's credentials never.
+	// defaults (childenv.ChildEnvNames); the runner's credentials never.
 	Env []string `toml:"env" json:",omitempty"`
 
 	// Dir is the folder of the config file the table came from: a command

@@ -1,97 +1,12 @@
-package gate
+// Package childenv says which environment variables a child process
+// recallgate starts (a command retriever) may see: the runner's secrets and
+// command files are never passed, whatever the config asks.
+package childenv
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
-
-// specialRoots hold files that look regular but are the machine's state
-// (a process's environment, kernel settings, devices): never an input.
-var specialRoots = []string{"/proc", "/sys", "/dev"}
-
-// ErrNotRegular is wrapped by CheckInputFile for a path that is not a
-// regular file (a FIFO would hang the run, a device or /proc would leak the
-// machine's state into a report).
-var ErrNotRegular = errors.New("not a regular file")
-
-// CheckInputFile resolves path (symbolic links followed) and refuses it
-// unless it is a regular file outside /proc, /sys and /dev. It returns the
-// resolved path.
-func CheckInputFile(path string) (string, error) {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return "", err
-	}
-	abs, err := filepath.Abs(real)
-	if err != nil {
-		return "", err
-	}
-	for _, root := range specialRoots {
-		if abs == root || strings.HasPrefix(abs, root+string(filepath.Separator)) {
-			return "", fmt.Errorf("%s resolves to %s: %w (files under %s are the machine's, never an input)", path, abs, ErrNotRegular, root)
-		}
-	}
-	info, err := os.Stat(abs)
-	if err != nil {
-		return "", err
-	}
-	if !info.Mode().IsRegular() {
-		return "", fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, info.Mode().Type())
-	}
-	return abs, nil
-}
-
-// lfsPointer starts a Git LFS pointer file: what a checkout without LFS
-// (or a repository archive) holds instead of the file.
-const lfsPointer = "version https://git-lfs.github.com/spec/v1"
-
-// checkoutFix says how to get the real files into a CI checkout.
-const checkoutFix = "check out with actions/checkout and lfs: true (submodules: true, fetch-depth: 0 for the base side), and use the native action or the CLI: a repository archive holds LFS pointers and no submodules"
-
-// LFSPointerError means an input is a Git LFS pointer, not the file: the
-// checkout did not fetch LFS objects. Scoring it would be silently wrong,
-// so it is an infrastructure error.
-func LFSPointerError(path string) error {
-	return &InfraError{Err: fmt.Errorf("%s is a Git LFS pointer, not the file: %s", path, checkoutFix)}
-}
-
-// isLFSPointer reports whether data starts like a Git LFS pointer.
-func isLFSPointer(data []byte) bool { return bytes.HasPrefix(data, []byte(lfsPointer)) }
-
-// openInput opens a file recallgate reads as input after CheckInputFile,
-// refusing a Git LFS pointer.
-func openInput(path string) (*os.File, error) {
-	if _, err := CheckInputFile(path); err != nil {
-		return nil, err
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	head := make([]byte, len(lfsPointer))
-	n, _ := io.ReadFull(f, head)
-	if isLFSPointer(head[:n]) {
-		f.Close()
-		return nil, LFSPointerError(path)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// within reports whether the resolved path p lies inside the resolved root.
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
 
 // RunnerSecret reports whether an environment variable holds the CI
 // runner's credentials. On GitHub Actions: GITHUB_TOKEN, GH_TOKEN, the

@@ -1,4 +1,4 @@
-package gate
+package input
 
 import (
 	"bufio"
@@ -65,16 +65,16 @@ func (lr *lineReader) next() ([]byte, error) {
 // isBlank reports whether a line holds only white space.
 func isBlank(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }
 
-// looksJSON reports whether the first non-blank byte of a line opens a JSON object.
-func looksJSON(b []byte) bool {
+// LooksJSON reports whether the first non-blank byte of a line opens a JSON object.
+func LooksJSON(b []byte) bool {
 	t := bytes.TrimSpace(b)
 	return len(t) > 0 && t[0] == '{'
 }
 
-// eachLine calls fn with every non-blank line of r and its 1-based number;
+// EachLine calls fn with every non-blank line of r and its 1-based number;
 // a line may hold at most max bytes. A read error or a longer line becomes
 // an *InputError naming the file (and the line).
-func eachLine(r io.Reader, name string, max int, fn func(line []byte, n int) error) error {
+func EachLine(r io.Reader, name string, max int, fn func(line []byte, n int) error) error {
 	lr := newLineReader(r, max)
 	for {
 		line, err := lr.next()
@@ -91,30 +91,4 @@ func eachLine(r io.Reader, name string, max int, fn func(line []byte, n int) err
 			return err
 		}
 	}
-}
-
-// Plural picks the singular or plural form for n ("1 query", "2 queries").
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// JoinFirst joins up to n ids with ", " and says how many were left out.
-func JoinFirst(ids []string, n int) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	out := ""
-	for i, id := range ids {
-		if i == n {
-			return fmt.Sprintf("%s, …and %d more", out, len(ids)-n)
-		}
-		if i > 0 {
-			out += ", "
-		}
-		out += id
-	}
-	return out
 }

@@ -1,4 +1,4 @@
-package gate
+package stats
 
 import (
 	"math"
@@ -143,10 +143,10 @@ func bootstrapCI(d []float64) (float64, float64) {
 // non-zero deltas only the two all-same-sign patterns reach the observed
 // sum, p = 2/2^k, and p < 0.05 first holds at k = 6. ok is false when no k
 // ≤ n is enough (n ≤ 5): such a set can never call a drop significant.
-func MinSameDirectionFlips(n int) (k int, ok bool) { return minFlipsAt(n, Alpha) }
+func MinSameDirectionFlips(n int) (k int, ok bool) { return MinFlipsAt(n, Alpha) }
 
-// minFlipsAt is MinSameDirectionFlips at the level alpha.
-func minFlipsAt(n int, alpha float64) (k int, ok bool) {
+// MinFlipsAt is MinSameDirectionFlips at the level alpha.
+func MinFlipsAt(n int, alpha float64) (k int, ok bool) {
 	d := make([]float64, 0, n)
 	for k := 1; k <= n; k++ {
 		d = append(d, -1)
@@ -166,12 +166,12 @@ func minFlipsAt(n int, alpha float64) (k int, ok bool) {
 // smallest step, the rest unchanged. ok is false when no k is enough or
 // fewer than k queries can drop.
 func MinDetectableDrop(steps []float64, n int) (float64, bool) {
-	return minDropAt(steps, n, Alpha)
+	return MinDropAt(steps, n, Alpha)
 }
 
-// minDropAt is MinDetectableDrop at the level alpha.
-func minDropAt(steps []float64, n int, alpha float64) (float64, bool) {
-	k, ok := minFlipsAt(n, alpha)
+// MinDropAt is MinDetectableDrop at the level alpha.
+func MinDropAt(steps []float64, n int, alpha float64) (float64, bool) {
+	k, ok := MinFlipsAt(n, alpha)
 	if !ok || len(steps) < k {
 		return 0, false
 	}
@@ -203,51 +203,4 @@ func Holm(p []float64) []float64 {
 		adj[j] = prev
 	}
 	return adj
-}
-
-// Detectability is what a comparison's set can call significant.
-type Detectability struct {
-	// Queries is how many queries the paired test counts.
-	Queries int
-	// MinFlips is MinSameDirectionFlips(Queries); 0 when no number is
-	// enough (FlipsKnown false).
-	MinFlips int
-	// FlipsKnown says whether any number of same-direction flips can be
-	// significant over Queries.
-	FlipsKnown bool
-	// MinRecallDrop is MinDetectableDrop over the counted queries' recall@N
-	// steps; DropKnown is false when there is none.
-	MinRecallDrop float64
-	// DropKnown says whether MinRecallDrop is a value: false when no
-	// counted query has a recall@N step.
-	DropKnown bool
-	// Family is Holm's family when significance is required and it holds
-	// more than one rule (0 otherwise): then a rule can fail only when its
-	// p is under Alpha / Family (Holm's first step), and MinFlips and
-	// MinRecallDrop are counted at that level.
-	Family int
-}
-
-// detectability is what c's counted queries can detect: recall@N steps by
-// one relevant document on each query the base found something for (a
-// waived query cannot drop: its delta counts as 0), at Alpha, or at
-// Alpha / HolmFamily when the family holds more than one rule (so it is
-// computed after holm).
-func (c *Comparison) detectability() Detectability {
-	d := Detectability{Queries: c.Stats.N}
-	alpha := Alpha
-	if c.HolmFamily > 1 {
-		d.Family = c.HolmFamily
-		alpha = Alpha / float64(c.HolmFamily)
-	}
-	d.MinFlips, d.FlipsKnown = minFlipsAt(d.Queries, alpha)
-	var steps []float64
-	for i := range c.Queries {
-		p := &c.Queries[i]
-		if p.counted() && p.Waiver == nil && p.Base.Found > 0 && p.Base.Relevant > 0 {
-			steps = append(steps, 1/float64(p.Base.Relevant))
-		}
-	}
-	d.MinRecallDrop, d.DropKnown = minDropAt(steps, d.Queries, alpha)
-	return d
 }

@@ -1,4 +1,4 @@
-package gate
+package input
 
 import (
 	"errors"
@@ -96,8 +96,9 @@ func FormatBytes(n int64) string {
 // LFSPointerError the set and corpus get. Other errors are *InputError
 // naming the path; one wrapping fs.ErrNotExist when the file does not exist.
 func ReadInputFile(path, what string, max int64) ([]byte, error) {
-	f, err := openInput(path)
-	if IsInfra(err) {
+	f, err := Open(path)
+	var infra *InfraError
+	if errors.As(err, &infra) {
 		return nil, err // a Git LFS pointer, as the set and corpus say it
 	}
 	if err != nil {
@@ -123,19 +124,21 @@ func ReadAllLimited(r io.Reader, name, what string, max int64) ([]byte, error) {
 // ErrGzipBomb is wrapped when a gzipped input expands past MaxGzipRatio.
 var ErrGzipBomb = errors.New("expands more than a real corpus does")
 
-// ratioReader fails once more than MaxGzipRatio × the compressed size (at
+// RatioReader fails once more than MaxGzipRatio × the compressed size (at
 // least MinGzipAllowance) has come out of a decompressor.
-type ratioReader struct {
-	r          io.Reader
-	compressed int64
+type RatioReader struct {
+	// R is the decompressor, Compressed the compressed size.
+	R          io.Reader
+	Compressed int64
 	out        int64
 }
 
-func (rr *ratioReader) Read(p []byte) (int, error) {
-	n, err := rr.r.Read(p)
+// Read implements io.Reader.
+func (rr *RatioReader) Read(p []byte) (int, error) {
+	n, err := rr.R.Read(p)
 	rr.out += int64(n)
-	if allow := max(MinGzipAllowance, MaxGzipRatio*rr.compressed); rr.out > allow {
-		return n, fmt.Errorf("decompressed past %s from %s compressed: %w (more than %d:1)", FormatBytes(allow), FormatBytes(rr.compressed), ErrGzipBomb, MaxGzipRatio)
+	if allow := max(MinGzipAllowance, MaxGzipRatio*rr.Compressed); rr.out > allow {
+		return n, fmt.Errorf("decompressed past %s from %s compressed: %w (more than %d:1)", FormatBytes(allow), FormatBytes(rr.Compressed), ErrGzipBomb, MaxGzipRatio)
 	}
 	return n, err
 }
