@@ -9,7 +9,8 @@ require (
 	github.com/kljensen/snowball v0.10.0
 	github.com/sethvargo/go-githubactions v1.3.0
 	gitlab.com/gitlab-org/api/client-go/v2 v2.64.0
-	golang.org/x/text v0.41.0
+	go.mau.fi/util v0.11.1
+	golang.org/x/text v0.44.0
 )
 
 require (

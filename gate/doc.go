@@ -2,7 +2,9 @@
 // runs, document-level scoring at the candidate and context depths, the paired
 // comparison of a base and a head run, and the verdict of the gate.
 //
-// It is pure logic and imports no third-party module. What it reads, it reads
+// It is pure logic and imports no third-party module. The eval set and run
+// file formats are read and written above it, by gate/setfile and
+// gate/runfile; it scores the sets and results it is given. What it reads, it reads
 // as files the user named: eval sets (JSONL or TREC qrels, with the queries'
 // texts), runs (JSONL or TREC), corpora (a folder of text and Markdown files,
 // or JSONL), each a regular file that must not be a device, a FIFO or under

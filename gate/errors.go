@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recallgate/recallgate/gate/input"
 	"sort"
+
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // InputError is input.InputError: a problem with a user-supplied file (exit 2).
@@ -14,10 +15,8 @@ type InputError = input.InputError
 // InfraError is input.InfraError: a query that could not be retrieved (exit 3).
 type InfraError = input.InfraError
 
-// inputErr builds an *InputError from a format string.
-func inputErr(file string, line int, field, format string, args ...any) *InputError {
-	return &InputError{File: file, Line: line, Field: field, Err: fmt.Errorf(format, args...)}
-}
+// inputErr builds an *InputError from a format string (input.Errf).
+var inputErr = input.Errf
 
 // IsInput reports whether err is (or wraps) an *InputError.
 func IsInput(err error) bool {

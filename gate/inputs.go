@@ -43,15 +43,21 @@ var (
 	DecodeStrict       = input.DecodeStrict
 	ErrNotRegular      = input.ErrNotRegular
 	ErrGzipBomb        = input.ErrGzipBomb
+	ControlChar        = input.ControlChar
 )
 
 // The unexported names the root's readers use.
 var (
-	openInput    = input.Open
-	within       = input.Within
-	isLFSPointer = input.IsLFSPointer
-	eachLine     = input.EachLine
-	looksJSON    = input.LooksJSON
+	openInput     = input.Open
+	within        = input.Within
+	isLFSPointer  = input.IsLFSPointer
+	eachLine      = input.EachLine
+	fields6       = input.Fields6
+	jsonLineError = input.JSONLineError
+	jsonTypeName  = input.JSONTypeName
+	jsonShown     = input.JSONShown
+	asciiSpace    = &input.ASCIISpace
+	looksJSON     = input.LooksJSON
 )
 
 const checkoutFix = input.CheckoutFix

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -305,9 +304,9 @@ type Spill interface {
 	Put(QueryScore) error
 }
 
-// numbers is the score without what a Spill took: documents, ranks,
+// Numbers is the score without what a Spill took: documents, ranks,
 // passages and evidence.
-func (s QueryScore) numbers() QueryScore {
+func (s QueryScore) Numbers() QueryScore {
 	s.Docs, s.GoldRanks, s.Passages, s.Evidence = nil, nil, nil, nil
 	s.Context = s.Context.numbers()
 	return s
@@ -333,15 +332,6 @@ func (e *SpillError) Error() string {
 // Unwrap returns the underlying error.
 func (e *SpillError) Unwrap() error { return e.Err }
 
-// cardError wraps an error of Card as the run file's, unless it is the spill's.
-func cardError(path string, err error) error {
-	var se *SpillError
-	if errors.As(err, &se) {
-		return err
-	}
-	return &InputError{File: path, Err: err}
-}
-
 // keep stores a query's score, through the spill when there is one.
 func (s *Scorer) keep(qs QueryScore) (QueryScore, error) {
 	if s.spill == nil {
@@ -350,8 +340,21 @@ func (s *Scorer) keep(qs QueryScore) (QueryScore, error) {
 	if err := s.spill.Put(qs); err != nil {
 		return QueryScore{}, &SpillError{ID: qs.ID, Err: err}
 	}
-	return qs.numbers(), nil
+	return qs.Numbers(), nil
 }
+
+// NewSpilledScorer is NewScorer handing every query's full score to sp as
+// it is made (nil: kept in the Scorecard); the Scorecard's queries then hold
+// only their numbers (no Docs, GoldRanks, Passages, Evidence).
+func NewSpilledScorer(set *Set, d Depth, sp Spill) *Scorer {
+	sc := NewScorer(set, d)
+	sc.spill = sp
+	return sc
+}
+
+// Part returns a new Scorer for one segment of the same run: the same set,
+// depths and spill; Merge joins it back.
+func (s *Scorer) Part() *Scorer { return NewSpilledScorer(s.set, s.depth, s.spill) }
 
 // NewScorer returns a Scorer for the set at the given depths.
 func NewScorer(set *Set, d Depth) *Scorer {
@@ -449,92 +452,6 @@ func (c *Scorecard) summarize() {
 			Recall: c.Summary.Recall * float64(c.Summary.Queries) / n, Precision: c.Summary.Precision * float64(c.Summary.Queries) / n,
 			NDCG: c.Summary.NDCG * float64(c.Summary.Queries) / n, RR: c.Summary.RR * float64(c.Summary.Queries) / n}
 	}
-}
-
-// ScoreRunFile reads a run file and scores it against the set.
-func ScoreRunFile(set *Set, path string, d Depth) (*Scorecard, error) {
-	return ScoreRunFileSpilled(set, path, d, nil)
-}
-
-// ScoreRunFileSpilled is ScoreRunFile handing every query's full score to
-// sp as it is made (nil: kept in the Scorecard); the Scorecard's queries
-// then hold only their numbers (no Docs, GoldRanks, Passages, Evidence).
-func ScoreRunFileSpilled(set *Set, path string, d Depth, sp Spill) (*Scorecard, error) {
-	sc := NewScorer(set, d)
-	sc.spill = sp
-	if done, err := scoreInSegments(path, sc); done || err != nil {
-		if err != nil {
-			return nil, err
-		}
-		c, err := sc.Card()
-		if err != nil {
-			return nil, cardError(path, err)
-		}
-		return c, nil
-	}
-	meta, err := scorePipelined(path, sc)
-	if err != nil {
-		return nil, err
-	}
-	if err := meta.CheckSet(set, path); err != nil {
-		return nil, err
-	}
-	c, err := sc.Card()
-	if err != nil {
-		return nil, cardError(path, err)
-	}
-	return c, nil
-}
-
-// scoreInSegments scores a large TREC run in segments, one a core; done is
-// false when the run is not one to split (JSONL, small, one query).
-func scoreInSegments(path string, sc *Scorer) (done bool, err error) {
-	f, err := openInput(path)
-	if err != nil {
-		return false, nil // the ordinary path reports it
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return false, nil
-	}
-	cuts := trecSegments(f, info.Size(), segmentsFor())
-	if cuts == nil {
-		return false, nil
-	}
-	return true, scoreSegments(f, path, cuts, sc)
-}
-
-// scorePipelined parses the run on one goroutine and scores on another,
-// so a large run uses two cores; results keep their order.
-func scorePipelined(path string, sc *Scorer) (RunMeta, error) {
-	const depth = 8
-	free := make(chan []Hit, depth)
-	for i := 0; i < depth; i++ {
-		free <- nil
-	}
-	work := make(chan Result, depth)
-	done := make(chan error, 1)
-	go func() {
-		var err error
-		for r := range work {
-			if err == nil {
-				err = sc.Add(r)
-			}
-			free <- r.Hits[:0]
-		}
-		done <- err
-	}()
-	meta, rerr := ReadRunFile(path, func(r Result) error {
-		buf := append(<-free, r.Hits...)
-		work <- Result{ID: r.ID, Hits: buf, Line: r.Line, Context: r.Context, Abstain: r.Abstain}
-		return nil
-	})
-	close(work)
-	if err := <-done; rerr == nil {
-		rerr = err
-	}
-	return meta, rerr
 }
 
 // ContextSummary aggregates the final-context stage of one side.
@@ -640,4 +557,28 @@ func ScoreResults(set *Set, results []Result, d Depth) (*Scorecard, error) {
 		}
 	}
 	return sc.Card()
+}
+
+// Merge adds another Scorer's results (one segment of the same run, made
+// with Part); a query in both is the run's second block of that query.
+func (s *Scorer) Merge(o *Scorer, path string) error {
+	for id, q := range o.scores {
+		if _, dup := s.scores[id]; dup {
+			return twoBlocks(path, id)
+		}
+		s.scores[id] = q
+	}
+	for id, u := range o.unans {
+		if _, dup := s.unans[id]; dup {
+			return twoBlocks(path, id)
+		}
+		s.unans[id] = u
+	}
+	s.unknown = append(s.unknown, o.unknown...)
+	return nil
+}
+
+// twoBlocks is the error of a query whose lines are not together.
+func twoBlocks(path, id string) error {
+	return &InputError{File: path, Field: "qid", Err: fmt.Errorf("query %q starts a second block; keep each query's lines together, e.g. sort -s -k1,1", ClipID(id))}
 }

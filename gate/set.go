@@ -1,11 +1,9 @@
 package gate
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -187,45 +185,6 @@ func (s *Set) Only(keep func(id string) bool) (*Set, []string) {
 		}
 	}
 	return out, left
-}
-
-// LoadQueryTexts gives the queries of a qrels set their text, from a JSONL
-// file of {"id","text"} lines (the BEIR queries format; "query" is accepted
-// for "text"). Lines for ids outside the set are ignored; a set query left
-// without text is an error, since it could not be retrieved.
-func (s *Set) LoadQueryTexts(path string) error {
-	f, err := openInput(path)
-	if err != nil {
-		return &InputError{File: path, Err: fmt.Errorf("open queries: %w", err)}
-	}
-	defer f.Close()
-	err = eachLine(f, path, MaxSetLineBytes, func(line []byte, n int) error {
-		var raw struct {
-			ID       string          `json:"id"`
-			Text     string          `json:"text"`
-			Query    string          `json:"query"`
-			Metadata json.RawMessage `json:"metadata"`
-		}
-		if err := DecodeStrict(line, &raw); err != nil {
-			return jsonLineError(path, n, err)
-		}
-		if q := s.byID[raw.ID]; q != nil {
-			q.Text = raw.Text
-			if q.Text == "" {
-				q.Text = raw.Query
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, q := range s.Queries {
-		if strings.TrimSpace(q.Text) == "" {
-			return inputErr(path, 0, "", "query %q of set %s has no text here", ClipID(q.ID), s.Path)
-		}
-	}
-	return nil
 }
 
 // Prepare recomputes what scoring derives from the gold labels, after a

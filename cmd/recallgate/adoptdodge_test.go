@@ -73,6 +73,9 @@ func TestAdoptDodgeExportIgnore(t *testing.T) {
 		{"action from the archive", func(*committree.Tree) {}, 1, []string{"lacked", "export-ignore", "fetched by its id"}},
 		{"action, blobs not served", func(ft *committree.Tree) { ft.Blobs = map[string][]byte{} }, 3, []string{"lacks", "rag/corpus/", "could not be fetched", "export-ignore"}},
 		{"action, listing truncated", func(ft *committree.Tree) { ft.Truncated = true }, 3, []string{"truncated"}},
+		// The blob API (or a proxy) answers the config's id with a looser
+		// config: its bytes hash to another id, so it is not the commit's.
+		{"action, a blob that is not its id", forgeBaseConfig, 3, []string{"rag/recallgate.toml", "hash to", "not the blob the commit lists"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := exportIgnoreFixture(t)
@@ -95,6 +98,19 @@ func TestAdoptDodgeExportIgnore(t *testing.T) {
 			}
 		})
 	}
+	t.Run("gitlab, a blob that is not its id", func(t *testing.T) {
+		f := exportIgnoreFixture(t)
+		ft := gitTree(t, f)
+		forgeBaseConfig(ft)
+		g := &fakeGitLab{tree: ft, archive: archiveFixture(t, f)}
+		srv := g.server(t)
+		vars := glJob(srv.URL, f.dir, f.base)
+		vars["RECALLGATE_CONFIG"], vars["RECALLGATE_WORKING_DIRECTORY"], vars["RECALLGATE_JUNIT"] = "rag/recallgate.toml", f.dir, ""
+		code, out, errs := runCI(t, vars)
+		if code != 3 || !strings.Contains(out+errs, "not the blob the commit lists") || strings.Contains(out+errs, adoptsNote) {
+			t.Errorf("exit %d, want 3: the forged blob refused\n%.3000s\n%.3000s", code, out, errs)
+		}
+	})
 	t.Run("gitlab from the archive", func(t *testing.T) {
 		f := exportIgnoreFixture(t)
 		ft := gitTree(t, f)
@@ -107,6 +123,16 @@ func TestAdoptDodgeExportIgnore(t *testing.T) {
 			t.Errorf("exit %d, archives %v, want 1 from the archive completed by the listing\n%.3000s\n%.3000s", code, g.archived, out, errs)
 		}
 	})
+}
+
+// forgeBaseConfig makes the listing's blob API answer the base config's
+// id with a config that gates nothing.
+func forgeBaseConfig(ft *committree.Tree) {
+	for _, e := range ft.Entries {
+		if e.Path == "rag/recallgate.toml" {
+			ft.Blobs[e.SHA] = append(append([]byte(nil), ft.Blobs[e.SHA]...), looseGate...)
+		}
+	}
 }
 
 // sparseFixture is a base commit with the gate under search/, and the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/recallgate/recallgate/internal/gitexec"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,7 +258,8 @@ func TestBaseRefInterruptRemovesTheTree(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	var out, errb bytes.Buffer
-	code := run(ctx, []string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base},
+	// --allow-identical: one service for both sides is the point here.
+	code := run(ctx, []string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base, "--allow-identical"},
 		func(k string) string { return map[string]string{"RUNNER_TEMP": tmp}[k] }, &out, &errb)
 	if code != 3 {
 		t.Errorf("exit %d\n%s", code, errb.String())
@@ -340,5 +342,27 @@ func TestBaseRefHeadRefused(t *testing.T) {
 	code, _, errs := rg(t, "gate", "--config", cfg, "--base-ref", "HEAD", "--allow-identical")
 	if code != 0 || !strings.Contains(errs, "cannot fail (allowed)") {
 		t.Errorf("--allow-identical: exit %d\n%s", code, errs)
+	}
+}
+
+// TestBaseRefReadsHeadOnce: a `--base-ref` gate reads its checkout's HEAD
+// once and the top of each folder it asks about once (the config's
+// checkout, and the working folder's when it differs), however many of
+// its steps (the base tree, the identical-commit check, the commits the
+// report records) ask.
+func TestBaseRefReadsHeadOnce(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	f.put("rag/corpus/security/audit-log.md", "# Office plants\n\nWater the ferns on Fridays.\n")
+	f.commit("head")
+	ctx := gitexec.Remember(context.Background())
+	args := []string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base, "--format", "json"}
+	var out, errb bytes.Buffer
+	env := map[string]string{"RUNNER_TEMP": t.TempDir()}
+	if code := run(ctx, args, func(k string) string { return env[k] }, &out, &errb); code > 1 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	got := gitexec.Counted(ctx)
+	if got.Head != 1 || got.TopLevel < 1 || got.TopLevel > 2 {
+		t.Errorf("git read HEAD %d times and a top %d times; want HEAD once, each folder's top once (at most 2)", got.Head, got.TopLevel)
 	}
 }

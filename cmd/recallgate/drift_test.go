@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -189,5 +190,21 @@ func TestDriftHostileCommitSubject(t *testing.T) {
 	})
 	if code != 0 || strings.ContainsRune(out, 0x1b) || strings.Contains(out, "<img") || !strings.Contains(out, "`"+sha[:7]+"` docs ⟨U+001B⟩&#91;31mred⟨U+001B⟩&#91;0m &lt;img src=x onerror=alert(1)&gt; @\u200bhere &#42;&#42;bold&#42;&#42;\n") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestDriftBaselineOverItsLimit: a drift baseline past MaxBaselineBytes
+// (a sparse file: nothing is written to disk, nothing is read) is exit 2
+// naming the file and the limit before a byte of it is read.
+func TestDriftBaselineOverItsLimit(t *testing.T) {
+	f := driftRepo(t)
+	p := filepath.Join(f.dir, "baselines/head.jsonl")
+	if err := os.Truncate(p, pipeline.MaxBaselineBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := f.drift()
+	want := p + ": baseline: the baseline run (268435457 bytes) is longer than 256 MiB"
+	if code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, want 2 saying %q\n%s\n%s", code, want, out, errs)
 	}
 }

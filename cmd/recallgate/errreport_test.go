@@ -243,7 +243,10 @@ func TestREADMEGitLabSnippetTurnsExit3IntoJUnitError(t *testing.T) {
 	f := &fixture{t: t, dir: origin}
 	f.git("init", "-q", "-b", "main")
 	f.put("set.jsonl", setJSONL)
-	f.put("recallgate.toml", "set = \"set.jsonl\"\n[retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:1/search\"\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n")
+	// Each side its own deployment (one URL for both is refused, exit 2),
+	// neither up.
+	f.put("recallgate.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:1/search\"\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n"+
+		"[head.retriever]\ntype = \"http\"\nurl = \"http://127.0.0.1:1/preview/search\"\nbody = '{\"query\": {{query}}}'\nhits = \"results\"\ndoc = \"doc\"\n")
 	f.commit("base")
 	work := filepath.Join(t.TempDir(), "work")
 	if out, err := exec.Command("git", "clone", "-q", origin, work).CombinedOutput(); err != nil {

@@ -164,8 +164,9 @@ func TestExperimentBadVariantKey(t *testing.T) {
 }
 
 // TestExperimentVariantNamesReadAlike: variants "chunk8" and "chunk8 "
-// (two rows that would read the same) and a variant "base" (under the
-// baseline's base) are refused with file:line naming both, exit 2, before
+// (two rows that would read the same), "сhunk8" (Cyrillic с) or "chunk8⠀"
+// (U+2800) beside "chunk8", and a variant "base" (under the baseline's
+// base) are refused with file:line naming both, exit 2, before
 // anything runs.
 func TestExperimentVariantNamesReadAlike(t *testing.T) {
 	v := func(name string) string {
@@ -173,8 +174,12 @@ func TestExperimentVariantNamesReadAlike(t *testing.T) {
 	}
 	for _, c := range []struct{ tables, want string }{
 		{v("chunk8") + v(`"chunk8 "`), `:13: variant.chunk8 : the name "chunk8 " starts or ends with white space`},
-		{v("chunk8") + v(`"CHUNK８"`), `:13: variant.CHUNK８: the name "CHUNK８" reads as variant "chunk8" (line 9) in a report`},
+		{v("chunk8") + v(`"CHUNK８"`), `:13: variant.CHUNK８: the name "CHUNK８" (CHUNK\uff18) reads as variant "chunk8" (line 9) in a report`},
 		{v("base"), `:9: variant.base: the name "base" is the baseline's`},
+		// Another script's look-alike (Cyrillic с, U+0441), a blank-drawn
+		// character (the braille blank U+2800) after a third variant.
+		{v("chunk8") + v("\"\u0441hunk8\""), ":13: variant.\u0441hunk8: the name \"\u0441hunk8\" (\\u0441hunk8) reads as variant \"chunk8\" (line 9) in a report"},
+		{v("chunk8") + v("small") + v("\"chunk8\u2800\""), ":17: variant.chunk8\u2800: the name \"chunk8⟨U+2800⟩\" (chunk8\\u2800) reads as variant \"chunk8\" (line 9) in a report"},
 	} {
 		cfg := experimentConfig(t, c.tables)
 		code, out, errs := rg(t, "experiment", "--config", cfg)

@@ -87,7 +87,8 @@ func TestMadeUpIDsBuiltin(t *testing.T) {
 
 // TestLookAlikeIDsEndToEnd: the head puts an id that reads as the gold
 // (d01 with a space after or before it, a zero-width space inside, in
-// full-width letters) at rank 1 of every query. With the corpus named in
+// full-width letters, with Cyrillic ԁ U+0501, with the braille blank
+// U+2800 after it) at rank 1 of every query. With the corpus named in
 // the config it is no document: the gate fails (exit 1) on precision@1
 // and nDCG@1. Without it the verdict stays inconclusive (exit 0), and the
 // comment GitHub renders (cmark-gfm) shows the id marked, under "nobody
@@ -102,6 +103,8 @@ func TestLookAlikeIDsEndToEnd(t *testing.T) {
 		{"leading space", func(i int) string { return fmt.Sprintf(" d%02d", i) }, "⟨U+0020⟩d01"},
 		{"zero-width", func(i int) string { return fmt.Sprintf("d\u200b%02d", i) }, "d⟨U+200B⟩01"},
 		{"full-width", func(i int) string { return fmt.Sprintf("\uff44%02d", i) }, "⟨U+FF44⟩01"},
+		{"another script", func(i int) string { return fmt.Sprintf("\u0501%02d", i) }, "⟨U+0501⟩01"}, // Cyrillic komi de
+		{"blank-drawn", func(i int) string { return fmt.Sprintf("d%02d\u2800", i) }, "d01⟨U+2800⟩"},  // the braille blank
 	} {
 		dir := madeUpFixture(t, k.made)
 		files := "set = \"set.jsonl\"\n" + strictGate + "[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n"
@@ -126,6 +129,9 @@ func TestLookAlikeIDsEndToEnd(t *testing.T) {
 			if !marked {
 				t.Errorf("no code span of the comment shows %q:\n%s", k.shown, htm)
 			}
+			if raw := k.made(1); strings.TrimSpace(raw) == raw && strings.Contains(htm, raw) {
+				t.Errorf("the comment shows the id %q unmarked:\n%s", raw, htm)
+			}
 		})
 	}
 }
@@ -138,9 +144,10 @@ func TestHTMLReportMarksLookAlikeIDs(t *testing.T) {
 	dir := t.TempDir()
 	set := write(t, dir, "set.jsonl", `{"id":"q1","query":"first","gold":{"d01":1}}`+"\n")
 	base := write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"d01"}]}`+"\n")
-	head := write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"d01 "},{"doc":" d01"},{"doc":"\uff44\uff10\uff11"},{"doc":"d0\u0301"}]}`+"\n")
+	head := write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"d01 "},{"doc":" d01"},{"doc":"\uff44\uff10\uff11"},{"doc":"d0\u0301"},{"doc":"\u050101"},{"doc":"d01\u2800"},{"doc":"документ"}]}`+"\n")
 	dom := reportDOM(t, browser, dir, set, base, head)
-	for _, want := range []string{"<li>d01⟨U+0020⟩</li>", "<li>⟨U+0020⟩d01</li>", "<li>⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩</li>", "<li>d0⟨U+0301⟩</li>", "replaced by d01⟨U+0020⟩"} {
+	for _, want := range []string{"<li>d01⟨U+0020⟩</li>", "<li>⟨U+0020⟩d01</li>", "<li>⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩</li>", "<li>d0⟨U+0301⟩</li>", "replaced by d01⟨U+0020⟩",
+		"<li>⟨U+0501⟩01</li>", "<li>d01⟨U+2800⟩</li>", "<li>документ</li>"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("page lacks %q", want)
 		}

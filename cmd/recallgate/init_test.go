@@ -123,7 +123,9 @@ func TestInitFirstPullRequest(t *testing.T) {
 // native action's workflow (the Docker action's image cannot start
 // python3); validate accepts it, and a pull request that rewords the
 // refunds page fails on q1 as the builtin starter does. `--retriever
-// http` keeps the Docker action; a GitLab job cannot start a command.
+// http` writes search_service.py, started by the table's start, and the
+// native action's workflow (TestInitForAnHTTPService); a GitLab job
+// cannot start a command.
 func TestInitForACommandRetriever(t *testing.T) {
 	f := &fixture{t: t, dir: gitDir(t)}
 	f.git("init", "-q", "-b", "main")
@@ -160,11 +162,31 @@ func TestInitForACommandRetriever(t *testing.T) {
 	if code, out, errs := rg(t, "init", "--dir", dir, "--retriever", "http"); code != 0 {
 		t.Fatalf("init --retriever http: exit %d\n%s%s", code, out, errs)
 	}
-	if wf := string(must(os.ReadFile(filepath.Join(dir, ".github/workflows/recallgate.yml")))); !strings.Contains(wf, "uses: recallgate/recallgate@v1") {
-		t.Errorf("the workflow for an http retriever is not the Docker action's:\n%s", wf)
+	if wf := string(must(os.ReadFile(filepath.Join(dir, ".github/workflows/recallgate.yml")))); !strings.Contains(wf, "uses: recallgate/recallgate/native@v1") {
+		t.Errorf("the workflow for an http retriever (a service recallgate starts) is not the native action's:\n%s", wf)
 	}
-	if code, out, errs := rg(t, "validate", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 || !strings.Contains(string(must(os.ReadFile(filepath.Join(dir, "recallgate.toml")))), `type = "http"`) {
-		t.Errorf("validate of what init --retriever http wrote: exit %d\n%s%s", code, out, errs)
+	if conf := string(must(os.ReadFile(filepath.Join(dir, "recallgate.toml")))); !strings.Contains(conf, "type = \"http\"\nstart = [\"python3\", \"search_service.py\", \"--port\", \"{port}\"]\nurl = \"http://127.0.0.1:{port}/search\"") ||
+		!strings.Contains(conf, "#   [head.retriever]  url = \"${PREVIEW_SEARCH_URL}/docs/_search\"") {
+		t.Errorf("init --retriever http: the table does not start search_service.py, or the deployed form is not in a comment:\n%s", conf)
+	}
+	if _, err := exec.LookPath("python3"); err == nil {
+		// validate starts the starter service and sends it the preflight.
+		if code, out, errs := rg(t, "validate", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 || !strings.Contains(out, "ok: base side: http://127.0.0.1:") {
+			t.Errorf("validate of what init --retriever http wrote: exit %d\n%s%s", code, out, errs)
+		}
+	}
+	if code, out, errs := rg(t, "validate", "--offline", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 {
+		t.Errorf("validate --offline of what init --retriever http wrote: exit %d\n%s%s", code, out, errs)
+	}
+	dir = t.TempDir()
+	if code, out, errs := rg(t, "init", "--dir", dir, "--ci", "gitlab", "--retriever", "http"); code != 0 {
+		t.Fatalf("init --ci gitlab --retriever http: exit %d\n%s%s", code, out, errs)
+	}
+	if conf := string(must(os.ReadFile(filepath.Join(dir, "recallgate.toml")))); !strings.Contains(conf, "[head.retriever]\ntype = \"http\"\nurl = \"${PREVIEW_SEARCH_URL}/docs/_search\"") {
+		t.Errorf("init --ci gitlab --retriever http: no per-side deployments:\n%s", conf)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "search_service.py")); err == nil {
+		t.Errorf("init --ci gitlab --retriever http wrote a service its job cannot start")
 	}
 	dir = t.TempDir()
 	if code, _, errs := rg(t, "init", "--dir", dir, "--ci", "gitlab", "--retriever", "command"); code != 2 || !strings.Contains(errs, "cannot start a program such as python3") {
@@ -199,5 +221,38 @@ func TestDepthWarnsOverHalfTheCorpus(t *testing.T) {
 		if err := os.RemoveAll(filepath.Join(dir, "eval/corpus/more")); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestInitForAnHTTPService: `init --retriever http` writes a search
+// service kept in the repository and a table that starts it; a pull
+// request that breaks the service (it answers nothing for "refund")
+// fails on q1, because the base side starts the base commit's service;
+// one that only rewords the README passes.
+func TestInitForAnHTTPService(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	f := &fixture{t: t, dir: gitDir(t)}
+	f.git("init", "-q", "-b", "main")
+	t.Chdir(f.dir)
+	if code, out, errs := rg(t, "init", "--retriever", "http"); code != 0 || !strings.Contains(out, "wrote search_service.py\n") {
+		t.Fatalf("init --retriever http: exit %d\n%s%s", code, out, errs)
+	}
+	f.put("README.md", "# our service\n")
+	f.commit("recallgate init")
+	f.git("checkout", "-q", "-b", "pr")
+	f.edit("search_service.py", `words = req["query"].lower().split()`, `words = [w for w in req["query"].lower().split() if "refund" not in w]`)
+	f.commit("search: skip a word")
+	code, out, errs := rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main")
+	if code != 1 || !strings.Contains(out, "q1  recall@50 1.000 → 0.000") {
+		t.Errorf("gate on a pull request that breaks the starter service: exit %d, want 1 with q1 regressed\n%s%s", code, out, errs)
+	}
+	f.git("checkout", "-q", "main")
+	f.git("checkout", "-q", "-b", "docs")
+	f.put("README.md", "# our service, documented\n")
+	f.commit("docs")
+	if code, out, errs := rg(t, "gate", "--config", "recallgate.toml", "--base-ref", "main"); code != 0 {
+		t.Errorf("gate on a README-only pull request: exit %d, want 0\n%s%s", code, out, errs)
 	}
 }

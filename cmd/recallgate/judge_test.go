@@ -32,13 +32,7 @@ import (
 // 0.5·0.5+0.5·0.5 = 0.5 and kappa = (0.75−0.5)/(1−0.5) = 0.50.
 func judgeWorld(t *testing.T, gateKeys, mode, timeout string) (dir string) {
 	t.Helper()
-	needTool(t, "python3")
-	dir = t.TempDir()
-	src, err := os.ReadFile(filepath.Join("testdata", "judge", "judge.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, dir, "judge.py", string(src))
+	dir = judgeDir(t)
 	var set, corpus, base, head strings.Builder
 	for i := 1; i <= 4; i++ {
 		q := fmt.Sprintf("q%d", i)
@@ -59,6 +53,19 @@ func judgeWorld(t *testing.T, gateKeys, mode, timeout string) (dir string) {
 	write(t, dir, "base.jsonl", base.String())
 	write(t, dir, "head.jsonl", head.String())
 	writeJudgeConfig(t, dir, gateKeys, mode, timeout)
+	return dir
+}
+
+// judgeDir is a new folder holding testdata/judge/judge.py.
+func judgeDir(t *testing.T) string {
+	t.Helper()
+	needTool(t, "python3")
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("testdata", "judge", "judge.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "judge.py", string(src))
 	return dir
 }
 
@@ -513,5 +520,71 @@ retries = 0
 		case fail && (code != 3 || !strings.Contains(errb.String(), "query q4, document q4b: HTTP 500")):
 			t.Errorf("a failing service: exit %d\n%s", code, errb.String())
 		}
+	}
+}
+
+// manyPairsWorld is one query, q1, that alice judged (q1rel 2, q1non 0),
+// whose head brings n documents nobody judged into its top n: n pairs of
+// label debt (and alice's two for calibration), graded by judge.py in
+// mode.
+func manyPairsWorld(t *testing.T, n int, mode string) (dir, report string) {
+	t.Helper()
+	dir = judgeDir(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"question 1","gold":{"q1rel":2},"judgments":{"alice":{"q1rel":2,"q1non":0}}}`+"\n")
+	var corpus, head strings.Builder
+	corpus.WriteString(`{"id":"q1rel","title":"relevant","text":"the answer [g2]"}` + "\n" + `{"id":"q1non","title":"other","text":"something else"}` + "\n")
+	head.WriteString(`{"id":"q1","hits":[`)
+	for i := range n {
+		fmt.Fprintf(&corpus, `{"id":"q1n%03d","title":"new %d","text":"a fresh page [g1]"}`+"\n", i, i)
+		if i > 0 {
+			head.WriteString(",")
+		}
+		fmt.Fprintf(&head, `{"doc":"q1n%03d"}`, i)
+	}
+	head.WriteString("]}\n")
+	write(t, dir, "corpus.jsonl", corpus.String())
+	write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"q1rel"},{"doc":"q1non"}]}`+"\n")
+	write(t, dir, "head.jsonl", head.String())
+	writeJudgeConfig(t, dir, "", mode, "10s")
+	cfg, _ := os.ReadFile(filepath.Join(dir, "recallgate.toml"))
+	write(t, dir, "recallgate.toml", strings.Replace(string(cfg), "candidates = 2\ncontext = 2\n", fmt.Sprintf("candidates = %d\ncontext = %d\n", n, n), 1))
+	_, report = judgedCompare(t, dir)
+	return dir, report
+}
+
+// TestJudgeReasonsKeepTheSetReadable: reasons of 2,000 ESC bytes on 121
+// pairs of one query (the set line was 1.46 MB, refused by every reader
+// after `judge` exited 0) lose their control characters: the set reads
+// back. Reasons that, cut to MaxReasonBytes, still make the line too long
+// (2,000 double quotes, each escaped, on 600 pairs) are exit 3 naming the
+// query, the set left byte for byte.
+func TestJudgeReasonsKeepTheSetReadable(t *testing.T) {
+	dir, report := manyPairsWorld(t, 121, "esc")
+	cfg := filepath.Join(dir, "recallgate.toml")
+	if code, out, errs := rg(t, "judge", "--config", cfg, "--from-report", report); code != 0 || !strings.Contains(out, "graded 123 pairs in 1 queries") {
+		t.Fatalf("judge: exit %d\n%s%s", code, out, errs)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "set.jsonl"))
+	if len(data) > 64<<10 || strings.Contains(string(data), `\u001b`) || strings.Contains(string(data), "\x1b") {
+		t.Errorf("the set is %d bytes, ESC in it: %t", len(data), strings.Contains(string(data), `\u001b`))
+	}
+	if code, out, errs := rg(t, "validate", "--config", cfg); code != 0 {
+		t.Errorf("the set written does not read back: exit %d\n%s%s", code, out, errs)
+	}
+	var judgments map[string]map[string]int
+	if err := json.Unmarshal(setLines(t, dir)[0]["judgments"], &judgments); err != nil || len(judgments["judge:tagger"]) != 123 {
+		t.Errorf("judge grades %d, want 123 (%v)", len(judgments["judge:tagger"]), err)
+	}
+
+	dir, report = manyPairsWorld(t, 600, "quotes")
+	before, _ := os.ReadFile(filepath.Join(dir, "set.jsonl"))
+	code, out, errs := rg(t, "judge", "--config", filepath.Join(dir, "recallgate.toml"), "--from-report", report)
+	after, _ := os.ReadFile(filepath.Join(dir, "set.jsonl"))
+	const want = "judge tagger: query q1: its line in "
+	if code != 3 || !strings.Contains(errs, want) || !strings.Contains(errs, "over the 1 MiB a set line may hold; nothing of this run was written") {
+		t.Errorf("exit %d, want 3 saying %q\n%s%s", code, want, out, errs)
+	}
+	if string(after) != string(before) {
+		t.Errorf("the set file changed (%d bytes, was %d)", len(after), len(before))
 	}
 }

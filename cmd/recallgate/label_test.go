@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // labelFixture is a draft of three demo queries, unlabelled, and a config
@@ -708,7 +709,7 @@ func TestTwoLabellersAndAdjudicationInChromium(t *testing.T) {
 }
 
 func gateLoadDraft(path string) ([]*gate.Query, error) {
-	s, err := gate.LoadDraft(path)
+	s, err := setfile.LoadDraft(path)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // memoryLimitKiB is the peak resident set every hostile input of the
@@ -240,7 +241,7 @@ func TestHTTPHitFloodBoundedInMemory(t *testing.T) {
 		t.Errorf("%d warnings about dropped hits, want 1 for the side:\n%s", c, errs)
 	}
 	hits := 0
-	_, err := gate.ReadRunFile(out, func(r gate.Result) error {
+	_, err := runfile.ReadRunFile(out, func(r gate.Result) error {
 		if len(r.Hits) != keep {
 			t.Errorf("%s: %d hits kept, want %d", r.ID, len(r.Hits), keep)
 		}

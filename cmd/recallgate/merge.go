@@ -7,6 +7,8 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 var mergeCommand = command{
@@ -21,11 +23,11 @@ var mergeCommand = command{
 			if *setPath == "" || *out == "" || len(args) == 0 {
 				return usagef("--set, --out and at least one shard run are required")
 			}
-			set, err := gate.LoadSet(*setPath)
+			set, err := setfile.Load(*setPath)
 			if err != nil {
 				return err
 			}
-			results, err := gate.MergeShards(set, args)
+			results, err := runfile.MergeShards(set, args)
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/nodump"
 	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -69,7 +70,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	rawOut, rawErr := ghaction.Serialized(stdout), ghaction.Serialized(stderr)
 	stdout, stderr = ghaction.NewInertWriter(rawOut), ghaction.NewInertWriter(rawErr)
 	e := &env{getenv: getenv, stdout: stdout, stderr: stderr, commands: rawOut, rawStderr: rawErr}
-	return program().Run(ctx, e, args, stdout, stderr)
+	// One run reads its checkout's top and HEAD once (gitexec.Remember).
+	return program().Run(gitexec.Remember(ctx), e, args, stdout, stderr)
 }
 
 // program is recallgate: its commands, help pages and exit codes.

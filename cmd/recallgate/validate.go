@@ -11,13 +11,14 @@ import (
 var validateCommand = command{
 	Name:     "validate",
 	Summary:  "Check an eval set (and that its gold documents exist in a corpus).",
-	Usage:    "recallgate validate --set SET [--corpus DIR|FILE] [--max-label-age 180d] | --config FILE",
+	Usage:    "recallgate validate --set SET [--corpus DIR|FILE] [--max-label-age 180d] | --config FILE [--offline]",
 	Examples: examples("validate"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		set := fs.String("set", "", "eval set: JSONL or TREC qrels (required unless --config names one)")
 		corpus := fs.String("corpus", "", "corpus folder of .txt/.md files or JSONL of {\"id\",\"title\",\"text\"}; every gold doc must be in it")
 		maxAge := fs.String("max-label-age", "", "flag labels whose \"verified\" date is older, e.g. 180d or 26w")
-		cfgPath := fs.String("config", "", "also check recallgate.toml as the gate does before retrieving: its keys, set (with queries), segment rules, waivers and retriever tables; its corpus and max_label_age apply")
+		cfgPath := fs.String("config", "", "also check recallgate.toml as the gate does before retrieving: its keys, set (with queries), segment rules, waivers and retriever tables, then send each side's retriever the preflight; its corpus and max_label_age apply")
+		offline := fs.Bool("offline", false, "with --config, send nothing to the retrievers (by default each side's is sent the gate's preflight query, its service or program started where the config says how)")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -27,7 +28,7 @@ var validateCommand = command{
 					return usagef("--max-label-age: %v", err)
 				}
 			}
-			return pipeline.Validate(e.job(), pipeline.ValidateOptions{Set: *set, Corpus: *corpus, MaxLabelAge: *maxAge, Config: *cfgPath}, e.stdout)
+			return pipeline.Validate(ctx, e.job(), pipeline.ValidateOptions{Set: *set, Corpus: *corpus, MaxLabelAge: *maxAge, Config: *cfgPath, Offline: *offline}, e.stdout)
 		}
 	},
 }

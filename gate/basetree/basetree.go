@@ -9,13 +9,13 @@
 package basetree
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recallgate/recallgate/internal/confine"
+	"github.com/recallgate/recallgate/internal/gitexec"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -103,8 +103,8 @@ func (t *Tree) Map(headPath string) (string, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	rel, err := filepath.Rel(t.head, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := confine.Rel(t.head, abs)
+	if !ok {
 		return "", fmt.Errorf("%s is outside the checkout %s, so it has no place in the base commit's tree", headPath, t.head)
 	}
 	return filepath.Join(t.Dir, rel), nil
@@ -231,8 +231,7 @@ func (t *Tree) Inside(at string) bool {
 	if err != nil {
 		return false
 	}
-	rel, err := filepath.Rel(root, real)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return confine.Within(root, real)
 }
 
 // Close removes the tree (and, for a worktree, git's record of it). It is
@@ -285,10 +284,9 @@ func (e *MissingRefError) Fix() string {
 	return fmt.Sprintf("git fetch origin %s:refs/remotes/origin/%s and pass --base-ref origin/%s (or actions/checkout with fetch-depth: 0)", ref, ref, ref)
 }
 
-// isSHA reports whether ref looks like a commit SHA (7 to 40 hex digits).
-func isSHA(ref string) bool {
-	return len(ref) >= 7 && len(ref) <= 40 && strings.Trim(ref, "0123456789abcdef") == ""
-}
+// isSHA reports whether ref looks like a commit SHA (gitexec.IsSHA: 7 to
+// 64 hex digits).
+func isSHA(ref string) bool { return gitexec.IsSHA(ref) }
 
 // UnreachableError means neither git nor the archive source could give the
 // commit. Its message names the fixes.
@@ -339,12 +337,8 @@ func (e *UnreachableError) Unwrap() []error {
 	return out
 }
 
-func short(s string) string {
-	if len(s) == 40 && strings.Trim(s, "0123456789abcdef") == "" {
-		return s[:12]
-	}
-	return s
-}
+// short is a ref as messages show it (gitexec.ShortRef).
+func short(s string) string { return gitexec.ShortRef(s) }
 
 // Open materialises the commit: a git worktree when the checkout has the
 // commit, else the archive. The caller must Close the tree.
@@ -377,7 +371,7 @@ func Open(ctx context.Context, o Options) (*Tree, error) {
 	}
 	say := o.Warn
 	msg := fmt.Sprintf("git cannot give the base commit %s (%v); downloading its archive instead", short(o.Ref), gitErr)
-	if _, err := exec.LookPath("git"); err != nil && o.Note != nil {
+	if !gitexec.Installed() && o.Note != nil {
 		say, msg = o.Note, fmt.Sprintf("no git here: the base commit %s comes from its archive, through the API", short(o.Ref))
 	}
 	if say != nil {
@@ -393,42 +387,23 @@ func Open(ctx context.Context, o Options) (*Tree, error) {
 	return t, nil
 }
 
-// git runs git in dir with the checkout marked safe: a container action
-// sees a checkout owned by another user, and git refuses such a repository
-// unless told it is trusted. recallgate only reads it and adds a worktree.
+// git runs git in dir through gitexec: the checkout marked safe (a
+// container action sees a checkout owned by another user, and git refuses
+// such a repository unless told it is trusted), no hooks, pager, fsmonitor
+// or signature check, git's environment cleared, bounded in time and
+// output. recallgate only reads the repository and adds a worktree.
 func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "safe.directory=*", "-C", dir}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		name := args[0]
-		if name == "-c" && len(args) > 2 {
-			name = args[2] // the command after a -c setting
-		}
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		if msg != "" {
-			return "", fmt.Errorf("git %s: %s", name, msg)
-		}
-		return "", fmt.Errorf("git %s: %w", name, err)
-	}
-	return strings.TrimSpace(string(out)), nil
+	return gitexec.Run(ctx, dir, args...)
 }
 
 // repoRoot is the top of the git checkout holding dir.
 func repoRoot(ctx context.Context, dir string) (string, error) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return "", errors.New("git is not installed")
+	if !gitexec.Installed() {
+		return "", gitexec.ErrNotInstalled
 	}
-	top, err := git(ctx, dir, "rev-parse", "--show-toplevel")
+	top, err := gitexec.TopLevel(ctx, dir)
 	if err != nil {
 		return "", fmt.Errorf("%s is not in a git checkout: %w", dir, err)
-	}
-	if real, err := filepath.EvalSymlinks(top); err == nil {
-		top = real
 	}
 	return top, nil
 }
@@ -440,6 +415,10 @@ func openWorktree(ctx context.Context, o Options) (*Tree, error) {
 	}
 	sha, err := git(ctx, top, "rev-parse", "--verify", "--quiet", "--end-of-options", o.Ref+"^{commit}")
 	if err != nil || sha == "" {
+		if ctx.Err() != nil {
+			// Interrupted while git looked: no answer about the ref.
+			return nil, fmt.Errorf("look up %s in %s: %w", short(o.Ref), top, ctx.Err())
+		}
 		// A commit SHA may just not be fetched; a name in a full clone is wrong.
 		shallow, _ := git(ctx, top, "rev-parse", "--is-shallow-repository")
 		return nil, &MissingRefError{Ref: o.Ref, Dir: top, Shallow: strings.TrimSpace(shallow) == "true" || isSHA(o.Ref)}
@@ -554,7 +533,14 @@ func openArchive(ctx context.Context, o Options) (*Tree, error) {
 	}
 	// An archive leaves out what the commit's .gitattributes marks
 	// export-ignore: the commit's own listing says what it holds.
-	fetch := func(ctx context.Context, e Entry, max int64) ([]byte, error) { return o.Archive.Blob(ctx, e.SHA, max) }
+	// Each blob must be the one the listing names: its bytes hash to its id.
+	fetch := func(ctx context.Context, e Entry, max int64) ([]byte, error) {
+		data, err := o.Archive.Blob(ctx, e.SHA, max)
+		if err == nil {
+			err = CheckBlobID(e.SHA, data)
+		}
+		return data, err
+	}
 	if err := t.fill(ctx, func(ctx context.Context) ([]Entry, error) {
 		var entries []Entry
 		err := o.Archive.Listing(ctx, o.Ref, func(p, mode, sha string, size int64) {
@@ -573,21 +559,21 @@ func openArchive(ctx context.Context, o Options) (*Tree, error) {
 // whether it has changes that are not committed (tracked or untracked
 // files); an error when dir is not in one.
 func HeadState(ctx context.Context, dir string) (commit string, dirty bool, err error) {
-	return headStatus(ctx, dir, "status", "--porcelain")
+	return headStatus(ctx, dir, true)
 }
 
 // headStatus is HEAD's commit in the checkout holding dir and whether
-// git's status (the args) lists anything.
-func headStatus(ctx context.Context, dir string, status ...string) (commit string, listed bool, err error) {
+// git's status lists anything (untracked files too when untracked).
+func headStatus(ctx context.Context, dir string, untracked bool) (commit string, listed bool, err error) {
 	top, err := repoRoot(ctx, dir)
 	if err != nil {
 		return "", false, err
 	}
-	if commit, err = git(ctx, top, "rev-parse", "--verify", "HEAD^{commit}"); err != nil {
+	if commit, err = gitexec.Head(ctx, top); err != nil {
 		return "", false, err
 	}
-	out, err := git(ctx, top, status...)
-	return commit, out != "", err
+	listed, err = gitexec.Status(ctx, top, untracked)
+	return commit, listed, err
 }
 
 // NestedRepoError is a config inside another repository than the one the
@@ -631,7 +617,7 @@ func oneRepository(ctx context.Context, o Options) error {
 		dir = real
 	}
 	if o.Root == "" {
-		if _, err := exec.LookPath("git"); err != nil {
+		if !gitexec.Installed() {
 			return nil
 		}
 		if wd, err := os.Getwd(); err == nil {
@@ -654,8 +640,8 @@ func oneRepository(ctx context.Context, o Options) error {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	rel, ok := confine.Rel(root, dir)
+	if !ok {
 		return nil // not in the workspace: the caller's confinement says so
 	}
 	parts := []string{""}
@@ -677,15 +663,12 @@ func oneRepository(ctx context.Context, o Options) error {
 }
 
 // isUnder reports whether p is top or inside it.
-func isUnder(top, p string) bool {
-	rel, err := filepath.Rel(top, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
+func isUnder(top, p string) bool { return confine.Within(top, p) }
 
 // HeadCommitted is the commit checked out in the git checkout holding dir
 // and whether its tracked files have changes not committed (untracked
 // files, such as the reports a run writes beside the config, do not
 // count); an error when dir is not in one.
 func HeadCommitted(ctx context.Context, dir string) (commit string, changed bool, err error) {
-	return headStatus(ctx, dir, "status", "--porcelain", "--untracked-files=no")
+	return headStatus(ctx, dir, false)
 }

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"github.com/recallgate/recallgate/internal/gitexec"
 	"io"
 	"os"
 	"os/exec"
@@ -478,4 +479,52 @@ func (failingArchive) Listing(context.Context, string, func(string, string, stri
 
 func (failingArchive) Blob(context.Context, string, int64) ([]byte, error) {
 	return nil, errors.New("a blob was asked for a ref that does not exist")
+}
+
+// TestWorktreeRunsNoHook: the checkout's own hooks (here post-checkout,
+// which `git worktree add` and `read-tree -u` would run) and its pager
+// run nothing when the base tree is made.
+func TestWorktreeRunsNoHook(t *testing.T) {
+	dir, _ := repo(t)
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	for _, h := range []string{"post-checkout", "reference-transaction", "post-index-change"} {
+		if err := os.WriteFile(filepath.Join(dir, ".git", "hooks", h), []byte("#!/bin/sh\ntouch '"+marker+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := Open(context.Background(), Options{Dir: filepath.Join(dir, "rag"), Ref: "HEAD~1", TempDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("a hook of the checkout ran while the base tree was made")
+	}
+}
+
+// TestInterruptedLookupIsNoMissingRef: a job interrupted while git looks
+// the base ref up has no answer about the ref; it must not read as a ref
+// missing from the checkout (exit 2 with a fetch fix), but as the
+// interrupt it is.
+func TestInterruptedLookupIsNoMissingRef(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	ctx, cancel := context.WithCancel(gitexec.Remember(context.Background()))
+	if _, err := gitexec.TopLevel(ctx, dir); err != nil { // remembered: the lookup is what the interrupt hits
+		t.Fatal(err)
+	}
+	cancel()
+	_, err := Open(ctx, Options{Dir: dir, Ref: "main", Archive: failingArchive{}})
+	var mr *MissingRefError
+	if errors.As(err, &mr) || !errors.Is(err, context.Canceled) {
+		t.Errorf("interrupted lookup: %v, want context.Canceled and no MissingRefError", err)
+	}
 }

@@ -3,10 +3,15 @@ package basetree
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/recallgate/recallgate/internal/confine"
+	"github.com/recallgate/recallgate/internal/gitexec"
+	"hash"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -103,12 +108,9 @@ func (e *ListingError) Fix() string {
 // gitListing is the commit's tree as git lists it: every file, link and
 // submodule, recursively, from the top.
 func gitListing(ctx context.Context, top, sha string) ([]Entry, error) {
-	cmd := exec.CommandContext(ctx, "git", "-c", "safe.directory=*", "-C", top, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gitexec.Output(ctx, top, 0, "ls-tree", "-r", "-l", "-z", "--full-tree", sha)
 	if err != nil {
-		return nil, &ListingError{Commit: sha, Err: fmt.Errorf("git ls-tree: %v %s", err, strings.TrimSpace(stderr.String()))}
+		return nil, &ListingError{Commit: sha, Err: err}
 	}
 	var entries []Entry
 	for _, rec := range bytes.Split(out, []byte{0}) {
@@ -136,7 +138,7 @@ func gitListing(ctx context.Context, top, sha string) ([]Entry, error) {
 func checkListing(commit string, entries []Entry) ([]Entry, error) {
 	out := slices.Clone(entries)
 	for _, e := range out {
-		if e.Path == "" || e.Path == "." || path.IsAbs(e.Path) || path.Clean(e.Path) != e.Path || strings.HasPrefix(e.Path, "../") || e.Path == ".." || strings.ContainsAny(e.Path, "\\\x00") || gitDir(e.Path) {
+		if e.Path == "" || e.Path == "." || path.Clean(e.Path) != e.Path || !confine.Local(e.Path) || strings.ContainsAny(e.Path, "\\\x00") || gitDir(e.Path) {
 			return nil, &ListingError{Commit: commit, Err: fmt.Errorf("the listing has a malformed path %q", e.Path)}
 		}
 		switch e.Mode {
@@ -286,12 +288,9 @@ func gitBlob(top string) func(ctx context.Context, e Entry, max int64) ([]byte, 
 		if e.Size > max {
 			return nil, fmt.Errorf("%d bytes, over what the tree may still hold (%d)", e.Size, max)
 		}
-		cmd := exec.CommandContext(ctx, "git", "-c", "safe.directory=*", "-C", top, "cat-file", "blob", e.SHA)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
+		out, err := gitexec.Output(ctx, top, max, "cat-file", "blob", e.SHA)
 		if err != nil {
-			return nil, fmt.Errorf("git cat-file %s: %v %s", e.SHA, err, strings.TrimSpace(stderr.String()))
+			return nil, fmt.Errorf("blob %s: %w", e.SHA, err)
 		}
 		return out, nil
 	}
@@ -313,4 +312,27 @@ func (t *Tree) Lists(rel string) (has bool, sub string) {
 		}
 	}
 	return false, ""
+}
+
+// CheckBlobID checks that data is the blob id names: git's object id of a
+// blob, the SHA-1 of "blob <size>\x00" and the bytes (40 hex digits), or
+// their SHA-256 in a repository of that object format (64). An id of
+// another shape, or bytes that hash to another id (an API's or a proxy's
+// wrong answer), is an error saying which.
+func CheckBlobID(id string, data []byte) error {
+	var h hash.Hash
+	switch len(id) {
+	case sha1.Size * 2:
+		h = sha1.New()
+	case sha256.Size * 2:
+		h = sha256.New()
+	default:
+		return fmt.Errorf("%.80q is not a blob id (40 or 64 hex digits)", id)
+	}
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	if got := hex.EncodeToString(h.Sum(nil)); got != strings.ToLower(id) {
+		return fmt.Errorf("the %d bytes served for blob %s hash to %s: not the blob the commit lists", len(data), id, got)
+	}
+	return nil
 }

@@ -229,3 +229,26 @@ func TestListingNoCommitCanHave(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBlobID: the ids git gives (`git hash-object`, and with
+// --object-format=sha256) pass; other bytes, or an id of another shape,
+// are refused.
+func TestCheckBlobID(t *testing.T) {
+	for _, c := range []struct {
+		id, data, err string
+	}{
+		{"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", "", ""},
+		{"ce013625030ba8dba906f756967f9e9ca394464a", "hello\n", ""},
+		{"CE013625030BA8DBA906F756967F9E9CA394464A", "hello\n", ""},
+		{"2cf8d83d9ee29543b34a87727421fdecb7e3f3a183d337639025de576db9ebb4", "hello\n", ""},
+		{"473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813", "", ""},
+		{"ce013625030ba8dba906f756967f9e9ca394464a", "hello", "the 5 bytes served for blob ce013625030ba8dba906f756967f9e9ca394464a hash to b6fc4c620b67d95f953a5c1c1230aaab5db5a1b0: not the blob the commit lists"},
+		{"2cf8d83d9ee29543b34a87727421fdecb7e3f3a183d337639025de576db9ebb4", "", "hash to 473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813"},
+		{"b1", "x", `"b1" is not a blob id (40 or 64 hex digits)`},
+	} {
+		err := CheckBlobID(c.id, []byte(c.data))
+		if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+			t.Errorf("CheckBlobID(%s, %q) = %v, want %q", c.id, c.data, err, c.err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/recallgate/recallgate/internal/confine"
 	"io"
 	"os"
 	"path"
@@ -197,7 +198,7 @@ func linkInside(name, target string) error {
 		return fmt.Errorf("symbolic link to %q: only relative links inside the tree are allowed", target)
 	}
 	resolved := path.Clean(path.Join(path.Dir(name), target))
-	if resolved == ".." || strings.HasPrefix(resolved, "../") {
+	if !confine.Local(resolved) {
 		return fmt.Errorf("symbolic link to %q leaves the tree", target)
 	}
 	return nil

@@ -25,6 +25,7 @@ import (
 	"github.com/recallgate/recallgate/gate/pipeline"
 	"github.com/recallgate/recallgate/gate/publish"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // ErrRegression is Run's error when the verdict is fail and the job fails
@@ -381,7 +382,7 @@ func (j Job) confine(path string) error {
 		return err
 	}
 	root, _ := filepath.Abs(ws)
-	if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if confine.Within(root, abs) {
 		return pipeline.InsideWorkspace(ws, nil, abs)
 	}
 	return nil

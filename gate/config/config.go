@@ -604,6 +604,9 @@ func (c *Config) prepare(r *Retriever, dir, table string) error {
 	if r.Type == "command" && len(r.Command) == 0 {
 		return &gate.InputError{File: c.Path, Field: table + ".command", Err: errors.New("required for a command retriever: the argv array, e.g. [\"python3\", \"retriever.py\"]")}
 	}
+	if key, err := r.CheckStart(); err != nil {
+		return &gate.InputError{File: c.Path, Field: table + "." + key, Err: err}
+	}
 	if err := checkEnv(r.Env, "retriever"); err != nil {
 		return &gate.InputError{File: c.Path, Field: table + ".env", Err: err}
 	}

@@ -92,6 +92,17 @@ func TestParseErrors(t *testing.T) {
 		{"both forms", "[retriever]\ntype=\"file\"\n[base.retriever]\ntype=\"file\"\n[head.retriever]\ntype=\"file\"\n", "not both"},
 		{"half pair", "[base.retriever]\ntype=\"file\"\n", "one is missing"},
 		{"no type", "[retriever]\npath=\"x\"\n", "retriever.type: required"},
+		{"start without port", "[retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:{port}/s\"\nstart = [\"python3\", \"service.py\"]\n", `r.toml:5: base.retriever.start: must pass the service its port: write {port} where it takes it`},
+		{"start, url elsewhere", "[retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://search.example:{port}/s\"\nstart = [\"python3\", \"s.py\", \"{port}\"]\n", `r.toml:4: base.retriever.url: must reach the started service: http://127.0.0.1:{port}/… (a loopback host, the port {port}), got "http://search.example:{port}/s"`},
+		{"start, fixed port", "[retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:8080/s\"\nstart = [\"python3\", \"s.py\", \"{port}\"]\n", `r.toml:4: base.retriever.url: must reach the started service`},
+		{"start empty", "[retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:{port}/s\"\nstart = []\n", `r.toml:5: base.retriever.start: is empty`},
+		{"start on a command", "[retriever]\ntype = \"command\"\ncommand = [\"r\"]\nstart = [\"s\", \"{port}\"]\n", `r.toml:4: base.retriever.start: only an http retriever starts a service (a command retriever takes no start)`},
+		{"ready not a path", "[retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:{port}/s\"\nstart = [\"s\", \"{port}\"]\nready = \"health\"\n", `r.toml:6: base.retriever.ready: is a path on the service, like "/health", got "health"`},
+		{"ready without start", "[retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:1/s\"\nready = \"/health\"\n", `r.toml:5: base.retriever.ready: is the path polled until a started service answers: set start too`},
+		{"start_timeout zero", "[retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:{port}/s\"\nstart = [\"s\", \"{port}\"]\nstart_timeout = \"0s\"\n", `r.toml:6: base.retriever.start_timeout: must be positive`},
+		{"start_timeout a number", "[retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:{port}/s\"\nstart = [\"s\", \"{port}\"]\nstart_timeout = 60\n", `r.toml:6: retriever.start_timeout: not a duration like "10s"`},
+		{"port without start", "[base.retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:{port}/s\"\n[head.retriever]\ntype = \"file\"\npath = \"p\"\n", `r.toml:4: base.retriever.url: holds {port}, the port of a service recallgate starts: set start`},
+		{"variant start", "[base.retriever]\ntype = \"file\"\npath = \"p\"\n[variant.fast.retriever]\ntype = \"http\"\ndoc = \"id\"\nurl = \"http://127.0.0.1:{port}/s\"\nstart = [\"s\"]\n", `r.toml:8: variant.fast.retriever.start: must pass the service its port`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/visible"
 )
 
 // MaxVariants is how many [variant.NAME.retriever] tables one config may
@@ -130,20 +131,24 @@ func alike(name, other string, data []byte) error {
 		if name == other {
 			return fmt.Errorf("the name %q is the baseline's: a report shows the baseline as %q; name the variant otherwise", name, BaselineName)
 		}
-		return fmt.Errorf("the name %q reads as the baseline's %q in a report (letter case, width, compatibility forms and invisible characters aside); name the variant otherwise", name, BaselineName)
+		return fmt.Errorf("the name %s reads as the baseline's %q in a report (letter case, width, compatibility forms, other scripts' look-alikes and invisible characters aside); name the variant otherwise", gate.ShowName(name), BaselineName)
 	}
 	where := ""
 	if line := keyLine(data, toml.Key{"variant", other, "retriever"}); line > 0 {
 		where = fmt.Sprintf(" (line %d)", line)
 	}
-	return fmt.Errorf("the name %q reads as variant %q%s in a report (letter case, width, compatibility forms and invisible characters aside): two rows would read the same; name them apart", name, other, where)
+	return fmt.Errorf("the name %s reads as variant %s%s in a report (letter case, width, compatibility forms, other scripts' look-alikes and invisible characters aside): two rows would read the same; name them apart", gate.ShowName(name), gate.ShowName(other), where)
 }
 
 // ReadsAs is a name as a reader sees it, for telling names apart that
 // read alike: NFKC (full-width and compatibility forms to their plain
 // letters), case folded, invisible characters (format characters such as
 // zero-width spaces and bidi marks, variation selectors, other default
-// ignorables) removed and each run of white space one space, trimmed.
+// ignorables, the blank-drawn ones such as U+2800) removed and each run of
+// white space one space, trimmed; then Unicode's confusable skeleton (UTS
+// #39), folded again, so a letter of another script drawn as a Latin one
+// (Cyrillic с for c) reads as it. The result is a key to compare, not
+// text to show: the skeleton writes m as rn and 0 as O.
 func ReadsAs(name string) string {
 	s := norm.NFKC.String(cases.Fold().String(norm.NFKC.String(name)))
 	var b strings.Builder
@@ -162,10 +167,10 @@ func ReadsAs(name string) string {
 		space = false
 		b.WriteRune(r)
 	}
-	return b.String()
+	return cases.Fold().String(visible.Skeleton(b.String()))
 }
 
 // invisible reports a character a page draws as nothing.
 func invisible(r rune) bool {
-	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.IsControl(r) && !unicode.IsSpace(r)
+	return gate.IsInvisible(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.IsControl(r) && !unicode.IsSpace(r)
 }

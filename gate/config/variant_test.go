@@ -112,11 +112,17 @@ func TestVariantNamesThatReadAlike(t *testing.T) {
 		{"letter case", variantBase + table(`chunk8`) + table(`Chunk8`),
 			`e.toml:9: variant.Chunk8: the name "Chunk8" reads as variant "chunk8" (line 6) in a report`},
 		{"full width", variantBase + table(`chunk8`) + table(`"ｃｈｕｎｋ８"`),
-			`e.toml:9: variant.ｃｈｕｎｋ８: the name "ｃｈｕｎｋ８" reads as variant "chunk8" (line 6)`},
+			`e.toml:9: variant.ｃｈｕｎｋ８: the name "ｃｈｕｎｋ８" (\uff43\uff48\uff55\uff4e\uff4b\uff18) reads as variant "chunk8" (line 6)`},
 		{"zero-width space", variantBase + table(`chunk8`) + table(`"chunk\u200b8"`),
-			`e.toml:9: variant.chunk` + "\u200b" + `8: the name "chunk\u200b8" reads as variant "chunk8" (line 6)`},
+			`e.toml:9: variant.chunk` + "\u200b" + `8: the name "chunk⟨U+200B⟩8" (chunk\u200b8) reads as variant "chunk8" (line 6)`},
 		{"ligature and two spaces", variantBase + table(`"fine tuned"`) + table(`"ﬁne  tuned"`),
-			`e.toml:9: variant.ﬁne  tuned: the name "ﬁne  tuned" reads as variant "fine tuned" (line 6)`},
+			`e.toml:9: variant.ﬁne  tuned: the name "ﬁne  tuned" (\ufb01ne  tuned) reads as variant "fine tuned" (line 6)`},
+		{"another script's look-alike", variantBase + table(`chunk8`) + table(`"\u0441hunk8"`),
+			"e.toml:9: variant.\u0441hunk8: the name \"\u0441hunk8\" (\\u0441hunk8) reads as variant \"chunk8\" (line 6)"},
+		{"a blank-drawn character", variantBase + table(`chunk8`) + table(`"chunk8\u2800"`),
+			"e.toml:9: variant.chunk8\u2800: the name \"chunk8⟨U+2800⟩\" (chunk8\\u2800) reads as variant \"chunk8\" (line 6)"},
+		{"a Hangul filler", variantBase + table(`chunk8`) + table(`"chunk\u31648"`),
+			`reads as variant "chunk8" (line 6)`},
 		{"the baseline's name", variantBase + table(`base`),
 			`e.toml:6: variant.base: the name "base" is the baseline's: a report shows the baseline as "base"; name the variant otherwise`},
 		{"the baseline's name in capitals", variantBase + table(`BASE`),
@@ -142,6 +148,11 @@ func TestReadsAs(t *testing.T) {
 	for in, want := range map[string]string{
 		"Chunk8": "chunk8", "ｃｈｕｎｋ８": "chunk8", "chunk\u200b8": "chunk8", "\u202echunk8": "chunk8",
 		"chunk\ufe0f8": "chunk8", "ﬁne\u00a0\u00a0tuned": "fine tuned", "Straße": "strasse", " a  b ": "a b",
+		// Unicode's confusable skeleton: other scripts' look-alikes read
+		// as the Latin letters (Cyrillic с, Greek ο), m as rn, 0 as o,
+		// 1 as l; blank-drawn characters are gone.
+		"\u0441hunk8": "chunk8", "v\u03bf": "vo", "v0": "vo", "rerank-m": "rerank-rn", "top1": "topl", "chunk8\u2800": "chunk8",
+		"\u0434\u043e\u043a": "д" + "o" + "ĸ",
 	} {
 		if got := ReadsAs(in); got != want {
 			t.Errorf("ReadsAs(%q) = %q, want %q", in, got, want)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -46,16 +48,16 @@ const hostileName = "<img src=x onerror=alert(1)>|`x`| @all \u202eevil"
 // head run too; each carries a fixed latency, so the report is stable.
 func demoReport(t *testing.T) *Report {
 	t.Helper()
-	set, err := gate.LoadSet("../../frozen-set/queries.jsonl")
+	set, err := setfile.Load("../../frozen-set/queries.jsonl")
 	if err != nil {
 		t.Skipf("the demo set is not here: %v", err)
 	}
 	d := gate.Depth{Candidates: 5, Context: 3, Below: 0.5}
-	base, err := gate.ScoreRunFile(set, "../../frozen-set/runs/base.jsonl", d)
+	base, err := runfile.ScoreRunFile(set, "../../frozen-set/runs/base.jsonl", d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	head, err := gate.ScoreRunFile(set, "../../frozen-set/runs/head.jsonl", d)
+	head, err := runfile.ScoreRunFile(set, "../../frozen-set/runs/head.jsonl", d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/publish"
 	"github.com/recallgate/recallgate/gate/retriever/spec"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // maxAnnotations caps the ::warning annotations one run writes.
@@ -387,8 +388,8 @@ func (rn Runner) Relative(p string) string {
 	if err != nil {
 		return p
 	}
-	rel, err := filepath.Rel(rn.Workspace, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	rel, ok := confine.Rel(rn.Workspace, abs)
+	if !ok {
 		return p
 	}
 	return filepath.ToSlash(rel)

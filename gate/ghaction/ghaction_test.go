@@ -229,3 +229,22 @@ func TestAnnotationsShowHiddenCharacters(t *testing.T) {
 		t.Errorf("VisibleWriter:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestRelativeDotDotName: a file whose name starts with two dots is inside
+// the workspace and is annotated by its path there; the parent is not.
+func TestRelativeDotDotName(t *testing.T) {
+	ws := "/home/runner/work/rag"
+	rn := Runner{Workspace: ws}
+	for _, tt := range []struct{ p, want string }{
+		{ws + "/sets/a.jsonl", "sets/a.jsonl"},
+		{ws + "/..x", "..x"},
+		{ws + "/..sets/a.jsonl", "..sets/a.jsonl"},
+		{ws + "/../a.jsonl", ws + "/../a.jsonl"}, // outside: kept as given
+		{"/home/runner/work/rag2/a.jsonl", "/home/runner/work/rag2/a.jsonl"},
+		{ws, "."},
+	} {
+		if got := rn.Relative(tt.p); got != tt.want {
+			t.Errorf("Relative(%q) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}

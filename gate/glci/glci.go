@@ -17,6 +17,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/publish"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // TokenVariable is the CI/CD variable holding the API token recallgate
@@ -294,8 +295,8 @@ func (rn Runner) Relative(p string) string {
 	if err != nil {
 		return p
 	}
-	rel, err := filepath.Rel(rn.ProjectDir, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	rel, ok := confine.Rel(rn.ProjectDir, abs)
+	if !ok {
 		return p
 	}
 	return filepath.ToSlash(rel)

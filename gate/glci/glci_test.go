@@ -155,3 +155,22 @@ func TestAPIProject(t *testing.T) {
 		t.Errorf("schedule: %s", id)
 	}
 }
+
+// TestRelativeEdges: a name starting with two dots is inside the project
+// directory; its parent, a sibling sharing its prefix and a path through
+// ".." are not (the check is confine.Rel's, with the system's separator).
+func TestRelativeEdges(t *testing.T) {
+	dir := "/builds/group/rag"
+	s := Step{Runner: Runner{ProjectDir: dir}}
+	for _, tt := range []struct{ p, want string }{
+		{dir + "/sets/a.jsonl", "sets/a.jsonl"},
+		{dir + "/..x", "..x"},
+		{dir + "/../a.jsonl", dir + "/../a.jsonl"},
+		{"/builds/group/rag2/a.jsonl", "/builds/group/rag2/a.jsonl"},
+		{dir + "/sub/../../rag2/a.jsonl", dir + "/sub/../../rag2/a.jsonl"},
+	} {
+		if got := s.Relative(tt.p); got != tt.want {
+			t.Errorf("Relative(%q) = %q, want %q", tt.p, got, tt.want)
+		}
+	}
+}

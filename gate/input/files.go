@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/recallgate/recallgate/internal/confine"
 	"io"
 	"os"
 	"path/filepath"
@@ -86,8 +87,6 @@ func Open(path string) (*os.File, error) {
 	return f, nil
 }
 
-// Within reports whether the resolved path p lies inside the resolved root.
-func Within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
+// Within reports whether the resolved path p lies inside the resolved root
+// (confine.Within).
+func Within(root, p string) bool { return confine.Within(root, p) }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // loadSet writes lines as a set file and loads it.
@@ -17,7 +18,7 @@ func loadSet(t *testing.T, lines ...string) *gate.Set {
 	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := gate.LoadSet(p)
+	s, err := setfile.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,8 +29,11 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Request is what the judge is asked about one pair.
@@ -57,8 +60,11 @@ type Answer struct {
 // many times over.
 const MaxAnswerBytes = 1 << 20
 
-// MaxReasonBytes is the longest reason kept; a longer one is cut.
-const MaxReasonBytes = 2000
+// MaxReasonBytes is the longest reason kept, in bytes of UTF-8 after its
+// control characters are gone (cleanReason); a longer one is cut and ends
+// with "…". A query's set line holds every reason of its pairs, and a
+// line over gate.MaxSetLineBytes is refused by every reader.
+const MaxReasonBytes = 1000
 
 // rawAnswer is the JSON shape of an answer.
 type rawAnswer struct {
@@ -72,7 +78,7 @@ type rawAnswer struct {
 // decodeAnswer reads one answer to req from rd, strictly: unknown fields,
 // duplicate keys, a grade that is no whole number within 0–MaxGrade and
 // an answer naming another pair are errors (the last an
-// *gate.AnswerIDError).
+// *runfile.AnswerIDError).
 func decodeAnswer(rd io.Reader, req Request) (Answer, error) {
 	b, err := io.ReadAll(io.LimitReader(rd, MaxAnswerBytes+1))
 	if err != nil {
@@ -99,7 +105,7 @@ func parseAnswer(b []byte, req Request) (Answer, error) {
 		if raw.Doc != nil {
 			doc = *raw.Doc
 		}
-		return Answer{}, &gate.AnswerIDError{Want: req.ID(), Got: got + "/" + doc}
+		return Answer{}, &runfile.AnswerIDError{Want: req.ID(), Got: got + "/" + doc}
 	}
 	return checkAnswer(raw.Grade, raw.Reason, raw.Tokens)
 }
@@ -115,7 +121,7 @@ func checkAnswer(grade *float64, reason *string, tokens *float64) (Answer, error
 	}
 	a.Grade = int(*grade)
 	if reason != nil {
-		a.Reason = *reason
+		a.Reason = cleanReason(*reason)
 		if len(a.Reason) > MaxReasonBytes {
 			a.Reason = string(bytes.ToValidUTF8([]byte(a.Reason[:MaxReasonBytes]), nil)) + "…"
 		}
@@ -127,6 +133,23 @@ func checkAnswer(grade *float64, reason *string, tokens *float64) (Answer, error
 		a.Tokens = int(*tokens)
 	}
 	return a, nil
+}
+
+// cleanReason is a reason without control characters: a tab or line
+// break becomes a space, any other (ESC, NUL, DEL, the C1 range) is
+// dropped, and bytes that are not UTF-8 become U+FFFD. A control
+// character is written into the set as a six-byte escape and moves a
+// terminal; no reader needs one.
+func cleanReason(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r':
+			return ' '
+		case unicode.IsControl(r):
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // Transport carries requests to a judge and its answers back.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // TestParseAnswer: what an answer may be, and every way it may not.
@@ -30,6 +30,11 @@ func TestParseAnswer(t *testing.T) {
 		{`relevant!`, Answer{}, "not a judge's answer"},
 		{`{"grade": 1, "doc": "d2"}`, Answer{}, `an answer for "q1/d2"`},
 		{`{"grade": 1, "query_id": "q9"}`, Answer{}, `an answer for "q9/d1"`},
+		// Control characters: line breaks and tabs read as spaces, the
+		// rest (ESC, NUL, DEL, C1) dropped; a bidi control is shown
+		// marked wherever the reason is shown, so it stays.
+		{`{"grade": 2, "reason": "\u001b[31mred\u001b[0m\n\tok\u0000\u007f\u0085 \u202eend"}`, Answer{Grade: 2, Reason: "[31mred[0m  ok \u202eend"}, ""},
+		{`{"grade": 0, "reason": "\u001b\u001b\u001b"}`, Answer{}, ""},
 	} {
 		got, err := parseAnswer([]byte(c.line), req)
 		switch {
@@ -39,9 +44,9 @@ func TestParseAnswer(t *testing.T) {
 			t.Errorf("%s: error %v, want one saying %q", c.line, err, c.error)
 		}
 	}
-	var other *gate.AnswerIDError
+	var other *runfile.AnswerIDError
 	if _, err := parseAnswer([]byte(`{"grade":1,"doc":"x"}`), req); !errors.As(err, &other) {
-		t.Errorf("an answer for another document is %T, want *gate.AnswerIDError (the transport names it so)", err)
+		t.Errorf("an answer for another document is %T, want *runfile.AnswerIDError (the transport names it so)", err)
 	}
 	long, _ := parseAnswer([]byte(`{"grade":1,"reason":"`+strings.Repeat("é", MaxReasonBytes)+`"}`), req)
 	if len(long.Reason) > MaxReasonBytes+len("…") || !strings.HasSuffix(long.Reason, "…") || !strings.HasPrefix(long.Reason, "éé") {

@@ -20,6 +20,8 @@ import (
 	"github.com/recallgate/recallgate/gate/childenv"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // DefaultCalibrationCap is how many documents people graded are sent
@@ -69,7 +71,9 @@ type graded struct {
 // write. A pair a person graded is never sent; one graded under the same
 // fingerprint is skipped. Any bad answer (not JSON, off the scale, for
 // another pair, a timeout, a crash) is a *gate.InfraError naming the
-// query and the document, and nothing of the run is written.
+// query and the document, and nothing of the run is written; so is a
+// query whose line the grades would make too long for the set's readers
+// (naming the query).
 func Run(ctx context.Context, o Options) error {
 	cfg := o.Config
 	if cfg == nil {
@@ -99,7 +103,7 @@ func Run(ctx context.Context, o Options) error {
 	if setPath == "" {
 		return &gate.InputError{File: cfg.Path, Field: "set", Err: errors.New("no eval set: give --set or set in the config")}
 	}
-	set, err := gate.LoadSet(setPath)
+	set, err := setfile.Load(setPath)
 	if err != nil {
 		return fmt.Errorf("load set: %w", err)
 	}
@@ -265,7 +269,7 @@ func withText(corpus string, runs []string, pairs []pair, warn io.Writer) ([]pai
 		if len(hit) == 0 {
 			break
 		}
-		_, err := gate.ReadRunFile(run, func(r gate.Result) error {
+		_, err := runfile.ReadRunFile(run, func(r gate.Result) error {
 			for _, h := range r.Hits {
 				k := [2]string{r.ID, h.Doc}
 				if t, ok := hit[k]; ok && h.Text != "" && len(t) < maxHitText {
@@ -388,9 +392,10 @@ feed:
 }
 
 // PairError is a judge's failure on one pair: a bad answer (not JSON, a
-// grade off the scale, an answer for another pair), a timeout or a crash.
-// It is machine trouble (a *gate.InfraError, exit 3), and nothing of the
-// run was written.
+// grade off the scale, an answer for another pair), a timeout or a crash;
+// or on one query, Doc empty: its grades and reasons would make its set
+// line one the readers refuse. It is machine trouble (a *gate.InfraError,
+// exit 3), and nothing of the run was written.
 type PairError struct {
 	Judge, Query, Doc string
 	Err               error
@@ -398,6 +403,9 @@ type PairError struct {
 
 // Error names the judge, the query and the document.
 func (e *PairError) Error() string {
+	if e.Doc == "" { // the query's line, not one pair
+		return fmt.Sprintf("judge %s: query %s: %v; nothing of this run was written", e.Judge, gate.Visible(e.Query), e.Err)
+	}
 	return fmt.Sprintf("judge %s: query %s, document %s: %v; nothing of this run was written", e.Judge, gate.Visible(e.Query), gate.Visible(e.Doc), e.Err)
 }
 
@@ -446,11 +454,43 @@ func write(path string, set *gate.Set, id Identity, results []graded) error {
 			qs = append(qs, q)
 		}
 	}
-	out, err := gate.ReplaceQueryLines(data, qs...)
+	out, err := setfile.ReplaceQueryLines(data, qs...)
 	if err != nil {
 		return err
 	}
+	if err := readable(path, out, qs, id); err != nil {
+		return err
+	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error { _, err := w.Write(out); return err })
+}
+
+// readable checks, before anything is written, that the set with the
+// judge's grades (out) is one its readers take: each touched query's line
+// within gate.MaxSetLineBytes, and the whole read back as the judge read
+// it. A line the grades would break is the judge's doing (its reasons):
+// a *PairError naming the query, exit 3.
+func readable(path string, out []byte, qs []*gate.Query, id Identity) error {
+	for _, q := range qs {
+		line, err := q.MarshalLine()
+		if err == nil && len(line) > gate.MaxSetLineBytes {
+			err = fmt.Errorf("its line in %s would be %d bytes with the judge's grades and reasons, over the %s a set line may hold", path, len(line), gate.FormatBytes(gate.MaxSetLineBytes))
+		}
+		if err != nil {
+			return &PairError{Judge: id.Name, Query: q.ID, Err: err}
+		}
+	}
+	if _, err := setfile.Parse(bytes.NewReader(out), path); err != nil {
+		query := ""
+		if ie := new(gate.InputError); errors.As(err, &ie) {
+			for _, q := range qs {
+				if q.Line == ie.Line {
+					query = q.ID
+				}
+			}
+		}
+		return &PairError{Judge: id.Name, Query: query, Err: fmt.Errorf("the set with the judge's grades would not read back: %w", err)}
+	}
+	return nil
 }
 
 // summarize writes the run's end: the pairs graded, tokens, latency.

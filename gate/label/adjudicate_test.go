@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // get asks the page's API with the run's key, as the page does.
@@ -35,7 +36,7 @@ func must(t *testing.T, srv *httptest.Server, path, body string) stateView {
 
 func loadLine(t *testing.T, p string, n int) *gate.Query {
 	t.Helper()
-	set, err := gate.LoadDraft(p)
+	set, err := setfile.LoadDraft(p)
 	if err != nil {
 		t.Fatal(err)
 	}

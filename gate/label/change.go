@@ -15,6 +15,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 type gradeRequest struct {
@@ -354,7 +355,7 @@ func (s *Server) write(q *gate.Query) error {
 	if hash(data) != s.sum {
 		return ErrChangedOnDisk
 	}
-	out, err := gate.ReplaceQueryLines(data, q)
+	out, err := setfile.ReplaceQueryLines(data, q)
 	if err != nil {
 		return err
 	}

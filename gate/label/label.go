@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // Candidate is one pooled document of a query, before a passage is picked.
@@ -143,7 +144,7 @@ func (s *Server) reload() error {
 	if err != nil {
 		return &gate.InputError{File: s.o.SetPath, Err: err}
 	}
-	set, err := gate.ParseDraft(bytes.NewReader(data), s.o.SetPath)
+	set, err := setfile.ParseDraft(bytes.NewReader(data), s.o.SetPath)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 const draft = `{"id":"q1","query":"rotate api key","gold":{},"segments":["known-failure"],"source":"log"}
@@ -317,7 +318,7 @@ func TestNotesPerLabeller(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		set, err := gate.ParseDraft(bytes.NewReader(data), p)
+		set, err := setfile.ParseDraft(bytes.NewReader(data), p)
 		if err != nil {
 			t.Fatal(err)
 		}

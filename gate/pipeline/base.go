@@ -14,6 +14,9 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/setfile"
+	"github.com/recallgate/recallgate/internal/confine"
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // BaseSide is the base side of a comparison run from another commit's
@@ -211,7 +214,7 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 		// names is its documents, as a document it adds is.
 		if p := CorpusFor("", b.cfg); p != "" && CorpusFor("", &c) == "" {
 			c.Corpus = p
-			if rel, err := filepath.Rel(b.Tree.Dir, p); err == nil && filepath.IsLocal(rel) {
+			if rel, ok := confine.Rel(b.Tree.Dir, p); ok {
 				if at := filepath.Join(b.Tree.Head(), rel); there(at) {
 					c.Corpus = at
 				}
@@ -241,13 +244,9 @@ func (b *BaseSide) AddedWaivers(head *config.Config) []gate.Waiver {
 	return head.AddedWaivers(b.cfg)
 }
 
-// ShortSHA is a commit as reports show it: its first twelve characters.
-func ShortSHA(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
+// ShortSHA is a commit as reports show it: its first twelve characters
+// (gitexec.Short).
+func ShortSHA(s string) string { return gitexec.Short(s) }
 
 // there reports whether path is in this checkout (as a file, a folder or
 // a link).
@@ -262,7 +261,7 @@ func there(path string) bool {
 // reviewer must see which. "" when the base's set cannot be read or
 // neither happened.
 func setChanges(path string, head *gate.Set) string {
-	base, err := gate.LoadSet(path)
+	base, err := setfile.Load(path)
 	if err != nil {
 		return ""
 	}

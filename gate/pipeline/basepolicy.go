@@ -16,6 +16,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // policyFile is where the base commit keeps the gate's config.
@@ -246,7 +247,7 @@ func under(dirs, paths []string) []string {
 	var out []string
 	for _, p := range paths {
 		for _, d := range dirs {
-			if c := path.Join(d, p); !strings.Contains(c, "$") && filepath.IsLocal(filepath.FromSlash(c)) {
+			if c := path.Join(d, p); !strings.Contains(c, "$") && confine.Local(c) {
 				out = append(out, c)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // RunCache keeps each side's retrieved run under a key of what determines
@@ -64,7 +65,7 @@ func (c *RunCache) load(e *Env, key string, set *gate.Set) ([]gate.Result, bool)
 		return nil, false
 	}
 	var res []gate.Result
-	meta, err := gate.ReadRunFile(p, func(r gate.Result) error {
+	meta, err := runfile.ReadRunFile(p, func(r gate.Result) error {
 		res = append(res, gate.Result{ID: r.ID, Hits: append([]gate.Hit(nil), r.Hits...), Context: r.Context, Abstain: r.Abstain})
 		return nil
 	})
@@ -171,20 +172,4 @@ func (c *RunCache) IndexDir(e *Env) string {
 		return ""
 	}
 	return c.Dir
-}
-
-// gitEnv is the environment without what would point git at another
-// repository or index than the one holding the folder, in the C locale so
-// its messages can be read.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "LC_ALL", "LANG", "LANGUAGE":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "LC_ALL=C")
 }

@@ -1,12 +1,9 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +12,8 @@ import (
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/visible"
+	"github.com/recallgate/recallgate/internal/confine"
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // InputFiles are the files and folders a drift run's inputs come from:
@@ -50,7 +49,7 @@ func InputFiles(cfg *config.Config) []string {
 // config ("" and no error outside one, or without git), read with
 // bounded git (readGit): the commit a baseline is made at.
 func headCommit(ctx context.Context, cfg *config.Config) (string, error) {
-	if _, err := exec.LookPath("git"); err != nil {
+	if !gitexec.Installed() {
 		return "", nil
 	}
 	abs, err := filepath.Abs(cfg.Path)
@@ -59,14 +58,15 @@ func headCommit(ctx context.Context, cfg *config.Config) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	if _, err := readGit(ctx, filepath.Dir(abs), "rev-parse", "--show-toplevel"); err != nil {
+	top, err := gitexec.TopLevel(ctx, filepath.Dir(abs))
+	if err != nil {
 		return "", nil // not a checkout
 	}
-	c, err := readGit(ctx, filepath.Dir(abs), "rev-parse", "--verify", "HEAD^{commit}")
-	if err != nil || !report.IsCommitSHA(strings.TrimSpace(c)) {
+	c, err := gitexec.Head(ctx, top)
+	if err != nil {
 		return "", fmt.Errorf("no commit checked out (%v)", err)
 	}
-	return strings.TrimSpace(c), nil
+	return c, nil
 }
 
 // maxSubjectRunes bounds a commit subject as reports show it.
@@ -83,8 +83,8 @@ func CommitsSince(ctx context.Context, cfg *config.Config, since string) (commit
 	if !report.IsCommitSHA(since) {
 		return nil, false, fmt.Errorf("%.80q is not a commit hash", since)
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, false, errors.New("git is not installed")
+	if !gitexec.Installed() {
+		return nil, false, gitexec.ErrNotInstalled
 	}
 	abs, err := filepath.Abs(cfg.Path)
 	if err != nil {
@@ -92,13 +92,9 @@ func CommitsSince(ctx context.Context, cfg *config.Config, since string) (commit
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	top, err := readGit(ctx, filepath.Dir(abs), "rev-parse", "--show-toplevel")
+	top, err := gitexec.TopLevel(ctx, filepath.Dir(abs))
 	if err != nil {
 		return nil, false, fmt.Errorf("not a git checkout (%v)", err)
-	}
-	top = strings.TrimSpace(top)
-	if real, err := filepath.EvalSymlinks(top); err == nil {
-		top = real
 	}
 	if _, err := readGit(ctx, top, "cat-file", "-e", since+"^{commit}"); err != nil {
 		return nil, false, fmt.Errorf("commit %s is not in this checkout (a shallow clone? fetch the history, e.g. fetch-depth: 0)", ShortSHA(since))
@@ -142,43 +138,20 @@ func CommitsSince(ctx context.Context, cfg *config.Config, since string) (commit
 // visible.Terminal.
 func plainText(s string) string { return visible.Terminal(s) }
 
-// inside is f relative to top, slashes, when f (or, for a path that is
-// gone, its folder) is inside top.
+// inside is f relative to top, slashes, when f (its links followed,
+// or, for a path that is gone, its longest existing folder's) is inside
+// top.
 func inside(top, f string) (string, bool) {
-	real, err := filepath.EvalSymlinks(f)
+	real, err := confine.Resolve(f)
 	if err != nil {
-		dir, err := filepath.EvalSymlinks(filepath.Dir(f))
-		if err != nil {
-			return "", false
-		}
-		real = filepath.Join(dir, filepath.Base(f))
-	}
-	rel, err := filepath.Rel(top, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", false
 	}
-	return filepath.ToSlash(rel), true
+	rel, ok := confine.Rel(top, real)
+	return filepath.ToSlash(rel), ok
 }
 
-// readGit runs git in dir for reading: safe.directory (a container action
-// sees a checkout owned by another user), no pager, no hooks, no
-// fsmonitor, no signature check, git's own environment variables cleared
-// (gitEnv). Its first line of stderr is the error.
+// readGit runs git in dir for reading, through gitexec (no pager, no
+// hooks, no fsmonitor, no signature check, git's environment cleared).
 func readGit(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-c", "safe.directory=*", "-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false",
-		"-c", "log.showSignature=false", "-c", "core.pager=cat", "--no-pager", "-C", dir}, args...)...)
-	cmd.Env = append(gitEnv(), "GIT_PAGER=cat", "PAGER=cat", "GIT_TERMINAL_PROMPT=0")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", fmt.Errorf("git %s: %s", args[0], msg)
-	}
-	return strings.TrimRight(stdout.String(), "\n"), nil
+	return gitexec.Run(ctx, dir, args...)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/recallgate/recallgate/gate/basetree"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Compare runs the comparison with the inputs' policy and attaches health,
@@ -227,6 +228,10 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		}
 		pol, added = b.Policy(head), b.AddedWaivers(head)
 		if pol.Source == gate.PolicyBaseCommit {
+			// (A change that adopts recallgate has no base side to see.)
+			if err := SameService(e, cfg, o.AllowIdentical); err != nil {
+				return nil, err
+			}
 			th = cfg.Thresholds
 			if o.Overrides != nil {
 				if err := o.Overrides(&th); err != nil {
@@ -382,11 +387,11 @@ func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 	if err != nil {
 		return nil, err
 	}
-	bc, err := gate.ScoreRunFile(set, base, d)
+	bc, err := runfile.ScoreRunFile(set, base, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))
 	}
-	hc, err := gate.ScoreRunFile(set, head, d)
+	hc, err := runfile.ScoreRunFile(set, head, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "head", fmt.Errorf("score head run: %w", err))
 	}
@@ -667,7 +672,7 @@ func ScoreRun(set *gate.Set, path string, d gate.Depth, f report.Format) (*Score
 		}
 		r.spill, sp = s, s
 	}
-	card, err := gate.ScoreRunFileSpilled(set, path, d, sp)
+	card, err := runfile.ScoreRunFileSpilled(set, path, d, sp)
 	if err != nil {
 		r.Close()
 		return nil, err

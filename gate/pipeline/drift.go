@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
@@ -84,7 +85,13 @@ type BaselineRun struct {
 // half of today's answerable queries can be compared (*gate.InputError,
 // exit 2).
 func LoadBaseline(ctx context.Context, path string, set *gate.Set, k int) (*BaselineRun, error) {
-	rf, err := file.Load(path)
+	if fi, err := os.Stat(path); err == nil && fi.Size() > MaxBaselineBytes {
+		return nil, &gate.InputError{File: path, Field: "baseline", Err: fmt.Errorf("%w: a baseline holds a run of the set's queries; write it again from the set (recallgate gate --write-baseline FILE)", &gate.LimitError{What: fmt.Sprintf("the baseline run (%s)", gate.FormatBytes(fi.Size())), Limit: MaxBaselineBytes})}
+	}
+	// Only today's queries are kept, each at most the hits an answer
+	// keeps: the others are counted (a baseline of ids the set never had
+	// costs the memory of one line).
+	rf, others, err := file.LoadOnly(path, func(id string) bool { return set.Query(id) != nil }, gate.MaxKeptHits(k))
 	if err != nil {
 		return nil, fmt.Errorf("load baseline: %w", err)
 	}
@@ -110,16 +117,13 @@ func LoadBaseline(ctx context.Context, path string, set *gate.Set, k int) (*Base
 			edited[q.ID] = true
 		}
 	}
-	had := rf.IDs()
+	b.Removed = others
 	if hashes != nil {
-		had = nil
+		b.Removed = 0
 		for id := range hashes {
-			had = append(had, id)
-		}
-	}
-	for _, id := range had {
-		if set.Query(id) == nil {
-			b.Removed++
+			if set.Query(id) == nil {
+				b.Removed++
+			}
 		}
 	}
 	b.Set, _ = set.Only(func(id string) bool {

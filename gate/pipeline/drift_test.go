@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 const (
@@ -81,7 +82,7 @@ func (f *driftFixture) edit(t *testing.T, name, old, new string) {
 func TestBaselineRecordsItsInputs(t *testing.T) {
 	f := newDriftFixture(t)
 	cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
-	meta, err := gate.ReadRunFile(f.baseline, func(gate.Result) error { return nil })
+	meta, err := runfile.ReadRunFile(f.baseline, func(gate.Result) error { return nil })
 	corpus, _ := gate.CorpusFingerprint(filepath.Join(f.dir, "corpus"))
 	if err != nil || meta.Set != set.Fingerprint || meta.Config != cfg.Head.Fingerprint() || meta.Corpus != corpus || !gate.IsFingerprint(corpus) {
 		t.Fatalf("baseline meta %+v (%v), want set %s, retriever %s, corpus %s", meta, err, set.Fingerprint, cfg.Head.Fingerprint(), corpus)

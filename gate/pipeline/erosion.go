@@ -11,12 +11,15 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
-// MaxBaselineBytes bounds the reviewed baseline run max_baseline_drop
-// reads: a run of a hundred thousand queries with their hits is well
-// under it.
-const MaxBaselineBytes = 512 << 20
+// MaxBaselineBytes bounds a baseline run, the reviewed one
+// max_baseline_drop reads and a drift run's: a run of a hundred thousand
+// queries with fifty hits each is under it. Only the set's queries are
+// kept, each at most gate.MaxKeptHits(k) hits (LoadBaseline), so memory
+// follows the set, not the file.
+const MaxBaselineBytes = 256 << 20
 
 // baselineFix is the fix of a reviewed baseline that cannot be read where
 // a base commit judges.
@@ -52,8 +55,8 @@ func reviewedBaseline(cfg *config.Config, th gate.Thresholds, d gate.Depth, set 
 		if path == "" {
 			return nil, &gate.InputError{File: file, Field: "baseline", Err: fmt.Errorf("%s is on, but the base commit's config names no baseline run", gate.RuleBaselineDrop)}
 		}
-		rel, err := filepath.Rel(b.Tree.Dir, path)
-		if err != nil || !filepath.IsLocal(rel) {
+		rel, ok := confine.Rel(b.Tree.Dir, path)
+		if !ok {
 			return nil, &gate.InputError{File: file, Line: line, Field: "baseline", Err: errors.New("the baseline run must be a path inside the repository: refused")}
 		}
 		rel = filepath.ToSlash(rel)

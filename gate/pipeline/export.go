@@ -13,6 +13,7 @@ import (
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Export formats (ExportOptions.Format).
@@ -215,7 +216,7 @@ func Export(e *Env, o ExportOptions, w io.Writer) error {
 	cases := map[string]*exportCase{}
 	var unknown []string
 	noText := true
-	meta, err := gate.ReadRunFile(o.Run, func(r gate.Result) error {
+	meta, err := runfile.ReadRunFile(o.Run, func(r gate.Result) error {
 		q := set.Query(r.ID)
 		if q == nil {
 			unknown = append(unknown, r.ID)

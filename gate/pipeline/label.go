@@ -16,6 +16,7 @@ import (
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // LabelOptions say what the labelling page shows.
@@ -71,7 +72,7 @@ func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
 	if setPath == "" {
 		return ErrNoSet
 	}
-	set, err := gate.LoadDraft(setPath)
+	set, err := setfile.LoadDraft(setPath)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
 // file already there, is refused with what to run. A JSONL set is
 // returned as it is. It runs before any retrieval.
 func jsonlBeside(e *Env, cfg *config.Config, setPath string) (string, error) {
-	set, err := gate.LoadDraft(setPath)
+	set, err := setfile.LoadDraft(setPath)
 	if err != nil || set.Format != "qrels" {
 		return setPath, err
 	}
@@ -165,7 +166,7 @@ func Label(ctx context.Context, e *Env, o LabelOptions) (*LabelJob, error) {
 }
 
 func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Config, setPath string) (*LabelJob, error) {
-	set, err := gate.LoadDraft(setPath)
+	set, err := setfile.LoadDraft(setPath)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 const (
@@ -161,7 +162,7 @@ func TestInsideWorkspace(t *testing.T) {
 }
 
 func TestDescribeOldest(t *testing.T) {
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"old","query":"rotate api key","gold":{"a":3,"b":0},"verified":"2026-01-05","judgments":{"ben":{"a":3},"ana":{"a":2,"b":0}}}
+	set, err := setfile.Parse(strings.NewReader(`{"id":"old","query":"rotate api key","gold":{"a":3,"b":0},"verified":"2026-01-05","judgments":{"ben":{"a":3},"ana":{"a":2,"b":0}}}
 {"id":"never","query":"max message size","gold":{"c":1}}
 `), "set.jsonl")
 	if err != nil {

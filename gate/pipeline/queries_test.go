@@ -13,6 +13,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestCIRunFilesHonourQueries: the CI job comparing two run files loads a
@@ -56,7 +57,7 @@ func TestJSONLBeside(t *testing.T) {
 	if err != nil || got != want || !strings.Contains(stderr.String(), "wrote the JSONL set "+want) {
 		t.Fatalf("got %q %v; stderr %s", got, err, stderr.String())
 	}
-	set, err := gate.LoadDraft(want)
+	set, err := setfile.LoadDraft(want)
 	if err != nil || set.Format != "jsonl" || set.Query("q2").Text != "second text" || set.Query("q2").Gold["b"] != 2 {
 		t.Fatalf("the JSONL set: %v %+v", err, set)
 	}

@@ -18,6 +18,8 @@ import (
 	"github.com/recallgate/recallgate/gate/retriever"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/file"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // SideRun is one side's retrieval outcome.
@@ -154,8 +156,8 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		rc := SideTable(cfg, side)
 		key := rc.URL
-		if key == "" {
-			key = side
+		if key == "" || len(rc.Start) > 0 {
+			key = side // a started service is the side's own, whatever its url says
 		}
 		if _, ok := limiters[key]; !ok {
 			limiters[key] = gate.NewLimiter(rc.RateLimit)
@@ -243,7 +245,7 @@ func LoadConfigSet(path, setOverride string) (*config.Config, *gate.Set, error) 
 // through a config comes here, so each honours the key (and refuses a
 // qrels set without it) as the gate does.
 func LoadSetFor(cfg *config.Config, setOverride string) (*gate.Set, error) {
-	return loadSetFor(cfg, setOverride, gate.LoadSet)
+	return loadSetFor(cfg, setOverride, setfile.Load)
 }
 
 // loadSetFor is LoadSetFor with the loader of the set file (a draft's
@@ -270,7 +272,7 @@ func loadSetFor(cfg *config.Config, setOverride string, load func(string) (*gate
 // qrels set when it names none.
 func queryTexts(cfg *config.Config, set *gate.Set) error {
 	if cfg.Queries != "" {
-		if err := set.LoadQueryTexts(cfg.Queries); err != nil {
+		if err := setfile.LoadQueryTexts(set, cfg.Queries); err != nil {
 			return fmt.Errorf("load query texts: %w", err)
 		}
 	} else if set.Format == "qrels" {
@@ -288,5 +290,5 @@ func WriteRunFile(path string, results []gate.Result, meta gate.RunMeta) error {
 // WriteRunTo writes a run with its metadata line to path by atomicfile's
 // rules: "-" and /dev/stdout are s's stdout.
 func WriteRunTo(s atomicfile.Streams, path string, results []gate.Result, meta gate.RunMeta) error {
-	return s.Write(path, 0o644, func(w io.Writer) error { return gate.WriteRun(w, results, &meta) })
+	return s.Write(path, 0o644, func(w io.Writer) error { return runfile.WriteRun(w, results, &meta) })
 }

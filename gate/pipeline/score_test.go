@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/runfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestScoreRunJSONIsScoreJSON: the spilled JSON report is byte for byte
@@ -16,7 +19,7 @@ import (
 // passages and evidence, with one query cut out (missing) — and its card
 // keeps no documents; other formats are not spilled.
 func TestScoreRunJSONIsScoreJSON(t *testing.T) {
-	set, err := gate.LoadSet(filepath.Join("..", "..", "frozen-set", "queries.jsonl"))
+	set, err := setfile.Load(filepath.Join("..", "..", "frozen-set", "queries.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +35,7 @@ func TestScoreRunJSONIsScoreJSON(t *testing.T) {
 	}
 	run := put(t, t.TempDir(), "head.jsonl", strings.Join(kept, "\n")+"\n")
 	d := gate.DefaultDepth()
-	whole, err := gate.ScoreRunFile(set, run, d)
+	whole, err := runfile.ScoreRunFile(set, run, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +94,7 @@ func TestValidateCountsDisputes(t *testing.T) {
 {"id":"q2","query":"y","gold":{"c":1},"judgments":{"ana":{"c":3},"ben":{"c":1}},"adjudicated":{"c":{"grade":1,"by":"cara"}}}
 `)
 	var out, errb bytes.Buffer
-	if err := Validate(testEnv(&errb), ValidateOptions{Set: set}, &out); err != nil {
+	if err := Validate(context.Background(), testEnv(&errb), ValidateOptions{Set: set}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if want := "adjudication: 2 disputed documents (more than a grade apart, or relevant against not), 1 decided; 1 queries marked unsure"; !strings.Contains(out.String(), want) {

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/retriever"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // ErrNoSet is Validate's error when neither the options nor the config
@@ -24,15 +26,18 @@ type ValidateOptions struct {
 	// older labels ("180d"; "" = the config's).
 	Set, Corpus, MaxLabelAge string
 	// Config is a recallgate.toml to check too ("" = none): its keys,
-	// waivers (an expired one fails) and set.
+	// waivers (an expired one fails) and set; and, unless Offline, each
+	// side's retriever is sent the preflight (Preflight).
 	Config string
+	// Offline sends nothing to any retriever.
+	Offline bool
 }
 
 // Validate checks an eval set, and the config and corpus when given, and
 // writes what it found to out, one "ok:", "agreement:" or "health:" line
 // each. Gold documents missing from the corpus are an *gate.InputError
 // listing every query with its line.
-func Validate(e *Env, o ValidateOptions, out io.Writer) error {
+func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) error {
 	var s *gate.Set
 	var cfg *config.Config
 	if o.Config != "" {
@@ -56,12 +61,17 @@ func Validate(e *Env, o ValidateOptions, out io.Writer) error {
 			o.MaxLabelAge = fmt.Sprintf("%dd", int(cfg.MaxLabelAge.Hours()/24))
 		}
 		fmt.Fprintf(out, "ok: %s: config is valid (%d waivers)\n", cfg.Path, len(cfg.Waivers))
+		if !o.Offline {
+			if err := Preflight(ctx, e, cfg, out); err != nil {
+				return err
+			}
+		}
 	} else {
 		if o.Set == "" {
 			return ErrNoSet
 		}
 		var err error
-		if s, err = gate.LoadSet(o.Set); err != nil {
+		if s, err = setfile.Load(o.Set); err != nil {
 			return err
 		}
 	}
@@ -288,7 +298,7 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	var err error
 	if s.Config != nil {
 		set, err = LoadSetFor(s.Config, setPath) // its query texts too
-	} else if set, err = gate.LoadSet(setPath); err != nil {
+	} else if set, err = setfile.Load(setPath); err != nil {
 		err = fmt.Errorf("load set: %w", err)
 	}
 	if err != nil {
@@ -296,4 +306,27 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	}
 	s.Set = set
 	return s, nil
+}
+
+// Preflight sends each side's retriever (base, then head; one table
+// once) the preflight the gate sends before it retrieves, starting its
+// service or program where the config says how (retriever.Preflight), and
+// says on out what answered. A retriever that does not answer, or whose
+// answer the table cannot read, is its error (exit 3 when it is down).
+func Preflight(ctx context.Context, e *Env, cfg *config.Config, out io.Writer) error {
+	for _, side := range []string{"base", "head"} {
+		rc := SideTable(cfg, side)
+		if rc == nil || (side == "head" && rc == cfg.Base) {
+			continue
+		}
+		what, err := retriever.Preflight(ctx, rc, retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr,
+			Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence})
+		if err != nil {
+			return gate.AtStage(gate.StageRetrieve, side, err)
+		}
+		if what != "" {
+			fmt.Fprintf(out, "ok: %s side: %s answered the preflight query\n", side, what)
+		}
+	}
+	return nil
 }

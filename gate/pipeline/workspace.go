@@ -3,10 +3,10 @@ package pipeline
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // InsideWorkspace refuses, in action mode, every path that resolves
@@ -36,13 +36,11 @@ func InsideWorkspace(ws string, cfg *config.Config, extra ...string) error {
 		if p == "" {
 			continue
 		}
-		abs, err := filepath.Abs(p)
+		abs, err := confine.Resolve(p)
 		if err != nil {
 			return err
 		}
-		abs = resolveExisting(abs)
-		rel, err := filepath.Rel(root, abs)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if !confine.Within(root, abs) {
 			file := ""
 			if cfg != nil {
 				file = cfg.Path
@@ -51,21 +49,4 @@ func InsideWorkspace(ws string, cfg *config.Config, extra ...string) error {
 		}
 	}
 	return nil
-}
-
-// resolveExisting follows the symbolic links of abs's longest existing
-// ancestor and joins the rest: a path not created yet (a cache folder, a
-// first night's history) under a linked folder resolves where a write
-// would land, however many of its folders are still to be made.
-func resolveExisting(abs string) string {
-	rest := ""
-	for p := abs; ; p = filepath.Dir(p) {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(real, rest)
-		}
-		if filepath.Dir(p) == p {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-	}
 }

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 func parse(t *testing.T, lines ...string) *gate.Set {
 	t.Helper()
-	s, err := gate.ParseSet(strings.NewReader(strings.Join(lines, "\n")+"\n"), "set.jsonl")
+	s, err := setfile.Parse(strings.NewReader(strings.Join(lines, "\n")+"\n"), "set.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // DriftLabel labels the one tracking issue of the nightly drift run.
@@ -277,12 +278,7 @@ func orNone(s string) string {
 	return s
 }
 
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
+func short(s string) string { return gitexec.Short(s) }
 
 // Options are a run's publishing choices.
 type Options struct {

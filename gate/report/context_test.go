@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestContextNotApplicable: a query without evidence has an evidence
 // coverage of "n/a" in every report (never 1.0), and every report says
 // which context each side used.
 func TestContextNotApplicable(t *testing.T) {
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"q1","query":"rotate key","gold":{"keys":1},"evidence":["Settings → Keys"]}`+"\n"+
+	set, err := setfile.Parse(strings.NewReader(`{"id":"q1","query":"rotate key","gold":{"keys":1},"evidence":["Settings → Keys"]}`+"\n"+
 		`{"id":"q2","query":"token expiry","gold":{"tokens":1}}`+"\n"), "set.jsonl")
 	if err != nil {
 		t.Fatal(err)

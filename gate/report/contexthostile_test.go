@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -15,7 +16,7 @@ import (
 // outside the page's own; in JUnit no CDATA end; in the comment and the
 // text no workflow command at a line's start.
 func TestHostileContextEscaped(t *testing.T) {
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"q1","query":"rotate key","gold":{"keys":1},"evidence":["Settings → Keys"]}`+"\n"), "set.jsonl")
+	set, err := setfile.Parse(strings.NewReader(`{"id":"q1","query":"rotate key","gold":{"keys":1},"evidence":["Settings → Keys"]}`+"\n"), "set.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

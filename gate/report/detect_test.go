@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // judgedComparison is ten queries (gold doc/NN 2, doc/NNx 1, z judged 0)
@@ -23,7 +24,7 @@ func judgedComparison(t *testing.T) *gate.Comparison {
 	for i := 1; i <= 10; i++ {
 		fmt.Fprintf(&b, `{"id":"q%02d","query":"ordinary question %d","gold":{"doc/%02d":2,"doc/%02dx":1,"z":0}}`+"\n", i, i, i, i)
 	}
-	set, err := gate.ParseSet(strings.NewReader(b.String()), "judged.jsonl")
+	set, err := setfile.Parse(strings.NewReader(b.String()), "judged.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

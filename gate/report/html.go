@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/chart"
+	"github.com/recallgate/recallgate/gate/visible"
 )
 
 // compareHTML writes one self-contained page: no external assets, works
@@ -50,8 +52,10 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		// from the model as gate.Visible does for the rest of the page.
 		Invisible [][2]rune
 		// LookAlike are gate.LookAlikeRanges, for the page's visID(), which
-		// marks an id as gate.VisibleID does.
+		// marks an id as gate.VisibleID does; Drawn the characters of the
+		// report drawn as ASCII (visible.DrawnAsASCII), for the same.
 		LookAlike [][2]rune
+		Drawn     []rune
 		// Chart is the base-against-head dumbbell (gate/chart escapes
 		// every text it draws); ChartNote says what it leaves out.
 		Chart     template.HTML
@@ -64,8 +68,30 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		nonEmpty(append(append(append(append(htmlDriftLines(r), setLines(r, gate.VisibleID)...), emptyAnswerLines(r, gate.VisibleID)...), refusalLines(r, gate.Visible, gate.VisibleID)...), distanceLine(r, gate.Visible), detectLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
 			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(notInCorpusLine(r.NotInCorpus, gate.VisibleID)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
-			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, gate.VisibleID)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, gate.LookAlikeRanges, template.HTML(svg), note,
+			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, gate.VisibleID)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, gate.LookAlikeRanges, drawnAsASCII(r), template.HTML(svg), note,
 		dataQualityLines(r, gate.VisibleID), dataQualityTitle(r), fingerprintsLine(r)})
+}
+
+// drawnAsASCII are the characters of the report drawn as ASCII
+// (visible.DrawnAsASCII), sorted: the page's visID marks them as
+// gate.VisibleID does without a confusables table of its own.
+func drawnAsASCII(r *CompareReport) []rune {
+	var b strings.Builder
+	if err := json.NewEncoder(&b).Encode(r); err != nil {
+		return nil
+	}
+	seen := map[rune]bool{}
+	out := []rune{}
+	for _, c := range b.String() {
+		if c >= 0x80 && !seen[c] {
+			seen[c] = true
+			if visible.DrawnAsASCII(c) {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // htmlDriftLines are baselineLines for the page, each on one line.
@@ -205,12 +231,15 @@ function vis(s){
 var LOOK = {{.LookAlike}};
 function inRanges(c, rs){for (var i=0;i<rs.length;i++){if (c<rs[i][0]) return false; if (c<=rs[i][1]) return true;} return false;}
 function mark(c){var h=c.toString(16).toUpperCase(); return "⟨U+"+("000"+h).slice(-Math.max(4,h.length))+"⟩";}
+var DRAWN = {{.Drawn}};
+function drawn(c){return DRAWN.indexOf(c)>=0;}
+function asASCII(s){var cs=Array.from(s), whole=true; for (var i=0;i<cs.length;i++){var c=cs[i].codePointAt(0); if (/^[A-Za-z]$/.test(cs[i])) return true; if (c>=0x80 && /\p{L}/u.test(cs[i]) && !drawn(c)) whole=false;} return whole;}
 function visID(s){
-  var cs=Array.from(vis(String(s))), lo=0, hi=cs.length, out="";
+  var cs=Array.from(vis(String(s))), lo=0, hi=cs.length, out="", other=asASCII(String(s));
   while (lo<hi && /\s/.test(cs[lo])) lo++;
   while (hi>lo && /\s/.test(cs[hi-1])) hi--;
   var onASCII=false;
-  for (var i=0;i<cs.length;i++){var c=cs[i].codePointAt(0), mn=/\p{Mn}/u.test(cs[i]); out += (i<lo||i>=hi||inRanges(c, LOOK)||(mn&&onASCII)) ? mark(c) : cs[i]; onASCII=/^[A-Za-z0-9]$/.test(cs[i])||(mn&&onASCII);}
+  for (var i=0;i<cs.length;i++){var c=cs[i].codePointAt(0), mn=/\p{Mn}/u.test(cs[i]); out += (i<lo||i>=hi||inRanges(c, LOOK)||(mn&&onASCII)||(other&&drawn(c))) ? mark(c) : cs[i]; onASCII=/^[A-Za-z0-9]$/.test(cs[i])||(mn&&onASCII);}
   return out;
 }
 function el(tag, text, cls){var e=document.createElement(tag); if(text!==undefined&&text!==null) e.textContent=vis(String(text)); if(cls) e.className=cls; return e;}

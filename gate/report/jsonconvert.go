@@ -196,8 +196,9 @@ func (s SetInfo) count() string {
 	return out
 }
 
-// writeScoreJSON writes a score report as writeJSON would, byte for byte,
-// but query by query: the whole document is never held in memory, so a
+// writeScoreJSON writes a score report as writeJSON would, byte for byte
+// (but for an entry past CompactDocs documents, on one line), query by
+// query: the whole document is never held in memory, so a
 // run of many queries costs the writer a buffer, not a copy of the report.
 func writeScoreJSON(w io.Writer, r ScoreReport) error {
 	queries := r.Queries

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -18,6 +19,8 @@ var lookAlikeKinds = []struct{ name, id, shown string }{
 	{"leading space", " d01", "⟨U+0020⟩d01"},
 	{"zero-width", "d0\u200b1", "d0⟨U+200B⟩1"},
 	{"full-width", "\uff44\uff10\uff11", "⟨U+FF44⟩⟨U+FF10⟩⟨U+FF11⟩"},
+	{"another script", "\u050101", "⟨U+0501⟩01"}, // Cyrillic komi de: a confusable (UTS #39)
+	{"blank-drawn", "d01\u2800", "d01⟨U+2800⟩"},  // the braille blank
 }
 
 // lookAlikeComparison is two queries at N = 3, k = 1 (gold d0N 1, z judged
@@ -26,7 +29,7 @@ var lookAlikeKinds = []struct{ name, id, shown string }{
 // judged it (corpus unknown), or the corpus does not hold it (known).
 func lookAlikeComparison(t *testing.T, id string, corpusKnown bool) *gate.Comparison {
 	t.Helper()
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"q01","query":"first","gold":{"d01":1,"z":0}}`+"\n"+`{"id":"q02","query":"second","gold":{"d02":1,"z":0}}`+"\n"), "look-alike.jsonl")
+	set, err := setfile.Parse(strings.NewReader(`{"id":"q01","query":"first","gold":{"d01":1,"z":0}}`+"\n"+`{"id":"q02","query":"second","gold":{"d02":1,"z":0}}`+"\n"), "look-alike.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // MaxReportBytes is the largest JSON report ReadCompareReport reads: a
@@ -61,7 +62,6 @@ func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
 }
 
 var (
-	hexCommit   = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 	fingerprint = regexp.MustCompile(`^(sha256:)?[0-9a-f]{1,64}$`)
 	// fingerprintNames are the inputs a report fingerprints.
 	// base_config and head_config are the retriever tables' names in
@@ -431,7 +431,7 @@ func (p *PolicyInfo) validate() error {
 	if p.Source != gate.PolicyBaseCommit && p.Source != gate.PolicyGivenConfig {
 		return fmt.Errorf("policy.source %q: want %s or %s", p.Source, gate.PolicyBaseCommit, gate.PolicyGivenConfig)
 	}
-	if p.Commit != "" && !hexCommit.MatchString(p.Commit) {
+	if p.Commit != "" && !IsCommitSHA(p.Commit) {
 		return fmt.Errorf("policy.commit %q is not a commit SHA", p.Commit)
 	}
 	if p.Source == gate.PolicyGivenConfig && len(p.Changes)+len(p.WaiversAdded) > 0 {
@@ -467,8 +467,9 @@ func (p *PolicyInfo) validate() error {
 	return nil
 }
 
-// IsCommitSHA reports whether s looks like a commit SHA (7–64 lowercase hex digits).
-func IsCommitSHA(s string) bool { return hexCommit.MatchString(s) }
+// IsCommitSHA reports whether s looks like a commit SHA (7–64 lowercase hex
+// digits: gitexec.IsSHA).
+func IsCommitSHA(s string) bool { return gitexec.IsSHA(s) }
 
 // plain refuses an id with a control character.
 func plain(field, s string) error {
@@ -528,7 +529,7 @@ func validateGate(g *GateInfo) error {
 // validateSHAs checks the commits a report names.
 func validateSHAs(base, head string) error {
 	for _, sha := range []struct{ key, v string }{{"base_sha", base}, {"head_sha", head}} {
-		if sha.v != "" && !hexCommit.MatchString(sha.v) {
+		if sha.v != "" && !IsCommitSHA(sha.v) {
 			return fmt.Errorf("%s %q is not a commit SHA", sha.key, sha.v)
 		}
 	}

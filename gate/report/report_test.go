@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -60,7 +61,7 @@ func newFixture(t *testing.T, texts map[string]string) *fixture {
 		fmt.Fprintf(&b, `{"id":%q,"query":%s,"gold":{"doc/%02d":2,"doc/%02dx":1}}`+"\n", id, tj, i, i)
 	}
 	b.WriteString(`{"id":"u1","query":"what is the meaning of life","gold":{},"unanswerable":true}` + "\n")
-	s, err := gate.ParseSet(strings.NewReader(b.String()), "queries.jsonl")
+	s, err := setfile.Parse(strings.NewReader(b.String()), "queries.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestReportRoundTrip(t *testing.T) {
 // miss, ranking miss, not in corpus), segments, a waiver, a synthetic and an
 // unstable query, evidence coverage, health and fingerprints.
 func TestDiagnosticsGolden(t *testing.T) {
-	set, err := gate.ParseSet(strings.NewReader(`{"id":"k1","query":"TP-429","gold":{"errors/429":3,"limits":1},"segments":["known-failure","product-code"],"source":"log","evidence":["Retry-After"]}
+	set, err := setfile.Parse(strings.NewReader(`{"id":"k1","query":"TP-429","gold":{"errors/429":3,"limits":1},"segments":["known-failure","product-code"],"source":"log","evidence":["Retry-After"]}
 {"id":"k2","query":"dlq redrive","gold":{"queues/dlq":2},"segments":["known-failure"],"source":"ticket"}
 {"id":"n1","query":"how do I rotate an api key?","gold":{"security/keys":3,"security/tokens":1},"source":"ticket","evidence":["revoke the old one","Settings → Keys"]}
 {"id":"n2","query":"what is the maximum message size","gold":{"producers/send":1,"deleted/doc":1},"source":"log"}

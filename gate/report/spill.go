@@ -79,7 +79,7 @@ func (s *ScoreSpill) Put(q gate.QueryScore) error {
 func (s *ScoreSpill) Close() error { return s.f.Close() }
 
 // ScoreJSON writes the JSON score report of a Scorecard made with the
-// spill (gate.ScoreRunFileSpilled): the summary from the card, each query's
+// spill (runfile.ScoreRunFileSpilled): the summary from the card, each query's
 // entry from the spill, in set order.
 func (s *ScoreSpill) ScoreJSON(w io.Writer, c *gate.Scorecard) error {
 	s.mu.Lock()
@@ -105,11 +105,20 @@ func (s *ScoreSpill) ScoreJSON(w io.Writer, c *gate.Scorecard) error {
 	})
 }
 
+// CompactDocs is the longest docs list a query's entry of the score
+// report is indented with: an entry with more (a cutoff over 100) is
+// written on one line, since indenting a thousand ids a query was most of
+// the report's cost and size. Either reads back the same.
+const CompactDocs = 100
+
 // encodeScoreQuery writes one query's entry as it sits in the report's
-// "queries" array: indented for that depth, without the final newline.
+// "queries" array: indented for that depth (on one line past
+// CompactDocs documents), without the final newline.
 func encodeScoreQuery(b *bytes.Buffer, q ScoreQuery) error {
 	enc := json.NewEncoder(b)
-	enc.SetIndent("    ", "  ")
+	if len(q.Docs) <= CompactDocs {
+		enc.SetIndent("    ", "  ")
+	}
 	if err := enc.Encode(q); err != nil {
 		return err
 	}

@@ -1,8 +1,8 @@
 // Package retriever builds a retriever from its spec (the config's table)
 // and holds the kinds, each a package of its own in this folder, named as
 // the config names it: builtin (BM25 over a corpus), http (a search
-// service), command (a long-lived subprocess) and file (a run made
-// elsewhere). To add a kind: its package here, its name in spec.Kinds (and
+// service, started by service when the table says how), command (a
+// long-lived subprocess) and file (a run made elsewhere). To add a kind: its package here, its name in spec.Kinds (and
 // its required key in spec.Retriever.RequiredKey), its case in New.
 package retriever
 
@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/childenv"
@@ -22,6 +23,7 @@ import (
 	"github.com/recallgate/recallgate/gate/retriever/command"
 	"github.com/recallgate/recallgate/gate/retriever/file"
 	httpretriever "github.com/recallgate/recallgate/gate/retriever/http"
+	"github.com/recallgate/recallgate/gate/retriever/service"
 	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
 
@@ -97,33 +99,77 @@ func New(ctx context.Context, r *spec.Retriever, d Deps) (gate.Retriever, Closer
 		sp, err := command.Start(r.Command, command.Options{Dir: dir, Env: childenv.ChildEnv(d.Getenv, r.Env), Stderr: d.Stderr, Warn: warn})
 		if err != nil {
 			resume()
-			err = &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
-			if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-				// Not a retriever that is down: there is none to start.
-				fix := fmt.Sprintf("install %s where recallgate runs (a bare name is looked up on PATH), or fix %s.command to name a program that is there and executable", r.Command[0], table)
-				if d.Getenv != nil && d.Getenv(spec.DockerActionEnv) == "1" {
-					// Inside the Docker action's image: no install helps.
-					fix = spec.NativeActionFix(r.Command[0])
-					err = &gate.InfraError{Err: fmt.Errorf("%w; %s", errors.Unwrap(err), fix)}
-				}
-				err = gate.WithFix(err, fix)
-			}
-			return nil, none, err
+			return nil, none, startError(err, r.Command[0], table+".command", d)
 		}
 		return sp, func() error { defer resume(); return sp.Close(command.StopGrace) }, nil
 	case "http":
+		stop := none
+		if len(r.Start) > 0 {
+			svc, release, err := startService(ctx, r, d)
+			if err != nil {
+				return nil, none, err
+			}
+			filled := *r
+			filled.URL = svc.Fill(r.URL)
+			r = &filled
+			stop = func() error { defer release(); svc.Stop(); return nil }
+		}
 		ep, err := newHTTP(r, d)
 		if err != nil {
+			_ = stop()
 			return nil, none, err
 		}
 		pctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
 		defer cancel()
 		if err := ep.Preflight(pctx); err != nil {
+			_ = stop()
 			return nil, none, &gate.InfraError{Err: fmt.Errorf("%s: preflight request failed: %w", side, err)}
 		}
-		return ep, none, nil
+		return ep, stop, nil
 	}
 	return nil, none, &gate.InputError{File: d.ConfigPath, Field: table + ".type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
+}
+
+// startService starts an http table's service (its start key) in the
+// side's own tree, with the allowlisted environment, its output fenced in
+// action mode until the returned release.
+func startService(ctx context.Context, r *spec.Retriever, d Deps) (*service.Service, func(), error) {
+	dir := r.Dir
+	if dir == "" {
+		dir = filepath.Dir(d.ConfigPath)
+	}
+	release := func() {}
+	if d.Fence != nil {
+		release = d.Fence() // the service's output is the PR's text
+	}
+	svc, err := service.Start(ctx, r.Start, service.Options{
+		Dir: dir, Env: childenv.ChildEnv(d.Getenv, r.Env), Output: d.Stderr, URL: r.URL, Ready: r.Ready,
+		Timeout: r.StartWait(), Client: d.Client, Name: d.Side + " side's service",
+	})
+	if err != nil {
+		release()
+		return nil, nil, startError(err, r.Start[0], d.Side+".retriever.start", d)
+	}
+	return svc, release, nil
+}
+
+// startError is a program (a command retriever, a service) that did not
+// start: the retriever's trouble (exit 3), with how to make it there when
+// it is missing (inside the Docker action's image, no install helps).
+func startError(err error, program, field string, d Deps) error {
+	side := d.Side
+	err = &gate.InfraError{Err: fmt.Errorf("%s: %w", side, err)}
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		// Not a retriever that is down: there is none to start.
+		fix := fmt.Sprintf("install %s where recallgate runs (a bare name is looked up on PATH), or fix %s to name a program that is there and executable", program, field)
+		if d.Getenv != nil && d.Getenv(spec.DockerActionEnv) == "1" {
+			// Inside the Docker action's image: no install helps.
+			fix = spec.NativeActionFix(program)
+			err = &gate.InfraError{Err: fmt.Errorf("%w; %s", errors.Unwrap(err), fix)}
+		}
+		err = gate.WithFix(err, fix)
+	}
+	return err
 }
 
 // Check refuses, as New would, a table that cannot be built, without
@@ -135,12 +181,67 @@ func Check(r *spec.Retriever, d Deps) error {
 	case "builtin":
 		_, err = builtinOptions(r, d)
 	case "http":
+		if len(r.Start) > 0 {
+			filled := *r // the port is known once the service starts
+			filled.URL = strings.ReplaceAll(r.URL, spec.PortPlaceholder, "1")
+			r = &filled
+		}
 		_, err = newHTTP(r, d)
 	case "file", "command":
 	default:
 		err = &gate.InputError{File: d.ConfigPath, Field: d.Side + ".retriever.type", Err: fmt.Errorf("retriever type %q is not available in this build", r.Type)}
 	}
 	return err
+}
+
+// Preflight builds the table's retriever as New does and asks it one
+// harmless query, then closes it: an http table's service started when
+// the table says how and sent the preflight request (its answer read
+// with the table's paths), a command table's program started and asked
+// once. It returns what answered, for a message; builtin and file tables
+// send nothing ("" and nil).
+func Preflight(ctx context.Context, r *spec.Retriever, d Deps) (string, error) {
+	if r.Type != "http" && r.Type != "command" {
+		return "", nil
+	}
+	rt, closer, err := New(ctx, r, d)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = closer() }()
+	if r.Type == "http" {
+		what := rt.(*httpretriever.Retriever).Where()
+		if len(r.Start) > 0 {
+			what += " (the service started by " + strings.Join(r.Start, " ") + ")"
+		}
+		return what, nil // New sent the preflight request
+	}
+	qctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
+	defer cancel()
+	if _, err := rt.Retrieve(qctx, &gate.Query{ID: "recallgate-preflight", Text: "recallgate preflight"}, 1); err != nil {
+		return "", &gate.InfraError{Err: fmt.Errorf("%s: preflight query failed: %w", d.Side, err)}
+	}
+	return "the command " + r.Command[0], nil
+}
+
+// SameRequest reports whether two http tables without start would send
+// one request to one service (httpretriever.Caller.Same: ${VAR} read in
+// the url and headers), and where: the URL as messages show it. false for
+// other kinds, a table with start (each side starts its own) or one New
+// would refuse (its own build says why).
+func SameRequest(a, b *spec.Retriever, getenv func(string) string) (same bool, where string) {
+	if a == nil || b == nil || a.Type != "http" || b.Type != "http" || len(a.Start) > 0 || len(b.Start) > 0 {
+		return false, ""
+	}
+	ca, err := httpretriever.NewCaller(httpretriever.Config{URL: a.URL, Method: a.Method, Body: a.Body, Headers: a.Headers}, nil, getenv)
+	if err != nil {
+		return false, ""
+	}
+	cb, err := httpretriever.NewCaller(httpretriever.Config{URL: b.URL, Method: b.Method, Body: b.Body, Headers: b.Headers}, nil, getenv)
+	if err != nil {
+		return false, ""
+	}
+	return ca.Same(cb), ca.Where()
 }
 
 // IndexKey names the index a builtin table builds (builtin.IndexKey: its

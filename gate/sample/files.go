@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // ErrExists is WriteDraft's refusal to touch an existing file without
@@ -145,7 +146,7 @@ func LogFormat(path, format string, field, column bool) (string, error) {
 // NewQueries keeps the drafts that the set at path does not hold yet (by
 // id or by normalised text).
 func NewQueries(path string, drafts []*gate.Query) ([]*gate.Query, error) {
-	set, err := gate.LoadDraft(path)
+	set, err := setfile.LoadDraft(path)
 	if err != nil {
 		return nil, err
 	}

@@ -32,15 +32,33 @@ type file struct {
 // messages list them.
 var Retrievers = []string{"builtin", "command", "http"}
 
-// configFor is recallgate.toml for a kind of retriever: the set, the
-// corpus (for the kinds that do not read it themselves), the depths and
-// rules, and the [retriever] table.
-func configFor(retriever string) file {
-	parts := []string{"recallgate.toml", "rules.toml", "retriever-" + retriever + ".toml"}
+// configFor is recallgate.toml for a kind of retriever on a CI: the set,
+// the corpus (for the kinds that do not read it themselves), the depths
+// and rules, and the [retriever] table. An http retriever is a service
+// kept in the repository, which recallgate starts (start), except on
+// GitLab, whose job image cannot start one: there each side's deployment.
+func configFor(ci, retriever string) file {
+	table := "retriever-" + retriever + ".toml"
+	if retriever == "http" && ci == "gitlab" {
+		table = "retriever-http-deployed.toml"
+	}
+	parts := []string{"recallgate.toml", "rules.toml", table}
 	if retriever != "builtin" {
-		parts = []string{"recallgate.toml", "corpus.toml", "rules.toml", "retriever-" + retriever + ".toml"}
+		parts = []string{"recallgate.toml", "corpus.toml", "rules.toml", table}
 	}
 	return file{"recallgate.toml", parts}
+}
+
+// programFor is the starter program init writes beside the config for a
+// kind of retriever on a CI (nil: none).
+func programFor(ci, retriever string) []file {
+	switch {
+	case retriever == "command":
+		return []file{{"retriever.py", []string{"retriever.py"}}}
+	case retriever == "http" && ci == "github":
+		return []file{{"search_service.py", []string{"search_service.py"}}}
+	}
+	return nil
 }
 
 // starter are the set and corpus every init writes.
@@ -51,12 +69,12 @@ var starter = []file{
 }
 
 // workflowFor is the CI's workflow file for a kind of retriever: on
-// GitHub the native action for a command retriever (its program needs
-// the runner's runtime, which the Docker action's image lacks), else the
-// Docker action.
+// GitHub the native action for a command retriever and for an http one
+// (the service it starts): their program needs the runner's runtime,
+// which the Docker action's image lacks; else the Docker action.
 func workflowFor(ci, retriever string) (file, error) {
 	switch {
-	case ci == "github" && retriever == "command":
+	case ci == "github" && (retriever == "command" || retriever == "http"):
 		return file{".github/workflows/recallgate.yml", []string{"recallgate-native.yml"}}, nil
 	case ci == "github":
 		return file{".github/workflows/recallgate.yml", []string{"recallgate.yml"}}, nil
@@ -97,10 +115,7 @@ func Init(dir, ci, retriever string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files := append(append([]file{configFor(retriever)}, starter...), wf)
-	if retriever == "command" {
-		files = append(files[:1], append([]file{{"retriever.py", []string{"retriever.py"}}}, files[1:]...)...)
-	}
+	files := append(append(append([]file{configFor(ci, retriever)}, programFor(ci, retriever)...), starter...), wf)
 	var exists []string
 	for _, f := range files {
 		if err := realFolders(dir, f.path); err != nil {
@@ -195,10 +210,18 @@ next steps:
      and their gold documents (docs/set.md):
      recallgate sample --log queries.log --out eval/queries.jsonl --force
      recallgate label --config recallgate.toml
-  2. Point [retriever] in recallgate.toml at ` + map[string]string{"builtin": "your documents or your own retriever", "command": "your own retriever (retriever.py is a starter)", "http": "your search service"}[retriever] + `
+  2. Point [retriever] in recallgate.toml at ` + pointAt(ci, retriever) + `
      (docs/config.md), then check it:
      recallgate validate --config recallgate.toml
   3. ` + open + `
      On your machine: recallgate gate --config recallgate.toml --base-ref origin/main
 `
+}
+
+// pointAt is what the second next step points the retriever table at.
+func pointAt(ci, retriever string) string {
+	if retriever == "http" && ci == "gitlab" {
+		return "your search service's deployments (main's in SEARCH_URL,\n     the merge request's review app in PREVIEW_SEARCH_URL)"
+	}
+	return map[string]string{"builtin": "your documents or your own retriever", "command": "your own retriever (retriever.py is a starter)", "http": "your search service (search_service.py is a starter)"}[retriever]
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"go.mau.fi/util/confusable"
 )
 
 // InvisibleRanges are the code points that change how text reads without
@@ -13,11 +15,13 @@ import (
 // space, joiners, word joiner, soft hyphen, byte-order mark, variation
 // selectors, tag characters, Hangul fillers, …), which holds every bidi
 // control (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: the
-// Trojan Source characters). Each pair is an inclusive range.
+// Trojan Source characters), and the visible characters drawn blank (the
+// braille pattern blank U+2800; the Hangul fillers U+115F, U+1160, U+3164
+// and U+FFA0 are in both). Each pair is an inclusive range.
 var InvisibleRanges = [][2]rune{
 	{0x00AD, 0x00AD}, {0x034F, 0x034F}, {0x061C, 0x061C}, {0x115F, 0x1160},
 	{0x17B4, 0x17B5}, {0x180B, 0x180F}, {0x200B, 0x200F}, {0x202A, 0x202E},
-	{0x2060, 0x206F}, {0x3164, 0x3164}, {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF},
+	{0x2060, 0x206F}, {0x2800, 0x2800}, {0x3164, 0x3164}, {0xFE00, 0xFE0F}, {0xFEFF, 0xFEFF},
 	{0xFFA0, 0xFFA0}, {0xFFF0, 0xFFF8}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A},
 	{0xE0000, 0xE0FFF},
 }
@@ -189,7 +193,11 @@ func FoldName(s string) string {
 // wherever a report shows one: besides what Visible marks, the characters
 // that would make it read as another id are marked the same way (⟨U+0020⟩):
 // white space at either end ("d01 " would read as d01), and, anywhere, the
-// look-alikes of LookAlikeRanges ("ｄ01" reads as d01). Line breaks and
+// look-alikes of LookAlikeRanges ("ｄ01" reads as d01) and the letters of
+// other scripts drawn as ASCII (Unicode's confusables, UTS #39: Cyrillic
+// ԁ in "ԁ01" reads as d) in an id that has ASCII letters or digits or
+// reads wholly as ASCII; an id in its own script ("документ") is left as
+// written. Line breaks and
 // tabs at either end are marked too; inside, they are left to the
 // renderer's flattening. So are combining marks on an ASCII letter or
 // digit ("cafe\u0301", the decomposed form of café): the renderer draws
@@ -197,7 +205,8 @@ func FoldName(s string) string {
 // marks; marks on other scripts' letters are left as written.
 func VisibleID(s string) string {
 	v := Visible(s)
-	if !idNeedsMark(v) {
+	asASCII := readsAsASCIIID(s)
+	if !idNeedsMark(v, asASCII) {
 		return v
 	}
 	rs := []rune(v)
@@ -212,7 +221,7 @@ func VisibleID(s string) string {
 	onASCII := false // r follows an ASCII letter or digit, or marks that do
 	for i, r := range rs {
 		mark := unicode.Is(unicode.Mn, r)
-		if i < lo || i >= hi || IsLookAlike(r) || mark && onASCII {
+		if i < lo || i >= hi || IsLookAlike(r) || mark && onASCII || asASCII && DrawnAsASCII(r) {
 			b.WriteString(VisibleMark(r))
 		} else {
 			b.WriteRune(r)
@@ -223,8 +232,9 @@ func VisibleID(s string) string {
 }
 
 // idNeedsMark is VisibleID's fast path: an id that neither starts nor ends
-// with white space and holds no look-alike has nothing more to mark.
-func idNeedsMark(v string) bool {
+// with white space and holds no look-alike (a character drawn as ASCII
+// counts when asASCII: readsAsASCIIID) has nothing more to mark.
+func idNeedsMark(v string, asASCII bool) bool {
 	if v == "" {
 		return false
 	}
@@ -233,12 +243,53 @@ func idNeedsMark(v string) bool {
 	if unicode.IsSpace(first) || unicode.IsSpace(last) {
 		return true
 	}
+	other := false // a character drawn as ASCII
 	for _, r := range v {
 		if r >= 0x00A0 && IsLookAlike(r) || r >= 0x0300 && unicode.Is(unicode.Mn, r) {
 			return true
 		}
+		other = other || DrawnAsASCII(r)
 	}
-	return false
+	return other && asASCII
+}
+
+// Skeleton is Unicode's confusable skeleton of s (UTS #39, from
+// Unicode's confusables table): two strings with the same skeleton read
+// alike (Cyrillic с and Latin c, m and rn). It is a key to compare, never
+// text to show. This package is the one importer of the table's module.
+func Skeleton(s string) string { return confusable.Skeleton(s) }
+
+// DrawnAsASCII reports whether r, not ASCII, is drawn as ASCII characters:
+// its confusable skeleton (UTS #39) is printable ASCII (Cyrillic а as a,
+// ԁ as d, Greek ο as o, the en dash as -). The brackets of VisibleMark are
+// not: they only frame a mark.
+func DrawnAsASCII(r rune) bool {
+	if r < utf8.RuneSelf || r == '⟨' || r == '⟩' || unicode.Is(unicode.Mn, r) {
+		return false
+	}
+	sk := Skeleton(string(r))
+	for i := 0; i < len(sk); i++ {
+		if sk[i] <= ' ' || sk[i] >= 0x7F {
+			return false
+		}
+	}
+	return sk != ""
+}
+
+// readsAsASCIIID reports whether an id's characters drawn as ASCII make
+// it read as another id: it mixes them with ASCII letters ("сhunk8"), or
+// every letter of it is ASCII or drawn as ASCII ("ԁ01", "сор" reads as
+// cop: UTS #39's whole-script confusables). An id in another script with
+// a few letters that look Latin ("документ-7") does not.
+func readsAsASCIIID(s string) bool {
+	whole := true
+	for _, r := range s {
+		if r < utf8.RuneSelf && unicode.IsLetter(r) {
+			return true
+		}
+		whole = whole && (r < utf8.RuneSelf || !unicode.IsLetter(r) || DrawnAsASCII(r))
+	}
+	return whole
 }
 
 // ShowName quotes a name for a message that must show what it holds: the

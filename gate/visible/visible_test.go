@@ -68,3 +68,28 @@ func TestVisibleID(t *testing.T) {
 		}
 	}
 }
+
+// TestVisibleIDOtherScripts: letters of other scripts drawn as ASCII
+// (Unicode's confusables) are marked in an id that mixes them with ASCII
+// letters, or whose every letter reads as ASCII; an id in its own script,
+// or with an accented letter of its own, is left as written; blank-drawn
+// characters are marked anywhere.
+func TestVisibleIDOtherScripts(t *testing.T) {
+	for in, want := range map[string]string{
+		"\u050101":           "⟨U+0501⟩01",               // Cyrillic komi de
+		"\u0441hunk8":        "⟨U+0441⟩hunk8",            // Cyrillic es
+		"v\u03bf":            "v⟨U+03BF⟩",                // Greek omicron
+		"\u0441\u043e\u0440": "⟨U+0441⟩⟨U+043E⟩⟨U+0440⟩", // сор reads as cop
+		"d01\u2800":          "d01⟨U+2800⟩",              // braille blank
+		"d\u316401":          "d⟨U+3164⟩01",              // Hangul filler
+		"документ":           "документ",
+		"документ-7":         "документ-7", // д and к are not drawn as ASCII, so neither is the rest
+		"café":               "café",
+		"東京-1":               "東京-1",
+		"d01":                "d01",
+	} {
+		if got := VisibleID(in); got != want {
+			t.Errorf("VisibleID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

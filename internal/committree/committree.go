@@ -10,12 +10,13 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha1"
 	"encoding/json"
 	"fmt"
+	"github.com/recallgate/recallgate/internal/gitexec"
 	"io"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"strings"
 )
@@ -74,12 +75,13 @@ func FromTarGz(data []byte) *Tree {
 // (`git ls-tree -r`, blobs with `git cat-file`): what it holds whatever
 // its archive leaves out.
 func FromGit(dir, commit string) (*Tree, error) {
-	out, err := exec.Command("git", "-C", dir, "ls-tree", "-r", "-l", "--full-tree", commit).Output()
+	ctx := context.Background()
+	out, err := gitexec.Run(ctx, dir, "ls-tree", "-r", "-l", "--full-tree", commit)
 	if err != nil {
-		return nil, fmt.Errorf("git ls-tree: %w", err)
+		return nil, err
 	}
 	ft := &Tree{Blobs: map[string][]byte{}}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		meta, name, _ := strings.Cut(line, "\t")
 		fl := strings.Fields(meta)
 		if len(fl) != 4 {
@@ -89,9 +91,9 @@ func FromGit(dir, commit string) (*Tree, error) {
 			ft.Entries = append(ft.Entries, Entry{Path: name, Mode: fl[0], Type: "commit", SHA: fl[2]})
 			continue
 		}
-		body, err := exec.Command("git", "-C", dir, "cat-file", "blob", fl[2]).Output()
+		body, err := gitexec.Output(ctx, dir, 0, "cat-file", "blob", fl[2])
 		if err != nil {
-			return nil, fmt.Errorf("git cat-file: %w", err)
+			return nil, err
 		}
 		ft.Add(name, fl[0], body)
 	}

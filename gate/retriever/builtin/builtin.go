@@ -9,7 +9,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"unicode"
+	"weak"
 
 	"github.com/recallgate/recallgate/gate"
 )
@@ -52,8 +57,16 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// chunk is one indexed passage: its document, its id, and where its text
+// is in the corpus's texts (doc's text from start to end). A passage of a
+// chunked document is its words joined by single spaces: when the span
+// already reads so (plain), it is the span itself, else the span's words
+// are joined when a hit shows it.
 type chunk struct {
-	doc, id, text string
+	doc, id    string
+	text       int32 // the document's place in Texts
+	start, end int32
+	plain      bool
 }
 
 type posting struct {
@@ -69,12 +82,67 @@ type field struct {
 }
 
 // Index is an in-memory BM25 index. It is safe for concurrent searches.
+// It keeps no copy of a document's text: its chunks are offsets into the
+// corpus's Texts, which every index of the corpus a Shared built shares.
 type Index struct {
 	opts        Options
 	fingerprint string
+	texts       *Texts
 	chunks      []chunk
 	text        field
 	title       *field
+	acc         *sync.Pool // of *accumulator, sized for chunks
+}
+
+// Texts are the texts of a corpus's documents, in corpus order, held once
+// for every index built from that corpus (chunked or not).
+type Texts struct {
+	fingerprint string
+	docs        []string
+}
+
+// held are the texts of the corpora indexed last, by path, as long as an
+// index still uses them: a build of the same corpus takes each document's
+// text from there when it is equal, so every index of one corpus holds
+// one copy, however it was built (one Shared or not, with another
+// chunking or title field).
+var held = struct {
+	sync.Mutex
+	by map[string]weak.Pointer[Texts]
+}{by: map[string]weak.Pointer[Texts]{}}
+
+// heldTexts are the texts an index of corpus holds, nil when none does.
+func heldTexts(corpus string) []string {
+	held.Lock()
+	defer held.Unlock()
+	if t := held.by[filepath.Clean(corpus)].Value(); t != nil {
+		return t.docs
+	}
+	return nil
+}
+
+// holdTexts offers t, complete, to the next builds of corpus.
+func holdTexts(corpus string, t *Texts) {
+	held.Lock()
+	defer held.Unlock()
+	for k, p := range held.by {
+		if p.Value() == nil {
+			delete(held.by, k)
+		}
+	}
+	held.by[filepath.Clean(corpus)] = weak.Make(t)
+}
+
+// Texts are the document texts this index's chunks point into.
+func (ix *Index) Texts() *Texts { return ix.texts }
+
+// chunkText is chunk c's text.
+func (ix *Index) chunkText(c *chunk) string {
+	t := ix.texts.docs[c.text][c.start:c.end]
+	if c.plain {
+		return t
+	}
+	return strings.Join(strings.Fields(t), " ")
 }
 
 // Chunks is how many chunks were indexed.
@@ -84,57 +152,179 @@ func (ix *Index) Chunks() int { return len(ix.chunks) }
 // text, in corpus order: it changes when the corpus does.
 func (ix *Index) Fingerprint() string { return ix.fingerprint }
 
+// batchChunks is how many chunks one worker analyses at a time.
+const batchChunks = 256
+
+// pending is one chunk read from the corpus, waiting for its analysis:
+// the text indexed (the title too when it is not a field of its own) and
+// the title when it is.
+type pending struct {
+	body, title string
+}
+
+// analysed is one chunk's terms with their counts, per field, and its
+// lengths in terms.
+type analysed struct {
+	text, title       []termCount
+	textLen, titleLen int
+}
+
+type termCount struct {
+	term  string
+	count int32
+}
+
+// batch is a run of consecutive chunks; done is closed once out holds
+// their analysis.
+type batch struct {
+	in   []pending
+	out  []analysed
+	done chan struct{}
+}
+
 // Build indexes a corpus (a folder of .txt/.md files or a JSONL file).
+// The corpus is read on one goroutine and its chunks analysed on every
+// core (GOMAXPROCS); the postings are filled in corpus order, so the
+// index is the same whatever the number of cores.
 func Build(corpus string, o Options) (*Index, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	ix := &Index{opts: o, text: field{postings: map[string][]posting{}}}
+	ix := &Index{opts: o, text: field{postings: map[string][]posting{}}, texts: &Texts{}}
 	if o.TitleBoost > 0 {
 		ix.title = &field{postings: map[string][]posting{}}
 	}
-	var scratch []string
-	tf := map[string]int{}
-	stems := map[string]string{}
-	add := func(f *field, text string) {
-		scratch = o.Analysis.termsCached(text, scratch, stems)
-		clear(tf)
-		for _, t := range scratch {
-			tf[t]++
-		}
-		n := int32(len(f.lengths))
-		for t, c := range tf {
-			f.postings[t] = append(f.postings[t], posting{chunk: n, tf: float32(c)})
-		}
-		f.lengths = append(f.lengths, float32(len(scratch)))
+	workers := max(1, runtime.GOMAXPROCS(0))
+	work := make(chan *batch, workers)
+	order := make(chan *batch, 2*workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := analyser{opts: o, tf: map[string]int32{}, stems: map[string]string{}}
+			for b := range work {
+				b.out = make([]analysed, len(b.in))
+				for i, p := range b.in {
+					b.out[i] = a.analyse(p)
+				}
+				close(b.done)
+			}
+		}()
 	}
+	var walkErr error
+	prior := heldTexts(corpus)
 	hash := gate.NewCorpusHash()
-	err := gate.WalkCorpus(corpus, func(d gate.Document) error {
-		hash.Add(d)
-		for i, body := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
-			c := chunk{doc: d.ID, id: d.ID, text: body}
-			if o.ChunkWords > 0 {
-				c.id = fmt.Sprintf("%s#%d", d.ID, i)
+	go func() {
+		defer close(order)
+		defer close(work)
+		cur := &batch{done: make(chan struct{})}
+		send := func() {
+			work <- cur
+			order <- cur
+			cur = &batch{done: make(chan struct{})}
+		}
+		walkErr = gate.WalkCorpus(corpus, func(d gate.Document) error {
+			hash.Add(d)
+			n := int32(len(ix.texts.docs))
+			if int(n) < len(prior) && prior[n] == d.Text {
+				d.Text = prior[n] // the copy an index of this corpus holds; this one goes
 			}
-			ix.chunks = append(ix.chunks, c)
+			ix.texts.docs = append(ix.texts.docs, d.Text)
+			for i, sp := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
+				c := chunk{doc: d.ID, id: d.ID, text: n, start: int32(sp.start), end: int32(sp.end), plain: sp.plain}
+				if o.ChunkWords > 0 {
+					c.id = fmt.Sprintf("%s#%d", d.ID, i)
+				}
+				ix.chunks = append(ix.chunks, c)
+				body := sp.text(d.Text)
+				if ix.title != nil {
+					cur.in = append(cur.in, pending{body: body, title: d.Title})
+				} else {
+					cur.in = append(cur.in, pending{body: strings.TrimSpace(d.Title + "\n" + body)})
+				}
+				if len(cur.in) == batchChunks {
+					send()
+				}
+			}
+			return nil
+		})
+		if walkErr == nil && len(cur.in) > 0 {
+			send()
+		}
+	}()
+	for b := range order {
+		<-b.done
+		for _, a := range b.out {
+			ix.text.add(a.text, a.textLen)
 			if ix.title != nil {
-				add(&ix.text, body)
-				add(ix.title, d.Title)
-			} else {
-				add(&ix.text, strings.TrimSpace(d.Title+"\n"+body))
+				ix.title.add(a.title, a.titleLen)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+	}
+	wg.Wait()
+	if walkErr != nil {
+		return nil, walkErr
 	}
 	ix.fingerprint = hash.Sum()
+	ix.texts.fingerprint = ix.fingerprint
+	holdTexts(corpus, ix.texts)
 	ix.text.avg = mean(ix.text.lengths)
 	if ix.title != nil {
 		ix.title.avg = mean(ix.title.lengths)
 	}
+	ix.acc = accumulators(len(ix.chunks))
 	return ix, nil
+}
+
+// add appends the next chunk's postings and length. A term new to the
+// field is copied, so the postings keep no document's text alive.
+func (f *field) add(terms []termCount, length int) {
+	n := int32(len(f.lengths))
+	for _, t := range terms {
+		ps, ok := f.postings[t.term]
+		if !ok {
+			t.term = strings.Clone(t.term)
+		}
+		f.postings[t.term] = append(ps, posting{chunk: n, tf: float32(t.count)})
+	}
+	f.lengths = append(f.lengths, float32(length))
+}
+
+// analyser turns chunks into terms on one goroutine, with its own stem
+// cache.
+type analyser struct {
+	opts    Options
+	scratch []string
+	tf      map[string]int32
+	stems   map[string]string
+}
+
+func (a *analyser) analyse(p pending) analysed {
+	var out analysed
+	out.text, out.textLen = a.count(p.body)
+	if a.opts.TitleBoost > 0 {
+		out.title, out.titleLen = a.count(p.title)
+	}
+	return out
+}
+
+// count is text's distinct terms with their counts, in the order each
+// first occurs, and how many terms it has.
+func (a *analyser) count(text string) ([]termCount, int) {
+	a.scratch = a.opts.Analysis.termsCached(text, a.scratch, a.stems)
+	clear(a.tf)
+	var out []termCount
+	for _, t := range a.scratch {
+		if a.tf[t] == 0 {
+			out = append(out, termCount{term: t})
+		}
+		a.tf[t]++
+	}
+	for i := range out {
+		out[i].count = a.tf[out[i].term]
+	}
+	return out, len(a.scratch)
 }
 
 func mean(xs []float32) float64 {
@@ -148,22 +338,64 @@ func mean(xs []float32) float64 {
 	return s / float64(len(xs))
 }
 
+// span is one chunk of a document's text: bytes start to end, from its
+// first word's first byte to its last word's last; plain says its words
+// are separated by single spaces there, so the span reads as the chunk.
+type span struct {
+	start, end int
+	plain      bool
+	words      []string // the chunk's words when not plain
+}
+
+// text is the chunk's text: its words joined by single spaces.
+func (s span) text(doc string) string {
+	if s.plain {
+		return doc[s.start:s.end]
+	}
+	return strings.Join(s.words, " ")
+}
+
 // split cuts text into windows of n words overlapping by overlap; n = 0
 // returns the text whole. An empty text gives one empty chunk, so every
 // document stays retrievable by its title.
-func split(text string, n, overlap int) []string {
+func split(text string, n, overlap int) []span {
 	if n <= 0 {
-		return []string{text}
+		return []span{{start: 0, end: len(text), plain: true}}
 	}
-	words := strings.Fields(text)
-	if len(words) == 0 {
-		return []string{""}
+	var starts, ends []int
+	in := false
+	for i, r := range text {
+		switch sp := unicode.IsSpace(r); {
+		case !sp && !in:
+			starts, in = append(starts, i), true
+		case sp && in:
+			ends, in = append(ends, i), false
+		}
 	}
-	var out []string
-	for start := 0; ; start += n - overlap {
-		end := min(start+n, len(words))
-		out = append(out, strings.Join(words[start:end], " "))
-		if end == len(words) {
+	if in {
+		ends = append(ends, len(text))
+	}
+	if len(starts) == 0 {
+		return []span{{plain: true}}
+	}
+	var out []span
+	for first := 0; ; first += n - overlap {
+		last := min(first+n, len(starts)) - 1
+		s := span{start: starts[first], end: ends[last], plain: true}
+		for w := first; w < last; w++ {
+			if starts[w+1]-ends[w] != 1 || text[ends[w]] != ' ' {
+				s.plain = false
+				break
+			}
+		}
+		if !s.plain {
+			s.words = make([]string, 0, last-first+1)
+			for w := first; w <= last; w++ {
+				s.words = append(s.words, text[starts[w]:ends[w]])
+			}
+		}
+		out = append(out, s)
+		if last == len(starts)-1 {
 			return out
 		}
 	}
@@ -184,13 +416,15 @@ func (ix *Index) Search(text string, k int) []gate.Hit {
 		return nil
 	}
 	terms := ix.opts.Analysis.terms(text, nil)
-	scores := make(map[int32]float64)
-	ix.score(&ix.text, terms, 1, scores)
+	acc := ix.acc.Get().(*accumulator)
+	defer ix.acc.Put(acc)
+	ix.score(&ix.text, terms, 1, acc)
 	if ix.title != nil {
-		ix.score(ix.title, terms, ix.opts.TitleBoost, scores)
+		ix.score(ix.title, terms, ix.opts.TitleBoost, acc)
 	}
 	h := &topK{}
-	for c, s := range scores {
+	for _, c := range acc.touched {
+		s := acc.scores[c]
 		if h.Len() < k {
 			heap.Push(h, scored{c, s})
 		} else if better(scored{c, s}, (*h)[0]) {
@@ -198,17 +432,40 @@ func (ix *Index) Search(text string, k int) []gate.Hit {
 			heap.Fix(h, 0)
 		}
 	}
+	acc.reset()
 	out := make([]gate.Hit, h.Len())
 	for i := len(out) - 1; i >= 0; i-- {
 		s := heap.Pop(h).(scored)
-		c := ix.chunks[s.chunk]
-		out[i] = gate.Hit{Doc: c.doc, Chunk: c.id, Score: s.score, Text: c.text}
+		c := &ix.chunks[s.chunk]
+		out[i] = gate.Hit{Doc: c.doc, Chunk: c.id, Score: s.score, Text: ix.chunkText(c)}
 	}
 	return out
 }
 
+// accumulator is one query's scores: dense, a slot per chunk, with the
+// chunks touched listed so a reset clears only those.
+type accumulator struct {
+	scores  []float64
+	seen    []bool
+	touched []int32
+}
+
+// accumulators is a pool of accumulators for n chunks.
+func accumulators(n int) *sync.Pool {
+	return &sync.Pool{New: func() any {
+		return &accumulator{scores: make([]float64, n), seen: make([]bool, n)}
+	}}
+}
+
+func (a *accumulator) reset() {
+	for _, c := range a.touched {
+		a.scores[c], a.seen[c] = 0, false
+	}
+	a.touched = a.touched[:0]
+}
+
 // score adds the BM25 score of each query term, weighted by boost.
-func (ix *Index) score(f *field, terms []string, boost float64, into map[int32]float64) {
+func (ix *Index) score(f *field, terms []string, boost float64, into *accumulator) {
 	n := float64(len(f.lengths))
 	k1, b := ix.opts.K1, ix.opts.B
 	for _, t := range terms {
@@ -221,7 +478,11 @@ func (ix *Index) score(f *field, terms []string, boost float64, into map[int32]f
 		for _, p := range ps {
 			tf := float64(p.tf)
 			norm := k1 * (1 - b + b*float64(f.lengths[p.chunk])/f.avg)
-			into[p.chunk] += boost * idf * tf * (k1 + 1) / (tf + norm)
+			if !into.seen[p.chunk] {
+				into.seen[p.chunk] = true
+				into.touched = append(into.touched, p.chunk)
+			}
+			into.scores[p.chunk] += boost * idf * tf * (k1 + 1) / (tf + norm)
 		}
 	}
 }

@@ -22,7 +22,11 @@ type snapshot struct {
 	Fingerprint string
 	Docs        []string // chunk i's parent document
 	IDs         []string // chunk ids
-	Texts       []string
+	DocTexts    []string // every document's text, in corpus order
+	TextOf      []int32  // chunk i's document in DocTexts
+	Starts      []int32  // chunk i's span in its document's text
+	Ends        []int32
+	Plain       []bool // chunk i's span reads as the chunk
 	Text        fieldSnapshot
 	Title       *fieldSnapshot
 }
@@ -35,7 +39,7 @@ type fieldSnapshot struct {
 	Avg     float64
 }
 
-const snapshotVersion = 1
+const snapshotVersion = 2
 
 func (f *field) snapshot() fieldSnapshot {
 	s := fieldSnapshot{Lengths: f.lengths, Avg: f.avg}
@@ -125,12 +129,16 @@ func loadIndex(path, fp string, o Options) (*Index, error) {
 		return nil, fmt.Errorf("it is for another corpus, options or version")
 	}
 	n := len(s.Docs)
-	if len(s.IDs) != n || len(s.Texts) != n || len(s.Text.Lengths) != n {
+	if len(s.IDs) != n || len(s.TextOf) != n || len(s.Starts) != n || len(s.Ends) != n || len(s.Plain) != n || len(s.Text.Lengths) != n {
 		return nil, fmt.Errorf("chunk lists are inconsistent")
 	}
-	ix := &Index{opts: o, fingerprint: fp}
+	ix := &Index{opts: o, fingerprint: fp, texts: &Texts{fingerprint: fp, docs: s.DocTexts}}
 	for i := range s.Docs {
-		ix.chunks = append(ix.chunks, chunk{doc: s.Docs[i], id: s.IDs[i], text: s.Texts[i]})
+		c := chunk{doc: s.Docs[i], id: s.IDs[i], text: s.TextOf[i], start: s.Starts[i], end: s.Ends[i], plain: s.Plain[i]}
+		if c.text < 0 || int(c.text) >= len(s.DocTexts) || c.start < 0 || c.start > c.end || int(c.end) > len(s.DocTexts[c.text]) {
+			return nil, fmt.Errorf("chunk %d points outside the texts", i)
+		}
+		ix.chunks = append(ix.chunks, c)
 	}
 	if ix.text, err = s.Text.field(); err != nil {
 		return nil, err
@@ -145,6 +153,7 @@ func loadIndex(path, fp string, o Options) (*Index, error) {
 	if (ix.title != nil) != (o.TitleBoost > 0) {
 		return nil, fmt.Errorf("title field does not match the options")
 	}
+	ix.acc = accumulators(len(ix.chunks))
 	return ix, nil
 }
 
@@ -154,8 +163,10 @@ func (ix *Index) save(path string) error {
 		return err
 	}
 	s := snapshot{Version: snapshotVersion, Options: ix.opts, Fingerprint: ix.fingerprint, Text: ix.text.snapshot()}
+	s.DocTexts = ix.texts.docs
 	for _, c := range ix.chunks {
-		s.Docs, s.IDs, s.Texts = append(s.Docs, c.doc), append(s.IDs, c.id), append(s.Texts, c.text)
+		s.Docs, s.IDs = append(s.Docs, c.doc), append(s.IDs, c.id)
+		s.TextOf, s.Starts, s.Ends, s.Plain = append(s.TextOf, c.text), append(s.Starts, c.start), append(s.Ends, c.end), append(s.Plain, c.plain)
 	}
 	if ix.title != nil {
 		t := ix.title.snapshot()

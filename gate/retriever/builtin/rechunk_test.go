@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 // TestLabelsSurviveRechunking: the demo set was labelled on whole
@@ -13,7 +14,7 @@ import (
 // collapses chunks to their document first. A run whose chunks are split
 // finer, in the same document order, scores exactly the same.
 func TestLabelsSurviveRechunking(t *testing.T) {
-	set, err := gate.LoadSet("../../../frozen-set/queries.jsonl")
+	set, err := setfile.Load("../../../frozen-set/queries.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/shareddata"
 )
 
@@ -25,11 +26,11 @@ func TestSciFactBM25Quality(t *testing.T) {
 		t.Fatal(err)
 	}
 	indexed := time.Now()
-	set, err := gate.LoadSet(dir + "qrels.tsv")
+	set, err := setfile.Load(dir + "qrels.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := set.LoadQueryTexts(dir + "queries.jsonl"); err != nil {
+	if err := setfile.LoadQueryTexts(set, dir+"queries.jsonl"); err != nil {
 		t.Fatal(err)
 	}
 	res, err := gate.RetrieveAll(context.Background(), "scifact", set, ix, gate.RetrieveOptions{K: 100, Concurrency: 2})

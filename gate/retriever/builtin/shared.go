@@ -50,6 +50,7 @@ func (ix *Index) Rescored(o Options) (*Index, error) {
 type Shared struct {
 	mu    sync.Mutex
 	built map[string]*Index
+	texts map[string]*Texts // by corpus path
 }
 
 // Build returns the index of corpus with o: one Shared built before under
@@ -66,8 +67,25 @@ func (s *Shared) Build(corpus string, o Options, build func(string, Options) (*I
 		return nil, err
 	}
 	if s.built == nil {
-		s.built = map[string]*Index{}
+		s.built, s.texts = map[string]*Index{}, map[string]*Texts{}
 	}
 	s.built[key] = ix
+	// Another index of the same corpus content holds its texts already:
+	// this one points into them, and its own copy goes.
+	c := filepath.Clean(corpus)
+	if t := s.texts[c]; !ix.shareTexts(t) {
+		s.texts[c] = ix.texts
+	}
 	return ix, nil
+}
+
+// shareTexts points ix's chunks into t when t holds the texts of the
+// same corpus content (same fingerprint, same documents), and reports
+// whether it did. The chunks' offsets hold, since the texts are equal.
+func (ix *Index) shareTexts(t *Texts) bool {
+	if t == nil || ix.texts == nil || t.fingerprint != ix.fingerprint || len(t.docs) != len(ix.texts.docs) {
+		return false
+	}
+	ix.texts = t
+	return true
 }

@@ -1,8 +1,14 @@
 package builtin
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // TestSharedBuildsEachIndexOnce: tables that differ only in k1, b or the
@@ -68,4 +74,92 @@ func mustBuild(t *testing.T, dir string, o Options) *Index {
 		t.Fatal(err)
 	}
 	return ix
+}
+
+// TestSharedTextsHeldOnce: every index a Shared builds from one corpus
+// (whole documents, a title field of their own, chunks of irregularly
+// spaced words) points into one set of texts, and a hit's text is the
+// bytes of that set, not a copy; the chunked hit reads as its words joined
+// by single spaces, as before.
+func TestSharedTextsHeldOnce(t *testing.T) {
+	dir := corpus(t, map[string]string{
+		"a": "# Apples\napple  apple\tpear orchard",
+		"b": "# Pears\napple",
+	})
+	def := DefaultOptions()
+	title := def
+	title.TitleBoost = 2
+	chunked := def
+	chunked.ChunkWords, chunked.ChunkOverlap = 2, 1
+	var s Shared
+	var first *Index
+	for _, o := range []Options{def, title, chunked} {
+		ix, err := s.Build(dir, o, Build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = ix
+		}
+		if ix.Texts() != first.Texts() {
+			t.Errorf("options %+v: the index holds texts of its own", o)
+		}
+	}
+	whole := first.Search("pear", 10)
+	if len(whole) == 0 {
+		t.Fatal("no hit")
+	}
+	var held string
+	for _, d := range first.Texts().docs {
+		if strings.Contains(d, whole[0].Text) && len(d) == len(whole[0].Text) {
+			held = d
+		}
+	}
+	if held == "" || unsafe.StringData(held) != unsafe.StringData(whole[0].Text) {
+		t.Errorf("the hit's text %q is a copy, not the held text", whole[0].Text)
+	}
+	ix, _ := s.Build(dir, chunked, Build)
+	var texts []string
+	for _, h := range ix.Search("apple pear", 10) {
+		texts = append(texts, h.Chunk+"="+h.Text)
+	}
+	slices.Sort(texts)
+	// "apple  apple\tpear orchard" in chunks of two words, one shared.
+	want := []string{"a#0=apple apple", "a#1=apple pear", "a#2=pear orchard", "b#0=apple"}
+	if !reflect.DeepEqual(texts, want) {
+		t.Errorf("chunk texts %q, want %q", texts, want)
+	}
+}
+
+// TestBuildsShareHeldTexts: two builds of one corpus outside a Shared
+// (another title field) still hold one copy of each text while the first
+// index lives; a changed document is the new build's own.
+func TestBuildsShareHeldTexts(t *testing.T) {
+	dir := corpus(t, map[string]string{"a": "# A\napple pear", "b": "# B\nplum"})
+	first, err := Build(dir, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.TitleBoost = 2
+	second, err := Build(dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range first.Texts().docs {
+		if unsafe.StringData(d) != unsafe.StringData(second.Texts().docs[i]) {
+			t.Errorf("document %d: the second build holds its own copy", i)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("# B\nplum cherry"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	third, err := Build(dir, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := third.Search("cherry", 1); len(h) != 1 || h[0].Text != "plum cherry" {
+		t.Errorf("changed document: %+v", h)
+	}
+	runtime.KeepAlive(first)
 }

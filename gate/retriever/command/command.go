@@ -39,6 +39,8 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/procgroup"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // MaxLineBytes is the longest answer line read, 64 MiB (a million short
@@ -97,9 +99,9 @@ type Retriever struct {
 	turn   chan struct{} // holds a token while a request is under way
 	broken error         // set once the protocol cannot continue; guarded by turn
 
-	answered int           // answers read so far; guarded by turn
-	firstRTT time.Duration // from the first request sent to its answer; guarded by turn
-	tail     *tailWriter   // the end of the program's stderr
+	answered int             // answers read so far; guarded by turn
+	firstRTT time.Duration   // from the first request sent to its answer; guarded by turn
+	tail     *procgroup.Tail // the end of the program's stderr
 
 	waited chan struct{} // closed when Wait has returned
 	status error         // Wait's result, read after waited
@@ -115,10 +117,10 @@ func Start(argv []string, o Options) (*Retriever, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = o.Dir
 	cmd.Env = append([]string{}, o.Env...)
-	tail := &tailWriter{next: o.Stderr}
+	tail := &procgroup.Tail{Next: o.Stderr}
 	cmd.Stderr = tail
 	cmd.WaitDelay = waitDelay
-	ownGroup(cmd)
+	procgroup.Own(cmd)
 	// Pipes of our own rather than StdinPipe/StdoutPipe: the parent's ends
 	// take deadlines, and Wait never closes stdout under a reader.
 	inR, inW, err := os.Pipe()
@@ -203,7 +205,7 @@ func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hi
 	var total int
 	err := r.Exchange(ctx, q.ID, req, func(lr io.Reader) error {
 		var err error
-		res, total, err = gate.DecodeAnswerCapped(lr, r.name+" stdout", gate.MaxKeptHits(k), q.ID)
+		res, total, err = runfile.DecodeAnswerCapped(lr, r.name+" stdout", gate.MaxKeptHits(k), q.ID)
 		return err
 	})
 	if err != nil {
@@ -220,7 +222,7 @@ func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hi
 // bound a query has: the turn, ctx's deadline on the write and the read,
 // MaxLineBytes, stdout carrying answers only, the process group stopped
 // when anything fails. decode reads the line as a stream (io.EOF at its
-// newline); a *gate.AnswerIDError it returns is told as an answer for
+// newline); a *runfile.AnswerIDError it returns is told as an answer for
 // another id. Other kinds of protocol (the judge's) speak through it.
 func (r *Retriever) Exchange(ctx context.Context, id string, req []byte, decode func(io.Reader) error) error {
 	id = gate.ClipID(id) // from here on only messages name it
@@ -256,7 +258,7 @@ func (r *Retriever) Exchange(ctx context.Context, id string, req []byte, decode 
 		}
 		werr := r.stdin.SetWriteDeadline(at)
 		if rerr := r.stdout.SetReadDeadline(at); rerr != nil || werr != nil {
-			signalGroup(r.cmd, sigKill) // pipes without deadlines: end the writer
+			procgroup.Send(r.cmd, procgroup.Kill) // pipes without deadlines: end the writer
 		}
 	}()
 	defer func() {
@@ -280,7 +282,7 @@ func (r *Retriever) Exchange(ctx context.Context, id string, req []byte, decode 
 	}
 	lr := &lineReader{br: r.br, max: MaxLineBytes}
 	err := decode(lr)
-	var other *gate.AnswerIDError
+	var other *runfile.AnswerIDError
 	switch {
 	case errors.As(err, &other):
 		return r.fail(id, fmt.Errorf("the %s wrote a line that is not an answer to %s: an answer for %s (an extra answer, or answers out of step): %s", r.noun, id, strconv.Quote(other.Got), lr.clipped()))
@@ -360,7 +362,7 @@ func (r *Retriever) fail(id string, err error) error {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 		r.broken = fmt.Errorf("%s process %s did not answer an earlier query (%s) in time; stopped it", r.noun, r.name, id)
 	}
-	signalGroup(r.cmd, sigKill)
+	procgroup.Send(r.cmd, procgroup.Kill)
 	_ = r.stdin.Close()
 	return err
 }
@@ -402,13 +404,13 @@ func (r *Retriever) Close(grace time.Duration) error {
 		}
 		_ = r.stdin.Close()
 		if !r.waitFor(grace) {
-			signalGroup(r.cmd, sigTerm)
+			procgroup.Send(r.cmd, procgroup.Term)
 			if !r.waitFor(termGrace) {
-				signalGroup(r.cmd, sigKill)
+				procgroup.Send(r.cmd, procgroup.Kill)
 				r.waitFor(killGrace)
 			}
 		}
-		signalGroup(r.cmd, sigKill)
+		procgroup.Send(r.cmd, procgroup.Kill)
 		_ = r.stdout.Close()
 	})
 	return nil
@@ -494,48 +496,6 @@ func clip(b []byte) string {
 	b = bytes.TrimRight(b, "\n")
 	if len(b) > clipBytes {
 		return strconv.Quote(string(b[:clipBytes])) + "…"
-	}
-	return strconv.Quote(string(b))
-}
-
-// tailBytes is how much of the end of the program's stderr an error quotes.
-const tailBytes = 400
-
-// tailWriter passes the program's stderr on and keeps its last bytes.
-type tailWriter struct {
-	next io.Writer
-	mu   sync.Mutex
-	buf  []byte
-}
-
-// Write implements io.Writer.
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > 2*tailBytes {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
-	}
-	t.mu.Unlock()
-	if t.next == nil {
-		return len(p), nil
-	}
-	return t.next.Write(p)
-}
-
-// String quotes the last lines of stderr, at most tailBytes, on one line.
-func (t *tailWriter) String() string {
-	t.mu.Lock()
-	b := bytes.TrimSpace(t.buf)
-	t.mu.Unlock()
-	if len(b) > tailBytes {
-		b = b[len(b)-tailBytes:]
-		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
-			b = b[i+1:]
-		}
-		return "…" + strconv.Quote(string(b))
-	}
-	if len(b) == 0 {
-		return ""
 	}
 	return strconv.Quote(string(b))
 }

@@ -406,7 +406,7 @@ func TestStubbornGroupGone(t *testing.T) {
 }
 
 // TestLongLine: a line over MaxLineBytes, or one hit over
-// gate.MaxAnswerValueBytes, is an error naming the query.
+// runfile.MaxAnswerValueBytes, is an error naming the query.
 func TestLongLine(t *testing.T) {
 	for _, tt := range []struct{ mode, want string }{
 		{"longline", "the retriever's answer to q1 is longer than 64 MiB"},

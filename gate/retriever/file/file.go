@@ -6,9 +6,10 @@ package file
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 // Retriever answers queries from a loaded run file.
@@ -21,7 +22,7 @@ type Retriever struct {
 // Load reads the whole run file into memory.
 func Load(path string) (*Retriever, error) {
 	r := &Retriever{path: path, results: map[string]gate.Answer{}}
-	meta, err := gate.ReadRunFile(path, func(res gate.Result) error {
+	meta, err := runfile.ReadRunFile(path, func(res gate.Result) error {
 		// The context is the line's own (the parser copies it); the hits
 		// may share the reader's scratch space.
 		r.results[res.ID] = gate.Answer{Hits: append([]gate.Hit(nil), res.Hits...), Context: res.Context, Abstain: res.Abstain}
@@ -34,6 +35,29 @@ func Load(path string) (*Retriever, error) {
 	return r, nil
 }
 
+// LoadOnly reads the results of the queries keep accepts, each cut to its
+// first maxHits hits, and counts the run's other queries without keeping
+// them (runfile.ReadRunFileOnly): a run's size in memory is then that of the
+// kept queries, however many others the file holds.
+func LoadOnly(path string, keep func(id string) bool, maxHits int) (*Retriever, int, error) {
+	r := &Retriever{path: path, results: map[string]gate.Answer{}}
+	meta, others, err := runfile.ReadRunFileOnly(path, keep, func(res gate.Result) error {
+		hits := append([]gate.Hit(nil), res.Hits[:min(len(res.Hits), maxHits)]...)
+		if len(hits) < len(res.Hits) {
+			for i := range hits { // a TREC block's ids share one string: keep only these
+				hits[i].Doc = strings.Clone(hits[i].Doc)
+			}
+		}
+		r.results[strings.Clone(res.ID)] = gate.Answer{Hits: hits, Context: res.Context, Abstain: res.Abstain}
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	r.meta = meta
+	return r, others, nil
+}
+
 // CheckSet refuses a run file that records another eval set than s.
 func (r *Retriever) CheckSet(s *gate.Set) error { return r.meta.CheckSet(s, r.path) }
 
@@ -44,16 +68,6 @@ func (r *Retriever) Meta() gate.RunMeta { return r.meta }
 func (r *Retriever) Has(id string) bool {
 	_, ok := r.results[id]
 	return ok
-}
-
-// IDs are the query ids the run holds a result for, sorted.
-func (r *Retriever) IDs() []string {
-	ids := make([]string, 0, len(r.results))
-	for id := range r.results {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // Retrieve implements gate.Retriever. It returns every hit the file holds,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/runfile"
 )
 
 func TestRetrieve(t *testing.T) {
@@ -55,7 +56,7 @@ func TestAnswerKeepsContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := gate.WriteRun(&b, res, nil); err != nil {
+	if err := runfile.WriteRun(&b, res, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(b.String()); got != line {

@@ -7,18 +7,17 @@
 package httpretriever
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -118,6 +117,10 @@ func NewCaller(cfg Config, client *http.Client, getenv func(string) string) (*Ca
 	if cfg.URL == "" {
 		return nil, errors.New("url is required")
 	}
+	var err error
+	if cfg.URL, err = ExpandURL(cfg.URL, getenv); err != nil {
+		return nil, err
+	}
 	u, err := url.Parse(placeholder.ReplaceAllString(cfg.URL, "x"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("url %q is not an http(s) URL", redactURL(cfg.URL))
@@ -174,6 +177,40 @@ func NewCaller(cfg Config, client *http.Client, getenv func(string) string) (*Ca
 	return c, nil
 }
 
+// envRef is a ${NAME} in a url.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// ExpandURL writes the environment's value (getenv) for each ${NAME} in a
+// url, so one config reaches a deployment per side (a preview's URL in
+// the pull request's job). Only the braced form is read: a bare $ stays.
+// The runner's credentials are refused (gate.RunnerSecret), as in a
+// header, and so is a variable that is not set.
+func ExpandURL(raw string, getenv func(string) string) (string, error) {
+	var missing, secret []string
+	out := envRef.ReplaceAllStringFunc(raw, func(m string) string {
+		name := envRef.FindStringSubmatch(m)[1]
+		if gate.RunnerSecret(name) {
+			secret = append(secret, name)
+			return ""
+		}
+		v := ""
+		if getenv != nil {
+			v = getenv(name)
+		}
+		if v == "" {
+			missing = append(missing, name)
+		}
+		return v
+	})
+	if len(secret) > 0 {
+		return "", fmt.Errorf("url reads %s: the runner's credentials are never sent to a retriever", strings.Join(secret, ", "))
+	}
+	if len(missing) > 0 {
+		return "", fmt.Errorf("url reads unset environment variable %s", strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
 // Call sends the request with vars filled in and returns the answer's
 // body; its errors name the URL without its query string and never a
 // header value.
@@ -187,6 +224,21 @@ func (c *Caller) Call(ctx context.Context, vars []Var) ([]byte, error) {
 
 // Where is the URL as messages show it (no query string, no user info).
 func (c *Caller) Where() string { return redactURL(c.cfg.URL) }
+
+// Same reports whether two callers send one request to one place: the
+// same method, URL (${VAR} read), body template and headers (values
+// read), so one service would answer both.
+func (c *Caller) Same(o *Caller) bool {
+	if c.cfg.Method != o.cfg.Method || c.cfg.URL != o.cfg.URL || c.cfg.Body != o.cfg.Body || len(c.headers) != len(o.headers) {
+		return false
+	}
+	for k, v := range c.headers {
+		if !slices.Equal(v, o.headers[k]) {
+			return false
+		}
+	}
+	return true
+}
 
 // New checks the config and resolves ${VAR} in header values with getenv.
 func New(cfg Config, client *http.Client, getenv func(string) string) (*Retriever, error) {
@@ -221,6 +273,9 @@ func orDefault(v, def string) string {
 	}
 	return v
 }
+
+// Where is the URL as messages show it (no query string, no user info).
+func (r *Retriever) Where() string { return r.caller.Where() }
 
 // Preflight sends one request with a harmless query, so a wrong URL or
 // credentials fail before the whole set is run. A refused connection or an
@@ -457,367 +512,3 @@ func (r *Caller) redact(err error) error {
 	}
 	return errors.New(msg)
 }
-
-func splitPath(p string) []string {
-	if p == "" {
-		return nil
-	}
-	return strings.Split(p, ".")
-}
-
-// lookup follows a path of object keys and array indexes.
-func lookup(v any, path []string) (any, bool) {
-	for _, seg := range path {
-		switch t := v.(type) {
-		case map[string]any:
-			next, ok := t[seg]
-			if !ok {
-				return nil, false
-			}
-			v = next
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(t) {
-				return nil, false
-			}
-			v = t[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-// parse extracts the hits from a JSON answer, keeping the first keep of
-// them: the rest are counted (total) and skipped token by token, never
-// built. The answer is checked for duplicate keys and nesting first
-// (gate.CheckDuplicateKeys), then read as a stream: nothing but the hits
-// kept is held beyond the body itself.
-func (r *Retriever) parse(body []byte, keep int) (hits []gate.Hit, total int, err error) {
-	if err := gate.CheckDuplicateKeys(body); err != nil {
-		var de *gate.DepthError
-		if errors.As(err, &de) {
-			return nil, 0, fmt.Errorf("answer refused: %v", err)
-		}
-		return nil, 0, fmt.Errorf("answer is ambiguous: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	a := answerWalk{r: r, dec: dec, keep: keep}
-	found, err := a.value(r.hits, a.hitList)
-	if err != nil {
-		var he hitError
-		if errors.As(err, &he) {
-			return nil, 0, he.err
-		}
-		return nil, 0, fmt.Errorf("answer is not JSON: %v%s", err, excerpt(body))
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, 0, fmt.Errorf("answer has data after its JSON value%s", excerpt(body))
-	}
-	if !found {
-		return nil, 0, fmt.Errorf("answer has no %q", r.cfg.Hits)
-	}
-	if a.hits == nil {
-		a.hits = []gate.Hit{}
-	}
-	return a.hits, a.total, nil
-}
-
-// hitError is a well-formed answer the config cannot read (a hit without
-// its document id, the hits path not an array): said as it is, not as
-// "not JSON".
-type hitError struct{ err error }
-
-func (e hitError) Error() string { return e.err.Error() }
-
-// answerWalk reads one answer as a stream of tokens.
-type answerWalk struct {
-	r     *Retriever
-	dec   *json.Decoder
-	keep  int
-	hits  []gate.Hit
-	total int
-}
-
-// value reads one JSON value; path is what is left of the path sought
-// below it, and leaf reads the value found there. It reports whether the
-// path was found in the value.
-func (a *answerWalk) value(path []string, leaf func() error) (bool, error) {
-	if len(path) == 0 {
-		return true, leaf()
-	}
-	tok, err := a.dec.Token()
-	if err != nil {
-		return false, err
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return false, nil
-	}
-	found := false
-	switch d {
-	case '{':
-		for a.dec.More() {
-			kt, err := a.dec.Token()
-			if err != nil {
-				return false, err
-			}
-			var f bool
-			if k, _ := kt.(string); k == path[0] && !found {
-				f, err = a.value(path[1:], leaf)
-			} else {
-				err = skipValue(a.dec)
-			}
-			if err != nil {
-				return false, err
-			}
-			found = found || f
-		}
-	case '[':
-		want, aerr := strconv.Atoi(path[0])
-		for i := 0; a.dec.More(); i++ {
-			var f bool
-			if aerr == nil && i == want {
-				f, err = a.value(path[1:], leaf)
-			} else {
-				err = skipValue(a.dec)
-			}
-			if err != nil {
-				return false, err
-			}
-			found = found || f
-		}
-	}
-	_, err = a.dec.Token() // the closing delimiter
-	return found, err
-}
-
-// hitList reads the hits array: the first keep hits are built, the rest
-// only counted.
-func (a *answerWalk) hitList() error {
-	var first any
-	tok, err := a.dec.Token()
-	if err != nil {
-		return err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		if ok && d == '{' {
-			first = map[string]any{}
-		} else {
-			first = tok
-		}
-		return hitError{fmt.Errorf("%q in the answer is not an array (it is %s)", a.r.cfg.Hits, jsonKind(first))}
-	}
-	for i := 0; a.dec.More(); i++ {
-		a.total++
-		if i >= a.keep {
-			if err := skipValue(a.dec); err != nil {
-				return err
-			}
-			continue
-		}
-		var item any
-		if err := a.dec.Decode(&item); err != nil {
-			return err
-		}
-		h, err := a.r.hit(i, item)
-		if err != nil {
-			return hitError{err}
-		}
-		a.hits = append(a.hits, h)
-	}
-	_, err = a.dec.Token() // the closing ']'
-	return err
-}
-
-// parseAnswer reads the final context and the refusal signal at their
-// configured paths (each a walk of its own over the answer, which parse
-// has checked): nil for a path not configured. More than keep passages
-// is an error, as is a path the answer lacks.
-func (r *Retriever) parseAnswer(body []byte, keep int) (ctx []gate.Passage, abstain *bool, err error) {
-	walk := func(path []string, name string, leaf func(a *answerWalk) error) error {
-		a := &answerWalk{r: r, dec: json.NewDecoder(bytes.NewReader(body)), keep: keep}
-		a.dec.UseNumber()
-		found, err := a.value(path, func() error { return leaf(a) })
-		var he hitError
-		switch {
-		case errors.As(err, &he):
-			return he.err
-		case err != nil:
-			return fmt.Errorf("answer is not JSON: %v%s", err, excerpt(body))
-		case !found:
-			return fmt.Errorf("answer has no %q (the %s path)", strings.Join(path, "."), name)
-		}
-		return nil
-	}
-	if r.context != nil {
-		if err := walk(r.context, "context", func(a *answerWalk) error {
-			var err error
-			ctx, err = a.contextList()
-			return err
-		}); err != nil {
-			return nil, nil, err
-		}
-	}
-	if r.abstain != nil {
-		if err := walk(r.abstain, "abstain", func(a *answerWalk) error {
-			var v any
-			if err := a.dec.Decode(&v); err != nil {
-				return err
-			}
-			b, ok := v.(bool)
-			if !ok {
-				return hitError{fmt.Errorf("%q in the answer is %s, not a boolean (true when the pipeline refused)", r.cfg.Abstain, jsonKind(v))}
-			}
-			abstain = &b
-			return nil
-		}); err != nil {
-			return nil, nil, err
-		}
-	}
-	return ctx, abstain, nil
-}
-
-// contextList reads the context array one passage at a time, each
-// through the configured paths: past keep passages the answer is refused
-// before the next is built, so a flood of small passages costs the memory
-// of keep of them, never the whole array's decoded tree.
-func (a *answerWalk) contextList() ([]gate.Passage, error) {
-	tok, err := a.dec.Token()
-	if err != nil {
-		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		var item any = tok
-		if ok && d == '{' {
-			item = map[string]any{}
-		}
-		return nil, hitError{fmt.Errorf("%q in the answer is not an array of passages (it is %s)", a.r.cfg.Context, jsonKind(item))}
-	}
-	out := []gate.Passage{}
-	for i := 0; a.dec.More(); i++ {
-		if i >= a.keep {
-			return nil, hitError{fmt.Errorf("%q in the answer holds more than %d passages (the most a context may hold)", a.r.cfg.Context, a.keep)}
-		}
-		var item any
-		if err := a.dec.Decode(&item); err != nil {
-			return nil, err
-		}
-		p, err := a.r.passage(i, item)
-		if err != nil {
-			return nil, hitError{err}
-		}
-		out = append(out, p)
-	}
-	if _, err := a.dec.Token(); err != nil { // the closing bracket
-		return nil, err
-	}
-	return out, nil
-}
-
-// passage reads passage i of a context with the configured paths.
-func (r *Retriever) passage(i int, item any) (gate.Passage, error) {
-	var p gate.Passage
-	name := func(f int) string { return strings.Join(r.cfields[f], ".") }
-	doc, ok := lookup(item, r.cfields[0])
-	if !ok {
-		return p, fmt.Errorf("context passage %d has no %q (passage without a document id)", i, name(0))
-	}
-	if p.Doc, ok = scalar(doc); !ok || strings.TrimSpace(p.Doc) == "" {
-		return p, fmt.Errorf("context passage %d: %q is not a non-empty string or number", i, name(0))
-	}
-	if v, ok := lookup(item, r.cfields[1]); ok {
-		p.Chunk, _ = scalar(v)
-	}
-	if v, ok := lookup(item, r.cfields[2]); ok {
-		p.Text, _ = scalar(v)
-	}
-	if v, ok := lookup(item, r.cfields[3]); ok && v != nil {
-		n, isNum := v.(json.Number)
-		t, err := n.Int64()
-		switch {
-		case !isNum || err != nil:
-			return p, fmt.Errorf("context passage %d: %q is %s, not a whole number of tokens", i, name(3), jsonKind(v))
-		case t < 0:
-			return p, fmt.Errorf("context passage %d: %q is %d, negative", i, name(3), t)
-		case t > math.MaxInt32:
-			return p, fmt.Errorf("context passage %d: %q is %d, too many tokens for one passage", i, name(3), t)
-		}
-		tokens := int(t)
-		p.Tokens = &tokens
-	}
-	return p, nil
-}
-
-// skipValue reads one JSON value and drops it: the decoder's scanner
-// checks it, and the one copy it makes is garbage at once.
-func skipValue(dec *json.Decoder) error {
-	var raw json.RawMessage
-	return dec.Decode(&raw)
-}
-
-// hit reads hit i of an answer with the configured paths.
-func (r *Retriever) hit(i int, item any) (gate.Hit, error) {
-	var h gate.Hit
-	doc, ok := lookup(item, r.fields[0])
-	if !ok {
-		return h, fmt.Errorf("hit %d has no %q", i, r.cfg.Doc)
-	}
-	if h.Doc, ok = scalar(doc); !ok || h.Doc == "" {
-		return h, fmt.Errorf("hit %d: %q is not a non-empty string or number", i, r.cfg.Doc)
-	}
-	if v, ok := lookup(item, r.fields[1]); ok && r.fields[1] != nil {
-		h.Chunk, _ = scalar(v)
-	}
-	if v, ok := lookup(item, r.fields[2]); ok && r.fields[2] != nil && v != nil {
-		n, isNum := v.(json.Number)
-		if !isNum {
-			return h, fmt.Errorf("hit %d: %q is %s, not a number", i, r.cfg.Score, jsonKind(v))
-		}
-		f, err := n.Float64()
-		if err != nil || math.IsInf(f, 0) {
-			return h, fmt.Errorf("hit %d: score %s is not a finite number", i, n)
-		}
-		h.Score = f
-	}
-	if v, ok := lookup(item, r.fields[3]); ok && r.fields[3] != nil {
-		h.Text, _ = scalar(v)
-	}
-	return h, nil
-}
-
-// scalar renders a JSON string or number as a string.
-func scalar(v any) (string, bool) {
-	switch t := v.(type) {
-	case string:
-		return t, true
-	case json.Number:
-		return t.String(), true
-	}
-	return "", false
-}
-
-// jsonKind names a decoded JSON value's kind as JSON does.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	case nil:
-		return "null"
-	}
-	return "a number"
-}
-
-// The http retriever answers queries as gate.AnswerRetriever says.
-var _ gate.AnswerRetriever = (*Retriever)(nil)
-
-// Lookup follows a dot path ("a.b.0.c": object keys and array indexes)
-// in a decoded JSON value; false when the path names nothing.
-func Lookup(v any, path string) (any, bool) { return lookup(v, splitPath(path)) }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // MaxNamedFiles bounds how many files NamedFiles lists, and
@@ -19,8 +21,8 @@ const (
 	MaxNamedFileBytes = 64 << 20
 )
 
-// NamedFiles lists the files a command retriever's argv names that exist
-// in the repository: each argument (and the value after "=" of a
+// NamedFiles lists the files a command retriever's argv (or an http
+// retriever's start) names that exist in the repository: each argument (and the value after "=" of a
 // --flag=value argument) resolved from Dir, that is a regular file (links
 // followed) inside the repository holding Dir, the nearest folder upwards
 // with a .git entry, or Dir itself when there is none. Absolute paths,
@@ -28,7 +30,11 @@ const (
 // program found on PATH (argv[0] without a slash) and what a script reads
 // or imports are not named, so not listed.
 func (r *Retriever) NamedFiles() []string {
-	if r.Type != "command" || r.Dir == "" {
+	argv := r.Command
+	if r.Type == "http" {
+		argv = r.Start
+	}
+	if (r.Type != "command" && r.Type != "http") || len(argv) == 0 || r.Dir == "" {
 		return nil
 	}
 	dir, err := filepath.Abs(r.Dir)
@@ -40,7 +46,7 @@ func (r *Retriever) NamedFiles() []string {
 	}
 	root := repositoryRoot(dir)
 	var out []string
-	for i, arg := range r.Command {
+	for i, arg := range argv {
 		cands := []string{arg}
 		if _, v, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(arg, "-") {
 			cands = []string{v}
@@ -60,7 +66,7 @@ func (r *Retriever) NamedFiles() []string {
 			if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
-			if rel, err := filepath.Rel(root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if !confine.Within(root, real) {
 				continue
 			}
 			if !slices.Contains(out, real) {

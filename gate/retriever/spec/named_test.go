@@ -54,6 +54,11 @@ func TestNamedFiles(t *testing.T) {
 		t.Errorf("rewritten script: the sum did not change")
 	}
 	if (&Retriever{Type: "http", Dir: r.Dir, Command: r.Command}).NamedFiles() != nil {
-		t.Errorf("an http retriever names no files")
+		t.Errorf("an http retriever without start names no files")
+	}
+	// An http retriever's start names the service's files.
+	svc := &Retriever{Type: "http", Dir: r.Dir, Start: []string{"python3", "retriever.py", "--port", "{port}"}}
+	if got := svc.NamedFiles(); len(got) != 1 || got[0] != filepath.Join(moved, "rag", "retriever.py") {
+		t.Errorf("start's named files %q", got)
 	}
 }

@@ -96,10 +96,21 @@ type Retriever struct {
 	Retries       *int   `toml:"retries"`
 	MaxBody       int64  `toml:"max_body_bytes"`
 
+	// Start, when set, is the argv (no shell) of the search service an
+	// "http" retriever starts itself, in the side's own tree (Dir), on a
+	// free loopback port written for {port} (PortPlaceholder) in Start and
+	// URL; Ready is the path polled until the service answers (default
+	// URL's), StartTimeout how long that may take (default
+	// DefaultStartTimeout). See CheckStart.
+	Start        []string  `toml:"start" json:",omitempty"`
+	Ready        string    `toml:"ready" json:",omitempty"`
+	StartTimeout *Duration `toml:"start_timeout" json:",omitempty"`
+
 	// Command is the argv of a "command" retriever (no shell).
 	Command []string `toml:"command"`
-	// Env names the variables a command retriever gets besides the
-	// defaults (childenv.ChildEnvNames); the runner's credentials never.
+	// Env names the variables a command retriever (or an http retriever's
+	// started service) gets besides the defaults (childenv.ChildEnvNames);
+	// the runner's credentials never.
 	Env []string `toml:"env" json:",omitempty"`
 
 	// Dir is the folder of the config file the table came from: a command

@@ -5,7 +5,8 @@ It reads one request a line on stdin ({"query_id","query","doc","text",
 "grades","guideline"}) and answers one line on stdout ({"grade","reason",
 "tokens"}). Its "model" is a tag in the document's text: "[g2]" is grade 2,
 no tag grade 0. The first argument picks a misbehaviour for the tests:
-good, grade7, notjson, otherdoc, sleep, crash, hostile.
+good, grade7, notjson, otherdoc, sleep, crash, hostile, esc (a reason of
+2,000 ESC bytes), quotes (a reason of 2,000 double quotes).
 """
 import json
 import re
@@ -34,5 +35,9 @@ for line in sys.stdin:
         sys.exit(4)
     elif mode == "hostile":
         answer["reason"] = HOSTILE
+    elif mode == "esc":
+        answer["reason"] = "\x1b" * 2000
+    elif mode == "quotes":
+        answer["reason"] = '"' * 2000
     sys.stdout.write(json.dumps(answer) + "\n")
     sys.stdout.flush()

@@ -1,8 +1,10 @@
-package gate
+package runfile
 
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // fastResult parses the common shape of a JSONL run line,
@@ -15,7 +17,7 @@ import (
 // The line is copied into one string and every unescaped value is a
 // substring of it: one allocation per line instead of one per field.
 // Callers that keep a value beyond scoring must clone it.
-func fastResult(line []byte, hits []Hit) (id string, out []Hit, ok bool) {
+func fastResult(line []byte, hits []gate.Hit) (id string, out []gate.Hit, ok bool) {
 	p := fastParser{b: line, s: string(line)}
 	out = hits[:0]
 	if !p.byte('{') {
@@ -214,7 +216,7 @@ func (p *fastParser) number() (float64, bool) {
 	return f, err == nil
 }
 
-func (p *fastParser) hits(out []Hit) ([]Hit, bool) {
+func (p *fastParser) hits(out []gate.Hit) ([]gate.Hit, bool) {
 	if !p.byte('[') {
 		return nil, false
 	}
@@ -240,8 +242,8 @@ func (p *fastParser) hits(out []Hit) ([]Hit, bool) {
 	}
 }
 
-func (p *fastParser) hit() (Hit, bool) {
-	var h Hit
+func (p *fastParser) hit() (gate.Hit, bool) {
+	var h gate.Hit
 	if !p.byte('{') {
 		return h, false
 	}

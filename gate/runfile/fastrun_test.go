@@ -1,17 +1,19 @@
-package gate
+package runfile
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // slowResult is the reference: encoding/json with the same strictness.
-func slowResult(line []byte) (Result, bool) {
+func slowResult(line []byte) (gate.Result, bool) {
 	var raw rawResult
-	if err := DecodeStrict(line, &raw); err != nil || raw.ID == nil || raw.Hits == nil {
-		return Result{}, false
+	if err := gate.DecodeStrict(line, &raw); err != nil || raw.ID == nil || raw.Hits == nil {
+		return gate.Result{}, false
 	}
-	return Result{ID: *raw.ID, Hits: *raw.Hits}, true
+	return gate.Result{ID: *raw.ID, Hits: *raw.Hits}, true
 }
 
 var runLineSeeds = []string{
@@ -48,7 +50,7 @@ func TestFastResultAgreesWithEncodingJSON(t *testing.T) {
 			t.Errorf("fast parser accepted what encoding/json rejects: %s", s)
 			continue
 		}
-		if id != want.ID || !reflect.DeepEqual(append([]Hit{}, hits...), append([]Hit{}, want.Hits...)) {
+		if id != want.ID || !reflect.DeepEqual(append([]gate.Hit{}, hits...), append([]gate.Hit{}, want.Hits...)) {
 			t.Errorf("%s: fast %q %+v, encoding/json %q %+v", s, id, hits, want.ID, want.Hits)
 		}
 	}
@@ -70,7 +72,7 @@ func FuzzFastResult(f *testing.F) {
 		if !wok {
 			t.Fatalf("fast parser accepted what encoding/json rejects: %q", s)
 		}
-		if id != want.ID || !reflect.DeepEqual(append([]Hit{}, hits...), append([]Hit{}, want.Hits...)) {
+		if id != want.ID || !reflect.DeepEqual(append([]gate.Hit{}, hits...), append([]gate.Hit{}, want.Hits...)) {
 			t.Fatalf("%q: fast %q %+v, encoding/json %q %+v", s, id, hits, want.ID, want.Hits)
 		}
 	})

@@ -1,4 +1,4 @@
-package gate
+package runfile
 
 import (
 	"encoding/json"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // DecodeResultCapped reads one answer, {"id":"…","hits":[…]} with an
@@ -23,7 +26,7 @@ import (
 // io.ErrUnexpectedEOF inside it) is returned as it is, so the caller can
 // tell a stream that stopped from an answer that is wrong, which is an
 // *InputError.
-func DecodeResultCapped(r io.Reader, name string, maxHits int) (Result, int, error) {
+func DecodeResultCapped(r io.Reader, name string, maxHits int) (gate.Result, int, error) {
 	return DecodeAnswerCapped(r, name, maxHits, "")
 }
 
@@ -43,7 +46,7 @@ func (e *AnswerIDError) Error() string {
 // DecodeAnswerCapped is DecodeResultCapped for the answer to the query
 // want: an answer whose id is another is an *AnswerIDError, whatever else
 // is wrong with it ("" accepts any id).
-func DecodeAnswerCapped(r io.Reader, name string, maxHits int, want string) (Result, int, error) {
+func DecodeAnswerCapped(r io.Reader, name string, maxHits int, want string) (gate.Result, int, error) {
 	vr := &valueReader{r: r, max: MaxAnswerValueBytes}
 	res, total, err := decodeResultCapped(vr, name, maxHits, want)
 	if err == nil {
@@ -51,23 +54,23 @@ func DecodeAnswerCapped(r io.Reader, name string, maxHits int, want string) (Res
 	}
 	var idErr *AnswerIDError
 	if errors.As(err, &idErr) {
-		return Result{}, 0, idErr
+		return gate.Result{}, 0, idErr
 	}
 	if errors.Is(err, errValueTooLong) {
-		return Result{}, 0, inputErr(name, 0, vr.field, "longer than %d MiB (the most one value of an answer may hold)", MaxAnswerValueBytes>>20)
+		return gate.Result{}, 0, input.Errf(name, 0, vr.field, "longer than %d MiB (the most one value of an answer may hold)", MaxAnswerValueBytes>>20)
 	}
-	var in *InputError
+	var in *gate.InputError
 	var syn *json.SyntaxError
-	var dup *DuplicateKeyError
+	var dup *gate.DuplicateKeyError
 	switch {
 	case errors.As(err, &in):
 	case errors.As(err, &syn), errors.As(err, &dup), errors.Is(err, errNotObject), errors.Is(err, errTrailing):
-		in = jsonLineError(name, 0, err)
+		in = input.JSONLineError(name, 0, err)
 	default:
-		return Result{}, 0, err
+		return gate.Result{}, 0, err
 	}
 	in.Field = clipField(in.Field) // a key is the answer's text: up to 4 MiB
-	return Result{}, 0, in
+	return gate.Result{}, 0, in
 }
 
 // clipField cuts a field path (which may quote a hostile key) for an error.
@@ -118,15 +121,15 @@ func (v *valueReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) (res Result, total int, err error) {
+func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) (res gate.Result, total int, err error) {
 	dec := json.NewDecoder(vr)
 	vr.mark("")
 	tok, err := dec.Token()
 	if err != nil {
-		return Result{}, 0, err
+		return gate.Result{}, 0, err
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return Result{}, 0, errNotObject
+		return gate.Result{}, 0, errNotObject
 	}
 	var id *string
 	haveHits, haveContext := false, false
@@ -134,79 +137,79 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) 
 		vr.mark("")
 		kt, err := dec.Token()
 		if err != nil {
-			return Result{}, 0, err
+			return gate.Result{}, 0, err
 		}
 		key, _ := kt.(string)
 		switch key {
 		case "id":
 			if id != nil {
-				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
+				return gate.Result{}, 0, &gate.DuplicateKeyError{Path: "$", Key: key}
 			}
 			vr.mark("id")
 			if err := dec.Decode(&id); err != nil {
-				return Result{}, 0, answerFieldErr(name, "id", err)
+				return gate.Result{}, 0, answerFieldErr(name, "id", err)
 			}
 			if id == nil {
 				id = new(string) // null: refused below as empty
 			}
 			if want != "" && *id != "" && *id != want {
-				return Result{}, 0, &AnswerIDError{Want: want, Got: *id}
+				return gate.Result{}, 0, &AnswerIDError{Want: want, Got: *id}
 			}
 		case "hits":
 			if haveHits {
-				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
+				return gate.Result{}, 0, &gate.DuplicateKeyError{Path: "$", Key: key}
 			}
 			haveHits = true
 			if res.Hits, total, err = decodeHitsCapped(dec, vr, name, maxHits); err != nil {
-				return Result{}, 0, err
+				return gate.Result{}, 0, err
 			}
 		case "context":
 			if haveContext {
-				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
+				return gate.Result{}, 0, &gate.DuplicateKeyError{Path: "$", Key: key}
 			}
 			haveContext = true
 			if res.Context, err = decodeContextCapped(dec, vr, name, maxHits); err != nil {
-				return Result{}, 0, err
+				return gate.Result{}, 0, err
 			}
 		case "abstain":
 			if res.Abstain != nil {
-				return Result{}, 0, &DuplicateKeyError{Path: "$", Key: key}
+				return gate.Result{}, 0, &gate.DuplicateKeyError{Path: "$", Key: key}
 			}
 			vr.mark("abstain")
 			var raw json.RawMessage
 			if err := dec.Decode(&raw); err != nil {
-				return Result{}, 0, err
+				return gate.Result{}, 0, err
 			}
 			var b bool
 			if string(raw) != "true" && string(raw) != "false" || json.Unmarshal(raw, &b) != nil {
-				return Result{}, 0, inputErr(name, 0, "abstain", "must be true or false (the pipeline's refusal signal), got %s", clipField(string(raw)))
+				return gate.Result{}, 0, input.Errf(name, 0, "abstain", "must be true or false (the pipeline's refusal signal), got %s", clipField(string(raw)))
 			}
 			res.Abstain = &b
 		default:
-			return Result{}, 0, inputErr(name, 0, key, "unknown field (an answer has id, hits, context and abstain)")
+			return gate.Result{}, 0, input.Errf(name, 0, key, "unknown field (an answer has id, hits, context and abstain)")
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return Result{}, 0, err
+		return gate.Result{}, 0, err
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		if err == nil {
 			err = errTrailing
 		}
-		return Result{}, 0, err
+		return gate.Result{}, 0, err
 	}
 	if id == nil || *id == "" {
-		return Result{}, 0, inputErr(name, 0, "id", "required and must not be empty")
+		return gate.Result{}, 0, input.Errf(name, 0, "id", "required and must not be empty")
 	}
 	if want != "" && *id != want {
-		return Result{}, 0, &AnswerIDError{Want: want, Got: *id}
+		return gate.Result{}, 0, &AnswerIDError{Want: want, Got: *id}
 	}
 	if !haveHits {
-		return Result{}, 0, inputErr(name, 0, "hits", "query %q: required (use [] for no results)", ClipID(*id))
+		return gate.Result{}, 0, input.Errf(name, 0, "hits", "query %q: required (use [] for no results)", gate.ClipID(*id))
 	}
 	res.ID = *id
 	if res.Hits == nil {
-		res.Hits = []Hit{}
+		res.Hits = []gate.Hit{}
 	}
 	r2, err := checkResult(res, name)
 	return r2, total, err
@@ -216,25 +219,25 @@ func decodeResultCapped(vr *valueReader, name string, maxHits int, want string) 
 func answerFieldErr(name, field string, err error) error {
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) {
-		return inputErr(name, 0, field, "wrong type: got JSON %s, want %s", typ.Value, jsonTypeName(typ.Type))
+		return input.Errf(name, 0, field, "wrong type: got JSON %s, want %s", typ.Value, input.JSONTypeName(typ.Type))
 	}
 	return err
 }
 
 // decodeHitsCapped reads the hits array, keeping the first maxHits.
-func decodeHitsCapped(dec *json.Decoder, vr *valueReader, name string, maxHits int) ([]Hit, int, error) {
+func decodeHitsCapped(dec *json.Decoder, vr *valueReader, name string, maxHits int) ([]gate.Hit, int, error) {
 	vr.mark("hits")
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, 0, err
 	}
 	if tok == nil {
-		return nil, 0, inputErr(name, 0, "hits", "required (use [] for no results), not null")
+		return nil, 0, input.Errf(name, 0, "hits", "required (use [] for no results), not null")
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, 0, inputErr(name, 0, "hits", "must be an array of hits")
+		return nil, 0, input.Errf(name, 0, "hits", "must be an array of hits")
 	}
-	hits := []Hit{}
+	hits := []gate.Hit{}
 	total := 0
 	var raw json.RawMessage
 	for dec.More() {
@@ -267,7 +270,7 @@ func decodeHitsCapped(dec *json.Decoder, vr *valueReader, name string, maxHits i
 // decodeContextCapped reads the context array: at most maxPassages
 // passages, each decoded strictly (doc, chunk, text, tokens). null is no
 // context, as if the key were absent.
-func decodeContextCapped(dec *json.Decoder, vr *valueReader, name string, maxPassages int) ([]Passage, error) {
+func decodeContextCapped(dec *json.Decoder, vr *valueReader, name string, maxPassages int) ([]gate.Passage, error) {
 	vr.mark("context")
 	tok, err := dec.Token()
 	if err != nil {
@@ -277,23 +280,23 @@ func decodeContextCapped(dec *json.Decoder, vr *valueReader, name string, maxPas
 		return nil, nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, inputErr(name, 0, "context", "must be an array of passages ({\"doc\",\"chunk\",\"text\",\"tokens\"}), not %s", tokenKind(tok))
+		return nil, input.Errf(name, 0, "context", "must be an array of passages ({\"doc\",\"chunk\",\"text\",\"tokens\"}), not %s", tokenKind(tok))
 	}
-	ctx := []Passage{}
+	ctx := []gate.Passage{}
 	var raw json.RawMessage
 	for i := 0; dec.More(); i++ {
 		field := fmt.Sprintf("context[%d]", i)
 		if i >= maxPassages {
-			return nil, inputErr(name, 0, field, "the context holds more than %d passages (the most an answer's context may hold)", maxPassages)
+			return nil, input.Errf(name, 0, field, "the context holds more than %d passages (the most an answer's context may hold)", maxPassages)
 		}
 		vr.mark(field)
 		raw = raw[:0]
 		if err := dec.Decode(&raw); err != nil {
 			return nil, err
 		}
-		var p Passage
-		if err := DecodeStrict(raw, &p); err != nil {
-			e := jsonLineError(name, 0, err)
+		var p gate.Passage
+		if err := gate.DecodeStrict(raw, &p); err != nil {
+			e := input.JSONLineError(name, 0, err)
 			e.Field = field + dotted(e.Field)
 			return nil, e
 		}
@@ -325,18 +328,18 @@ func tokenKind(tok json.Token) string {
 
 // parseHit decodes one hit object with the run line's rules: the fast
 // path first, encoding/json (strict) when it declines.
-func parseHit(raw []byte, name string, i int) (Hit, error) {
+func parseHit(raw []byte, name string, i int) (gate.Hit, error) {
 	p := fastParser{b: raw, s: string(raw)}
 	if h, ok := p.hit(); ok {
 		if p.space(); p.i == len(p.b) {
 			return h, nil
 		}
 	}
-	var h Hit
-	if err := DecodeStrict(raw, &h); err != nil {
-		e := jsonLineError(name, 0, err)
+	var h gate.Hit
+	if err := gate.DecodeStrict(raw, &h); err != nil {
+		e := input.JSONLineError(name, 0, err)
 		e.Field = fmt.Sprintf("hits[%d]", i) + dotted(e.Field)
-		return Hit{}, e
+		return gate.Hit{}, e
 	}
 	return h, nil
 }

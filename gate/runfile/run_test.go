@@ -1,4 +1,4 @@
-package gate
+package runfile
 
 import (
 	"bytes"
@@ -6,20 +6,22 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
-func readAll(t *testing.T, in string) ([]Result, error) {
+func readAll(t *testing.T, in string) ([]gate.Result, error) {
 	t.Helper()
-	var out []Result
-	err := ReadRun(strings.NewReader(in), "run", func(r Result) error {
-		r.Hits = append([]Hit(nil), r.Hits...)
+	var out []gate.Result
+	err := ReadRun(strings.NewReader(in), "run", func(r gate.Result) error {
+		r.Hits = append([]gate.Hit(nil), r.Hits...)
 		out = append(out, r)
 		return nil
 	})
 	return out, err
 }
 
-func docsOf(r Result) string {
+func docsOf(r gate.Result) string {
 	var d []string
 	for _, h := range r.Hits {
 		d = append(d, h.Doc)
@@ -71,14 +73,14 @@ func TestReadRunErrors(t *testing.T) {
 		{"trec fields", "q1 Q0 a 1 2.0\n", "got 5 fields", 1},
 		{"trec split block", "q1 Q0 a 1 1 r\nq2 Q0 a 1 1 r\nq1 Q0 b 2 0.5 r\n", "second block (first block on line 1)", 3},
 		{"bad json", `{"id":"q1","hits":[`, "invalid JSON", 1},
-		{"huge id", `{"id":"q1","hits":[]}` + "\n" + `{"id":"` + strings.Repeat("z", MaxRunIDBytes+1) + `","hits":[]}`, "id: 4097 bytes, over the 4096-byte limit of a query id", 2},
-		{"huge id, context first", `{"context":[],"id":"` + strings.Repeat("z", MaxRunIDBytes+1) + `","hits":[{"doc":"a"}]}`, "id: 4097 bytes, over the 4096-byte limit", 1},
-		{"trec huge qid", strings.Repeat("z", MaxRunIDBytes+1) + " Q0 a 1 1 r\n", "qid: 4097 bytes, over the 4096-byte limit of a query id", 1},
+		{"huge id", `{"id":"q1","hits":[]}` + "\n" + `{"id":"` + strings.Repeat("z", gate.MaxRunIDBytes+1) + `","hits":[]}`, "id: 4097 bytes, over the 4096-byte limit of a query id", 2},
+		{"huge id, context first", `{"context":[],"id":"` + strings.Repeat("z", gate.MaxRunIDBytes+1) + `","hits":[{"doc":"a"}]}`, "id: 4097 bytes, over the 4096-byte limit", 1},
+		{"trec huge qid", strings.Repeat("z", gate.MaxRunIDBytes+1) + " Q0 a 1 1 r\n", "qid: 4097 bytes, over the 4096-byte limit of a query id", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := readAll(t, tt.in)
-			var ie *InputError
+			var ie *gate.InputError
 			if !errors.As(err, &ie) {
 				t.Fatalf("got %v, want an InputError", err)
 			}
@@ -134,39 +136,6 @@ func FuzzFastFloat(f *testing.F) {
 	})
 }
 
-// FuzzFields6Fast: the single-space fast path gives exactly the fields of
-// the general splitter for every line it accepts.
-func FuzzFields6Fast(f *testing.F) {
-	for _, s := range []string{"q1 Q0 doc 1 2.5 run", "q1\tQ0 doc 1 2.5 run", "q1  Q0 doc 1 2.5 run", " q1 Q0 d 1 2 r", "q1 Q0 d 1 2 r ", "a b c d e", "a b c d e f g", "q\x01 Q0 d 1 2 r", "q1 Q0 d\v 1 2 r", "query-00001 Q0 document-0000001 1 12.5 recallgate-run", "q\x80\xff Q0 d 1 2 r"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, line string) {
-		fast, ok := fields6Fast([]byte(line))
-		if !ok {
-			// It must take every line of the shape it is for: six
-			// non-empty fields of bytes above ' ', apart by single spaces.
-			parts := strings.Split(line, " ")
-			common := len(parts) == 6
-			for _, p := range parts {
-				common = common && p != "" && strings.IndexFunc(p, func(r rune) bool { return r <= ' ' }) < 0 && !strings.ContainsAny(p, "\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\v\f\r\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f")
-			}
-			if common {
-				t.Fatalf("%q: six single-space fields refused by the fast path", line)
-			}
-			return
-		}
-		slow, n := fields6([]byte(line))
-		if n != 6 {
-			t.Fatalf("%q: the fast path took %d fields as six", line, n)
-		}
-		for i := range fast {
-			if string(fast[i]) != string(slow[i]) {
-				t.Fatalf("%q: field %d %q, want %q", line, i, fast[i], slow[i])
-			}
-		}
-	})
-}
-
 func TestContextAndAbstainRoundTrip(t *testing.T) {
 	line := `{"id":"q1","hits":[{"doc":"a"}],"context":[{"doc":"a","chunk":"a#2","text":"Settings → Keys","tokens":4},{"doc":"b"}],"abstain":false}`
 	r, err := ParseResult([]byte(line), "run.jsonl")
@@ -180,7 +149,7 @@ func TestContextAndAbstainRoundTrip(t *testing.T) {
 		t.Fatalf("abstain = %v", r.Abstain)
 	}
 	var b bytes.Buffer
-	if err := WriteRun(&b, []Result{r}, nil); err != nil {
+	if err := WriteRun(&b, []gate.Result{r}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(b.String()); got != line {
@@ -199,7 +168,7 @@ func TestContextAndAbstainRoundTrip(t *testing.T) {
 			t.Errorf("%s: context = %#v", tc.line, r.Context)
 		}
 		b.Reset()
-		if err := WriteRun(&b, []Result{r}, nil); err != nil {
+		if err := WriteRun(&b, []gate.Result{r}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.TrimSpace(b.String()); got != tc.line {

@@ -1,14 +1,15 @@
-package gate
+package runfile
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"runtime"
 	"sync"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // minSegmentBytes is the least a segment of a TREC run scored on its own
@@ -86,13 +87,12 @@ func firstField(line []byte) []byte {
 // scoreSegments parses and scores the segments of a TREC run at once,
 // one Scorer each, and merges them into sc. Errors carry the line numbers
 // of the whole file.
-func scoreSegments(f *os.File, path string, cuts []int64, sc *Scorer) error {
-	parts := make([]*Scorer, len(cuts)-1)
+func scoreSegments(f *os.File, path string, cuts []int64, sc *gate.Scorer) error {
+	parts := make([]*gate.Scorer, len(cuts)-1)
 	errs := make([]error, len(parts))
 	var wg sync.WaitGroup
 	for i := range parts {
-		parts[i] = NewScorer(sc.set, sc.depth)
-		parts[i].spill = sc.spill
+		parts[i] = sc.Part()
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -105,7 +105,7 @@ func scoreSegments(f *os.File, path string, cuts []int64, sc *Scorer) error {
 		if err == nil {
 			continue
 		}
-		var ie *InputError
+		var ie *gate.InputError
 		if errors.As(err, &ie) && ie.Line > 0 && i > 0 {
 			lines, cerr := countLines(f, cuts[i])
 			if cerr == nil {
@@ -115,7 +115,7 @@ func scoreSegments(f *os.File, path string, cuts []int64, sc *Scorer) error {
 		return err
 	}
 	for _, p := range parts {
-		if err := sc.merge(p, path); err != nil {
+		if err := sc.Merge(p, path); err != nil {
 			return err
 		}
 	}
@@ -137,29 +137,6 @@ func countLines(f *os.File, end int64) (int, error) {
 			return n, err
 		}
 	}
-}
-
-// merge adds another Scorer's results; a query in both is the run's
-// second block of that query.
-func (s *Scorer) merge(o *Scorer, path string) error {
-	for id, q := range o.scores {
-		if _, dup := s.scores[id]; dup {
-			return twoBlocks(path, id)
-		}
-		s.scores[id] = q
-	}
-	for id, u := range o.unans {
-		if _, dup := s.unans[id]; dup {
-			return twoBlocks(path, id)
-		}
-		s.unans[id] = u
-	}
-	s.unknown = append(s.unknown, o.unknown...)
-	return nil
-}
-
-func twoBlocks(path, id string) error {
-	return &InputError{File: path, Field: "qid", Err: fmt.Errorf("query %q starts a second block; keep each query's lines together, e.g. sort -s -k1,1", ClipID(id))}
 }
 
 // segmentsFor is how many cores scoring a run may use.
