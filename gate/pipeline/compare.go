@@ -203,6 +203,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	var b *BaseSide
+	headSet, setChanges := set, (*gate.SetChanges)(nil)
 	baseCorpus, baseCommit := cfg.SideCorpus("base"), ""
 	if o.BaseRef != "" {
 		var err error
@@ -212,7 +213,11 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		defer b.Tree.Close()
 		baseCorpus, baseCommit = b.cfg.SideCorpus("base"), b.Tree.Commit
 		head := cfg
-		cfg, notes = b.Sides(head), b.Notes
+		cfg, notes = b.Sides(head), slices.Clone(b.Notes)
+		// The set is the ruler too: the base commit's scores both sides.
+		if set, setChanges, notes, err = b.rule(cfg, set, notes); err != nil {
+			return nil, err
+		}
 		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
 			if err := SameCommit(ctx, e, head.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
 				return nil, err
@@ -253,8 +258,8 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if b != nil && reviewed != nil && reviewed.Recall != nil {
 		notes = append(notes, rewrittenBaseline(o.Config, b)...)
 	}
-	if err := CheckGoldHeld(e, set, cfg.SideCorpus("head"), baseCorpus); err != nil {
-		return nil, gate.AtStage(gate.StageSet, "", err)
+	if err := checkGoldHeld(e, cfg, baseCorpus, set, headSet); err != nil {
+		return nil, err
 	}
 	if cfg.CacheDir != "" && !o.NoCache {
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
@@ -279,20 +284,17 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if err := errors.Join(runs["base"].Err, runs["head"].Err); err != nil {
 		return nil, err
 	}
-	if o.SaveRuns != "" {
-		if err := os.MkdirAll(o.SaveRuns, 0o755); err != nil {
-			return nil, fmt.Errorf("save runs: %w", err)
-		}
-		for _, side := range []string{"base", "head"} {
-			if err := WriteRunFile(filepath.Join(o.SaveRuns, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
-				return nil, err
-			}
-		}
+	if notes, err = b.scoreAdded(ctx, e, cfg, headSet, setChanges, notes); err != nil {
+		return nil, err
+	}
+	if err := saveRuns(o.SaveRuns, runs, set); err != nil {
+		return nil, err
 	}
 	cmp, err := compareRuns(e, set, cfg, th, runs["base"].First(), runs, notes, false, reviewed)
 	if err != nil {
 		return nil, err
 	}
+	headLines(cmp, headSet)
 	if o.Baseline != "" {
 		// What a drift run compares with today's (see Drift).
 		meta, err := BaselineRecord(ctx, e, cfg, set, runs["head"])
@@ -303,7 +305,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 			return nil, err
 		}
 	}
-	cmp.Policy = pol
+	cmp.Policy, cmp.SetChanges = pol, setChanges
 	if o.RecordCommits && baseCommit != "" {
 		recordCommits(ctx, cmp, o.Config.Path, baseCommit)
 	}
@@ -343,6 +345,23 @@ func CheckoutHead(ctx context.Context, cfgPath string) (commit, note string) {
 		return head, ""
 	}
 	return "", ""
+}
+
+// saveRuns writes each side's run into dir as base.jsonl and head.jsonl
+// ("" for no folder: nothing written).
+func saveRuns(dir string, runs map[string]SideRun, set *gate.Set) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save runs: %w", err)
+	}
+	for _, side := range []string{"base", "head"} {
+		if err := WriteRunFile(filepath.Join(dir, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CompareFiles compares two run files made elsewhere on the set, with the
@@ -420,6 +439,11 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		}
 		defer b.Tree.Close()
 		cfg = b.Sides(cfg)
+		// Either side of a pull request retrieves the base commit's set, the
+		// one its run is scored on (see Ruler).
+		if set, _, _, err = b.rule(cfg, set, nil); err != nil {
+			return 0, err
+		}
 		if o.Side == "base" {
 			base = b
 		}
@@ -577,7 +601,8 @@ func policyNote(commit string) string {
 // had, or whose config is refused, fails the job: run files never fall back
 // to the change's own policy.
 func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o CIOptions) (*gate.Comparison, error) {
-	th, pol, notes := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil)
+	th, pol, notes, setChanges := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil), (*gate.SetChanges)(nil)
+	headSet := set
 	head := cfg
 	var b *BaseSide
 	if o.BaseSHA != "" {
@@ -587,6 +612,9 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		}
 		defer b.Tree.Close()
 		cfg, pol = b.Sides(head), b.Policy(head)
+		if set, setChanges, notes, err = b.rule(cfg, set, notes); err != nil {
+			return nil, err
+		}
 		if pol.Source == gate.PolicyBaseCommit {
 			th = cfg.Thresholds
 			notes = append(notes, policyNote(b.Tree.Commit))
@@ -605,11 +633,15 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		notes = append(notes, rewrittenBaseline(head, b)...)
 	}
 	cmp, err := compareFiles(e, cfg, set, cfg.Depth, th, cfg.SideCorpus("head"), o.BaseResults, o.HeadResults, reviewed)
+	if err != nil && set != headSet {
+		err = gate.WithFix(err, runFilesFix)
+	}
 	if err != nil {
 		return nil, err
 	}
+	headLines(cmp, headSet)
 	cmp.Notes = append(cmp.Notes, notes...)
-	cmp.Policy = pol
+	cmp.Policy, cmp.SetChanges = pol, setChanges
 	return cmp, nil
 }
 

@@ -96,6 +96,12 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			s.Properties = append(s.Properties, junitProperty{"judge_disagreement", d.line()})
 		}
 	}
+	if h := setHeadline(r); h != "" {
+		s.Properties = append(s.Properties, junitProperty{"set", h})
+		for _, l := range setLines(r, func(id string) string { return flatten(gate.VisibleID(id)) }) {
+			s.Properties = append(s.Properties, junitProperty{"set_proposal", l})
+		}
+	}
 	if h := baselineHeadline(r, flatten); h != "" {
 		s.Properties = append(s.Properties, junitProperty{"baseline", h})
 	}

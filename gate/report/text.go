@@ -117,6 +117,9 @@ func headline(r *CompareReport, esc func(string) string) string {
 	if p := policyHeadline(r, esc); p != "" {
 		out += " · " + p
 	}
+	if s := setHeadline(r); s != "" {
+		out += " · " + s
+	}
 	if b := baselineHeadline(r, esc); b != "" {
 		out += " · " + b
 	}
@@ -231,6 +234,9 @@ func compareText(w io.Writer, r *CompareReport) error {
 	}
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "note: %s\n", terminal(note))
+	}
+	for _, l := range setLines(r, termID) {
+		fmt.Fprintf(b, "proposal: %s\n", l)
 	}
 	for _, l := range baselineLines(r, terminal, termID) {
 		fmt.Fprintf(b, "drift: %s\n", strings.ReplaceAll(l, "\n", "\n  "))
