@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/recallgate/recallgate/internal/confine"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // specialRoots hold files that look regular but are the machine's state
@@ -33,7 +33,7 @@ func CheckInputFile(path string) (string, error) {
 		return "", err
 	}
 	for _, root := range specialRoots {
-		if abs == root || strings.HasPrefix(abs, root+string(filepath.Separator)) {
+		if confine.Within(root, abs) {
 			return "", fmt.Errorf("%s resolves to %s: %w (files under %s are the machine's, never an input)", path, abs, ErrNotRegular, root)
 		}
 	}

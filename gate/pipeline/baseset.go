@@ -12,6 +12,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/proposal"
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // setFix is the fix of a base commit's set that cannot be read: like its
@@ -60,8 +61,8 @@ func (b *BaseSide) loadSet() (*gate.Set, error) {
 	}
 	short := ShortSHA(b.Tree.Commit)
 	name := func(p string) (string, error) {
-		rel, err := filepath.Rel(b.Tree.Dir, p)
-		if err != nil || !filepath.IsLocal(rel) {
+		rel, ok := confine.Rel(b.Tree.Dir, p)
+		if !ok {
 			return "", &gate.InputError{File: b.name, Field: "set", Err: errors.New("the eval set must be a path inside the repository: refused")}
 		}
 		if !b.Tree.Inside(p) {
