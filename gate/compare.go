@@ -257,6 +257,9 @@ type Comparison struct {
 	// config changes in it; nil when not told (run files, drift). Set by
 	// the caller.
 	Policy *PolicyReport
+	// SetChanges says which set scored both sides and what the head's set
+	// proposes; nil when not told. Set by the caller.
+	SetChanges *SetChanges
 
 	index    map[string]int     // query id → position in Queries
 	waivers  map[string]*Waiver // query id → its waiver

@@ -167,6 +167,32 @@ const (
 	PolicyGivenConfig = "given-config"
 )
 
+// The sources of the set a comparison scored on (SetChanges.Source).
+const (
+	// SetBaseCommit: the base commit's set scored both sides.
+	SetBaseCommit = "base-commit"
+	// SetGiven: the set given scored both sides (no base commit, or one
+	// without a set: the change adopts recallgate or adds the set).
+	SetGiven = "given"
+)
+
+// SetChanges says which eval set scored a comparison and what the head's
+// set would change in it once merged (a proposal: the lists, in the base
+// set's order then the head's, judge nothing before merge).
+type SetChanges struct {
+	// Source is SetBaseCommit or SetGiven; Queries is how many queries the
+	// scored set holds.
+	Source  string
+	Queries int
+	// Added are the head's queries the base set lacks; Removed the base's
+	// the head drops (still gated); Relabelled those whose gold labels,
+	// people's grades or evidence differ; Reworded those whose text
+	// differs; Remarked those whose unanswerable mark, segments or source
+	// differ; JudgeGrades those whose judge grades the head adds or
+	// changes.
+	Added, Removed, Relabelled, Reworded, Remarked, JudgeGrades []string
+}
+
 // PolicyReport says which config's gate policy (thresholds, depths,
 // repeats, segment rules, the retriever topology) judged a comparison, and
 // what the head's config would change in it once merged.

@@ -159,15 +159,15 @@ func TestBaseRefSeesEveryKindOfChange(t *testing.T) {
 		{name: "nothing retrieval reads", config: builtinConfig, code: 0, change: func(f *fixture) {
 			f.put("README.md", "# our RAG service\n\nNow with a logo.\n")
 		}},
-		{name: "the set only", config: builtinConfig, code: 0, note: "the eval set changed in this change", change: func(f *fixture) {
+		{name: "the set only", config: builtinConfig, code: 0, note: "set: the base commit's rag/queries.jsonl@", change: func(f *fixture) {
 			f.edit("rag/queries.jsonl", `"rotate api key"`, `"rotate an api key"`)
 		}},
-		// A change that drops or relabels the query it would break: the
-		// note names each, so the reviewer sees what is no longer judged.
-		{name: "a query removed", config: builtinConfig, code: 0, note: "removed from the set: q26 (not judged as the base commit labelled them", change: func(f *fixture) {
+		// A change that drops or relabels a query: the base commit's set
+		// still scores both sides (see TestSetIsTheBaseCommits).
+		{name: "a query removed", config: builtinConfig, code: 0, note: "this change's set (29 queries) is a proposal that takes effect after merge", change: func(f *fixture) {
 			f.edit("rag/queries.jsonl", `{"id": "q26", "query": "where can I see who deleted a queue", "gold": {"security/audit-log": 1}, "segments": ["question"], "source": "ticket", "verified": "2026-11-20"}`+"\n", "")
 		}},
-		{name: "a query relabelled", config: builtinConfig, code: 0, note: "gold labels changed: q26 (not judged", change: func(f *fixture) {
+		{name: "a query relabelled", config: builtinConfig, code: 0, note: "set: the base commit's rag/queries.jsonl@", change: func(f *fixture) {
 			f.edit("rag/queries.jsonl", `"gold": {"security/audit-log": 1}, "segments": ["question"], "source": "ticket"`, `"gold": {"security/audit-log": 2}, "segments": ["question"], "source": "ticket"`)
 		}},
 	} {

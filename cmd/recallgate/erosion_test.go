@@ -288,35 +288,23 @@ func TestErosionOnGitHubAndGitLab(t *testing.T) {
 	f.commit("pr1: q01 loses its document")
 	const line = "**Distance to the baseline:** head mean recall@5 0.917 is 0.083 below the reviewed baseline's 1.000 (`rag/baselines/head.jsonl@"
 
-	g := &fakeGitHub{}
-	srv := g.server(t)
-	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{"working-directory": filepath.Join(f.dir, "rag"), "config": "recallgate.toml"})
-	ae.vars["GITHUB_WORKSPACE"] = f.dir
-	code, out, errs := ae.run(t)
-	if code != 0 || len(g.comments) != 1 || strings.Count(g.comments[0], line+f.base[:12]+"`, 12 queries; limit 0.150, max_baseline_drop)\n") != 1 {
-		t.Errorf("GitHub: exit %d, comments:\n%q\n%s\n%s", code, g.comments, out, errs)
+	pr := prOnGitHubAndGitLab(t, f)
+	if pr.github.code != 0 || len(pr.comments) != 1 || strings.Count(pr.comments[0], line+f.base[:12]+"`, 12 queries; limit 0.150, max_baseline_drop)\n") != 1 {
+		t.Errorf("GitHub: exit %d, comments:\n%q\n%s\n%s", pr.github.code, pr.comments, pr.github.out, pr.github.errs)
 	}
-
-	gl := &fakeGitLab{}
-	glSrv := gl.server(t)
-	junit := filepath.Join(t.TempDir(), "junit.xml")
-	vars := glJob(glSrv.URL, f.dir, f.base)
-	vars["RECALLGATE_CONFIG"] = filepath.Join(f.dir, "rag", "recallgate.toml")
-	vars["RECALLGATE_JUNIT"] = junit
-	code, out, errs = runCI(t, vars)
-	if code != 0 || len(gl.notes) != 1 {
-		t.Fatalf("GitLab: exit %d, %d notes\n%s\n%s", code, len(gl.notes), out, errs)
+	if pr.gitlab.code != 0 || len(pr.notes) != 1 {
+		t.Fatalf("GitLab: exit %d, %d notes\n%s\n%s", pr.gitlab.code, len(pr.notes), pr.gitlab.out, pr.gitlab.errs)
 	}
-	if note := gl.notes[0]["body"].(string); strings.Count(note, line+f.base[:12]+"`, 12 queries; limit 0.150, max_baseline_drop)\n") != 1 {
+	if note := pr.notes[0]; strings.Count(note, line+f.base[:12]+"`, 12 queries; limit 0.150, max_baseline_drop)\n") != 1 {
 		t.Errorf("GitLab note lacks the baseline line:\n%s", note)
 	}
-	if x, err := os.ReadFile(junit); err != nil || !bytes.Contains(x, []byte(`<property name="recall_baseline" value="1.0000">`)) || !bytes.Contains(x, []byte(`<property name="baseline_distance" value="Distance to the baseline: head mean recall@5 0.917 is 0.083 below`)) {
+	if x, err := os.ReadFile(pr.junit); err != nil || !bytes.Contains(x, []byte(`<property name="recall_baseline" value="1.0000">`)) || !bytes.Contains(x, []byte(`<property name="baseline_distance" value="Distance to the baseline: head mean recall@5 0.917 is 0.083 below`)) {
 		t.Errorf("JUnit: %v\n%.1500s", err, x)
 	}
 }
 
-// TestErosionSetGrown: a query new since the baseline was written is left
-// out of both means, counted and named; the twelve others are compared.
+// TestErosionSetGrown: a query a change adds is its proposal, listed and
+// out of the erosion rule; the base commit's twelve are compared.
 func TestErosionSetGrown(t *testing.T) {
 	f := erosionRepo(t, erosionConfig, true)
 	f.git("checkout", "-q", "-b", "pr")
@@ -329,8 +317,10 @@ func TestErosionSetGrown(t *testing.T) {
 	f.lose(1)
 	f.commit("pr: a thirteenth query; q01 loses its document")
 	code, text, rep, errs := f.erosionGate(f.base)
-	line := "\nDistance to the baseline: head mean recall@5 0.917 is 0.083 below the reviewed baseline's 1.000 (rag/baselines/head.jsonl@" + f.base[:12] + ", 12 queries; limit 0.150, max_baseline_drop); 1 query not in the baseline, left out of both: q13\n"
-	if code != 0 || !strings.Contains(text, line) || rep.BaselineDistance == nil || strings.Join(rep.BaselineDistance.NotInBaseline, ",") != "q13" {
+	// q13 is the change's proposal: the base commit's twelve queries are
+	// the set the baseline distance is measured on.
+	line := "\nDistance to the baseline: head mean recall@5 0.917 is 0.083 below the reviewed baseline's 1.000 (rag/baselines/head.jsonl@" + f.base[:12] + ", 12 queries; limit 0.150, max_baseline_drop)\n"
+	if code != 0 || !strings.Contains(text, line) || rep.BaselineDistance == nil || len(rep.BaselineDistance.NotInBaseline) != 0 || !strings.Contains(text, "\nproposal: added (retrieved on both sides and listed, not gating until merged): q13\n") {
 		t.Errorf("exit %d, want 0 with %q\n%s\n%s", code, line, text, errs)
 	}
 }
@@ -401,4 +391,41 @@ func TestErosionActionBaselineMissing(t *testing.T) {
 			t.Errorf("the comment lacks %q:\n%s", want, g.comments[0])
 		}
 	}
+}
+
+// prRuns is what the Action on a pull request and the GitLab job on a
+// merge request made of the fixture's checkout against its base commit.
+type prRuns struct {
+	github, gitlab struct {
+		code      int
+		out, errs string
+	}
+	comments []string // the sticky comments posted to the fake GitHub
+	notes    []string // the notes posted to the fake GitLab
+	junit    string   // the GitLab job's JUnit file
+}
+
+// prOnGitHubAndGitLab runs the Action (pull_request) and the GitLab job
+// (merge request, JUnit on) on f's rag/recallgate.toml against f.base.
+func prOnGitHubAndGitLab(t *testing.T, f *fixture) prRuns {
+	t.Helper()
+	var pr prRuns
+	g := &fakeGitHub{}
+	srv := g.server(t)
+	ae := newActionEnv(t, srv.URL, "pull_request", fmt.Sprintf(prEvent, f.base), map[string]string{"working-directory": filepath.Join(f.dir, "rag"), "config": "recallgate.toml"})
+	ae.vars["GITHUB_WORKSPACE"] = f.dir
+	pr.github.code, pr.github.out, pr.github.errs = ae.run(t)
+	pr.comments = g.comments
+
+	gl := &fakeGitLab{}
+	glSrv := gl.server(t)
+	pr.junit = filepath.Join(t.TempDir(), "junit.xml")
+	vars := glJob(glSrv.URL, f.dir, f.base)
+	vars["RECALLGATE_CONFIG"] = filepath.Join(f.dir, "rag", "recallgate.toml")
+	vars["RECALLGATE_JUNIT"] = pr.junit
+	pr.gitlab.code, pr.gitlab.out, pr.gitlab.errs = runCI(t, vars)
+	for _, n := range gl.notes {
+		pr.notes = append(pr.notes, n["body"].(string))
+	}
+	return pr
 }

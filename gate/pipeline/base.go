@@ -177,14 +177,6 @@ func (b *BaseSide) load(e *Env, head *config.Config, cfgAbs string, set *gate.Se
 	default:
 		b.Notes = append(b.Notes, fmt.Sprintf("base side: the tree of commit %s (%s) with its own corpus and scripts, but the head's config: %s does not exist at that commit; head side: this checkout", short, b.Tree.Via, filepath.Base(head.Path)))
 	}
-	if p, err := b.Tree.Map(set.Path); err == nil {
-		switch baseSet := FingerprintFile(p); {
-		case baseSet == "":
-			b.Notes = append(b.Notes, "the eval set is new in this change; both sides are scored on it")
-		case baseSet != set.Fingerprint:
-			b.Notes = append(b.Notes, fmt.Sprintf("the eval set changed in this change; both sides are scored on the head's set (%d queries)%s", len(set.Queries), setChanges(p, set)))
-		}
-	}
 	return nil
 }
 
@@ -204,7 +196,9 @@ func (b *BaseSide) Sides(head *config.Config) *config.Config {
 	if b.own {
 		c.Thresholds, c.Depth, c.Repeats, c.MaxWaiverDays = b.cfg.Thresholds, b.cfg.Depth, b.cfg.Repeats, b.cfg.MaxWaiverDays
 		// The judge whose grades may count is the base's, as its policy.
-		c.Judge = b.cfg.Judge
+		// Its identity whole: the grade names and guideline its grades
+		// were fingerprinted with are the base's too.
+		c.Judge, c.GradeNames, c.Guideline = b.cfg.Judge, b.cfg.GradeNames, b.cfg.Guideline
 		c.Thresholds.Segments = slices.Clone(c.Thresholds.Segments)
 		for i := range c.Thresholds.Segments {
 			// Name the rule's file as the reader knows it, not the temporary tree.

@@ -138,178 +138,6 @@ func (p *Pairing) compare(cfg *config.Config, th gate.Thresholds, runs map[strin
 	return in.Compare(p.card, st.Head.Worst)
 }
 
-// GateOptions are the choices of one pre-merge gate run.
-type GateOptions struct {
-	// Config and Set are the loaded config and eval set.
-	Config *config.Config
-	Set    *gate.Set
-	// Thresholds decide the verdict when the given config's policy rules
-	// (the config's, with flags applied).
-	Thresholds gate.Thresholds
-	// Overrides, when set, puts the caller's flags over the base commit's
-	// thresholds when that commit's policy rules (see BaseRef).
-	Overrides func(*gate.Thresholds) error
-	// BaseRef, when set, runs the base side in that commit's whole tree,
-	// and that commit's config is the policy: thresholds, depths, repeats,
-	// segment rules, max_waiver_days and the base side's retriever. The
-	// given config is then the head side's only, and the report says what
-	// it would change.
-	BaseRef string
-	// Workspace confines the base tree's paths ("" on a laptop); Archive
-	// downloads the base commit when git cannot give it (nil: git only);
-	// TempDir is where the base tree is made.
-	Workspace string
-	Archive   basetree.ArchiveSource
-	TempDir   string
-	// AllowIdentical runs a gate whose two sides are one configuration.
-	AllowIdentical bool
-	// IdenticalFix is the fix the refusal names for one [retriever] table.
-	IdenticalFix string
-	// CacheKeys are the callers' cache keys per side ("base", "head"); the
-	// base commit is the base key when BaseRef is given and none is.
-	CacheKeys map[string]string
-	// NoCache ignores the config's cache_dir.
-	NoCache bool
-	// SaveRuns, when set, is a folder to write base.jsonl and head.jsonl
-	// into; Baseline a file to write the head run to (a drift baseline).
-	SaveRuns, Baseline string
-	// RecordCommits, with BaseRef, records the commits compared in the
-	// comparison (BaseSHA, HeadSHA: what `history add` shows): the base
-	// commit, and the checkout's HEAD when it has no uncommitted changes
-	// (else a note says none is recorded). A CI job leaves it off: its
-	// event names the commits.
-	RecordCommits bool
-}
-
-// Gate is the pre-merge gate job: the base side (in its commit's tree when
-// asked), the head side, both retrieved at once with repeats and the run
-// cache, the runs saved when asked, and the comparison.
-func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) {
-	cfg, set, th := o.Config, o.Set, o.Thresholds
-	if o.Baseline != "" {
-		// Before any retrieval: a folder that cannot be made fails now.
-		if err := os.MkdirAll(filepath.Dir(o.Baseline), 0o755); err != nil {
-			return nil, &gate.InputError{File: o.Baseline, Field: "--write-baseline", Err: fmt.Errorf("make its folder: %w", err)}
-		}
-	}
-	sides := []string{"base", "head"}
-	if o.BaseRef != "" {
-		sides = sides[1:] // the base side's table is the base commit's
-	}
-	if err := CheckConfig(e, cfg, set, sides); err != nil {
-		return nil, err
-	}
-	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
-	var notes []string
-	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
-	var b *BaseSide
-	baseCorpus, baseCommit := cfg.SideCorpus("base"), ""
-	if o.BaseRef != "" {
-		var err error
-		if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir}); err != nil {
-			return nil, err
-		}
-		defer b.Tree.Close()
-		baseCorpus, baseCommit = b.cfg.SideCorpus("base"), b.Tree.Commit
-		head := cfg
-		cfg, notes = b.Sides(head), b.Notes
-		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
-			if err := SameCommit(ctx, e, head.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
-				return nil, err
-			}
-		}
-		pol, added = b.Policy(head), b.AddedWaivers(head)
-		if pol.Source == gate.PolicyBaseCommit {
-			// (A change that adopts recallgate has no base side to see.)
-			if err := SameService(e, cfg, o.AllowIdentical); err != nil {
-				return nil, err
-			}
-			th = cfg.Thresholds
-			if o.Overrides != nil {
-				if err := o.Overrides(&th); err != nil {
-					return nil, err
-				}
-			}
-			notes = append(notes, policyNote(b.Tree.Commit))
-		}
-		if keys["base"] == "" {
-			keys["base"] = b.Tree.Commit
-		}
-	} else if err := IdenticalSides(e, cfg, o.AllowIdentical, o.IdenticalFix); err != nil {
-		return nil, err
-	}
-	if err := o.Config.CheckWaiverDays(added, e.Clock(), cfg.MaxWaiverDays); err != nil {
-		return nil, err
-	}
-	// Before any retrieval: a baseline the policy names but cannot read
-	// stops the gate now.
-	var err error
-	reviewed := writesNamedBaseline(o.Config, cfg, th, b, o.Baseline)
-	if reviewed == nil {
-		if reviewed, err = reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace); err != nil {
-			return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
-		}
-	}
-	if b != nil && reviewed != nil && reviewed.Recall != nil {
-		notes = append(notes, rewrittenBaseline(o.Config, b)...)
-	}
-	if err := CheckGoldHeld(e, set, cfg.SideCorpus("head"), baseCorpus); err != nil {
-		return nil, gate.AtStage(gate.StageSet, "", err)
-	}
-	if cfg.CacheDir != "" && !o.NoCache {
-		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
-	}
-	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, cfg.Repeats)
-	if r, ok := runs["base"]; ok && b != nil {
-		r.Err = b.Named(r.Err)
-		runs["base"] = r
-	}
-	if se := new(gate.StageError); errors.As(err, &se) && se.Side == "base" {
-		err = b.Named(err)
-	}
-	if o.BaseRef != "" && pol.Source != gate.PolicyBaseCommit {
-		var note string
-		if runs, note, err = headAlone(ctx, e, cfg, set, runs, err, pol.Commit); note != "" {
-			notes = append(notes, note)
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := errors.Join(runs["base"].Err, runs["head"].Err); err != nil {
-		return nil, err
-	}
-	if o.SaveRuns != "" {
-		if err := os.MkdirAll(o.SaveRuns, 0o755); err != nil {
-			return nil, fmt.Errorf("save runs: %w", err)
-		}
-		for _, side := range []string{"base", "head"} {
-			if err := WriteRunFile(filepath.Join(o.SaveRuns, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	cmp, err := compareRuns(e, set, cfg, th, runs["base"].First(), runs, notes, false, reviewed)
-	if err != nil {
-		return nil, err
-	}
-	if o.Baseline != "" {
-		// What a drift run compares with today's (see Drift).
-		meta, err := BaselineRecord(ctx, e, cfg, set, runs["head"])
-		if err != nil {
-			return nil, err
-		}
-		if err := WriteRunFile(o.Baseline, runs["head"].First(), meta); err != nil {
-			return nil, err
-		}
-	}
-	cmp.Policy = pol
-	if o.RecordCommits && baseCommit != "" {
-		recordCommits(ctx, cmp, o.Config.Path, baseCommit)
-	}
-	return cmp, nil
-}
-
 // recordCommits sets the comparison's commits for a gate run in a
 // checkout: the base commit, and HEAD as CheckoutHead gives it.
 func recordCommits(ctx context.Context, cmp *gate.Comparison, cfgPath, base string) {
@@ -343,6 +171,23 @@ func CheckoutHead(ctx context.Context, cfgPath string) (commit, note string) {
 		return head, ""
 	}
 	return "", ""
+}
+
+// saveRuns writes each side's run into dir as base.jsonl and head.jsonl
+// ("" for no folder: nothing written).
+func saveRuns(dir string, runs map[string]SideRun, set *gate.Set) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save runs: %w", err)
+	}
+	for _, side := range []string{"base", "head"} {
+		if err := WriteRunFile(filepath.Join(dir, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CompareFiles compares two run files made elsewhere on the set, with the
@@ -420,6 +265,11 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		}
 		defer b.Tree.Close()
 		cfg = b.Sides(cfg)
+		// Either side of a pull request retrieves the base commit's set, the
+		// one its run is scored on (see Ruler).
+		if set, _, _, err = b.rule(cfg, set, nil); err != nil {
+			return 0, err
+		}
 		if o.Side == "base" {
 			base = b
 		}
@@ -577,7 +427,8 @@ func policyNote(commit string) string {
 // had, or whose config is refused, fails the job: run files never fall back
 // to the change's own policy.
 func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o CIOptions) (*gate.Comparison, error) {
-	th, pol, notes := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil)
+	th, pol, notes, setChanges := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil), (*gate.SetChanges)(nil)
+	headSet := set
 	head := cfg
 	var b *BaseSide
 	if o.BaseSHA != "" {
@@ -587,6 +438,9 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		}
 		defer b.Tree.Close()
 		cfg, pol = b.Sides(head), b.Policy(head)
+		if set, setChanges, notes, err = b.rule(cfg, set, notes); err != nil {
+			return nil, err
+		}
 		if pol.Source == gate.PolicyBaseCommit {
 			th = cfg.Thresholds
 			notes = append(notes, policyNote(b.Tree.Commit))
@@ -605,11 +459,15 @@ func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.S
 		notes = append(notes, rewrittenBaseline(head, b)...)
 	}
 	cmp, err := compareFiles(e, cfg, set, cfg.Depth, th, cfg.SideCorpus("head"), o.BaseResults, o.HeadResults, reviewed)
+	if err != nil && set != headSet {
+		err = gate.WithFix(err, runFilesFix)
+	}
 	if err != nil {
 		return nil, err
 	}
+	headLines(cmp, headSet)
 	cmp.Notes = append(cmp.Notes, notes...)
-	cmp.Policy = pol
+	cmp.Policy, cmp.SetChanges = pol, setChanges
 	return cmp, nil
 }
 

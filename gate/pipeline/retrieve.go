@@ -82,12 +82,6 @@ func SideTable(cfg *config.Config, side string) *config.Retriever {
 // in k1, b or the title's weight) share one index build. Every retriever
 // that was built is closed before it returns.
 func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, sides []string, k, repeats int) (map[string]SideRun, error) {
-	type built struct {
-		r        gate.Retriever
-		close    retriever.Closer
-		opts     gate.RetrieveOptions
-		cacheKey string
-	}
 	bs := map[string]*built{}
 	defer func() {
 		for _, b := range bs {
@@ -147,6 +141,40 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		out[side] = fp
 	}
+	shareLimiters(cfg, sides, bs)
+	prog := newProgress(e.Stderr, len(set.Queries)*len(bs)*max(repeats, 1))
+	defer prog.finish()
+	for _, b := range bs {
+		b.opts.Progress = func(int) { prog.add() }
+	}
+	retrieveRepeats(ctx, set, bs, out, repeats)
+	for side, b := range bs {
+		// A process's start-up runs until it answered, not only its spawn.
+		if fa, ok := b.r.(interface{ FirstAnswer() time.Duration }); ok {
+			sr := out[side]
+			sr.Startup += fa.FirstAnswer()
+			out[side] = sr
+		}
+		if b.cacheKey != "" && out[side].Err == nil {
+			if err := e.Cache.store(b.cacheKey, out[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: out[side].Config}); err != nil {
+				e.Warn("cache: %v", err)
+			}
+		}
+	}
+	return out, nil
+}
+
+// built is one side's retriever as Retrieve made it.
+type built struct {
+	r        gate.Retriever
+	close    retriever.Closer
+	opts     gate.RetrieveOptions
+	cacheKey string
+}
+
+// shareLimiters gives the sides that call one URL one rate limiter; a
+// side without a URL, or with a service of its own, has its own.
+func shareLimiters(cfg *config.Config, sides []string, bs map[string]*built) {
 	limiters := map[string]*gate.Limiter{}
 	for _, side := range sides {
 		b, ok := bs[side]
@@ -163,11 +191,12 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		b.opts.Limiter = limiters[key]
 	}
-	prog := newProgress(e.Stderr, len(set.Queries)*len(bs)*max(repeats, 1))
-	defer prog.finish()
-	for _, b := range bs {
-		b.opts.Progress = func(int) { prog.add() }
-	}
+}
+
+// retrieveRepeats retrieves the set on every side at once, repeats times
+// (at least once), appending each repeat's results to the side's run in
+// out; a side that failed is not asked again.
+func retrieveRepeats(ctx context.Context, set *gate.Set, bs map[string]*built, out map[string]SideRun, repeats int) {
 	for rep := 0; rep < max(repeats, 1); rep++ {
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -192,20 +221,6 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		}
 		wg.Wait()
 	}
-	for side, b := range bs {
-		// A process's start-up runs until it answered, not only its spawn.
-		if fa, ok := b.r.(interface{ FirstAnswer() time.Duration }); ok {
-			sr := out[side]
-			sr.Startup += fa.FirstAnswer()
-			out[side] = sr
-		}
-		if b.cacheKey != "" && out[side].Err == nil {
-			if err := e.Cache.store(b.cacheKey, out[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: out[side].Config}); err != nil {
-				e.Warn("cache: %v", err)
-			}
-		}
-	}
-	return out, nil
 }
 
 // FingerprintFile hashes a file's bytes, or "" when it cannot be read or

@@ -581,6 +581,9 @@ type CompareReport struct {
 	// Policy says which config's policy judged and what the change would
 	// change in it; absent when not told (run files, drift).
 	Policy *PolicyInfo `json:"policy,omitempty"`
+	// SetChanges says which set scored both sides and what the change's
+	// own set proposes; absent when not told (no base commit, drift).
+	SetChanges *SetChangesInfo `json:"set_changes,omitempty"`
 	// Gate says which gate of the repository this is, when known: the
 	// sticky comment is keyed by it and the title names it.
 	Gate *GateInfo `json:"gate,omitempty"`

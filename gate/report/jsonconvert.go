@@ -112,7 +112,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Waived:    []WaiverInfo{}, Unstable: list(c.Unstable), HeadUnstable: list(c.HeadUnstable), NoiseFloor: c.NoiseFloor, CorpusKnown: c.CorpusKnown,
 		NeverRetrieved: c.NeverRetrieved, NotInCorpus: notInCorpusInfo(c.NotInCorpus),
 		Health: list(c.Health), Fingerprints: map[string]string{}, Chart: !c.NoChart,
-		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy),
+		Rules: rulesInfo(c), Unjudged: unjudgedInfo(c), BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA, Policy: policyInfo(c.Policy), SetChanges: setChangesInfo(c.SetChanges),
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
 		BaselineDistance: baselineDistanceInfo(c.BaselineDistance), Judge: judgeInfo(c.Judge),
 	}

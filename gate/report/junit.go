@@ -64,44 +64,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 		{"candidates", fmt.Sprint(r.Depth.Candidates)},
 		{"context", fmt.Sprint(r.Depth.Context)},
 	}}
-	if st := r.Statistics; st != nil {
-		flips, drop := "none", "none"
-		if k := st.MinSameDirectionFlips; k != nil {
-			flips = fmt.Sprint(*k)
-		}
-		if d := st.MinDetectableRecallDrop; d != nil {
-			drop = f3(*d)
-		}
-		s.Properties = append(s.Properties, junitProperty{"min_same_direction_flips", flips}, junitProperty{"min_detectable_recall_drop", drop})
-		for _, b := range st.Bound {
-			s.Properties = append(s.Properties, junitProperty{"bound_" + b.Metric, f3(b.Drop)})
-		}
-	}
-	if d := r.BaselineDistance; d != nil {
-		s.Properties = append(s.Properties, junitProperty{"recall_baseline", fmt.Sprintf("%.4f", d.Baseline)},
-			junitProperty{"baseline_distance", distanceLine(r, func(s string) string { return s })})
-	}
-	if n := r.NotInCorpus; n != nil {
-		s.Properties = append(s.Properties, junitProperty{"not_in_corpus", fmt.Sprintf("base %d, head %d", n.Base, n.Head)})
-	}
-	if d := r.Unjudged.LabelDebt; d != nil {
-		s.Properties = append(s.Properties, junitProperty{"label_debt", fmt.Sprintf("%d documents in %d queries", d.Documents, d.Queries)})
-	}
-	if j := r.Judge; j != nil {
-		s.Properties = append(s.Properties, junitProperty{"judge", j.summary()})
-		if h := judgeHeadline(r, flatten); h != "" {
-			s.Properties = append(s.Properties, junitProperty{"judge_verdict", h})
-		}
-		for _, d := range j.Disagreements {
-			s.Properties = append(s.Properties, junitProperty{"judge_disagreement", d.line()})
-		}
-	}
-	if h := baselineHeadline(r, flatten); h != "" {
-		s.Properties = append(s.Properties, junitProperty{"baseline", h})
-	}
-	if l := baselineLines(r, flatten, func(id string) string { return flatten(gate.VisibleID(id)) }); len(l) > 0 {
-		s.Properties = append(s.Properties, junitProperty{"baseline_drift", strings.Join(l, "\n")})
-	}
+	s.Properties = append(s.Properties, suiteProperties(r)...)
 	stale := map[string]bool{}
 	for _, d := range r.DataQuality {
 		stale[d.ID] = d.KeptOut
@@ -119,44 +82,7 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 			junitProperty{"evidence_coverage_base", coverageOf(b)}, junitProperty{"evidence_coverage_head", coverageOf(h)})
 	}
 	for _, q := range r.Queries {
-		c := junitCase{Name: gate.VisibleID(q.ID), Classname: "recallgate.query",
-			SystemOut: fmt.Sprintf("%s\nrecall@%d %.3f -> %.3f, nDCG@%d %.3f -> %.3f", q.Query, r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, r.Depth.Context, q.Base.NDCGAtK, q.Head.NDCGAtK)}
-		if q.Base.Context != nil || q.Head.Context != nil {
-			c.SystemOut += fmt.Sprintf("\nfinal context: context recall %s -> %s, evidence %s -> %s", queryRecall(q.Base.Context), queryRecall(q.Head.Context), queryCoverage(q.Base.Context), queryCoverage(q.Head.Context))
-			for _, f := range q.FactsLost {
-				c.SystemOut += fmt.Sprintf("\nfact lost: %q (base: %s; head: %s)", f.Fact, f.Passage, f.Instead)
-			}
-		}
-		switch {
-		case q.Synthetic:
-			c.Skipped = &junitSkipped{Message: "synthetic query: kept out of the verdict"}
-		case q.Unstable:
-			c.Skipped = &junitSkipped{Message: "unstable between repeats: kept out of the verdict"}
-		case stale[q.ID]:
-			c.Skipped = &junitSkipped{Message: "data quality: what it lost is gold the corpus no longer holds (not a retrieval miss): kept out of the verdict until relabelled"}
-		case q.Change == "regressed" && !q.Waived:
-			msg := fmt.Sprintf("recall@%d %.3f -> %.3f", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN)
-			if emptyHead[q.ID] {
-				msg += " (empty answer: the head returned no hits at all, an outage or a stricter match)"
-			}
-			if q.HeadUnstable {
-				msg += " (head unstable: its worst repeat)"
-			}
-			text := "lost gold documents:"
-			for _, d := range q.Lost {
-				text += " " + gate.VisibleID(d)
-			}
-			for _, m := range q.Moves {
-				tail := ""
-				if m.Fact != "" {
-					tail = moveTail(m, flatten, flatten, func(l, _ string) string { return flatten(l) })
-				}
-				text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), gate.VisibleID(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), tail)
-			}
-			c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
-		case q.HeadUnstable:
-			c.Skipped = &junitSkipped{Message: "head unstable between repeats: judged at its worst repeat, the verdict cannot pass"}
-		}
+		c := queryCase(r, q, stale[q.ID], emptyHead[q.ID])
 		if c.Failure != nil {
 			s.Failures++
 		}
@@ -195,6 +121,103 @@ func compareJUnit(w io.Writer, r *CompareReport) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// suiteProperties are the suite's properties past the verdict, recalls
+// and depths: statistics, the baseline, label debt, the judge, the set's
+// proposal, empty answers and the final context.
+func suiteProperties(r *CompareReport) []junitProperty {
+	var props []junitProperty
+	if st := r.Statistics; st != nil {
+		flips, drop := "none", "none"
+		if k := st.MinSameDirectionFlips; k != nil {
+			flips = fmt.Sprint(*k)
+		}
+		if d := st.MinDetectableRecallDrop; d != nil {
+			drop = f3(*d)
+		}
+		props = append(props, junitProperty{"min_same_direction_flips", flips}, junitProperty{"min_detectable_recall_drop", drop})
+		for _, b := range st.Bound {
+			props = append(props, junitProperty{"bound_" + b.Metric, f3(b.Drop)})
+		}
+	}
+	if d := r.BaselineDistance; d != nil {
+		props = append(props, junitProperty{"recall_baseline", fmt.Sprintf("%.4f", d.Baseline)},
+			junitProperty{"baseline_distance", distanceLine(r, func(s string) string { return s })})
+	}
+	if n := r.NotInCorpus; n != nil {
+		props = append(props, junitProperty{"not_in_corpus", fmt.Sprintf("base %d, head %d", n.Base, n.Head)})
+	}
+	if d := r.Unjudged.LabelDebt; d != nil {
+		props = append(props, junitProperty{"label_debt", fmt.Sprintf("%d documents in %d queries", d.Documents, d.Queries)})
+	}
+	if j := r.Judge; j != nil {
+		props = append(props, junitProperty{"judge", j.summary()})
+		if h := judgeHeadline(r, flatten); h != "" {
+			props = append(props, junitProperty{"judge_verdict", h})
+		}
+		for _, d := range j.Disagreements {
+			props = append(props, junitProperty{"judge_disagreement", d.line()})
+		}
+	}
+	if h := setHeadline(r); h != "" {
+		props = append(props, junitProperty{"set", h})
+		for _, l := range setLines(r, func(id string) string { return flatten(gate.VisibleID(id)) }) {
+			props = append(props, junitProperty{"set_proposal", l})
+		}
+	}
+	if h := baselineHeadline(r, flatten); h != "" {
+		props = append(props, junitProperty{"baseline", h})
+	}
+	if l := baselineLines(r, flatten, func(id string) string { return flatten(gate.VisibleID(id)) }); len(l) > 0 {
+		props = append(props, junitProperty{"baseline_drift", strings.Join(l, "\n")})
+	}
+	return props
+}
+
+// queryCase is one query's test case: a regression fails it, a query
+// kept out of the verdict is skipped (stale: its loss is gold the corpus
+// no longer holds; emptyHead: the head returned no hits for it).
+func queryCase(r *CompareReport, q CompareQuery, stale, emptyHead bool) junitCase {
+	c := junitCase{Name: gate.VisibleID(q.ID), Classname: "recallgate.query",
+		SystemOut: fmt.Sprintf("%s\nrecall@%d %.3f -> %.3f, nDCG@%d %.3f -> %.3f", q.Query, r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN, r.Depth.Context, q.Base.NDCGAtK, q.Head.NDCGAtK)}
+	if q.Base.Context != nil || q.Head.Context != nil {
+		c.SystemOut += fmt.Sprintf("\nfinal context: context recall %s -> %s, evidence %s -> %s", queryRecall(q.Base.Context), queryRecall(q.Head.Context), queryCoverage(q.Base.Context), queryCoverage(q.Head.Context))
+		for _, f := range q.FactsLost {
+			c.SystemOut += fmt.Sprintf("\nfact lost: %q (base: %s; head: %s)", f.Fact, f.Passage, f.Instead)
+		}
+	}
+	switch {
+	case q.Synthetic:
+		c.Skipped = &junitSkipped{Message: "synthetic query: kept out of the verdict"}
+	case q.Unstable:
+		c.Skipped = &junitSkipped{Message: "unstable between repeats: kept out of the verdict"}
+	case stale:
+		c.Skipped = &junitSkipped{Message: "data quality: what it lost is gold the corpus no longer holds (not a retrieval miss): kept out of the verdict until relabelled"}
+	case q.Change == "regressed" && !q.Waived:
+		msg := fmt.Sprintf("recall@%d %.3f -> %.3f", r.Depth.Candidates, q.Base.RecallAtN, q.Head.RecallAtN)
+		if emptyHead {
+			msg += " (empty answer: the head returned no hits at all, an outage or a stricter match)"
+		}
+		if q.HeadUnstable {
+			msg += " (head unstable: its worst repeat)"
+		}
+		text := "lost gold documents:"
+		for _, d := range q.Lost {
+			text += " " + gate.VisibleID(d)
+		}
+		for _, m := range q.Moves {
+			tail := ""
+			if m.Fact != "" {
+				tail = moveTail(m, flatten, flatten, func(l, _ string) string { return flatten(l) })
+			}
+			text += fmt.Sprintf("\n%s: %s rank %s -> %s%s", causeText(m.Cause), gate.VisibleID(m.Doc), rankText(m.BaseRank), rankText(m.HeadRank), tail)
+		}
+		c.Failure = &junitFailure{Message: msg, Type: "regression", Text: text}
+	case q.HeadUnstable:
+		c.Skipped = &junitSkipped{Message: "head unstable between repeats: judged at its worst repeat, the verdict cannot pass"}
+	}
+	return c
 }
 
 // BenchmarkEntry is one point of github-action-benchmark's

@@ -156,11 +156,15 @@ func writeMarkdownHeader(b *bufio.Writer, r *CompareReport, ids map[string]bool)
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
 	}
+	proposed := setLines(r, mdCode)
+	for _, l := range proposed {
+		fmt.Fprintf(b, "- **proposal:** %s\n", l)
+	}
 	drift := baselineLines(r, EscapeMarkdown, mdCode)
 	for _, l := range drift {
 		fmt.Fprintf(b, "- **drift:** %s\n", strings.ReplaceAll(l, "\n", "\n  - "))
 	}
-	if len(r.Notes)+len(drift) > 0 {
+	if len(r.Notes)+len(proposed)+len(drift) > 0 {
 		b.WriteString("\n")
 	}
 	if l := distanceLine(r, mdCode); l != "" {

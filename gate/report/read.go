@@ -135,6 +135,9 @@ func (r *CompareReport) validate() error {
 	if err := r.Policy.validate(); err != nil {
 		return err
 	}
+	if err := r.SetChanges.validate(); err != nil {
+		return err
+	}
 	for i, w := range r.Waived {
 		if _, err := time.Parse("2006-01-02", w.Expires); err != nil {
 			return fmt.Errorf("waived[%d].expires %q is not a date like 2027-01-31", i, w.Expires)

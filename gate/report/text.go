@@ -117,6 +117,9 @@ func headline(r *CompareReport, esc func(string) string) string {
 	if p := policyHeadline(r, esc); p != "" {
 		out += " · " + p
 	}
+	if s := setHeadline(r); s != "" {
+		out += " · " + s
+	}
 	if b := baselineHeadline(r, esc); b != "" {
 		out += " · " + b
 	}
@@ -213,6 +216,32 @@ func compareText(w io.Writer, r *CompareReport) error {
 	b := bufio.NewWriter(w)
 	n := names(r.depth())
 	byID := r.byID()
+	writeHeadText(b, r)
+	writeTableText(b, r)
+	writeContextText(b, r)
+
+	for _, l := range refusalLines(r, terminal, termID) {
+		fmt.Fprintf(b, "%s\n", l)
+	}
+
+	writeFlippedText(b, r, n, byID)
+	writeApartText(b, r, n, byID)
+	if len(r.Health) > 0 {
+		fmt.Fprintf(b, "\neval-set health\n")
+		for _, h := range r.Health {
+			fmt.Fprintf(b, "  %s\n", terminal(h))
+		}
+	}
+	if l := fingerprintsLine(r); l != "" {
+		fmt.Fprintf(b, "\n%s\n", l)
+	}
+	writeWarningsText(b, nonEmpty(append(slices.Clone(r.Warnings), neverRetrievedLine(r.NeverRetrieved, termID))...))
+	return b.Flush()
+}
+
+// writeHeadText writes the verdict, its reasons and the lines that say
+// what was compared, up to the data-quality note and a blank line.
+func writeHeadText(b *bufio.Writer, r *CompareReport) {
 	title := strings.ToUpper(r.Verdict)
 	if r.Verdict == string(gate.Inconclusive) {
 		title += " (not failed)"
@@ -232,6 +261,9 @@ func compareText(w io.Writer, r *CompareReport) error {
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "note: %s\n", terminal(note))
 	}
+	for _, l := range setLines(r, termID) {
+		fmt.Fprintf(b, "proposal: %s\n", l)
+	}
 	for _, l := range baselineLines(r, terminal, termID) {
 		fmt.Fprintf(b, "drift: %s\n", strings.ReplaceAll(l, "\n", "\n  "))
 	}
@@ -239,6 +271,10 @@ func compareText(w io.Writer, r *CompareReport) error {
 	writeDataQualityText(b, r)
 	b.WriteString("\n")
 
+}
+
+// writeTableText writes the metric table and the statistics lines below it.
+func writeTableText(b *bufio.Writer, r *CompareReport) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "metric\tbase\thead\tdelta\t\n")
 	// The queries a count row names follow its last cell, out of the
@@ -276,12 +312,11 @@ func compareText(w io.Writer, r *CompareReport) error {
 			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", termID(q.ID), termIDs(q.Docs))
 		}
 	}
-	writeContextText(b, r)
+}
 
-	for _, l := range refusalLines(r, terminal, termID) {
-		fmt.Fprintf(b, "%s\n", l)
-	}
-
+// writeFlippedText writes the regressed and improved queries with their
+// moves.
+func writeFlippedText(b *bufio.Writer, r *CompareReport, n metricNames, byID map[string]*CompareQuery) {
 	for _, sec := range []struct {
 		title string
 		ids   []string
@@ -303,6 +338,11 @@ func compareText(w io.Writer, r *CompareReport) error {
 			}
 		}
 	}
+}
+
+// writeApartText writes the queries set apart (waived, synthetic,
+// unstable, ranking only, unanswerable) and the segments table.
+func writeApartText(b *bufio.Writer, r *CompareReport, n metricNames, byID map[string]*CompareQuery) {
 	for _, w := range r.Waived {
 		fmt.Fprintf(b, "\nwaived: %s until %s: %s", terminal(w.ID), terminal(w.Expires), terminal(w.Reason))
 	}
@@ -342,17 +382,6 @@ func compareText(w io.Writer, r *CompareReport) error {
 		}
 		tw.Flush()
 	}
-	if len(r.Health) > 0 {
-		fmt.Fprintf(b, "\neval-set health\n")
-		for _, h := range r.Health {
-			fmt.Fprintf(b, "  %s\n", terminal(h))
-		}
-	}
-	if l := fingerprintsLine(r); l != "" {
-		fmt.Fprintf(b, "\n%s\n", l)
-	}
-	writeWarningsText(b, nonEmpty(append(slices.Clone(r.Warnings), neverRetrievedLine(r.NeverRetrieved, termID))...))
-	return b.Flush()
 }
 
 func rankPtr(r *int) string {
