@@ -107,6 +107,8 @@ table{border-collapse:collapse;margin:12px 0}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:right;vertical-align:top}
 td{white-space:nowrap}
 th:first-child,td:first-child{text-align:left}
+td.name{white-space:normal;overflow-wrap:anywhere;min-width:8em;max-width:16em}
+.ci{display:block;font-size:12px;color:#57606a;white-space:nowrap}
 tr.baseline td{background:#f6f8fa}
 td.pass{color:#1a7f37}td.fail{color:#cf222e}td.inconclusive{color:#9a6700}
 figure{margin:16px 0;overflow-x:auto}
@@ -116,12 +118,12 @@ figure{margin:16px 0;overflow-x:auto}
 <h1>recallgate experiment</h1>
 <p>{{.Headline}}</p>
 {{range .Notes}}<p class="note">{{.}}</p>
-{{end}}<p class="note">An experiment informs, it does not gate (exit 0). Δ is variant − baseline with its 95% paired bootstrap interval; p is the sign-flip test of Δ {{.RecallName}}; “baseline's gate” is what the config's [gate] would say of the variant as the head.</p>
+{{end}}<p class="note">An experiment informs, it does not gate (exit 0). Δ is variant − baseline with its 95% paired bootstrap interval beneath; p is the sign-flip test of Δ {{.RecallName}}; reg. and impr. count the regressed and improved queries; zero is the baseline's zero-recall queries and each variant's change (+ new, − recovered); p50 and p95 are latency per query; “gate” is what the config's [gate] would say of the variant as the head (the baseline's gate).</p>
 <div class="scroll"><table id="leaderboard">
-<thead><tr><th>variant</th><th>{{.RecallName}}</th><th>Δ {{.RecallName}}</th><th>95% CI</th><th>p</th><th>{{.NDCGName}}</th><th>Δ {{.NDCGName}}</th><th>95% CI</th><th>regressed</th><th>improved</th><th>zero recall</th><th>p50</th><th>p95</th><th>baseline's gate</th></tr></thead>
+<thead><tr><th>variant</th><th>{{.RecallName}}</th><th title="Δ {{.RecallName}}: variant − baseline, its 95% paired bootstrap interval below">Δ {{.RecallName}}<span class="ci">95% CI</span></th><th title="sign-flip test of Δ {{.RecallName}}">p</th><th>{{.NDCGName}}</th><th title="Δ {{.NDCGName}}: variant − baseline, its 95% paired bootstrap interval below">Δ {{.NDCGName}}<span class="ci">95% CI</span></th><th title="regressed queries">reg.</th><th title="improved queries">impr.</th><th title="zero-recall queries: the baseline's count; a variant's change, + new and − recovered">zero</th><th title="p50 latency per query">p50</th><th title="p95 latency per query">p95</th><th title="baseline's gate: what the config's [gate] would say of the variant as the head">gate</th></tr></thead>
 <tbody>
-<tr class="baseline"><td>{{.Base}} (baseline)</td><td>{{.BaseRecall}}</td><td></td><td></td><td></td><td>{{.BaseNDCG}}</td><td></td><td></td><td></td><td></td><td>{{.BaseZero}}</td><td>{{.BaseP50}}</td><td>{{.BaseP95}}</td><td></td></tr>
-{{range .Rows}}<tr><td>{{.Name}}</td><td>{{.Recall}}</td><td>{{.DRecall}}</td><td>{{.CIRecall}}</td><td>{{.P}}</td><td>{{.NDCG}}</td><td>{{.DNDCG}}</td><td>{{.CINDCG}}</td><td>{{.Regressed}}</td><td>{{.Improved}}</td><td>{{.Zero}}</td><td>{{.P50}}</td><td>{{.P95}}</td><td class="{{.Gate}}">{{.Gate}}</td></tr>
+<tr class="baseline"><td class="name">{{.Base}} (baseline)</td><td>{{.BaseRecall}}</td><td></td><td></td><td>{{.BaseNDCG}}</td><td></td><td></td><td></td><td>{{.BaseZero}}</td><td>{{.BaseP50}}</td><td>{{.BaseP95}}</td><td></td></tr>
+{{range .Rows}}<tr><td class="name">{{.Name}}</td><td>{{.Recall}}</td><td>{{.DRecall}}<span class="ci">{{.CIRecall}}</span></td><td>{{.P}}</td><td>{{.NDCG}}</td><td>{{.DNDCG}}<span class="ci">{{.CINDCG}}</span></td><td>{{.Regressed}}</td><td>{{.Improved}}</td><td>{{.Zero}}</td><td>{{.P50}}</td><td>{{.P95}}</td><td class="{{.Gate}}">{{.Gate}}</td></tr>
 {{end}}</tbody></table></div>
 <p id="winner"><strong>{{.Winner}}</strong></p>
 <figure id="deltas">{{.Deltas}}</figure>
