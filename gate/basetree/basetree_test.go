@@ -452,13 +452,7 @@ func TestMissingRefInAFullClone(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	dir := oneCommitRepo(t)
 	_, err := Open(context.Background(), Options{Dir: dir, Ref: "nosuchbranch", Archive: failingArchive{}})
 	var mr *MissingRefError
 	if !errors.As(err, &mr) || mr.Shallow || !strings.Contains(err.Error(), `no commit or ref "nosuchbranch"`) || strings.Contains(err.Error(), "fetch-depth") {
@@ -510,13 +504,7 @@ func TestInterruptedLookupIsNoMissingRef(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	dir := oneCommitRepo(t)
 	ctx, cancel := context.WithCancel(gitexec.Remember(context.Background()))
 	if _, err := gitexec.TopLevel(ctx, dir); err != nil { // remembered: the lookup is what the interrupt hits
 		t.Fatal(err)
@@ -527,4 +515,17 @@ func TestInterruptedLookupIsNoMissingRef(t *testing.T) {
 	if errors.As(err, &mr) || !errors.Is(err, context.Canceled) {
 		t.Errorf("interrupted lookup: %v, want context.Canceled and no MissingRefError", err)
 	}
+}
+
+// oneCommitRepo is a git repository with one empty commit on main.
+func oneCommitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "one"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return dir
 }
