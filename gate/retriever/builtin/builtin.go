@@ -75,11 +75,21 @@ type posting struct {
 	tf    float32
 }
 
-// field is one inverted index with its length statistics.
+// field is one inverted index with its length statistics: postings[t]
+// are term t's postings (t an id of the index's vocabulary; a term the
+// field lacks has none, or is past the end).
 type field struct {
-	postings map[string][]posting
+	postings [][]posting
 	lengths  []float32
 	avg      float64
+}
+
+// list is term id's postings in f.
+func (f *field) list(id int32) []posting {
+	if id < 0 || int(id) >= len(f.postings) {
+		return nil
+	}
+	return f.postings[id]
 }
 
 // Index is an in-memory BM25 index. It is safe for concurrent searches.
@@ -90,9 +100,39 @@ type Index struct {
 	fingerprint string
 	texts       *Texts
 	chunks      []chunk
+	vocab       vocabulary
 	text        field
 	title       *field
 	acc         *sync.Pool // of *accumulator, sized for chunks
+}
+
+// vocabulary numbers an index's terms, in the order they were added.
+type vocabulary struct {
+	ids   map[string]int32
+	terms []string
+}
+
+// id is term's id, or -1.
+func (v *vocabulary) id(term string) int32 {
+	if id, ok := v.ids[term]; ok {
+		return id
+	}
+	return -1
+}
+
+// add is term's id, numbering it when it is new.
+func (v *vocabulary) add(term string) int32 {
+	if id, ok := v.ids[term]; ok {
+		return id
+	}
+	if v.ids == nil {
+		v.ids = map[string]int32{}
+	}
+	term = strings.Clone(term)
+	id := int32(len(v.terms))
+	v.ids[term] = id
+	v.terms = append(v.terms, term)
+	return id
 }
 
 // Texts are the texts of a corpus's documents, in corpus order, held once
@@ -157,30 +197,33 @@ func (ix *Index) Fingerprint() string { return ix.fingerprint }
 const batchChunks = 256
 
 // pending is one chunk read from the corpus, waiting for its analysis:
-// the text indexed (the title too when it is not a field of its own) and
-// the title when it is.
+// its title and the text indexed (a flat title is indexed as the text's
+// first line).
 type pending struct {
 	body, title string
 }
 
-// analysed is one chunk's terms with their counts, per field, and its
-// lengths in terms.
+// analysed is one chunk's terms with their counts, per field (the
+// worker's local term ids), and its lengths in terms.
 type analysed struct {
 	text, title       []termCount
 	textLen, titleLen int
 }
 
 type termCount struct {
-	term  string
+	term  int32
 	count int32
 }
 
 // batch is a run of consecutive chunks; done is closed once out holds
-// their analysis.
+// their analysis, by worker, which numbered the terms fresh for the
+// first time.
 type batch struct {
-	in   []pending
-	out  []analysed
-	done chan struct{}
+	in     []pending
+	out    []analysed
+	worker int
+	fresh  []string
+	done   chan struct{}
 }
 
 // Build indexes a corpus read once (corpus.Read, or the run's
@@ -192,24 +235,22 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	ix := &Index{opts: o, text: field{postings: map[string][]posting{}}, texts: &Texts{}}
+	ix := &Index{opts: o, texts: &Texts{}}
 	if o.TitleBoost > 0 {
-		ix.title = &field{postings: map[string][]posting{}}
+		ix.title = &field{}
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	work := make(chan *batch, workers)
 	order := make(chan *batch, 2*workers)
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a := analyser{opts: o, tf: map[string]int32{}, stems: map[string]string{}}
+			a := newAnalyser(o)
 			for b := range work {
-				b.out = make([]analysed, len(b.in))
-				for i, p := range b.in {
-					b.out[i] = a.analyse(p)
-				}
+				b.analyse(a)
+				b.worker, b.fresh = w, a.takeFresh()
 				close(b.done)
 			}
 		}()
@@ -237,12 +278,7 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 					c.id = fmt.Sprintf("%s#%d", d.ID, i)
 				}
 				ix.chunks = append(ix.chunks, c)
-				body := sp.text(d.Text)
-				if ix.title != nil {
-					cur.in = append(cur.in, pending{body: body, title: d.Title})
-				} else {
-					cur.in = append(cur.in, pending{body: strings.TrimSpace(d.Title + "\n" + body)})
-				}
+				cur.in = append(cur.in, pending{body: sp.text(d.Text), title: d.Title})
 				if len(cur.in) == batchChunks {
 					send()
 				}
@@ -253,12 +289,20 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 			send()
 		}
 	}()
+	// global[w] maps worker w's local term ids to the index's: a worker
+	// takes batches in corpus order, so its fresh terms arrive here in
+	// the order it numbered them.
+	global := make([][]int32, workers)
 	for b := range order {
 		<-b.done
+		for _, t := range b.fresh {
+			global[b.worker] = append(global[b.worker], ix.vocab.add(t))
+		}
+		g := global[b.worker]
 		for _, a := range b.out {
-			ix.text.add(a.text, a.textLen)
+			ix.text.add(a.text, a.textLen, g)
 			if ix.title != nil {
-				ix.title.add(a.title, a.titleLen)
+				ix.title.add(a.title, a.titleLen, g)
 			}
 		}
 	}
@@ -277,54 +321,50 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 	return ix, nil
 }
 
-// add appends the next chunk's postings and length. A term new to the
-// field is copied, so the postings keep no document's text alive.
-func (f *field) add(terms []termCount, length int) {
+// analyse counts the terms of b's chunks with a. A title that is no field
+// of its own is counted as the text's first line (as if joined by a
+// newline: a token never spans the two).
+func (b *batch) analyse(a *analyser) {
+	b.out = make([]analysed, len(b.in))
+	var counts []termCount
+	type cut struct{ text, title [2]int }
+	cuts := make([]cut, len(b.in))
+	for i, p := range b.in {
+		var c cut
+		var n int
+		c.text[0] = len(counts)
+		if a.opts.TitleBoost > 0 {
+			counts, n = a.count(counts, p.body)
+			b.out[i].textLen = n
+			c.text[1], c.title[0] = len(counts), len(counts)
+			counts, n = a.count(counts, p.title)
+			b.out[i].titleLen = n
+			c.title[1] = len(counts)
+		} else {
+			counts, n = a.count(counts, p.title, p.body)
+			b.out[i].textLen = n
+			c.text[1] = len(counts)
+		}
+		cuts[i] = c
+	}
+	for i, c := range cuts {
+		b.out[i].text = counts[c.text[0]:c.text[1]:c.text[1]]
+		b.out[i].title = counts[c.title[0]:c.title[1]:c.title[1]]
+	}
+}
+
+// add appends the next chunk's postings and length; global maps the
+// terms' local ids to the index's.
+func (f *field) add(terms []termCount, length int, global []int32) {
 	n := int32(len(f.lengths))
 	for _, t := range terms {
-		ps, ok := f.postings[t.term]
-		if !ok {
-			t.term = strings.Clone(t.term)
+		id := global[t.term]
+		if int(id) >= len(f.postings) {
+			f.postings = append(f.postings, make([][]posting, int(id)+1-len(f.postings))...)
 		}
-		f.postings[t.term] = append(ps, posting{chunk: n, tf: float32(t.count)})
+		f.postings[id] = append(f.postings[id], posting{chunk: n, tf: float32(t.count)})
 	}
 	f.lengths = append(f.lengths, float32(length))
-}
-
-// analyser turns chunks into terms on one goroutine, with its own stem
-// cache.
-type analyser struct {
-	opts    Options
-	scratch []string
-	tf      map[string]int32
-	stems   map[string]string
-}
-
-func (a *analyser) analyse(p pending) analysed {
-	var out analysed
-	out.text, out.textLen = a.count(p.body)
-	if a.opts.TitleBoost > 0 {
-		out.title, out.titleLen = a.count(p.title)
-	}
-	return out
-}
-
-// count is text's distinct terms with their counts, in the order each
-// first occurs, and how many terms it has.
-func (a *analyser) count(text string) ([]termCount, int) {
-	a.scratch = a.opts.Analysis.termsCached(text, a.scratch, a.stems)
-	clear(a.tf)
-	var out []termCount
-	for _, t := range a.scratch {
-		if a.tf[t] == 0 {
-			out = append(out, termCount{term: t})
-		}
-		a.tf[t]++
-	}
-	for i := range out {
-		out[i].count = a.tf[out[i].term]
-	}
-	return out, len(a.scratch)
 }
 
 func mean(xs []float32) float64 {
@@ -469,7 +509,7 @@ func (ix *Index) score(f *field, terms []string, boost float64, into *accumulato
 	n := float64(len(f.lengths))
 	k1, b := ix.opts.K1, ix.opts.B
 	for _, t := range terms {
-		ps := f.postings[t]
+		ps := f.list(ix.vocab.id(t))
 		if len(ps) == 0 {
 			continue
 		}

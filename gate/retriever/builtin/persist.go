@@ -41,23 +41,28 @@ type fieldSnapshot struct {
 
 const snapshotVersion = 2
 
-func (f *field) snapshot() fieldSnapshot {
+// snapshot is f's postings by term, terms the index's vocabulary.
+func (f *field) snapshot(terms []string) fieldSnapshot {
 	s := fieldSnapshot{Lengths: f.lengths, Avg: f.avg}
-	for t, ps := range f.postings {
+	for id, ps := range f.postings {
+		if len(ps) == 0 {
+			continue
+		}
 		cs := make([]int32, len(ps))
 		tfs := make([]float32, len(ps))
 		for i, p := range ps {
 			cs[i], tfs[i] = p.chunk, p.tf
 		}
-		s.Terms = append(s.Terms, t)
+		s.Terms = append(s.Terms, terms[id])
 		s.Chunks = append(s.Chunks, cs)
 		s.TFs = append(s.TFs, tfs)
 	}
 	return s
 }
 
-func (s *fieldSnapshot) field() (field, error) {
-	f := field{postings: make(map[string][]posting, len(s.Terms)), lengths: s.Lengths, avg: s.Avg}
+// field is the field s saved, its terms numbered in v.
+func (s *fieldSnapshot) field(v *vocabulary) (field, error) {
+	f := field{lengths: s.Lengths, avg: s.Avg}
 	if len(s.Chunks) != len(s.Terms) || len(s.TFs) != len(s.Terms) {
 		return f, fmt.Errorf("postings are inconsistent")
 	}
@@ -73,7 +78,14 @@ func (s *fieldSnapshot) field() (field, error) {
 			}
 			ps[j] = posting{chunk: c, tf: s.TFs[i][j]}
 		}
-		f.postings[t] = ps
+		id := v.add(t)
+		if int(id) >= len(f.postings) {
+			f.postings = append(f.postings, make([][]posting, int(id)+1-len(f.postings))...)
+		}
+		if f.postings[id] != nil {
+			return f, fmt.Errorf("term %q is saved twice", t)
+		}
+		f.postings[id] = ps
 	}
 	return f, nil
 }
@@ -130,11 +142,11 @@ func loadIndex(path, fp string, o Options) (*Index, error) {
 		}
 		ix.chunks = append(ix.chunks, c)
 	}
-	if ix.text, err = s.Text.field(); err != nil {
+	if ix.text, err = s.Text.field(&ix.vocab); err != nil {
 		return nil, err
 	}
 	if s.Title != nil {
-		t, err := s.Title.field()
+		t, err := s.Title.field(&ix.vocab)
 		if err != nil {
 			return nil, err
 		}
@@ -152,14 +164,14 @@ func (ix *Index) save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	s := snapshot{Version: snapshotVersion, Options: ix.opts, Fingerprint: ix.fingerprint, Text: ix.text.snapshot()}
+	s := snapshot{Version: snapshotVersion, Options: ix.opts, Fingerprint: ix.fingerprint, Text: ix.text.snapshot(ix.vocab.terms)}
 	s.DocTexts = ix.texts.docs
 	for _, c := range ix.chunks {
 		s.Docs, s.IDs = append(s.Docs, c.doc), append(s.IDs, c.id)
 		s.TextOf, s.Starts, s.Ends, s.Plain = append(s.TextOf, c.text), append(s.Starts, c.start), append(s.Ends, c.end), append(s.Plain, c.plain)
 	}
 	if ix.title != nil {
-		t := ix.title.snapshot()
+		t := ix.title.snapshot(ix.vocab.terms)
 		s.Title = &t
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return gob.NewEncoder(w).Encode(&s) })
