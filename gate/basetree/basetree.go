@@ -12,13 +12,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recallgate/recallgate/internal/confine"
-	"github.com/recallgate/recallgate/internal/gitexec"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/recallgate/recallgate/internal/confine"
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // DefaultMaxBytes caps what an archive may unpack to.

@@ -6,13 +6,14 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
-	"github.com/recallgate/recallgate/internal/gitexec"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // entry is one member of a test archive.

@@ -8,8 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/recallgate/recallgate/internal/confine"
-	"github.com/recallgate/recallgate/internal/gitexec"
 	"hash"
 	"os"
 	"path"
@@ -17,6 +15,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/recallgate/recallgate/internal/confine"
+	"github.com/recallgate/recallgate/internal/gitexec"
 )
 
 // Entry is one entry of a commit's own tree listing (`git ls-tree -r`, or

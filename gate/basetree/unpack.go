@@ -5,12 +5,13 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"github.com/recallgate/recallgate/internal/confine"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/recallgate/recallgate/internal/confine"
 )
 
 // maxEntries caps the number of entries an archive may hold.
