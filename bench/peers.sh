@@ -133,7 +133,7 @@ v = []
 for p in ("numba", "numpy", "pandas"):
     try: v.append(f"{p} {m.version(p)}")
     except m.PackageNotFoundError: pass
-print("Python", platform.python_version(), *v, sep=", ")'
+print(f"Python {platform.python_version()}", *v, sep=", ")'
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$py" - "$work" "$queries" "$hits" "${rows[@]}" <<'PY'
