@@ -70,26 +70,21 @@ type chunk struct {
 	plain      bool
 }
 
-type posting struct {
-	chunk int32
-	tf    float32
-}
-
 // field is one inverted index with its length statistics: postings[t]
 // are term t's postings (t an id of the index's vocabulary; a term the
 // field lacks has none, or is past the end).
 type field struct {
-	postings [][]posting
+	postings []postings
 	lengths  []float32
 	avg      float64
 }
 
 // list is term id's postings in f.
-func (f *field) list(id int32) []posting {
+func (f *field) list(id int32) *postings {
 	if id < 0 || int(id) >= len(f.postings) {
-		return nil
+		return &postings{}
 	}
-	return f.postings[id]
+	return &f.postings[id]
 }
 
 // Index is an in-memory BM25 index. It is safe for concurrent searches.
@@ -314,8 +309,10 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 	ix.texts.fingerprint = ix.fingerprint
 	holdTexts(snap.Path, ix.texts)
 	ix.text.avg = mean(ix.text.lengths)
+	ix.text.compact()
 	if ix.title != nil {
 		ix.title.avg = mean(ix.title.lengths)
+		ix.title.compact()
 	}
 	ix.acc = accumulators(len(ix.chunks))
 	return ix, nil
@@ -360,9 +357,9 @@ func (f *field) add(terms []termCount, length int, global []int32) {
 	for _, t := range terms {
 		id := global[t.term]
 		if int(id) >= len(f.postings) {
-			f.postings = append(f.postings, make([][]posting, int(id)+1-len(f.postings))...)
+			f.postings = append(f.postings, make([]postings, int(id)+1-len(f.postings))...)
 		}
-		f.postings[id] = append(f.postings[id], posting{chunk: n, tf: float32(t.count)})
+		f.postings[id].add(n, uint32(t.count))
 	}
 	f.lengths = append(f.lengths, float32(length))
 }
@@ -510,19 +507,40 @@ func (ix *Index) score(f *field, terms []string, boost float64, into *accumulato
 	k1, b := ix.opts.K1, ix.opts.B
 	for _, t := range terms {
 		ps := f.list(ix.vocab.id(t))
-		if len(ps) == 0 {
+		if ps.df == 0 {
 			continue
 		}
-		df := float64(len(ps))
+		df := float64(ps.df)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range ps {
-			tf := float64(p.tf)
-			norm := k1 * (1 - b + b*float64(f.lengths[p.chunk])/f.avg)
-			if !into.seen[p.chunk] {
-				into.seen[p.chunk] = true
-				into.touched = append(into.touched, p.chunk)
+		w := boost * idf // the same rounding as boost * idf * tf * …
+		// The postings' decoding (postings.each) written out: a call per
+		// posting costs a fifth of a search.
+		data, c := ps.data, int32(0)
+		for len(data) > 1 {
+			var gap, count uint64
+			if data[0]|data[1] < 0x80 { // most postings: both fit a byte
+				gap, count = uint64(data[0]), uint64(data[1])
+				data = data[2:]
+			} else {
+				var i, j int
+				gap, i = uvarint(data)
+				if i <= 0 || i >= len(data) {
+					break
+				}
+				count, j = uvarint(data[i:])
+				if j <= 0 {
+					break
+				}
+				data = data[i+j:]
 			}
-			into.scores[p.chunk] += boost * idf * tf * (k1 + 1) / (tf + norm)
+			c += int32(gap)
+			tf := float64(count)
+			norm := k1 * (1 - b + b*float64(f.lengths[c])/f.avg)
+			if !into.seen[c] {
+				into.seen[c] = true
+				into.touched = append(into.touched, c)
+			}
+			into.scores[c] += w * tf * (k1 + 1) / (tf + norm)
 		}
 	}
 }

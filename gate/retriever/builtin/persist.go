@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -44,15 +45,16 @@ const snapshotVersion = 2
 // snapshot is f's postings by term, terms the index's vocabulary.
 func (f *field) snapshot(terms []string) fieldSnapshot {
 	s := fieldSnapshot{Lengths: f.lengths, Avg: f.avg}
-	for id, ps := range f.postings {
-		if len(ps) == 0 {
+	for id := range f.postings {
+		p := &f.postings[id]
+		if p.df == 0 {
 			continue
 		}
-		cs := make([]int32, len(ps))
-		tfs := make([]float32, len(ps))
-		for i, p := range ps {
-			cs[i], tfs[i] = p.chunk, p.tf
-		}
+		cs := make([]int32, 0, p.df)
+		tfs := make([]float32, 0, p.df)
+		p.each(func(c int32, tf uint32) {
+			cs, tfs = append(cs, c), append(tfs, float32(tf))
+		})
 		s.Terms = append(s.Terms, terms[id])
 		s.Chunks = append(s.Chunks, cs)
 		s.TFs = append(s.TFs, tfs)
@@ -67,26 +69,31 @@ func (s *fieldSnapshot) field(v *vocabulary) (field, error) {
 		return f, fmt.Errorf("postings are inconsistent")
 	}
 	for i, t := range s.Terms {
-		if len(s.Chunks[i]) != len(s.TFs[i]) {
+		if len(s.Chunks[i]) != len(s.TFs[i]) || len(s.Chunks[i]) == 0 {
 			return f, fmt.Errorf("postings of %q are inconsistent", t)
-		}
-		ps := make([]posting, len(s.Chunks[i]))
-		for j := range ps {
-			c := s.Chunks[i][j]
-			if c < 0 || int(c) >= len(s.Lengths) {
-				return f, fmt.Errorf("posting points past the last chunk")
-			}
-			ps[j] = posting{chunk: c, tf: s.TFs[i][j]}
 		}
 		id := v.add(t)
 		if int(id) >= len(f.postings) {
-			f.postings = append(f.postings, make([][]posting, int(id)+1-len(f.postings))...)
+			f.postings = append(f.postings, make([]postings, int(id)+1-len(f.postings))...)
 		}
-		if f.postings[id] != nil {
+		p := &f.postings[id]
+		if p.df > 0 {
 			return f, fmt.Errorf("term %q is saved twice", t)
 		}
-		f.postings[id] = ps
+		for j, c := range s.Chunks[i] {
+			tf := s.TFs[i][j]
+			switch {
+			case c < 0 || int(c) >= len(s.Lengths):
+				return f, fmt.Errorf("posting points past the last chunk")
+			case j > 0 && c <= s.Chunks[i][j-1]:
+				return f, fmt.Errorf("postings of %q are out of order", t)
+			case !(tf >= 1 && tf <= math.MaxUint32) || tf != float32(math.Trunc(float64(tf))):
+				return f, fmt.Errorf("postings of %q have a count %v", t, tf)
+			}
+			p.add(c, uint32(tf))
+		}
 	}
+	f.compact()
 	return f, nil
 }
 
