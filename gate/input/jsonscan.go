@@ -79,7 +79,10 @@ func (s *JSONScanner) Key() ([]byte, bool) {
 		switch c := s.b[j]; {
 		case c == '"':
 			s.i = j + 1
-			return s.b[start:j], s.Byte(':')
+			if !s.Byte(':') {
+				return nil, false
+			}
+			return s.b[start:j], true
 		case c == '\\' || c < 0x20 || c >= utf8.RuneSelf:
 			return nil, false
 		}
