@@ -11,11 +11,12 @@ import (
 // knows its keys and walks the line with these methods instead of
 // encoding/json, several times faster.
 //
-// A method reads only what encoding/json reads the same way, and reports
-// anything else as not ok (a zero byte for Peek) without moving past it:
-// the decoder then gives the whole line to DecodeStrict, which decides
-// and explains. Every method skips the JSON white space (space, tab, CR,
-// LF) before its token.
+// A method reads only what encoding/json reads the same way and reports
+// anything else as not ok (Peek as the byte that is there, 0 at the end);
+// after a not ok the decoder gives up on the scanner, whose position is
+// then unspecified, and hands the whole line to DecodeStrict, which
+// decides and explains. Every method skips the JSON white space (space,
+// tab, CR, LF) before its token.
 type JSONScanner struct {
 	b []byte
 	i int
