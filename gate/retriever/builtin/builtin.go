@@ -251,7 +251,6 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 		}()
 	}
 	var walkErr error
-	prior := heldTexts(snap.Path)
 	go func() {
 		defer close(order)
 		defer close(work)
@@ -261,24 +260,11 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 			order <- cur
 			cur = &batch{done: make(chan struct{})}
 		}
-		walkErr = snap.Each(func(d corpus.Document) error {
-			n := int32(len(ix.texts.docs))
-			if int(n) < len(prior) && prior[n] == d.Text {
-				d.Text = prior[n] // the copy an index of this corpus holds; this one goes
+		walkErr = ix.walk(snap, func(p pending) {
+			cur.in = append(cur.in, p)
+			if len(cur.in) == batchChunks {
+				send()
 			}
-			ix.texts.docs = append(ix.texts.docs, d.Text)
-			for i, sp := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
-				c := chunk{doc: d.ID, id: d.ID, text: n, start: int32(sp.start), end: int32(sp.end), plain: sp.plain}
-				if o.ChunkWords > 0 {
-					c.id = fmt.Sprintf("%s#%d", d.ID, i)
-				}
-				ix.chunks = append(ix.chunks, c)
-				cur.in = append(cur.in, pending{body: sp.text(d.Text), title: d.Title})
-				if len(cur.in) == batchChunks {
-					send()
-				}
-			}
-			return nil
 		})
 		if walkErr == nil && len(cur.in) > 0 {
 			send()
@@ -305,9 +291,7 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	ix.fingerprint = snap.Fingerprint
-	ix.texts.fingerprint = ix.fingerprint
-	holdTexts(snap.Path, ix.texts)
+	ix.held(snap)
 	ix.text.avg = mean(ix.text.lengths)
 	ix.text.compact()
 	if ix.title != nil {
@@ -316,6 +300,41 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 	}
 	ix.acc = accumulators(len(ix.chunks))
 	return ix, nil
+}
+
+// walk splits snap's documents into ix's texts and chunks, and gives each
+// chunk's text (and its document's title) to each, when not nil. A
+// document's text an index of the same corpus holds already is taken
+// from there, so the two share it.
+func (ix *Index) walk(snap *corpus.Snapshot, each func(pending)) error {
+	o := ix.opts
+	prior := heldTexts(snap.Path)
+	return snap.Each(func(d corpus.Document) error {
+		n := int32(len(ix.texts.docs))
+		if int(n) < len(prior) && prior[n] == d.Text {
+			d.Text = prior[n] // the copy an index of this corpus holds; this one goes
+		}
+		ix.texts.docs = append(ix.texts.docs, d.Text)
+		for i, sp := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
+			c := chunk{doc: d.ID, id: d.ID, text: n, start: int32(sp.start), end: int32(sp.end), plain: sp.plain}
+			if o.ChunkWords > 0 {
+				c.id = fmt.Sprintf("%s#%d", d.ID, i)
+			}
+			ix.chunks = append(ix.chunks, c)
+			if each != nil {
+				each(pending{body: sp.text(d.Text), title: d.Title})
+			}
+		}
+		return nil
+	})
+}
+
+// held marks ix as the index of snap's content and offers its texts to
+// the next builds of that corpus.
+func (ix *Index) held(snap *corpus.Snapshot) {
+	ix.fingerprint = snap.Fingerprint
+	ix.texts.fingerprint = ix.fingerprint
+	holdTexts(snap.Path, ix.texts)
 }
 
 // analyse counts the terms of b's chunks with a. A title that is no field

@@ -1,6 +1,9 @@
 package builtin
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math"
+)
 
 // postings are one term's postings in one field, in chunk order, packed:
 // each is the gap from the previous posting's chunk (the first's from
@@ -62,4 +65,28 @@ func (f *field) compact() {
 		block = append(block, p.data...)
 		p.data = block[at:len(block):len(block)]
 	}
+}
+
+// check reports whether p's data is exactly p.df postings, chunks rising
+// from the first and below chunks, counts positive and within uint32,
+// and sets p.last: a saved list is read only after this.
+func (p *postings) check(chunks int) bool {
+	data, c, n := p.data, int64(0), int32(0)
+	for len(data) > 0 {
+		gap, i := binary.Uvarint(data)
+		if i <= 0 {
+			return false
+		}
+		tf, j := binary.Uvarint(data[i:])
+		if j <= 0 || tf == 0 || tf > math.MaxUint32 || gap > math.MaxInt32 || (n > 0 && gap == 0) {
+			return false
+		}
+		data = data[i+j:]
+		if c += int64(gap); c >= int64(chunks) {
+			return false
+		}
+		n++
+	}
+	p.last = int32(c)
+	return n == p.df
 }
