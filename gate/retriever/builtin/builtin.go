@@ -532,27 +532,14 @@ func (ix *Index) score(f *field, terms []string, boost float64, into *accumulato
 		df := float64(ps.df)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		w := boost * idf // the same rounding as boost * idf * tf * …
-		// The postings' decoding (postings.each) written out: a call per
-		// posting costs a fifth of a search.
-		data, c := ps.data, int32(0)
-		for len(data) > 1 {
-			var gap, count uint64
-			if data[0]|data[1] < 0x80 { // most postings: both fit a byte
-				gap, count = uint64(data[0]), uint64(data[1])
-				data = data[2:]
-			} else {
-				var i, j int
-				gap, i = uvarint(data)
-				if i <= 0 || i >= len(data) {
+		r := ps.reader()
+		for {
+			c, count, ok := r.short()
+			if !ok {
+				if c, count, ok = r.wide(); !ok {
 					break
 				}
-				count, j = uvarint(data[i:])
-				if j <= 0 {
-					break
-				}
-				data = data[i+j:]
 			}
-			c += int32(gap)
 			tf := float64(count)
 			norm := k1 * (1 - b + b*float64(f.lengths[c])/f.avg)
 			if !into.seen[c] {

@@ -24,31 +24,49 @@ func (p *postings) add(chunk int32, tf uint32) {
 	p.last = chunk
 }
 
-// each calls f with every posting's chunk and count, in order. It stops
-// at data that does not decode (which a built list never has).
-func (p *postings) each(f func(chunk int32, tf uint32)) {
-	data, chunk := p.data, int32(0)
-	for len(data) > 0 {
-		gap, n := uvarint(data)
-		if n <= 0 || n >= len(data) {
-			return
-		}
-		tf, m := uvarint(data[n:])
-		if m <= 0 {
-			return
-		}
-		data = data[n+m:]
-		chunk += int32(gap)
-		f(chunk, uint32(tf))
-	}
+// reader reads postings in order.
+type reader struct {
+	data  []byte
+	chunk int32
 }
 
-// uvarint is binary.Uvarint with the one-byte case inlined.
-func uvarint(b []byte) (uint64, int) {
-	if b[0] < 0x80 {
-		return uint64(b[0]), 1
+func (p *postings) reader() reader { return reader{data: p.data} }
+
+// next is the next posting's chunk and count; ok is false at the end (or
+// at data that does not decode, which a built or checked list never has).
+func (r *reader) next() (chunk int32, tf uint32, ok bool) {
+	if chunk, tf, ok = r.short(); ok {
+		return chunk, tf, ok
 	}
-	return binary.Uvarint(b)
+	return r.wide()
+}
+
+// short is next for the common posting whose gap and count take one byte
+// each, and ok false for any other (or the end); it is small enough to be
+// inlined into the search's loop, which calls wide when it is not ok.
+func (r *reader) short() (chunk int32, tf uint32, ok bool) {
+	d := r.data
+	if len(d) < 2 || d[0]|d[1] >= 0x80 {
+		return 0, 0, false
+	}
+	r.chunk += int32(d[0])
+	r.data = d[2:]
+	return r.chunk, uint32(d[1]), true
+}
+
+// wide is next for a posting whose gap or count takes more than a byte.
+func (r *reader) wide() (int32, uint32, bool) {
+	gap, i := binary.Uvarint(r.data)
+	if i <= 0 {
+		return 0, 0, false
+	}
+	tf, j := binary.Uvarint(r.data[i:])
+	if j <= 0 {
+		return 0, 0, false
+	}
+	r.data = r.data[i+j:]
+	r.chunk += int32(gap)
+	return r.chunk, uint32(tf), true
 }
 
 // compact moves every list of f into one block of exactly their size,

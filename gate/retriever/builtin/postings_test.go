@@ -6,22 +6,34 @@ import (
 	"testing"
 )
 
+type pt struct {
+	chunk int32
+	tf    uint32
+}
+
+// readAll is every posting of p, through its reader.
+func readAll(p *postings) []pt {
+	var out []pt
+	for r := p.reader(); ; {
+		c, tf, ok := r.next()
+		if !ok {
+			return out
+		}
+		out = append(out, pt{c, tf})
+	}
+}
+
 // TestPostingsRoundTrip packs postings whose gaps and counts take one,
 // two and three bytes, and reads them back in order.
 func TestPostingsRoundTrip(t *testing.T) {
-	type pt struct {
-		chunk int32
-		tf    uint32
-	}
 	want := []pt{{0, 1}, {1, 127}, {2, 128}, {130, 1}, {16513, 300}, {16514, 70000}, {math.MaxInt32, 2}}
 	var p postings
 	for _, w := range want {
 		p.add(w.chunk, w.tf)
 	}
-	var got []pt
-	p.each(func(c int32, tf uint32) { got = append(got, pt{c, tf}) })
+	got := readAll(&p)
 	if !reflect.DeepEqual(got, want) || p.df != int32(len(want)) {
-		t.Fatalf("each = %v (df %d), want %v", got, p.df, want)
+		t.Fatalf("read back %v (df %d), want %v", got, p.df, want)
 	}
 	// 0,1 | 1,127 | 1,128(2) | 128(2),1 | 16383(2),300(2) | 1,70000(3) | gap(5),2
 	if n := len(p.data); n != 2+2+3+3+4+4+6 {
@@ -30,7 +42,7 @@ func TestPostingsRoundTrip(t *testing.T) {
 	f := field{postings: []postings{p, {}}, lengths: make([]float32, 3)}
 	f.compact()
 	got = got[:0]
-	f.postings[0].each(func(c int32, tf uint32) { got = append(got, pt{c, tf}) })
+	got = readAll(&f.postings[0])
 	if !reflect.DeepEqual(got, want) || cap(f.postings[0].data) != len(f.postings[0].data) {
 		t.Errorf("after compact: %v, cap %d len %d", got, cap(f.postings[0].data), len(f.postings[0].data))
 	}
