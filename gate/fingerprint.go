@@ -5,8 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"hash"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,19 +56,25 @@ var BaselineInputs = []string{InputSet, InputRetriever, InputCorpus, InputPolicy
 // parts (each "len:part", as fmt's "%d:%s" writes it): a query's text hash
 // (TextHash) and a document's (corpus.DocHash) as a baseline records them.
 func ShortSum(parts ...string) string {
-	h := sha256.New()
+	n := 0
 	for _, part := range parts {
-		WriteLenPrefixed(h, part)
+		n += len(part) + 21
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	b := make([]byte, 0, n)
+	for _, part := range parts {
+		b = AppendLenPrefixed(b, part)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
-// WriteLenPrefixed writes "len:part" to h, as fmt's "%d:%s" writes it,
-// without its allocations.
-func WriteLenPrefixed(h hash.Hash, part string) {
-	var n [24]byte
-	h.Write(append(strconv.AppendInt(n[:0], int64(len(part)), 10), ':'))
-	io.WriteString(h, part)
+// AppendLenPrefixed appends "len:part" to b, as fmt's "%d:%s" writes it.
+// A hash is fed through a buffer this fills, which its caller reuses:
+// io.WriteString would copy each part into a new slice, since a SHA-256
+// hash has no WriteString.
+func AppendLenPrefixed(b []byte, part string) []byte {
+	b = append(strconv.AppendInt(b, int64(len(part)), 10), ':')
+	return append(b, part...)
 }
 
 // TextHash is a query's text hash as a baseline records it: 16 hex digits.

@@ -1,6 +1,9 @@
 package gate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -126,5 +129,20 @@ func TestCheckBaseline(t *testing.T) {
 		if IsFingerprint(s) != want {
 			t.Errorf("IsFingerprint(%q) = %v", s, !want)
 		}
+	}
+}
+
+// TestShortSumIsLenPrefixed pins the bytes a baseline's text and document
+// hashes are made of ("len:part" for each part, as fmt's "%d:%s" writes
+// it): a change here would read every stored baseline as edited.
+func TestShortSumIsLenPrefixed(t *testing.T) {
+	parts := []string{"q1", "", "Ünïcode text with: colons", strings.Repeat("x", 70000)}
+	var b strings.Builder
+	for _, p := range parts {
+		fmt.Fprintf(&b, "%d:%s", len(p), p)
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	if got, want := ShortSum(parts...), hex.EncodeToString(sum[:])[:16]; got != want {
+		t.Errorf("ShortSum = %s, want %s", got, want)
 	}
 }

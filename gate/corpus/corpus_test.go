@@ -3,6 +3,8 @@ package corpus
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -90,5 +92,26 @@ func BenchmarkFingerprint(b *testing.B) {
 		if _, err := Fingerprint(path); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestHashIsLenPrefixed pins a corpus fingerprint's bytes: each
+// document's id, title and text as "len:part" (fmt's "%d:%s"), in order,
+// the buffer reused between documents of different sizes.
+func TestHashIsLenPrefixed(t *testing.T) {
+	docs := []Document{
+		{ID: "a", Title: "Long", Text: strings.Repeat("words ", 5000)},
+		{ID: "b", Text: "short"},
+		{ID: "ç", Title: "t:1", Text: ""},
+	}
+	h := NewHash()
+	var b strings.Builder
+	for _, d := range docs {
+		h.Add(d)
+		fmt.Fprintf(&b, "%d:%s%d:%s%d:%s", len(d.ID), d.ID, len(d.Title), d.Title, len(d.Text), d.Text)
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	if got, want := h.Sum(), "sha256:"+hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("Sum = %s, want %s", got, want)
 	}
 }

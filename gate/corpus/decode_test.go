@@ -92,6 +92,15 @@ func TestDecodeLineAsEncodingJSON(t *testing.T) {
 	}
 }
 
+// TestDecodeLineAllocations: a plain line is one allocation, the line as
+// a string, its fields substrings of it.
+func TestDecodeLineAllocations(t *testing.T) {
+	line := []byte(`{"id":"d1","title":"Title","text":"body"}`)
+	if n := testing.AllocsPerRun(50, func() { decodeLine(line) }); n != 1 {
+		t.Errorf("%s: %v allocations, want 1", line, n)
+	}
+}
+
 // FuzzDecodeLine: whatever decodeLine takes, encoding/json takes too and
 // decodes to the same document.
 func FuzzDecodeLine(f *testing.F) {

@@ -12,16 +12,20 @@ import (
 // as a walk streams them (Walk): each document's id, title and text,
 // each length-prefixed, in the walk's stable order. Memory stays one
 // document; each is bounded by gate.MaxCorpusLineBytes.
-type Hash struct{ h hash.Hash }
+type Hash struct {
+	h   hash.Hash
+	buf []byte // one document's parts, reused
+}
 
 // NewHash starts an empty corpus fingerprint.
 func NewHash() *Hash { return &Hash{h: sha256.New()} }
 
 // Add hashes one document.
 func (c *Hash) Add(d Document) {
-	for _, part := range []string{d.ID, d.Title, d.Text} {
-		gate.WriteLenPrefixed(c.h, part)
-	}
+	c.buf = gate.AppendLenPrefixed(c.buf[:0], d.ID)
+	c.buf = gate.AppendLenPrefixed(c.buf, d.Title)
+	c.buf = gate.AppendLenPrefixed(c.buf, d.Text)
+	c.h.Write(c.buf)
 }
 
 // Sum is "sha256:" and the hash of the documents added so far.

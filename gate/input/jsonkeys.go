@@ -39,7 +39,7 @@ func (e *DepthError) Error() string {
 // (no path is built unless an error is reported). Malformed JSON is left
 // to the decoder that reads the document.
 func CheckDuplicateKeys(data []byte) error {
-	s := keyScanner{b: data}
+	s := keyScanner{JSONScanner: NewJSONScanner(data)}
 	return s.run()
 }
 
@@ -54,10 +54,11 @@ type keyFrame struct {
 	index  int
 }
 
-// keyScanner walks JSON bytes, checking keys and depth.
+// keyScanner walks JSON bytes, checking keys and depth. Its own string
+// reader (str) passes over any escape: a malformed document is the
+// decoder's to report.
 type keyScanner struct {
-	b     []byte
-	i     int
+	JSONScanner
 	stack []keyFrame
 	keys  [][]byte // the keys of every open object, innermost last
 }
@@ -77,17 +78,6 @@ func path(frames []keyFrame) string {
 		}
 	}
 	return b.String()
-}
-
-func (s *keyScanner) space() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\r', '\n':
-			s.i++
-		default:
-			return
-		}
-	}
 }
 
 // str reads a string at s.i (its opening quote) and returns its bytes
@@ -163,7 +153,7 @@ func (s *keyScanner) run() error {
 	)
 	mode := value
 	for {
-		s.space()
+		s.Space()
 		if s.i >= len(s.b) {
 			return nil
 		}
@@ -177,7 +167,7 @@ func (s *keyScanner) run() error {
 				}
 				s.i++
 				s.stack = append(s.stack, keyFrame{object: c == '{', keys: len(s.keys)})
-				s.space()
+				s.Space()
 				if s.i < len(s.b) && (s.b[s.i] == '}' || s.b[s.i] == ']') {
 					mode = after // closed by the after case
 					continue
@@ -213,7 +203,7 @@ func (s *keyScanner) run() error {
 			if s.seen(k) {
 				return &DuplicateKeyError{Path: path(s.stack[:len(s.stack)-1]), Key: string(k)}
 			}
-			s.space()
+			s.Space()
 			if s.i >= len(s.b) || s.b[s.i] != ':' {
 				return nil
 			}

@@ -329,11 +329,9 @@ func tokenKind(tok json.Token) string {
 // parseHit decodes one hit object with the run line's rules: the fast
 // path first, encoding/json (strict) when it declines.
 func parseHit(raw []byte, name string, i int) (gate.Hit, error) {
-	p := fastParser{b: raw, s: string(raw)}
-	if h, ok := p.hit(); ok {
-		if p.space(); p.i == len(p.b) {
-			return h, nil
-		}
+	p := newFastParser(raw)
+	if h, ok := p.hit(); ok && p.End() {
+		return h, nil
 	}
 	var h gate.Hit
 	if err := gate.DecodeStrict(raw, &h); err != nil {

@@ -1,49 +1,40 @@
 package runfile
 
 import (
-	"strconv"
-	"unicode/utf8"
-
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // fastResult parses the common shape of a JSONL run line,
 // {"id":"…","hits":[{"doc":"…","chunk":"…","score":1.5,"text":"…"},…]},
 // several times faster than encoding/json. It reports ok=false for anything
-// it does not fully understand (escapes it cannot decode, nulls, unknown keys,
+// it does not fully understand (a key spelled otherwise, nulls, unknown keys,
 // bad syntax); the caller then falls back to encoding/json, which decides and
-// explains. It never accepts a line encoding/json would reject.
+// explains. It never accepts a line encoding/json would reject, and decodes
+// what it accepts as encoding/json does (input.JSONScanner): escapes, \u
+// surrogate pairs (a lone surrogate is U+FFFD), each byte of invalid UTF-8
+// as U+FFFD.
 //
-// The line is copied into one string and every unescaped value is a
-// substring of it: one allocation per line instead of one per field.
+// The line is copied into one string and every plain value (no escape,
+// valid UTF-8) is a substring of it: one allocation per line instead of
+// one per field.
 // Callers that keep a value beyond scoring must clone it.
 func fastResult(line []byte, hits []gate.Hit) (id string, out []gate.Hit, ok bool) {
-	p := fastParser{b: line, s: string(line)}
+	p := newFastParser(line)
 	out = hits[:0]
-	if !p.byte('{') {
+	if !p.Byte('{') {
 		return "", nil, false
 	}
 	var haveID, haveHits bool
-	for first := true; ; first = false {
-		p.space()
-		if p.peek() == '}' && first {
-			p.i++
-			break
-		}
-		if !first {
-			if p.peek() == '}' {
-				p.i++
-				break
-			}
-			if !p.byte(',') {
-				return "", nil, false
-			}
-		}
-		key, kok := p.str()
-		if !kok || !p.byte(':') {
+	for first := true; !p.Byte('}'); first = false {
+		if !first && !p.Byte(',') {
 			return "", nil, false
 		}
-		switch key {
+		key, kok := p.Key()
+		if !kok {
+			return "", nil, false
+		}
+		switch string(key) {
 		case "id":
 			if haveID {
 				return "", nil, false
@@ -63,165 +54,44 @@ func fastResult(line []byte, hits []gate.Hit) (id string, out []gate.Hit, ok boo
 			return "", nil, false
 		}
 	}
-	p.space()
-	if p.i != len(p.b) || !haveID || !haveHits {
+	if !p.End() || !haveID || !haveHits {
 		return "", nil, false
 	}
 	return id, out, true
 }
 
+// fastParser is input.JSONScanner over a run line, with the line as one
+// string for the substrings of plain values.
 type fastParser struct {
-	b []byte
-	s string // the same bytes as b, for substrings
-	i int
+	input.JSONScanner
+	b []byte // the scanned bytes
+	s string // the same bytes as a string
 }
 
-func (p *fastParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
-	}
+// newFastParser returns a parser at the start of line, copying it into
+// one string.
+func newFastParser(line []byte) fastParser {
+	return fastParser{JSONScanner: input.NewJSONScanner(line), b: line, s: string(line)}
 }
 
-func (p *fastParser) peek() byte {
-	p.space()
-	if p.i < len(p.b) {
-		return p.b[p.i]
-	}
-	return 0
-}
-
-// byte consumes c after optional white space.
-func (p *fastParser) byte(c byte) bool {
-	if p.peek() != c {
-		return false
-	}
-	p.i++
-	return true
-}
-
-// str reads a JSON string; escaped strings are decoded with strconv.Unquote
-// when they are plain JSON escapes it understands.
+// str reads a JSON string value: a substring of the line when it is plain,
+// else decoded as encoding/json decodes it.
 func (p *fastParser) str() (string, bool) {
-	if !p.byte('"') {
-		return "", false
-	}
-	start := p.i
-	escaped := false
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			raw := p.b[start:p.i]
-			p.i++
-			if !escaped {
-				if !utf8.Valid(raw) {
-					return "", false
-				}
-				return p.s[start : p.i-1], true
-			}
-			return unescapeJSON(raw)
-		case c == '\\':
-			escaped = true
-			p.i += 2
-			continue
-		case c < 0x20:
-			return "", false
-		}
-		p.i++
-	}
-	return "", false
-}
-
-// unescapeJSON decodes the simple escapes; \u escapes fall back.
-func unescapeJSON(raw []byte) (string, bool) {
-	out := make([]byte, 0, len(raw))
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		if i >= len(raw) {
-			return "", false
-		}
-		switch raw[i] {
-		case '"', '\\', '/':
-			out = append(out, raw[i])
-		case 'n':
-			out = append(out, '\n')
-		case 't':
-			out = append(out, '\t')
-		case 'r':
-			out = append(out, '\r')
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		default:
-			return "", false
-		}
-	}
-	if !utf8.Valid(out) {
-		return "", false
-	}
-	return string(out), true
-}
-
-// number reads a JSON number, following the JSON grammar exactly:
-// -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-func (p *fastParser) number() (float64, bool) {
-	p.space()
-	b, start := p.b, p.i
-	i := p.i
-	digits := func() int {
-		n := 0
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
+	start, end, plain, ok := p.StringSpan()
 	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case digits() == 0:
-		return 0, false
+	case !ok:
+		return "", false
+	case plain:
+		return p.s[start:end], true
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if digits() == 0 {
-			return 0, false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return 0, false
-		}
-	}
-	p.i = i
-	f, err := strconv.ParseFloat(string(b[start:i]), 64)
-	return f, err == nil
+	return input.UnquoteJSON(p.b[start:end]), true
 }
 
 func (p *fastParser) hits(out []gate.Hit) ([]gate.Hit, bool) {
-	if !p.byte('[') {
+	if !p.Byte('[') {
 		return nil, false
 	}
-	if p.peek() == ']' {
-		p.i++
+	if p.Byte(']') {
 		return out, true
 	}
 	for {
@@ -230,11 +100,9 @@ func (p *fastParser) hits(out []gate.Hit) ([]gate.Hit, bool) {
 			return nil, false
 		}
 		out = append(out, h)
-		switch p.peek() {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		switch {
+		case p.Byte(','):
+		case p.Byte(']'):
 			return out, true
 		default:
 			return nil, false
@@ -244,24 +112,20 @@ func (p *fastParser) hits(out []gate.Hit) ([]gate.Hit, bool) {
 
 func (p *fastParser) hit() (gate.Hit, bool) {
 	var h gate.Hit
-	if !p.byte('{') {
+	if !p.Byte('{') {
 		return h, false
 	}
 	var seen [4]bool
-	for first := true; ; first = false {
-		if p.peek() == '}' {
-			p.i++
-			return h, true
-		}
-		if !first && !p.byte(',') {
+	for first := true; !p.Byte('}'); first = false {
+		if !first && !p.Byte(',') {
 			return h, false
 		}
-		key, ok := p.str()
-		if !ok || !p.byte(':') {
+		key, ok := p.Key()
+		if !ok {
 			return h, false
 		}
 		idx := -1
-		switch key {
+		switch string(key) {
 		case "doc":
 			idx = 0
 			h.Doc, ok = p.str()
@@ -270,7 +134,7 @@ func (p *fastParser) hit() (gate.Hit, bool) {
 			h.Chunk, ok = p.str()
 		case "score":
 			idx = 2
-			h.Score, ok = p.number()
+			h.Score, ok = p.Number()
 		case "text":
 			idx = 3
 			h.Text, ok = p.str()
@@ -280,4 +144,5 @@ func (p *fastParser) hit() (gate.Hit, bool) {
 		}
 		seen[idx] = true
 	}
+	return h, true
 }

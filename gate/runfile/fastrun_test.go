@@ -77,3 +77,30 @@ func FuzzFastResult(f *testing.F) {
 		}
 	})
 }
+
+// TestFastResultDecodesEscapes: the fast path takes a line with \u
+// escapes, surrogate pairs, lone surrogates and invalid UTF-8 itself and
+// decodes it as encoding/json does (values by hand); plain values stay
+// substrings of the line.
+func TestFastResultDecodesEscapes(t *testing.T) {
+	for _, tt := range []struct{ line, id, doc, text string }{
+		{`{"id":"q\u00e9","hits":[{"doc":"\ud83d\ude00","text":"a\nb"}]}`, "qé", "😀", "a\nb"},
+		{`{"id":"q","hits":[{"doc":"\ud83dx","text":"\ude00\uD83D\uDE00"}]}`, "q", "\uFFFDx", "\uFFFD😀"},
+		{"{\"id\":\"q\xff\",\"hits\":[{\"doc\":\"d\xc3\",\"text\":\"\xe2\x82\\t\"}]}", "q\uFFFD", "d\uFFFD", "\uFFFD\uFFFD\t"},
+		{`{"id":"q 1","hits":[{"doc":"naïve","text":"😀"}]}`, "q 1", "naïve", "😀"},
+	} {
+		id, hits, ok := fastResult([]byte(tt.line), nil)
+		if !ok || id != tt.id || len(hits) != 1 || hits[0].Doc != tt.doc || hits[0].Text != tt.text {
+			t.Errorf("%q: %v %q %+v; want %q, doc %q, text %q", tt.line, ok, id, hits, tt.id, tt.doc, tt.text)
+			continue
+		}
+		if want, wok := slowResult([]byte(tt.line)); !wok || want.ID != id || !reflect.DeepEqual(want.Hits, hits) {
+			t.Errorf("%q: encoding/json reads %q %+v (%v)", tt.line, want.ID, want.Hits, wok)
+		}
+	}
+	line := []byte(`{"id":"q1","hits":[{"doc":"a","chunk":"a#1","score":2,"text":"x"},{"doc":"b","score":1.5}]}`)
+	scratch := make([]gate.Hit, 0, 4)
+	if n := testing.AllocsPerRun(50, func() { fastResult(line, scratch) }); n != 1 {
+		t.Errorf("%v allocations for a plain line, want 1 (the line as a string)", n)
+	}
+}

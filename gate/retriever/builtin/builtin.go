@@ -70,26 +70,21 @@ type chunk struct {
 	plain      bool
 }
 
-type posting struct {
-	chunk int32
-	tf    float32
-}
-
 // field is one inverted index with its length statistics: postings[t]
 // are term t's postings (t an id of the index's vocabulary; a term the
 // field lacks has none, or is past the end).
 type field struct {
-	postings [][]posting
+	postings []postings
 	lengths  []float32
 	avg      float64
 }
 
 // list is term id's postings in f.
-func (f *field) list(id int32) []posting {
+func (f *field) list(id int32) *postings {
 	if id < 0 || int(id) >= len(f.postings) {
-		return nil
+		return &postings{}
 	}
-	return f.postings[id]
+	return &f.postings[id]
 }
 
 // Index is an in-memory BM25 index. It is safe for concurrent searches.
@@ -256,7 +251,6 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 		}()
 	}
 	var walkErr error
-	prior := heldTexts(snap.Path)
 	go func() {
 		defer close(order)
 		defer close(work)
@@ -266,24 +260,11 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 			order <- cur
 			cur = &batch{done: make(chan struct{})}
 		}
-		walkErr = snap.Each(func(d corpus.Document) error {
-			n := int32(len(ix.texts.docs))
-			if int(n) < len(prior) && prior[n] == d.Text {
-				d.Text = prior[n] // the copy an index of this corpus holds; this one goes
+		walkErr = ix.walk(snap, func(p pending) {
+			cur.in = append(cur.in, p)
+			if len(cur.in) == batchChunks {
+				send()
 			}
-			ix.texts.docs = append(ix.texts.docs, d.Text)
-			for i, sp := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
-				c := chunk{doc: d.ID, id: d.ID, text: n, start: int32(sp.start), end: int32(sp.end), plain: sp.plain}
-				if o.ChunkWords > 0 {
-					c.id = fmt.Sprintf("%s#%d", d.ID, i)
-				}
-				ix.chunks = append(ix.chunks, c)
-				cur.in = append(cur.in, pending{body: sp.text(d.Text), title: d.Title})
-				if len(cur.in) == batchChunks {
-					send()
-				}
-			}
-			return nil
 		})
 		if walkErr == nil && len(cur.in) > 0 {
 			send()
@@ -310,15 +291,50 @@ func Build(snap *corpus.Snapshot, o Options) (*Index, error) {
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	ix.fingerprint = snap.Fingerprint
-	ix.texts.fingerprint = ix.fingerprint
-	holdTexts(snap.Path, ix.texts)
+	ix.held(snap)
 	ix.text.avg = mean(ix.text.lengths)
+	ix.text.compact()
 	if ix.title != nil {
 		ix.title.avg = mean(ix.title.lengths)
+		ix.title.compact()
 	}
 	ix.acc = accumulators(len(ix.chunks))
 	return ix, nil
+}
+
+// walk splits snap's documents into ix's texts and chunks, and gives each
+// chunk's text (and its document's title) to each, when not nil. A
+// document's text an index of the same corpus holds already is taken
+// from there, so the two share it.
+func (ix *Index) walk(snap *corpus.Snapshot, each func(pending)) error {
+	o := ix.opts
+	prior := heldTexts(snap.Path)
+	return snap.Each(func(d corpus.Document) error {
+		n := int32(len(ix.texts.docs))
+		if int(n) < len(prior) && prior[n] == d.Text {
+			d.Text = prior[n] // the copy an index of this corpus holds; this one goes
+		}
+		ix.texts.docs = append(ix.texts.docs, d.Text)
+		for i, sp := range split(d.Text, o.ChunkWords, o.ChunkOverlap) {
+			c := chunk{doc: d.ID, id: d.ID, text: n, start: int32(sp.start), end: int32(sp.end), plain: sp.plain}
+			if o.ChunkWords > 0 {
+				c.id = fmt.Sprintf("%s#%d", d.ID, i)
+			}
+			ix.chunks = append(ix.chunks, c)
+			if each != nil {
+				each(pending{body: sp.text(d.Text), title: d.Title})
+			}
+		}
+		return nil
+	})
+}
+
+// held marks ix as the index of snap's content and offers its texts to
+// the next builds of that corpus.
+func (ix *Index) held(snap *corpus.Snapshot) {
+	ix.fingerprint = snap.Fingerprint
+	ix.texts.fingerprint = ix.fingerprint
+	holdTexts(snap.Path, ix.texts)
 }
 
 // analyse counts the terms of b's chunks with a. A title that is no field
@@ -360,9 +376,9 @@ func (f *field) add(terms []termCount, length int, global []int32) {
 	for _, t := range terms {
 		id := global[t.term]
 		if int(id) >= len(f.postings) {
-			f.postings = append(f.postings, make([][]posting, int(id)+1-len(f.postings))...)
+			f.postings = append(f.postings, make([]postings, int(id)+1-len(f.postings))...)
 		}
-		f.postings[id] = append(f.postings[id], posting{chunk: n, tf: float32(t.count)})
+		f.postings[id].add(n, uint32(t.count))
 	}
 	f.lengths = append(f.lengths, float32(length))
 }
@@ -510,19 +526,27 @@ func (ix *Index) score(f *field, terms []string, boost float64, into *accumulato
 	k1, b := ix.opts.K1, ix.opts.B
 	for _, t := range terms {
 		ps := f.list(ix.vocab.id(t))
-		if len(ps) == 0 {
+		if ps.df == 0 {
 			continue
 		}
-		df := float64(len(ps))
+		df := float64(ps.df)
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range ps {
-			tf := float64(p.tf)
-			norm := k1 * (1 - b + b*float64(f.lengths[p.chunk])/f.avg)
-			if !into.seen[p.chunk] {
-				into.seen[p.chunk] = true
-				into.touched = append(into.touched, p.chunk)
+		w := boost * idf // the same rounding as boost * idf * tf * …
+		r := ps.reader()
+		for {
+			c, count, ok := r.short()
+			if !ok {
+				if c, count, ok = r.wide(); !ok {
+					break
+				}
 			}
-			into.scores[p.chunk] += boost * idf * tf * (k1 + 1) / (tf + norm)
+			tf := float64(count)
+			norm := k1 * (1 - b + b*float64(f.lengths[c])/f.avg)
+			if !into.seen[c] {
+				into.seen[c] = true
+				into.touched = append(into.touched, c)
+			}
+			into.scores[c] += w * tf * (k1 + 1) / (tf + norm)
 		}
 	}
 }

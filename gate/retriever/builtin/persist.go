@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,77 +16,82 @@ import (
 	"github.com/recallgate/recallgate/gate/corpus"
 )
 
-// snapshot is the on-disk form of an Index (encoding/gob).
+// snapshot is the on-disk form of an Index (encoding/gob): its
+// postings and lengths. The chunks and their texts are not saved: a load
+// splits the corpus it is given again (cheap beside the analysis), after
+// checking its fingerprint, and takes the texts from there.
 type snapshot struct {
 	Version     int
 	Options     Options
 	Fingerprint string
-	Docs        []string // chunk i's parent document
-	IDs         []string // chunk ids
-	DocTexts    []string // every document's text, in corpus order
-	TextOf      []int32  // chunk i's document in DocTexts
-	Starts      []int32  // chunk i's span in its document's text
-	Ends        []int32
-	Plain       []bool // chunk i's span reads as the chunk
-	Text        fieldSnapshot
-	Title       *fieldSnapshot
+	Chunks      int
+	TextField   savedField
+	TitleField  *savedField
 }
 
-type fieldSnapshot struct {
+// savedField is a field's postings, packed as in memory: term i's are
+// Data[Ends[i-1]:Ends[i]], DFs[i] of them.
+type savedField struct {
 	Terms   []string
-	Chunks  [][]int32
-	TFs     [][]float32
+	DFs     []int32
+	Ends    []int64
+	Data    []byte
 	Lengths []float32
-	Avg     float64
 }
 
-const snapshotVersion = 2
+// snapshotVersion 3 packs the postings and saves no text; a file of
+// another version is rebuilt without a warning.
+const snapshotVersion = 3
 
-// snapshot is f's postings by term, terms the index's vocabulary.
-func (f *field) snapshot(terms []string) fieldSnapshot {
-	s := fieldSnapshot{Lengths: f.lengths, Avg: f.avg}
-	for id, ps := range f.postings {
-		if len(ps) == 0 {
+// saved is f's postings by term, terms the index's vocabulary.
+func (f *field) saved(terms []string) savedField {
+	s := savedField{Lengths: f.lengths}
+	for id := range f.postings {
+		p := &f.postings[id]
+		if p.df == 0 {
 			continue
 		}
-		cs := make([]int32, len(ps))
-		tfs := make([]float32, len(ps))
-		for i, p := range ps {
-			cs[i], tfs[i] = p.chunk, p.tf
-		}
 		s.Terms = append(s.Terms, terms[id])
-		s.Chunks = append(s.Chunks, cs)
-		s.TFs = append(s.TFs, tfs)
+		s.DFs = append(s.DFs, p.df)
+		s.Data = append(s.Data, p.data...)
+		s.Ends = append(s.Ends, int64(len(s.Data)))
 	}
 	return s
 }
 
-// field is the field s saved, its terms numbered in v.
-func (s *fieldSnapshot) field(v *vocabulary) (field, error) {
-	f := field{lengths: s.Lengths, avg: s.Avg}
-	if len(s.Chunks) != len(s.Terms) || len(s.TFs) != len(s.Terms) {
+// field is the field s saved for an index of chunks chunks, its terms
+// numbered in v. Every list is decoded once and checked: its count, its
+// chunks rising and in range, its counts positive.
+func (s *savedField) field(v *vocabulary, chunks int) (field, error) {
+	f := field{lengths: s.Lengths, avg: mean(s.Lengths)}
+	if len(s.Lengths) != chunks {
+		return f, fmt.Errorf("%d lengths for %d chunks", len(s.Lengths), chunks)
+	}
+	if len(s.DFs) != len(s.Terms) || len(s.Ends) != len(s.Terms) {
 		return f, fmt.Errorf("postings are inconsistent")
 	}
+	var start int64
 	for i, t := range s.Terms {
-		if len(s.Chunks[i]) != len(s.TFs[i]) {
+		end := s.Ends[i]
+		if end <= start || end > int64(len(s.Data)) || s.DFs[i] <= 0 {
 			return f, fmt.Errorf("postings of %q are inconsistent", t)
 		}
-		ps := make([]posting, len(s.Chunks[i]))
-		for j := range ps {
-			c := s.Chunks[i][j]
-			if c < 0 || int(c) >= len(s.Lengths) {
-				return f, fmt.Errorf("posting points past the last chunk")
-			}
-			ps[j] = posting{chunk: c, tf: s.TFs[i][j]}
+		p := postings{data: s.Data[start:end:end], df: s.DFs[i]}
+		start = end
+		if !p.check(chunks) {
+			return f, fmt.Errorf("postings of %q do not decode", t)
 		}
 		id := v.add(t)
 		if int(id) >= len(f.postings) {
-			f.postings = append(f.postings, make([][]posting, int(id)+1-len(f.postings))...)
+			f.postings = append(f.postings, make([]postings, int(id)+1-len(f.postings))...)
 		}
-		if f.postings[id] != nil {
+		if f.postings[id].df > 0 {
 			return f, fmt.Errorf("term %q is saved twice", t)
 		}
-		f.postings[id] = ps
+		f.postings[id] = p
+	}
+	if start != int64(len(s.Data)) {
+		return f, fmt.Errorf("postings are inconsistent")
 	}
 	return f, nil
 }
@@ -102,9 +108,9 @@ func BuildCached(snap *corpus.Snapshot, o Options, dir string, warn func(string)
 	opts, _ := json.Marshal(o)
 	sum := sha256.Sum256(append([]byte(fp+"\x00"), opts...))
 	path := filepath.Join(dir, "bm25-"+hex.EncodeToString(sum[:])[:32]+".gob")
-	if ix, err := loadIndex(path, fp, o); err == nil {
+	if ix, err := loadIndex(path, snap, o); err == nil {
 		return ix, nil
-	} else if !os.IsNotExist(err) {
+	} else if !os.IsNotExist(err) && !errors.Is(err, errOtherVersion) {
 		warn(fmt.Sprintf("saved index %s is unusable and is rebuilt: %v", path, err))
 	}
 	ix, err := Build(snap, o)
@@ -117,7 +123,10 @@ func BuildCached(snap *corpus.Snapshot, o Options, dir string, warn func(string)
 	return ix, nil
 }
 
-func loadIndex(path, fp string, o Options) (*Index, error) {
+// errOtherVersion is a saved index of another version: rebuilt quietly.
+var errOtherVersion = errors.New("saved by another version")
+
+func loadIndex(path string, snap *corpus.Snapshot, o Options) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -127,26 +136,24 @@ func loadIndex(path, fp string, o Options) (*Index, error) {
 	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil {
 		return nil, fmt.Errorf("decode: %w", err)
 	}
-	if s.Version != snapshotVersion || s.Fingerprint != fp || s.Options != o {
-		return nil, fmt.Errorf("it is for another corpus, options or version")
+	if s.Version != snapshotVersion {
+		return nil, errOtherVersion
 	}
-	n := len(s.Docs)
-	if len(s.IDs) != n || len(s.TextOf) != n || len(s.Starts) != n || len(s.Ends) != n || len(s.Plain) != n || len(s.Text.Lengths) != n {
-		return nil, fmt.Errorf("chunk lists are inconsistent")
+	if s.Fingerprint != snap.Fingerprint || s.Options != o {
+		return nil, fmt.Errorf("it is for another corpus or options")
 	}
-	ix := &Index{opts: o, fingerprint: fp, texts: &Texts{fingerprint: fp, docs: s.DocTexts}}
-	for i := range s.Docs {
-		c := chunk{doc: s.Docs[i], id: s.IDs[i], text: s.TextOf[i], start: s.Starts[i], end: s.Ends[i], plain: s.Plain[i]}
-		if c.text < 0 || int(c.text) >= len(s.DocTexts) || c.start < 0 || c.start > c.end || int(c.end) > len(s.DocTexts[c.text]) {
-			return nil, fmt.Errorf("chunk %d points outside the texts", i)
-		}
-		ix.chunks = append(ix.chunks, c)
-	}
-	if ix.text, err = s.Text.field(&ix.vocab); err != nil {
+	ix := &Index{opts: o, texts: &Texts{}}
+	if err := ix.walk(snap, nil); err != nil {
 		return nil, err
 	}
-	if s.Title != nil {
-		t, err := s.Title.field(&ix.vocab)
+	if len(ix.chunks) != s.Chunks {
+		return nil, fmt.Errorf("it has %d chunks, the corpus splits into %d", s.Chunks, len(ix.chunks))
+	}
+	if ix.text, err = s.TextField.field(&ix.vocab, s.Chunks); err != nil {
+		return nil, err
+	}
+	if s.TitleField != nil {
+		t, err := s.TitleField.field(&ix.vocab, s.Chunks)
 		if err != nil {
 			return nil, err
 		}
@@ -155,6 +162,7 @@ func loadIndex(path, fp string, o Options) (*Index, error) {
 	if (ix.title != nil) != (o.TitleBoost > 0) {
 		return nil, fmt.Errorf("title field does not match the options")
 	}
+	ix.held(snap)
 	ix.acc = accumulators(len(ix.chunks))
 	return ix, nil
 }
@@ -164,15 +172,10 @@ func (ix *Index) save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	s := snapshot{Version: snapshotVersion, Options: ix.opts, Fingerprint: ix.fingerprint, Text: ix.text.snapshot(ix.vocab.terms)}
-	s.DocTexts = ix.texts.docs
-	for _, c := range ix.chunks {
-		s.Docs, s.IDs = append(s.Docs, c.doc), append(s.IDs, c.id)
-		s.TextOf, s.Starts, s.Ends, s.Plain = append(s.TextOf, c.text), append(s.Starts, c.start), append(s.Ends, c.end), append(s.Plain, c.plain)
-	}
+	s := snapshot{Version: snapshotVersion, Options: ix.opts, Fingerprint: ix.fingerprint, Chunks: len(ix.chunks), TextField: ix.text.saved(ix.vocab.terms)}
 	if ix.title != nil {
-		t := ix.title.snapshot(ix.vocab.terms)
-		s.Title = &t
+		t := ix.title.saved(ix.vocab.terms)
+		s.TitleField = &t
 	}
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return gob.NewEncoder(w).Encode(&s) })
 }
