@@ -115,7 +115,9 @@ func (v *vocabulary) id(term string) int32 {
 	return -1
 }
 
-// add is term's id, numbering it when it is new.
+// add is term's id, numbering it when it is new. A new term is kept as
+// it is: it must be a string of its own, not part of a document's text
+// (the analyser clones its terms; a decoded one is its own).
 func (v *vocabulary) add(term string) int32 {
 	if id, ok := v.ids[term]; ok {
 		return id
@@ -123,7 +125,6 @@ func (v *vocabulary) add(term string) int32 {
 	if v.ids == nil {
 		v.ids = map[string]int32{}
 	}
-	term = strings.Clone(term)
 	id := int32(len(v.terms))
 	v.ids[term] = id
 	v.terms = append(v.terms, term)
@@ -374,11 +375,7 @@ func (b *batch) analyse(a *analyser) {
 func (f *field) add(terms []termCount, length int, global []int32) {
 	n := int32(len(f.lengths))
 	for _, t := range terms {
-		id := global[t.term]
-		if int(id) >= len(f.postings) {
-			f.postings = append(f.postings, make([]postings, int(id)+1-len(f.postings))...)
-		}
-		f.postings[id].add(n, uint32(t.count))
+		f.at(global[t.term]).add(n, uint32(t.count))
 	}
 	f.lengths = append(f.lengths, float32(length))
 }

@@ -1,8 +1,9 @@
 package builtin
 
 import (
-	"bufio"
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"encoding/hex"
 	"encoding/json"
@@ -16,17 +17,35 @@ import (
 	"github.com/recallgate/recallgate/gate/corpus"
 )
 
-// snapshot is the on-disk form of an Index (encoding/gob): its
-// postings and lengths. The chunks and their texts are not saved: a load
-// splits the corpus it is given again (cheap beside the analysis), after
-// checking its fingerprint, and takes the texts from there.
-type snapshot struct {
-	Version     int
+// A saved index is magic, the format's version (uint16), the header's
+// length (uint32), the header (gob) and the body (gob) the header gives
+// the length and SHA-256 of. A load reads the small header first and the
+// body only when the header matches the corpus and options and its
+// length is within what that corpus could need; the body's checksum
+// catches a damaged file before it is decoded.
+//
+// The chunks and their texts are not saved: a load splits the corpus it
+// is given again (cheap beside the analysis) and takes the texts from
+// there.
+const (
+	magic           = "recallgate-bm25\x00"
+	snapshotVersion = 3
+	maxHeader       = 64 << 10
+)
+
+// header says what a saved index is for and what its body is.
+type header struct {
 	Options     Options
 	Fingerprint string
 	Chunks      int
-	TextField   savedField
-	TitleField  *savedField
+	BodyBytes   int64
+	BodySum     [sha256.Size]byte
+}
+
+// body is a saved index's postings and lengths, per field.
+type body struct {
+	TextField  savedField
+	TitleField *savedField
 }
 
 // savedField is a field's postings, packed as in memory: term i's are
@@ -38,10 +57,6 @@ type savedField struct {
 	Data    []byte
 	Lengths []float32
 }
-
-// snapshotVersion 3 packs the postings and saves no text; a file of
-// another version is rebuilt without a warning.
-const snapshotVersion = 3
 
 // saved is f's postings by term, terms the index's vocabulary.
 func (f *field) saved(terms []string) savedField {
@@ -60,16 +75,19 @@ func (f *field) saved(terms []string) savedField {
 }
 
 // field is the field s saved for an index of chunks chunks, its terms
-// numbered in v. Every list is decoded once and checked: its count, its
-// chunks rising and in range, its counts positive.
+// numbered in v. Every list is read once, as a search reads it, and
+// checked: its count, its chunks rising and in range, its counts
+// positive; every chunk's length is a whole number, the sum of its
+// counts.
 func (s *savedField) field(v *vocabulary, chunks int) (field, error) {
-	f := field{lengths: s.Lengths, avg: mean(s.Lengths)}
+	f := field{lengths: s.Lengths}
 	if len(s.Lengths) != chunks {
 		return f, fmt.Errorf("%d lengths for %d chunks", len(s.Lengths), chunks)
 	}
 	if len(s.DFs) != len(s.Terms) || len(s.Ends) != len(s.Terms) {
 		return f, fmt.Errorf("postings are inconsistent")
 	}
+	sums := make([]uint64, chunks)
 	var start int64
 	for i, t := range s.Terms {
 		end := s.Ends[i]
@@ -78,28 +96,35 @@ func (s *savedField) field(v *vocabulary, chunks int) (field, error) {
 		}
 		p := postings{data: s.Data[start:end:end], df: s.DFs[i]}
 		start = end
-		if !p.check(chunks) {
+		if !p.check(sums) {
 			return f, fmt.Errorf("postings of %q do not decode", t)
 		}
-		id := v.add(t)
-		if int(id) >= len(f.postings) {
-			f.postings = append(f.postings, make([]postings, int(id)+1-len(f.postings))...)
-		}
-		if f.postings[id].df > 0 {
+		p2 := f.at(v.add(t))
+		if p2.df > 0 {
 			return f, fmt.Errorf("term %q is saved twice", t)
 		}
-		f.postings[id] = p
+		*p2 = p
 	}
 	if start != int64(len(s.Data)) {
 		return f, fmt.Errorf("postings are inconsistent")
 	}
+	for c, l := range s.Lengths {
+		if float64(l) != float64(sums[c]) {
+			return f, fmt.Errorf("chunk %d's length %v is not the sum of its counts, %d", c, l, sums[c])
+		}
+	}
+	f.avg = mean(f.lengths)
 	return f, nil
 }
 
 // BuildCached is Build with a persisted index: it reuses dir's index of the
 // same corpus content (the snapshot's fingerprint) and options, or builds
-// one and saves it. A corrupt or unreadable saved index is rebuilt; warn
-// hears why.
+// one and saves it. A saved index that is damaged (its checksum), does not
+// fit the corpus or fails a check is rebuilt, and warn hears why; one of
+// another version is rebuilt quietly. The checks cannot tell a term's
+// postings swapped with another's by hand, with the checksum made again:
+// the cache is trusted as far as that (the pipeline refuses any cache file
+// the repository tracks).
 func BuildCached(snap *corpus.Snapshot, o Options, dir string, warn func(string)) (*Index, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -132,28 +157,59 @@ func loadIndex(path string, snap *corpus.Snapshot, o Options) (*Index, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var s snapshot
-	if err := gob.NewDecoder(bufio.NewReader(f)).Decode(&s); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
+	var pre [len(magic) + 2 + 4]byte
+	if _, err := io.ReadFull(f, pre[:]); err != nil || string(pre[:len(magic)]) != magic {
+		return nil, fmt.Errorf("it is not a saved index of this recallgate (an older one saved it, or it is damaged)")
 	}
-	if s.Version != snapshotVersion {
+	if binary.BigEndian.Uint16(pre[len(magic):]) != snapshotVersion {
 		return nil, errOtherVersion
 	}
-	if s.Fingerprint != snap.Fingerprint || s.Options != o {
+	n := binary.BigEndian.Uint32(pre[len(magic)+2:])
+	if n > maxHeader {
+		return nil, fmt.Errorf("its header of %d bytes is over %d", n, maxHeader)
+	}
+	hb := make([]byte, n)
+	if _, err := io.ReadFull(f, hb); err != nil {
+		return nil, fmt.Errorf("read header: %w", err)
+	}
+	var h header
+	if err := gob.NewDecoder(bytes.NewReader(hb)).Decode(&h); err != nil {
+		return nil, fmt.Errorf("decode header: %w", err)
+	}
+	if h.Fingerprint != snap.Fingerprint || h.Options != o {
 		return nil, fmt.Errorf("it is for another corpus or options")
 	}
 	ix := &Index{opts: o, texts: &Texts{}}
-	if err := ix.walk(snap, nil); err != nil {
+	var text int64 // the bytes the chunks' analysis reads
+	if err := ix.walk(snap, func(p pending) { text += int64(len(p.body) + len(p.title)) }); err != nil {
 		return nil, err
 	}
-	if len(ix.chunks) != s.Chunks {
-		return nil, fmt.Errorf("it has %d chunks, the corpus splits into %d", s.Chunks, len(ix.chunks))
+	if len(ix.chunks) != h.Chunks {
+		return nil, fmt.Errorf("it has %d chunks, the corpus splits into %d", h.Chunks, len(ix.chunks))
 	}
-	if ix.text, err = s.TextField.field(&ix.vocab, s.Chunks); err != nil {
+	// A posting takes at most 10 bytes and stands for at least one byte
+	// of a chunk's text; a term (with its count and end) at most the
+	// token it came from, lower-cased, and 20; a length 5.
+	if limit := 64*text + 8*int64(h.Chunks) + 1<<20; h.BodyBytes < 0 || h.BodyBytes > limit {
+		return nil, fmt.Errorf("its body of %d bytes is over the %d this corpus could need", h.BodyBytes, limit)
+	}
+	bb := make([]byte, h.BodyBytes)
+	if _, err := io.ReadFull(f, bb); err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	if sha256.Sum256(bb) != h.BodySum {
+		return nil, fmt.Errorf("its body does not match its checksum")
+	}
+	var b body
+	if err := gob.NewDecoder(bytes.NewReader(bb)).Decode(&b); err != nil {
+		return nil, fmt.Errorf("decode body: %w", err)
+	}
+	bb = nil
+	if ix.text, err = b.TextField.field(&ix.vocab, h.Chunks); err != nil {
 		return nil, err
 	}
-	if s.TitleField != nil {
-		t, err := s.TitleField.field(&ix.vocab, s.Chunks)
+	if b.TitleField != nil {
+		t, err := b.TitleField.field(&ix.vocab, h.Chunks)
 		if err != nil {
 			return nil, err
 		}
@@ -172,10 +228,27 @@ func (ix *Index) save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	s := snapshot{Version: snapshotVersion, Options: ix.opts, Fingerprint: ix.fingerprint, Chunks: len(ix.chunks), TextField: ix.text.saved(ix.vocab.terms)}
+	b := body{TextField: ix.text.saved(ix.vocab.terms)}
 	if ix.title != nil {
 		t := ix.title.saved(ix.vocab.terms)
-		s.TitleField = &t
+		b.TitleField = &t
 	}
-	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return gob.NewEncoder(w).Encode(&s) })
+	var bb, hb bytes.Buffer
+	if err := gob.NewEncoder(&bb).Encode(&b); err != nil {
+		return err
+	}
+	h := header{Options: ix.opts, Fingerprint: ix.fingerprint, Chunks: len(ix.chunks), BodyBytes: int64(bb.Len()), BodySum: sha256.Sum256(bb.Bytes())}
+	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
+		return err
+	}
+	pre := binary.BigEndian.AppendUint16([]byte(magic), snapshotVersion)
+	pre = binary.BigEndian.AppendUint32(pre, uint32(hb.Len()))
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		for _, part := range [][]byte{pre, hb.Bytes(), bb.Bytes()} {
+			if _, err := w.Write(part); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

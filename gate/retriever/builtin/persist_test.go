@@ -2,7 +2,10 @@ package builtin
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,9 +41,7 @@ func savedPath(t *testing.T, dir string, ix *Index) string {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "bm25-*.gob"))
 	for _, f := range files {
-		var s snapshot
-		b, _ := os.ReadFile(f)
-		if gob.NewDecoder(bytes.NewReader(b)).Decode(&s) == nil && s.Options == ix.opts {
+		if h, _, err := readSaved(f); err == nil && h.Options == ix.opts {
 			return f
 		}
 	}
@@ -48,10 +49,47 @@ func savedPath(t *testing.T, dir string, ix *Index) string {
 	return ""
 }
 
-// TestSavedIndexChecked: a saved index whose postings or counts were
-// edited is not used; it is rebuilt with a warning naming what is wrong,
-// and the rebuilt index answers as a fresh build. One of another version
-// is rebuilt quietly. No document text is saved.
+// readSaved splits a saved index into its header and body.
+func readSaved(path string) (header, body, error) {
+	var h header
+	var b body
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return h, b, err
+	}
+	n := int(binary.BigEndian.Uint32(raw[len(magic)+2:]))
+	rest := raw[len(magic)+6:]
+	if err := gob.NewDecoder(bytes.NewReader(rest[:n])).Decode(&h); err != nil {
+		return h, b, err
+	}
+	return h, b, gob.NewDecoder(bytes.NewReader(rest[n:])).Decode(&b)
+}
+
+// writeSaved writes h and b as a saved index, the body's length and
+// checksum made for it.
+func writeSaved(t *testing.T, path string, h header, b body) {
+	t.Helper()
+	var bb, hb bytes.Buffer
+	if err := gob.NewEncoder(&bb).Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	h.BodyBytes, h.BodySum = int64(bb.Len()), sha256.Sum256(bb.Bytes())
+	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
+		t.Fatal(err)
+	}
+	raw := binary.BigEndian.AppendUint16([]byte(magic), snapshotVersion)
+	raw = binary.BigEndian.AppendUint32(raw, uint32(hb.Len()))
+	raw = append(append(raw, hb.Bytes()...), bb.Bytes()...)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSavedIndexChecked: a saved index that was damaged, or whose
+// postings, counts or lengths were edited, is not used: it is rebuilt
+// with a warning naming what is wrong, and the rebuilt index answers as
+// a fresh build. One of another version is rebuilt quietly. No document
+// text is saved.
 func TestSavedIndexChecked(t *testing.T) {
 	dir := writeCorpus(t, map[string]string{"a": "# Keys\n\nrotate keys uniquewordinbody", "b": "other words", "c": "keys keys"})
 	o := Options{K1: 0.9, B: 0.4, TitleBoost: 2, Analysis: Analysis{Stem: true}}
@@ -68,50 +106,70 @@ func TestSavedIndexChecked(t *testing.T) {
 	if !bytes.Contains(good, []byte("uniquewordinbod")) || bytes.Contains(good, []byte("rotate keys")) {
 		t.Errorf("the saved index should hold the term but not the text")
 	}
-	var orig snapshot
-	if err := gob.NewDecoder(bytes.NewReader(good)).Decode(&orig); err != nil {
-		t.Fatal(err)
+	// first is where term's postings start in f's data.
+	first := func(f *savedField, term string) int64 {
+		for i, x := range f.Terms {
+			if x == term && f.DFs[i] >= 2 {
+				if i == 0 {
+					return 0
+				}
+				return f.Ends[i-1]
+			}
+		}
+		t.Fatalf("no term %s with two postings", term)
+		return 0
 	}
 	for _, c := range []struct {
 		name, warn string
-		edit       func(s *snapshot)
+		edit       func(h *header, b *body)
+		raw        func(raw []byte) []byte // edits the file's bytes instead
 	}{
-		{"chunk count", "chunks", func(s *snapshot) { s.Chunks++ }},
-		{"lengths", "lengths", func(s *snapshot) { s.TextField.Lengths = s.TextField.Lengths[1:] }},
-		{"count zero", "do not decode", func(s *snapshot) { s.TextField.Data[1] = 0 }},
-		{"chunk past the end", "do not decode", func(s *snapshot) { s.TextField.Data[0] = 100 }},
-		{"df", "do not decode", func(s *snapshot) { s.TextField.DFs[0]++ }},
-		{"chunk twice", "do not decode", func(s *snapshot) {
-			f := &s.TextField
-			for i, term := range f.Terms {
-				if term == "key" && f.DFs[i] >= 2 {
-					start := int64(0)
-					if i > 0 {
-						start = f.Ends[i-1]
-					}
-					f.Data[start+2] = 0 // the second posting's gap: the same chunk again
-					return
-				}
-			}
-			t.Fatal("no term key with two postings")
+		{name: "chunk count", warn: "chunks", edit: func(h *header, b *body) { h.Chunks++ }},
+		{name: "lengths", warn: "lengths", edit: func(h *header, b *body) { b.TextField.Lengths = b.TextField.Lengths[1:] }},
+		{name: "length NaN", warn: "sum of its counts", edit: func(h *header, b *body) { b.TextField.Lengths[0] = float32(math.NaN()) }},
+		{name: "length negative", warn: "sum of its counts", edit: func(h *header, b *body) { b.TextField.Lengths[1] = -1e9 }},
+		{name: "count changed", warn: "sum of its counts", edit: func(h *header, b *body) { b.TextField.Data[first(&b.TextField, "key")+1] = 100 }},
+		{name: "count zero", warn: "do not decode", edit: func(h *header, b *body) { b.TextField.Data[1] = 0 }},
+		{name: "chunk past the end", warn: "do not decode", edit: func(h *header, b *body) { b.TextField.Data[0] = 100 }},
+		{name: "df", warn: "do not decode", edit: func(h *header, b *body) { b.TextField.DFs[0]++ }},
+		{name: "chunk twice", warn: "do not decode", edit: func(h *header, b *body) {
+			b.TextField.Data[first(&b.TextField, "key")+2] = 0 // the second posting's gap: the same chunk again
 		}},
-		{"truncated", "inconsistent", func(s *snapshot) { s.TextField.Data = s.TextField.Data[:len(s.TextField.Data)-1] }},
-		{"ends", "inconsistent", func(s *snapshot) { s.TextField.Ends[0] = 0 }},
-		{"term twice", "saved twice", func(s *snapshot) { s.TextField.Terms[1] = s.TextField.Terms[0] }},
-		{"no title field", "title field", func(s *snapshot) { s.TitleField = nil }},
-		{"options", "another corpus or options", func(s *snapshot) { s.Options.K1 = 2 }},
-		{"other version", "", func(s *snapshot) { s.Version = 2 }},
+		{name: "truncated", warn: "inconsistent", edit: func(h *header, b *body) { b.TextField.Data = b.TextField.Data[:len(b.TextField.Data)-1] }},
+		{name: "ends", warn: "inconsistent", edit: func(h *header, b *body) { b.TextField.Ends[0] = 0 }},
+		{name: "term twice", warn: "saved twice", edit: func(h *header, b *body) { b.TextField.Terms[1] = b.TextField.Terms[0] }},
+		{name: "no title field", warn: "title field", edit: func(h *header, b *body) { b.TitleField = nil }},
+		{name: "options", warn: "another corpus or options", edit: func(h *header, b *body) { h.Options.K1 = 2 }},
+		{name: "damaged body", warn: "checksum", raw: func(raw []byte) []byte { raw[len(raw)-3] ^= 1; return raw }},
+		{name: "short body", warn: "read body", raw: func(raw []byte) []byte { return raw[:len(raw)-1] }},
+		{name: "header too long", warn: "header of", raw: func(raw []byte) []byte {
+			binary.BigEndian.PutUint32(raw[len(magic)+2:], maxHeader+1)
+			return raw
+		}},
+		{name: "body over what the corpus could need", warn: "could need", edit: func(h *header, b *body) {
+			b.TextField.Data = append(b.TextField.Data, make([]byte, 2<<20)...)
+		}},
+		{name: "not a saved index", warn: "not a saved index", raw: func([]byte) []byte { return []byte("garbage") }},
+		{name: "other version", raw: func(raw []byte) []byte {
+			binary.BigEndian.PutUint16(raw[len(magic):], snapshotVersion-1)
+			return raw
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			var s snapshot
-			gob.NewDecoder(bytes.NewReader(good)).Decode(&s)
-			c.edit(&s)
-			var b bytes.Buffer
-			if err := gob.NewEncoder(&b).Encode(&s); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
+			if c.raw != nil {
+				if err := os.WriteFile(path, c.raw(bytes.Clone(good)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if err := os.WriteFile(path, good, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				h, b, err := readSaved(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.edit(&h, &b)
+				writeSaved(t, path, h, b)
 			}
 			var warnings []string
 			ix, err := BuildCached(readSnap(t, dir), o, cache, func(s string) { warnings = append(warnings, s) })

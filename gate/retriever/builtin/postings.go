@@ -1,9 +1,6 @@
 package builtin
 
-import (
-	"encoding/binary"
-	"math"
-)
+import "encoding/binary"
 
 // postings are one term's postings in one field, in chunk order, packed:
 // each is the gap from the previous posting's chunk (the first's from
@@ -32,18 +29,9 @@ type reader struct {
 
 func (p *postings) reader() reader { return reader{data: p.data} }
 
-// next is the next posting's chunk and count; ok is false at the end (or
-// at data that does not decode, which a built or checked list never has).
-func (r *reader) next() (chunk int32, tf uint32, ok bool) {
-	if chunk, tf, ok = r.short(); ok {
-		return chunk, tf, ok
-	}
-	return r.wide()
-}
-
-// short is next for the common posting whose gap and count take one byte
-// each, and ok false for any other (or the end); it is small enough to be
-// inlined into the search's loop, which calls wide when it is not ok.
+// short reads the next posting when its gap and count take one byte each
+// (most do), and is not ok for any other or at the end: it is small
+// enough to be inlined into the search's loop, which then calls wide.
 func (r *reader) short() (chunk int32, tf uint32, ok bool) {
 	d := r.data
 	if len(d) < 2 || d[0]|d[1] >= 0x80 {
@@ -54,7 +42,9 @@ func (r *reader) short() (chunk int32, tf uint32, ok bool) {
 	return r.chunk, uint32(d[1]), true
 }
 
-// wide is next for a posting whose gap or count takes more than a byte.
+// wide reads the next posting whatever its size; ok is false at the end
+// or at data that does not decode, which a built or checked list never
+// has.
 func (r *reader) wide() (int32, uint32, bool) {
 	gap, i := binary.Uvarint(r.data)
 	if i <= 0 {
@@ -85,26 +75,30 @@ func (f *field) compact() {
 	}
 }
 
-// check reports whether p's data is exactly p.df postings, chunks rising
-// from the first and below chunks, counts positive and within uint32,
-// and sets p.last: a saved list is read only after this.
-func (p *postings) check(chunks int) bool {
-	data, c, n := p.data, int64(0), int32(0)
-	for len(data) > 0 {
-		gap, i := binary.Uvarint(data)
-		if i <= 0 {
+// check reports whether p's data reads, as a search reads it, as exactly
+// p.df postings with chunks rising from 0 and within sums, and counts
+// positive; it adds each count to its chunk's sum.
+func (p *postings) check(sums []uint64) bool {
+	r, n, prev := p.reader(), int32(0), int32(-1)
+	for {
+		c, tf, ok := r.wide()
+		if !ok {
+			break
+		}
+		if c <= prev || int(c) >= len(sums) || tf == 0 {
 			return false
 		}
-		tf, j := binary.Uvarint(data[i:])
-		if j <= 0 || tf == 0 || tf > math.MaxUint32 || gap > math.MaxInt32 || (n > 0 && gap == 0) {
-			return false
-		}
-		data = data[i+j:]
-		if c += int64(gap); c >= int64(chunks) {
-			return false
-		}
+		sums[c] += uint64(tf)
+		prev = c
 		n++
 	}
-	p.last = int32(c)
-	return n == p.df
+	return len(r.data) == 0 && n == p.df
+}
+
+// at is term id's postings in f, which grow to hold it.
+func (f *field) at(id int32) *postings {
+	if int(id) >= len(f.postings) {
+		f.postings = append(f.postings, make([]postings, int(id)+1-len(f.postings))...)
+	}
+	return &f.postings[id]
 }

@@ -11,13 +11,15 @@ type pt struct {
 	tf    uint32
 }
 
-// readAll is every posting of p, through its reader.
+// readAll is every posting of p, read as the search reads it.
 func readAll(p *postings) []pt {
 	var out []pt
 	for r := p.reader(); ; {
-		c, tf, ok := r.next()
+		c, tf, ok := r.short()
 		if !ok {
-			return out
+			if c, tf, ok = r.wide(); !ok {
+				return out
+			}
 		}
 		out = append(out, pt{c, tf})
 	}
