@@ -190,3 +190,72 @@ func TestSavedIndexChecked(t *testing.T) {
 		})
 	}
 }
+
+// FuzzLoadIndex loads a saved index of a small corpus whose body is the
+// fuzzer's, under a header that fits the corpus, with the body's length
+// and checksum, so every edit reaches the body's decoding and checks. It
+// never panics; an index it accepts answers with finite scores, and with
+// the body as saved, as the index it was saved from. (An accepted edit
+// may answer otherwise: a term's postings swapped are not detectable,
+// see BuildCached.)
+func FuzzLoadIndex(f *testing.F) {
+	dir := f.TempDir()
+	for name, text := range map[string]string{"a": "# Keys\n\nrotate keys often", "b": "other words, other keys", "c": "keys keys"} {
+		if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(text), 0o644); err != nil {
+			f.Fatal(err)
+		}
+	}
+	o := Options{K1: 0.9, B: 0.4, TitleBoost: 2, Analysis: Analysis{Stem: true, StopWords: true}}
+	snap := readSnap(f, dir)
+	fresh, err := Build(snap, o)
+	if err != nil {
+		f.Fatal(err)
+	}
+	saved := filepath.Join(f.TempDir(), "saved.gob")
+	if err := fresh.save(saved); err != nil {
+		f.Fatal(err)
+	}
+	h, b, err := readSaved(saved)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var good bytes.Buffer
+	if err := gob.NewEncoder(&good).Encode(&b); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good.Bytes())
+	b.TitleField = nil
+	var noTitle bytes.Buffer
+	gob.NewEncoder(&noTitle).Encode(&b)
+	f.Add(noTitle.Bytes())
+	queries := []string{"keys", "rotating", "other", "often words"}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		h.BodyBytes, h.BodySum = int64(len(body)), sha256.Sum256(body)
+		var hb bytes.Buffer
+		if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
+			t.Fatal(err)
+		}
+		raw := binary.BigEndian.AppendUint16([]byte(magic), snapshotVersion)
+		raw = binary.BigEndian.AppendUint32(raw, uint32(hb.Len()))
+		raw = append(append(raw, hb.Bytes()...), body...)
+		p := filepath.Join(t.TempDir(), "saved.gob")
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := loadIndex(p, snap, o)
+		if err != nil {
+			return
+		}
+		for _, q := range queries {
+			got := ix.Search(q, 10)
+			for _, hit := range got {
+				if math.IsNaN(hit.Score) || math.IsInf(hit.Score, 0) {
+					t.Fatalf("%q: accepted index scores %v", q, got)
+				}
+			}
+			if want := fresh.Search(q, 10); bytes.Equal(body, good.Bytes()) && !reflect.DeepEqual(got, want) {
+				t.Fatalf("%q: the saved body answers %v, want %v", q, got, want)
+			}
+		}
+	})
+}

@@ -78,3 +78,37 @@ func TestScoreReadsWidePostings(t *testing.T) {
 		t.Errorf("touched %v, scores %v %v, want %v %v", acc.touched, acc.scores[5], acc.scores[299], bm(1, 10), bm(200, 400))
 	}
 }
+
+// FuzzPostingsCheck: a list check accepts reads, with the search's
+// reader, as exactly its count of postings, chunks rising within the
+// index and counts positive, whose counts add up to the sums it made.
+func FuzzPostingsCheck(f *testing.F) {
+	var p postings
+	for _, x := range []pt{{0, 1}, {2, 130}, {200, 3}} {
+		p.add(x.chunk, x.tf)
+	}
+	f.Add(p.data, p.df, 300)
+	f.Add([]byte{0, 1, 0, 1}, int32(2), 3)
+	f.Add([]byte{5, 1}, int32(1), 3)
+	f.Fuzz(func(t *testing.T, data []byte, df int32, chunks int) {
+		if chunks < 0 || chunks > 1<<16 {
+			return
+		}
+		p := postings{data: data, df: df}
+		sums := make([]uint64, chunks)
+		if !p.check(sums) {
+			return
+		}
+		got := readAll(&p)
+		want := make([]uint64, chunks)
+		for i, x := range got {
+			if x.chunk < 0 || int(x.chunk) >= chunks || x.tf == 0 || (i > 0 && x.chunk <= got[i-1].chunk) {
+				t.Fatalf("check accepted %x (df %d, %d chunks), which reads as %v", data, df, chunks, got)
+			}
+			want[x.chunk] += uint64(x.tf)
+		}
+		if len(got) != int(df) || !reflect.DeepEqual(sums, want) {
+			t.Fatalf("check accepted %x (df %d): %d postings read, sums %v, want %v", data, df, len(got), sums, want)
+		}
+	})
+}
