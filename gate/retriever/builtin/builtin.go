@@ -79,13 +79,16 @@ type field struct {
 	avg      float64
 }
 
-// list is term id's postings in f.
+// list is term id's postings in f, for reading.
 func (f *field) list(id int32) *postings {
 	if id < 0 || int(id) >= len(f.postings) {
-		return &postings{}
+		return &noPostings
 	}
 	return &f.postings[id]
 }
+
+// noPostings are the postings of a term a field lacks; never written.
+var noPostings postings
 
 // Index is an in-memory BM25 index. It is safe for concurrent searches.
 // It keeps no copy of a document's text: its chunks are offsets into the
@@ -212,8 +215,8 @@ type termCount struct {
 }
 
 // batch is a run of consecutive chunks; done is closed once out holds
-// their analysis, by worker, which numbered the terms fresh for the
-// first time.
+// their analysis, made by worker, and fresh the terms that worker
+// numbered first in this batch.
 type batch struct {
 	in     []pending
 	out    []analysed
