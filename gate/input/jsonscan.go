@@ -93,7 +93,7 @@ func (s *JSONScanner) Key() ([]byte, bool) {
 
 // StringSpan reads a JSON string value: b[start:end] are the bytes
 // between its quotes, plain says they are its value as they are (no
-// escape, valid UTF-8); Unquote decodes the others. A control character,
+// escape, valid UTF-8); UnquoteJSON decodes the others. A control character,
 // an escape encoding/json refuses or a missing closing quote is not ok.
 func (s *JSONScanner) StringSpan() (start, end int, plain, ok bool) {
 	if s.Peek() != '"' {

@@ -233,22 +233,33 @@ func (ix *Index) save(path string) error {
 		t := ix.title.saved(ix.vocab.terms)
 		b.TitleField = &t
 	}
-	var bb, hb bytes.Buffer
+	var bb bytes.Buffer
 	if err := gob.NewEncoder(&bb).Encode(&b); err != nil {
 		return err
 	}
-	h := header{Options: ix.opts, Fingerprint: ix.fingerprint, Chunks: len(ix.chunks), BodyBytes: int64(bb.Len()), BodySum: sha256.Sum256(bb.Bytes())}
-	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
+	head, err := headFor(header{Options: ix.opts, Fingerprint: ix.fingerprint, Chunks: len(ix.chunks)}, bb.Bytes())
+	if err != nil {
 		return err
 	}
-	pre := binary.BigEndian.AppendUint16([]byte(magic), snapshotVersion)
-	pre = binary.BigEndian.AppendUint32(pre, uint32(hb.Len()))
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		for _, part := range [][]byte{pre, hb.Bytes(), bb.Bytes()} {
+		for _, part := range [][]byte{head, bb.Bytes()} {
 			if _, err := w.Write(part); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+}
+
+// headFor is what comes before body in a saved index: magic, version,
+// the header's length and the header, h with body's length and checksum.
+func headFor(h header, body []byte) ([]byte, error) {
+	h.BodyBytes, h.BodySum = int64(len(body)), sha256.Sum256(body)
+	var hb bytes.Buffer
+	if err := gob.NewEncoder(&hb).Encode(&h); err != nil {
+		return nil, err
+	}
+	head := binary.BigEndian.AppendUint16([]byte(magic), snapshotVersion)
+	head = binary.BigEndian.AppendUint32(head, uint32(hb.Len()))
+	return append(head, hb.Bytes()...), nil
 }
