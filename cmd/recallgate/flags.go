@@ -12,17 +12,17 @@ import (
 )
 
 // output are --format and --out, the flags of every command that writes a
-// report; the formats are the report package's.
+// report; the formats are the report package's registry's.
 type output struct{ format, out string }
 
 func (o *output) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "text", "output format: "+report.FormatList())
+	fs.StringVar(&o.format, "format", string(report.Comparisons.Default()), "output format: "+report.Comparisons.List())
 	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 }
 
 // parse reads --format.
 func (o *output) parse() (report.Format, error) {
-	f, err := report.ParseFormat(o.format)
+	f, err := report.Comparisons.Parse(o.format)
 	if err != nil {
 		return f, usagef("--format: %v", err)
 	}

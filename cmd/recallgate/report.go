@@ -32,7 +32,7 @@ var reportCommand = command{
 				o.out = "" // the error report must not replace the input
 				return usagef("--out is the --in file: give another")
 			}
-			f, err := report.ParseFormat(*format)
+			f, err := report.Comparisons.Parse(*format)
 			if err != nil {
 				return usagef("--format: %v", err)
 			}
