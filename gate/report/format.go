@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
 // Format names an output format.
@@ -79,10 +81,7 @@ func sayList(fs []Format) string {
 	for i, f := range fs {
 		names[i] = string(f)
 	}
-	if len(names) == 1 {
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return gate.SayOr(names)
 }
 
 // Renderer draws one kind of document in one format.
