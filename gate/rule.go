@@ -76,6 +76,26 @@ func (r *Rule) Config() string {
 	return "0–1"
 }
 
+// Limits are the rules that apply to a group of queries: the whole set or
+// one segment. A nil field is off.
+type Limits struct {
+	MaxRecallDrop, MaxNDCGDrop, MaxPrecisionDrop *float64
+	MaxBelowIncrease                             *int
+	MinRecall, MinNDCG                           *float64
+	// MaxFalseAnswersIncrease and MaxFalseRefusalsIncrease are the refusal
+	// check's rules (see Thresholds).
+	MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease *int
+	// The final-context rules (see Thresholds).
+	MaxContextRecallDrop, MaxEvidenceDrop *float64
+	MaxFactsLost                          *int
+}
+
+// limits are the whole-set rules of t that Limits holds.
+func (t Thresholds) limits() Limits {
+	return Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
+		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost}
+}
+
 // rules is the registry, in the order reports show the rules.
 var rules = registerRules([]*Rule{
 	{Key: RuleRecallDrop, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "0.02", Segments: true,
