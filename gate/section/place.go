@@ -1,0 +1,249 @@
+package section
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Doc is one document's text and its sections, ready to place chunks in.
+// It is safe for concurrent use.
+type Doc struct {
+	// ID is the document's id in the corpus.
+	ID string
+	// Text is the document's text, the one byte offsets count in.
+	Text string
+	// Sections are the document's sections in document order.
+	Sections []Section
+
+	once      sync.Once
+	collapsed string // Text with each run of white space one space
+	origin    []int  // origin[i]: the offset in Text of collapsed[i]
+}
+
+// NewDoc reads a document's sections from its text in the given format.
+func NewDoc(id, text string, f Format) *Doc {
+	return &Doc{ID: id, Text: text, Sections: Parse(f, text)}
+}
+
+// Given makes a document whose sections the corpus gave (a JSONL line's
+// "sections"); Check has accepted them.
+func Given(id, text string, sections []Section) *Doc {
+	return &Doc{ID: id, Text: text, Sections: sections}
+}
+
+// Check refuses sections a corpus gives that cannot be placed in a text
+// of size bytes: an empty or repeated anchor, one with "#" or white space
+// in it, or offsets outside 0 ≤ start < end ≤ size.
+func Check(sections []Section, size int) error {
+	seen := map[string]bool{}
+	for i, s := range sections {
+		switch {
+		case s.Anchor == "":
+			return fmt.Errorf("sections[%d]: anchor is empty", i)
+		case strings.ContainsAny(s.Anchor, "# \t\r\n"):
+			return fmt.Errorf("sections[%d]: anchor %q holds \"#\" or white space", i, s.Anchor)
+		case seen[s.Anchor]:
+			return fmt.Errorf("sections[%d]: anchor %q is given twice", i, s.Anchor)
+		case s.Start < 0 || s.End <= s.Start || s.End > size:
+			return fmt.Errorf("sections[%d] (%s): start %d, end %d are not 0 ≤ start < end ≤ %d, the text's length in bytes", i, s.Anchor, s.Start, s.End, size)
+		}
+		seen[s.Anchor] = true
+	}
+	return nil
+}
+
+// Anchors returns the document's anchors in document order.
+func (d *Doc) Anchors() []string {
+	out := make([]string, len(d.Sections))
+	for i, s := range d.Sections {
+		out[i] = s.Anchor
+	}
+	return out
+}
+
+// Find returns the section with the anchor (the first, should two share
+// it).
+func (d *Doc) Find(anchor string) (Section, bool) {
+	for _, s := range d.Sections {
+		if s.Anchor == anchor {
+			return s, true
+		}
+	}
+	return Section{}, false
+}
+
+// Chunk is what a retrieved hit says about where its passage is.
+type Chunk struct {
+	// Start and End are the passage's byte offsets in its document's
+	// text, End exclusive, when Offsets is set.
+	Start, End int
+	// Offsets says Start and End were given.
+	Offsets bool
+	// Text is the passage's text, "" when the hit carries none.
+	Text string
+	// Section is the anchor the retriever names for the passage, "" when
+	// none.
+	Section string
+}
+
+// Method is how a chunk was placed in its document.
+type Method uint8
+
+// The ways a chunk is placed, in the order they are tried.
+const (
+	// Unplaced: nothing the hit carries places it; it counts for its
+	// document only.
+	Unplaced Method = iota
+	// ByOffsets: the hit's start and end.
+	ByOffsets
+	// ByText: the hit's text found as it is in the document.
+	ByText
+	// ByCollapsedText: the hit's text found once every run of white space
+	// in both is one space.
+	ByCollapsedText
+	// BySection: the section the hit names (its span stands for the
+	// chunk).
+	BySection
+)
+
+// String names the method in reports.
+func (m Method) String() string {
+	switch m {
+	case ByOffsets:
+		return "offsets"
+	case ByText:
+		return "text"
+	case ByCollapsedText:
+		return "text (white space collapsed)"
+	case BySection:
+		return "section"
+	}
+	return "unplaced"
+}
+
+// Place is where a chunk lies in its document.
+type Place struct {
+	// Start and End are the chunk's byte offsets, End exclusive (0, 0
+	// when unplaced).
+	Start, End int
+	// Method is how it was found.
+	Method Method
+	// Why says what failed when the chunk could not be placed.
+	Why string
+}
+
+// Place finds a chunk in the document: by its offsets when they fit the
+// text, else by its text (as it is, then with white space collapsed),
+// else by the section it names.
+func (d *Doc) Place(c Chunk) Place {
+	var why []string
+	if c.Offsets {
+		if 0 <= c.Start && c.Start < c.End && c.End <= len(d.Text) {
+			return Place{Start: c.Start, End: c.End, Method: ByOffsets}
+		}
+		why = append(why, fmt.Sprintf("offsets %d–%d outside the document's %d bytes", c.Start, c.End, len(d.Text)))
+	}
+	if c.Text != "" {
+		if i := strings.Index(d.Text, c.Text); i >= 0 {
+			return Place{Start: i, End: i + len(c.Text), Method: ByText}
+		}
+		if s, e, ok := d.locateCollapsed(c.Text); ok {
+			return Place{Start: s, End: e, Method: ByCollapsedText}
+		}
+		why = append(why, "its text is not in the document")
+	}
+	if c.Section != "" {
+		if s, ok := d.Find(c.Section); ok {
+			return Place{Start: s.Start, End: s.End, Method: BySection}
+		}
+		why = append(why, fmt.Sprintf("the document has no section %q", c.Section))
+	}
+	if len(why) == 0 {
+		why = append(why, "the hit carries no offsets, text or section")
+	}
+	return Place{Method: Unplaced, Why: strings.Join(why, "; ")}
+}
+
+// Counts returns the anchors of the sections a span counts for, in
+// document order: those holding at least half of its bytes, and those
+// lying wholly inside it.
+func (d *Doc) Counts(start, end int) []string {
+	var out []string
+	for _, s := range d.Sections {
+		if Holds(s.Start, s.End, start, end) {
+			out = append(out, s.Anchor)
+		}
+	}
+	return out
+}
+
+// Holds is the rule a chunk [start, end) counts for a section [sStart,
+// sEnd) by: at least half of the chunk's bytes lie in the section, or
+// the whole section lies in the chunk.
+func Holds(sStart, sEnd, start, end int) bool {
+	if end <= start {
+		return false
+	}
+	if start <= sStart && sEnd <= end {
+		return true
+	}
+	overlap := min(end, sEnd) - max(start, sStart)
+	return overlap > 0 && 2*overlap >= end-start
+}
+
+// locateCollapsed finds text in the document with every run of white
+// space (in both) read as one space, and maps the match back to offsets
+// in the document's own text.
+func (d *Doc) locateCollapsed(text string) (int, int, bool) {
+	want, _ := collapse(strings.TrimSpace(text), false)
+	if want == "" {
+		return 0, 0, false
+	}
+	d.once.Do(func() { d.collapsed, d.origin = collapse(d.Text, true) })
+	i := strings.Index(d.collapsed, want)
+	if i < 0 {
+		return 0, 0, false
+	}
+	last := i + len(want) - 1
+	_, size := utf8.DecodeRuneInString(d.Text[d.origin[last]:])
+	return d.origin[i], d.origin[last] + size, true
+}
+
+// collapse turns each run of white space into one space; with origins it
+// also returns, for each byte of the result, the offset of the byte it
+// came from (a collapsed run maps to its first byte).
+func collapse(s string, origins bool) (string, []int) {
+	var b strings.Builder
+	b.Grow(len(s))
+	var origin []int
+	if origins {
+		origin = make([]int, 0, len(s))
+	}
+	space := false
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			if !space {
+				b.WriteByte(' ')
+				if origins {
+					origin = append(origin, i)
+				}
+			}
+			space = true
+			i += w
+			continue
+		}
+		space = false
+		b.WriteString(s[i : i+w]) // the bytes as they are, valid or not
+		if origins {
+			for k := 0; k < w; k++ {
+				origin = append(origin, i+k)
+			}
+		}
+		i += w
+	}
+	return b.String(), origin
+}
