@@ -63,11 +63,12 @@ type Expansion struct {
 // section it names, if any, unchecked; else for its document only.
 func Expand(hits []Hit, lookup func(doc string) *Doc) Expansion {
 	out := Expansion{Methods: map[Method]int{}}
-	seen := map[string]bool{}
-	add := func(k string) {
-		if !seen[k] {
+	type key struct{ doc, anchor string }
+	seen := make(map[key]bool, len(hits))
+	add := func(doc, anchor string) {
+		if k := (key{doc, anchor}); !seen[k] {
 			seen[k] = true
-			out.Keys = append(out.Keys, k)
+			out.Keys = append(out.Keys, Key(doc, anchor))
 		}
 	}
 	for i, h := range hits {
@@ -75,27 +76,27 @@ func Expand(hits []Hit, lookup func(doc string) *Doc) Expansion {
 		if d == nil {
 			if h.Chunk.Section != "" {
 				out.Methods[BySection]++
-				add(Key(h.Doc, h.Chunk.Section))
+				add(h.Doc, h.Chunk.Section)
 				continue
 			}
 			out.Methods[Unplaced]++
 			out.Unplaced = append(out.Unplaced, Lost{Rank: i + 1, Doc: h.Doc, Why: "the document is not in the corpus read"})
-			add(h.Doc)
+			add(h.Doc, "")
 			continue
 		}
 		p := d.Place(h.Chunk)
 		out.Methods[p.Method]++
 		if p.Method == Unplaced {
 			out.Unplaced = append(out.Unplaced, Lost{Rank: i + 1, Doc: h.Doc, Why: p.Why})
-			add(h.Doc)
+			add(h.Doc, "")
 			continue
 		}
 		anchors := d.Counts(p.Start, p.End)
 		if len(anchors) == 0 {
-			add(h.Doc)
+			add(h.Doc, "")
 		}
 		for _, a := range anchors {
-			add(Key(h.Doc, a))
+			add(h.Doc, a)
 		}
 	}
 	return out

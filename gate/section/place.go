@@ -21,6 +21,9 @@ type Doc struct {
 	once      sync.Once
 	collapsed string // Text with each run of white space one space
 	origin    []int  // origin[i]: the offset in Text of collapsed[i]
+
+	mu    sync.Mutex
+	found map[string]Place // a chunk text's place (Unplaced: not found)
 }
 
 // NewDoc reads a document's sections from its text in the given format.
@@ -147,11 +150,8 @@ func (d *Doc) Place(c Chunk) Place {
 		why = append(why, fmt.Sprintf("offsets %d–%d outside the document's %d bytes", c.Start, c.End, len(d.Text)))
 	}
 	if c.Text != "" {
-		if i := strings.Index(d.Text, c.Text); i >= 0 {
-			return Place{Start: i, End: i + len(c.Text), Method: ByText}
-		}
-		if s, e, ok := d.locateCollapsed(c.Text); ok {
-			return Place{Start: s, End: e, Method: ByCollapsedText}
+		if p := d.locate(c.Text); p.Method != Unplaced {
+			return p
 		}
 		why = append(why, "its text is not in the document")
 	}
@@ -194,6 +194,30 @@ func Holds(sStart, sEnd, start, end int) bool {
 	return overlap > 0 && 2*overlap >= end-start
 }
 
+// locate finds a chunk's text in the document, as it is and then with
+// white space collapsed, once per text: a run names the same chunk in
+// many queries, and both sides of a gate share the document.
+func (d *Doc) locate(text string) Place {
+	d.mu.Lock()
+	p, ok := d.found[text]
+	d.mu.Unlock()
+	if ok {
+		return p
+	}
+	if i := index(d.Text, text); i >= 0 {
+		p = Place{Start: i, End: i + len(text), Method: ByText}
+	} else if s, e, ok := d.locateCollapsed(text); ok {
+		p = Place{Start: s, End: e, Method: ByCollapsedText}
+	}
+	d.mu.Lock()
+	if d.found == nil {
+		d.found = map[string]Place{}
+	}
+	d.found[text] = p
+	d.mu.Unlock()
+	return p
+}
+
 // locateCollapsed finds text in the document with every run of white
 // space (in both) read as one space, and maps the match back to offsets
 // in the document's own text.
@@ -203,7 +227,7 @@ func (d *Doc) locateCollapsed(text string) (int, int, bool) {
 		return 0, 0, false
 	}
 	d.once.Do(func() { d.collapsed, d.origin = collapse(d.Text, true) })
-	i := strings.Index(d.collapsed, want)
+	i := index(d.collapsed, want)
 	if i < 0 {
 		return 0, 0, false
 	}
@@ -246,4 +270,31 @@ func collapse(s string, origins bool) (string, []int) {
 		i += w
 	}
 	return b.String(), origin
+}
+
+// probeLen is how much of a chunk's text is looked for first: short
+// enough for the vector search strings.Index uses up to 63 bytes (a
+// chunk of hundreds of bytes would be hashed window by window), long
+// enough that few places in a document start with it.
+const probeLen = 32
+
+// index is strings.Index(text, chunk) for chunks of hundreds of bytes:
+// the places that start with the chunk's first probeLen bytes, each
+// checked for the rest.
+func index(text, chunk string) int {
+	if len(chunk) <= probeLen {
+		return strings.Index(text, chunk)
+	}
+	probe := chunk[:probeLen]
+	for off := 0; off+len(chunk) <= len(text); {
+		k := strings.Index(text[off:len(text)-len(chunk)+probeLen], probe)
+		if k < 0 {
+			return -1
+		}
+		if text[off+k+probeLen:off+k+len(chunk)] == chunk[probeLen:] {
+			return off + k
+		}
+		off += k + 1
+	}
+	return -1
 }
