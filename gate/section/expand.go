@@ -63,40 +63,40 @@ type Expansion struct {
 // section it names, if any, unchecked; else for its document only.
 func Expand(hits []Hit, lookup func(doc string) *Doc) Expansion {
 	out := Expansion{Methods: map[Method]int{}}
-	type key struct{ doc, anchor string }
-	seen := make(map[key]bool, len(hits))
-	add := func(doc, anchor string) {
-		if k := (key{doc, anchor}); !seen[k] {
+	seen := make(map[string]bool, len(hits))
+	add := func(k string) {
+		if !seen[k] {
 			seen[k] = true
-			out.Keys = append(out.Keys, Key(doc, anchor))
+			out.Keys = append(out.Keys, k)
 		}
 	}
+	var keys []string
 	for i, h := range hits {
 		d := lookup(h.Doc)
 		if d == nil {
 			if h.Chunk.Section != "" {
 				out.Methods[BySection]++
-				add(h.Doc, h.Chunk.Section)
+				add(Key(h.Doc, h.Chunk.Section))
 				continue
 			}
 			out.Methods[Unplaced]++
 			out.Unplaced = append(out.Unplaced, Lost{Rank: i + 1, Doc: h.Doc, Why: "the document is not in the corpus read"})
-			add(h.Doc, "")
+			add(h.Doc)
 			continue
 		}
 		p := d.Place(h.Chunk)
 		out.Methods[p.Method]++
 		if p.Method == Unplaced {
 			out.Unplaced = append(out.Unplaced, Lost{Rank: i + 1, Doc: h.Doc, Why: p.Why})
-			add(h.Doc, "")
+			add(h.Doc)
 			continue
 		}
-		anchors := d.Counts(p.Start, p.End)
-		if len(anchors) == 0 {
-			add(h.Doc, "")
+		keys = d.appendKeys(keys[:0], p.Start, p.End)
+		if len(keys) == 0 {
+			add(h.Doc)
 		}
-		for _, a := range anchors {
-			add(h.Doc, a)
+		for _, k := range keys {
+			add(k)
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package section
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -20,10 +21,13 @@ type Doc struct {
 
 	once      sync.Once
 	collapsed string // Text with each run of white space one space
-	origin    []int  // origin[i]: the offset in Text of collapsed[i]
+	shrunk    []shift
 
 	mu    sync.Mutex
 	found map[string]Place // a chunk text's place (Unplaced: not found)
+
+	keyOnce sync.Once
+	keys    []string // "id#anchor" of each section, made once
 }
 
 // NewDoc reads a document's sections from its text in the given format.
@@ -180,6 +184,23 @@ func (d *Doc) Counts(start, end int) []string {
 	return out
 }
 
+// appendKeys appends Counts as labels ("id#anchor", each made once a
+// document) to out.
+func (d *Doc) appendKeys(out []string, start, end int) []string {
+	d.keyOnce.Do(func() {
+		d.keys = make([]string, len(d.Sections))
+		for i, s := range d.Sections {
+			d.keys[i] = Key(d.ID, s.Anchor)
+		}
+	})
+	for i, s := range d.Sections {
+		if Holds(s.Start, s.End, start, end) {
+			out = append(out, d.keys[i])
+		}
+	}
+	return out
+}
+
 // Holds is the rule a chunk [start, end) counts for a section [sStart,
 // sEnd) by: at least half of the chunk's bytes lie in the section, or
 // the whole section lies in the chunk.
@@ -218,58 +239,71 @@ func (d *Doc) locate(text string) Place {
 	return p
 }
 
+// shift says that from the offset at in the collapsed text on, an offset
+// lies by bytes further on in the document's text (a run of white space
+// longer than one byte before it became one space).
+type shift struct {
+	at, by int
+}
+
 // locateCollapsed finds text in the document with every run of white
 // space (in both) read as one space, and maps the match back to offsets
 // in the document's own text.
 func (d *Doc) locateCollapsed(text string) (int, int, bool) {
-	want, _ := collapse(strings.TrimSpace(text), false)
+	want, _ := collapse(strings.TrimSpace(text))
 	if want == "" {
 		return 0, 0, false
 	}
-	d.once.Do(func() { d.collapsed, d.origin = collapse(d.Text, true) })
+	d.once.Do(func() { d.collapsed, d.shrunk = collapse(d.Text) })
 	i := index(d.collapsed, want)
 	if i < 0 {
 		return 0, 0, false
 	}
+	// The match ends on a byte that is not white space, so the byte after
+	// it lies right after that byte's origin.
 	last := i + len(want) - 1
-	_, size := utf8.DecodeRuneInString(d.Text[d.origin[last]:])
-	return d.origin[i], d.origin[last] + size, true
+	return d.origin(i), d.origin(last) + 1, true
 }
 
-// collapse turns each run of white space into one space; with origins it
-// also returns, for each byte of the result, the offset of the byte it
-// came from (a collapsed run maps to its first byte).
-func collapse(s string, origins bool) (string, []int) {
-	var b strings.Builder
-	b.Grow(len(s))
-	var origin []int
-	if origins {
-		origin = make([]int, 0, len(s))
+// origin is the offset in the document's text of the collapsed text's
+// byte at c (a collapsed run's space: the run's first byte).
+func (d *Doc) origin(c int) int {
+	k := sort.Search(len(d.shrunk), func(k int) bool { return d.shrunk[k].at > c })
+	if k == 0 {
+		return c
 	}
-	space := false
+	return c + d.shrunk[k-1].by
+}
+
+// collapse turns each run of white space into one space, and returns
+// where the result's offsets start to lie further on in s.
+func collapse(s string) (string, []shift) {
+	b := make([]byte, 0, len(s))
+	var shifts []shift
+	by := 0
 	for i := 0; i < len(s); {
 		r, w := utf8.DecodeRuneInString(s[i:])
-		if unicode.IsSpace(r) {
-			if !space {
-				b.WriteByte(' ')
-				if origins {
-					origin = append(origin, i)
-				}
-			}
-			space = true
+		if r != utf8.RuneError && !unicode.IsSpace(r) || r == utf8.RuneError && w == 1 {
+			b = append(b, s[i:i+w]...) // the bytes as they are, valid or not
 			i += w
 			continue
 		}
-		space = false
-		b.WriteString(s[i : i+w]) // the bytes as they are, valid or not
-		if origins {
-			for k := 0; k < w; k++ {
-				origin = append(origin, i+k)
+		j := i + w
+		for j < len(s) {
+			r, w := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsSpace(r) {
+				break
 			}
+			j += w
 		}
-		i += w
+		b = append(b, ' ')
+		if j-i > 1 {
+			by += j - i - 1
+			shifts = append(shifts, shift{at: len(b), by: by})
+		}
+		i = j
 	}
-	return b.String(), origin
+	return string(b), shifts
 }
 
 // probeLen is how much of a chunk's text is looked for first: short

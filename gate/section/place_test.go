@@ -117,3 +117,20 @@ func TestCheckGivenSections(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapsedMapsBackThroughWideSpace: runs of white space of several
+// bytes (no-break spaces, tabs, CRLF) before and inside the match map the
+// match back to the document's own bytes.
+func TestCollapsedMapsBackThroughWideSpace(t *testing.T) {
+	text := "x\u00a0\u00a0y\r\n\r\nalpha\t\u3000beta\n gamma\u00a0delta end"
+	d := NewDoc("d", text, Plain)
+	start := strings.Index(text, "alpha")
+	end := strings.Index(text, "delta") + len("delta")
+	want := Place{start, end, ByCollapsedText, ""}
+	if got := d.Place(Chunk{Text: "alpha beta gamma delta"}); got != want {
+		t.Errorf("got %+v (%q), want %+v (%q)", got, text[got.Start:got.End], want, text[start:end])
+	}
+	if got := d.Place(Chunk{Text: " y alpha"}); got != (Place{strings.Index(text, "y"), start + 5, ByCollapsedText, ""}) {
+		t.Errorf("a match across a CRLF pair: got %+v", got)
+	}
+}
