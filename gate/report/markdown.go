@@ -151,8 +151,8 @@ func writeMarkdownHeader(b *bufio.Writer, r *CompareReport, ids map[string]bool)
 	if len(r.Reasons)+len(empty) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",
-		r.Set.count(), r.Depth.Candidates, r.Depth.Context, gateLine(r))
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level%s · gate: %s\n\n",
+		r.Set.count(), r.Depth.Candidates, r.Depth.Context, condensedClause(r.Unjudged.Mode), gateLine(r))
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
 	}

@@ -253,7 +253,7 @@ func writeHeadText(b *bufio.Writer, r *CompareReport) {
 	for _, l := range emptyAnswerLines(r, termID) {
 		fmt.Fprintf(b, "  empty answer: %s\n", l)
 	}
-	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
+	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents%s\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context, condensedClause(r.Unjudged.Mode))
 	fmt.Fprintf(b, "gate: %s\n", rulesSummary(r))
 	if l := distanceLine(r, terminal); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
