@@ -143,6 +143,17 @@ func TestUnjudgedDefaultFails(t *testing.T) {
 	}
 }
 
+// TestUnjudgedDebtBounded: the label-debt block of the text report lists
+// ten of the twelve queries, then says how many more the JSON holds.
+func TestUnjudgedDebtBounded(t *testing.T) {
+	f := burialFixture(t, "", "")
+	_, text, _ := unjudgedGate(t, f)
+	if n := strings.Count(text, "  unjudged in head context: "); n != 10 || !strings.Contains(text, "  q10  unjudged in head context: q10-u01, ") ||
+		!strings.Contains(text, "\n  …and 2 more queries (the JSON lists them all)\n") {
+		t.Errorf("label debt lists %d queries, want 10 then \"…and 2 more queries\":\n%s", n, text)
+	}
+}
+
 // TestUnjudgedRangeFromBase: the base commit's unjudged = "range" reads
 // the same change inconclusive (exit 0); the pull request's own "range"
 // is a proposal and the change still fails.

@@ -526,8 +526,12 @@ func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
 		return
 	}
 	fmt.Fprintf(b, "\n<details><summary>Unjudged in the head's context: %d %s</summary>\n\n%s\n\n| query | documents nobody judged |\n|:--|:--|\n", len(r.Unjudged.New), plural(len(r.Unjudged.New), "query", "queries"), line)
-	for _, q := range r.Unjudged.New {
+	shown, more := debtShown(r.Unjudged)
+	for _, q := range shown {
 		fmt.Fprintf(b, "| %s | %s |\n", mdCell(q.ID), mdList(q.Docs))
+	}
+	if more != "" {
+		fmt.Fprintf(b, "\n%s\n", more)
 	}
 	b.Write([]byte("\n</details>\n"))
 }

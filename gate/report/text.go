@@ -308,8 +308,12 @@ func writeTableText(b *bufio.Writer, r *CompareReport) {
 	}
 	if l := unjudgedLine(r.Unjudged, r.Depth.Context); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
-		for _, q := range r.Unjudged.New {
+		shown, more := debtShown(r.Unjudged)
+		for _, q := range shown {
 			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", termID(q.ID), termIDs(q.Docs))
+		}
+		if more != "" {
+			fmt.Fprintf(b, "  %s\n", more)
 		}
 	}
 }

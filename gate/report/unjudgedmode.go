@@ -1,6 +1,10 @@
 package report
 
-import "github.com/recallgate/recallgate/gate"
+import (
+	"fmt"
+
+	"github.com/recallgate/recallgate/gate"
+)
 
 // condensedClause is what the set line adds when precision and nDCG were
 // scored on condensed lists; "" in the other readings.
@@ -32,4 +36,18 @@ func rangeReading(mode string) string {
 		return " The rules count them non-relevant ([gate] unjudged = \"nonrelevant\", trec_eval's reading): judge them to clear a failure."
 	}
 	return ""
+}
+
+// MaxDebtLines is how many queries the label-debt block of the text and
+// Markdown reports lists; the JSON lists them all.
+const MaxDebtLines = 10
+
+// debtShown is the label debt's queries a report lists (at most
+// MaxDebtLines) and the line for the rest ("" when none is left out).
+func debtShown(u UnjudgedInfo) ([]UnjudgedQuery, string) {
+	if len(u.New) <= MaxDebtLines {
+		return u.New, ""
+	}
+	more := len(u.New) - MaxDebtLines
+	return u.New[:MaxDebtLines], fmt.Sprintf("…and %d more %s (the JSON lists them all)", more, plural(more, "query", "queries"))
 }
