@@ -86,13 +86,13 @@ type unjudgedReport struct {
 
 // unjudgedGate runs `gate --base-ref` on f, the text report on stdout and
 // the JSON one decoded.
-func unjudgedGate(t *testing.T, f *fixture) (int, string, unjudgedReport) {
+func unjudgedGate(t *testing.T, f *fixture, extra ...string) (int, string, unjudgedReport) {
 	t.Helper()
 	jsonOut := filepath.Join(t.TempDir(), "report.json")
 	var out, errb bytes.Buffer
 	tmp := t.TempDir()
 	e := &env{getenv: func(k string) string { return map[string]string{"RUNNER_TEMP": tmp}[k] }, stdout: &out, stderr: &errb, now: func() time.Time { return policyToday }}
-	runner, rest, err := gateCommand.Parse([]string{"--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base, "--json-out", jsonOut})
+	runner, rest, err := gateCommand.Parse(append([]string{"--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base, "--json-out", jsonOut}, extra...))
 	if err == nil {
 		err = runner(context.Background(), e, rest)
 	}
@@ -199,5 +199,55 @@ func TestUnjudgedCondensed(t *testing.T) {
 	}
 	if !strings.Contains(text, "Label debt: 120 unjudged documents in 12 queries") {
 		t.Errorf("condensed drops the label debt:\n%s", text)
+	}
+}
+
+// TestUnjudgedRescoreSavedRuns: the loop without a second retrieval. The
+// runs `gate --save-runs` wrote are scored again by `compare` on the set
+// with the head's documents judged: judged relevant, the head passes;
+// judged not relevant, it fails with no document left unjudged. A set
+// whose query reads otherwise than when the runs were made is refused,
+// naming that query.
+func TestUnjudgedRescoreSavedRuns(t *testing.T) {
+	f := burialFixture(t, "", "")
+	saved := filepath.Join(t.TempDir(), "saved")
+	if code, text, _ := unjudgedGate(t, f, "--save-runs", saved); code != 1 {
+		t.Fatalf("gate: exit %d, want 1\n%s", code, text)
+	}
+	dir := t.TempDir()
+	relabel := func(name string, grade int, text func(i int) string) string {
+		var b strings.Builder
+		for i := 1; i <= 12; i++ {
+			fmt.Fprintf(&b, `{"id":"q%02d","query":%q,"gold":{"g%02d":1,"z%02d":0`, i, text(i), i, i)
+			for u := 1; u <= 10; u++ {
+				fmt.Fprintf(&b, `,"q%02d-u%02d":%d`, i, u, grade)
+			}
+			b.WriteString("}}\n")
+		}
+		return write(t, dir, name, b.String())
+	}
+	same := func(i int) string { return fmt.Sprintf("question %d", i) }
+	compare := func(set string) (int, string, string) {
+		return rg(t, "compare", "--set", set, "--base", filepath.Join(saved, "base.jsonl"), "--head", filepath.Join(saved, "head.jsonl"), "--candidates", "20", "--context", "10")
+	}
+	// Judged relevant: the head's top 10 holds ten relevant documents where
+	// the base's held one.
+	code, out, errs := compare(relabel("relevant.jsonl", 1, same))
+	if code != 0 || !strings.HasPrefix(out, "PASS") || !strings.Contains(out, "precision@10  0.100  1.000") {
+		t.Errorf("judged relevant: exit %d, want 0 and a pass at precision@10 0.100 → 1.000\n%s%s", code, out, errs)
+	}
+	code, out, errs = compare(relabel("not-relevant.jsonl", 0, same))
+	if code != 1 || !strings.HasPrefix(out, "FAIL") || strings.Contains(out, "nobody judged") || strings.Contains(out, "Label debt") {
+		t.Errorf("judged not relevant: exit %d, want 1, a fail with nothing left unjudged\n%s%s", code, out, errs)
+	}
+	reworded := relabel("reworded.jsonl", 1, func(i int) string {
+		if i == 7 {
+			return "question seven"
+		}
+		return same(i)
+	})
+	code, _, errs = compare(reworded)
+	if code != 2 || !strings.Contains(errs, `base.jsonl: this run was made for other query texts than `+reworded+`: query "q07" reads otherwise than when it was retrieved`) {
+		t.Errorf("reworded q07: exit %d, want 2 naming q07\n%s", code, errs)
 	}
 }
