@@ -251,3 +251,42 @@ func TestUnjudgedRescoreSavedRuns(t *testing.T) {
 		t.Errorf("reworded q07: exit %d, want 2 naming q07\n%s", code, errs)
 	}
 }
+
+// TestProposalRemovesWhatItBreaks: a change that breaks q26 and proposes
+// removing it (and q01, which it leaves alone) says so in the headline of
+// the text and Markdown reports and in the proposal's removed line.
+func TestProposalRemovesWhatItBreaks(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	regressCorpus(f)
+	first, _, _ := strings.Cut(string(must(os.ReadFile(filepath.Join(f.dir, "rag/queries.jsonl")))), "\n")
+	f.edit("rag/queries.jsonl", first+"\n", "")
+	f.edit("rag/queries.jsonl", q26Line+"\n", "")
+	f.commit("break q26, remove it and q01")
+	code, text, _ := unjudgedGate(t, f)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, text)
+	}
+	if want := "set: the base commit's (30 queries); this change proposes 2 removed; 1 of them regresses in it"; !strings.Contains(headlineOf(text), want) {
+		t.Errorf("text headline %q lacks %q", headlineOf(text), want)
+	}
+	if want := "removed (still gated: the base commit's set holds them; 1 of them regresses in this change): q01, q26"; !strings.Contains(text, want) {
+		t.Errorf("text report lacks %q:\n%s", want, text)
+	}
+	_, md, _ := unjudgedGate(t, f, "--format", "markdown")
+	for _, want := range []string{"this change proposes 2 removed; 1 of them regresses in it",
+		"- **proposal:** removed (still gated: the base commit's set holds them; 1 of them regresses in this change): `q01`, `q26`"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+
+	// Only q26 removed: the one it removes is the one it breaks.
+	f = newFixture(t, builtinConfig)
+	regressCorpus(f)
+	f.edit("rag/queries.jsonl", q26Line+"\n", "")
+	f.commit("break q26 and remove it")
+	_, text, _ = unjudgedGate(t, f)
+	if want := "this change proposes 1 removed; that query regresses in it"; !strings.Contains(headlineOf(text), want) {
+		t.Errorf("text headline %q lacks %q", headlineOf(text), want)
+	}
+}
