@@ -299,6 +299,10 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	scored := head // the head as trec_eval scores it, for the range
+	if t.UnjudgedMode() == UnjudgedCondensed && base.Set.RecordsJudgements() {
+		base, head = condensed(base, pol.Corpus), condensed(head, pol.Corpus)
+	}
 	var outageWarnings []string
 	for _, sc := range []struct {
 		side        string
@@ -352,7 +356,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	c.GateDelta = c.Stats.MeanDelta
 	c.Segments = segments(c)
 	if c.JudgementsKnown {
-		c.HeadRange = c.headRange()
+		c.HeadRange = c.headRange(scored)
 	}
 	for i := range base.Unanswerable {
 		c.Unanswerable = append(c.Unanswerable, [2]UnanswerableResult{base.Unanswerable[i], head.Unanswerable[i]})

@@ -151,8 +151,8 @@ func writeMarkdownHeader(b *bufio.Writer, r *CompareReport, ids map[string]bool)
 	if len(r.Reasons)+len(empty) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",
-		r.Set.count(), r.Depth.Candidates, r.Depth.Context, gateLine(r))
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level%s · gate: %s\n\n",
+		r.Set.count(), r.Depth.Candidates, r.Depth.Context, condensedClause(r.Unjudged.Mode), gateLine(r))
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
 	}
@@ -530,8 +530,12 @@ func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
 		return
 	}
 	fmt.Fprintf(b, "\n<details><summary>Unjudged in the head's context: %d %s</summary>\n\n%s\n\n| query | documents nobody judged |\n|:--|:--|\n", len(r.Unjudged.New), plural(len(r.Unjudged.New), "query", "queries"), line)
-	for _, q := range r.Unjudged.New {
+	shown, more := debtShown(r.Unjudged)
+	for _, q := range shown {
 		fmt.Fprintf(b, "| %s | %s |\n", mdCell(q.ID), mdList(q.Docs))
+	}
+	if more != "" {
+		fmt.Fprintf(b, "\n%s\n", more)
 	}
 	b.Write([]byte("\n</details>\n"))
 }

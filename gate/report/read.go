@@ -311,6 +311,9 @@ func (st *StatisticsInfo) validate() error {
 // validate checks the unjudged block read back: the label debt counts
 // the new unjudged documents, the head's range is ordered within 0–1.
 func (u *UnjudgedInfo) validate() error {
+	if u.Mode != "" && gate.CheckUnjudgedMode(u.Mode) != nil {
+		return fmt.Errorf("unjudged.mode %q: want %s", u.Mode, strings.Join(gate.UnjudgedModes, ", "))
+	}
 	if d := u.LabelDebt; d != nil {
 		n := 0
 		for _, q := range u.New {

@@ -251,7 +251,7 @@ func writeHeadText(b *bufio.Writer, r *CompareReport) {
 	for _, l := range emptyAnswerLines(r, termID) {
 		fmt.Fprintf(b, "  empty answer: %s\n", l)
 	}
-	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context)
+	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: documents%s\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context, condensedClause(r.Unjudged.Mode))
 	fmt.Fprintf(b, "gate: %s\n", rulesSummary(r))
 	if l := distanceLine(r, terminal); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
@@ -306,8 +306,12 @@ func writeTableText(b *bufio.Writer, r *CompareReport) {
 	}
 	if l := unjudgedLine(r.Unjudged, r.Depth.Context); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
-		for _, q := range r.Unjudged.New {
+		shown, more := debtShown(r.Unjudged)
+		for _, q := range shown {
 			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", termID(q.ID), termIDs(q.Docs))
+		}
+		if more != "" {
+			fmt.Fprintf(b, "  %s\n", more)
 		}
 	}
 }
