@@ -404,7 +404,8 @@ func (r *CompareReport) checkWholeSetRules() error {
 // or under it), and a skipped one measured nothing.
 func (ru RuleInfo) checkOutcome() error {
 	const epsilon = 1e-9 // gate's tolerance
-	switch floor := ru.Name == gate.RuleMinRecall || ru.Name == gate.RuleMinNDCG; {
+	rule := gate.LookupRule(ru.Name)
+	switch floor := rule != nil && rule.Kind == gate.KindFloor; {
 	case ru.Outcome == gate.RulePass && floor && ru.Value < ru.Limit-epsilon:
 		return fmt.Errorf("outcome pass, but its value %g is under its floor %g", ru.Value, ru.Limit)
 	case ru.Outcome == gate.RulePass && !floor && ru.Value > ru.Limit+epsilon:
