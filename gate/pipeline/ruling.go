@@ -79,28 +79,48 @@ type RulingOptions struct {
 	WriteBaseline  string
 }
 
-// ResolveRuling resolves the ruler once: with a base commit, its tree
-// opened and its config's policy, set, judge and base retriever put over
-// the given config (the caller closes the ruling); the checks that refuse
-// a ruler before any retrieval (one configuration on both sides, the same
-// service, the waivers' days, the reviewed baseline, gold no corpus holds).
-func ResolveRuling(ctx context.Context, e *Env, given *config.Config, set *gate.Set, o RulingOptions) (_ *Ruling, err error) {
+// OpenRuling is the first step of a ruling: with a base commit (o.Ref),
+// its tree opened (the caller closes the ruling) and its config put over
+// the given one (BaseSide.Sides: its policy, depths, judge and base
+// retriever), its policy report and notes; the set and the checks are not
+// resolved yet. Without one, GivenRuling. An experiment's ruling is this
+// step alone: its variants are ranked on the given set.
+func OpenRuling(ctx context.Context, e *Env, given *config.Config, set *gate.Set, o BaseOptions) (*Ruling, error) {
 	r := GivenRuling(given, set)
-	r.Thresholds = o.Thresholds
+	if o.Ref == "" {
+		return r, nil
+	}
+	b, err := OpenBase(ctx, e, given, set, o)
+	if err != nil {
+		return nil, err
+	}
+	r.Base, r.BaseCorpus = b, b.cfg.SideCorpus("base")
+	r.Config, r.Notes, r.Policy = b.Sides(given), slices.Clone(b.Notes), b.Policy(given)
+	r.Thresholds = r.Config.Thresholds
+	return r, nil
+}
+
+// ResolveRuling resolves the ruler once: OpenRuling, then with a base
+// commit its set as the ruler (the given one a proposal) and, where its
+// own config judges, its thresholds (the caller's overrides over them);
+// then the checks that refuse a ruler before any retrieval (one
+// configuration on both sides, the same service, the waivers' days, the
+// reviewed baseline, gold no corpus holds).
+func ResolveRuling(ctx context.Context, e *Env, given *config.Config, set *gate.Set, o RulingOptions) (_ *Ruling, err error) {
+	r, err := OpenRuling(ctx, e, given, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir, PolicyOnly: o.Files})
+	if err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			r.Close()
 		}
 	}()
 	added := given.AddedWaivers(nil)
-	if o.BaseRef != "" {
-		b, err := OpenBase(ctx, e, given, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir, PolicyOnly: o.Files})
-		if err != nil {
-			return nil, err
-		}
-		r.Base = b
-		r.BaseCorpus = b.cfg.SideCorpus("base")
-		r.Config, r.Notes = b.Sides(given), slices.Clone(b.Notes)
+	if r.Policy == nil || r.Policy.Source != gate.PolicyBaseCommit {
+		r.Thresholds = o.Thresholds // the given config's policy, with the flags
+	}
+	if b := r.Base; b != nil {
 		if o.Files {
 			r.Notes = nil
 		}
@@ -113,7 +133,7 @@ func ResolveRuling(ctx context.Context, e *Env, given *config.Config, set *gate.
 				return nil, err
 			}
 		}
-		r.Policy, added = b.Policy(given), b.AddedWaivers(given)
+		added = b.AddedWaivers(given)
 		if r.Policy.Source == gate.PolicyBaseCommit {
 			// (A change that adopts recallgate has no base side to see.)
 			if !o.Files {
@@ -121,7 +141,6 @@ func ResolveRuling(ctx context.Context, e *Env, given *config.Config, set *gate.
 					return nil, err
 				}
 			}
-			r.Thresholds = r.Config.Thresholds
 			if o.Overrides != nil {
 				if err := o.Overrides(&r.Thresholds); err != nil {
 					return nil, err
