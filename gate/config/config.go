@@ -157,6 +157,7 @@ type rawConfig struct {
 		MinJudgeOverlap      *int         `toml:"min_judge_overlap"`
 		Margin               *float64     `toml:"margin"`
 		RequireProof         bool         `toml:"require_proof"`
+		Unjudged             string       `toml:"unjudged"`
 		Segment              []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {

@@ -90,6 +90,7 @@ func policyValues(c *Config) map[string]string {
 		"baseline":                 "none",
 		"margin":                   optNum(t.Margin),
 		"require_proof":            strconv.FormatBool(t.RequireProof),
+		"unjudged":                 t.UnjudgedMode(),
 	}
 	if c.baselineKey != "" {
 		v["baseline"] = c.baselineKey

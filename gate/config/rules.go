@@ -59,6 +59,10 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		}
 		t.MinSegmentQueries = *v
 	}
+	t.Unjudged = g.Unjudged
+	if err := gate.CheckUnjudgedMode(g.Unjudged); err != nil {
+		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "unjudged"}), Field: "gate.unjudged", Err: err}
+	}
 	t.RequireSignificance = g.RequireSignificance
 	if v := g.MaxFalseAnswers; v != nil {
 		t.MaxFalseAnswersIncrease = *v

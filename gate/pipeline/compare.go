@@ -183,7 +183,7 @@ func saveRuns(dir string, runs map[string]SideRun, set *gate.Set) error {
 		return fmt.Errorf("save runs: %w", err)
 	}
 	for _, side := range []string{"base", "head"} {
-		if err := WriteRunFile(filepath.Join(dir, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
+		if err := WriteRunFile(filepath.Join(dir, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config, Queries: gate.QueryHashes(set)}); err != nil {
 			return err
 		}
 	}

@@ -55,16 +55,22 @@ func Compare(w io.Writer, c *gate.Comparison, f Format) error {
 	return WriteCompareReport(w, FromComparison(c), f)
 }
 
-// metricNames gives the display names of the four metrics at the depths.
-type metricNames struct{ recall, precision, ndcg, rr string }
+// metricNames gives the display names of the historic four metrics at
+// the depths, as the metric registry labels them; depth is for the rest.
+type metricNames struct {
+	recall, precision, ndcg, rr string
+	depth                       gate.Depth
+}
 
 func names(d gate.Depth) metricNames {
-	return metricNames{
-		recall:    fmt.Sprintf("recall@%d", d.Candidates),
-		precision: fmt.Sprintf("precision@%d", d.Context),
-		ndcg:      fmt.Sprintf("nDCG@%d", d.Context),
-		rr:        "MRR",
+	label := func(key string) string {
+		m, err := gate.LookupMetric(key)
+		if err != nil {
+			panic(err)
+		}
+		return m.Label(d)
 	}
+	return metricNames{recall: label(gate.MetricRecall), precision: label(gate.MetricPrecision), ndcg: label(gate.MetricNDCG), rr: label(gate.MetricRR), depth: d}
 }
 
 // f3 formats a score with three decimals.
