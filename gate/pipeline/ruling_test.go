@@ -39,6 +39,6 @@ func TestResolveRulingOffAPullRequest(t *testing.T) {
 	}
 	files, err := ResolveRuling(context.Background(), testEnv(&stderr), one, set1, RulingOptions{Thresholds: one.Thresholds, Files: true})
 	if err != nil || files.Policy != nil {
-		t.Errorf("run files: %v, policy %+v", err, files)
+		t.Errorf("run files: %v, policy %+v, want none", err, files.Policy)
 	}
 }
