@@ -143,6 +143,11 @@ type BaselineCheck struct {
 	Lacks []string
 }
 
+// PlainBaseline begins the line of BaselineCheck.Lacks that says the
+// baseline is a plain run, not gate --write-baseline's (baseline.Plain):
+// the headline says so in its stead of each thing it lacks.
+const PlainBaseline = "the baseline was written by retrieve (or gate --save-runs), not gate --write-baseline"
+
 // MaxBaselineCommits is the most commits a drift run lists.
 const MaxBaselineCommits = 10
 

@@ -78,6 +78,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	var notes []string
 	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
 	var b *BaseSide
+	once := false // one retrieval serves both sides (see below)
 	headSet, setChanges := set, (*gate.SetChanges)(nil)
 	baseCorpus, baseCommit := cfg.SideCorpus("base"), ""
 	if o.BaseRef != "" {
@@ -115,6 +116,10 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 		if keys["base"] == "" {
 			keys["base"] = b.Tree.Commit
 		}
+	} else if o.Baseline != "" && errors.Is(IdenticalSides(e, cfg, false, ""), ErrIdenticalSides) {
+		// Writing a baseline needs no comparison: one retrieval, no refusal.
+		once = true
+		notes = append(notes, fmt.Sprintf("no comparison was made: base and head are one retriever configuration in this checkout (no --base-ref), so the set was retrieved once, to write the baseline %s; pass --base-ref to gate a change", o.Baseline))
 	} else if err := IdenticalSides(e, cfg, o.AllowIdentical, o.IdenticalFix); err != nil {
 		return nil, err
 	}
@@ -139,7 +144,7 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if cfg.CacheDir != "" && !o.NoCache {
 		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 	}
-	runs, notes, err := gateRetrieve(ctx, e, cfg, set, b, o.BaseRef != "" && pol.Source != gate.PolicyBaseCommit, pol.Commit, notes)
+	runs, notes, err := gateRetrieve(ctx, e, cfg, set, b, o.BaseRef != "" && pol.Source != gate.PolicyBaseCommit, once, pol.Commit, notes)
 	if err != nil {
 		return nil, err
 	}
@@ -167,8 +172,21 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 // gateRetrieve retrieves both sides of a gate on set (the base side's
 // errors named in the base commit's paths when b is given); headOnly
 // (a change that adopts recallgate, policyCommit the base commit) lets the
-// head run alone when the base side cannot, with a note added to notes.
-func gateRetrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, b *BaseSide, headOnly bool, policyCommit string, notes []string) (map[string]SideRun, []string, error) {
+// head run alone when the base side cannot, with a note added to notes;
+// once (the two sides one configuration, a baseline written) retrieves the
+// head alone and lets its run be the base's too.
+func gateRetrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, b *BaseSide, headOnly, once bool, policyCommit string, notes []string) (map[string]SideRun, []string, error) {
+	if once {
+		runs, err := Retrieve(ctx, e, cfg, set, []string{"head"}, cfg.Depth.Candidates, cfg.Repeats)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := runs["head"].Err; err != nil {
+			return nil, nil, err
+		}
+		runs["base"] = runs["head"]
+		return runs, notes, nil
+	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, cfg.Repeats)
 	if r, ok := runs["base"]; ok && b != nil {
 		r.Err = b.Named(r.Err)

@@ -174,9 +174,15 @@ func baselineHeadline(r *CompareReport, id func(string) string) string {
 	}
 	switch {
 	case slices.Contains(b.Unrecorded, gate.InputSet):
-		parts = append(parts, "the baseline records no fingerprints (an older baseline): a change of "+strings.Join(b.Unrecorded, ", ")+" is not checked")
+		parts = append(parts, "the baseline records no fingerprints (it was not written by gate --write-baseline): a change of "+strings.Join(b.Unrecorded, ", ")+" is not checked")
+	case slices.ContainsFunc(b.Lacks, func(l string) bool { return strings.HasPrefix(l, gate.PlainBaseline) }):
+		what := "the commits since are"
+		if len(b.Unrecorded) > 0 {
+			what = "a change of the " + strings.Join(b.Unrecorded, ", ") + " and the commits since are"
+		}
+		parts = append(parts, "the baseline was written by retrieve: no policy or commit recorded, so "+what+" not checked")
 	case len(b.Unrecorded) > 0:
-		parts = append(parts, "the baseline records no fingerprint of the "+strings.Join(b.Unrecorded, ", ")+" (an older baseline): a change there is not checked")
+		parts = append(parts, "the baseline records no fingerprint of the "+strings.Join(b.Unrecorded, ", ")+": a change there is not checked")
 	}
 	if n := len(b.NewQueries) + len(b.EditedQueries); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s not compared", n, plural(n, "query", "queries")))
