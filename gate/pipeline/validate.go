@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -263,7 +264,14 @@ func kappaWords(k float64) string {
 type ScoringOptions struct {
 	Config, Set         string
 	Candidates, Context *int
+	// Discover, with no Config, reads DefaultConfig in the current folder
+	// when it is there, as gate does (its flag's default).
+	Discover bool
 }
+
+// DefaultConfig is the config gate reads by default and score and compare
+// find in the current folder without --config.
+const DefaultConfig = "recallgate.toml"
 
 // Scoring is what score and compare run with: the set, the depths and the
 // thresholds, from the command line over the config over the defaults.
@@ -273,6 +281,12 @@ type Scoring struct {
 	Thresholds gate.Thresholds
 	// Config is the loaded config, nil without one.
 	Config *config.Config
+	// Defaults names the depths neither a flag nor the config set
+	// ("candidates", "context"): the defaults, said on the report's depth
+	// line (gate.DepthNote). Found says the config was DefaultConfig,
+	// found in the current folder without --config.
+	Defaults []string
+	Found    bool
 }
 
 // LoadScoring merges the command line over the config over the defaults
@@ -280,6 +294,19 @@ type Scoring struct {
 func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	s := &Scoring{Depth: gate.DefaultDepth(), Thresholds: gate.DefaultThresholds()}
 	setPath := o.Set
+	if o.Config == "" && o.Discover {
+		if fi, err := os.Stat(DefaultConfig); err == nil && fi.Mode().IsRegular() {
+			o.Config, s.Found = DefaultConfig, true
+		}
+	}
+	if o.Config == "" {
+		if o.Candidates == nil {
+			s.Defaults = append(s.Defaults, "candidates")
+		}
+		if o.Context == nil {
+			s.Defaults = append(s.Defaults, "context")
+		}
+	}
 	if o.Config != "" {
 		cfg, err := config.Load(o.Config)
 		if err != nil {

@@ -185,7 +185,7 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 </style></head><body>
 <h1 class="{{.R.Verdict}}" id="verdict">{{.Icon}} recallgate: {{.Title}} — {{.Head}}</h1>
 {{range .Reasons}}<div class="{{.Kind}} reason">{{.Kind}}: {{.Text}}</div>{{end}}
-<p class="muted" id="subtitle">{{.SetPath}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
+<p class="muted" id="subtitle">{{.SetPath}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}}{{.R.Depth.Note}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
 {{if .DataQuality}}<h2 id="data-quality">{{.DQTitle}}</h2><ul>
 {{range .DataQuality}}<li>{{.}}</li>
 {{end}}</ul>

@@ -151,8 +151,8 @@ func writeMarkdownHeader(b *bufio.Writer, r *CompareReport, ids map[string]bool)
 	if len(r.Reasons)+len(empty) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",
-		r.Set.count(), r.Depth.Candidates, r.Depth.Context, gateLine(r))
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context%s · document level · gate: %s\n\n",
+		r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Depth.Note(), gateLine(r))
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
 	}
@@ -439,7 +439,7 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 	n := names(c.Depth)
 	s := c.Summary
 	fmt.Fprintf(b, "### recallgate score — mean %s %s, %d zero-recall, %d below 0.5\n\n", n.recall, f3(s.Recall), len(s.ZeroRecall), len(s.BelowHalf))
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level\n\n", queryCount(c.Set), c.Depth.Candidates, c.Depth.Context)
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context%s · document level\n\n", queryCount(c.Set), c.Depth.Candidates, c.Depth.Context, gate.DepthNote(c.DepthDefaults))
 	b.WriteString("| metric | mean |\n|:--|--:|\n")
 	fmt.Fprintf(b, "| %s | %s |\n| %s | %s |\n| %s | %s |\n| %s | %s |\n| zero recall | %d |\n| %s < 0.5 | %d |\n",
 		n.recall, f3(s.Recall), n.precision, f3(s.Precision), n.ndcg, f3(s.NDCG), n.rr, f3(s.RR), len(s.ZeroRecall), n.recall, len(s.BelowHalf))

@@ -116,6 +116,11 @@ func (r *CompareReport) validate() error {
 	if r.Depth.Candidates < 1 || r.Depth.Context < 1 {
 		return fmt.Errorf("depth %+v: both depths must be at least 1", r.Depth)
 	}
+	for _, d := range r.Depth.Defaults {
+		if d != "candidates" && d != "context" {
+			return fmt.Errorf("depth.defaults: %.40q is not a depth (want candidates or context)", d)
+		}
+	}
 	if err := validateGate(r.Gate); err != nil {
 		return err
 	}
