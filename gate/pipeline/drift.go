@@ -77,6 +77,11 @@ func checkBaseline(ctx context.Context, e *Env, bl *baseline.Run, cfg *config.Co
 		check.Lacks = append(check.Lacks, "the commits since the baseline's "+ShortSHA(m.Commit)+" are not listed: "+plainText(err.Error()))
 	}
 	check.Commits, check.MoreCommits = commits, more
+	for i, c := range check.Changed {
+		if c.Input == gate.InputRetriever {
+			check.Changed[i].Files = RetrieverFiles(ctx, cfg, m.Commit)
+		}
+	}
 	return check, nil
 }
 

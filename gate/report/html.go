@@ -66,7 +66,7 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		Fingerprints string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
 		nonEmpty(append(append(append(append(htmlDriftLines(r), setLines(r, gate.VisibleID)...), emptyAnswerLines(r, gate.VisibleID)...), refusalLines(r, gate.Visible, gate.VisibleID)...), distanceLine(r, gate.Visible), detectLine(r), boundLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
-			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(notInCorpusLine(r.NotInCorpus, gate.VisibleID)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
+			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(notInCorpusLine(r.NotInCorpus, gate.VisibleID)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context, r.ReportFile)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
 			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, gate.VisibleID)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, gate.LookAlikeRanges, drawnAsASCII(r), template.HTML(svg), note,
 		dataQualityLines(r, gate.VisibleID), dataQualityTitle(r), fingerprintsLine(r)})

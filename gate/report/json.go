@@ -502,6 +502,11 @@ type UnanswerablePair struct {
 
 // CompareReport is the JSON document of `recallgate compare` and `gate`.
 type CompareReport struct {
+	// ReportFile is the JSON report file the run wrote this report to,
+	// named in the hints that read it back (label --from-report); not
+	// part of the JSON. "" when none is known.
+	ReportFile string `json:"-"`
+
 	Tool    string   `json:"tool"`
 	Command string   `json:"command"`
 	Verdict string   `json:"verdict"`

@@ -517,7 +517,7 @@ func writeRulesMarkdown(b io.Writer, r *CompareReport) {
 // writeUnjudgedMarkdown lists the head's new unjudged context documents,
 // or says once that the set cannot tell.
 func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
-	line := unjudgedLine(r.Unjudged, r.Depth.Context)
+	line := unjudgedLine(r.Unjudged, r.Depth.Context, r.ReportFile)
 	if line == "" {
 		return
 	}

@@ -306,7 +306,7 @@ func writeTableText(b *bufio.Writer, r *CompareReport) {
 	if l := notInCorpusLine(r.NotInCorpus, termID); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 	}
-	if l := unjudgedLine(r.Unjudged, r.Depth.Context); l != "" {
+	if l := unjudgedLine(r.Unjudged, r.Depth.Context, r.ReportFile); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 		for _, q := range r.Unjudged.New {
 			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", termID(q.ID), termIDs(q.Docs))
