@@ -1,8 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestConfigNumbersMustBeFinite: TOML reads nan and inf as floats; a
@@ -32,5 +37,70 @@ func TestConfigNumbersMustBeFinite(t *testing.T) {
 	code, out, errs := rg(t, "validate", "--config", cfg)
 	if want := cfg + ":3: gate.max_latency_ratio: must be a number, got"; code != 2 || !strings.Contains(errs, want) {
 		t.Errorf("max_latency_ratio = inf: exit %d\n%s\n%s\nwant exit 2 and %q", code, out, errs, want)
+	}
+}
+
+// TestSavedIndexFIFORefused: a FIFO put where cache_dir keeps a saved
+// builtin index (a process of an earlier job, or a restored cache, left
+// it) would block the gate forever in open. The gate refuses it at once,
+// without waiting for a writer: it warns that the saved index is not a
+// regular file, builds the index afresh, and scores as before.
+func TestSavedIndexFIFORefused(t *testing.T) {
+	dir := t.TempDir()
+	cfg := write(t, dir, "rg.toml", fmt.Sprintf("set = %q\ncache_dir = \"cache\"\n[depth]\ncandidates = 5\ncontext = 3\n[base.retriever]\ntype = \"builtin\"\ncorpus = %q\ntitle_boost = 2.0\n[head.retriever]\ntype = \"builtin\"\ncorpus = %q\nchunk_words = 12\n",
+		demoPath(t, "queries.jsonl"), demoPath(t, "corpus"), demoPath(t, "corpus")))
+	code1, out1, errs1 := rg(t, "gate", "--config", cfg)
+	if code1 != 1 {
+		t.Fatalf("first run: exit %d\n%s", code1, errs1)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "cache", "run-*.jsonl"))
+	indexes, _ := filepath.Glob(filepath.Join(dir, "cache", "bm25-*.gob"))
+	if len(runs) != 2 || len(indexes) != 2 {
+		t.Fatalf("cache holds %d runs and %d indexes, want 2 and 2", len(runs), len(indexes))
+	}
+	for _, p := range runs {
+		must0(t, os.Remove(p)) // the indexes are read, not the runs
+	}
+	for _, p := range indexes {
+		must0(t, os.Remove(p))
+		must0(t, syscall.Mkfifo(p, 0o644))
+	}
+	type result struct {
+		code      int
+		out, errs string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errs := rg(t, "gate", "--config", cfg)
+		done <- result{code, out, errs}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(60 * time.Second):
+		// Unblock the open with a writer that closes at once, so the
+		// test ends.
+		for _, p := range indexes {
+			if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+			}
+		}
+		t.Fatalf("the gate is still blocked 60 s after it started, on a FIFO in cache_dir")
+	}
+	if r.code != 1 || withoutLatency(r.out) != withoutLatency(out1) {
+		t.Errorf("with FIFOs for saved indexes: exit %d, want 1 and the first run's report\n%s", r.code, r.errs)
+	}
+	for _, p := range indexes {
+		if want := "saved index " + p + " is unusable and is rebuilt: " + p + ": not a regular file"; !strings.Contains(r.errs, want) {
+			t.Errorf("no warning %q:\n%s", want, r.errs)
+		}
+	}
+}
+
+// must0 fails the test on an error.
+func must0(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
