@@ -8,7 +8,8 @@ the default ready path (the url's own) is enough.
 --dump DIR writes DIR/<pid>.json at start: the service's environment, what
 reading its parent's /proc/<ppid>/environ gave, its pid and the pid of a
 helper it starts (a sleeping child in its process group). --slow S waits S
-seconds before each answer.
+seconds before each answer. It says on its stdout how many documents it
+indexed and where it listens, as services do.
 """
 import argparse
 import json
@@ -69,4 +70,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-ThreadingHTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+print("indexed %d documents" % len(docs), flush=True)
+server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+print("listening on 127.0.0.1:%d" % args.port, flush=True)
+server.serve_forever()

@@ -13,10 +13,12 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os/exec"
@@ -68,6 +70,13 @@ type Options struct {
 	Client *http.Client
 	// Name is what messages call the service ("base side's service").
 	Name string
+	// Program is what messages call the program started ("" is
+	// argv[0]): the start key's first word as written, so a value read
+	// from the environment for it is never shown.
+	Program string
+	// Prefix starts each line of the service's output passed to Output
+	// ("base: "), so the log tells the two sides' services apart.
+	Prefix string
 	// started, when set, is told the service's pid (tests).
 	started func(pid int)
 }
@@ -79,6 +88,7 @@ type Service struct {
 	port   int
 	cmd    *exec.Cmd
 	tail   *procgroup.Tail
+	lines  *prefixed     // nil: no output passed on
 	waited chan struct{} // closed when Wait has returned
 	status error         // Wait's result, read after waited
 	stop   sync.Once
@@ -100,7 +110,10 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: find a free loopback port: %w", o.Name, err)
 	}
-	s := &Service{name: o.Name, argv0: argv[0], port: port, waited: make(chan struct{}), done: make(chan struct{})}
+	if o.Program == "" {
+		o.Program = argv[0]
+	}
+	s := &Service{name: o.Name, argv0: o.Program, port: port, waited: make(chan struct{}), done: make(chan struct{})}
 	args := make([]string, len(argv))
 	for i, a := range argv {
 		args[i] = s.Fill(a)
@@ -108,12 +121,17 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = o.Dir
 	cmd.Env = append([]string{}, o.Env...)
-	s.tail = &procgroup.Tail{Next: &capped{next: o.Output, left: MaxOutputBytes, name: o.Name}}
+	var out io.Writer
+	if o.Output != nil {
+		s.lines = &prefixed{next: o.Output, prefix: o.Prefix}
+		out = s.lines
+	}
+	s.tail = &procgroup.Tail{Next: &capped{next: out, left: MaxOutputBytes, name: o.Name}}
 	cmd.Stdout, cmd.Stderr = s.tail, s.tail
 	cmd.WaitDelay = waitDelay
 	procgroup.Own(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%s: start %s: %w", o.Name, argv[0], err)
+		return nil, fmt.Errorf("%s: start %s: %w", o.Name, o.Program, shownAs(err, o.Program))
 	}
 	s.cmd = cmd
 	if o.started != nil {
@@ -121,6 +139,7 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 	}
 	go func() {
 		s.status = cmd.Wait()
+		s.lines.flush() // the output is all in once Wait returns
 		close(s.waited)
 	}()
 	go func() {
@@ -287,4 +306,78 @@ func (c *capped) Write(p []byte) (int, error) {
 		fmt.Fprintf(c.next, "\nrecallgate: %s: more output than %d KiB: the rest is dropped\n", c.name, MaxOutputBytes>>10)
 	}
 	return len(p), nil
+}
+
+// shownAs is a start error with the program named as messages show it:
+// exec's and the system's errors name the path they tried, which may hold
+// a value read from the environment. The error's kind (not found, not
+// executable) is kept for errors.Is.
+func shownAs(err error, program string) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return &exec.Error{Name: program, Err: ee.Err}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: program, Err: pe.Err}
+	}
+	return err
+}
+
+// maxPartialLine is the most of a line without its end prefixed kept
+// back: a longer one is passed on in pieces, each prefixed.
+const maxPartialLine = 4 << 10
+
+// prefixed passes whole lines on to next, each starting with prefix, one
+// Write a line, so the lines of two services writing to one log at once
+// stay whole and each says whose it is. A line without its end yet is
+// kept until it ends (maxPartialLine at most) or flush.
+type prefixed struct {
+	mu     sync.Mutex
+	next   io.Writer
+	prefix string
+	part   []byte
+}
+
+// Write implements io.Writer.
+func (p *prefixed) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.part = append(p.part, b...)
+			if len(p.part) >= maxPartialLine {
+				p.emit(nil)
+			}
+			break
+		}
+		p.emit(b[:i+1])
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+// emit writes the kept part and rest as one prefixed line.
+func (p *prefixed) emit(rest []byte) {
+	line := make([]byte, 0, len(p.prefix)+len(p.part)+len(rest)+1)
+	line = append(append(append(line, p.prefix...), p.part...), rest...)
+	if line[len(line)-1] != '\n' {
+		line = append(line, '\n')
+	}
+	_, _ = p.next.Write(line)
+	p.part = p.part[:0]
+}
+
+// flush passes on a last line that never ended.
+func (p *prefixed) flush() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.part) > 0 {
+		p.emit(nil)
+	}
 }
