@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,5 +106,124 @@ func must0(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// escapedPids reads the pids the services' double-forked helpers wrote
+// (--escape), waiting up to 20 s for want of them.
+func escapedPids(t *testing.T, dir string, want int) []int {
+	t.Helper()
+	var pids []int
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		pids = pids[:0]
+		files, _ := filepath.Glob(filepath.Join(dir, "escaped-*"))
+		for _, f := range files {
+			if pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(f), "escaped-")); err == nil {
+				pids = append(pids, pid)
+			}
+		}
+		if len(pids) >= want || time.Now().After(deadline) {
+			return pids
+		}
+	}
+}
+
+// stillRunning lists the pids that are running (not zombies) after up to
+// 5 s of waiting for them to go.
+func stillRunning(pids []int) []int {
+	var alive []int
+	for try := 0; try < 50; try++ {
+		alive = alive[:0]
+		for _, pid := range pids {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			if err != nil {
+				continue
+			}
+			s := string(b)
+			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] != "Z" {
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return alive
+}
+
+// TestServiceDoubleForkStopped: each side's service starts a helper that
+// leaves its process group and session (fork, setsid, fork: a daemon's
+// way). The gate passes, and when it ends neither helper is running: the
+// service ran under a keeper, a child subreaper its orphans return to.
+func TestServiceDoubleForkStopped(t *testing.T) {
+	f, dump := serviceRepo(t, strings.Replace(startTable, "\"DUMP\"", "\"DUMP\", \"--escape\", \"DUMP\"", 1))
+	f.put("README.md", "# our search, changed\n")
+	f.commit("docs")
+	code, _, errs := f.gateService(context.Background())
+	escaped := escapedPids(t, dump, 2)
+	if code != 0 || len(escaped) != 2 {
+		t.Fatalf("exit %d with %d helpers escaped, want 0 and 2\n%s", code, len(escaped), errs)
+	}
+	if left := stillRunning(escaped); len(left) > 0 {
+		t.Errorf("the services' double-forked helpers outlived the gate: %v still running", left)
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	var ds []serviceDump
+	for _, d := range dumps(t, dump) {
+		if d.Pid != 0 {
+			ds = append(ds, d)
+		}
+	}
+	checkNoneLeft(t, ds)
+}
+
+// TestServiceGoneWhenGateKilled: recallgate (the built binary) is killed
+// with SIGKILL while both sides' services answer, each with a
+// double-forked helper of its own: it cannot clean up, yet within seconds
+// no process of either service is left (the keepers' parent-death signal).
+func TestServiceGoneWhenGateKilled(t *testing.T) {
+	f, dump := serviceRepo(t, strings.Replace(startTable, "\"DUMP\"", "\"DUMP\", \"--escape\", \"DUMP\", \"--slow\", \"1\"", 1))
+	f.put("README.md", "# our search, changed\n")
+	f.commit("docs")
+	bin := filepath.Join(t.TempDir(), "recallgate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "gate", "--config", filepath.Join(f.dir, "recallgate.toml"), "--base-ref", f.base, "--no-cache")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "RUNNER_TEMP=" + t.TempDir(), "HOME=" + t.TempDir()}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	escaped := escapedPids(t, dump, 2)
+	var ds []serviceDump
+	for deadline := time.Now().Add(20 * time.Second); len(ds) < 2 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		ds = ds[:0]
+		for _, d := range dumps(t, dump) {
+			if d.Pid != 0 {
+				ds = append(ds, d)
+			}
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // both answering their first query
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if len(ds) != 2 || len(escaped) != 2 {
+		t.Fatalf("%d services and %d helpers started before the kill, want 2 and 2\n%s", len(ds), len(escaped), errb.String())
+	}
+	var pids []int
+	for _, d := range ds {
+		pids = append(pids, d.Pid, d.Helper)
+	}
+	pids = append(pids, escaped...)
+	if left := stillRunning(pids); len(left) > 0 {
+		t.Errorf("recallgate was killed and processes of its services are still running: %v (services %d, %d; helpers %v)", left, ds[0].Pid, ds[1].Pid, escaped)
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }

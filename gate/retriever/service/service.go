@@ -5,8 +5,9 @@
 //
 // The service gets a command retriever's hardening: exactly the
 // environment it is given (the factory passes the allowlist, never the
-// runner's credentials), a process group of its own stopped as a whole,
-// and bounded output: its stdout and stderr reach the caller's writer up
+// runner's credentials), a process group of its own, under a keeper
+// (gate/keeper) that stops every process it started, in whatever session,
+// also when recallgate is killed outright, and bounded output: its stdout and stderr reach the caller's writer up
 // to MaxOutputBytes, the rest is counted and dropped (a service that logs
 // every request cannot flood the job's log), and the end of it is quoted
 // when it fails to start.
@@ -27,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recallgate/recallgate/gate/keeper"
 	"github.com/recallgate/recallgate/gate/procgroup"
 	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
@@ -46,6 +48,10 @@ const (
 	pollEvery = 100 * time.Millisecond
 	// pollTimeout bounds one poll.
 	pollTimeout = 2 * time.Second
+	// keeperGrace is how long the keeper waits after its SIGTERM to the
+	// service before it kills every process left: within StopGrace, so
+	// the keeper has ended when Stop's wait does.
+	keeperGrace = StopGrace - 500*time.Millisecond
 	// waitDelay is exec.Cmd.WaitDelay: how long Wait waits, once the
 	// service has exited, for a helper holding its output open.
 	waitDelay = time.Second
@@ -118,9 +124,13 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 	for i, a := range argv {
 		args[i] = s.Fill(a)
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = o.Dir
-	cmd.Env = append([]string{}, o.Env...)
+	// Under a keeper: every process the service starts is stopped with
+	// it, even one in a session of its own, and even if recallgate is
+	// killed outright (keeper's package comment).
+	cmd, err := keeper.Command(args, o.Dir, append([]string{}, o.Env...), keeperGrace)
+	if err != nil {
+		return nil, fmt.Errorf("%s: start %s: %w", o.Name, o.Program, shownAs(err, o.Program))
+	}
 	var out io.Writer
 	if o.Output != nil {
 		s.lines = &prefixed{next: o.Output, prefix: o.Prefix}
@@ -159,7 +169,8 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 // Port is the loopback port the service was given.
 func (s *Service) Port() int { return s.port }
 
-// Pid is the service's process id, the id of its process group.
+// Pid is the id of the process recallgate started for the service (its
+// keeper on Linux, the service elsewhere) and of that process's group.
 func (s *Service) Pid() int { return s.cmd.Process.Pid }
 
 // Fill writes the service's port for every {port} in v.
@@ -241,9 +252,11 @@ func (s *Service) said() string {
 	return "; it wrote nothing"
 }
 
-// Stop ends the service's process group: SIGTERM, then SIGKILL after
-// StopGrace, and SIGKILL to what is left of the group in every case, so
-// helpers it started end too. Safe to call more than once, and at once.
+// Stop ends the service and every process it started: SIGTERM to its
+// keeper, which sends it on to the service's group and kills whatever is
+// left below it after keeperGrace; SIGKILL to the keeper after StopGrace
+// (the service dies with it), and a sweep of what a killed keeper left.
+// Safe to call more than once, and at once.
 func (s *Service) Stop() {
 	s.stop.Do(func() {
 		close(s.done)
@@ -253,6 +266,7 @@ func (s *Service) Stop() {
 			s.waitFor(killGrace)
 		}
 		procgroup.Send(s.cmd, procgroup.Kill)
+		keeper.Sweep() // what a killed keeper left behind
 	})
 }
 
