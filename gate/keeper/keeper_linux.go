@@ -50,7 +50,13 @@ func command(argv []string, dir string, env []string, grace time.Duration) (*exe
 	if err := runnable(look.Path, dir); err != nil {
 		return nil, err
 	}
-	self, err := os.Executable()
+	// /proc/self/exe runs recallgate's binary even when its file has
+	// been replaced or removed since it started.
+	self := "/proc/self/exe"
+	_, err := os.Stat(self)
+	if err != nil {
+		self, err = os.Executable()
+	}
 	if err != nil || adopt() != nil {
 		// No keeper can be started: the program alone, as before.
 		look.Dir, look.Env = dir, env
