@@ -102,3 +102,27 @@ func TestReadmeCloneBuildTruthful(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownCommitsCopyExactly: the comment's set note names the base
+// commit's set as path@commit. A reader copies it, or the commit alone,
+// from the rendered comment: it must be those bytes, with no zero-width
+// space inside the commit or after the @ (inert as a code span instead).
+func TestMarkdownCommitsCopyExactly(t *testing.T) {
+	f := newFixture(t, builtinConfig)
+	data := string(must(os.ReadFile(filepath.Join(f.dir, "rag/queries.jsonl"))))
+	f.put("rag/queries.jsonl", strings.Replace(data, q26Line+"\n", "", 1))
+	f.commit("drop q26 from the set")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"gate", "--config", filepath.Join(f.dir, "rag/recallgate.toml"), "--base-ref", f.base, "--format", "markdown"},
+		func(k string) string { return map[string]string{"RUNNER_TEMP": t.TempDir()}[k] }, &out, &errb)
+	md := out.String()
+	ref := "rag/queries.jsonl@" + f.base[:12]
+	if code != 0 || !strings.Contains(md, "`"+ref+"`") {
+		t.Errorf("exit %d, want 0 and the set note naming `%s` as a code span:\n%s\n%s", code, ref, md, errb.String())
+	}
+	for _, line := range strings.Split(md, "\n") {
+		if strings.Contains(line, f.base[:6]) && strings.ContainsRune(line, '\u200b') {
+			t.Errorf("a line naming the base commit carries a zero-width space: %q", line)
+		}
+	}
+}
