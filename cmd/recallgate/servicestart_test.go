@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
 // gateWithEnv runs `gate --base-ref` on the fixture with env as the whole
@@ -124,5 +127,11 @@ func TestMarkdownCommitsCopyExactly(t *testing.T) {
 		if strings.Contains(line, f.base[:6]) && strings.ContainsRune(line, '\u200b') {
 			t.Errorf("a line naming the base commit carries a zero-width space: %q", line)
 		}
+	}
+	// As GitHub renders it: inert, and the code a reader copies is the
+	// path at the commit, byte for byte.
+	htm := cmarkgfm.AssertInert(t, md)
+	if !slices.Contains(cmarkgfm.Codes(htm), ref) {
+		t.Errorf("no code element of the rendered comment is %q: %q", ref, cmarkgfm.Codes(htm))
 	}
 }
