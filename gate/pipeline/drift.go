@@ -69,7 +69,9 @@ func checkBaseline(ctx context.Context, e *Env, bl *baseline.Run, cfg *config.Co
 	check := bl.Check(cfg, set, snap)
 	m := bl.Meta
 	if m.Commit == "" {
-		check.Lacks = append(check.Lacks, "the baseline records no commit (an older baseline, or one made outside a git checkout): the commits since are not listed")
+		if !baseline.Plain(m) { // else its one line says so
+			check.Lacks = append(check.Lacks, "the baseline records no commit (it was made outside a git checkout): the commits since are not listed")
+		}
 		return check, nil
 	}
 	commits, more, err := CommitsSince(ctx, cfg, m.Commit)
@@ -77,6 +79,11 @@ func checkBaseline(ctx context.Context, e *Env, bl *baseline.Run, cfg *config.Co
 		check.Lacks = append(check.Lacks, "the commits since the baseline's "+ShortSHA(m.Commit)+" are not listed: "+plainText(err.Error()))
 	}
 	check.Commits, check.MoreCommits = commits, more
+	for i, c := range check.Changed {
+		if c.Input == gate.InputRetriever {
+			check.Changed[i].Files = RetrieverFiles(ctx, cfg, m.Commit)
+		}
+	}
 	return check, nil
 }
 

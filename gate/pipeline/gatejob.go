@@ -98,7 +98,7 @@ func gateRetrieve(ctx context.Context, e *Env, r *Ruling, o GateOptions) (map[st
 	if r.Config.CacheDir != "" && !o.NoCache {
 		e.Cache = &RunCache{Dir: r.Config.CacheDir, Keys: keys}
 	}
-	runs, notes, err := retrieveSides(ctx, e, r.Config, r.Set, r.Base, o.BaseRef != "" && r.Policy.Source != gate.PolicyBaseCommit, r.Policy.Commit, slices.Clone(r.Notes))
+	runs, notes, err := retrieveSides(ctx, e, r.Config, r.Set, r.Base, o.BaseRef != "" && r.Policy.Source != gate.PolicyBaseCommit, r.Once, r.Policy.Commit, slices.Clone(r.Notes))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,8 +132,21 @@ func gateCompare(ctx context.Context, e *Env, r *Ruling, o GateOptions, runs map
 // retrieveSides retrieves both sides of a gate on set (the base side's
 // errors named in the base commit's paths when b is given); headOnly
 // (a change that adopts recallgate, policyCommit the base commit) lets the
-// head run alone when the base side cannot, with a note added to notes.
-func retrieveSides(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, b *BaseSide, headOnly bool, policyCommit string, notes []string) (map[string]SideRun, []string, error) {
+// head run alone when the base side cannot, with a note added to notes;
+// once (the two sides one configuration, a baseline written) retrieves the
+// head alone and lets its run be the base's too.
+func retrieveSides(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, b *BaseSide, headOnly, once bool, policyCommit string, notes []string) (map[string]SideRun, []string, error) {
+	if once {
+		runs, err := Retrieve(ctx, e, cfg, set, []string{"head"}, cfg.Depth.Candidates, cfg.Repeats)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := runs["head"].Err; err != nil {
+			return nil, nil, err
+		}
+		runs["base"] = runs["head"]
+		return runs, notes, nil
+	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, cfg.Repeats)
 	if r, ok := runs["base"]; ok && b != nil {
 		r.Err = b.Named(r.Err)

@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/recallgate/recallgate/gate"
@@ -43,6 +45,9 @@ type Ruling struct {
 	Base *BaseSide
 	// BaseCorpus is the base side's corpus.
 	BaseCorpus string
+	// Once says one retrieval serves both sides: off a pull request with
+	// one configuration on both, writing a baseline (no comparison made).
+	Once bool
 }
 
 // Close removes the base commit's tree, if any.
@@ -150,6 +155,10 @@ func ResolveRuling(ctx context.Context, e *Env, given *config.Config, set *gate.
 		}
 	} else if o.Files {
 		r.Policy = nil // run files off a pull request: no policy to report
+	} else if o.WriteBaseline != "" && errors.Is(IdenticalSides(e, r.Config, false, ""), ErrIdenticalSides) {
+		// Writing a baseline needs no comparison: one retrieval, no refusal.
+		r.Once = true
+		r.Notes = append(r.Notes, fmt.Sprintf("no comparison was made: base and head are one retriever configuration in this checkout (no --base-ref), so the set was retrieved once, to write the baseline %s; pass --base-ref to gate a change", o.WriteBaseline))
 	} else if err := IdenticalSides(e, r.Config, o.AllowIdentical, o.IdenticalFix); err != nil {
 		return nil, err
 	}

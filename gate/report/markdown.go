@@ -151,8 +151,8 @@ func writeMarkdownHeader(b *bufio.Writer, r *CompareReport, ids map[string]bool)
 	if len(r.Reasons)+len(empty) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level%s · gate: %s\n\n",
-		r.Set.count(), r.Depth.Candidates, r.Depth.Context, condensedClause(r.Unjudged.Mode), gateLine(r))
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context%s · document level%s · gate: %s\n\n",
+		r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Depth.Note(), condensedClause(r.Unjudged.Mode), gateLine(r))
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
 	}
@@ -441,7 +441,7 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 	n := names(c.Depth)
 	s := c.Summary
 	fmt.Fprintf(b, "### recallgate score — mean %s %s, %d zero-recall, %d below 0.5\n\n", n.recall, f3(s.Recall), len(s.ZeroRecall), len(s.BelowHalf))
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level\n\n", queryCount(c.Set), c.Depth.Candidates, c.Depth.Context)
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context%s · document level\n\n", queryCount(c.Set), c.Depth.Candidates, c.Depth.Context, gate.DepthNote(c.DepthDefaults))
 	b.WriteString("| metric | mean |\n|:--|--:|\n")
 	for _, m := range gate.Metrics() {
 		fmt.Fprintf(b, "| %s | %s |\n", m.Label(c.Depth), f3(m.Mean(&s)))
@@ -521,7 +521,7 @@ func writeRulesMarkdown(b io.Writer, r *CompareReport) {
 // writeUnjudgedMarkdown lists the head's new unjudged context documents,
 // or says once that the set cannot tell.
 func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
-	line := unjudgedLine(r.Unjudged, r.Depth.Context)
+	line := unjudgedLine(r.Unjudged, r.Depth.Context, r.ReportFile)
 	if line == "" {
 		return
 	}
