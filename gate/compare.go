@@ -140,11 +140,14 @@ func (p *PairedQuery) counted() bool { return !p.Synthetic && !p.Unstable && !p.
 type Comparison struct {
 	// Judge is what the comparison says of a judge program's grades, nil
 	// when the config names no judge.
-	Judge      *JudgeReport
-	Set        *Set
-	Depth      Depth
-	Thresholds Thresholds
-	Base, Head Summary
+	Judge *JudgeReport
+	Set   *Set
+	Depth Depth
+	// DepthDefaults names the depths no flag or config set (see
+	// Scorecard.DepthDefaults).
+	DepthDefaults []string
+	Thresholds    Thresholds
+	Base, Head    Summary
 	// MeanDelta is head minus base of the summary means.
 	MeanDelta Delta
 	// Queries are the answerable queries in set order.

@@ -79,6 +79,9 @@ type Thresholds struct {
 	// and this rule fails on them instead. Omitted from the policy
 	// fingerprint at 0, so older fingerprints stay as they were.
 	MaxMissingGold int `json:",omitempty"`
+	// MaxAPDrop bounds the drop of mean AP@N; nil is off (omitted from
+	// the policy fingerprint, so older fingerprints stay as they were).
+	MaxAPDrop *float64 `json:",omitempty"`
 	// Margin, when set, passes a change only when the one-sided 95% bound
 	// on each gated mean's drop is within it (gate/bound); otherwise it is
 	// inconclusive, or a fail with RequireProof. nil is off (omitted from
@@ -233,7 +236,7 @@ var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePreci
 	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
 	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens",
 	RuleBaselineDrop, "baseline", "margin", "require_proof",
-	"min_judge_agreement", "min_judge_overlap", RuleMissingGold, "unjudged"}
+	"min_judge_agreement", "min_judge_overlap", RuleMissingGold, RuleAPDrop, "unjudged"}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
 const PolicySegmentKey = "segment."

@@ -5,6 +5,9 @@ import (
 	"strings"
 )
 
+// RuleAPDrop holds the drop of mean average precision at N.
+const RuleAPDrop = "max_ap_drop"
+
 // RuleKind says how a rule holds its metric against its limit.
 type RuleKind string
 
@@ -76,6 +79,28 @@ func (r *Rule) Config() string {
 	return "0–1"
 }
 
+// Limits are the rules that apply to a group of queries: the whole set or
+// one segment. A nil field is off.
+type Limits struct {
+	MaxRecallDrop, MaxNDCGDrop, MaxPrecisionDrop *float64
+	MaxBelowIncrease                             *int
+	MinRecall, MinNDCG                           *float64
+	// MaxFalseAnswersIncrease and MaxFalseRefusalsIncrease are the refusal
+	// check's rules (see Thresholds).
+	MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease *int
+	// The final-context rules (see Thresholds).
+	MaxContextRecallDrop, MaxEvidenceDrop *float64
+	MaxFactsLost                          *int
+	// MaxAPDrop bounds the drop of mean AP@N; nil is off.
+	MaxAPDrop *float64
+}
+
+// limits are the whole-set rules of t that Limits holds.
+func (t Thresholds) limits() Limits {
+	return Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
+		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost, MaxAPDrop: t.MaxAPDrop}
+}
+
 // rules is the registry, in the order reports show the rules.
 var rules = registerRules([]*Rule{
 	{Key: RuleRecallDrop, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "0.02", Segments: true,
@@ -86,6 +111,8 @@ var rules = registerRules([]*Rule{
 		About: "largest drop of mean nDCG@k that passes", frac: func(l *Limits) **float64 { return &l.MaxNDCGDrop }},
 	{Key: RulePrecisionDrop, Kind: KindDrop, Metric: mustMetric(MetricPrecision), Default: "0.05", Segments: true,
 		About: "largest drop of mean precision@k that passes", frac: func(l *Limits) **float64 { return &l.MaxPrecisionDrop }},
+	{Key: RuleAPDrop, Kind: KindDrop, Metric: mustMetric(MetricAP), Default: "off", Segments: true,
+		About: "largest drop of mean average precision at N (MAP@N) that passes", frac: func(l *Limits) **float64 { return &l.MaxAPDrop }},
 	{Key: RuleBelowIncrease, Kind: KindCount, Metric: mustMetric(MetricBelow), Default: "off", Segments: true, words: "tail growth",
 		About: "how many more queries than on the base may fall under report.below recall@N", count: func(l *Limits) **int { return &l.MaxBelowIncrease }},
 	{Key: RuleMinRecall, Kind: KindFloor, Metric: mustMetric(MetricRecall), Default: "off", Segments: true,

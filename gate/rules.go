@@ -80,26 +80,6 @@ const (
 	DefaultMaxFactsLost = 0
 )
 
-// Limits are the rules that apply to a group of queries: the whole set or
-// one segment. A nil field is off.
-type Limits struct {
-	MaxRecallDrop, MaxNDCGDrop, MaxPrecisionDrop *float64
-	MaxBelowIncrease                             *int
-	MinRecall, MinNDCG                           *float64
-	// MaxFalseAnswersIncrease and MaxFalseRefusalsIncrease are the refusal
-	// check's rules (see Thresholds).
-	MaxFalseAnswersIncrease, MaxFalseRefusalsIncrease *int
-	// The final-context rules (see Thresholds).
-	MaxContextRecallDrop, MaxEvidenceDrop *float64
-	MaxFactsLost                          *int
-}
-
-// limits are the whole-set rules of t that Limits holds.
-func (t Thresholds) limits() Limits {
-	return Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
-		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost}
-}
-
 // Validate reports a limit outside 0–1 or a negative count; where names
 // the table for the message ("gate", "gate.segment[0]").
 func (l Limits) Validate(where string) error {

@@ -30,11 +30,15 @@ var scoreCommand = command{
 			if err != nil {
 				return err
 			}
+			if o.note != "" {
+				e.job().Note("%s", o.note)
+			}
 			scored, err := pipeline.ScoreRun(s.Set, *results, s.Depth, f)
 			if err != nil {
 				return fmt.Errorf("score run: %w", err)
 			}
 			defer scored.Close()
+			scored.Card.DepthDefaults = s.Defaults
 			for _, w := range s.Set.Warnings {
 				e.job().Warn("%s: %s", s.Set.Path, w)
 			}

@@ -194,7 +194,13 @@ type SetInfo struct {
 type DepthInfo struct {
 	Candidates int `json:"candidates"`
 	Context    int `json:"context"`
+	// Defaults names the depths ("candidates", "context") that are the
+	// defaults because no config was read; absent otherwise.
+	Defaults []string `json:"defaults,omitempty"`
 }
+
+// Note is what the report adds after the depths (gate.DepthNote).
+func (d DepthInfo) Note() string { return gate.DepthNote(d.Defaults) }
 
 // Scores are one query's document metrics on one side.
 type Scores struct {
@@ -501,6 +507,11 @@ type UnanswerablePair struct {
 
 // CompareReport is the JSON document of `recallgate compare` and `gate`.
 type CompareReport struct {
+	// ReportFile is the JSON report file the run wrote this report to,
+	// named in the hints that read it back (label --from-report); not
+	// part of the JSON. "" when none is known.
+	ReportFile string `json:"-"`
+
 	Tool    string   `json:"tool"`
 	Command string   `json:"command"`
 	Verdict string   `json:"verdict"`
