@@ -200,6 +200,14 @@ func TestUnjudgedCondensed(t *testing.T) {
 	if !strings.Contains(text, "Label debt: 120 unjudged documents in 12 queries") {
 		t.Errorf("condensed drops the label debt:\n%s", text)
 	}
+	for format, want := range map[string]string{
+		"markdown": "precision and nDCG at k=10 in context · document level, condensed (precision and nDCG over each side's list with the documents nobody judged removed before the cut, both sides) · gate:",
+		"html":     "precision and nDCG at k=10, condensed (precision and nDCG over each side&#39;s list with the documents nobody judged removed before the cut, both sides) ·",
+	} {
+		if _, out, _ := unjudgedGate(t, f, "--format", format); !strings.Contains(out, want) {
+			t.Errorf("%s: the set line does not say condensed (want %q):\n%.3000s", format, want, out)
+		}
+	}
 }
 
 // TestUnjudgedRescoreSavedRuns: the loop without a second retrieval. The
