@@ -109,6 +109,9 @@ func writeWarningsText(b io.Writer, ws []string) {
 // the format.
 func headline(r *CompareReport, esc func(string) string) string {
 	out := metricsHeadline(r)
+	if w := weakPassHeadline(r); w != "" {
+		out += " · " + w
+	}
 	if j := judgeHeadline(r, esc); j != "" {
 		out += " · " + j
 	}
