@@ -146,6 +146,9 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 	for _, h := range gate.Health(s, ho) {
 		fmt.Fprintf(out, "health: %s\n", h)
 	}
+	if l := powerLine(s); l != "" {
+		fmt.Fprintf(out, "power: %s\n", l)
+	}
 	if cfg != nil {
 		if w := DepthWarning(cfg.Depth, len(ids)); w != "" {
 			fmt.Fprintf(out, "warning: %s\n", w)
@@ -411,4 +414,22 @@ func firstAnswerable(s *gate.Set) *gate.Query {
 		return s.Queries[0]
 	}
 	return nil
+}
+
+// powerLine says what the set can catch (gate.SetDetectability): the
+// smallest mean recall drop it can call significant (the health line
+// gives the set-size wording); "" for a set with no answerable query.
+func powerLine(s *gate.Set) string {
+	d := gate.SetDetectability(s)
+	n := d.Queries
+	switch {
+	case n == 0:
+		return ""
+	case !d.FlipsKnown:
+		return fmt.Sprintf("no drop can be significant on %d answerable %s: not even all of them moving the same way reaches p < 0.05 (the sign-flip test)", n, gate.Plural(n, "query", "queries"))
+	case !d.DropKnown:
+		return fmt.Sprintf("a drop is significant only when %d queries move the same way, and fewer than %d of the %d answerable queries have a relevant gold document to lose", d.MinFlips, d.MinFlips, n)
+	}
+	return fmt.Sprintf("the smallest mean recall drop these %d answerable queries can call significant is %.3f (%d queries each losing one of their relevant gold documents, sign-flip p < 0.05)",
+		n, d.MinRecallDrop, d.MinFlips)
 }
