@@ -64,7 +64,7 @@ func (f *driftFixture) drift(t *testing.T, accept bool) (*gate.Comparison, error
 	t.Helper()
 	cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
 	var stderr bytes.Buffer
-	return Drift(context.Background(), testEnv(&stderr), cfg, set, DriftOptions{Baseline: f.baseline, AcceptChangedInputs: accept})
+	return Drift(context.Background(), testEnv(&stderr), GivenRuling(cfg, set), DriftOptions{Baseline: f.baseline, AcceptChangedInputs: accept})
 }
 
 func (f *driftFixture) edit(t *testing.T, name, old, new string) {

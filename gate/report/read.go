@@ -101,12 +101,24 @@ var (
 	causes      = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus, gate.CauseContext}
 	reasonKinds = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
 	outcomes    = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
-	ruleMetrics = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
-		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost, gate.MetricFalseAnswers, gate.MetricFalseRefusals, gate.MetricMissingGold}
+	// ruleMetrics are the metrics a rule may read: the rule registry's
+	// ("" for a segment too small to gate).
+	ruleMetrics  = readableRuleMetrics()
 	signals      = []string{gate.SignalAbstain, gate.SignalMinScore, gate.SignalBoth, gate.SignalPartial, gate.SignalNone}
 	refusalBy    = []string{"", gate.ByAbstain, gate.ByMinScore, gate.ByNoHits}
 	segmentKinds = []string{"segment", "source", "auto"}
 )
+
+// readableRuleMetrics are the metrics of the registered rules, and "".
+func readableRuleMetrics() []string {
+	out := []string{""}
+	for _, r := range gate.Rules() {
+		if !slices.Contains(out, r.Metric.Key) {
+			out = append(out, r.Metric.Key)
+		}
+	}
+	return out
+}
 
 // validate checks every closed field and every id of a report read back.
 func (r *CompareReport) validate() error {
@@ -332,6 +344,9 @@ func (st *StatisticsInfo) validate() error {
 // validate checks the unjudged block read back: the label debt counts
 // the new unjudged documents, the head's range is ordered within 0–1.
 func (u *UnjudgedInfo) validate() error {
+	if u.Mode != "" && gate.CheckUnjudgedMode(u.Mode) != nil {
+		return fmt.Errorf("unjudged.mode %q: want %s", u.Mode, strings.Join(gate.UnjudgedModes, ", "))
+	}
 	if d := u.LabelDebt; d != nil {
 		n := 0
 		for _, q := range u.New {
@@ -422,7 +437,8 @@ func (r *CompareReport) checkWholeSetRules() error {
 // or under it), and a skipped one measured nothing.
 func (ru RuleInfo) checkOutcome() error {
 	const epsilon = 1e-9 // gate's tolerance
-	switch floor := ru.Name == gate.RuleMinRecall || ru.Name == gate.RuleMinNDCG; {
+	rule := gate.LookupRule(ru.Name)
+	switch floor := rule != nil && rule.Kind == gate.KindFloor; {
 	case ru.Outcome == gate.RulePass && floor && ru.Value < ru.Limit-epsilon:
 		return fmt.Errorf("outcome pass, but its value %g is under its floor %g", ru.Value, ru.Limit)
 	case ru.Outcome == gate.RulePass && !floor && ru.Value > ru.Limit+epsilon:

@@ -37,6 +37,10 @@ type UnjudgedInfo struct {
 	// judged non-relevant and never judged cannot be told apart, and the
 	// counts below are zero.
 	Known bool `json:"known"`
+	// Mode is the reading the scores and rules used ([gate] unjudged):
+	// "nonrelevant", "condensed" or "range"; "" when not Known (gold
+	// only: nothing to read otherwise) and in reports made before it.
+	Mode string `json:"mode,omitempty"`
 	// BaseJudgedAtK and HeadJudgedAtK are the mean share of judged
 	// documents in the top k (ir_measures' Judged@k).
 	BaseJudgedAtK float64 `json:"base_judged_at_k"`
@@ -126,6 +130,7 @@ func unjudgedInfo(c *gate.Comparison) UnjudgedInfo {
 	if !u.Known {
 		return u
 	}
+	u.Mode = c.UnjudgedReading()
 	var nb, nh int
 	for _, p := range c.Queries {
 		u.BaseAtK += p.BaseUnjudged.AtK
@@ -160,10 +165,10 @@ func unjudgedInfo(c *gate.Comparison) UnjudgedInfo {
 
 // ruleLabel names a rule for a table: "max_ndcg_drop (nDCG@3)".
 func (r RuleInfo) label(n metricNames) string {
-	m := map[string]string{gate.MetricRecall: n.recall, gate.MetricNDCG: n.ndcg, gate.MetricPrecision: n.precision,
-		gate.MetricZero: "zero recall", gate.MetricBelow: n.recall + " < below", gate.MetricLatency: "p95 latency (ms)",
-		gate.MetricContextRecall: "context recall", gate.MetricCoverage: "evidence coverage", gate.MetricFactsLost: "facts found in the final context",
-		gate.MetricFalseAnswers: "false answers", gate.MetricFalseRefusals: "false refusals", gate.MetricMissingGold: "gold documents not in the corpus"}[r.Metric]
+	m := ""
+	if mt, err := gate.LookupMetric(r.Metric); err == nil {
+		m = mt.Label(n.depth)
+	}
 	if m == "" {
 		return r.Name
 	}
@@ -245,8 +250,8 @@ func unjudgedLine(u UnjudgedInfo, k int, file string) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Label debt: %d unjudged %s in %d %s are new in the head's top %d (the base's top %d did not hold them) (judged@%d: base %.3f, head %.3f); they count as non-relevant until judged: %s.",
-		n, plural(n, "document", "documents"), nq, plural(nq, "query", "queries"), k, k, k, u.BaseJudgedAtK, u.HeadJudgedAtK, labelCommand(file))
+	return fmt.Sprintf("Label debt: %d unjudged %s in %d %s are new in the head's top %d (the base's top %d did not hold them) (judged@%d: base %.3f, head %.3f); %s until judged: %s.",
+		n, plural(n, "document", "documents"), nq, plural(nq, "query", "queries"), k, k, k, u.BaseJudgedAtK, u.HeadJudgedAtK, untilJudged(u.Mode), labelCommand(file))
 }
 
 // NotInCorpusInfo counts the returned ids the corpus does not hold, per side.
