@@ -4,29 +4,13 @@ import "github.com/recallgate/recallgate/gate/stats"
 
 // The one wording of how large a set should be (README, validate, the
 // reports): about SetSizeLarge queries catch large drops, SetSizeSmall to
-// two hundred the small ones; SetDetectability says what the user's own
-// set can catch.
+// two hundred the small ones; validate says what the user's own set can
+// catch.
 const (
 	SetSizeLarge  = 30
 	SetSizeSmall  = 50
 	SetSizeAdvice = "about thirty queries catch large drops, fifty to two hundred the small ones"
 )
-
-// SetDetectability is what a set can call significant before any run:
-// its answerable queries, each able to drop by one of its relevant gold
-// documents (1/relevant of recall@N, the base finding them all), at Alpha.
-func SetDetectability(s *Set) Detectability {
-	var steps []float64
-	for _, q := range s.Queries {
-		if !q.Unanswerable && q.Relevant() > 0 {
-			steps = append(steps, 1/float64(q.Relevant()))
-		}
-	}
-	d := Detectability{Queries: s.Answerable()}
-	d.MinFlips, d.FlipsKnown = stats.MinFlipsAt(d.Queries, Alpha)
-	d.MinRecallDrop, d.DropKnown = stats.MinDropAt(steps, d.Queries, Alpha)
-	return d
-}
 
 // Detectability is what a comparison's set can call significant.
 type Detectability struct {
