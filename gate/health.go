@@ -22,10 +22,10 @@ func Health(s *Set, o HealthOptions) []string {
 	var out []string
 	n := s.Answerable()
 	switch {
-	case n < 30:
-		out = append(out, fmt.Sprintf("only %d answerable %s: one query flipping moves mean recall by %.3f; grow the set towards 50", n, Plural(n, "query", "queries"), 1/float64(max(n, 1))))
-	case n < 50:
-		out = append(out, fmt.Sprintf("%d answerable queries: fewer than 50, so changes smaller than a few queries are noise", n))
+	case n < SetSizeLarge:
+		out = append(out, fmt.Sprintf("only %d answerable %s: one query flipping moves mean recall by %.3f; %s", n, Plural(n, "query", "queries"), 1/float64(max(n, 1)), SetSizeAdvice))
+	case n < SetSizeSmall:
+		out = append(out, fmt.Sprintf("%d answerable queries catch large drops; fifty to two hundred catch the small ones", n))
 	}
 	if o.Corpus != nil {
 		missing := MissingGold(s, o.Corpus)

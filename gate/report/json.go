@@ -190,18 +190,6 @@ type SetInfo struct {
 	Unanswerable int    `json:"unanswerable"`
 }
 
-// DepthInfo is the pair of depths.
-type DepthInfo struct {
-	Candidates int `json:"candidates"`
-	Context    int `json:"context"`
-	// Defaults names the depths ("candidates", "context") that are the
-	// defaults because no config was read; absent otherwise.
-	Defaults []string `json:"defaults,omitempty"`
-}
-
-// Note is what the report adds after the depths (gate.DepthNote).
-func (d DepthInfo) Note() string { return gate.DepthNote(d.Defaults) }
-
 // Scores are one query's document metrics on one side.
 type Scores struct {
 	RecallAtN    float64 `json:"recall_at_n"`
