@@ -68,6 +68,8 @@ type GoldMove struct {
 // Delta is head minus base for the four document metrics.
 type Delta struct {
 	Recall, Precision, NDCG, RR float64
+	// More are the registry's added metrics (QueryScore.More).
+	More []float64
 }
 
 func delta(base, head *QueryScore) Delta {
@@ -76,6 +78,7 @@ func delta(base, head *QueryScore) Delta {
 		Precision: head.Precision - base.Precision,
 		NDCG:      head.NDCG - base.NDCG,
 		RR:        head.RR - base.RR,
+		More:      subMore(base.More, head.More),
 	}
 }
 
@@ -137,11 +140,14 @@ func (p *PairedQuery) counted() bool { return !p.Synthetic && !p.Unstable && !p.
 type Comparison struct {
 	// Judge is what the comparison says of a judge program's grades, nil
 	// when the config names no judge.
-	Judge      *JudgeReport
-	Set        *Set
-	Depth      Depth
-	Thresholds Thresholds
-	Base, Head Summary
+	Judge *JudgeReport
+	Set   *Set
+	Depth Depth
+	// DepthDefaults names the depths no flag or config set (see
+	// Scorecard.DepthDefaults).
+	DepthDefaults []string
+	Thresholds    Thresholds
+	Base, Head    Summary
 	// MeanDelta is head minus base of the summary means.
 	MeanDelta Delta
 	// Queries are the answerable queries in set order.
@@ -296,6 +302,10 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	scored := head // the head as trec_eval scores it, for the range
+	if t.UnjudgedMode() == UnjudgedCondensed && base.Set.RecordsJudgements() {
+		base, head = condensed(base, pol.Corpus), condensed(head, pol.Corpus)
+	}
 	var outageWarnings []string
 	for _, sc := range []struct {
 		side        string
@@ -327,6 +337,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		Precision: head.Summary.Precision - base.Summary.Precision,
 		NDCG:      head.Summary.NDCG - base.Summary.NDCG,
 		RR:        head.Summary.RR - base.Summary.RR,
+		More:      subMore(base.Summary.More, head.Summary.More),
 	}
 	n, top := base.Depth.Candidates, base.Set.topGrade()
 	for i := range base.Queries {
@@ -348,7 +359,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	c.GateDelta = c.Stats.MeanDelta
 	c.Segments = segments(c)
 	if c.JudgementsKnown {
-		c.HeadRange = c.headRange()
+		c.HeadRange = c.headRange(scored)
 	}
 	for i := range base.Unanswerable {
 		c.Unanswerable = append(c.Unanswerable, [2]UnanswerableResult{base.Unanswerable[i], head.Unanswerable[i]})

@@ -79,12 +79,19 @@ type Thresholds struct {
 	// and this rule fails on them instead. Omitted from the policy
 	// fingerprint at 0, so older fingerprints stay as they were.
 	MaxMissingGold int `json:",omitempty"`
+	// MaxAPDrop bounds the drop of mean AP@N; nil is off (omitted from
+	// the policy fingerprint, so older fingerprints stay as they were).
+	MaxAPDrop *float64 `json:",omitempty"`
 	// Margin, when set, passes a change only when the one-sided 95% bound
 	// on each gated mean's drop is within it (gate/bound); otherwise it is
 	// inconclusive, or a fail with RequireProof. nil is off (omitted from
 	// the fingerprint, as RequireProof when false).
 	Margin       *float64 `json:",omitempty"`
 	RequireProof bool     `json:",omitempty"`
+	// Unjudged is how the context metrics read documents nobody judged:
+	// "" or UnjudgedNonRelevant, UnjudgedCondensed, UnjudgedRangeMode (see
+	// UnjudgedMode). "" is omitted from the fingerprint.
+	Unjudged string `json:",omitempty"`
 }
 
 // DefaultThresholds returns the default thresholds: recall@N may drop by
@@ -115,6 +122,9 @@ func (t Thresholds) Validate() error {
 	if v := t.MaxBaselineDrop; v != nil && (*v < 0 || *v > 1 || math.IsNaN(*v)) {
 		return &RuleError{Key: RuleBaselineDrop, Err: fmt.Errorf("must be within 0–1, got %v", *v)}
 	}
+	if err := CheckUnjudgedMode(t.Unjudged); err != nil {
+		return &RuleError{Key: "unjudged", Err: err}
+	}
 	if t.MinFlipped < 0 {
 		return &RuleError{Key: "min_flipped", Err: fmt.Errorf("must be at least 1, got %d", t.MinFlipped)}
 	}
@@ -135,7 +145,7 @@ func (t Thresholds) Validate() error {
 			return &RuleError{Key: fmt.Sprintf("segment[%d].name", i), Err: fmt.Errorf("required: the segment to gate")}
 		}
 		if s.Limits.empty() {
-			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (max_recall_drop, max_ndcg_drop, max_precision_drop, max_below_increase, min_recall, min_ndcg, max_context_recall_drop, max_evidence_drop, max_facts_lost, max_false_answers_increase or max_false_refusals_increase)", s.Name)}
+			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (%s)", s.Name, segmentRuleList())}
 		}
 		if err := s.Limits.Validate(""); err != nil {
 			var re *RuleError
@@ -226,7 +236,7 @@ var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePreci
 	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
 	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens",
 	RuleBaselineDrop, "baseline", "margin", "require_proof",
-	"min_judge_agreement", "min_judge_overlap", RuleMissingGold}
+	"min_judge_agreement", "min_judge_overlap", RuleMissingGold, RuleAPDrop, "unjudged"}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
 const PolicySegmentKey = "segment."

@@ -12,17 +12,31 @@ import (
 )
 
 // output are --format and --out, the flags of every command that writes a
-// report; the formats are the report package's.
-type output struct{ format, out string }
+// report; the formats are those of the report package's table formats
+// (report.Comparisons when nil).
+type output struct {
+	format, out string
+	formats     formatTable
+}
+
+// formatTable is a document's table of formats (a report.Renderers).
+type formatTable interface {
+	Parse(s string) (report.Format, error)
+	List() string
+	Default() report.Format
+}
 
 func (o *output) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "text", "output format: "+report.FormatList())
+	if o.formats == nil {
+		o.formats = report.Comparisons
+	}
+	fs.StringVar(&o.format, "format", string(o.formats.Default()), "output format: "+o.formats.List())
 	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 }
 
 // parse reads --format.
 func (o *output) parse() (report.Format, error) {
-	f, err := report.ParseFormat(o.format)
+	f, err := o.formats.Parse(o.format)
 	if err != nil {
 		return f, usagef("--format: %v", err)
 	}
@@ -42,13 +56,15 @@ type common struct {
 	set, config         string
 	candidates, context int
 	fs                  *flag.FlagSet
+	// note says which config resolve found ("" when none was looked for).
+	note string
 }
 
 func (o *common) register(fs *flag.FlagSet) {
 	o.fs = fs
 	o.output.register(fs)
 	fs.StringVar(&o.set, "set", "", "eval set: JSONL or TREC qrels (default: the set named in --config)")
-	fs.StringVar(&o.config, "config", "", "recallgate.toml to read the set, [depth] and [gate] from; flags win")
+	fs.StringVar(&o.config, "config", "", "recallgate.toml to read the set, [depth] and [gate] from; flags win (default: recallgate.toml in the current folder, when there)")
 	fs.IntVar(&o.candidates, "candidates", gate.DefaultCandidates, "candidate depth N for recall@N")
 	fs.IntVar(&o.context, "context", gate.DefaultContext, "context depth k for precision@k and nDCG@k")
 }
@@ -60,7 +76,7 @@ func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
 	if err != nil {
 		return nil, f, err
 	}
-	so, flags := pipeline.ScoringOptions{Config: o.config, Set: o.set}, given(o.fs)
+	so, flags := pipeline.ScoringOptions{Config: o.config, Set: o.set, Discover: true}, given(o.fs)
 	if flags["candidates"] {
 		so.Candidates = &o.candidates
 	}
@@ -68,6 +84,9 @@ func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
 		so.Context = &o.context
 	}
 	s, err := pipeline.LoadScoring(so)
+	if err == nil && s.Found {
+		o.note = "reading " + pipeline.DefaultConfig + " in the current folder (no --config)"
+	}
 	return s, f, err
 }
 

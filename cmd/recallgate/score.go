@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/report"
 )
 
 var scoreCommand = command{
@@ -15,6 +16,7 @@ var scoreCommand = command{
 	Examples: examples("score"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var o common
+		o.formats = report.Scorecards
 		o.register(fs)
 		results := fs.String("results", "", "run to score: JSONL or TREC run (required)")
 		return errorReports("score", &o.output, new(string), func(ctx context.Context, e *env, args []string) error {
@@ -28,11 +30,15 @@ var scoreCommand = command{
 			if err != nil {
 				return err
 			}
+			if o.note != "" {
+				e.job().Note("%s", o.note)
+			}
 			scored, err := pipeline.ScoreRun(s.Set, *results, s.Depth, f)
 			if err != nil {
 				return fmt.Errorf("score run: %w", err)
 			}
 			defer scored.Close()
+			scored.Card.DepthDefaults = s.Defaults
 			for _, w := range s.Set.Warnings {
 				e.job().Warn("%s: %s", s.Set.Path, w)
 			}

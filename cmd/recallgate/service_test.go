@@ -320,7 +320,7 @@ func TestValidateSendsThePreflight(t *testing.T) {
 	f, dump := serviceRepo(t, startTable)
 	cfg := filepath.Join(f.dir, "recallgate.toml")
 	code, out, errs := rg(t, "validate", "--config", cfg)
-	if code != 0 || !regexp.MustCompile(`ok: base side: http://127\.0\.0\.1:\d+/search \(the service started by python3 service\.py --port \{port\} --dump \S+\) answered the preflight query`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`ok: retriever \(this checkout\): http://127\.0\.0\.1:\d+/search \(the service started by python3 service\.py --port \{port\} --dump \S+\) answered the preflight query`).MatchString(out) {
 		t.Errorf("validate with start: exit %d\n%s\n%s", code, out, errs)
 	}
 	ds := dumps(t, dump)

@@ -119,6 +119,7 @@ type rawSegment struct {
 	// The final-context rules.
 	MaxContextRecallDrop *float64 `toml:"max_context_recall_drop"`
 	MaxEvidenceDrop      *float64 `toml:"max_evidence_drop"`
+	MaxAPDrop            *float64 `toml:"max_ap_drop"`
 	MaxFactsLost         *int     `toml:"max_facts_lost"`
 }
 
@@ -149,6 +150,7 @@ type rawConfig struct {
 		MaxWaiverDays        *int         `toml:"max_waiver_days"`
 		MaxContextRecallDrop *float64     `toml:"max_context_recall_drop"`
 		MaxEvidenceDrop      *float64     `toml:"max_evidence_drop"`
+		MaxAPDrop            *float64     `toml:"max_ap_drop"`
 		MaxFactsLost         *int         `toml:"max_facts_lost"`
 		MaxFalseAnswers      *int         `toml:"max_false_answers_increase"`
 		MaxFalseRefusals     *int         `toml:"max_false_refusals_increase"`
@@ -157,6 +159,7 @@ type rawConfig struct {
 		MinJudgeOverlap      *int         `toml:"min_judge_overlap"`
 		Margin               *float64     `toml:"margin"`
 		RequireProof         bool         `toml:"require_proof"`
+		Unjudged             string       `toml:"unjudged"`
 		Segment              []rawSegment `toml:"segment"`
 	} `toml:"gate"`
 	Report struct {

@@ -84,12 +84,14 @@ func policyValues(c *Config) map[string]string {
 		"retrievers":               "[retriever]",
 		gate.RuleContextRecallDrop: optNum(t.MaxContextRecallDrop),
 		gate.RuleEvidenceDrop:      optNum(t.MaxEvidenceDrop),
+		gate.RuleAPDrop:            optNum(t.MaxAPDrop),
 		gate.RuleFactsLost:         optInt(t.MaxFactsLost),
 		gate.RuleMissingGold:       strconv.Itoa(t.MaxMissingGold),
 		gate.RuleBaselineDrop:      optNum(t.MaxBaselineDrop),
 		"baseline":                 "none",
 		"margin":                   optNum(t.Margin),
 		"require_proof":            strconv.FormatBool(t.RequireProof),
+		"unjudged":                 t.UnjudgedMode(),
 	}
 	if c.baselineKey != "" {
 		v["baseline"] = c.baselineKey
@@ -128,7 +130,7 @@ func segmentValues(c *Config) map[string]string {
 			key string
 			v   *float64
 		}{{gate.RuleRecallDrop, l.MaxRecallDrop}, {gate.RuleNDCGDrop, l.MaxNDCGDrop}, {gate.RulePrecisionDrop, l.MaxPrecisionDrop}, {gate.RuleMinRecall, l.MinRecall}, {gate.RuleMinNDCG, l.MinNDCG},
-			{gate.RuleContextRecallDrop, l.MaxContextRecallDrop}, {gate.RuleEvidenceDrop, l.MaxEvidenceDrop}} {
+			{gate.RuleContextRecallDrop, l.MaxContextRecallDrop}, {gate.RuleEvidenceDrop, l.MaxEvidenceDrop}, {gate.RuleAPDrop, l.MaxAPDrop}} {
 			if f.v != nil {
 				parts = append(parts, f.key+"="+num(*f.v))
 			}

@@ -30,7 +30,7 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		from *float64
 		to   **float64
 	}{{g.MaxNDCGDrop, &t.MaxNDCGDrop}, {g.MaxPrecisionDrop, &t.MaxPrecisionDrop}, {g.MinRecall, &t.MinRecall}, {g.MinNDCG, &t.MinNDCG},
-		{g.MaxContextRecallDrop, &t.MaxContextRecallDrop}, {g.MaxEvidenceDrop, &t.MaxEvidenceDrop}} {
+		{g.MaxContextRecallDrop, &t.MaxContextRecallDrop}, {g.MaxEvidenceDrop, &t.MaxEvidenceDrop}, {g.MaxAPDrop, &t.MaxAPDrop}} {
 		if f.from != nil {
 			*f.to = f.from
 		}
@@ -59,6 +59,10 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		}
 		t.MinSegmentQueries = *v
 	}
+	t.Unjudged = g.Unjudged
+	if err := gate.CheckUnjudgedMode(g.Unjudged); err != nil {
+		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "unjudged"}), Field: "gate.unjudged", Err: err}
+	}
 	t.RequireSignificance = g.RequireSignificance
 	if v := g.MaxFalseAnswers; v != nil {
 		t.MaxFalseAnswersIncrease = *v
@@ -85,7 +89,7 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 	for i, s := range g.Segment {
 		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"),
 			Limits: gate.Limits{MaxRecallDrop: s.MaxRecallDrop, MaxNDCGDrop: s.MaxNDCGDrop, MaxPrecisionDrop: s.MaxPrecisionDrop, MaxBelowIncrease: s.MaxBelowIncrease, MinRecall: s.MinRecall, MinNDCG: s.MinNDCG,
-				MaxContextRecallDrop: s.MaxContextRecallDrop, MaxEvidenceDrop: s.MaxEvidenceDrop, MaxFactsLost: s.MaxFactsLost,
+				MaxContextRecallDrop: s.MaxContextRecallDrop, MaxEvidenceDrop: s.MaxEvidenceDrop, MaxFactsLost: s.MaxFactsLost, MaxAPDrop: s.MaxAPDrop,
 				MaxFalseAnswersIncrease: s.MaxFalseAnswers, MaxFalseRefusalsIncrease: s.MaxFalseRefusals}})
 	}
 	if err := t.Validate(); err != nil {

@@ -12,7 +12,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode"
+
+	"github.com/recallgate/recallgate/gate/section"
 )
 
 // Page is one Markdown file of the documentation.
@@ -179,31 +180,14 @@ func (p Page) headings() []int {
 	return out
 }
 
-// Anchors returns the anchors GitHub gives the page's headings: lower
-// case, spaces as hyphens, punctuation other than hyphens and underscores
-// dropped, and -1, -2, … after a repeated one.
+// Anchors returns the anchors GitHub gives the page's headings, as
+// gate/section reads them (its Slug: lower case, spaces as hyphens,
+// punctuation other than hyphens and underscores dropped, and -1, -2, …
+// after a repeated one).
 func (p Page) Anchors() map[string]bool {
 	out := map[string]bool{}
-	seen := map[string]int{}
-	lines := strings.Split(p.Text, "\n")
-	for _, h := range p.headings() {
-		text := strings.TrimSpace(strings.TrimLeft(lines[h], "#"))
-		var b strings.Builder
-		for _, r := range strings.ToLower(text) {
-			switch {
-			case r == ' ':
-				b.WriteByte('-')
-			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-				b.WriteRune(r)
-			}
-		}
-		a := b.String()
-		if n := seen[a]; n > 0 {
-			out[fmt.Sprintf("%s-%d", a, n)] = true
-		} else {
-			out[a] = true
-		}
-		seen[a]++
+	for _, s := range section.Parse(section.Markdown, p.Text) {
+		out[s.Anchor] = true
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -31,6 +32,13 @@ type ValidateOptions struct {
 	Config string
 	// Offline sends nothing to any retriever.
 	Offline bool
+	// BaseRef, with Config, sends the preflight to the base side as that
+	// commit's config builds it, in its tree (as gate --base-ref does);
+	// TempDir is where that tree is made.
+	BaseRef, TempDir string
+	// Strict makes a retriever that answers the set's first query with
+	// no hits an error (exit 3), not a warning.
+	Strict bool
 }
 
 // Validate checks an eval set, and the config and corpus when given, and
@@ -64,7 +72,14 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 		}
 		fmt.Fprintf(out, "ok: %s: config is valid (%d waivers)\n", cfg.Path, len(cfg.Waivers))
 		if !o.Offline {
-			if err := Preflight(ctx, e, cfg, out); err != nil {
+			var b *BaseSide
+			if o.BaseRef != "" {
+				if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir}); err != nil {
+					return err
+				}
+				defer b.Tree.Close()
+			}
+			if err := Preflight(ctx, e, cfg, b, firstAnswerable(set), o.Strict, out); err != nil {
 				return err
 			}
 		}
@@ -249,7 +264,14 @@ func kappaWords(k float64) string {
 type ScoringOptions struct {
 	Config, Set         string
 	Candidates, Context *int
+	// Discover, with no Config, reads DefaultConfig in the current folder
+	// when it is there, as gate does (its flag's default).
+	Discover bool
 }
+
+// DefaultConfig is the config gate reads by default and score and compare
+// find in the current folder without --config.
+const DefaultConfig = "recallgate.toml"
 
 // Scoring is what score and compare run with: the set, the depths and the
 // thresholds, from the command line over the config over the defaults.
@@ -259,6 +281,12 @@ type Scoring struct {
 	Thresholds gate.Thresholds
 	// Config is the loaded config, nil without one.
 	Config *config.Config
+	// Defaults names the depths neither a flag nor the config set
+	// ("candidates", "context"): the defaults, said on the report's depth
+	// line (gate.DepthNote). Found says the config was DefaultConfig,
+	// found in the current folder without --config.
+	Defaults []string
+	Found    bool
 }
 
 // LoadScoring merges the command line over the config over the defaults
@@ -266,6 +294,19 @@ type Scoring struct {
 func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	s := &Scoring{Depth: gate.DefaultDepth(), Thresholds: gate.DefaultThresholds()}
 	setPath := o.Set
+	if o.Config == "" && o.Discover {
+		if fi, err := os.Stat(DefaultConfig); err == nil && fi.Mode().IsRegular() {
+			o.Config, s.Found = DefaultConfig, true
+		}
+	}
+	if o.Config == "" {
+		if o.Candidates == nil {
+			s.Defaults = append(s.Defaults, "candidates")
+		}
+		if o.Context == nil {
+			s.Defaults = append(s.Defaults, "context")
+		}
+	}
 	if o.Config != "" {
 		cfg, err := config.Load(o.Config)
 		if err != nil {
@@ -302,25 +343,72 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	return s, nil
 }
 
-// Preflight sends each side's retriever (base, then head; one table
-// once) the preflight the gate sends before it retrieves, starting its
-// service or program where the config says how (retriever.Preflight), and
-// says on out what answered. A retriever that does not answer, or whose
-// answer the table cannot read, is its error (exit 3 when it is down).
-func Preflight(ctx context.Context, e *Env, cfg *config.Config, out io.Writer) error {
-	for _, side := range []string{"base", "head"} {
-		rc := SideTable(cfg, side)
-		if rc == nil || (side == "head" && rc == cfg.Base) {
+// Preflight sends each retriever the config names the preflight the
+// gate sends before it retrieves, starting its service or program where
+// the config says how (retriever.Preflight), then the set's first query
+// (first; nil: none), and says on out what answered, each named by what
+// was started: one [retriever] is "retriever (this checkout)", two tables
+// "[base.retriever] (this checkout)" and "[head.retriever] (this
+// checkout)"; with base (validate --base-ref) the base side is the base
+// commit's table in its tree. A retriever that does not answer, or whose
+// answer the table cannot read, is its error (exit 3 when it is down); an
+// answer to the first query that holds no hits is a warning line, and
+// with strict an *gate.InfraError (exit 3) once every side was asked.
+func Preflight(ctx context.Context, e *Env, cfg *config.Config, base *BaseSide, first *gate.Query, strict bool, out io.Writer) error {
+	type one struct {
+		side, name string
+		rc         *config.Retriever
+	}
+	var sides []one
+	switch {
+	case base != nil:
+		bc := base.Sides(cfg)
+		sides = []one{{"base", "base side (the tree of commit " + ShortSHA(base.Tree.Commit) + ")", bc.Base}, {"head", "head side (this checkout)", cfg.Head}}
+	case cfg.Base == cfg.Head:
+		sides = []one{{"head", "retriever (this checkout)", cfg.Head}}
+	default:
+		sides = []one{{"base", "[base.retriever] (this checkout)", cfg.Base}, {"head", "[head.retriever] (this checkout)", cfg.Head}}
+	}
+	var empty []string
+	for _, s := range sides {
+		if s.rc == nil {
 			continue
 		}
-		what, err := retriever.Preflight(ctx, rc, retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr,
-			Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence})
+		p, err := retriever.Preflight(ctx, s.rc, retriever.Deps{ConfigPath: cfg.Path, Side: s.side, Getenv: e.Getenv, Stderr: e.Stderr,
+			Client: e.HTTPClient(), Warn: func(w string) { e.Warn("%s", w) }, Fence: e.fence}, first, cfg.Depth.Candidates)
 		if err != nil {
-			return gate.AtStage(gate.StageRetrieve, side, err)
+			return base.Named(gate.AtStage(gate.StageRetrieve, s.side, err))
 		}
-		if what != "" {
-			fmt.Fprintf(out, "ok: %s side: %s answered the preflight query\n", side, what)
+		if p.What == "" {
+			continue
 		}
+		fmt.Fprintf(out, "ok: %s: %s answered the preflight query\n", s.name, p.What)
+		switch {
+		case p.Asked == "":
+		case p.Hits == 0:
+			msg := fmt.Sprintf("%s: %s answered %s with no hits: is its index empty? (the gate would score every query of the set as missed)", s.name, p.What, gate.ClipID(p.Asked))
+			fmt.Fprintf(out, "warning: %s\n", msg)
+			empty = append(empty, msg)
+		default:
+			fmt.Fprintf(out, "ok: %s answered %s with %d %s\n", s.name, gate.ClipID(p.Asked), p.Hits, gate.Plural(p.Hits, "hit", "hits"))
+		}
+	}
+	if strict && len(empty) > 0 {
+		return gate.AtStage(gate.StageRetrieve, "", &gate.InfraError{Err: fmt.Errorf("--strict: %s", strings.Join(empty, "; "))})
+	}
+	return nil
+}
+
+// firstAnswerable is the set's first query with gold (an unanswerable
+// query may rightly find nothing), or its first query; nil for no query.
+func firstAnswerable(s *gate.Set) *gate.Query {
+	for _, q := range s.Queries {
+		if len(q.Gold) > 0 {
+			return q
+		}
+	}
+	if len(s.Queries) > 0 {
+		return s.Queries[0]
 	}
 	return nil
 }

@@ -168,7 +168,7 @@ func rangeLine(u UnjudgedInfo, k int) string {
 	if rg == nil {
 		return ""
 	}
-	return fmt.Sprintf("Head precision@%d is %s … %s and nDCG@%d %s … %s: the %d %s nobody judged in the head's top %d over all the set's queries (%d %s hold them) counted non-relevant … relevant.",
+	return fmt.Sprintf("Head precision@%d is %s … %s and nDCG@%d %s … %s: the %d %s nobody judged in the head's top %d over all the set's queries (%d %s hold them) counted non-relevant … relevant.%s",
 		k, f3(rg.PrecisionAtK[0]), f3(rg.PrecisionAtK[1]), k, f3(rg.NDCGAtK[0]), f3(rg.NDCGAtK[1]),
-		rg.Documents, plural(rg.Documents, "document", "documents"), k, rg.Queries, plural(rg.Queries, "query", "queries"))
+		rg.Documents, plural(rg.Documents, "document", "documents"), k, rg.Queries, plural(rg.Queries, "query", "queries"), rangeReading(u.Mode))
 }

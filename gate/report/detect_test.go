@@ -50,6 +50,7 @@ func judgedComparison(t *testing.T) *gate.Comparison {
 	limit := 0.05
 	th.Segments = []gate.SegmentRule{{Name: "keyword", Limits: gate.Limits{MaxRecallDrop: &limit}}}
 	th.MaxNewMisses = 10
+	th.Unjudged = gate.UnjudgedRangeMode
 	c, err := gate.Compare(card(0), card(6), th)
 	if err != nil {
 		t.Fatal(err)
