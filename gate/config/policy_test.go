@@ -175,3 +175,36 @@ func TestPolicyChangesContextBudget(t *testing.T) {
 		t.Errorf("changes %q, want %q", got, want)
 	}
 }
+
+// TestEveryRuleIsAPolicyKey: every registered rule set in [gate] (and in a
+// [[gate.segment]] where the registry allows it) is read into the
+// thresholds and named as a policy change, from the rule registry alone.
+func TestEveryRuleIsAPolicyKey(t *testing.T) {
+	const retriever = "baseline = \"b.jsonl\"\n[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n"
+	base := mustParse(t, retriever)
+	for _, r := range gate.Rules() {
+		value, want := "0.25", "0.25"
+		if r.IsCount() {
+			value, want = "7", "7"
+		}
+		text := retriever + "[gate]\n" + r.Key + " = " + value + "\n"
+		if r.Segments {
+			text += "[[gate.segment]]\nname = \"s\"\n" + r.Key + " = " + value + "\n"
+		}
+		head := mustParse(t, text)
+		if v, on := r.Setting(&head.Thresholds); !on || fmt.Sprint(v) != value {
+			t.Errorf("%s = %s read as %v (on %v)", r.Key, value, v, on)
+		}
+		var got []string
+		for _, c := range PolicyChanges(base, head) {
+			got = append(got, c.Key+"="+c.Head)
+		}
+		wantKeys := []string{r.Key + "=" + want}
+		if r.Segments {
+			wantKeys = append(wantKeys, gate.PolicySegmentKey+"s="+r.Key+"="+want)
+		}
+		if strings.Join(got, " ") != strings.Join(wantKeys, " ") {
+			t.Errorf("%s: changes %q, want %q", r.Key, got, wantKeys)
+		}
+	}
+}
