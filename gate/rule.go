@@ -97,6 +97,18 @@ func (r *Rule) LimitIn(l *Limits) (v float64, on bool) {
 	return 0, false
 }
 
+// SetIn sets the rule's limit in a group's Limits to v (nothing for a rule
+// Limits does not hold).
+func (r *Rule) SetIn(l *Limits, v float64) {
+	switch {
+	case r.frac != nil:
+		*r.frac(l) = &v
+	case r.count != nil:
+		n := int(v)
+		*r.count(l) = &n
+	}
+}
+
 // Set turns the rule on in t with the limit v (a count's v is whole).
 func (r *Rule) Set(t *Thresholds, v float64) {
 	switch p := r.th(t).(type) {

@@ -208,3 +208,40 @@ func TestEveryRuleIsAPolicyKey(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRuleKeyIsKnown: every registered rule is a key of [gate] and,
+// where the registry allows it, of [[gate.segment]], for the unknown-key
+// message and the type errors alone (read from the registry, with no
+// field of its own): a misspelt rule is offered the rule, a value of the
+// wrong type names the rule's line and the shape its value takes, a rule
+// segments may not set is an unknown key there.
+func TestEveryRuleKeyIsKnown(t *testing.T) {
+	for _, r := range gate.Rules() {
+		shape := "a number (no quotes)"
+		if r.IsCount() {
+			shape = "a whole number (no quotes)"
+		}
+		tables := map[string]string{"[gate]\n": "gate."}
+		if r.Segments {
+			tables["[[gate.segment]]\nname = \"s\"\n"] = "gate.segment."
+		}
+		for table, field := range tables {
+			line := strings.Count(table, "\n") + 1
+			_, err := Parse([]byte(table+r.Key+" = \"x\"\n"), "r.toml")
+			if want := fmt.Sprintf("r.toml:%d: %s%s: must be %s", line, field, r.Key, shape); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("%s as a string in %q: %v, want %s…", r.Key, table, err, want)
+			}
+			typo := r.Key[:2] + r.Key[3:]
+			_, err = Parse([]byte(table+typo+" = 1\n"), "r.toml")
+			if want := fmt.Sprintf("r.toml:%d: %s%s: unknown key; did you mean %s?", line, field, typo, r.Key); err == nil || err.Error() != want {
+				t.Errorf("%s misspelt in %q: %v, want %s", r.Key, table, err, want)
+			}
+		}
+		if !r.Segments {
+			_, err := Parse([]byte("[[gate.segment]]\nname = \"s\"\n"+r.Key+" = 1\n"), "r.toml")
+			if want := fmt.Sprintf("r.toml:3: gate.segment.%s: unknown key", r.Key); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("%s in a segment: %v, want %s…", r.Key, err, want)
+			}
+		}
+	}
+}
