@@ -315,6 +315,9 @@ func decodeConfig(data []byte, name string) (rawConfig, toml.MetaData, error) {
 		line, field, msg := unknownKeyError(data, und)
 		return raw, md, &gate.InputError{File: name, Line: line, Field: field, Err: errors.New(msg)}
 	}
+	if err := checkFinite(data, name); err != nil {
+		return raw, md, err
+	}
 	return raw, md, nil
 }
 
