@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"reflect"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -403,6 +404,10 @@ type ThresholdInfo struct {
 	// drop and RequireProof whether an unproven one fails; absent when off.
 	Margin       *float64 `json:"margin,omitempty"`
 	RequireProof bool     `json:"require_proof,omitempty"`
+	// More are the limits of the registered rules no field above holds
+	// (max_ap_drop), by rule key, written after the fields when on and
+	// absent when off.
+	More Values `json:"-"`
 }
 
 // thresholdInfo is t as reports echo it: the zero values that mean a
@@ -417,6 +422,17 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 	if t.MaxLatencyRatio > 0 {
 		v := t.MaxLatencyRatio
 		ti.MaxLatencyRatio = &v
+	}
+	for _, r := range gate.Rules() {
+		if _, own := fieldIndex(reflect.TypeOf(ti), r.Key); own {
+			continue
+		}
+		if v, on := r.Setting(&t); on {
+			if ti.More == nil {
+				ti.More = Values{}
+			}
+			ti.More[r.Key] = v
+		}
 	}
 	if ti.MinFlipped == 0 {
 		ti.MinFlipped = gate.DefaultMinFlipped
