@@ -11,9 +11,11 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/agreement"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/retriever"
 	"github.com/recallgate/recallgate/gate/setfile"
+	"github.com/recallgate/recallgate/gate/sethealth"
 	"github.com/recallgate/recallgate/gate/stats"
 )
 
@@ -106,7 +108,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 	fmt.Fprintf(out, "ok: %s: %d %s (%d answerable, %d unanswerable), %d gold %s, %d %s with graded labels\n",
 		s.Path, len(s.Queries), gate.Plural(len(s.Queries), "query", "queries"), s.Answerable(), len(s.Queries)-s.Answerable(),
 		gold, gate.Plural(gold, "label", "labels"), graded, gate.Plural(graded, "query", "queries"))
-	if a, ok := gate.LabellerAgreement(s); ok {
+	if a, ok := agreement.Labellers(s); ok {
 		fmt.Fprintf(out, "agreement: %d documents judged by both %s and %s: %.0f%% the same grade, Cohen's kappa %.2f (%s), quadratic-weighted %.2f, relevant or not %.2f\n",
 			a.Pairs, a.A, a.B, 100*a.Observed, a.Kappa, kappaWords(a.Kappa), a.Weighted, a.Binary)
 	}
@@ -128,7 +130,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 	if disputed+unsure > 0 {
 		fmt.Fprintf(out, "adjudication: %d disputed documents (more than a grade apart, or relevant against not), %d decided; %d queries marked unsure; decide with: recallgate label --adjudicate\n", disputed, decided, unsure)
 	}
-	ho := gate.HealthOptions{Now: e.Clock()}
+	ho := sethealth.Options{Now: e.Clock()}
 	if o.MaxLabelAge != "" {
 		d, err := config.ParseAge(o.MaxLabelAge)
 		if err != nil {
@@ -144,7 +146,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 		}
 		ids = snap.IDs()
 	}
-	for _, h := range gate.Health(s, ho) {
+	for _, h := range sethealth.Check(s, ho) {
 		fmt.Fprintf(out, "health: %s\n", h)
 	}
 	if l := powerLine(s); l != "" {
@@ -158,7 +160,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 	if ids == nil {
 		return nil
 	}
-	missing := gate.MissingGold(s, ids)
+	missing := sethealth.MissingGold(s, ids)
 	if len(missing) == 0 {
 		fmt.Fprintf(out, "ok: %s: all gold documents are among its %d documents\n", o.Corpus, len(ids))
 		return nil
@@ -196,7 +198,7 @@ func CheckGoldHeld(e *Env, set *gate.Set, head, base string) error {
 	if snap == nil {
 		return err
 	}
-	missing := gate.MissingGold(set, snap.IDs())
+	missing := sethealth.MissingGold(set, snap.IDs())
 	if len(missing) == 0 {
 		return nil
 	}

@@ -571,7 +571,7 @@ type CompareReport struct {
 	// document, no label debt); absent when the corpus is not known.
 	NotInCorpus *NotInCorpusInfo `json:"not_in_corpus,omitempty"`
 	// Health lists what weakens the eval set as an instrument, most
-	// serious first (gate.Health).
+	// serious first (sethealth.Check).
 	Health []string `json:"health"`
 	// Fingerprints are the sha256 fingerprints of the run's inputs by
 	// name (set, policy, base_run, …), so a reader can tell whether two
