@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -84,14 +83,9 @@ const (
 // the table for the message ("gate", "gate.segment[0]").
 func (l Limits) Validate(where string) error {
 	for _, r := range rules {
-		switch {
-		case r.frac != nil:
-			if v := *r.frac(&l); v != nil && (*v < 0 || *v > 1 || math.IsNaN(*v)) {
-				return &RuleError{Key: r.Key, Err: fmt.Errorf("must be within 0–1, got %v", *v)}
-			}
-		case r.count != nil:
-			if v := *r.count(&l); v != nil && *v < 0 {
-				return &RuleError{Key: r.Key, Err: fmt.Errorf("must not be negative, got %d", *v)}
+		if v, on := r.LimitIn(&l); on {
+			if err := r.check(r.Key, v); err != nil {
+				return err
 			}
 		}
 	}
@@ -109,7 +103,7 @@ func (l Limits) none() bool {
 		if r.Metric.Key == MetricFalseAnswers || r.Metric.Key == MetricFalseRefusals {
 			continue
 		}
-		if (r.frac != nil && *r.frac(&l) != nil) || (r.count != nil && *r.count(&l) != nil) {
+		if _, on := r.LimitIn(&l); on {
 			return false
 		}
 	}

@@ -157,28 +157,12 @@ type TrecMeans struct {
 	More []float64
 }
 
-// DepthNote is what a report adds after its depths when some are the
-// defaults because no config was read (defaults: "candidates",
-// "context"): " (defaults; no --config)" for both, naming the one
-// otherwise; "" for none.
-func DepthNote(defaults []string) string {
-	switch {
-	case len(defaults) == 0:
-		return ""
-	case len(defaults) > 1:
-		return " (defaults; no --config)"
-	case defaults[0] == "candidates":
-		return " (N the default; no --config)"
-	}
-	return " (k the default; no --config)"
-}
-
 // Scorecard is the scored form of one run against a set.
 type Scorecard struct {
 	Set   *Set
 	Depth Depth
 	// DepthDefaults names the depths ("candidates", "context") neither a
-	// flag nor a config set: the defaults (DepthNote says so).
+	// flag nor a config set: the defaults (reports say so).
 	DepthDefaults []string
 	// Queries holds the answerable queries, in set order.
 	Queries []QueryScore

@@ -27,7 +27,7 @@ func scoreText(w io.Writer, c *gate.Scorecard) error {
 	b := bufio.NewWriter(w)
 	n := names(c.Depth)
 	fmt.Fprintf(b, "recallgate score: %s, %s\n", c.Set.Path, queryCount(c.Set))
-	fmt.Fprintf(b, "depths: candidates N=%d (recall), context k=%d (precision, nDCG)%s; unit: documents\n\n", c.Depth.Candidates, c.Depth.Context, gate.DepthNote(c.DepthDefaults))
+	fmt.Fprintf(b, "depths: candidates N=%d (recall), context k=%d (precision, nDCG)%s; unit: documents\n\n", c.Depth.Candidates, c.Depth.Context, depthNote(c.DepthDefaults))
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	s := c.Summary
 	fmt.Fprintf(tw, "metric\tmean\t\n")

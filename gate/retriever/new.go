@@ -146,19 +146,35 @@ func startService(ctx context.Context, r *spec.Retriever, d Deps) (*service.Serv
 	if dir == "" {
 		dir = filepath.Dir(d.ConfigPath)
 	}
+	argv, err := startArgs(r, d)
+	if err != nil {
+		return nil, nil, err
+	}
 	release := func() {}
 	if d.Fence != nil {
 		release = d.Fence() // the service's output is the PR's text
 	}
-	svc, err := service.Start(ctx, r.Start, service.Options{
+	svc, err := service.Start(ctx, argv, service.Options{
 		Dir: dir, Env: childenv.ChildEnv(d.Getenv, r.Env), Output: d.Stderr, URL: r.URL, Ready: r.Ready,
 		Timeout: r.StartWait(), Client: d.Client, Name: d.Side + " side's service",
+		Program: r.Start[0], Prefix: d.Side + ": ",
 	})
 	if err != nil {
 		release()
 		return nil, nil, startError(err, r.Start[0], d.Side+".retriever.start", d)
 	}
 	return svc, release, nil
+}
+
+// startArgs is the table's start command with ${VAR} read as in its url
+// (httpretriever.ExpandStart): a runner credential or an unset variable
+// is the config's error (exit 2), naming the variable, never a value.
+func startArgs(r *spec.Retriever, d Deps) ([]string, error) {
+	argv, err := httpretriever.ExpandStart(r.Start, d.Getenv)
+	if err != nil {
+		return nil, &gate.InputError{File: d.ConfigPath, Field: d.Side + ".retriever.start", Err: err}
+	}
+	return argv, nil
 }
 
 // startError is a program (a command retriever, a service) that did not
@@ -190,6 +206,9 @@ func Check(r *spec.Retriever, d Deps) error {
 		_, err = builtinOptions(r, d)
 	case "http":
 		if len(r.Start) > 0 {
+			if _, err := startArgs(r, d); err != nil {
+				return err
+			}
 			filled := *r // the port is known once the service starts
 			filled.URL = strings.ReplaceAll(r.URL, spec.PortPlaceholder, "1")
 			r = &filled
