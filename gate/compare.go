@@ -68,6 +68,8 @@ type GoldMove struct {
 // Delta is head minus base for the four document metrics.
 type Delta struct {
 	Recall, Precision, NDCG, RR float64
+	// More are the registry's added metrics (QueryScore.More).
+	More []float64
 }
 
 func delta(base, head *QueryScore) Delta {
@@ -76,6 +78,7 @@ func delta(base, head *QueryScore) Delta {
 		Precision: head.Precision - base.Precision,
 		NDCG:      head.NDCG - base.NDCG,
 		RR:        head.RR - base.RR,
+		More:      subMore(base.More, head.More),
 	}
 }
 
@@ -327,6 +330,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 		Precision: head.Summary.Precision - base.Summary.Precision,
 		NDCG:      head.Summary.NDCG - base.Summary.NDCG,
 		RR:        head.Summary.RR - base.Summary.RR,
+		More:      subMore(base.Summary.More, head.Summary.More),
 	}
 	n, top := base.Depth.Candidates, base.Set.topGrade()
 	for i := range base.Queries {

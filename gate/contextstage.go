@@ -156,18 +156,18 @@ func skippedContext(s ruleScope, name, metric string, limit float64, evidence bo
 
 // contextDropRule is dropRule over the queries with a final context on
 // both sides (and evidence, for coverage); skipped when there are none.
-func (c *Comparison) contextDropRule(s ruleScope, name, metric, label string, evidence bool, limit float64) RuleResult {
+func (c *Comparison) contextDropRule(s ruleScope, name string, m *Metric, evidence bool, limit float64) RuleResult {
 	in := s.withContext(evidence)
 	dropped := c.droppedContext(s, name, evidence)
 	if len(in.queries) == 0 {
 		// The policy's rule holds its seat in Holm's family though no
 		// query has what it reads: a change that gives its set the first
 		// evidence, or its head a context, must not grow the family.
-		r := skippedContext(s, name, metric, limit, evidence)
+		r := skippedContext(s, name, m.Key, limit, evidence)
 		r.family = c.Thresholds.RequireSignificance
 		return unreadContext(r, s, dropped)
 	}
-	return unreadContext(c.dropRule(in, name, metric, label, 0, limit), s, dropped)
+	return unreadContext(c.dropRule(in, name, m, limit), s, dropped)
 }
 
 // factsRule holds the number of required facts found in the base's final

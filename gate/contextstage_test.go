@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -102,7 +103,7 @@ func TestFactsLostByDedup(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := c.Query("q1")
-	if p.Delta != (Delta{}) || p.Change != Unchanged {
+	if !reflect.DeepEqual(p.Delta, Delta{}) || p.Change != Unchanged {
 		t.Fatalf("documents moved: %+v %s", p.Delta, p.Change)
 	}
 	if c.Verdict != Fail {

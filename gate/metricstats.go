@@ -10,14 +10,23 @@ func (c *Comparison) MetricStats(metric string) PairedStats {
 	if metric == MetricRecall {
 		return c.Stats
 	}
-	rule := map[string]string{MetricNDCG: RuleNDCGDrop, MetricPrecision: RulePrecisionDrop, MetricContextRecall: RuleContextRecallDrop, MetricCoverage: RuleEvidenceDrop}[metric]
+	// A key the registry does not know is the program's error, never
+	// another metric's numbers.
+	m := mustMetric(metric)
+	rule := ""
+	for _, r := range rules {
+		if r.Kind == KindDrop && r.Metric == m && r.InLimits() {
+			rule = r.Key
+			break
+		}
+	}
 	var deltas []float64
 	for i := range c.Queries {
 		p := &c.Queries[i]
 		if !p.counted() {
 			continue
 		}
-		d := metricOf(&p.Head, metric) - metricOf(&p.Base, metric)
+		d := m.Of(&p.Head) - m.Of(&p.Base)
 		if d < 0 && c.waivedFor(p, rule) {
 			d = 0
 		}

@@ -135,7 +135,7 @@ func (t Thresholds) Validate() error {
 			return &RuleError{Key: fmt.Sprintf("segment[%d].name", i), Err: fmt.Errorf("required: the segment to gate")}
 		}
 		if s.Limits.empty() {
-			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (max_recall_drop, max_ndcg_drop, max_precision_drop, max_below_increase, min_recall, min_ndcg, max_context_recall_drop, max_evidence_drop, max_facts_lost, max_false_answers_increase or max_false_refusals_increase)", s.Name)}
+			return &RuleError{Key: fmt.Sprintf("segment[%d]", i), Err: fmt.Errorf("segment %q sets no rule (%s)", s.Name, segmentRuleList())}
 		}
 		if err := s.Limits.Validate(""); err != nil {
 			var re *RuleError

@@ -6,36 +6,34 @@ import (
 	"strings"
 )
 
-// applyLimits evaluates every rule of l over the scope.
+// applyLimits evaluates every rule of l over the scope, in the rule
+// registry's order, each as its kind holds its metric. The refusal rules
+// are refusalRules'.
 func (c *Comparison) applyLimits(s ruleScope, l Limits) []RuleResult {
 	var out []RuleResult
-	nN, nK := c.Depth.Candidates, c.Depth.Context
-	if l.MaxRecallDrop != nil {
-		out = append(out, c.dropRule(s, RuleRecallDrop, MetricRecall, fmt.Sprintf("recall@%d", nN), nN, *l.MaxRecallDrop))
-	}
-	if l.MaxNDCGDrop != nil {
-		out = append(out, c.dropRule(s, RuleNDCGDrop, MetricNDCG, fmt.Sprintf("nDCG@%d", nK), nK, *l.MaxNDCGDrop))
-	}
-	if l.MaxPrecisionDrop != nil {
-		out = append(out, c.dropRule(s, RulePrecisionDrop, MetricPrecision, fmt.Sprintf("precision@%d", nK), nK, *l.MaxPrecisionDrop))
-	}
-	if l.MaxBelowIncrease != nil {
-		out = append(out, c.belowRule(s, *l.MaxBelowIncrease))
-	}
-	if l.MinRecall != nil {
-		out = append(out, c.floorRule(s, RuleMinRecall, MetricRecall, fmt.Sprintf("recall@%d", nN), nN, *l.MinRecall))
-	}
-	if l.MinNDCG != nil {
-		out = append(out, c.floorRule(s, RuleMinNDCG, MetricNDCG, fmt.Sprintf("nDCG@%d", nK), nK, *l.MinNDCG))
-	}
-	if l.MaxContextRecallDrop != nil {
-		out = append(out, c.contextDropRule(s, RuleContextRecallDrop, MetricContextRecall, "context recall", false, *l.MaxContextRecallDrop))
-	}
-	if l.MaxEvidenceDrop != nil {
-		out = append(out, c.contextDropRule(s, RuleEvidenceDrop, MetricCoverage, "evidence coverage", true, *l.MaxEvidenceDrop))
-	}
-	if l.MaxFactsLost != nil && (s.label != "" || c.Set.hasEvidence()) {
-		out = append(out, c.factsRule(s, *l.MaxFactsLost))
+	for _, r := range rules {
+		switch {
+		case r.frac != nil && *r.frac(&l) != nil:
+			limit := **r.frac(&l)
+			switch {
+			case r.Kind == KindFloor:
+				out = append(out, c.floorRule(s, r.Key, r.Metric, limit))
+			case r.Metric.context:
+				out = append(out, c.contextDropRule(s, r.Key, r.Metric, r.Metric.evidence, limit))
+			default:
+				out = append(out, c.dropRule(s, r.Key, r.Metric, limit))
+			}
+		case r.count != nil && *r.count(&l) != nil:
+			limit := **r.count(&l)
+			switch r.Key {
+			case RuleBelowIncrease:
+				out = append(out, c.belowRule(s, limit))
+			case RuleFactsLost:
+				if s.label != "" || c.Set.hasEvidence() {
+					out = append(out, c.factsRule(s, limit))
+				}
+			}
+		}
 	}
 	return out
 }
@@ -53,7 +51,8 @@ func (s ruleScope) in() string {
 // than min_flipped queries moved, significance is required and missing, or
 // (at the context depth) the drop is all in queries whose head window holds
 // documents nobody judged: then it is inconclusive.
-func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int, limit float64) RuleResult {
+func (c *Comparison) dropRule(s ruleScope, name string, m *Metric, limit float64) RuleResult {
+	metric, label, depth := m.Key, m.Label(c.Depth), m.Depth.Of(c.Depth)
 	// The rule holds its seat in Holm's family whether or not it has a
 	// query to measure: a change that gives it one must not grow the family.
 	r := RuleResult{Name: name, Metric: metric, Depth: depth, Segment: s.label, Queries: len(s.queries), Limit: limit, Outcome: RulePass, family: c.Thresholds.RequireSignificance}
@@ -68,7 +67,7 @@ func (c *Comparison) dropRule(s ruleScope, name, metric, label string, depth int
 	var unjudged []string
 	docs := 0
 	for i, p := range s.queries {
-		b, h := metricOf(&p.Base, metric), metricOf(&p.Head, metric)
+		b, h := m.Of(&p.Base), m.Of(&p.Head)
 		r.Base += b
 		r.Head += h
 		d := h - b
@@ -225,14 +224,15 @@ func (c *Comparison) belowRule(s ruleScope, limit int) RuleResult {
 }
 
 // floorRule holds the head's mean of a metric against an absolute floor.
-func (c *Comparison) floorRule(s ruleScope, name, metric, label string, depth int, limit float64) RuleResult {
-	r := RuleResult{Name: name, Metric: metric, Depth: depth, Segment: s.label, Queries: len(s.queries), Limit: limit, Outcome: RulePass}
+func (c *Comparison) floorRule(s ruleScope, name string, m *Metric, limit float64) RuleResult {
+	label := m.Label(c.Depth)
+	r := RuleResult{Name: name, Metric: m.Key, Depth: m.Depth.Of(c.Depth), Segment: s.label, Queries: len(s.queries), Limit: limit, Outcome: RulePass}
 	if len(s.queries) == 0 {
 		return r
 	}
 	for _, p := range s.queries {
-		r.Base += metricOf(&p.Base, metric)
-		r.Head += metricOf(&p.Head, metric)
+		r.Base += m.Of(&p.Base)
+		r.Head += m.Of(&p.Head)
 	}
 	r.Base /= float64(len(s.queries))
 	r.Head /= float64(len(s.queries))
@@ -407,7 +407,7 @@ func (c *Comparison) applyRules() error {
 	whole := ruleScope{queries: all}
 	// The recall rule and the new-miss rule keep their historic form: the
 	// recall drop is the one the paired statistics describe.
-	c.Rules = append(c.Rules, c.dropRule(whole, RuleRecallDrop, MetricRecall, fmt.Sprintf("recall@%d", c.Depth.Candidates), c.Depth.Candidates, t.MaxRecallDrop))
+	c.Rules = append(c.Rules, c.dropRule(whole, RuleRecallDrop, LookupRule(RuleRecallDrop).Metric, t.MaxRecallDrop))
 	miss := RuleResult{Name: RuleNewMisses, Metric: MetricZero, Depth: c.Depth.Candidates, Queries: len(all), Limit: float64(t.MaxNewMisses), Outcome: RulePass,
 		Base: float64(len(c.Base.ZeroRecall)), Head: float64(len(c.Head.ZeroRecall)), Value: float64(len(c.NewMisses)), Flipped: len(c.NewMisses)}
 	if len(c.NewMisses) > t.MaxNewMisses {

@@ -30,9 +30,9 @@ const (
 	RuleMissingGold = "max_missing_gold"
 )
 
-// RuleNames lists every rule a waiver may name, in the order reports show them.
-var RuleNames = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG, RuleFalseAnswers, RuleFalseRefusals, RuleLatencyRatio,
-	RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, RuleBaselineDrop, RuleMissingGold}
+// RuleNames lists every rule a waiver may name, in the order reports show
+// them: the rule registry's keys.
+var RuleNames = ruleKeys(func(*Rule) bool { return true })
 
 // Metric keys a rule reads: the JSON report's metric keys, plus the count of
 // queries under the `below` recall and the head/base latency ratio.
@@ -103,25 +103,17 @@ func (t Thresholds) limits() Limits {
 // Validate reports a limit outside 0–1 or a negative count; where names
 // the table for the message ("gate", "gate.segment[0]").
 func (l Limits) Validate(where string) error {
-	for _, f := range []struct {
-		key string
-		v   *float64
-	}{{RuleRecallDrop, l.MaxRecallDrop}, {RuleNDCGDrop, l.MaxNDCGDrop}, {RulePrecisionDrop, l.MaxPrecisionDrop}, {RuleMinRecall, l.MinRecall}, {RuleMinNDCG, l.MinNDCG},
-		{RuleContextRecallDrop, l.MaxContextRecallDrop}, {RuleEvidenceDrop, l.MaxEvidenceDrop}} {
-		if f.v != nil && (*f.v < 0 || *f.v > 1 || math.IsNaN(*f.v)) {
-			return &RuleError{Key: f.key, Err: fmt.Errorf("must be within 0–1, got %v", *f.v)}
+	for _, r := range rules {
+		switch {
+		case r.frac != nil:
+			if v := *r.frac(&l); v != nil && (*v < 0 || *v > 1 || math.IsNaN(*v)) {
+				return &RuleError{Key: r.Key, Err: fmt.Errorf("must be within 0–1, got %v", *v)}
+			}
+		case r.count != nil:
+			if v := *r.count(&l); v != nil && *v < 0 {
+				return &RuleError{Key: r.Key, Err: fmt.Errorf("must not be negative, got %d", *v)}
+			}
 		}
-	}
-	for _, f := range []struct {
-		key string
-		v   *int
-	}{{RuleBelowIncrease, l.MaxBelowIncrease}, {RuleFalseAnswers, l.MaxFalseAnswersIncrease}, {RuleFalseRefusals, l.MaxFalseRefusalsIncrease}} {
-		if f.v != nil && *f.v < 0 {
-			return &RuleError{Key: f.key, Err: fmt.Errorf("must not be negative, got %d", *f.v)}
-		}
-	}
-	if l.MaxFactsLost != nil && *l.MaxFactsLost < 0 {
-		return &RuleError{Key: RuleFactsLost, Err: fmt.Errorf("must not be negative, got %d", *l.MaxFactsLost)}
 	}
 	return nil
 }
@@ -133,8 +125,15 @@ func (l Limits) empty() bool {
 
 // none reports whether no document or context rule is set.
 func (l Limits) none() bool {
-	return l.MaxRecallDrop == nil && l.MaxNDCGDrop == nil && l.MaxPrecisionDrop == nil && l.MaxBelowIncrease == nil && l.MinRecall == nil && l.MinNDCG == nil &&
-		l.MaxContextRecallDrop == nil && l.MaxEvidenceDrop == nil && l.MaxFactsLost == nil
+	for _, r := range rules {
+		if r.Metric.Key == MetricFalseAnswers || r.Metric.Key == MetricFalseRefusals {
+			continue
+		}
+		if (r.frac != nil && *r.frac(&l) != nil) || (r.count != nil && *r.count(&l) != nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // refusal reports whether a refusal rule is set.
@@ -296,28 +295,6 @@ func resolveSegment(c *Comparison, name string) (label string, members []*Paired
 		label = kind + ": " + bare
 	}
 	return label, members, true
-}
-
-// metricOf reads one metric of a query score.
-func metricOf(s *QueryScore, metric string) float64 {
-	switch metric {
-	case MetricPrecision:
-		return s.Precision
-	case MetricNDCG:
-		return s.NDCG
-	case MetricContextRecall:
-		if s.Context == nil {
-			return 0
-		}
-		return s.Context.Recall()
-	case MetricCoverage:
-		if s.Context == nil {
-			return 0
-		}
-		v, _ := s.Context.Coverage()
-		return v
-	}
-	return s.Recall
 }
 
 // waivedFor reports whether a waiver covers the query for the rule.

@@ -68,6 +68,9 @@ type QueryScore struct {
 	NDCG float64
 	// RR is 1 / rank of the first relevant doc in the whole list, or 0.
 	RR float64
+	// More holds the metrics the registry adds beyond these four (see
+	// Metric), in registry order; nil when it adds none.
+	More []float64
 	// FirstHitRank is the 1-based rank of the first relevant doc, 0 if none.
 	FirstHitRank int
 	// Relevant is the recall denominator: the number of relevant gold docs.
@@ -131,6 +134,8 @@ type Summary struct {
 	Queries int
 	// Means of the per-query metrics.
 	Recall, Precision, NDCG, RR float64
+	// More are the means of the registry's added metrics (QueryScore.More).
+	More []float64
 	// ZeroRecall lists, in set order, the queries with recall@N = 0.
 	ZeroRecall []string
 	// BelowHalf lists, in set order, the queries with recall@N < 0.5.
@@ -148,6 +153,8 @@ type Summary struct {
 type TrecMeans struct {
 	Queries                     int
 	Recall, Precision, NDCG, RR float64
+	// More are the registry's added metrics (Summary.More), so averaged.
+	More []float64
 }
 
 // Scorecard is the scored form of one run against a set.
@@ -267,6 +274,7 @@ func scoreDocuments(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
 	if s.FirstHitRank > 0 {
 		s.RR = 1 / float64(s.FirstHitRank)
 	}
+	s.More = scoreMore(&s, d)
 	return s
 }
 
@@ -450,7 +458,8 @@ func (c *Scorecard) summarize() {
 		n := float64(c.Summary.Queries + zeros)
 		c.Summary.TrecEval = &TrecMeans{Queries: c.Summary.Queries + zeros,
 			Recall: c.Summary.Recall * float64(c.Summary.Queries) / n, Precision: c.Summary.Precision * float64(c.Summary.Queries) / n,
-			NDCG: c.Summary.NDCG * float64(c.Summary.Queries) / n, RR: c.Summary.RR * float64(c.Summary.Queries) / n}
+			NDCG: c.Summary.NDCG * float64(c.Summary.Queries) / n, RR: c.Summary.RR * float64(c.Summary.Queries) / n,
+			More: scaleMore(c.Summary.More, float64(c.Summary.Queries)/n)}
 	}
 }
 
@@ -532,6 +541,7 @@ func summarize(qs []QueryScore, below float64) Summary {
 		s.Precision += q.Precision
 		s.NDCG += q.NDCG
 		s.RR += q.RR
+		s.More = addMore(s.More, q.More)
 		if q.Found == 0 {
 			s.ZeroRecall = append(s.ZeroRecall, q.ID)
 		}
@@ -544,6 +554,9 @@ func summarize(qs []QueryScore, below float64) Summary {
 		s.Precision /= n
 		s.NDCG /= n
 		s.RR /= n
+		for i := range s.More {
+			s.More[i] /= n
+		}
 	}
 	return s
 }

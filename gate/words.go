@@ -1,6 +1,9 @@
 package gate
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Plural picks the singular or plural form for n ("1 query", "2 queries").
 func Plural(n int, one, many string) string {
@@ -26,4 +29,12 @@ func JoinFirst(ids []string, n int) string {
 		out += id
 	}
 	return out
+}
+
+// SayOr says a list as a sentence does: "a, b or c" ("a" for one).
+func SayOr(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }

@@ -12,17 +12,31 @@ import (
 )
 
 // output are --format and --out, the flags of every command that writes a
-// report; the formats are the report package's.
-type output struct{ format, out string }
+// report; the formats are those of the report package's table formats
+// (report.Comparisons when nil).
+type output struct {
+	format, out string
+	formats     formatTable
+}
+
+// formatTable is a document's table of formats (a report.Renderers).
+type formatTable interface {
+	Parse(s string) (report.Format, error)
+	List() string
+	Default() report.Format
+}
 
 func (o *output) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.format, "format", "text", "output format: "+report.FormatList())
+	if o.formats == nil {
+		o.formats = report.Comparisons
+	}
+	fs.StringVar(&o.format, "format", string(o.formats.Default()), "output format: "+o.formats.List())
 	fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
 }
 
 // parse reads --format.
 func (o *output) parse() (report.Format, error) {
-	f, err := report.ParseFormat(o.format)
+	f, err := o.formats.Parse(o.format)
 	if err != nil {
 		return f, usagef("--format: %v", err)
 	}

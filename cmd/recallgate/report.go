@@ -12,12 +12,12 @@ import (
 var reportCommand = command{
 	Name:     "report",
 	Summary:  "Render a saved JSON report again, in any format.",
-	Usage:    "recallgate report --in report.json --format html|markdown|junit|benchmark|text|json [--out FILE]",
+	Usage:    "recallgate report --in report.json --format " + report.Comparisons.Choices() + " [--out FILE]",
 	Examples: examples("report"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		in := fs.String("in", "", "JSON report written by compare, gate or the action (required)")
 		var o output
-		fs.StringVar(&o.format, "format", "html", "output format: html, markdown, junit, benchmark, text or json")
+		fs.StringVar(&o.format, "format", string(report.HTML), "output format: "+report.Comparisons.List())
 		fs.StringVar(&o.out, "out", "", "write to this file instead of stdout")
 		format, out, noJSON := &o.format, &o.out, ""
 		// A report that cannot be read leaves no earlier one at --out.
@@ -32,7 +32,7 @@ var reportCommand = command{
 				o.out = "" // the error report must not replace the input
 				return usagef("--out is the --in file: give another")
 			}
-			f, err := report.ParseFormat(*format)
+			f, err := report.Comparisons.Parse(*format)
 			if err != nil {
 				return usagef("--format: %v", err)
 			}

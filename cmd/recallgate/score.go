@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/recallgate/recallgate/gate/pipeline"
+	"github.com/recallgate/recallgate/gate/report"
 )
 
 var scoreCommand = command{
@@ -15,6 +16,7 @@ var scoreCommand = command{
 	Examples: examples("score"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var o common
+		o.formats = report.Scorecards
 		o.register(fs)
 		results := fs.String("results", "", "run to score: JSONL or TREC run (required)")
 		return errorReports("score", &o.output, new(string), func(ctx context.Context, e *env, args []string) error {

@@ -28,27 +28,17 @@ type Bound struct {
 	Depth, Queries int
 }
 
-// dropRules are the whole-set mean-drop rules whose metric is gated, with
-// each metric's label at its depth.
-var dropRules = map[string]func(d gate.Depth) string{
-	gate.RuleRecallDrop:        func(d gate.Depth) string { return fmt.Sprintf("recall@%d", d.Candidates) },
-	gate.RuleNDCGDrop:          func(d gate.Depth) string { return fmt.Sprintf("nDCG@%d", d.Context) },
-	gate.RulePrecisionDrop:     func(d gate.Depth) string { return fmt.Sprintf("precision@%d", d.Context) },
-	gate.RuleContextRecallDrop: func(gate.Depth) string { return "context recall" },
-	gate.RuleEvidenceDrop:      func(gate.Depth) string { return "evidence coverage" },
-}
-
 // Of are the bounds of c's gated mean metrics: each whole-set mean-drop
 // rule the comparison applied (not skipped), in rule order.
 func Of(c *gate.Comparison) []Bound {
 	var out []Bound
 	for _, r := range c.Rules {
-		label, ok := dropRules[r.Name]
-		if !ok || r.Segment != "" || r.Outcome == gate.RuleSkipped {
+		rule := gate.LookupRule(r.Name)
+		if rule == nil || rule.Kind != gate.KindDrop || !rule.InLimits() || r.Segment != "" || r.Outcome == gate.RuleSkipped {
 			continue
 		}
 		st := c.MetricStats(r.Metric)
-		out = append(out, Bound{Metric: r.Metric, Label: label(c.Depth), Drop: st.DropBound, Depth: r.Depth, Queries: st.N})
+		out = append(out, Bound{Metric: r.Metric, Label: rule.Metric.Label(c.Depth), Drop: st.DropBound, Depth: r.Depth, Queries: st.N})
 	}
 	return out
 }

@@ -4,7 +4,9 @@
 // CI-neutral rules of gate/publish (sticky comment, drift issue, outcome).
 // A CI system plugs in with its runner reader, which fills Job and
 // implements Step, and its REST client, which implements publish.Comments
-// and publish.Issues; the sequence itself lives here once.
+// and publish.Issues; the sequence itself lives here once, and so do the
+// CI-neutral inputs (Inputs: ci's flags and the RECALLGATE_* variables)
+// and the detection of the CI `recallgate ci` runs under (CIs).
 package cijob
 
 import (

@@ -104,7 +104,7 @@ func TestBuildDemo(t *testing.T) {
 		t.Errorf("latencies: base %+v chunked %+v hostile %+v", r.Baseline.Latency, chunked.Latency, hostile.Latency)
 	}
 	zero := Interval{}
-	if same.Delta != (report.DeltaSummary{}) || same.PValue != 1 || same.CI.RecallAtN != zero || same.CI.NDCGAtK != zero || len(same.Regressed)+len(same.Improved) != 0 || !same.Gate.Pass {
+	if !reflect.DeepEqual(same.Delta, report.DeltaSummary{}) || same.PValue != 1 || same.CI.RecallAtN != zero || same.CI.NDCGAtK != zero || len(same.Regressed)+len(same.Improved) != 0 || !same.Gate.Pass {
 		t.Errorf("same: %+v", same)
 	}
 	// Segments: "misspelling" (2 queries) goes from 0.750 to 1.000 on the

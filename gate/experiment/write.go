@@ -13,32 +13,26 @@ import (
 	"github.com/recallgate/recallgate/gate/report"
 )
 
-// Formats are the experiment's output formats, in the order help lists them.
-var Formats = []report.Format{report.Text, report.JSON, report.Markdown, report.HTML}
-
-// ParseFormat accepts one of Formats ("md" is short for markdown).
-func ParseFormat(s string) (report.Format, error) {
-	f, err := report.ParseFormat(s)
-	if err != nil || !slices.Contains(Formats, f) {
-		return "", fmt.Errorf("unknown format %q (want text, json, markdown or html)", s)
-	}
-	return f, nil
-}
-
-// Write renders the report in format f.
-func Write(w io.Writer, r *Report, f report.Format) error {
-	switch f {
-	case report.JSON:
+// Renderers are the experiment's output formats, the default first.
+var Renderers = report.NewRenderers("an experiment",
+	report.Renderer[*Report]{Format: report.Text, Write: writeText},
+	report.Renderer[*Report]{Format: report.JSON, Write: func(w io.Writer, r *Report) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
-	case report.Markdown:
-		return writeMarkdown(w, r)
-	case report.HTML:
-		return writeHTML(w, r)
-	}
-	return writeText(w, r)
-}
+	}},
+	report.Renderer[*Report]{Format: report.Markdown, Write: writeMarkdown},
+	report.Renderer[*Report]{Format: report.HTML, Write: writeHTML},
+)
+
+// Formats are the experiment's output formats, in the order help lists them.
+var Formats = Renderers.Formats()
+
+// ParseFormat accepts one of Formats ("md" is short for markdown).
+func ParseFormat(s string) (report.Format, error) { return Renderers.Parse(s) }
+
+// Write renders the report in format f.
+func Write(w io.Writer, r *Report, f report.Format) error { return Renderers.Write(w, r, f) }
 
 // WriteFiles writes the report in format f to out (or s.Stdout when out
 // is ""), and its JSON to jsonOut when given, each by report.WriteTo's

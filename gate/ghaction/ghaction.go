@@ -361,10 +361,14 @@ type Runner struct {
 	InImage bool
 }
 
+// InJob reports whether the process runs in a GitHub Actions job
+// (GITHUB_ACTIONS=true).
+func InJob(getenv func(string) string) bool { return getenv("GITHUB_ACTIONS") == "true" }
+
 // ReadRunner reads the runner's variables through getenv.
 func ReadRunner(getenv func(string) string) Runner {
 	rn := Runner{
-		Actions: getenv("GITHUB_ACTIONS") == "true", Workspace: getenv("GITHUB_WORKSPACE"), EventName: getenv("GITHUB_EVENT_NAME"),
+		Actions: InJob(getenv), Workspace: getenv("GITHUB_WORKSPACE"), EventName: getenv("GITHUB_EVENT_NAME"),
 		EventPath: getenv("GITHUB_EVENT_PATH"), SHA: getenv("GITHUB_SHA"), APIURL: getenv("GITHUB_API_URL"),
 		Repository: getenv("GITHUB_REPOSITORY"), StepSummary: getenv("GITHUB_STEP_SUMMARY"), Step: getenv("GITHUB_ACTION"),
 		Output:  getenv("GITHUB_OUTPUT"),

@@ -68,6 +68,19 @@ func Run(ctx context.Context, e *pipeline.Env, commands, stdout io.Writer) error
 	return cijob.Run(ctx, e, step, j, stdout)
 }
 
+// CI is GitHub Actions as `recallgate ci` detects it (cijob.CIs): it
+// takes the action's inputs, not ci's flags; run runs the action's job
+// (Run, its output fenced as the caller's command does).
+func CI(run func(ctx context.Context) error) cijob.CI {
+	return cijob.CI{
+		Name:      "GitHub Actions",
+		Variables: "GITHUB_ACTIONS=true, with GITHUB_REPOSITORY, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH and the action's inputs as INPUT_* variables",
+		Detect:    ghaction.InJob,
+		NoFlags:   "under GitHub Actions, recallgate ci takes the action's inputs (INPUT_* variables), not flags",
+		Run:       func(ctx context.Context, _ cijob.Inputs, _ error) error { return run(ctx) },
+	}
+}
+
 // CommentOptions say which report `recallgate comment` posts and how its
 // sticky comment is keyed.
 type CommentOptions struct {

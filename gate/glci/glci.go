@@ -1,13 +1,13 @@
 // Package glci is recallgate's side of a GitLab CI job: the job's
-// predefined variables (read once, by ReadRunner), the gate's inputs
-// (RECALLGATE_* variables, or the ci command's flags), which commits a
-// pipeline compares, and the job's log and report files (Step). It does no
-// network: the GitLab API is gate/glclient's.
+// predefined variables (read once, by ReadRunner), which commits a
+// pipeline compares, and the job's log and report files (Step). The gate's
+// inputs (RECALLGATE_* variables, or the ci command's flags) are
+// CI-neutral, gate/cijob's. It does no network: the GitLab API is
+// gate/glclient's.
 package glci
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -63,10 +63,13 @@ type Runner struct {
 	JobToken bool
 }
 
+// InJob reports whether the process runs in a GitLab CI job (GITLAB_CI=true).
+func InJob(getenv func(string) string) bool { return getenv("GITLAB_CI") == "true" }
+
 // ReadRunner reads the job's variables through getenv.
 func ReadRunner(getenv func(string) string) Runner {
 	rn := Runner{
-		CI: getenv("GITLAB_CI") == "true", APIURL: getenv("CI_API_V4_URL"), ProjectID: getenv("CI_PROJECT_ID"), ProjectURL: getenv("CI_PROJECT_URL"),
+		CI: InJob(getenv), APIURL: getenv("CI_API_V4_URL"), ProjectID: getenv("CI_PROJECT_ID"), ProjectURL: getenv("CI_PROJECT_URL"),
 		MRProjectID: getenv("CI_MERGE_REQUEST_PROJECT_ID"), MRProjectURL: getenv("CI_MERGE_REQUEST_PROJECT_URL"),
 		Source: getenv("CI_PIPELINE_SOURCE"), MRText: strings.TrimSpace(getenv("CI_MERGE_REQUEST_IID")), EventType: getenv("CI_MERGE_REQUEST_EVENT_TYPE"),
 		DiffBaseSHA: strings.TrimSpace(getenv("CI_MERGE_REQUEST_DIFF_BASE_SHA")), TargetSHA: strings.TrimSpace(getenv("CI_MERGE_REQUEST_TARGET_BRANCH_SHA")),
@@ -77,130 +80,6 @@ func ReadRunner(getenv func(string) string) Runner {
 		rn.MR = n
 	}
 	return rn
-}
-
-// Inputs are the gate's choices for a GitLab job, validated: each is a
-// flag of `recallgate ci` or, when the flag is not given, the RECALLGATE_*
-// variable named in Vars.
-type Inputs struct {
-	Config, BaseResults, HeadResults, Baseline, WorkDir, Name string
-	// History is the history file a drift run adds its run to ("": none).
-	History string
-	// Comment is always, on-change or never; Mode pr, drift or auto.
-	Comment, Mode    string
-	FailOnRegression bool
-	AllowIdentical   bool
-	// AcceptChangedInputs is read and does nothing: a drift run compares
-	// across changed inputs and names them (kept so workflows that set it run).
-	AcceptChangedInputs bool
-	// JUnit is the JUnit report's path for artifacts:reports:junit.
-	JUnit string
-}
-
-// Vars are the inputs' variables, in the order the README lists them, with
-// their defaults.
-var Vars = []struct{ Name, Flag, Default, Doc string }{
-	{"RECALLGATE_CONFIG", "config", "recallgate.toml", "the gate's config"},
-	{"RECALLGATE_MODE", "mode", "auto", "pr, drift or auto (schedule pipelines: drift; others: pr)"},
-	{"RECALLGATE_COMMENT", "comment", "always", "the merge request note: always, on-change or never"},
-	{"RECALLGATE_NAME", "name", "", "the gate's name: keys its note when one project runs several gates"},
-	{"RECALLGATE_BASELINE", "baseline", "", "drift mode: the run recallgate gate --write-baseline wrote"},
-	{"RECALLGATE_HISTORY", "history", "", "drift mode: the history file to add the run to (see recallgate history)"},
-	{"RECALLGATE_BASE_RESULTS", "base-results", "", "a run file for the base side (with head-results: no retrieval)"},
-	{"RECALLGATE_HEAD_RESULTS", "head-results", "", "a run file for the head side"},
-	{"RECALLGATE_FAIL_ON_REGRESSION", "fail-on-regression", "true", "a failing verdict fails the job (exit 1)"},
-	{"RECALLGATE_ALLOW_IDENTICAL", "allow-identical", "false", "run a gate whose two sides are the same configuration"},
-	{"RECALLGATE_ACCEPT_CHANGED_INPUTS", "accept-changed-inputs", "false", "no longer needed, does nothing: a drift run compares across changed inputs and names them"},
-	{"RECALLGATE_WORKING_DIRECTORY", "working-directory", "", "where relative paths start (the project directory when empty)"},
-	{"RECALLGATE_JUNIT", "junit", "recallgate-junit.xml", "the JUnit report for artifacts:reports:junit, relative to the project directory (--junit \"\" for none)"},
-}
-
-// Flags registers the inputs' flags on fs; the function it returns reads
-// the inputs (the variables through getenv) once the flags are parsed: a flag given wins over its
-// variable, a variable over the default.
-func Flags(fs *flag.FlagSet) func(getenv func(string) string) (Inputs, error) {
-	vals := make([]*string, len(Vars))
-	for i, v := range Vars {
-		vals[i] = fs.String(v.Flag, "", fmt.Sprintf("%s (default from %s, else %q)", v.Doc, v.Name, v.Default))
-	}
-	return func(getenv func(string) string) (Inputs, error) {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		get := map[string]string{}
-		for i, v := range Vars {
-			val, ok := *vals[i], set[v.Flag]
-			if !ok {
-				val, ok = getenv(v.Name), getenv(v.Name) != ""
-			}
-			if !ok {
-				val = v.Default
-			}
-			get[v.Flag] = strings.TrimSpace(val)
-		}
-		return readInputs(get)
-	}
-}
-
-// ReadInputs reads the inputs from the RECALLGATE_* variables alone.
-func ReadInputs(getenv func(string) string) (Inputs, error) {
-	return Flags(flag.NewFlagSet("ci", flag.ContinueOnError))(getenv)
-}
-
-// InvalidInputError is an input with a value recallgate does not take.
-type InvalidInputError struct{ Msg string }
-
-// Error implements error.
-func (e *InvalidInputError) Error() string { return e.Msg }
-
-func invalid(format string, args ...any) error {
-	return &InvalidInputError{Msg: fmt.Sprintf(format, args...)}
-}
-
-func readInputs(get map[string]string) (Inputs, error) {
-	in := Inputs{
-		Config: get["config"], BaseResults: get["base-results"], HeadResults: get["head-results"], Baseline: get["baseline"],
-		WorkDir: get["working-directory"], Name: get["name"], Comment: strings.ToLower(get["comment"]), Mode: strings.ToLower(get["mode"]),
-		JUnit: get["junit"], History: get["history"],
-	}
-	if in.Config == "" {
-		in.Config = "recallgate.toml"
-	}
-	switch in.Comment {
-	case "always", "on-change", "never":
-	default:
-		return in, invalid("RECALLGATE_COMMENT (--comment) must be always, on-change or never, got %q", in.Comment)
-	}
-	switch in.Mode {
-	case "pr", "drift", "auto":
-	default:
-		return in, invalid("RECALLGATE_MODE (--mode) must be pr, drift or auto, got %q", in.Mode)
-	}
-	var err error
-	for _, b := range []struct {
-		name string
-		to   *bool
-	}{{"fail-on-regression", &in.FailOnRegression}, {"allow-identical", &in.AllowIdentical}, {"accept-changed-inputs", &in.AcceptChangedInputs}} {
-		if *b.to, err = strconv.ParseBool(get[b.name]); err != nil {
-			return in, invalid("RECALLGATE_%s (--%s) must be true or false, got %q", strings.ToUpper(strings.ReplaceAll(b.name, "-", "_")), b.name, get[b.name])
-		}
-	}
-	if in.Name != "" {
-		if err := gate.CheckGateName(in.Name); err != nil {
-			return in, invalid("RECALLGATE_NAME (--name): %v", err)
-		}
-	}
-	if (in.BaseResults == "") != (in.HeadResults == "") {
-		return in, invalid("RECALLGATE_BASE_RESULTS and RECALLGATE_HEAD_RESULTS (--base-results, --head-results) go together: one is missing")
-	}
-	return in, nil
-}
-
-// Path resolves an input path against the working directory.
-func (in Inputs) Path(p string) string {
-	if p == "" || filepath.IsAbs(p) || in.WorkDir == "" {
-		return p
-	}
-	return filepath.Join(in.WorkDir, p)
 }
 
 // Mode turns "auto" into pr or drift by the pipeline's source: a schedule
@@ -237,8 +116,8 @@ func (rn Runner) MergeRequest() bool { return rn.Source == SourceMergeRequest }
 // CI_MERGE_REQUEST_EVENT_TYPE has said "detached" in some of them
 // (gitlab-org/gitlab#358228), so the SHA decides, not the event type. A
 // merge request pipeline without the variables is an input error (exit 2)
-// unless run files are given; "" for other pipelines.
-func (rn Runner) BaseSHA(in Inputs) (string, error) {
+// unless run files are given (runFiles); "" for other pipelines.
+func (rn Runner) BaseSHA(runFiles bool) (string, error) {
 	if !rn.MergeRequest() {
 		return "", nil
 	}
@@ -248,7 +127,7 @@ func (rn Runner) BaseSHA(in Inputs) (string, error) {
 	if rn.TargetSHA != "" {
 		return rn.TargetSHA, nil
 	}
-	if rn.DiffBaseSHA == "" && in.BaseResults == "" {
+	if rn.DiffBaseSHA == "" && !runFiles {
 		return "", &gate.InputError{File: "CI_MERGE_REQUEST_DIFF_BASE_SHA", Err: errors.New("not set in a merge_request_event pipeline: recallgate cannot tell the merge request's base commit. " +
 			"Run the job in merge request pipelines (rules: - if: $CI_PIPELINE_SOURCE == \"merge_request_event\") on GitLab 13.8 or later, or give RECALLGATE_BASE_RESULTS and RECALLGATE_HEAD_RESULTS")}
 	}

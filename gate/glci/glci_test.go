@@ -3,7 +3,6 @@ package glci
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"strings"
 	"testing"
 
@@ -40,30 +39,30 @@ func TestReadRunnerReadsEachVariableOnce(t *testing.T) {
 
 func TestBaseSHA(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		edit func(m map[string]string)
-		in   Inputs
-		want string
-		err  string
+		name     string
+		edit     func(m map[string]string)
+		runFiles bool
+		want     string
+		err      string
 	}{
-		{"detached", func(m map[string]string) {}, Inputs{}, "base0", ""},
-		{"merged results said detached", func(m map[string]string) { m["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = "target0" }, Inputs{}, "target0", ""},
+		{"detached", func(m map[string]string) {}, false, "base0", ""},
+		{"merged results said detached", func(m map[string]string) { m["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = "target0" }, false, "target0", ""},
 		{"merged results", func(m map[string]string) {
 			m["CI_MERGE_REQUEST_EVENT_TYPE"], m["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = "merged_result", "target0"
-		}, Inputs{}, "target0", ""},
+		}, false, "target0", ""},
 		{"merge train", func(m map[string]string) {
 			m["CI_MERGE_REQUEST_EVENT_TYPE"], m["CI_MERGE_REQUEST_TARGET_BRANCH_SHA"] = "merge_train", "target0"
-		}, Inputs{}, "target0", ""},
-		{"merge train without target", func(m map[string]string) { m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merge_train" }, Inputs{}, "base0", ""},
-		{"push", func(m map[string]string) { m["CI_PIPELINE_SOURCE"] = "push" }, Inputs{}, "", ""},
-		{"no diff base", func(m map[string]string) { delete(m, "CI_MERGE_REQUEST_DIFF_BASE_SHA") }, Inputs{}, "", "CI_MERGE_REQUEST_DIFF_BASE_SHA: not set in a merge_request_event pipeline"},
-		{"no diff base, run files", func(m map[string]string) { delete(m, "CI_MERGE_REQUEST_DIFF_BASE_SHA") }, Inputs{BaseResults: "b.jsonl", HeadResults: "h.jsonl"}, "", ""},
-		{"no iid", func(m map[string]string) { m["CI_MERGE_REQUEST_IID"] = "x" }, Inputs{}, "", "CI_MERGE_REQUEST_IID"},
+		}, false, "target0", ""},
+		{"merge train without target", func(m map[string]string) { m["CI_MERGE_REQUEST_EVENT_TYPE"] = "merge_train" }, false, "base0", ""},
+		{"push", func(m map[string]string) { m["CI_PIPELINE_SOURCE"] = "push" }, false, "", ""},
+		{"no diff base", func(m map[string]string) { delete(m, "CI_MERGE_REQUEST_DIFF_BASE_SHA") }, false, "", "CI_MERGE_REQUEST_DIFF_BASE_SHA: not set in a merge_request_event pipeline"},
+		{"no diff base, run files", func(m map[string]string) { delete(m, "CI_MERGE_REQUEST_DIFF_BASE_SHA") }, true, "", ""},
+		{"no iid", func(m map[string]string) { m["CI_MERGE_REQUEST_IID"] = "x" }, false, "", "CI_MERGE_REQUEST_IID"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := mrVars()
 			tc.edit(m)
-			got, err := ReadRunner(env(m)).BaseSHA(tc.in)
+			got, err := ReadRunner(env(m)).BaseSHA(tc.runFiles)
 			var ie *gate.InputError
 			switch {
 			case tc.err == "" && (err != nil || got != tc.want):
@@ -72,33 +71,6 @@ func TestBaseSHA(t *testing.T) {
 				t.Errorf("err %v, want an InputError with %q", err, tc.err)
 			}
 		})
-	}
-}
-
-func TestInputsFlagsWinOverVariables(t *testing.T) {
-	fs := flag.NewFlagSet("ci", flag.ContinueOnError)
-	read := Flags(fs)
-	if err := fs.Parse([]string{"--mode", "pr", "--comment", "on-change"}); err != nil {
-		t.Fatal(err)
-	}
-	in, err := read(env(map[string]string{"RECALLGATE_CONFIG": "ci/gate.toml", "RECALLGATE_MODE": "drift", "RECALLGATE_FAIL_ON_REGRESSION": "false", "RECALLGATE_ACCEPT_CHANGED_INPUTS": "true"}))
-	if err != nil || in.Config != "ci/gate.toml" || in.Mode != "pr" || in.Comment != "on-change" || in.FailOnRegression || in.JUnit != "recallgate-junit.xml" || !in.AcceptChangedInputs {
-		t.Fatalf("inputs %+v, %v", in, err)
-	}
-	for vars, want := range map[string]string{
-		"RECALLGATE_MODE=nightly":                "RECALLGATE_MODE (--mode) must be pr, drift or auto",
-		"RECALLGATE_COMMENT=sometimes":           "RECALLGATE_COMMENT",
-		"RECALLGATE_FAIL_ON_REGRESSION=yes!":     "RECALLGATE_FAIL_ON_REGRESSION (--fail-on-regression) must be true or false",
-		"RECALLGATE_BASE_RESULTS=b.jsonl":        "go together",
-		"RECALLGATE_NAME=a\nb":                   "RECALLGATE_NAME",
-		"RECALLGATE_ACCEPT_CHANGED_INPUTS=maybe": "RECALLGATE_ACCEPT_CHANGED_INPUTS (--accept-changed-inputs) must be true or false",
-	} {
-		k, v, _ := strings.Cut(vars, "=")
-		_, err := ReadInputs(env(map[string]string{k: v}))
-		var ie *InvalidInputError
-		if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want %q", vars, err, want)
-		}
 	}
 }
 

@@ -1,5 +1,5 @@
-// Package gljob is the GitLab CI job: the job's variables and inputs
-// (gate/glci) make a cijob.Job, the GitLab client (gate/glclient, with
+// Package gljob is the GitLab CI job: the job's variables (gate/glci) and
+// the CI-neutral inputs (cijob.Inputs) make a cijob.Job, the GitLab client (gate/glclient, with
 // RECALLGATE_GITLAB_TOKEN) is its ports, report.ForGitLab its note's
 // Markdown, and gate/cijob runs it. It is one of the rooms that join
 // adapters; gate/cijob itself stays CI-neutral.
@@ -10,7 +10,6 @@ import (
 	"io"
 
 	"github.com/recallgate/recallgate/gate/cijob"
-	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/glci"
 	"github.com/recallgate/recallgate/gate/glclient"
 	"github.com/recallgate/recallgate/gate/pipeline"
@@ -18,15 +17,15 @@ import (
 )
 
 // RunJob runs the job of a GitLab CI job: the runner's variables and
-// the inputs (read by gate/glci) make the Job; the GitLab client
+// the inputs (read by gate/cijob) make the Job; the GitLab client
 // (gate/glclient, with RECALLGATE_GITLAB_TOKEN) keeps the merge request
 // note and the drift issue and downloads the base commit's archive; the
 // job log is log. A bad input (inErr) or a merge request pipeline that
 // names no base commit is an input error (exit 2), published as every
 // error is (see cijob.Fail).
-func RunJob(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs, inErr error, log, stdout io.Writer) error {
+func RunJob(ctx context.Context, e *pipeline.Env, rn glci.Runner, in cijob.Inputs, inErr error, log, stdout io.Writer) error {
 	step := glci.Step{Runner: rn, Log: log}
-	base, baseErr := rn.BaseSHA(in)
+	base, baseErr := rn.BaseSHA(in.BaseResults != "")
 	if inErr != nil {
 		baseErr = inErr
 	}
@@ -55,18 +54,16 @@ func RunJob(ctx context.Context, e *pipeline.Env, rn glci.Runner, in glci.Inputs
 	return cijob.Run(ctx, e, step, j, stdout)
 }
 
-// Run is `recallgate ci` under GitLab CI: it reads the runner (which
-// must be GitLab's: GITLAB_CI=true) and the inputs (flags first, then the
-// RECALLGATE_* variables; a bad one is a usage error, exit 2) and runs
-// RunJob.
-func Run(ctx context.Context, e *pipeline.Env, inputs func(func(string) string) (glci.Inputs, error), log, stdout io.Writer) error {
-	rn := glci.ReadRunner(e.Getenv)
-	if !rn.CI {
-		return cli.Usagef("recallgate ci runs inside a CI job and neither is set here: GitHub Actions (GITHUB_ACTIONS=true, with GITHUB_REPOSITORY, GITHUB_EVENT_NAME, GITHUB_EVENT_PATH and the action's inputs as INPUT_* variables) or GitLab CI (GITLAB_CI=true, with CI_API_V4_URL, CI_PROJECT_ID, CI_COMMIT_SHA, CI_PIPELINE_SOURCE, CI_MERGE_REQUEST_IID in a merge-request pipeline and a token in %s); on your machine run recallgate gate, then recallgate comment with GITHUB_REPOSITORY and GITHUB_TOKEN set", glci.TokenVariable)
+// CI is GitLab CI as `recallgate ci` detects it (cijob.CIs): its runner
+// read from the job's variables, the inputs from ci's flags and the
+// RECALLGATE_* variables, run by RunJob with the job log log.
+func CI(e *pipeline.Env, log, stdout io.Writer) cijob.CI {
+	return cijob.CI{
+		Name:      "GitLab CI",
+		Variables: "GITLAB_CI=true, with CI_API_V4_URL, CI_PROJECT_ID, CI_COMMIT_SHA, CI_PIPELINE_SOURCE, CI_MERGE_REQUEST_IID in a merge-request pipeline and a token in " + glci.TokenVariable,
+		Detect:    glci.InJob,
+		Run: func(ctx context.Context, in cijob.Inputs, inErr error) error {
+			return RunJob(ctx, e, glci.ReadRunner(e.Getenv), in, inErr, log, stdout)
+		},
 	}
-	in, err := inputs(e.Getenv)
-	if err != nil {
-		err = cli.Usagef("%v", err)
-	}
-	return RunJob(ctx, e, rn, in, err, log, stdout)
 }

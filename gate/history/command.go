@@ -33,7 +33,7 @@ func Flags(fs *flag.FlagSet) func(args []string, now func() time.Time, stdout, s
 	fs.StringVar(&o.History, "history", "", "the history file, JSONL, one run a line (required; add creates it)")
 	fs.StringVar(&o.Report, "report", "", "add: the JSON report of compare, gate, the action or ci (an error report too)")
 	fs.StringVar(&o.Time, "time", "", "add: when the run was, RFC 3339 (e.g. the commit's date: git show -s --format=%cI); default now, said on stderr")
-	fs.StringVar(&o.Format, "format", "html", "render: html, markdown or json")
+	fs.StringVar(&o.Format, "format", string(Renderers.Default()), "render: "+Renderers.List())
 	fs.StringVar(&o.Out, "out", "", "render: write to this file instead of stdout")
 	return func(args []string, now func() time.Time, stdout, stderr io.Writer) error {
 		if len(args) == 0 {

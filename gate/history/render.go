@@ -13,28 +13,25 @@ import (
 	"github.com/recallgate/recallgate/gate/report"
 )
 
-// Format is a rendering of a history.
-type Format string
+// Format is a rendering of a history: one of Formats.
+type Format = report.Format
 
 // The formats of Render.
 const (
-	HTML     Format = "html"
-	Markdown Format = "markdown"
-	JSON     Format = "json"
+	HTML     = report.HTML
+	Markdown = report.Markdown
+	JSON     = report.JSON
+)
+
+// Renderers are the history's formats, the default first.
+var Renderers = report.NewRenderers("a history",
+	report.Renderer[[]Entry]{Format: HTML, Write: renderHTML},
+	report.Renderer[[]Entry]{Format: Markdown, Write: renderMarkdown},
+	report.Renderer[[]Entry]{Format: JSON, Write: renderJSON},
 )
 
 // ParseFormat accepts html, markdown (or md) and json.
-func ParseFormat(s string) (Format, error) {
-	switch strings.ToLower(s) {
-	case "html", "":
-		return HTML, nil
-	case "markdown", "md":
-		return Markdown, nil
-	case "json":
-		return JSON, nil
-	}
-	return "", fmt.Errorf("unknown format %q (want html, markdown or json)", s)
-}
+func ParseFormat(s string) (Format, error) { return Renderers.Parse(s) }
 
 // Recent is how many of a gate's newest entries the tables list.
 const Recent = 10
@@ -44,16 +41,7 @@ const Recent = 10
 const MermaidRuns = 30
 
 // Render writes the history in format f: one section per gate.
-func Render(w io.Writer, entries []Entry, f Format) error {
-	switch f {
-	case JSON:
-		return renderJSON(w, entries)
-	case Markdown:
-		return renderMarkdown(w, entries)
-	default:
-		return renderHTML(w, entries)
-	}
-}
+func Render(w io.Writer, entries []Entry, f Format) error { return Renderers.Write(w, entries, f) }
 
 // gateRuns are one gate's entries, in time order.
 type gateRuns struct {

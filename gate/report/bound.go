@@ -52,17 +52,10 @@ func BoundSentences(bs []BoundInfo) string {
 
 // boundLabel is the only label a metric's bound may carry at depths d.
 func boundLabel(metric string, d DepthInfo) string {
-	switch metric {
-	case gate.MetricRecall:
-		return fmt.Sprintf("recall@%d", d.Candidates)
-	case gate.MetricNDCG:
-		return fmt.Sprintf("nDCG@%d", d.Context)
-	case gate.MetricPrecision:
-		return fmt.Sprintf("precision@%d", d.Context)
-	case gate.MetricContextRecall:
-		return "context recall"
-	case gate.MetricCoverage:
-		return "evidence coverage"
+	for _, r := range gate.Rules() {
+		if r.Kind == gate.KindDrop && r.InLimits() && r.Metric.Key == metric {
+			return r.Metric.Label(gate.Depth{Candidates: d.Candidates, Context: d.Context})
+		}
 	}
 	return ""
 }

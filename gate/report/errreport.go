@@ -225,20 +225,18 @@ func errorHTML(w io.Writer, r *CompareReport) error {
 		errorTitle(r, gate.Visible), errorWhere(e, gate.Visible), gate.Visible(e.Message), gate.Visible(e.Fix)})
 }
 
-// writeErrorReport renders an error report in format f. A benchmark file
-// gets the JSON error report: no trend point, and a chart tool reading it
-// fails loudly instead of charting a zero.
-func writeErrorReport(w io.Writer, r *CompareReport, f Format) error {
-	switch f {
-	case JSON, Benchmark:
-		return writeJSON(w, r.errorDoc())
-	case Markdown:
-		return errorMarkdown(w, r)
-	case JUnit:
-		return errorJUnit(w, r)
-	case HTML:
-		return errorHTML(w, r)
-	default:
-		return errorText(w, r)
-	}
-}
+// errorJSON writes an error report's JSON document. A benchmark file gets
+// it too: no trend point, and a chart tool reading it fails loudly instead
+// of charting a zero.
+func errorJSON(w io.Writer, r *CompareReport) error { return writeJSON(w, r.errorDoc()) }
+
+// ErrorReports are the formats of the report of a run that could not
+// finish: every format a comparison has.
+var ErrorReports = NewRenderers("an error report",
+	Renderer[*CompareReport]{Text, errorText},
+	Renderer[*CompareReport]{JSON, errorJSON},
+	Renderer[*CompareReport]{Markdown, errorMarkdown},
+	Renderer[*CompareReport]{JUnit, errorJUnit},
+	Renderer[*CompareReport]{Benchmark, errorJSON},
+	Renderer[*CompareReport]{HTML, errorHTML},
+)

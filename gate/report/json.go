@@ -20,15 +20,14 @@ type MetricInfo struct {
 	Stage       string `json:"stage"`
 }
 
-// Metrics returns the metric descriptions for the depths.
+// Metrics returns the metric descriptions for the depths: the metric
+// registry's document metrics.
 func Metrics(d gate.Depth) []MetricInfo {
-	n := names(d)
-	return []MetricInfo{
-		{n.recall, "recall_at_n", d.Candidates, "documents", "relevant gold documents of the query", "candidates"},
-		{n.precision, "precision_at_k", d.Context, "documents", "k (the context depth), even when fewer came back", "context"},
-		{n.ndcg, "ndcg_at_k", d.Context, "documents", "DCG of the ideal ranking of the gold grades, cut to k", "context"},
-		{n.rr, "rr", 0, "documents", "rank of the first relevant document in the whole list", "candidates"},
+	var out []MetricInfo
+	for _, m := range gate.Metrics() {
+		out = append(out, MetricInfo{m.Label(d), m.Key, m.Depth.Of(d), m.Unit, m.Denominator, m.Stage})
 	}
+	return out
 }
 
 // StageFinalContext is the stage of the context metrics: the passages the
@@ -203,11 +202,13 @@ type Scores struct {
 	PrecisionAtK float64 `json:"precision_at_k"`
 	NDCGAtK      float64 `json:"ndcg_at_k"`
 	RR           float64 `json:"rr"`
-	FirstHitRank *int    `json:"first_hit_rank"`
-	Relevant     int     `json:"relevant"`
-	Found        int     `json:"found"`
-	Returned     int     `json:"returned"`
-	Missing      bool    `json:"missing,omitempty"`
+	// More are the metrics the registry adds (see Values).
+	More         Values `json:"-"`
+	FirstHitRank *int   `json:"first_hit_rank"`
+	Relevant     int    `json:"relevant"`
+	Found        int    `json:"found"`
+	Returned     int    `json:"returned"`
+	Missing      bool   `json:"missing,omitempty"`
 	// Evidence is the context-level fact check (queries with evidence only).
 	Evidence *EvidenceInfo `json:"evidence,omitempty"`
 	// Context is the final-context stage, when the side had a final
@@ -318,6 +319,7 @@ type SideSummary struct {
 	PrecisionAtK float64  `json:"precision_at_k"`
 	NDCGAtK      float64  `json:"ndcg_at_k"`
 	RR           float64  `json:"rr"`
+	More         Values   `json:"-"`
 	ZeroRecall   []string `json:"zero_recall"`
 	BelowHalf    int      `json:"below_half"`
 	BelowHalfIDs []string `json:"below_half_ids"`
@@ -335,6 +337,7 @@ type TrecEvalMeans struct {
 	PrecisionAtK float64 `json:"precision_at_k"`
 	NDCGAtK      float64 `json:"ndcg_at_k"`
 	RR           float64 `json:"rr"`
+	More         Values  `json:"-"`
 }
 
 // DeltaSummary is head minus base of the means and counts.
@@ -343,6 +346,7 @@ type DeltaSummary struct {
 	PrecisionAtK float64 `json:"precision_at_k"`
 	NDCGAtK      float64 `json:"ndcg_at_k"`
 	RR           float64 `json:"rr"`
+	More         Values  `json:"-"`
 	ZeroRecall   int     `json:"zero_recall"`
 	BelowHalf    int     `json:"below_half"`
 }
@@ -449,6 +453,7 @@ type QueryDelta struct {
 	PrecisionAtK float64 `json:"precision_at_k"`
 	NDCGAtK      float64 `json:"ndcg_at_k"`
 	RR           float64 `json:"rr"`
+	More         Values  `json:"-"`
 }
 
 // CompareQuery is one query of a compare report.

@@ -29,10 +29,10 @@ func setInfo(s *gate.Set) SetInfo {
 
 func scores(s gate.QueryScore) Scores {
 	out := Scores{
-		RecallAtN: s.Recall, PrecisionAtK: s.Precision, NDCGAtK: s.NDCG, RR: s.RR,
 		Relevant: s.Relevant, Found: s.Found, Returned: s.Returned, Missing: s.Missing,
 		Docs: list(s.Docs), Passages: s.Passages,
 	}
+	setValues(&out, func(m *gate.Metric) float64 { return m.Of(&s) })
 	if e := s.Evidence; e != nil {
 		ei := &EvidenceInfo{Covered: e.Covered(), Passages: e.Passages, Tokens: e.Tokens, NoText: e.NoText, GoldInContext: list(e.GoldInContext), Facts: []FactInfo{}}
 		for _, f := range e.Facts {
@@ -50,11 +50,13 @@ func scores(s gate.QueryScore) Scores {
 
 func sideSummary(s gate.Summary) SideSummary {
 	out := SideSummary{
-		Queries: s.Queries, RecallAtN: s.Recall, PrecisionAtK: s.Precision, NDCGAtK: s.NDCG, RR: s.RR,
+		Queries:    s.Queries,
 		ZeroRecall: list(s.ZeroRecall), BelowHalf: len(s.BelowHalf), BelowHalfIDs: list(s.BelowHalf),
 	}
+	setValues(&out, func(m *gate.Metric) float64 { return m.Mean(&s) })
 	if t := s.TrecEval; t != nil {
-		out.TrecEval = &TrecEvalMeans{Queries: t.Queries, RecallAtN: t.Recall, PrecisionAtK: t.Precision, NDCGAtK: t.NDCG, RR: t.RR}
+		out.TrecEval = &TrecEvalMeans{Queries: t.Queries}
+		setValues(out.TrecEval, func(m *gate.Metric) float64 { return m.TrecMean(t) })
 	}
 	out.Context = contextSummaryInfo(s.Context)
 	return out
@@ -96,7 +98,6 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Summary: CompareSummary{
 			Base: sideSummary(c.Base), Head: sideSummary(c.Head),
 			Delta: DeltaSummary{
-				RecallAtN: c.MeanDelta.Recall, PrecisionAtK: c.MeanDelta.Precision, NDCGAtK: c.MeanDelta.NDCG, RR: c.MeanDelta.RR,
 				ZeroRecall: len(c.Head.ZeroRecall) - len(c.Base.ZeroRecall), BelowHalf: len(c.Head.BelowHalf) - len(c.Base.BelowHalf),
 			},
 		},
@@ -116,6 +117,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		Refusal: refusalInfo(c.Refusal), DataQuality: dataQualityInfo(c), Baseline: baselineInfo(c.Baseline),
 		BaselineDistance: baselineDistanceInfo(c.BaselineDistance), Judge: judgeInfo(c.Judge),
 	}
+	setValues(&r.Summary.Delta, func(m *gate.Metric) float64 { return m.Delta(&c.MeanDelta) })
 	if c.Baseline != nil {
 		v := c.Thresholds.MaxMissingGold
 		r.Thresholds.MaxMissingGold = &v
@@ -143,7 +145,7 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		r.Queries = append(r.Queries, CompareQuery{
 			ID: p.Query.ID, Query: p.Query.Text, Base: bs, Head: hs, NewUnjudged: p.NewUnjudged,
 			Change: string(p.Change), RankingOnly: p.RankingOnly, NewMiss: p.NewMiss,
-			Delta: QueryDelta{p.Delta.Recall, p.Delta.Precision, p.Delta.NDCG, p.Delta.RR},
+			Delta: queryDelta(&p.Delta),
 			Lost:  list(p.Lost), Gained: list(p.Gained), Gold: list(p.Query.RelevantDocs()), Line: p.Query.Line,
 			Synthetic: p.Synthetic, Unstable: p.Unstable, HeadUnstable: p.HeadUnstable, Waived: p.Waiver != nil, Moves: moves(p.Moves),
 			FactsLost: factMoves(p.FactsLost), FactsGained: factMoves(p.FactsGained),
@@ -157,6 +159,13 @@ func FromComparison(c *gate.Comparison) *CompareReport {
 		r.Unanswerable = append(r.Unanswerable, UnanswerablePair{ID: u[0].ID, Query: c.Set.Query(u[0].ID).Text, Base: unanswerable(u[0]), Head: unanswerable(u[1])})
 	}
 	return r
+}
+
+// queryDelta is one query's head − base of every document metric.
+func queryDelta(d *gate.Delta) QueryDelta {
+	var out QueryDelta
+	setValues(&out, func(m *gate.Metric) float64 { return m.Delta(d) })
+	return out
 }
 
 func moves(ms []gate.GoldMove) []MoveInfo {

@@ -539,21 +539,16 @@ func gateLine(r *CompareReport) string {
 	if len(r.Rules) == 0 {
 		return fmt.Sprintf("drop ≤ %.3f, new zero-recall ≤ %d", r.Thresholds.MaxRecallDrop, r.Thresholds.MaxNewMisses)
 	}
-	n := names(r.depth())
 	var parts []string
 	for _, ru := range r.Rules {
 		if ru.Segment != "" || ru.Name == "segment" || (ru.Outcome == gate.RuleSkipped && (ru.Metric == gate.MetricFalseAnswers || ru.Metric == gate.MetricFalseRefusals)) {
 			continue // a refusal rule not evaluated: the refusal block says why
 		}
 		c := ru.cells()
-		what := map[string]string{
-			gate.RuleRecallDrop: n.recall + " drop", gate.RuleNewMisses: "new zero-recall", gate.RuleNDCGDrop: n.ndcg + " drop",
-			gate.RulePrecisionDrop: n.precision + " drop", gate.RuleBelowIncrease: "tail growth",
-			gate.RuleMinRecall: n.recall, gate.RuleMinNDCG: n.ndcg, gate.RuleLatencyRatio: "p95 latency ratio",
-			gate.RuleFalseAnswers: "false answers", gate.RuleFalseRefusals: "false refusals",
-			gate.RuleContextRecallDrop: "context recall drop", gate.RuleEvidenceDrop: "evidence coverage drop", gate.RuleFactsLost: "facts lost",
-			gate.RuleBaselineDrop: n.recall + " below the baseline", gate.RuleMissingGold: "gold left the corpus",
-		}[ru.Name]
+		what := ru.Name
+		if rule := gate.LookupRule(ru.Name); rule != nil {
+			what = rule.Words(r.depth())
+		}
 		parts = append(parts, what+" "+c[3])
 	}
 	return strings.Join(parts, ", ")

@@ -73,12 +73,24 @@ var (
 	causes      = []string{gate.CauseRetrieval, gate.CauseRanking, gate.CauseCorpus, gate.CauseContext}
 	reasonKinds = []string{gate.ReasonFail, gate.ReasonInconclusive, gate.ReasonNote}
 	outcomes    = []string{gate.RulePass, gate.RuleFail, gate.RuleInconclusive, gate.RuleSkipped}
-	ruleMetrics = []string{"", gate.MetricRecall, gate.MetricPrecision, gate.MetricNDCG, gate.MetricZero, gate.MetricBelow, gate.MetricLatency,
-		gate.MetricContextRecall, gate.MetricCoverage, gate.MetricFactsLost, gate.MetricFalseAnswers, gate.MetricFalseRefusals, gate.MetricMissingGold}
+	// ruleMetrics are the metrics a rule may read: the rule registry's
+	// ("" for a segment too small to gate).
+	ruleMetrics  = readableRuleMetrics()
 	signals      = []string{gate.SignalAbstain, gate.SignalMinScore, gate.SignalBoth, gate.SignalPartial, gate.SignalNone}
 	refusalBy    = []string{"", gate.ByAbstain, gate.ByMinScore, gate.ByNoHits}
 	segmentKinds = []string{"segment", "source", "auto"}
 )
+
+// readableRuleMetrics are the metrics of the registered rules, and "".
+func readableRuleMetrics() []string {
+	out := []string{""}
+	for _, r := range gate.Rules() {
+		if !slices.Contains(out, r.Metric.Key) {
+			out = append(out, r.Metric.Key)
+		}
+	}
+	return out
+}
 
 // validate checks every closed field and every id of a report read back.
 func (r *CompareReport) validate() error {

@@ -18,68 +18,36 @@ import (
 	"github.com/recallgate/recallgate/gate/publish"
 )
 
-// Format names an output format.
-type Format string
-
-// The output formats.
-const (
-	Text     Format = "text"
-	JSON     Format = "json"
-	Markdown Format = "markdown"
-	// JUnit is JUnit XML: one test case per query, regressions as failures.
-	JUnit Format = "junit"
-	// Benchmark is github-action-benchmark's customBiggerIsBetter JSON.
-	Benchmark Format = "benchmark"
-	// HTML is one self-contained page with a sortable, filterable table.
-	HTML Format = "html"
-)
-
-// Formats are every output format, in the order help texts list them.
-var Formats = []Format{Text, JSON, Markdown, JUnit, Benchmark, HTML}
-
-// FormatList is Formats as a sentence says it: "text, json, … or html".
-func FormatList() string {
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
-		names[i] = string(f)
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// ParseFormat accepts a format name ("md" is short for markdown).
-func ParseFormat(s string) (Format, error) {
-	switch strings.ToLower(s) {
-	case "text", "":
-		return Text, nil
-	case "json":
-		return JSON, nil
-	case "markdown", "md":
-		return Markdown, nil
-	case "junit", "xml":
-		return JUnit, nil
-	case "benchmark":
-		return Benchmark, nil
-	case "html":
-		return HTML, nil
-	}
-	return "", fmt.Errorf("unknown format %q (want %s)", s, FormatList())
-}
-
-// Score writes one scored run in the given format.
-func Score(w io.Writer, c *gate.Scorecard, f Format) error {
-	switch f {
-	case JSON:
-		return writeScoreJSON(w, scoreJSON(c))
-	case Markdown:
-		return scoreMarkdown(w, c)
-	case Benchmark:
+// Scorecards are the formats of one scored run.
+var Scorecards = NewRenderers("a scorecard",
+	Renderer[*gate.Scorecard]{Text, scoreText},
+	Renderer[*gate.Scorecard]{JSON, func(w io.Writer, c *gate.Scorecard) error { return writeScoreJSON(w, scoreJSON(c)) }},
+	Renderer[*gate.Scorecard]{Markdown, scoreMarkdown},
+	Renderer[*gate.Scorecard]{Benchmark, func(w io.Writer, c *gate.Scorecard) error {
 		side := sideSummary(c.Summary)
 		return writeJSON(w, withContextEntries(benchmarkEntries(side, c.Depth.Candidates, c.Depth.Context, ""), side))
-	case JUnit, HTML:
+	}},
+)
+
+// Comparisons are the formats of a comparison's report.
+var Comparisons = NewRenderers("a comparison",
+	Renderer[*CompareReport]{Text, compareText},
+	Renderer[*CompareReport]{JSON, func(w io.Writer, r *CompareReport) error { return writeJSON(w, r) }},
+	Renderer[*CompareReport]{Markdown, compareMarkdown},
+	Renderer[*CompareReport]{JUnit, compareJUnit},
+	Renderer[*CompareReport]{Benchmark, func(w io.Writer, r *CompareReport) error {
+		return writeJSON(w, withContextEntries(benchmarkEntries(r.Summary.Head, r.Depth.Candidates, r.Depth.Context, ""), r.Summary.Head))
+	}},
+	Renderer[*CompareReport]{HTML, compareHTML},
+)
+
+// Score writes one scored run in the given format; a format only a
+// comparison has is refused.
+func Score(w io.Writer, c *gate.Scorecard, f Format) error {
+	if !Scorecards.Has(f) && Comparisons.Has(f) {
 		return fmt.Errorf("format %s is for comparisons: use compare or gate", f)
-	default:
-		return scoreText(w, c)
 	}
+	return Scorecards.Write(w, c, f)
 }
 
 // Compare writes a comparison in the given format.
@@ -87,16 +55,22 @@ func Compare(w io.Writer, c *gate.Comparison, f Format) error {
 	return WriteCompareReport(w, FromComparison(c), f)
 }
 
-// metricNames gives the display names of the four metrics at the depths.
-type metricNames struct{ recall, precision, ndcg, rr string }
+// metricNames gives the display names of the historic four metrics at
+// the depths, as the metric registry labels them; depth is for the rest.
+type metricNames struct {
+	recall, precision, ndcg, rr string
+	depth                       gate.Depth
+}
 
 func names(d gate.Depth) metricNames {
-	return metricNames{
-		recall:    fmt.Sprintf("recall@%d", d.Candidates),
-		precision: fmt.Sprintf("precision@%d", d.Context),
-		ndcg:      fmt.Sprintf("nDCG@%d", d.Context),
-		rr:        "MRR",
+	label := func(key string) string {
+		m, err := gate.LookupMetric(key)
+		if err != nil {
+			panic(err)
+		}
+		return m.Label(d)
 	}
+	return metricNames{recall: label(gate.MetricRecall), precision: label(gate.MetricPrecision), ndcg: label(gate.MetricNDCG), rr: label(gate.MetricRR), depth: d}
 }
 
 // f3 formats a score with three decimals.
@@ -221,25 +195,14 @@ func (rep *CompareReport) PublishResult(md, reportOut, setPath string) publish.R
 	return res
 }
 
-// WriteCompareReport renders an already built report model.
+// WriteCompareReport renders an already built report model: an error
+// report (ErrorReports) when the run could not finish, else the
+// comparison (Comparisons).
 func WriteCompareReport(w io.Writer, r *CompareReport, f Format) error {
 	if r.Error != nil {
-		return writeErrorReport(w, r, f)
+		return ErrorReports.Write(w, r, f)
 	}
-	switch f {
-	case JSON:
-		return writeJSON(w, r)
-	case Markdown:
-		return compareMarkdown(w, r)
-	case JUnit:
-		return compareJUnit(w, r)
-	case Benchmark:
-		return writeJSON(w, withContextEntries(benchmarkEntries(r.Summary.Head, r.Depth.Candidates, r.Depth.Context, ""), r.Summary.Head))
-	case HTML:
-		return compareHTML(w, r)
-	default:
-		return compareText(w, r)
-	}
+	return Comparisons.Write(w, r, f)
 }
 
 // WriteTo writes what render makes to path by atomicfile's rules (a

@@ -159,10 +159,10 @@ func unjudgedInfo(c *gate.Comparison) UnjudgedInfo {
 
 // ruleLabel names a rule for a table: "max_ndcg_drop (nDCG@3)".
 func (r RuleInfo) label(n metricNames) string {
-	m := map[string]string{gate.MetricRecall: n.recall, gate.MetricNDCG: n.ndcg, gate.MetricPrecision: n.precision,
-		gate.MetricZero: "zero recall", gate.MetricBelow: n.recall + " < below", gate.MetricLatency: "p95 latency (ms)",
-		gate.MetricContextRecall: "context recall", gate.MetricCoverage: "evidence coverage", gate.MetricFactsLost: "facts found in the final context",
-		gate.MetricFalseAnswers: "false answers", gate.MetricFalseRefusals: "false refusals", gate.MetricMissingGold: "gold documents not in the corpus"}[r.Metric]
+	m := ""
+	if mt, err := gate.LookupMetric(r.Metric); err == nil {
+		m = mt.Label(n.depth)
+	}
 	if m == "" {
 		return r.Name
 	}
