@@ -127,6 +127,17 @@ func (q *Query) goldMissing(key string, ids map[string]bool) bool {
 	return q.MissingSection(key) != ""
 }
 
+// held reports whether the corpus whose ids are given holds what a
+// scored id names: a document, or a section of one (its anchor is the
+// gold check's to question, not this one's).
+func held(corpus map[string]bool, id string) bool {
+	if corpus[id] {
+		return true
+	}
+	doc, _, ok := section.SplitKey(id)
+	return ok && corpus[doc]
+}
+
 // unplacedShown is how many unplaced hits a scorecard names.
 const unplacedShown = 3
 
