@@ -188,3 +188,18 @@ func TestValidateSuggestsTheAnchor(t *testing.T) {
 		t.Errorf("no corpus: exit %d\n%s", code, errs)
 	}
 }
+
+// TestScoreSections: score places a section set's hits in --corpus (the
+// base run finds every label: mean recall 1), and refuses without one.
+func TestScoreSections(t *testing.T) {
+	dir := sectionsDir(t)
+	base := write(t, dir, "base.jsonl", sectionsRun(sectionsBase...))
+	code, out, errs := rg(t, "score", "--set", filepath.Join(dir, "set.jsonl"), "--results", base, "--corpus", filepath.Join(dir, "corpus"), "--candidates", "3", "--context", "1", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"recall_at_n": 1,`) || strings.Contains(out, `"recall_at_n": 0`) || !strings.Contains(out, `"unit": "documents and sections"`) {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+	code, _, errs = rg(t, "score", "--set", filepath.Join(dir, "set.jsonl"), "--results", base)
+	if code != 2 || !strings.Contains(errs, "labels sections (guide/backup#retention)") {
+		t.Errorf("no corpus: exit %d\n%s", code, errs)
+	}
+}

@@ -28,6 +28,10 @@ func placeSections(e *Env, set *gate.Set, path string) error {
 	return nil
 }
 
+// PlaceSections is placeSections for a command that scores a run file
+// itself (score): the set's hits placed in the corpus at path.
+func PlaceSections(e *Env, set *gate.Set, path string) error { return placeSections(e, set, path) }
+
 // firstSectionLabel is the query's first section label in sorted order.
 func firstSectionLabel(q *gate.Query) string {
 	first := ""
