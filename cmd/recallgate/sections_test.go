@@ -203,3 +203,16 @@ func TestScoreSections(t *testing.T) {
 		t.Errorf("no corpus: exit %d\n%s", code, errs)
 	}
 }
+
+// TestRenamedHeadingIsDataQuality: the corpus renamed "## Retention"; the
+// label guide/backup#retention names no section any more: the comparison
+// lists it with the gold the corpus lost, not as a retrieval miss.
+func TestRenamedHeadingIsDataQuality(t *testing.T) {
+	dir := sectionsDir(t)
+	write(t, dir, "corpus/guide/backup.md", strings.Replace(sectionsCorpus["guide/backup.md"], "## Retention", "## Keeping", 1))
+	base := write(t, dir, "base.jsonl", sectionsRun(sectionsBase...))
+	code, out, errs := rg(t, "compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", base, "--head", base, "--corpus", filepath.Join(dir, "corpus"), "--candidates", "3", "--context", "1")
+	if code != 0 || !strings.Contains(out, "q1 (line 1): gold not in the head's corpus: guide/backup#retention") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
