@@ -145,6 +145,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 			return err
 		}
 		ids = snap.IDs()
+		s.PlaceSections(snap.SectionLookup())
 	}
 	for _, h := range sethealth.Check(s, ho) {
 		fmt.Fprintf(out, "health: %s\n", h)
@@ -179,7 +180,15 @@ func missingGoldError(s *gate.Set, corpus, where string, missing map[string][]st
 	sort.Slice(qids, func(i, j int) bool { return s.Query(qids[i]).Line < s.Query(qids[j]).Line })
 	var lines []string
 	for _, id := range qids {
-		lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, s.Query(id).Line, gate.ClipID(id), strings.Join(missing[id], ", ")))
+		q := s.Query(id)
+		keys := make([]string, len(missing[id]))
+		for i, k := range missing[id] {
+			keys[i] = k
+			if why := q.MissingSection(k); why != "" {
+				keys[i] = k + " (" + why + ")"
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, q.Line, gate.ClipID(id), strings.Join(keys, ", ")))
 	}
 	return &gate.InputError{File: corpus, Err: fmt.Errorf("%d %s name gold documents missing from %s (a data-quality bug, not a retrieval failure):\n  %s",
 		len(qids), gate.Plural(len(qids), "query", "queries"), where, strings.Join(lines, "\n  "))}
@@ -198,6 +207,7 @@ func CheckGoldHeld(e *Env, set *gate.Set, head, base string) error {
 	if snap == nil {
 		return err
 	}
+	set.PlaceSections(snap.SectionLookup())
 	missing := sethealth.MissingGold(set, snap.IDs())
 	if len(missing) == 0 {
 		return nil

@@ -189,6 +189,10 @@ type SetInfo struct {
 	Queries      int    `json:"queries"`
 	Answerable   int    `json:"answerable"`
 	Unanswerable int    `json:"unanswerable"`
+	// Unit is what the gold labels name: "sections" or "documents and
+	// sections" (each query scored in its own); absent for documents, as
+	// every report before section labels.
+	Unit string `json:"unit,omitempty"`
 }
 
 // Scores are one query's document metrics on one side.

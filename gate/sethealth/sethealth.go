@@ -92,13 +92,15 @@ func Check(s *gate.Set, o Options) []string {
 }
 
 // MissingGold lists, per query id in set order, the gold documents (any
-// grade) that are not in the corpus: a data-quality bug, not a retrieval
-// failure.
+// grade) that are not in the corpus, and the gold sections whose document
+// is not or lacks the anchor (a renamed or removed heading, known once the
+// set's sections are placed: Set.PlaceSections): a data-quality bug, not
+// a retrieval failure.
 func MissingGold(s *gate.Set, ids map[string]bool) map[string][]string {
 	out := map[string][]string{}
 	for _, q := range s.Queries {
 		for d := range q.Gold {
-			if !ids[d] {
+			if q.GoldMissing(d, ids) {
 				out[q.ID] = append(out[q.ID], d)
 			}
 		}
