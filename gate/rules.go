@@ -178,8 +178,9 @@ type RuleResult struct {
 	// with the segment first); sigN is how many queries the test paired.
 	sigWhat string
 	sigN    int
-	// unsureWhy, when set, replaces Why if the test is not significant.
-	unsureWhy string
+	// unsureWhy, when set, replaces Why if the test is not significant;
+	// sureWhy is added to Why if it is (the documents nobody judged).
+	unsureWhy, sureWhy string
 	// family says the rule is one of Holm's family: a rule of a
 	// significance-tested kind that the comparison applied under
 	// require_significance, breached or not (see holm).

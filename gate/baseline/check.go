@@ -76,7 +76,7 @@ func (b *Run) Check(cfg *config.Config, set *gate.Set, snap *corpus.Snapshot) *g
 // --save-runs write it. Reports say so (gate.PlainBaseline), never that
 // the file is older than it is.
 func Plain(m gate.RunMeta) bool {
-	return m.Policy == "" && m.Commit == "" && m.Made == "" && m.Queries == nil
+	return m.Policy == "" && m.Commit == "" && m.Made == ""
 }
 
 // DiffCorpus compares the document hashes a baseline recorded with

@@ -39,9 +39,12 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		}
 		t.MinSegmentQueries = *v
 	}
-	t.Unjudged = g.Unjudged
 	if err := gate.CheckUnjudgedMode(g.Unjudged); err != nil {
 		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "unjudged"}), Field: "gate.unjudged", Err: err}
+	}
+	// The default written out is the default: the same policy fingerprint.
+	if g.Unjudged != gate.UnjudgedNonRelevant {
+		t.Unjudged = g.Unjudged
 	}
 	t.RequireSignificance = g.RequireSignificance
 	if t.MaxBaselineDrop != nil && strings.TrimSpace(raw.Baseline) == "" {

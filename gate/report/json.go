@@ -189,19 +189,11 @@ type SetInfo struct {
 	Queries      int    `json:"queries"`
 	Answerable   int    `json:"answerable"`
 	Unanswerable int    `json:"unanswerable"`
+	// Unit is what the gold labels name: "sections" or "documents and
+	// sections" (each query scored in its own); absent for documents, as
+	// every report before section labels.
+	Unit string `json:"unit,omitempty"`
 }
-
-// DepthInfo is the pair of depths.
-type DepthInfo struct {
-	Candidates int `json:"candidates"`
-	Context    int `json:"context"`
-	// Defaults names the depths ("candidates", "context") that are the
-	// defaults because no config was read; absent otherwise.
-	Defaults []string `json:"defaults,omitempty"`
-}
-
-// Note is what the report adds after the depths (gate.DepthNote).
-func (d DepthInfo) Note() string { return gate.DepthNote(d.Defaults) }
 
 // Scores are one query's document metrics on one side.
 type Scores struct {
@@ -583,7 +575,7 @@ type CompareReport struct {
 	// document, no label debt); absent when the corpus is not known.
 	NotInCorpus *NotInCorpusInfo `json:"not_in_corpus,omitempty"`
 	// Health lists what weakens the eval set as an instrument, most
-	// serious first (gate.Health).
+	// serious first (sethealth.Check).
 	Health []string `json:"health"`
 	// Fingerprints are the sha256 fingerprints of the run's inputs by
 	// name (set, policy, base_run, …), so a reader can tell whether two

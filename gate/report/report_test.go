@@ -16,6 +16,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/setfile"
+	"github.com/recallgate/recallgate/gate/sethealth"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -327,7 +328,7 @@ func TestDiagnosticsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Health = gate.Health(set, gate.HealthOptions{Corpus: corpus})
+	c.Health = sethealth.Check(set, sethealth.Options{Corpus: corpus})
 	c.Fingerprints = [][2]string{{"set", set.Fingerprint}, {"head_retriever", "sha256:0123abcd"}}
 	md := render(t, c, Markdown)
 	golden(t, "diagnostics.golden.md", md)
