@@ -140,11 +140,14 @@ func (p *PairedQuery) counted() bool { return !p.Synthetic && !p.Unstable && !p.
 type Comparison struct {
 	// Judge is what the comparison says of a judge program's grades, nil
 	// when the config names no judge.
-	Judge      *JudgeReport
-	Set        *Set
-	Depth      Depth
-	Thresholds Thresholds
-	Base, Head Summary
+	Judge *JudgeReport
+	Set   *Set
+	Depth Depth
+	// DepthDefaults names the depths no flag or config set (see
+	// Scorecard.DepthDefaults).
+	DepthDefaults []string
+	Thresholds    Thresholds
+	Base, Head    Summary
 	// MeanDelta is head minus base of the summary means.
 	MeanDelta Delta
 	// Queries are the answerable queries in set order.
@@ -299,6 +302,10 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
+	scored := head // the head as trec_eval scores it, for the range
+	if t.UnjudgedMode() == UnjudgedCondensed && base.Set.RecordsJudgements() {
+		base, head = condensed(base, pol.Corpus), condensed(head, pol.Corpus)
+	}
 	var outageWarnings []string
 	for _, sc := range []struct {
 		side        string
@@ -352,7 +359,7 @@ func CompareWith(base, head *Scorecard, pol Policy) (*Comparison, error) {
 	c.GateDelta = c.Stats.MeanDelta
 	c.Segments = segments(c)
 	if c.JudgementsKnown {
-		c.HeadRange = c.headRange()
+		c.HeadRange = c.headRange(scored)
 	}
 	for i := range base.Unanswerable {
 		c.Unanswerable = append(c.Unanswerable, [2]UnanswerableResult{base.Unanswerable[i], head.Unanswerable[i]})
@@ -490,7 +497,7 @@ func missingGold(q *Query, lost []string, corpus map[string]bool) ([]string, boo
 	}
 	var missing []string
 	for _, d := range q.RelevantDocs() {
-		if q.goldMissing(d, corpus) {
+		if q.GoldMissing(d, corpus) {
 			missing = append(missing, d)
 		}
 	}
@@ -631,7 +638,7 @@ func attribute(q *Query, b, h *QueryScore, d Depth, corpus map[string]bool) []Go
 		in := func(r, depth int) bool { return r > 0 && r <= depth }
 		m := GoldMove{Doc: doc, Grade: q.Gold[doc], BaseRank: br, HeadRank: hr}
 		switch {
-		case corpus != nil && q.goldMissing(doc, corpus) && !in(hr, d.Candidates):
+		case corpus != nil && q.GoldMissing(doc, corpus) && !in(hr, d.Candidates):
 			m.Cause = CauseCorpus
 		case !in(hr, d.Candidates) && in(br, d.Candidates):
 			m.Cause = CauseRetrieval

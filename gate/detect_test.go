@@ -198,6 +198,7 @@ func TestUnjudgedRange(t *testing.T) {
 	idealU := 2 + 2/l3 + 2.0/2 // a, b and n1 at grade 2
 	th := DefaultThresholds()  // nDCG and precision drops ≤ 0.05
 	th.MaxRecallDrop, th.MaxNewMisses = 1, 30
+	th.Unjudged = UnjudgedRangeMode
 	for _, tt := range []struct {
 		name            string
 		head            []string

@@ -1,7 +1,6 @@
 package gate
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -194,70 +193,6 @@ func TestEvidenceCoverage(t *testing.T) {
 	}
 	if ScoreQuery(query(map[string]int{"a": 1}), hits("a"), DefaultDepth(), nil).Evidence != nil {
 		t.Error("a query without evidence gets no evidence check")
-	}
-}
-
-func TestHealth(t *testing.T) {
-	s, err := ParseSet(strings.NewReader(`{"id":"a","query":"Rotate key","gold":{"d1":1},"segments":["known-failure"],"verified":"2025-01-01"}
-{"id":"b","query":"rotate  KEY!","gold":{"gone":1},"verified":"2026-11-01"}
-{"id":"c","query":"other","gold":{"d1":1}}
-`), "h.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := Health(s, HealthOptions{Corpus: map[string]bool{"d1": true}, Now: time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC), MaxLabelAge: 180 * 24 * time.Hour})
-	one, err := ParseSet(strings.NewReader(`{"id":"a","query":"q","gold":{"d1":1}}`+"\n"), "one.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h := Health(one, HealthOptions{}); len(h) == 0 || !strings.HasPrefix(h[0], "only 1 answerable query: ") {
-		t.Errorf("one answerable query: %q", h)
-	}
-	want := []string{
-		"only 3 answerable queries",
-		"query b (line 2): gold not in the corpus: gone",
-		"", // known failures 1 of 3 = 33%: within 30–70%, no finding
-		"1 query has labels verified more than 180 days ago: a",
-		"1 query has no \"verified\" date: c",
-		"queries a, b have the same text",
-	}
-	var w []string
-	for _, x := range want {
-		if x != "" {
-			w = append(w, x)
-		}
-	}
-	if len(got) != len(w) {
-		t.Fatalf("findings %q", got)
-	}
-	for i := range w {
-		if !strings.HasPrefix(got[i], w[i]) {
-			t.Errorf("finding %d = %q, want prefix %q", i, got[i], w[i])
-		}
-	}
-	if !strings.HasPrefix(s.Fingerprint, "sha256:") || len(s.Fingerprint) != 71 {
-		t.Errorf("fingerprint %q", s.Fingerprint)
-	}
-}
-
-func TestLimiterSpacesRequests(t *testing.T) {
-	l := NewLimiter(50) // one every 20 ms
-	start := time.Now()
-	for i := 0; i < 6; i++ {
-		if err := l.Wait(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The first goes at once, five more wait 20 ms each.
-	if el := time.Since(start); el < 95*time.Millisecond {
-		t.Errorf("6 requests at 50/s took %v, want ≥ 100 ms", el)
-	}
-	if NewLimiter(0) != nil {
-		t.Error("rate 0 means no limiter")
-	}
-	var nilL *Limiter
-	if err := nilL.Wait(context.Background()); err != nil {
-		t.Error(err)
 	}
 }
 

@@ -46,6 +46,10 @@ func (e *Evidence) Covered() int {
 	return n
 }
 
+// NormalizeText is s as facts are matched and duplicate query texts found
+// (gate/sethealth): normalize's answer.
+func NormalizeText(s string) string { return normalize(s) }
+
 // normalize lower-cases and folds runs of white space and punctuation
 // other than digits' separators, so "Settings → Keys" matches "settings -> keys".
 func normalize(s string) string {

@@ -104,6 +104,18 @@ type BaselineCommit struct {
 type InputChange struct {
 	// Input is one of BaselineInputs; Baseline and Now its fingerprints.
 	Input, Baseline, Now string
+	// Files are, for the retriever, the files its fingerprint covers (the
+	// config holding its table, the files its start or command names)
+	// that commits since the baseline's touched, each with the newest such
+	// commit; none when git cannot tell.
+	Files []ChangedFile
+}
+
+// ChangedFile is a file commits since the baseline touched: its path in
+// the repository and the newest such commit.
+type ChangedFile struct {
+	Path   string
+	Commit BaselineCommit
 }
 
 // String says "set 1a2b3c4d5e6f → 9f8e7d6c5b4a".
@@ -142,6 +154,11 @@ type BaselineCheck struct {
 	// could not tell (an older baseline, no git history).
 	Lacks []string
 }
+
+// PlainBaseline begins the line of BaselineCheck.Lacks that says the
+// baseline is a plain run, not gate --write-baseline's (baseline.Plain):
+// the headline says so in its stead of each thing it lacks.
+const PlainBaseline = "the baseline was written by retrieve (or gate --save-runs), not gate --write-baseline"
 
 // MaxBaselineCommits is the most commits a drift run lists.
 const MaxBaselineCommits = 10

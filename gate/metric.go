@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -162,6 +163,30 @@ func moreAt(more []float64, m *Metric) float64 {
 // document (reported as MRR).
 const MetricRR = "rr"
 
+// MetricAP is the JSON key of average precision at N.
+const MetricAP = "ap_at_n"
+
+// averagePrecision is AP@N as trec_eval's map_cut.N computes it: the run
+// cut at N, the precision at the rank of each relevant document found
+// there, summed, divided by the query's relevant documents (0 without).
+func averagePrecision(s *QueryScore, d Depth) float64 {
+	if s.Relevant == 0 {
+		return 0
+	}
+	ranks := make([]int, 0, len(s.GoldRanks))
+	for _, r := range s.GoldRanks {
+		if r <= d.Candidates {
+			ranks = append(ranks, r)
+		}
+	}
+	slices.Sort(ranks)
+	sum := 0.0
+	for i, r := range ranks {
+		sum += float64(i+1) / float64(r)
+	}
+	return sum / float64(s.Relevant)
+}
+
 // metrics is the registry: every metric, document metrics first in the
 // order reports show them.
 var metrics = register([]*Metric{
@@ -177,6 +202,9 @@ var metrics = register([]*Metric{
 	{Key: MetricRR, Name: "MRR", Depth: AtNone, Higher: true, Document: true, Unit: "documents", Denominator: "rank of the first relevant document in the whole list", Stage: "candidates",
 		Summary: "mean over the answerable queries (MRR)", About: "1 / rank of the first relevant document",
 		field: func(s *QueryScore) float64 { return s.RR }},
+	{Key: MetricAP, Name: "AP", Depth: AtN, Higher: true, Document: true, Unit: "documents", Denominator: "relevant gold documents of the query", Stage: "candidates",
+		Summary: "mean over the answerable queries (MAP@N)", About: "average precision at N, as trec_eval's map_cut.N: precision at each relevant document's rank in the top N, summed, over the query's relevant documents",
+		score: averagePrecision},
 	{Key: MetricZero, Name: "zero recall", Higher: false, Summary: "count of queries", About: "queries with no relevant document in the top N"},
 	{Key: MetricBelow, Name: "recall", Depth: AtN, Tail: " < below", Higher: false, Summary: "count of queries", About: "queries with recall@N under report.below"},
 	{Key: MetricLatency, Name: "p95 latency (ms)", Higher: false, Summary: "95th percentile of the retriever calls, ms", About: "time a retriever call took"},

@@ -3,7 +3,6 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 )
@@ -79,12 +78,19 @@ type Thresholds struct {
 	// and this rule fails on them instead. Omitted from the policy
 	// fingerprint at 0, so older fingerprints stay as they were.
 	MaxMissingGold int `json:",omitempty"`
+	// MaxAPDrop bounds the drop of mean AP@N; nil is off (omitted from
+	// the policy fingerprint, so older fingerprints stay as they were).
+	MaxAPDrop *float64 `json:",omitempty"`
 	// Margin, when set, passes a change only when the one-sided 95% bound
 	// on each gated mean's drop is within it (gate/bound); otherwise it is
 	// inconclusive, or a fail with RequireProof. nil is off (omitted from
 	// the fingerprint, as RequireProof when false).
 	Margin       *float64 `json:",omitempty"`
 	RequireProof bool     `json:",omitempty"`
+	// Unjudged is how the context metrics read documents nobody judged:
+	// "" or UnjudgedNonRelevant, UnjudgedCondensed, UnjudgedRangeMode (see
+	// UnjudgedMode). "" is omitted from the fingerprint.
+	Unjudged string `json:",omitempty"`
 }
 
 // DefaultThresholds returns the default thresholds: recall@N may drop by
@@ -100,32 +106,18 @@ func DefaultThresholds() Thresholds {
 
 // Validate reports thresholds that make no sense.
 func (t Thresholds) Validate() error {
-	if t.MaxRecallDrop < 0 || t.MaxRecallDrop > 1 || math.IsNaN(t.MaxRecallDrop) {
-		return &RuleError{Key: RuleRecallDrop, Err: fmt.Errorf("must be within 0–1, got %v", t.MaxRecallDrop)}
+	for _, r := range rules {
+		if v, on := r.Setting(&t); on {
+			if err := r.check(r.Key, v); err != nil {
+				return err
+			}
+		}
 	}
-	if t.MaxNewMisses < 0 {
-		return &RuleError{Key: RuleNewMisses, Err: fmt.Errorf("must not be negative, got %d", t.MaxNewMisses)}
-	}
-	if t.MaxMissingGold < 0 {
-		return &RuleError{Key: RuleMissingGold, Err: fmt.Errorf("must not be negative, got %d", t.MaxMissingGold)}
-	}
-	if err := t.limits().Validate("gate"); err != nil {
-		return err
-	}
-	if v := t.MaxBaselineDrop; v != nil && (*v < 0 || *v > 1 || math.IsNaN(*v)) {
-		return &RuleError{Key: RuleBaselineDrop, Err: fmt.Errorf("must be within 0–1, got %v", *v)}
+	if err := CheckUnjudgedMode(t.Unjudged); err != nil {
+		return &RuleError{Key: "unjudged", Err: err}
 	}
 	if t.MinFlipped < 0 {
 		return &RuleError{Key: "min_flipped", Err: fmt.Errorf("must be at least 1, got %d", t.MinFlipped)}
-	}
-	if t.MaxLatencyRatio < 0 || math.IsNaN(t.MaxLatencyRatio) || math.IsInf(t.MaxLatencyRatio, 0) {
-		return &RuleError{Key: RuleLatencyRatio, Err: fmt.Errorf("must be a positive ratio such as 1.5, got %v", t.MaxLatencyRatio)}
-	}
-	if t.MaxFalseAnswersIncrease < 0 {
-		return &RuleError{Key: RuleFalseAnswers, Err: fmt.Errorf("must not be negative, got %d", t.MaxFalseAnswersIncrease)}
-	}
-	if t.MaxFalseRefusalsIncrease < 0 {
-		return &RuleError{Key: RuleFalseRefusals, Err: fmt.Errorf("must not be negative, got %d", t.MaxFalseRefusalsIncrease)}
 	}
 	if t.MinSegmentQueries < 0 {
 		return &RuleError{Key: "min_segment_queries", Err: fmt.Errorf("must not be negative, got %d", t.MinSegmentQueries)}
@@ -220,13 +212,16 @@ type PolicyChange struct {
 	Key, Base, Head string
 }
 
-// PolicyKeys are the keys a PolicyChange names, in report order; a
-// segment rule's key is PolicySegmentKey followed by its name.
-var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
-	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
-	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens",
-	RuleBaselineDrop, "baseline", "margin", "require_proof",
-	"min_judge_agreement", "min_judge_overlap", RuleMissingGold}
+// PolicyKeys are the keys a PolicyChange names, in report order: every
+// registered rule in registry order, then the policy's other keys
+// (policyOtherKeys); a segment rule's key is PolicySegmentKey followed by
+// its name.
+var PolicyKeys = append(ruleKeys(func(*Rule) bool { return true }), policyOtherKeys...)
+
+// policyOtherKeys are the policy keys that are no rule, in report order.
+var policyOtherKeys = []string{"min_flipped", "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
+	"depth.candidates", "depth.context", "report.below", "retrievers", "report.context_tokens", "baseline", "margin", "require_proof",
+	"min_judge_agreement", "min_judge_overlap", "unjudged"}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
 const PolicySegmentKey = "segment."

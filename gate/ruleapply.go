@@ -104,7 +104,7 @@ func (c *Comparison) dropRule(s ruleScope, name string, m *Metric, limit float64
 	r.Why = fmt.Sprintf("%smean %s dropped by %s (limit %.3f, %s)", s.in(), label, FixedApart(r.Value, limit, 3), limit, name)
 	minFlipped := max(c.Thresholds.MinFlipped, 1)
 	switch {
-	case len(unjudged) > 0 && -mean(ifRelevant) <= limit+epsilon:
+	case len(unjudged) > 0 && c.Thresholds.UnjudgedMode() == UnjudgedRangeMode && -mean(ifRelevant) <= limit+epsilon:
 		r.Outcome = RuleInconclusive
 		r.Note = fmt.Sprintf("%sthe range of the head's %s cannot confirm the drop: were the %d unjudged %s in the head's top %d of the %d %s whose %s dropped (%s) relevant, the mean %s would %s; judge them (recallgate label --from-report) and run again",
 			s.in(), label, docs, Plural(docs, "document", "documents"), c.Depth.Context, len(unjudged), Plural(len(unjudged), "query", "queries"), label, JoinFirst(unjudged, 10), label, driftWords(-mean(ifRelevant), limit))
@@ -114,8 +114,14 @@ func (c *Comparison) dropRule(s ruleScope, name string, m *Metric, limit float64
 	case c.Thresholds.RequireSignificance:
 		// Decided with the other tests in holm, once every rule is in.
 		r.tested(Paired(deltas), fmt.Sprintf("%sthe %s drop", s.in(), label))
+		if c.Thresholds.UnjudgedMode() == UnjudgedNonRelevant {
+			r.sureWhy = unjudgedFailNote(docs, c.Depth.Context)
+		}
 	default:
 		r.Outcome = RuleFail
+		if c.Thresholds.UnjudgedMode() == UnjudgedNonRelevant {
+			r.Why += unjudgedFailNote(docs, c.Depth.Context)
+		}
 	}
 	return r
 }
@@ -178,6 +184,7 @@ func (c *Comparison) holm() {
 		r.AdjustedP = &a
 		if a < Alpha {
 			r.Outcome = RuleFail
+			r.Why += r.sureWhy
 			continue
 		}
 		r.Outcome = RuleInconclusive

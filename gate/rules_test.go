@@ -332,7 +332,9 @@ func TestRulesUnjudged(t *testing.T) {
 	// The head fills the context of 10 queries with n1…n5, which nobody
 	// judged: the nDCG and precision drops are all in those queries.
 	head := ruleCard(t, judged, firstM(10, "n1", "n2", "n3", "n4", "n5", "gA", "gB", "gC"))
-	c, err := Compare(base, head, DefaultThresholds())
+	ranged := DefaultThresholds()
+	ranged.Unjudged = UnjudgedRangeMode
+	c, err := Compare(base, head, ranged)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,6 +356,34 @@ func TestRulesUnjudged(t *testing.T) {
 	}
 	if q := c.Query("q11"); len(q.NewUnjudged) != 0 {
 		t.Errorf("q11 has new unjudged %v", q.NewUnjudged)
+	}
+
+	// By default (trec_eval's reading) the same drops fail, and each
+	// reason counts the documents nobody judged and says how to clear them.
+	c, _ = Compare(base, head, DefaultThresholds())
+	if c.Verdict != Fail {
+		t.Errorf("default reading: verdict %s, want fail (%q)", c.Verdict, c.Reasons)
+	}
+	for _, name := range []string{RuleNDCGDrop, RulePrecisionDrop} {
+		if r := rule(t, c, name, ""); r.Outcome != RuleFail || !strings.HasSuffix(r.Why, "; fails with 50 documents nobody judged in the head's top 5 counted non-relevant; if they are relevant, judge them (`recallgate label --from-report report.json`) and score again") {
+			t.Errorf("default reading %s: %s %q", name, r.Outcome, r.Why)
+		}
+	}
+	// With significance required, a drop that fails after Holm says so too.
+	sig := DefaultThresholds()
+	sig.RequireSignificance = true
+	c, _ = Compare(base, head, sig)
+	if r := rule(t, c, RuleNDCGDrop, ""); c.Verdict != Fail || r.Outcome != RuleFail || r.AdjustedP == nil ||
+		!strings.HasSuffix(r.Why, "; fails with 50 documents nobody judged in the head's top 5 counted non-relevant; if they are relevant, judge them (`recallgate label --from-report report.json`) and score again") {
+		t.Errorf("significance required: verdict %s, nDCG rule %s %q", c.Verdict, r.Outcome, r.Why)
+	}
+	// Condensed: n1…n5 leave both lists before the cut, so the head's
+	// top 5 reads gA gB gC as the base's does: precision 3/5, nDCG 1.
+	condensedTh := DefaultThresholds()
+	condensedTh.Unjudged = UnjudgedCondensed
+	c, _ = Compare(base, head, condensedTh)
+	if c.Verdict != Pass || c.Head.Precision != 0.6 || c.Head.NDCG != 1 || c.Base.NDCG != 1 || c.HeadRange == nil || math.Abs(c.HeadRange.Precision[0]-0.4) > 1e-9 {
+		t.Errorf("condensed: verdict %s, head P %v nDCG %v, base nDCG %v, range %+v (want pass, 0.6, 1, 1, the range's non-relevant end trec_eval's 0.4)", c.Verdict, c.Head.Precision, c.Head.NDCG, c.Base.NDCG, c.HeadRange)
 	}
 
 	// The same burial with documents judged not relevant is a real regression.

@@ -100,12 +100,38 @@ type RunMeta struct {
 	Docs    map[string]string `json:"docs,omitempty"`
 }
 
-// CheckSet refuses a run made on another eval set than s.
+// CheckSet refuses a run made on another eval set than s. A run is tied
+// to what retrieval saw, not to the grades: one that records each query's
+// text hash (Queries, see QueryHashes) is scored on a set whose file
+// differs (relabelled, grades added) as long as every query of s is in it
+// with the same text; otherwise the first query of s that differs is named.
 func (m RunMeta) CheckSet(s *Set, run string) error {
 	if m.Set == "" || m.Set == s.Fingerprint {
 		return nil
 	}
-	return &InputError{File: run, Err: fmt.Errorf("this run was made on a different eval set (%s) than %s (%s): retrieve it again, or re-baseline", short(m.Set), s.Path, short(s.Fingerprint))}
+	if len(m.Queries) == 0 {
+		return &InputError{File: run, Err: fmt.Errorf("this run was made on a different eval set (%s) than %s (%s): retrieve it again, or re-baseline", short(m.Set), s.Path, short(s.Fingerprint))}
+	}
+	for _, q := range s.Queries {
+		h, ok := m.Queries[q.ID]
+		switch {
+		case !ok:
+			return &InputError{File: run, Err: fmt.Errorf("this run was made for other queries than %s: its query %q is not in the run: retrieve it again", s.Path, ClipID(q.ID))}
+		case h != TextHash(q):
+			return &InputError{File: run, Err: fmt.Errorf("this run was made for other query texts than %s: query %q reads otherwise than when it was retrieved: retrieve it again", s.Path, ClipID(q.ID))}
+		}
+	}
+	return nil
+}
+
+// QueryHashes maps each query of s to its TextHash: what a run records of
+// what retrieval saw (the retrievers are given the id and the text).
+func QueryHashes(s *Set) map[string]string {
+	m := make(map[string]string, len(s.Queries))
+	for _, q := range s.Queries {
+		m[q.ID] = TextHash(q)
+	}
+	return m
 }
 
 func short(fp string) string {

@@ -171,6 +171,9 @@ type TrecMeans struct {
 type Scorecard struct {
 	Set   *Set
 	Depth Depth
+	// DepthDefaults names the depths ("candidates", "context") neither a
+	// flag nor a config set: the defaults (reports say so).
+	DepthDefaults []string
 	// Queries holds the answerable queries, in set order.
 	Queries []QueryScore
 	// Unanswerable holds the queries marked unanswerable, in set order.

@@ -113,10 +113,10 @@ func (q *Query) MissingSection(key string) string {
 	return fmt.Sprintf("%s has no section %q; nearest: %s", doc, anchor, strings.Join(section.Nearest(anchor, anchors, 3), ", "))
 }
 
-// goldMissing reports whether a gold key names nothing in the corpus
+// GoldMissing reports whether a gold key names nothing in the corpus
 // whose ids are given: a document it lacks, or a section its document
 // lacks (a renamed or removed heading).
-func (q *Query) goldMissing(key string, ids map[string]bool) bool {
+func (q *Query) GoldMissing(key string, ids map[string]bool) bool {
 	doc, _, ok := section.SplitKey(key)
 	if !ok {
 		return !ids[key]

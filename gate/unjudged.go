@@ -71,8 +71,10 @@ func ifRelevant(q *Query, docs []string, u map[string]bool, k, top int) (prec, n
 
 // headRange is the head's UnjudgedRange over the queries of the summary
 // (the non-synthetic ones), nil when no unjudged document reaches its top k.
-func (c *Comparison) headRange() *UnjudgedRange {
-	r := &UnjudgedRange{Precision: [2]float64{c.Head.Precision, c.Head.Precision}, NDCG: [2]float64{c.Head.NDCG, c.Head.NDCG}}
+// scored is the head as trec_eval scores it (the comparison's own head,
+// unless it reads condensed lists): the range's non-relevant end is its.
+func (c *Comparison) headRange(scored *Scorecard) *UnjudgedRange {
+	r := &UnjudgedRange{Precision: [2]float64{scored.Summary.Precision, scored.Summary.Precision}, NDCG: [2]float64{scored.Summary.NDCG, scored.Summary.NDCG}}
 	n := 0
 	var dp, dn float64
 	for i := range c.Queries {
@@ -84,8 +86,8 @@ func (c *Comparison) headRange() *UnjudgedRange {
 		if u := p.HeadUnjudged; u.AtK > 0 {
 			r.Docs += u.AtK
 			r.Queries++
-			dp += u.Precision - p.Head.Precision
-			dn += u.NDCG - p.Head.NDCG
+			dp += u.Precision - scored.Queries[i].Precision
+			dn += u.NDCG - scored.Queries[i].NDCG
 		}
 	}
 	if r.Docs == 0 {

@@ -74,6 +74,7 @@ func TestMadeUpIDsJudgedNonRelevant(t *testing.T) {
 		t.Errorf("not in corpus %+v, want head 10 in 10 queries, zz-q01 first", n)
 	}
 
+	th.Unjudged = UnjudgedRangeMode
 	c, err = CompareWith(base, head, Policy{Thresholds: th})
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,13 @@ var compareCommand = command{
 			if *corpus == "" {
 				*corpus = s.Config.SideCorpus("head")
 			}
+			if o.note != "" {
+				e.job().Note("%s", o.note)
+			}
 			cmp, err := pipeline.CompareFiles(e.job(), s.Config, s.Set, s.Depth, s.Thresholds, *corpus, *base, *head)
+			if cmp != nil {
+				cmp.DepthDefaults = s.Defaults
+			}
 			return publishComparison(e, cmp, err, f, o.out, v.jsonOut)
 		})
 	},

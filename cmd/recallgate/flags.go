@@ -56,13 +56,15 @@ type common struct {
 	set, config         string
 	candidates, context int
 	fs                  *flag.FlagSet
+	// note says which config resolve found ("" when none was looked for).
+	note string
 }
 
 func (o *common) register(fs *flag.FlagSet) {
 	o.fs = fs
 	o.output.register(fs)
 	fs.StringVar(&o.set, "set", "", "eval set: JSONL or TREC qrels (default: the set named in --config)")
-	fs.StringVar(&o.config, "config", "", "recallgate.toml to read the set, [depth] and [gate] from; flags win")
+	fs.StringVar(&o.config, "config", "", "recallgate.toml to read the set, [depth] and [gate] from; flags win (default: recallgate.toml in the current folder, when there)")
 	fs.IntVar(&o.candidates, "candidates", gate.DefaultCandidates, "candidate depth N for recall@N")
 	fs.IntVar(&o.context, "context", gate.DefaultContext, "context depth k for precision@k and nDCG@k")
 }
@@ -74,7 +76,7 @@ func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
 	if err != nil {
 		return nil, f, err
 	}
-	so, flags := pipeline.ScoringOptions{Config: o.config, Set: o.set}, given(o.fs)
+	so, flags := pipeline.ScoringOptions{Config: o.config, Set: o.set, Discover: true}, given(o.fs)
 	if flags["candidates"] {
 		so.Candidates = &o.candidates
 	}
@@ -82,6 +84,9 @@ func (o *common) resolve() (*pipeline.Scoring, report.Format, error) {
 		so.Context = &o.context
 	}
 	s, err := pipeline.LoadScoring(so)
+	if err == nil && s.Found {
+		o.note = "reading " + pipeline.DefaultConfig + " in the current folder (no --config)"
+	}
 	return s, f, err
 }
 

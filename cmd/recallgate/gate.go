@@ -19,7 +19,7 @@ var gateCommand = command{
 		var o output
 		o.register(fs)
 		saveRuns := fs.String("save-runs", "", "also write base.jsonl and head.jsonl runs into this folder")
-		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run")
+		baseline := fs.String("write-baseline", "", "also write the head run to this file, the baseline of a nightly drift run (one [retriever] and no --base-ref: the set is retrieved once and nothing compared)")
 		var v verdicts
 		v.register(fs, " (overrides [gate]: the base commit's with --base-ref)")
 		noCache := fs.Bool("no-cache", false, "ignore cache_dir: retrieve both sides afresh")

@@ -285,7 +285,8 @@ func TestReverify(t *testing.T) {
 
 // unjudgedFixture is six queries with one gold document each and a judged
 // non-relevant "z"; the head pushes the gold below the context of q1–q3
-// behind n1 and n2, which nobody judged.
+// behind n1 and n2, which nobody judged. Its policy reads them as a range
+// (unjudged = "range"), so the change is inconclusive until judged.
 func unjudgedFixture(t *testing.T) (dir, cfg string) {
 	t.Helper()
 	dir = t.TempDir()
@@ -302,7 +303,7 @@ func unjudgedFixture(t *testing.T) (dir, cfg string) {
 	write(t, dir, "set.jsonl", set.String())
 	write(t, dir, "base.jsonl", base.String())
 	write(t, dir, "head.jsonl", head.String())
-	cfg = write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n[depth]\ncandidates = 3\ncontext = 2\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n")
+	cfg = write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n[depth]\ncandidates = 3\ncontext = 2\n[gate]\nunjudged = \"range\"\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n")
 	return dir, cfg
 }
 

@@ -186,7 +186,7 @@ func TestErosionRenamedQuery(t *testing.T) {
 	if code != 1 || !slices.Contains(rep.Reasons, fail) || rep.BaselineDistance == nil || len(rep.BaselineDistance.NotInBaseline) != 0 {
 		t.Fatalf("exit %d reasons %q distance %+v, want 1 with %q\n%s\n%s", code, rep.Reasons, rep.BaselineDistance, fail, text, errs)
 	}
-	for _, want := range []string{"\nproposal: added (retrieved on both sides and listed, not gating until merged): q02-renamed\n", "\nproposal: removed (still gated: the base commit's set holds them): q02\n"} {
+	for _, want := range []string{"\nproposal: added (retrieved on both sides and listed, not gating until merged): q02-renamed\n", "\nproposal: removed (still gated: the base commit's set holds them; that query regresses in this change): q02\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report lacks %q:\n%s", want, text)
 		}
@@ -291,8 +291,8 @@ func TestSetIsTheBaseCommitsInCI(t *testing.T) {
 	regressCorpus(f)
 	f.edit("rag/queries.jsonl", q26Line+"\n", "")
 	f.commit("break q26 and delete it")
-	const proposes = "this change proposes 1 removed"
-	const listed = "- **proposal:** removed (still gated: the base commit's set holds them): `q26`\n"
+	const proposes = "this change proposes 1 removed; that query regresses in it"
+	const listed = "- **proposal:** removed (still gated: the base commit's set holds them; that query regresses in this change): `q26`\n"
 
 	pr := prOnGitHubAndGitLab(t, f)
 	if pr.github.code != 1 || len(pr.comments) != 1 || !strings.Contains(pr.comments[0], proposes) || !strings.Contains(pr.comments[0], listed) {
@@ -305,7 +305,7 @@ func TestSetIsTheBaseCommitsInCI(t *testing.T) {
 		t.Errorf("GitLab note lacks the proposal:\n%s", pr.notes[0])
 	}
 	x, err := os.ReadFile(pr.junit)
-	if err != nil || !bytes.Contains(x, []byte(`<property name="set_proposal" value="removed (still gated: the base commit&#39;s set holds them): q26">`)) {
+	if err != nil || !bytes.Contains(x, []byte(`<property name="set_proposal" value="removed (still gated: the base commit&#39;s set holds them; that query regresses in this change): q26">`)) {
 		t.Errorf("JUnit: %v\n%.1500s", err, x)
 	}
 }

@@ -12,7 +12,7 @@ import (
 var sampleCommand = command{
 	Name:     "sample",
 	Summary:  "Draw a draft eval set from a query log: half known failures, half ordinary traffic by frequency.",
-	Usage:    "recallgate sample --log FILE --out SET [--known-bad FILE] [--size N] [--seed S] [--format text|jsonl|csv] [--field NAME] [--column NAME] [--max-chars N] [--append | --force]",
+	Usage:    "recallgate sample --log FILE --out SET [--known-bad FILE] [--size N] [--seed S] [--format text|jsonl|csv] [--field NAME] [--column NAME] [--id-field NAME | --hash-ids] [--max-chars N] [--append | --force]",
 	Examples: examples("sample"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		logPath := fs.String("log", "", "the query log: one query a line, JSONL or CSV (required)")
@@ -23,6 +23,8 @@ var sampleCommand = command{
 		format := fs.String("format", "", "log format: text, jsonl or csv (default: jsonl with --field, csv with --column, else from the file name, else text)")
 		field := fs.String("field", "query", "JSONL key holding the query")
 		column := fs.String("column", "query", "CSV column holding the query")
+		idField := fs.String("id-field", "", "JSONL key or CSV column holding the log's own query id, kept as the draft's id (default: the first of id, _id, query_id, qid there; a query with none, or one a set cannot hold or already given, gets the hash of its text, q-…)")
+		hashIDs := fs.Bool("hash-ids", false, "ignore the log's ids: every draft id is the hash of its text (q-…)")
 		maxChars := fs.Int("max-chars", 300, "drop longer lines (pasted documents, not queries)")
 		appendTo := fs.Bool("append", false, "add to an existing set, keeping its queries and labels")
 		force := fs.Bool("force", false, "replace an existing file")
@@ -36,6 +38,9 @@ var sampleCommand = command{
 			if *size < 1 {
 				return usagef("--size must be at least 1, got %d", *size)
 			}
+			if *idField != "" && *hashIDs {
+				return usagef("--id-field and --hash-ids contradict each other")
+			}
 			if *appendTo && *force {
 				return usagef("--append and --force contradict each other")
 			}
@@ -45,7 +50,7 @@ var sampleCommand = command{
 				return usagef("%v", err)
 			}
 			err = pipeline.Sample(e.job(), pipeline.SampleOptions{
-				Log: *logPath, KnownBad: *knownBad, Format: logFormat, Read: sample.Options{Field: *field, Column: *column, MaxChars: *maxChars},
+				Log: *logPath, KnownBad: *knownBad, Format: logFormat, Read: sample.Options{Field: *field, Column: *column, MaxChars: *maxChars, IDField: *idField, HashIDs: *hashIDs},
 				Size: *size, Seed: *seed, Out: *out, Append: *appendTo, Force: *force,
 			})
 			switch {

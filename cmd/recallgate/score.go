@@ -31,6 +31,9 @@ var scoreCommand = command{
 			if err != nil {
 				return err
 			}
+			if o.note != "" {
+				e.job().Note("%s", o.note)
+			}
 			if *corpus == "" {
 				*corpus = s.Config.SideCorpus("head")
 			}
@@ -42,6 +45,7 @@ var scoreCommand = command{
 				return fmt.Errorf("score run: %w", err)
 			}
 			defer scored.Close()
+			scored.Card.DepthDefaults = s.Defaults
 			for _, w := range s.Set.Warnings {
 				e.job().Warn("%s: %s", s.Set.Path, w)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/report"
+	"github.com/recallgate/recallgate/gate/retrieval"
 	"github.com/recallgate/recallgate/gate/retriever/file"
 )
 
@@ -92,7 +93,7 @@ func Load(ctx context.Context, path string, set *gate.Set, k int) (*Run, error) 
 		return nil, &gate.InputError{File: path, Err: fmt.Errorf("only %d of today's %d answerable queries can be compared with this baseline (%d new since it was made, %d whose text changed): fewer than half, so the comparison would say little; write a new baseline after review (recallgate gate --write-baseline %s)",
 			kept, all, len(b.New), len(b.Edited), path)}
 	}
-	if b.Results, err = gate.RetrieveAll(ctx, "baseline", b.Set, rf, gate.RetrieveOptions{K: k, Concurrency: 1}); err != nil {
+	if b.Results, err = retrieval.All(ctx, "baseline", b.Set, rf, retrieval.Options{K: k, Concurrency: 1}); err != nil {
 		return nil, err
 	}
 	return b, nil

@@ -41,8 +41,11 @@ func (b *Run) Check(cfg *config.Config, set *gate.Set, snap *corpus.Snapshot) *g
 	check := &c
 	check.Commit, check.Made = m.Commit, m.Made
 	check.NewQueries, check.EditedQueries, check.RemovedQueries = b.New, b.Edited, b.Removed
-	if m.Queries == nil {
-		check.Lacks = append(check.Lacks, "the baseline records no query text hashes (an older baseline): a query whose text changed since is compared as if it had not")
+	switch {
+	case Plain(m):
+		check.Lacks = append(check.Lacks, gate.PlainBaseline+": no policy, commit or query text hashes recorded, so a change of the policy, a query whose text changed and the commits since are not checked; write the nightly's baseline with recallgate gate --write-baseline FILE")
+	case m.Queries == nil:
+		check.Lacks = append(check.Lacks, "the baseline records no query text hashes (it was not written by gate --write-baseline): a query whose text changed since is compared as if it had not")
 	}
 	for _, ch := range check.Changed {
 		if ch.Input != gate.InputCorpus {
@@ -53,7 +56,7 @@ func (b *Run) Check(cfg *config.Config, set *gate.Set, snap *corpus.Snapshot) *g
 			docs = snap.Hashes(len(snap.Docs))
 		}
 		if docs == nil {
-			check.Lacks = append(check.Lacks, "the baseline records no document hashes (an older baseline, or a corpus over "+fmt.Sprint(MaxDocs)+" documents): how the corpus changed is not known")
+			check.Lacks = append(check.Lacks, "the baseline records no document hashes (its corpus was over "+fmt.Sprint(MaxDocs)+" documents, or it was not written by gate --write-baseline): how the corpus changed is not known")
 			break
 		}
 		gold := map[string]bool{}
@@ -65,6 +68,15 @@ func (b *Run) Check(cfg *config.Config, set *gate.Set, snap *corpus.Snapshot) *g
 		check.Corpus = DiffCorpus(m.Docs, docs, gold)
 	}
 	return check
+}
+
+// Plain reports whether a baseline's record is a plain run's: none of
+// what gate --write-baseline records beside the fingerprints (the policy,
+// the commit, the time it was made), as retrieve --out and gate
+// --save-runs write it. Reports say so (gate.PlainBaseline), never that
+// the file is older than it is.
+func Plain(m gate.RunMeta) bool {
+	return m.Policy == "" && m.Commit == "" && m.Made == ""
 }
 
 // DiffCorpus compares the document hashes a baseline recorded with

@@ -313,14 +313,15 @@ func (j Job) options(id report.GateInfo, reasons []string) publish.Options {
 func publishComparison(ctx context.Context, step Step, j Job, cmp *gate.Comparison, set *gate.Set, stdout io.Writer) error {
 	rep := report.FromComparison(cmp)
 	id := rep.SetGate(step.Relative(j.Config), j.Name)
-	md, err := report.Render(rep, report.Markdown)
-	if err != nil {
-		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
-	}
 	reportPath, reportOut, err := j.reportLocation(step, id.Label())
 	if err == nil {
 		err = report.WriteComparison(atomicfile.Streams{}, rep, report.JSON, reportPath, "")
 	}
+	if err != nil {
+		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
+	}
+	rep.ReportFile = reportOut // the hints name the report as the job shows it
+	md, err := report.Render(rep, report.Markdown)
 	if err != nil {
 		return fail(ctx, step, j, gate.AtStage(gate.StageReport, "", err), stdout, true)
 	}

@@ -103,16 +103,17 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 	if err := pipeline.CheckConfig(e, cfg, set, sides); err != nil {
 		return nil, err
 	}
-	keys := map[string]string{}
-	var notes []string
-	if o.BaseRef != "" {
-		b, err := pipeline.OpenBase(ctx, e, cfg, set, pipeline.BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir})
-		if err != nil {
-			return nil, err
-		}
-		defer b.Tree.Close()
-		cfg, notes, keys["base"] = b.Sides(cfg), b.Notes, b.Tree.Commit
-		if pol := b.Policy(o.Config); pol.Source == gate.PolicyBaseCommit {
+	// The ruler: the base commit's policy and baseline retriever when
+	// asked (the variants are ranked on the given set).
+	ruling, err := pipeline.OpenRuling(ctx, e, cfg, set, pipeline.BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir})
+	if err != nil {
+		return nil, err
+	}
+	defer ruling.Close()
+	cfg, notes, keys := ruling.Config, ruling.Notes, map[string]string{}
+	if b := ruling.Base; b != nil {
+		keys["base"] = b.Tree.Commit
+		if ruling.Policy.Source == gate.PolicyBaseCommit {
 			notes = append(notes, fmt.Sprintf("policy: the base commit's config (%s) judged every variant: its [gate] and [depth]", pipeline.ShortSHA(b.Tree.Commit)))
 		}
 		sides = append([]string{"base"}, sides...)

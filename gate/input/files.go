@@ -70,7 +70,7 @@ func Open(path string) (*os.File, error) {
 	if _, err := CheckInputFile(path); err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
+	f, err := OpenRegular(path) // a FIFO swapped in since the check is refused, never waited on
 	if err != nil {
 		return nil, err
 	}

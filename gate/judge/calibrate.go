@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/agreement"
 	"github.com/recallgate/recallgate/gate/config"
 )
 
@@ -48,7 +49,7 @@ func Calibrate(set *gate.Set, id Identity) *gate.JudgeReport {
 	}
 	r.Overlap = len(people)
 	if r.Overlap > 0 {
-		a := gate.GradeAgreement(people, judge)
+		a := agreement.Grades(people, judge)
 		r.Kappa, r.Weighted = a.Binary, a.Weighted
 	}
 	return r

@@ -71,6 +71,9 @@ func (b *BaseSide) loadSet() (*gate.Set, error) {
 		return filepath.ToSlash(rel) + "@" + short, nil
 	}
 	if _, err := os.Lstat(b.cfg.Set); errors.Is(err, fs.ErrNotExist) {
+		if err := b.unprovided(b.cfg.Set, "set"); err != nil {
+			return nil, err
+		}
 		return nil, nil // the change adds the set the base config names
 	}
 	setName, err := name(b.cfg.Set)
@@ -81,6 +84,11 @@ func (b *BaseSide) loadSet() (*gate.Set, error) {
 		if _, err := name(b.cfg.Queries); err != nil {
 			return nil, err
 		}
+		if _, err := os.Lstat(b.cfg.Queries); errors.Is(err, fs.ErrNotExist) {
+			if err := b.unprovided(b.cfg.Queries, "queries"); err != nil {
+				return nil, err
+			}
+		}
 	}
 	set, err := LoadSetFor(&config.Config{Path: b.name, Set: b.cfg.Set, Queries: b.cfg.Queries}, "")
 	if err != nil {
@@ -88,6 +96,32 @@ func (b *BaseSide) loadSet() (*gate.Set, error) {
 	}
 	set.Path = setName
 	return set, nil
+}
+
+// unprovided is the error for a file the base config names (key: set or
+// queries) that its tree lacks although the base commit holds it: under
+// one of its submodules (another repository's commit, never in the base
+// tree), or listed and not written (a checkout or an archive that could
+// not give it). Scoring on the change's set in its place would let the
+// change pick its own ruler, so the gate stops (exit 3). nil when the
+// base commit does not hold the path at all: the change adds it.
+func (b *BaseSide) unprovided(p, key string) error {
+	rel, ok := confine.Rel(b.Tree.Dir, p)
+	if !ok {
+		return nil // name() refuses it
+	}
+	has, sub := b.Tree.Lists(filepath.ToSlash(rel))
+	var why string
+	switch {
+	case sub != "":
+		why = fmt.Sprintf("is inside the submodule %s of the base commit (another repository's commit, which the base commit's tree does not hold)", sub)
+	case has:
+		why = "is in the base commit's listing but not in its tree (a sparse checkout, an archive or a download that left it out)"
+	default:
+		return nil
+	}
+	err := fmt.Errorf("%s %s; it is the base config's %s, so the change cannot be scored on the base commit's set, and its own set is never used in its place", p, why, key)
+	return gate.WithFix(&gate.InfraError{Err: err}, "keep the eval set the base config names in this repository's own files (not in a submodule), committed on the base branch; or check the base commit out whole")
 }
 
 // headSetNote is the note on the head's set scoring both sides where the

@@ -134,6 +134,45 @@ func CommitsSince(ctx context.Context, cfg *config.Config, since string) (commit
 	return commits, more, nil
 }
 
+// RetrieverFiles are the files the head retriever's fingerprint covers
+// (the config holding its table, the files its start or command names:
+// spec.Retriever.NamedFiles) that commits after since touched, each with
+// the newest such commit, in that order; nil when git cannot tell (no
+// git, not a checkout, since not in it), as bounded as CommitsSince.
+func RetrieverFiles(ctx context.Context, cfg *config.Config, since string) []gate.ChangedFile {
+	if cfg.Head == nil || !report.IsCommitSHA(since) || !gitexec.Installed() {
+		return nil
+	}
+	abs, err := filepath.Abs(cfg.Path)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	top, err := gitexec.TopLevel(ctx, filepath.Dir(abs))
+	if err != nil {
+		return nil
+	}
+	var out []gate.ChangedFile
+	for _, f := range append([]string{abs}, cfg.Head.NamedFiles()...) {
+		rel, ok := inside(top, f)
+		if !ok {
+			continue
+		}
+		line, err := readGit(ctx, top, "log", "--no-color", "--no-decorate", "--no-show-signature", "--no-ext-diff", "--no-textconv", "--format=%h%x00%s",
+			"-n", "1", since+"..HEAD", "--", ":(literal)"+rel)
+		sha, subject, found := strings.Cut(strings.TrimSpace(line), "\x00")
+		if err != nil || !found {
+			continue
+		}
+		if r := []rune(plainText(subject)); len(r) > maxSubjectRunes {
+			subject = string(r[:maxSubjectRunes]) + "…"
+		}
+		out = append(out, gate.ChangedFile{Path: plainText(rel), Commit: gate.BaselineCommit{SHA: sha, Subject: plainText(subject)}})
+	}
+	return out
+}
+
 // plainText is a commit's subject or git's message made safe to show:
 // visible.Terminal.
 func plainText(s string) string { return visible.Terminal(s) }

@@ -186,7 +186,7 @@ func saveRuns(dir string, runs map[string]SideRun, set *gate.Set) error {
 		return fmt.Errorf("save runs: %w", err)
 	}
 	for _, side := range []string{"base", "head"} {
-		if err := WriteRunFile(filepath.Join(dir, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config}); err != nil {
+		if err := WriteRunFile(filepath.Join(dir, side+".jsonl"), runs[side].First(), gate.RunMeta{Set: set.Fingerprint, Config: runs[side].Config, Queries: gate.QueryHashes(set)}); err != nil {
 			return err
 		}
 	}
@@ -407,7 +407,7 @@ func ciJob(ctx context.Context, e *Env, o CIOptions) (*gate.Comparison, *gate.Se
 		if cfg.CacheDir != "" {
 			e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
 		}
-		cmp, err := Drift(ctx, e, cfg, set, DriftOptions{Baseline: o.Baseline, AcceptChangedInputs: o.AcceptChangedInputs})
+		cmp, err := Drift(ctx, e, GivenRuling(cfg, set), DriftOptions{Baseline: o.Baseline, AcceptChangedInputs: o.AcceptChangedInputs})
 		return cmp, set, err
 	}
 	g := GateOptions{Config: cfg, Set: set, Thresholds: cfg.Thresholds, Workspace: o.Workspace, TempDir: o.TempDir, Archive: o.Archive,
@@ -433,47 +433,21 @@ func policyNote(commit string) string {
 // had, or whose config is refused, fails the job: run files never fall back
 // to the change's own policy.
 func compareCIFiles(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o CIOptions) (*gate.Comparison, error) {
-	th, pol, notes, setChanges := cfg.Thresholds, (*gate.PolicyReport)(nil), []string(nil), (*gate.SetChanges)(nil)
-	headSet := set
-	head := cfg
-	var b *BaseSide
-	if o.BaseSHA != "" {
-		var err error
-		if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseSHA, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir, PolicyOnly: true}); err != nil {
-			return nil, err
-		}
-		defer b.Tree.Close()
-		cfg, pol = b.Sides(head), b.Policy(head)
-		if set, setChanges, notes, err = b.rule(cfg, set, notes); err != nil {
-			return nil, err
-		}
-		if pol.Source == gate.PolicyBaseCommit {
-			th = cfg.Thresholds
-			notes = append(notes, policyNote(b.Tree.Commit))
-		}
-		if err := head.CheckWaiverDays(b.AddedWaivers(head), e.Clock(), cfg.MaxWaiverDays); err != nil {
-			return nil, err
-		}
-	}
-	// The erosion rule's baseline as the gate reads it: the base commit's,
-	// from its tree, where there is one.
-	reviewed, err := reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace)
+	r, err := ResolveRuling(ctx, e, cfg, set, RulingOptions{Thresholds: cfg.Thresholds, BaseRef: o.BaseSHA, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir, Files: true})
 	if err != nil {
-		return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
+		return nil, err
 	}
-	if b != nil && reviewed != nil && reviewed.Recall != nil {
-		notes = append(notes, rewrittenBaseline(head, b)...)
-	}
-	cmp, err := compareFiles(e, cfg, set, cfg.Depth, th, cfg.SideCorpus("head"), o.BaseResults, o.HeadResults, reviewed)
-	if err != nil && set != headSet {
+	defer r.Close()
+	cmp, err := compareFiles(e, r.Config, r.Set, r.Config.Depth, r.Thresholds, r.Config.SideCorpus("head"), o.BaseResults, o.HeadResults, r.Reviewed)
+	if err != nil && r.Set != r.HeadSet {
 		err = gate.WithFix(err, runFilesFix)
 	}
 	if err != nil {
 		return nil, err
 	}
-	headLines(cmp, headSet)
-	cmp.Notes = append(cmp.Notes, notes...)
-	cmp.Policy, cmp.SetChanges = pol, setChanges
+	headLines(cmp, r.HeadSet)
+	cmp.Notes = append(cmp.Notes, r.Notes...)
+	cmp.Policy, cmp.SetChanges = r.Policy, r.SetChanges
 	return cmp, nil
 }
 

@@ -92,7 +92,7 @@ func TestCorpusReadOncePerRun(t *testing.T) {
 	}
 	cfg, set = load(t, filepath.Join(f.dir, "recallgate.toml"))
 	e, reads = countingEnv(&stderr)
-	if _, err := Drift(context.Background(), e, cfg, set, DriftOptions{Baseline: f.baseline}); err != nil {
+	if _, err := Drift(context.Background(), e, GivenRuling(cfg, set), DriftOptions{Baseline: f.baseline}); err != nil {
 		t.Fatalf("drift: %v\n%s", err, stderr.String())
 	}
 	if n := opens.take(t); n != 1 || len(reads) != 1 {

@@ -29,8 +29,10 @@ type DriftOptions struct {
 // Queries new since the baseline or whose text changed are not compared;
 // fewer than half of today's answerable queries comparable is refused
 // (exit 2). On a drift run the max_missing_gold rule judges gold the
-// corpus no longer holds.
-func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o DriftOptions) (*gate.Comparison, error) {
+// corpus no longer holds. The ruling is the given config's (GivenRuling):
+// a drift run has no base commit.
+func Drift(ctx context.Context, e *Env, r *Ruling, o DriftOptions) (*gate.Comparison, error) {
+	cfg, set := r.Config, r.Set
 	bl, err := baseline.Load(ctx, o.Baseline, set, cfg.Depth.Candidates)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageBaseline, "base", err)
@@ -47,7 +49,7 @@ func Drift(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, o Dri
 		return nil, runs["head"].Err
 	}
 	notes := []string{"baseline: " + o.Baseline}
-	cmp, err := CompareRuns(e, bl.Set, cfg, cfg.Thresholds, bl.Results, runs, notes, true)
+	cmp, err := CompareRuns(e, bl.Set, cfg, r.Thresholds, bl.Results, runs, notes, true)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +69,9 @@ func checkBaseline(ctx context.Context, e *Env, bl *baseline.Run, cfg *config.Co
 	check := bl.Check(cfg, set, snap)
 	m := bl.Meta
 	if m.Commit == "" {
-		check.Lacks = append(check.Lacks, "the baseline records no commit (an older baseline, or one made outside a git checkout): the commits since are not listed")
+		if !baseline.Plain(m) { // else its one line says so
+			check.Lacks = append(check.Lacks, "the baseline records no commit (it was made outside a git checkout): the commits since are not listed")
+		}
 		return check, nil
 	}
 	commits, more, err := CommitsSince(ctx, cfg, m.Commit)
@@ -75,6 +79,11 @@ func checkBaseline(ctx context.Context, e *Env, bl *baseline.Run, cfg *config.Co
 		check.Lacks = append(check.Lacks, "the commits since the baseline's "+ShortSHA(m.Commit)+" are not listed: "+plainText(err.Error()))
 	}
 	check.Commits, check.MoreCommits = commits, more
+	for i, c := range check.Changed {
+		if c.Input == gate.InputRetriever {
+			check.Changed[i].Files = RetrieverFiles(ctx, cfg, m.Commit)
+		}
+	}
 	return check, nil
 }
 

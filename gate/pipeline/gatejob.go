@@ -56,11 +56,11 @@ type GateOptions struct {
 	RecordCommits bool
 }
 
-// Gate is the pre-merge gate job: the base side (in its commit's tree when
-// asked), the head side, both retrieved at once with repeats and the run
-// cache, the runs saved when asked, and the comparison.
+// Gate is the pre-merge gate job, in three steps: the ruler resolved once
+// (ResolveRuling: the base commit's policy, set and base retriever when
+// asked), both sides retrieved at once with repeats and the run cache, and
+// the comparison (the runs saved when asked).
 func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) {
-	cfg, set, th := o.Config, o.Set, o.Thresholds
 	if o.Baseline != "" {
 		// Before any retrieval: a folder that cannot be made fails now.
 		if err := os.MkdirAll(filepath.Dir(o.Baseline), 0o755); err != nil {
@@ -71,104 +71,82 @@ func Gate(ctx context.Context, e *Env, o GateOptions) (*gate.Comparison, error) 
 	if o.BaseRef != "" {
 		sides = sides[1:] // the base side's table is the base commit's
 	}
-	if err := CheckConfig(e, cfg, set, sides); err != nil {
+	if err := CheckConfig(e, o.Config, o.Set, sides); err != nil {
 		return nil, err
 	}
+	r, err := ResolveRuling(ctx, e, o.Config, o.Set, RulingOptions{Thresholds: o.Thresholds, Overrides: o.Overrides, BaseRef: o.BaseRef,
+		Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir, AllowIdentical: o.AllowIdentical, IdenticalFix: o.IdenticalFix, WriteBaseline: o.Baseline})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	runs, notes, err := gateRetrieve(ctx, e, r, o)
+	if err != nil {
+		return nil, err
+	}
+	return gateCompare(ctx, e, r, o, runs, notes)
+}
+
+// gateRetrieve retrieves both sides of a gate on the ruling's set, with the
+// run cache (keyed by the base commit when no base key is given), and
+// scores the set's added queries; it returns the runs and the notes.
+func gateRetrieve(ctx context.Context, e *Env, r *Ruling, o GateOptions) (map[string]SideRun, []string, error) {
 	keys := map[string]string{"base": o.CacheKeys["base"], "head": o.CacheKeys["head"]}
-	var notes []string
-	pol, added := &gate.PolicyReport{Source: gate.PolicyGivenConfig}, cfg.AddedWaivers(nil)
-	var b *BaseSide
-	headSet, setChanges := set, (*gate.SetChanges)(nil)
-	baseCorpus, baseCommit := cfg.SideCorpus("base"), ""
-	if o.BaseRef != "" {
-		var err error
-		if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, Workspace: o.Workspace, Archive: o.Archive, TempDir: o.TempDir}); err != nil {
-			return nil, err
-		}
-		defer b.Tree.Close()
-		baseCorpus, baseCommit = b.cfg.SideCorpus("base"), b.Tree.Commit
-		head := cfg
-		cfg, notes = b.Sides(head), slices.Clone(b.Notes)
-		// The set is the ruler too: the base commit's scores both sides.
-		if set, setChanges, notes, err = b.rule(cfg, set, notes); err != nil {
-			return nil, err
-		}
-		if cfg.Base.Fingerprint() == cfg.Head.Fingerprint() {
-			if err := SameCommit(ctx, e, head.Path, o.BaseRef, b.Tree.Commit, o.AllowIdentical); err != nil {
-				return nil, err
-			}
-		}
-		pol, added = b.Policy(head), b.AddedWaivers(head)
-		if pol.Source == gate.PolicyBaseCommit {
-			// (A change that adopts recallgate has no base side to see.)
-			if err := SameService(e, cfg, o.AllowIdentical); err != nil {
-				return nil, err
-			}
-			th = cfg.Thresholds
-			if o.Overrides != nil {
-				if err := o.Overrides(&th); err != nil {
-					return nil, err
-				}
-			}
-			notes = append(notes, policyNote(b.Tree.Commit))
-		}
-		if keys["base"] == "" {
-			keys["base"] = b.Tree.Commit
-		}
-	} else if err := IdenticalSides(e, cfg, o.AllowIdentical, o.IdenticalFix); err != nil {
+	if r.Base != nil && keys["base"] == "" {
+		keys["base"] = r.Base.Tree.Commit
+	}
+	if r.Config.CacheDir != "" && !o.NoCache {
+		e.Cache = &RunCache{Dir: r.Config.CacheDir, Keys: keys}
+	}
+	runs, notes, err := retrieveSides(ctx, e, r.Config, r.Set, r.Base, o.BaseRef != "" && r.Policy.Source != gate.PolicyBaseCommit, r.Once, r.Policy.Commit, slices.Clone(r.Notes))
+	if err != nil {
+		return nil, nil, err
+	}
+	if notes, err = r.Base.scoreAdded(ctx, e, r.Config, r.HeadSet, r.SetChanges, notes); err != nil {
+		return nil, nil, err
+	}
+	return runs, notes, nil
+}
+
+// gateCompare saves the runs when asked, compares them by the ruling and
+// writes the head's run as a drift baseline when asked.
+func gateCompare(ctx context.Context, e *Env, r *Ruling, o GateOptions, runs map[string]SideRun, notes []string) (*gate.Comparison, error) {
+	if err := saveRuns(o.SaveRuns, runs, r.Set); err != nil {
 		return nil, err
 	}
-	if err := o.Config.CheckWaiverDays(added, e.Clock(), cfg.MaxWaiverDays); err != nil {
-		return nil, err
-	}
-	// Before any retrieval: a baseline the policy names but cannot read
-	// stops the gate now.
-	var err error
-	reviewed := writesNamedBaseline(o.Config, cfg, th, b, o.Baseline)
-	if reviewed == nil {
-		if reviewed, err = reviewedBaseline(cfg, th, cfg.Depth, set, b, o.Workspace); err != nil {
-			return nil, b.Named(gate.AtStage(gate.StageBaseline, "", err))
-		}
-	}
-	if b != nil && reviewed != nil && reviewed.Recall != nil {
-		notes = append(notes, rewrittenBaseline(o.Config, b)...)
-	}
-	if err := checkGoldHeld(e, cfg, baseCorpus, set, headSet); err != nil {
-		return nil, err
-	}
-	if cfg.CacheDir != "" && !o.NoCache {
-		e.Cache = &RunCache{Dir: cfg.CacheDir, Keys: keys}
-	}
-	runs, notes, err := gateRetrieve(ctx, e, cfg, set, b, o.BaseRef != "" && pol.Source != gate.PolicyBaseCommit, pol.Commit, notes)
+	cmp, err := compareRuns(e, r.Set, r.Config, r.Thresholds, runs["base"].First(), runs, notes, false, r.Reviewed)
 	if err != nil {
 		return nil, err
 	}
-	if notes, err = b.scoreAdded(ctx, e, cfg, headSet, setChanges, notes); err != nil {
+	headLines(cmp, r.HeadSet)
+	if err := writeBaseline(ctx, e, r.Config, r.Set, runs["head"], o.Baseline); err != nil {
 		return nil, err
 	}
-	if err := saveRuns(o.SaveRuns, runs, set); err != nil {
-		return nil, err
-	}
-	cmp, err := compareRuns(e, set, cfg, th, runs["base"].First(), runs, notes, false, reviewed)
-	if err != nil {
-		return nil, err
-	}
-	headLines(cmp, headSet)
-	if err := writeBaseline(ctx, e, cfg, set, runs["head"], o.Baseline); err != nil {
-		return nil, err
-	}
-	cmp.Policy, cmp.SetChanges = pol, setChanges
-	if o.RecordCommits && baseCommit != "" {
-		recordCommits(ctx, cmp, o.Config.Path, baseCommit)
+	cmp.Policy, cmp.SetChanges = r.Policy, r.SetChanges
+	if o.RecordCommits && r.Base != nil {
+		recordCommits(ctx, cmp, o.Config.Path, r.Base.Tree.Commit)
 	}
 	return cmp, nil
 }
 
-// gateRetrieve retrieves both sides of a gate on set (the base side's
+// retrieveSides retrieves both sides of a gate on set (the base side's
 // errors named in the base commit's paths when b is given); headOnly
 // (a change that adopts recallgate, policyCommit the base commit) lets the
-// head run alone when the base side cannot, with a note added to notes.
-func gateRetrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, b *BaseSide, headOnly bool, policyCommit string, notes []string) (map[string]SideRun, []string, error) {
+// head run alone when the base side cannot, with a note added to notes;
+// once (the two sides one configuration, a baseline written) retrieves the
+// head alone and lets its run be the base's too.
+func retrieveSides(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, b *BaseSide, headOnly, once bool, policyCommit string, notes []string) (map[string]SideRun, []string, error) {
+	if once {
+		runs, err := Retrieve(ctx, e, cfg, set, []string{"head"}, cfg.Depth.Candidates, cfg.Repeats)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := runs["head"].Err; err != nil {
+			return nil, nil, err
+		}
+		runs["base"] = runs["head"]
+		return runs, notes, nil
+	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{"base", "head"}, cfg.Depth.Candidates, cfg.Repeats)
 	if r, ok := runs["base"]; ok && b != nil {
 		r.Err = b.Named(r.Err)

@@ -9,6 +9,7 @@ import (
 	"github.com/recallgate/recallgate/gate/bound"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/corpus"
+	"github.com/recallgate/recallgate/gate/sethealth"
 )
 
 // inputs is what a comparison needs besides the two scorecards.
@@ -55,7 +56,7 @@ func readCorpus(e *Env, path, what string) (*corpus.Snapshot, error) {
 // eval-set health check.
 func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, snap *corpus.Snapshot) (*Inputs, error) {
 	in := &Inputs{Policy: gate.Policy{Thresholds: th, Rules: bound.Rules}}
-	ho := gate.HealthOptions{Now: e.Clock()}
+	ho := sethealth.Options{Now: e.Clock()}
 	if cfg != nil {
 		if err := cfg.ExpiredWaivers(e.Clock()); err != nil {
 			return nil, err
@@ -83,7 +84,7 @@ func BuildInputs(e *Env, cfg *config.Config, th gate.Thresholds, set *gate.Set, 
 		}
 	}
 	// The corpus check is the comparison's data-quality list, not health.
-	in.Health = gate.Health(set, ho)
+	in.Health = sethealth.Check(set, ho)
 	return in, nil
 }
 

@@ -128,7 +128,7 @@ func TestGateJob(t *testing.T) {
 	if err != nil || cmp.Verdict != gate.Fail || len(cmp.Fingerprints) != 5 || !gate.IsFingerprint(Fingerprint(cmp.Fingerprints, "policy")) {
 		t.Errorf("compare files: %v %+v", err, cmp)
 	}
-	cmp, err = Drift(context.Background(), testEnv(&stderr), ab, set, DriftOptions{Baseline: filepath.Join(dir, "baseline.jsonl")})
+	cmp, err = Drift(context.Background(), testEnv(&stderr), GivenRuling(ab, set), DriftOptions{Baseline: filepath.Join(dir, "baseline.jsonl")})
 	if err != nil || cmp.Verdict != gate.Pass || len(cmp.Regressed) != 0 {
 		t.Errorf("drift against the head's own baseline: %v %+v", err, cmp)
 	}

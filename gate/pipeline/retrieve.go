@@ -15,6 +15,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/retrieval"
 	"github.com/recallgate/recallgate/gate/retriever"
 	"github.com/recallgate/recallgate/gate/retriever/builtin"
 	"github.com/recallgate/recallgate/gate/retriever/file"
@@ -128,7 +129,7 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 		if err != nil {
 			return nil, gate.AtStage(gate.StageRetrieve, side, err)
 		}
-		b := &built{r: r, close: c, cacheKey: cacheKey, opts: gate.RetrieveOptions{K: k, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
+		b := &built{r: r, close: c, cacheKey: cacheKey, opts: retrieval.Options{K: k, Concurrency: rc.Concurrency, Timeout: rc.Timeout.Duration}}
 		bs[side] = b
 		fp.Startup = time.Since(start)
 		if rf, ok := r.(*file.Retriever); ok {
@@ -168,14 +169,14 @@ func Retrieve(ctx context.Context, e *Env, cfg *config.Config, set *gate.Set, si
 type built struct {
 	r        gate.Retriever
 	close    retriever.Closer
-	opts     gate.RetrieveOptions
+	opts     retrieval.Options
 	cacheKey string
 }
 
 // shareLimiters gives the sides that call one URL one rate limiter; a
 // side without a URL, or with a service of its own, has its own.
 func shareLimiters(cfg *config.Config, sides []string, bs map[string]*built) {
-	limiters := map[string]*gate.Limiter{}
+	limiters := map[string]*retrieval.Limiter{}
 	for _, side := range sides {
 		b, ok := bs[side]
 		if !ok {
@@ -187,7 +188,7 @@ func shareLimiters(cfg *config.Config, sides []string, bs map[string]*built) {
 			key = side // a started service is the side's own, whatever its url says
 		}
 		if _, ok := limiters[key]; !ok {
-			limiters[key] = gate.NewLimiter(rc.RateLimit)
+			limiters[key] = retrieval.NewLimiter(rc.RateLimit)
 		}
 		b.opts.Limiter = limiters[key]
 	}
@@ -210,7 +211,7 @@ func retrieveRepeats(ctx context.Context, set *gate.Set, bs map[string]*built, o
 			wg.Add(1)
 			go func(side string, b *built) {
 				defer wg.Done()
-				res, err := gate.RetrieveAll(ctx, side, set, b.r, b.opts)
+				res, err := retrieval.All(ctx, side, set, b.r, b.opts)
 				mu.Lock()
 				sr := out[side]
 				sr.Results = append(sr.Results, res)

@@ -43,11 +43,15 @@ func Sample(e *Env, o SampleOptions) error {
 		}
 	}
 	qs, bad = sample.MergeKnown(qs, bad, o.Read)
-	res, err := sample.WriteDraft(o.Out, sample.Draft(sample.Draw(qs, bad, o.Size, o.Seed)), o.Append, o.Force)
+	drafts, ids := sample.DraftIDs(sample.Draw(qs, bad, o.Size, o.Seed))
+	res, err := sample.WriteDraft(o.Out, drafts, o.Append, o.Force)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.Stderr, "recallgate: %s: %s\n", o.Log, st)
+	if s := ids.String(); s != "" {
+		fmt.Fprintf(e.Stderr, "recallgate: %s: %s\n", o.Log, s)
+	}
 	verb := "wrote"
 	if res.Appended {
 		verb = "appended"

@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/agreement"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/retriever"
 	"github.com/recallgate/recallgate/gate/setfile"
+	"github.com/recallgate/recallgate/gate/sethealth"
+	"github.com/recallgate/recallgate/gate/stats"
 )
 
 // ErrNoSet is Validate's error when neither the options nor the config
@@ -31,6 +35,13 @@ type ValidateOptions struct {
 	Config string
 	// Offline sends nothing to any retriever.
 	Offline bool
+	// BaseRef, with Config, sends the preflight to the base side as that
+	// commit's config builds it, in its tree (as gate --base-ref does);
+	// TempDir is where that tree is made.
+	BaseRef, TempDir string
+	// Strict makes a retriever that answers the set's first query with
+	// no hits an error (exit 3), not a warning.
+	Strict bool
 }
 
 // Validate checks an eval set, and the config and corpus when given, and
@@ -64,7 +75,14 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 		}
 		fmt.Fprintf(out, "ok: %s: config is valid (%d waivers)\n", cfg.Path, len(cfg.Waivers))
 		if !o.Offline {
-			if err := Preflight(ctx, e, cfg, out); err != nil {
+			var b *BaseSide
+			if o.BaseRef != "" {
+				if b, err = OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir}); err != nil {
+					return err
+				}
+				defer b.Tree.Close()
+			}
+			if err := Preflight(ctx, e, cfg, b, firstAnswerable(set), o.Strict, out); err != nil {
 				return err
 			}
 		}
@@ -90,7 +108,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 	fmt.Fprintf(out, "ok: %s: %d %s (%d answerable, %d unanswerable), %d gold %s, %d %s with graded labels\n",
 		s.Path, len(s.Queries), gate.Plural(len(s.Queries), "query", "queries"), s.Answerable(), len(s.Queries)-s.Answerable(),
 		gold, gate.Plural(gold, "label", "labels"), graded, gate.Plural(graded, "query", "queries"))
-	if a, ok := gate.LabellerAgreement(s); ok {
+	if a, ok := agreement.Labellers(s); ok {
 		fmt.Fprintf(out, "agreement: %d documents judged by both %s and %s: %.0f%% the same grade, Cohen's kappa %.2f (%s), quadratic-weighted %.2f, relevant or not %.2f\n",
 			a.Pairs, a.A, a.B, 100*a.Observed, a.Kappa, kappaWords(a.Kappa), a.Weighted, a.Binary)
 	}
@@ -112,7 +130,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 	if disputed+unsure > 0 {
 		fmt.Fprintf(out, "adjudication: %d disputed documents (more than a grade apart, or relevant against not), %d decided; %d queries marked unsure; decide with: recallgate label --adjudicate\n", disputed, decided, unsure)
 	}
-	ho := gate.HealthOptions{Now: e.Clock()}
+	ho := sethealth.Options{Now: e.Clock()}
 	if o.MaxLabelAge != "" {
 		d, err := config.ParseAge(o.MaxLabelAge)
 		if err != nil {
@@ -129,8 +147,11 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 		ids = snap.IDs()
 		s.PlaceSections(snap.SectionLookup())
 	}
-	for _, h := range gate.Health(s, ho) {
+	for _, h := range sethealth.Check(s, ho) {
 		fmt.Fprintf(out, "health: %s\n", h)
+	}
+	if l := powerLine(s); l != "" {
+		fmt.Fprintf(out, "power: %s\n", l)
 	}
 	if cfg != nil {
 		if w := DepthWarning(cfg.Depth, len(ids)); w != "" {
@@ -140,7 +161,7 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 	if ids == nil {
 		return nil
 	}
-	missing := gate.MissingGold(s, ids)
+	missing := sethealth.MissingGold(s, ids)
 	if len(missing) == 0 {
 		fmt.Fprintf(out, "ok: %s: all gold documents are among its %d documents\n", o.Corpus, len(ids))
 		return nil
@@ -187,7 +208,7 @@ func CheckGoldHeld(e *Env, set *gate.Set, head, base string) error {
 		return err
 	}
 	set.PlaceSections(snap.SectionLookup())
-	missing := gate.MissingGold(set, snap.IDs())
+	missing := sethealth.MissingGold(set, snap.IDs())
 	if len(missing) == 0 {
 		return nil
 	}
@@ -259,7 +280,14 @@ func kappaWords(k float64) string {
 type ScoringOptions struct {
 	Config, Set         string
 	Candidates, Context *int
+	// Discover, with no Config, reads DefaultConfig in the current folder
+	// when it is there, as gate does (its flag's default).
+	Discover bool
 }
+
+// DefaultConfig is the config gate reads by default and score and compare
+// find in the current folder without --config.
+const DefaultConfig = "recallgate.toml"
 
 // Scoring is what score and compare run with: the set, the depths and the
 // thresholds, from the command line over the config over the defaults.
@@ -269,6 +297,12 @@ type Scoring struct {
 	Thresholds gate.Thresholds
 	// Config is the loaded config, nil without one.
 	Config *config.Config
+	// Defaults names the depths neither a flag nor the config set
+	// ("candidates", "context"): the defaults, said on the report's depth
+	// line. Found says the config was DefaultConfig,
+	// found in the current folder without --config.
+	Defaults []string
+	Found    bool
 }
 
 // LoadScoring merges the command line over the config over the defaults
@@ -276,6 +310,19 @@ type Scoring struct {
 func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	s := &Scoring{Depth: gate.DefaultDepth(), Thresholds: gate.DefaultThresholds()}
 	setPath := o.Set
+	if o.Config == "" && o.Discover {
+		if fi, err := os.Stat(DefaultConfig); err == nil && fi.Mode().IsRegular() {
+			o.Config, s.Found = DefaultConfig, true
+		}
+	}
+	if o.Config == "" {
+		if o.Candidates == nil {
+			s.Defaults = append(s.Defaults, "candidates")
+		}
+		if o.Context == nil {
+			s.Defaults = append(s.Defaults, "context")
+		}
+	}
 	if o.Config != "" {
 		cfg, err := config.Load(o.Config)
 		if err != nil {
@@ -312,25 +359,106 @@ func LoadScoring(o ScoringOptions) (*Scoring, error) {
 	return s, nil
 }
 
-// Preflight sends each side's retriever (base, then head; one table
-// once) the preflight the gate sends before it retrieves, starting its
-// service or program where the config says how (retriever.Preflight), and
-// says on out what answered. A retriever that does not answer, or whose
-// answer the table cannot read, is its error (exit 3 when it is down).
-func Preflight(ctx context.Context, e *Env, cfg *config.Config, out io.Writer) error {
-	for _, side := range []string{"base", "head"} {
-		rc := SideTable(cfg, side)
-		if rc == nil || (side == "head" && rc == cfg.Base) {
+// Preflight sends each retriever the config names the preflight the
+// gate sends before it retrieves, starting its service or program where
+// the config says how (retriever.Preflight), then the set's first query
+// (first; nil: none), and says on out what answered, each named by what
+// was started: one [retriever] is "retriever (this checkout)", two tables
+// "[base.retriever] (this checkout)" and "[head.retriever] (this
+// checkout)"; with base (validate --base-ref) the base side is the base
+// commit's table in its tree. A retriever that does not answer, or whose
+// answer the table cannot read, is its error (exit 3 when it is down); an
+// answer to the first query that holds no hits is a warning line, and
+// with strict an *gate.InfraError (exit 3) once every side was asked.
+func Preflight(ctx context.Context, e *Env, cfg *config.Config, base *BaseSide, first *gate.Query, strict bool, out io.Writer) error {
+	type one struct {
+		side, name string
+		rc         *config.Retriever
+	}
+	var sides []one
+	switch {
+	case base != nil:
+		bc := base.Sides(cfg)
+		sides = []one{{"base", "base side (the tree of commit " + ShortSHA(base.Tree.Commit) + ")", bc.Base}, {"head", "head side (this checkout)", cfg.Head}}
+	case cfg.Base == cfg.Head:
+		sides = []one{{"head", "retriever (this checkout)", cfg.Head}}
+	default:
+		sides = []one{{"base", "[base.retriever] (this checkout)", cfg.Base}, {"head", "[head.retriever] (this checkout)", cfg.Head}}
+	}
+	var empty []string
+	for _, s := range sides {
+		if s.rc == nil {
 			continue
 		}
-		what, err := retriever.Preflight(ctx, rc, retriever.Deps{ConfigPath: cfg.Path, Side: side, Getenv: e.Getenv, Stderr: e.Stderr,
-			Client: e.HTTPClient(), Warn: func(s string) { e.Warn("%s", s) }, Fence: e.fence})
+		p, err := retriever.Preflight(ctx, s.rc, retriever.Deps{ConfigPath: cfg.Path, Side: s.side, Getenv: e.Getenv, Stderr: e.Stderr,
+			Client: e.HTTPClient(), Warn: func(w string) { e.Warn("%s", w) }, Fence: e.fence}, first, cfg.Depth.Candidates)
 		if err != nil {
-			return gate.AtStage(gate.StageRetrieve, side, err)
+			return base.Named(gate.AtStage(gate.StageRetrieve, s.side, err))
 		}
-		if what != "" {
-			fmt.Fprintf(out, "ok: %s side: %s answered the preflight query\n", side, what)
+		if p.What == "" {
+			continue
+		}
+		fmt.Fprintf(out, "ok: %s: %s answered the preflight query\n", s.name, p.What)
+		switch {
+		case p.Asked == "":
+		case p.Hits == 0:
+			msg := fmt.Sprintf("%s: %s answered %s with no hits: is its index empty? (the gate would score every query of the set as missed)", s.name, p.What, gate.ClipID(p.Asked))
+			fmt.Fprintf(out, "warning: %s\n", msg)
+			empty = append(empty, msg)
+		default:
+			fmt.Fprintf(out, "ok: %s answered %s with %d %s\n", s.name, gate.ClipID(p.Asked), p.Hits, gate.Plural(p.Hits, "hit", "hits"))
 		}
 	}
+	if strict && len(empty) > 0 {
+		return gate.AtStage(gate.StageRetrieve, "", &gate.InfraError{Err: fmt.Errorf("--strict: %s", strings.Join(empty, "; "))})
+	}
 	return nil
+}
+
+// firstAnswerable is the set's first query with gold (an unanswerable
+// query may rightly find nothing), or its first query; nil for no query.
+func firstAnswerable(s *gate.Set) *gate.Query {
+	for _, q := range s.Queries {
+		if len(q.Gold) > 0 {
+			return q
+		}
+	}
+	if len(s.Queries) > 0 {
+		return s.Queries[0]
+	}
+	return nil
+}
+
+// powerLine says what the set can catch (setDetectability): the
+// smallest mean recall drop it can call significant (the health line
+// gives the set-size wording); "" for a set with no answerable query.
+func powerLine(s *gate.Set) string {
+	d := setDetectability(s)
+	n := d.Queries
+	switch {
+	case n == 0:
+		return ""
+	case !d.FlipsKnown:
+		return fmt.Sprintf("no drop can be significant on %d answerable %s: not even all of them moving the same way reaches p < 0.05 (the sign-flip test)", n, gate.Plural(n, "query", "queries"))
+	case !d.DropKnown:
+		return fmt.Sprintf("a drop is significant only when %d queries move the same way, and fewer than %d of the %d answerable queries have a relevant gold document to lose", d.MinFlips, d.MinFlips, n)
+	}
+	return fmt.Sprintf("the smallest mean recall drop these %d answerable queries can call significant is %.3f (%d queries each losing one of their relevant gold documents, sign-flip p < 0.05)",
+		n, d.MinRecallDrop, d.MinFlips)
+}
+
+// setDetectability is what a set can call significant before any run:
+// its answerable queries, each able to drop by one of its relevant gold
+// documents (1/relevant of recall@N, the base finding them all), at gate.Alpha.
+func setDetectability(s *gate.Set) gate.Detectability {
+	var steps []float64
+	for _, q := range s.Queries {
+		if !q.Unanswerable && q.Relevant() > 0 {
+			steps = append(steps, 1/float64(q.Relevant()))
+		}
+	}
+	d := gate.Detectability{Queries: s.Answerable()}
+	d.MinFlips, d.FlipsKnown = stats.MinFlipsAt(d.Queries, gate.Alpha)
+	d.MinRecallDrop, d.DropKnown = stats.MinDropAt(steps, d.Queries, gate.Alpha)
+	return d
 }

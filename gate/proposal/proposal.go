@@ -94,9 +94,12 @@ func kinds(sc *gate.SetChanges) []struct {
 
 // Headline is the report's one short clause on the set: "set: the base
 // commit's (30 queries); this change proposes 2 added, 1 removed, 1
-// relabelled". "" when the change proposes nothing (the base commit's set
-// unchanged, or no base set: the given set scored, which the notes say).
-func Headline(sc *gate.SetChanges) string {
+// relabelled". When queries it removes regress in it (regressed, the
+// comparison's regressed ids), it says how many: "this change proposes 83
+// removed; all 83 regress in it". "" when the change proposes nothing
+// (the base commit's set unchanged, or no base set: the given set scored,
+// which the notes say).
+func Headline(sc *gate.SetChanges, regressed []string) string {
 	if !Any(sc) {
 		return ""
 	}
@@ -106,7 +109,41 @@ func Headline(sc *gate.SetChanges) string {
 			parts = append(parts, fmt.Sprintf("%d %s", len(k.ids), k.word))
 		}
 	}
-	return fmt.Sprintf("set: the base commit's (%s); this change proposes %s", count(sc.Queries), strings.Join(parts, ", "))
+	out := fmt.Sprintf("set: the base commit's (%s); this change proposes %s", count(sc.Queries), strings.Join(parts, ", "))
+	if n := removedRegressed(sc, regressed); n > 0 {
+		what := "them"
+		if len(parts) > 1 {
+			what = "the removed"
+		}
+		out += "; " + regressWords(n, len(sc.Removed), what) + " in it"
+	}
+	return out
+}
+
+// removedRegressed counts the removed queries among regressed.
+func removedRegressed(sc *gate.SetChanges, regressed []string) int {
+	n := 0
+	for _, id := range sc.Removed {
+		if slices.Contains(regressed, id) {
+			n++
+		}
+	}
+	return n
+}
+
+// regressWords says that n of the removed regress: "all 83 regress"
+// when n is every one of them, "that query regresses" for a lone one,
+// else "5 of them regress" (what names them).
+func regressWords(n, removed int, what string) string {
+	switch {
+	case n == removed && removed == 1:
+		return "that query regresses"
+	case n == removed && what == "them":
+		return fmt.Sprintf("all %d regress", n)
+	case n == removed:
+		return fmt.Sprintf("all %d removed regress", n)
+	}
+	return fmt.Sprintf("%d of %s %s", n, what, gate.Plural(n, "regresses", "regress"))
 }
 
 // MaxListed is how many ids each of Lines's lines names.
@@ -114,8 +151,9 @@ const MaxListed = 20
 
 // Lines are the proposal's lists, one line each ("added (…): q31, q32"),
 // every id written by id (the format's escaping); none when nothing is
-// proposed.
-func Lines(sc *gate.SetChanges, id func(string) string) []string {
+// proposed. The removed line says how many of them regress in the change
+// (regressed, the comparison's regressed ids).
+func Lines(sc *gate.SetChanges, regressed []string, id func(string) string) []string {
 	if !Any(sc) {
 		return nil
 	}
@@ -123,6 +161,11 @@ func Lines(sc *gate.SetChanges, id func(string) string) []string {
 	for _, k := range kinds(sc) {
 		if len(k.ids) == 0 {
 			continue
+		}
+		if k.word == "removed" {
+			if n := removedRegressed(sc, regressed); n > 0 {
+				k.says = fmt.Sprintf("removed (still gated: the base commit's set holds them; %s in this change)", regressWords(n, len(k.ids), "them"))
+			}
 		}
 		shown := make([]string, len(k.ids))
 		for i, s := range k.ids {

@@ -61,10 +61,10 @@ func TestCompute(t *testing.T) {
 	if sc.Source != gate.SetBaseCommit || sc.Queries != 7 {
 		t.Errorf("source %q, queries %d", sc.Source, sc.Queries)
 	}
-	if got, want := Headline(sc), "set: the base commit's (7 queries); this change proposes 2 added, 1 removed, 3 relabelled, 1 reworded, 2 re-marked"; got != want {
+	if got, want := Headline(sc, nil), "set: the base commit's (7 queries); this change proposes 2 added, 1 removed, 3 relabelled, 1 reworded, 2 re-marked"; got != want {
 		t.Errorf("headline %q, want %q", got, want)
 	}
-	if Headline(Compute(base, base)) != "" || Lines(Compute(base, base), nil) != nil {
+	if Headline(Compute(base, base), nil) != "" || Lines(Compute(base, base), nil, nil) != nil {
 		t.Error("an unchanged set proposes something")
 	}
 }
@@ -81,8 +81,31 @@ func TestJudgeGrades(t *testing.T) {
 	if len(sc.JudgeGrades) != MaxListed+2 || len(sc.Relabelled) != 0 {
 		t.Fatalf("judge grades %q, relabelled %q", sc.JudgeGrades, sc.Relabelled)
 	}
-	lines := Lines(sc, func(s string) string { return "<" + s + ">" })
+	lines := Lines(sc, nil, func(s string) string { return "<" + s + ">" })
 	if len(lines) != 1 || !strings.HasSuffix(lines[0], ", <q19>, …and 2 more") || !strings.HasPrefix(lines[0], "judge grades added or changed (none counts before merge): <q00>, ") {
 		t.Errorf("lines %q", lines)
+	}
+}
+
+// TestHeadlineRemovedRegressed: the clause on removed queries that regress
+// in the change, by how many of them do.
+func TestHeadlineRemovedRegressed(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		added, removed  []string
+		regressed, want string
+	}{
+		{"all", nil, []string{"a", "b", "c"}, "a,b,c,z", "this change proposes 3 removed; all 3 regress in it"},
+		{"some", nil, []string{"a", "b", "c"}, "b,c", "this change proposes 3 removed; 2 of them regress in it"},
+		{"one of several", nil, []string{"a", "b"}, "b", "this change proposes 2 removed; 1 of them regresses in it"},
+		{"the only one", nil, []string{"a"}, "a", "this change proposes 1 removed; that query regresses in it"},
+		{"with others", []string{"n"}, []string{"a", "b"}, "a,b", "this change proposes 1 added, 2 removed; all 2 removed regress in it"},
+		{"some with others", []string{"n"}, []string{"a", "b"}, "a", "this change proposes 1 added, 2 removed; 1 of the removed regresses in it"},
+		{"none", nil, []string{"a"}, "z", "this change proposes 1 removed"},
+	} {
+		sc := &gate.SetChanges{Source: gate.SetBaseCommit, Queries: 9, Added: tc.added, Removed: tc.removed}
+		if got, want := Headline(sc, strings.Split(tc.regressed, ",")), "set: the base commit's (9 queries); "+tc.want; got != want {
+			t.Errorf("%s: %q, want %q", tc.name, got, want)
+		}
 	}
 }

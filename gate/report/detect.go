@@ -99,8 +99,17 @@ func rangeInfo(r *gate.UnjudgedRange) *RangeInfo {
 	return &RangeInfo{Documents: r.Docs, Queries: r.Queries, PrecisionAtK: order(r.Precision), NDCGAtK: order(r.NDCG)}
 }
 
-// GrowTowards is the set size the detect line advises growing towards.
-const GrowTowards = 50
+// GrowTowards is the set size below which the detect line gives the
+// set-size advice (gate.SetSizeAdvice).
+const GrowTowards = gate.SetSizeSmall
+
+// sentence is s with its first letter upper case.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
 
 // detectLine says what the set can detect: "This set calls a drop
 // significant only when 6 queries move the same way …", or "" for a
@@ -112,11 +121,11 @@ func detectLine(r *CompareReport) string {
 	}
 	grow := ""
 	if st.Queries < GrowTowards {
-		grow = fmt.Sprintf(" Grow it towards %d queries to see smaller changes.", GrowTowards)
+		grow = " " + sentence(gate.SetSizeAdvice) + "."
 	}
 	if st.MinSameDirectionFlips == nil {
-		return fmt.Sprintf("This set of %d %s cannot call any drop significant: with the exact sign-flip test, not even all of them moving the same way reaches p < 0.05. Grow it towards %d queries to see changes at all.",
-			st.Queries, plural(st.Queries, "query", "queries"), GrowTowards)
+		return fmt.Sprintf("This set of %d %s cannot call any drop significant: with the exact sign-flip test, not even all of them moving the same way reaches p < 0.05. %s.",
+			st.Queries, plural(st.Queries, "query", "queries"), sentence(gate.SetSizeAdvice))
 	}
 	k := *st.MinSameDirectionFlips
 	level := "0.05"
@@ -168,7 +177,7 @@ func rangeLine(u UnjudgedInfo, k int) string {
 	if rg == nil {
 		return ""
 	}
-	return fmt.Sprintf("Head precision@%d is %s … %s and nDCG@%d %s … %s: the %d %s nobody judged in the head's top %d over all the set's queries (%d %s hold them) counted non-relevant … relevant.",
+	return fmt.Sprintf("Head precision@%d is %s … %s and nDCG@%d %s … %s: the %d %s nobody judged in the head's top %d over all the set's queries (%d %s hold them) counted non-relevant … relevant.%s",
 		k, f3(rg.PrecisionAtK[0]), f3(rg.PrecisionAtK[1]), k, f3(rg.NDCGAtK[0]), f3(rg.NDCGAtK[1]),
-		rg.Documents, plural(rg.Documents, "document", "documents"), k, rg.Queries, plural(rg.Queries, "query", "queries"))
+		rg.Documents, plural(rg.Documents, "document", "documents"), k, rg.Queries, plural(rg.Queries, "query", "queries"), rangeReading(u.Mode))
 }

@@ -50,6 +50,7 @@ func judgedComparison(t *testing.T) *gate.Comparison {
 	limit := 0.05
 	th.Segments = []gate.SegmentRule{{Name: "keyword", Limits: gate.Limits{MaxRecallDrop: &limit}}}
 	th.MaxNewMisses = 10
+	th.Unjudged = gate.UnjudgedRangeMode
 	c, err := gate.Compare(card(0), card(6), th)
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +67,7 @@ func TestStatisticsGolden(t *testing.T) {
 		Text: {
 			// The family of 4: a rule fails only at p < 0.05/4 = 0.0125, first
 			// reached by 2/2^8; eight queries each losing one of two gold: 0.4.
-			"This set calls a drop significant only when 8 queries move the same way (none the other way; sign-flip p = 2/2^8 < 0.05/4, Holm's first step over the 4 rules significance is required of): the smallest mean recall@10 drop that can be significant is 0.400 (8 queries each losing one relevant document). Grow it towards 50 queries to see smaller changes.",
+			"This set calls a drop significant only when 8 queries move the same way (none the other way; sign-flip p = 2/2^8 < 0.05/4, Holm's first step over the 4 rules significance is required of): the smallest mean recall@10 drop that can be significant is 0.400 (8 queries each losing one relevant document). About thirty queries catch large drops, fifty to two hundred the small ones.",
 			"Holm's correction over the 4 rules significance is required of (require_significance, 2 of them not breached, counted as p = 1): max_recall_drop p = 0.031 → 0.125 (not significant); segment auto: keyword max_recall_drop p = 0.031 → 0.125 (not significant); a rule fails only when its adjusted p < 0.05.",
 			// precision@3: 6 queries at 1/3, 4 at 2/3 → 0.467; with n1 relevant 6 · 1/3 more over 10 → 0.667.
 			"Head precision@3 is 0.467 … 0.667 and nDCG@3",

@@ -63,7 +63,11 @@ func baselineInfo(b *gate.BaselineCheck) *BaselineInfo {
 	out := &BaselineInfo{Changed: []InputChangeInfo{}, Unrecorded: list(b.Unrecorded), Commit: b.Commit, Made: b.Made,
 		NewQueries: b.NewQueries, EditedQueries: b.EditedQueries, RemovedQueries: b.RemovedQueries, MoreCommits: b.MoreCommits, Lacks: b.Lacks}
 	for _, ch := range b.Changed {
-		out.Changed = append(out.Changed, InputChangeInfo{ch.Input, ch.Baseline, ch.Now})
+		c := InputChangeInfo{Input: ch.Input, Baseline: ch.Baseline, Now: ch.Now}
+		for _, f := range ch.Files {
+			c.Files = append(c.Files, ChangedFileInfo{f.Path, f.Commit.SHA, f.Commit.Subject})
+		}
+		out.Changed = append(out.Changed, c)
 	}
 	if c := b.Corpus; c != nil {
 		out.Corpus = &CorpusChangeInfo{c.Added, c.Removed, c.Edited, list(c.GoldAdded), list(c.GoldRemoved), list(c.GoldEdited)}
@@ -82,6 +86,17 @@ func (b *BaselineInfo) validate() error {
 	for i, c := range b.Changed {
 		if !slices.Contains(gate.BaselineInputs, c.Input) || !fingerprint.MatchString(c.Baseline) || !fingerprint.MatchString(c.Now) {
 			return fmt.Errorf("baseline.changed[%d]: want an input of %v and two sha256 hashes, got %q %q %q", i, gate.BaselineInputs, c.Input, c.Baseline, c.Now)
+		}
+		if len(c.Files) > maxChangedFiles {
+			return fmt.Errorf("baseline.changed[%d].files: %d, more than %d", i, len(c.Files), maxChangedFiles)
+		}
+		for j, f := range c.Files {
+			if !shortCommit.MatchString(f.SHA) {
+				return fmt.Errorf("baseline.changed[%d].files[%d].sha %.80q is not a commit hash", i, j, f.SHA)
+			}
+			if err := plainAll(fmt.Sprintf("baseline.changed[%d].files[%d]", i, j), f.Path, f.Subject); err != nil {
+				return err
+			}
 		}
 	}
 	for i, in := range b.Unrecorded {
@@ -128,8 +143,21 @@ func (b *BaselineInfo) validate() error {
 	return plainAll("baseline.lacks", b.Lacks...)
 }
 
-// changeText says one changed input; the corpus how, when known.
-func (b *BaselineInfo) changeText(c InputChangeInfo, id func(string) string) string {
+// maxChangedFiles bounds the files a report read back names per input.
+const maxChangedFiles = 64
+
+// changeText says one changed input; the corpus how, when known; the
+// retriever by the files that changed and the commit, when known (esc
+// escapes a path or subject for the format).
+func (b *BaselineInfo) changeText(c InputChangeInfo, esc func(string) string) string {
+	if c.Input == gate.InputRetriever && len(c.Files) > 0 {
+		fs := make([]string, len(c.Files))
+		for i, f := range c.Files {
+			fs[i] = fmt.Sprintf("%s changed in %s (%s)", esc(f.Path), esc(f.SHA), esc(f.Subject))
+		}
+		return "retriever (" + strings.Join(fs, "; ") + ")"
+	}
+	id := esc
 	if c.Input != gate.InputCorpus || b.Corpus == nil {
 		return gate.InputChange{Input: c.Input, Baseline: c.Baseline, Now: c.Now}.String()
 	}
@@ -174,9 +202,15 @@ func baselineHeadline(r *CompareReport, id func(string) string) string {
 	}
 	switch {
 	case slices.Contains(b.Unrecorded, gate.InputSet):
-		parts = append(parts, "the baseline records no fingerprints (an older baseline): a change of "+strings.Join(b.Unrecorded, ", ")+" is not checked")
+		parts = append(parts, "the baseline records no fingerprints (it was not written by gate --write-baseline): a change of "+strings.Join(b.Unrecorded, ", ")+" is not checked")
+	case slices.ContainsFunc(b.Lacks, func(l string) bool { return strings.HasPrefix(l, gate.PlainBaseline) }):
+		what := "the commits since are"
+		if len(b.Unrecorded) > 0 {
+			what = "a change of the " + strings.Join(b.Unrecorded, ", ") + " and the commits since are"
+		}
+		parts = append(parts, "the baseline was written by retrieve (or --save-runs): no policy or commit recorded, so "+what+" not checked")
 	case len(b.Unrecorded) > 0:
-		parts = append(parts, "the baseline records no fingerprint of the "+strings.Join(b.Unrecorded, ", ")+" (an older baseline): a change there is not checked")
+		parts = append(parts, "the baseline records no fingerprint of the "+strings.Join(b.Unrecorded, ", ")+": a change there is not checked")
 	}
 	if n := len(b.NewQueries) + len(b.EditedQueries); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d %s not compared", n, plural(n, "query", "queries")))

@@ -59,10 +59,10 @@ const MaxErrorText = 4000
 
 // FromError is the error report of a run of command that ended with err
 // and exit code code (2 or 3): the stage, side and queries come from the
-// error's chain (gate.Describe); the message and the fix are cut to
+// error's chain (describe); the message and the fix are cut to
 // MaxErrorText characters.
 func FromError(command string, code int, err error) *CompareReport {
-	f := gate.Describe(err, code == 3)
+	f := describe(err, code == 3)
 	return &CompareReport{Tool: "recallgate", Command: command, Verdict: VerdictError, Error: &ErrorInfo{
 		ExitCode: code, Stage: f.Stage, Side: f.Side, Queries: list(f.Queries), Message: clip(f.Message, MaxErrorText), Fix: clip(f.Fix, MaxErrorText),
 	}}

@@ -270,7 +270,7 @@ func mdProse(s string, ids map[string]bool) string {
 		for j < len(s) && !sep(s[j]) {
 			j++
 		}
-		if word := strings.TrimRight(s[i:j], ":."); ids[word] || commitWord(word) {
+		if word := strings.TrimRight(s[i:j], ":."); ids[word] || commitWord(word) || hashWord(word) {
 			b.WriteString(escapeText(s[done:i]))
 			b.WriteString(mdCode(word))
 			done = i + len(word)
@@ -290,6 +290,31 @@ func commitWord(w string) bool {
 		return false
 	}
 	return allHex([]rune(w))
+}
+
+// hashWord reports whether a word of recallgate's own sentences holds a
+// commit or a hash among other characters (a path at a commit,
+// "rag/set.jsonl@0123abcdef45"; a cache file named by its key): as text
+// it would get inertRefs' zero-width spaces inside the hash (and after
+// the @), and a copied path or id would not be the file's. Written as a
+// code span it copies byte for byte and links nothing.
+func hashWord(w string) bool {
+	rs := []rune(w)
+	for i := 0; i < len(rs); {
+		if !wordByte(rs[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(rs) && wordByte(rs[j]) {
+			j++
+		}
+		if commitWord(string(rs[i:j])) {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 // idSet is every id the report names: queries, gold, lost and gained

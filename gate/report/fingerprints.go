@@ -29,6 +29,18 @@ type InputChangeInfo struct {
 	// Baseline is the fingerprint the baseline recorded; Now today's.
 	Baseline string `json:"baseline"`
 	Now      string `json:"now"`
+	// Files are, for the retriever, the files of its table and those its
+	// start or command names that commits since the baseline touched,
+	// each with the newest such commit (gate.InputChange.Files).
+	Files []ChangedFileInfo `json:"files,omitempty"`
+}
+
+// ChangedFileInfo is one file commits since the baseline touched: its
+// path in the repository and the newest such commit.
+type ChangedFileInfo struct {
+	Path    string `json:"path"`
+	SHA     string `json:"sha"`
+	Subject string `json:"subject"`
 }
 
 func dataQualityInfo(c *gate.Comparison) []DataQualityInfo {

@@ -64,12 +64,14 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		DataQuality  []string
 		DQTitle      string
 		Fingerprints string
+		// Condensed is the set line's clause under unjudged = "condensed".
+		Condensed string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
 		nonEmpty(append(append(append(append(htmlDriftLines(r), setLines(r, gate.VisibleID)...), emptyAnswerLines(r, gate.VisibleID)...), refusalLines(r, gate.Visible, gate.VisibleID)...), distanceLine(r, gate.Visible), detectLine(r), boundLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
-			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(notInCorpusLine(r.NotInCorpus, gate.VisibleID)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context)),
+			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(notInCorpusLine(r.NotInCorpus, gate.VisibleID)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context, r.ReportFile)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
 			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, gate.VisibleID)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, gate.LookAlikeRanges, drawnAsASCII(r), template.HTML(svg), note,
-		dataQualityLines(r, gate.VisibleID), dataQualityTitle(r), fingerprintsLine(r)})
+		dataQualityLines(r, gate.VisibleID), dataQualityTitle(r), fingerprintsLine(r), condensedClause(r.Unjudged.Mode)})
 }
 
 // drawnAsASCII are the characters of the report drawn as ASCII
@@ -185,7 +187,7 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 </style></head><body>
 <h1 class="{{.R.Verdict}}" id="verdict">{{.Icon}} recallgate: {{.Title}} — {{.Head}}</h1>
 {{range .Reasons}}<div class="{{.Kind}} reason">{{.Kind}}: {{.Text}}</div>{{end}}
-<p class="muted" id="subtitle">{{.SetPath}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
+<p class="muted" id="subtitle">{{.SetPath}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}}{{.R.Depth.Note}}{{.Condensed}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
 {{if .DataQuality}}<h2 id="data-quality">{{.DQTitle}}</h2><ul>
 {{range .DataQuality}}<li>{{.}}</li>
 {{end}}</ul>

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"reflect"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -192,12 +193,6 @@ type SetInfo struct {
 	// sections" (each query scored in its own); absent for documents, as
 	// every report before section labels.
 	Unit string `json:"unit,omitempty"`
-}
-
-// DepthInfo is the pair of depths.
-type DepthInfo struct {
-	Candidates int `json:"candidates"`
-	Context    int `json:"context"`
 }
 
 // Scores are one query's document metrics on one side.
@@ -413,6 +408,10 @@ type ThresholdInfo struct {
 	// drop and RequireProof whether an unproven one fails; absent when off.
 	Margin       *float64 `json:"margin,omitempty"`
 	RequireProof bool     `json:"require_proof,omitempty"`
+	// More are the limits of the registered rules no field above holds
+	// (max_ap_drop), by rule key, written after the fields when on and
+	// absent when off.
+	More Values `json:"-"`
 }
 
 // thresholdInfo is t as reports echo it: the zero values that mean a
@@ -427,6 +426,17 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 	if t.MaxLatencyRatio > 0 {
 		v := t.MaxLatencyRatio
 		ti.MaxLatencyRatio = &v
+	}
+	for _, r := range gate.Rules() {
+		if _, own := fieldIndex(reflect.TypeOf(ti), r.Key); own {
+			continue
+		}
+		if v, on := r.Setting(&t); on {
+			if ti.More == nil {
+				ti.More = Values{}
+			}
+			ti.More[r.Key] = v
+		}
 	}
 	if ti.MinFlipped == 0 {
 		ti.MinFlipped = gate.DefaultMinFlipped
@@ -505,6 +515,11 @@ type UnanswerablePair struct {
 
 // CompareReport is the JSON document of `recallgate compare` and `gate`.
 type CompareReport struct {
+	// ReportFile is the JSON report file the run wrote this report to,
+	// named in the hints that read it back (label --from-report); not
+	// part of the JSON. "" when none is known.
+	ReportFile string `json:"-"`
+
 	Tool    string   `json:"tool"`
 	Command string   `json:"command"`
 	Verdict string   `json:"verdict"`
@@ -560,7 +575,7 @@ type CompareReport struct {
 	// document, no label debt); absent when the corpus is not known.
 	NotInCorpus *NotInCorpusInfo `json:"not_in_corpus,omitempty"`
 	// Health lists what weakens the eval set as an instrument, most
-	// serious first (gate.Health).
+	// serious first (sethealth.Check).
 	Health []string `json:"health"`
 	// Fingerprints are the sha256 fingerprints of the run's inputs by
 	// name (set, policy, base_run, …), so a reader can tell whether two

@@ -82,7 +82,7 @@ func scoreJSON(c *gate.Scorecard) ScoreReport {
 func scoreJSONHead(c *gate.Scorecard) ScoreReport {
 	r := ScoreReport{
 		Tool: "recallgate", Command: "score", Set: setInfo(c.Set),
-		Depth:   DepthInfo{c.Depth.Candidates, c.Depth.Context},
+		Depth:   DepthInfo{c.Depth.Candidates, c.Depth.Context, c.DepthDefaults},
 		Metrics: metricsFor(c.Depth, c.Summary), Summary: sideSummary(c.Summary),
 		Queries: []ScoreQuery{}, Unanswerable: []Unanswerable{}, Warnings: list(c.Warnings()),
 	}
@@ -96,7 +96,7 @@ func scoreJSONHead(c *gate.Scorecard) ScoreReport {
 func FromComparison(c *gate.Comparison) *CompareReport {
 	r := &CompareReport{
 		Tool: "recallgate", Command: "compare", Verdict: string(c.Verdict), Reasons: list(c.Reasons), ReasonKinds: c.ReasonKinds,
-		Set: setInfo(c.Set), Depth: DepthInfo{c.Depth.Candidates, c.Depth.Context},
+		Set: setInfo(c.Set), Depth: DepthInfo{c.Depth.Candidates, c.Depth.Context, c.DepthDefaults},
 		Thresholds: thresholdInfo(c.Thresholds),
 		Metrics:    metricsFor(c.Depth, c.Base, c.Head),
 		Summary: CompareSummary{

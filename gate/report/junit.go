@@ -229,14 +229,14 @@ type BenchmarkEntry struct {
 	Extra string  `json:"extra,omitempty"`
 }
 
-// benchmarkEntries gives the four means of one side as trend points.
+// benchmarkEntries gives the document metrics' means of one side as
+// trend points, one per registered metric.
 func benchmarkEntries(s SideSummary, n, k int, extra string) []BenchmarkEntry {
-	return []BenchmarkEntry{
-		{Name: fmt.Sprintf("recall@%d", n), Unit: "recall", Value: s.RecallAtN, Extra: extra},
-		{Name: fmt.Sprintf("precision@%d", k), Unit: "precision", Value: s.PrecisionAtK, Extra: extra},
-		{Name: fmt.Sprintf("nDCG@%d", k), Unit: "nDCG", Value: s.NDCGAtK, Extra: extra},
-		{Name: "MRR", Unit: "MRR", Value: s.RR, Extra: extra},
+	var out []BenchmarkEntry
+	for _, m := range gate.Metrics() {
+		out = append(out, BenchmarkEntry{Name: m.Label(gate.Depth{Candidates: n, Context: k}), Unit: m.Name, Value: metricValue(&s, m), Extra: extra})
 	}
+	return out
 }
 
 // withContextEntries adds the final context's means to a side's trend

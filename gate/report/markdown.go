@@ -151,8 +151,8 @@ func writeMarkdownHeader(b *bufio.Writer, r *CompareReport, ids map[string]bool)
 	if len(r.Reasons)+len(empty) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level · gate: %s\n\n",
-		r.Set.count(), r.Depth.Candidates, r.Depth.Context, gateLine(r))
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context%s · document level%s · gate: %s\n\n",
+		r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Depth.Note(), condensedClause(r.Unjudged.Mode), gateLine(r))
 	for _, note := range r.Notes {
 		fmt.Fprintf(b, "- **note:** %s\n", mdProse(note, ids))
 	}
@@ -182,15 +182,17 @@ func writeMarkdownHeader(b *bufio.Writer, r *CompareReport, ids map[string]bool)
 // query, the unanswerable ones and the inputs' fingerprints.
 func writeAllQueriesMarkdown(b *bufio.Writer, r *CompareReport, n metricNames) {
 	fmt.Fprintf(b, "\n<details><summary>All %d answerable queries</summary>\n\n", len(r.Queries))
-	fmt.Fprintf(b, "| query | text | %s | %s | %s | MRR | change |\n|:--|:--|--:|--:|--:|--:|:--|\n", n.recall, n.precision, n.ndcg)
+	fmt.Fprintf(b, "| query | text | %s | change |\n|:--|:--|%s:--|\n", strings.Join(queryColumns(r.depth(), "MRR"), " | "), metricAligns())
 	for _, p := range r.Queries {
 		ch := p.Change
 		if p.RankingOnly {
 			ch = "ranking only"
 		}
-		fmt.Fprintf(b, "| %s | %s | %s → %s | %s → %s | %s → %s | %s → %s | %s |\n", mdCell(p.ID), mdQuery(p.Query),
-			f3(p.Base.RecallAtN), f3(p.Head.RecallAtN), f3(p.Base.PrecisionAtK), f3(p.Head.PrecisionAtK),
-			f3(p.Base.NDCGAtK), f3(p.Head.NDCGAtK), f3(p.Base.RR), f3(p.Head.RR), EscapeMarkdown(ch))
+		var cells []string
+		for _, m := range gate.Metrics() {
+			cells = append(cells, f3(metricValue(&p.Base, m))+" → "+f3(metricValue(&p.Head, m)))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", mdCell(p.ID), mdQuery(p.Query), strings.Join(cells, " | "), EscapeMarkdown(ch))
 	}
 	b.WriteString("\n</details>\n")
 
@@ -439,10 +441,12 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 	n := names(c.Depth)
 	s := c.Summary
 	fmt.Fprintf(b, "### recallgate score — mean %s %s, %d zero-recall, %d below 0.5\n\n", n.recall, f3(s.Recall), len(s.ZeroRecall), len(s.BelowHalf))
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context · document level\n\n", queryCount(c.Set), c.Depth.Candidates, c.Depth.Context)
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context%s · document level\n\n", queryCount(c.Set), c.Depth.Candidates, c.Depth.Context, depthNote(c.DepthDefaults))
 	b.WriteString("| metric | mean |\n|:--|--:|\n")
-	fmt.Fprintf(b, "| %s | %s |\n| %s | %s |\n| %s | %s |\n| %s | %s |\n| zero recall | %d |\n| %s < 0.5 | %d |\n",
-		n.recall, f3(s.Recall), n.precision, f3(s.Precision), n.ndcg, f3(s.NDCG), n.rr, f3(s.RR), len(s.ZeroRecall), n.recall, len(s.BelowHalf))
+	for _, m := range gate.Metrics() {
+		fmt.Fprintf(b, "| %s | %s |\n", m.Label(c.Depth), f3(m.Mean(&s)))
+	}
+	fmt.Fprintf(b, "| zero recall | %d |\n| %s < 0.5 | %d |\n", len(s.ZeroRecall), n.recall, len(s.BelowHalf))
 	if len(s.ZeroRecall) > 0 {
 		fmt.Fprintf(b, "\n**Zero recall (%d)**\n\n| query | text | gold docs |\n|:--|:--|:--|\n", len(s.ZeroRecall))
 		for _, id := range s.ZeroRecall {
@@ -459,13 +463,13 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 	}
 	fmt.Fprintf(b, "\n<details><summary>All %d answerable queries</summary>\n\n", len(c.Queries))
 	if crows != nil {
-		fmt.Fprintf(b, "| query | text | %s | %s | %s | MRR | first hit | context recall | evidence | passages / tokens |\n|:--|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n", n.recall, n.precision, n.ndcg)
+		fmt.Fprintf(b, "| query | text | %s | first hit | context recall | evidence | passages / tokens |\n|:--|:--|%s--:|--:|--:|--:|\n", strings.Join(queryColumns(c.Depth, "MRR"), " | "), metricAligns())
 	} else {
-		fmt.Fprintf(b, "| query | text | %s | %s | %s | MRR | first hit |\n|:--|:--|--:|--:|--:|--:|--:|\n", n.recall, n.precision, n.ndcg)
+		fmt.Fprintf(b, "| query | text | %s | first hit |\n|:--|:--|%s--:|\n", strings.Join(queryColumns(c.Depth, "MRR"), " | "), metricAligns())
 	}
 	for _, q := range c.Queries {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |", mdCell(q.ID), mdQuery(c.Set.Query(q.ID).Text),
-			f3(q.Recall), f3(q.Precision), f3(q.NDCG), f3(q.RR), rank(q.FirstHitRank))
+		fmt.Fprintf(b, "| %s | %s | %s | %s |", mdCell(q.ID), mdQuery(c.Set.Query(q.ID).Text),
+			strings.Join(queryValues(&q), " | "), rank(q.FirstHitRank))
 		if crows != nil {
 			cr, cc, cs := scoreQueryContext(q)
 			fmt.Fprintf(b, " %s | %s | %s |", cr, cc, cs)
@@ -517,7 +521,7 @@ func writeRulesMarkdown(b io.Writer, r *CompareReport) {
 // writeUnjudgedMarkdown lists the head's new unjudged context documents,
 // or says once that the set cannot tell.
 func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
-	line := unjudgedLine(r.Unjudged, r.Depth.Context)
+	line := unjudgedLine(r.Unjudged, r.Depth.Context, r.ReportFile)
 	if line == "" {
 		return
 	}
@@ -526,11 +530,18 @@ func writeUnjudgedMarkdown(b io.Writer, r *CompareReport) {
 		return
 	}
 	fmt.Fprintf(b, "\n<details><summary>Unjudged in the head's context: %d %s</summary>\n\n%s\n\n| query | documents nobody judged |\n|:--|:--|\n", len(r.Unjudged.New), plural(len(r.Unjudged.New), "query", "queries"), line)
-	for _, q := range r.Unjudged.New {
+	shown, more := debtShown(r.Unjudged)
+	for _, q := range shown {
 		fmt.Fprintf(b, "| %s | %s |\n", mdCell(q.ID), mdList(q.Docs))
+	}
+	if more != "" {
+		fmt.Fprintf(b, "\n%s\n", more)
 	}
 	b.Write([]byte("\n</details>\n"))
 }
+
+// metricAligns is one right-aligned column per document metric.
+func metricAligns() string { return strings.Repeat("--:|", len(gate.Metrics())) }
 
 // gateLine is the whole set's rules in a few words: "recall@5 drop ≤ 0.020,
 // new zero-recall ≤ 0, nDCG@3 drop ≤ 0.050, …"; segment rules are in the

@@ -39,10 +39,17 @@ func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("read report: %w", err)}
 	}
 	var peek struct {
+		Tool    string `json:"tool"`
+		Command string `json:"command"`
 		Verdict string `json:"verdict"`
 	}
-	if json.Unmarshal(data, &peek) == nil && peek.Verdict == VerdictError {
-		return readErrorReport(data, name)
+	if json.Unmarshal(data, &peek) == nil {
+		if peek.Verdict == VerdictError {
+			return readErrorReport(data, name)
+		}
+		if err := OtherReport(peek.Tool, peek.Command); err != nil {
+			return nil, &gate.InputError{File: name, Err: err}
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -60,6 +67,27 @@ func ReadCompareReport(rd io.Reader, name string) (*CompareReport, error) {
 		return nil, &gate.InputError{File: name, Err: fmt.Errorf("report refused: %w", err)}
 	}
 	return &r, nil
+}
+
+// ErrNotAComparison is in the chain of OtherReport's error: the JSON is
+// another recallgate report than a comparison's.
+var ErrNotAComparison = errors.New("not a comparison's report")
+
+// OtherReport says, for a JSON report whose tool and command name another
+// of recallgate's documents than a comparison's (compare, gate, drift),
+// what it is and how to render it (nil for a comparison's, or one it does
+// not know: the strict reader then says what is wrong).
+func OtherReport(tool, command string) error {
+	if tool != "recallgate" {
+		return nil
+	}
+	switch command {
+	case "experiment":
+		return fmt.Errorf("%w: this is an experiment report (recallgate experiment --format json), a leaderboard of variants: report --in, comment, judge and label --from-report read a comparison's (compare, gate, drift); render it by running recallgate experiment --config FILE --format markdown or html (with --json-out FILE to keep the JSON too)", ErrNotAComparison)
+	case "score":
+		return fmt.Errorf("%w: this is a scorecard (recallgate score --format json), one run's scores: report --in, comment, judge and label --from-report read a comparison's (compare, gate, drift); render it by running recallgate score again with another --format", ErrNotAComparison)
+	}
+	return nil
 }
 
 var (
@@ -99,6 +127,11 @@ func (r *CompareReport) validate() error {
 	}
 	if r.Depth.Candidates < 1 || r.Depth.Context < 1 {
 		return fmt.Errorf("depth %+v: both depths must be at least 1", r.Depth)
+	}
+	for _, d := range r.Depth.Defaults {
+		if d != "candidates" && d != "context" {
+			return fmt.Errorf("depth.defaults: %.40q is not a depth (want candidates or context)", d)
+		}
 	}
 	if err := validateGate(r.Gate); err != nil {
 		return err
@@ -311,6 +344,9 @@ func (st *StatisticsInfo) validate() error {
 // validate checks the unjudged block read back: the label debt counts
 // the new unjudged documents, the head's range is ordered within 0–1.
 func (u *UnjudgedInfo) validate() error {
+	if u.Mode != "" && gate.CheckUnjudgedMode(u.Mode) != nil {
+		return fmt.Errorf("unjudged.mode %q: want %s", u.Mode, strings.Join(gate.UnjudgedModes, ", "))
+	}
 	if d := u.LabelDebt; d != nil {
 		n := 0
 		for _, q := range u.New {
@@ -401,7 +437,8 @@ func (r *CompareReport) checkWholeSetRules() error {
 // or under it), and a skipped one measured nothing.
 func (ru RuleInfo) checkOutcome() error {
 	const epsilon = 1e-9 // gate's tolerance
-	switch floor := ru.Name == gate.RuleMinRecall || ru.Name == gate.RuleMinNDCG; {
+	rule := gate.LookupRule(ru.Name)
+	switch floor := rule != nil && rule.Kind == gate.KindFloor; {
 	case ru.Outcome == gate.RulePass && floor && ru.Value < ru.Limit-epsilon:
 		return fmt.Errorf("outcome pass, but its value %g is under its floor %g", ru.Value, ru.Limit)
 	case ru.Outcome == gate.RulePass && !floor && ru.Value > ru.Limit+epsilon:

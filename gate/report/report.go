@@ -219,6 +219,12 @@ func WriteTo(s atomicfile.Streams, path string, render func(io.Writer) error) er
 // WriteComparison writes the report in format f to out (or s.Stdout), and
 // its JSON to jsonOut when given, each by WriteTo's rules.
 func WriteComparison(s atomicfile.Streams, r *CompareReport, f Format, out, jsonOut string) error {
+	switch {
+	case jsonOut != "" && jsonOut != "-":
+		r.ReportFile = jsonOut
+	case f == JSON && out != "" && out != "-":
+		r.ReportFile = out
+	}
 	if jsonOut != "" {
 		if err := WriteTo(s, jsonOut, func(w io.Writer) error { return WriteCompareReport(w, r, JSON) }); err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/setfile"
+	"github.com/recallgate/recallgate/gate/sethealth"
 	"github.com/recallgate/recallgate/internal/cmarkgfm"
 )
 
@@ -191,7 +192,7 @@ func TestTextAndJSONGolden(t *testing.T) {
 	if r.Verdict != "pass" || strings.Join(r.Regressed, ",") != "q04" || strings.Join(r.Improved, ",") != "q02" || r.Queries[3].Change != "regressed" {
 		t.Errorf("json verdict %s regressed %v improved %v", r.Verdict, r.Regressed, r.Improved)
 	}
-	if len(r.Metrics) != 4 || r.Metrics[0].Key != "recall_at_n" || r.Metrics[0].Depth != 10 || r.Metrics[0].Stage != "candidates" || r.Metrics[1].Stage != "context" {
+	if len(r.Metrics) != len(gate.Metrics()) || r.Metrics[0].Key != "recall_at_n" || r.Metrics[0].Depth != 10 || r.Metrics[0].Stage != "candidates" || r.Metrics[1].Stage != "context" {
 		t.Errorf("metrics %+v", r.Metrics)
 	}
 }
@@ -327,7 +328,7 @@ func TestDiagnosticsGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Health = gate.Health(set, gate.HealthOptions{Corpus: corpus})
+	c.Health = sethealth.Check(set, sethealth.Options{Corpus: corpus})
 	c.Fingerprints = [][2]string{{"set", set.Fingerprint}, {"head_retriever", "sha256:0123abcd"}}
 	md := render(t, c, Markdown)
 	golden(t, "diagnostics.golden.md", md)
@@ -373,7 +374,7 @@ func TestJUnitAndBenchmark(t *testing.T) {
 		t.Errorf("junit %+v", doc)
 	}
 	var bench []BenchmarkEntry
-	if err := json.Unmarshal(render(t, c, Benchmark), &bench); err != nil || len(bench) != 4 || bench[0].Name != "recall@10" || bench[0].Value != 0.9 {
+	if err := json.Unmarshal(render(t, c, Benchmark), &bench); err != nil || len(bench) != len(gate.Metrics()) || bench[0].Name != "recall@10" || bench[0].Value != 0.9 {
 		t.Errorf("benchmark %+v %v", bench, err)
 	}
 }

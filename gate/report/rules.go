@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -36,6 +37,10 @@ type UnjudgedInfo struct {
 	// judged non-relevant and never judged cannot be told apart, and the
 	// counts below are zero.
 	Known bool `json:"known"`
+	// Mode is the reading the scores and rules used ([gate] unjudged):
+	// "nonrelevant", "condensed" or "range"; "" when not Known (gold
+	// only: nothing to read otherwise) and in reports made before it.
+	Mode string `json:"mode,omitempty"`
 	// BaseJudgedAtK and HeadJudgedAtK are the mean share of judged
 	// documents in the top k (ir_measures' Judged@k).
 	BaseJudgedAtK float64 `json:"base_judged_at_k"`
@@ -125,6 +130,7 @@ func unjudgedInfo(c *gate.Comparison) UnjudgedInfo {
 	if !u.Known {
 		return u
 	}
+	u.Mode = c.UnjudgedReading()
 	var nb, nh int
 	for _, p := range c.Queries {
 		u.BaseAtK += p.BaseUnjudged.AtK
@@ -231,8 +237,9 @@ func latencyLine(l *LatencyPair) string {
 }
 
 // unjudgedLine says what is known of unjudged documents, or "" when the
-// head brings none into the context.
-func unjudgedLine(u UnjudgedInfo, k int) string {
+// head brings none into the context; file is the JSON report the run
+// wrote (CompareReport.ReportFile), named in the command that labels them.
+func unjudgedLine(u UnjudgedInfo, k int, file string) string {
 	if !u.Known {
 		return "The set records no judgements (gold only), so documents nobody judged cannot be told from judged non-relevant ones: unjudged counts are unknown."
 	}
@@ -243,8 +250,8 @@ func unjudgedLine(u UnjudgedInfo, k int) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Label debt: %d unjudged %s in %d %s are new in the head's top %d (the base's top %d did not hold them) (judged@%d: base %.3f, head %.3f); they count as non-relevant until judged: `recallgate label --from-report report.json`.",
-		n, plural(n, "document", "documents"), nq, plural(nq, "query", "queries"), k, k, k, u.BaseJudgedAtK, u.HeadJudgedAtK)
+	return fmt.Sprintf("Label debt: %d unjudged %s in %d %s are new in the head's top %d (the base's top %d did not hold them) (judged@%d: base %.3f, head %.3f); %s until judged: %s.",
+		n, plural(n, "document", "documents"), nq, plural(nq, "query", "queries"), k, k, k, u.BaseJudgedAtK, u.HeadJudgedAtK, untilJudged(u.Mode), labelCommand(file))
 }
 
 // NotInCorpusInfo counts the returned ids the corpus does not hold, per side.
@@ -310,4 +317,17 @@ func notInCorpusLine(n *NotInCorpusInfo, id func(string) string) string {
 	}
 	return fmt.Sprintf("Not in the corpus: returned ids that name no document of it, %s; %s. They are judged non-relevant (not unjudged, no label debt).",
 		side("head", n.Head, n.HeadQueries, n.HeadIDs), side("base", n.Base, n.BaseQueries, n.BaseIDs))
+}
+
+// plainPath is a path a report may show in a code span as it is.
+var plainPath = regexp.MustCompile(`^[A-Za-z0-9._/+-]{1,200}$`)
+
+// labelCommand is the command that labels a report's unjudged documents,
+// naming the JSON report file the run wrote; without one (or one a code
+// span cannot show as it is), how to write it.
+func labelCommand(file string) string {
+	if plainPath.MatchString(file) && !strings.HasPrefix(file, "-") {
+		return "`recallgate label --from-report " + file + "`"
+	}
+	return "`recallgate label --from-report REPORT.json` (the run's JSON report: --json-out REPORT.json)"
 }

@@ -89,11 +89,11 @@ func (s *SetChangesInfo) validate() error {
 // setHeadline is the headline's clause on the set ("" for none), see
 // proposal.Headline; it holds figures only.
 func setHeadline(r *CompareReport) string {
-	return proposal.Headline(r.SetChanges.changes())
+	return proposal.Headline(r.SetChanges.changes(), r.Regressed)
 }
 
 // setLines are the proposal's lists, one line each, the ids written by
 // id (the format's own escaping).
 func setLines(r *CompareReport, id func(string) string) []string {
-	return proposal.Lines(r.SetChanges.changes(), id)
+	return proposal.Lines(r.SetChanges.changes(), r.Regressed, id)
 }

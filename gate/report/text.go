@@ -27,20 +27,18 @@ func scoreText(w io.Writer, c *gate.Scorecard) error {
 	b := bufio.NewWriter(w)
 	n := names(c.Depth)
 	fmt.Fprintf(b, "recallgate score: %s, %s\n", c.Set.Path, queryCount(c.Set))
-	fmt.Fprintf(b, "depths: candidates N=%d (recall), context k=%d (precision, nDCG); unit: %s\n\n", c.Depth.Candidates, c.Depth.Context, c.Set.Unit())
+	fmt.Fprintf(b, "depths: candidates N=%d (recall), context k=%d (precision, nDCG)%s; unit: %s\n\n", c.Depth.Candidates, c.Depth.Context, depthNote(c.DepthDefaults), c.Set.Unit())
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	s := c.Summary
 	fmt.Fprintf(tw, "metric\tmean\t\n")
-	fmt.Fprintf(tw, "%s\t%s\t\n", n.recall, f3(s.Recall))
-	fmt.Fprintf(tw, "%s\t%s\t\n", n.precision, f3(s.Precision))
-	fmt.Fprintf(tw, "%s\t%s\t\n", n.ndcg, f3(s.NDCG))
-	fmt.Fprintf(tw, "%s\t%s\t\n", n.rr, f3(s.RR))
+	for _, m := range gate.Metrics() {
+		fmt.Fprintf(tw, "%s\t%s\t\n", m.Label(c.Depth), f3(m.Mean(&s)))
+	}
 	fmt.Fprintf(tw, "zero recall\t%d\t\n", len(s.ZeroRecall))
 	fmt.Fprintf(tw, "%s < 0.5\t%d\t\n", n.recall, len(s.BelowHalf))
 	tw.Flush()
 	if t := s.TrecEval; t != nil {
-		fmt.Fprintf(b, "as trec_eval averages (%d queries, those judged only grade 0 as 0): %s %s, %s %s, %s %s, %s %s\n",
-			t.Queries, n.recall, f3(t.Recall), n.precision, f3(t.Precision), n.ndcg, f3(t.NDCG), n.rr, f3(t.RR))
+		fmt.Fprintf(b, "as trec_eval averages (%d queries, those judged only grade 0 as 0): %s\n", t.Queries, trecMeans(c.Depth, t))
 	}
 	if len(s.ZeroRecall) > 0 {
 		fmt.Fprintf(b, "\nzero recall (%d)\n", len(s.ZeroRecall))
@@ -62,12 +60,12 @@ func scoreText(w io.Writer, c *gate.Scorecard) error {
 	fmt.Fprintf(b, "\nper query\n")
 	tw = tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	if crows != nil {
-		fmt.Fprintf(tw, "  id\t%s\t%s\t%s\tRR\tfirst hit\tfound\tcontext recall\tevidence\tpassages/tokens\n", n.recall, n.precision, n.ndcg)
+		fmt.Fprintf(tw, "  id\t%s\tfirst hit\tfound\tcontext recall\tevidence\tpassages/tokens\n", strings.Join(queryColumns(c.Depth, "RR"), "\t"))
 	} else {
-		fmt.Fprintf(tw, "  id\t%s\t%s\t%s\tRR\tfirst hit\tfound\n", n.recall, n.precision, n.ndcg)
+		fmt.Fprintf(tw, "  id\t%s\tfirst hit\tfound\n", strings.Join(queryColumns(c.Depth, "RR"), "\t"))
 	}
 	for _, q := range c.Queries {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%d/%d", termID(q.ID), f3(q.Recall), f3(q.Precision), f3(q.NDCG), f3(q.RR), rank(q.FirstHitRank), q.Found, q.Relevant)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d/%d", termID(q.ID), strings.Join(queryValues(&q), "\t"), rank(q.FirstHitRank), q.Found, q.Relevant)
 		if crows != nil {
 			cr, cc, cs := scoreQueryContext(q)
 			fmt.Fprintf(tw, "\t%s\t%s\t%s", cr, cc, cs)
@@ -111,6 +109,9 @@ func writeWarningsText(b io.Writer, ws []string) {
 // the format.
 func headline(r *CompareReport, esc func(string) string) string {
 	out := metricsHeadline(r)
+	if w := weakPassHeadline(r); w != "" {
+		out += " · " + w
+	}
 	if j := judgeHeadline(r, esc); j != "" {
 		out += " · " + j
 	}
@@ -253,7 +254,7 @@ func writeHeadText(b *bufio.Writer, r *CompareReport) {
 	for _, l := range emptyAnswerLines(r, termID) {
 		fmt.Fprintf(b, "  empty answer: %s\n", l)
 	}
-	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d; unit: %s\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Set.unit())
+	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d%s; unit: %s%s\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Depth.Note(), r.Set.unit(), condensedClause(r.Unjudged.Mode))
 	fmt.Fprintf(b, "gate: %s\n", rulesSummary(r))
 	if l := distanceLine(r, terminal); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
@@ -306,10 +307,14 @@ func writeTableText(b *bufio.Writer, r *CompareReport) {
 	if l := notInCorpusLine(r.NotInCorpus, termID); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
 	}
-	if l := unjudgedLine(r.Unjudged, r.Depth.Context); l != "" {
+	if l := unjudgedLine(r.Unjudged, r.Depth.Context, r.ReportFile); l != "" {
 		fmt.Fprintf(b, "%s\n", l)
-		for _, q := range r.Unjudged.New {
+		shown, more := debtShown(r.Unjudged)
+		for _, q := range shown {
 			fmt.Fprintf(b, "  %s  unjudged in head context: %s\n", termID(q.ID), termIDs(q.Docs))
+		}
+		if more != "" {
+			fmt.Fprintf(b, "  %s\n", more)
 		}
 	}
 }
@@ -405,14 +410,47 @@ func summaryRows(r *CompareReport, esc func(string) string) [][4]string {
 		}
 		return s
 	}
-	return [][4]string{
-		{n.recall, f3(sb.RecallAtN), f3(sh.RecallAtN), signed(d.RecallAtN)},
-		{n.precision, f3(sb.PrecisionAtK), f3(sh.PrecisionAtK), signed(d.PrecisionAtK)},
-		{n.ndcg, f3(sb.NDCGAtK), f3(sh.NDCGAtK), signed(d.NDCGAtK)},
-		{n.rr, f3(sb.RR), f3(sh.RR), signed(d.RR)},
+	var rows [][4]string
+	for _, m := range gate.Metrics() {
+		rows = append(rows, [4]string{m.Label(r.depth()), f3(metricValue(&sb, m)), f3(metricValue(&sh, m)), signed(metricValue(&d, m))})
+	}
+	return append(rows, [][4]string{
 		{"zero recall", fmt.Sprint(len(sb.ZeroRecall)), fmt.Sprint(len(sh.ZeroRecall)), count(d.ZeroRecall, sb.ZeroRecall, sh.ZeroRecall)},
 		{n.recall + " < 0.5", fmt.Sprint(sb.BelowHalf), fmt.Sprint(sh.BelowHalf), count(d.BelowHalf, sb.BelowHalfIDs, sh.BelowHalfIDs)},
+	}...)
+}
+
+// queryColumns are the document metrics' per-query column titles, the
+// registry's labels (rr titled rr).
+func queryColumns(d gate.Depth, rr string) []string {
+	var out []string
+	for _, m := range gate.Metrics() {
+		if m.Key == gate.MetricRR {
+			out = append(out, rr)
+			continue
+		}
+		out = append(out, m.Label(d))
 	}
+	return out
+}
+
+// queryValues are one query's document metrics, as queryColumns titles them.
+func queryValues(q *gate.QueryScore) []string {
+	var out []string
+	for _, m := range gate.Metrics() {
+		out = append(out, f3(m.Of(q)))
+	}
+	return out
+}
+
+// trecMeans are the means as trec_eval averages them: "recall@10 0.667,
+// precision@2 0.333, …".
+func trecMeans(d gate.Depth, t *gate.TrecMeans) string {
+	var parts []string
+	for _, m := range gate.Metrics() {
+		parts = append(parts, m.Label(d)+" "+f3(m.TrecMean(t)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // rulesSummary is every rule on one line: "max_recall_drop 0.020 pass, …".

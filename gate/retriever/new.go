@@ -146,19 +146,35 @@ func startService(ctx context.Context, r *spec.Retriever, d Deps) (*service.Serv
 	if dir == "" {
 		dir = filepath.Dir(d.ConfigPath)
 	}
+	argv, err := startArgs(r, d)
+	if err != nil {
+		return nil, nil, err
+	}
 	release := func() {}
 	if d.Fence != nil {
 		release = d.Fence() // the service's output is the PR's text
 	}
-	svc, err := service.Start(ctx, r.Start, service.Options{
+	svc, err := service.Start(ctx, argv, service.Options{
 		Dir: dir, Env: childenv.ChildEnv(d.Getenv, r.Env), Output: d.Stderr, URL: r.URL, Ready: r.Ready,
 		Timeout: r.StartWait(), Client: d.Client, Name: d.Side + " side's service",
+		Program: r.Start[0], Prefix: d.Side + ": ",
 	})
 	if err != nil {
 		release()
 		return nil, nil, startError(err, r.Start[0], d.Side+".retriever.start", d)
 	}
 	return svc, release, nil
+}
+
+// startArgs is the table's start command with ${VAR} read as in its url
+// (httpretriever.ExpandStart): a runner credential or an unset variable
+// is the config's error (exit 2), naming the variable, never a value.
+func startArgs(r *spec.Retriever, d Deps) ([]string, error) {
+	argv, err := httpretriever.ExpandStart(r.Start, d.Getenv)
+	if err != nil {
+		return nil, &gate.InputError{File: d.ConfigPath, Field: d.Side + ".retriever.start", Err: err}
+	}
+	return argv, nil
 }
 
 // startError is a program (a command retriever, a service) that did not
@@ -190,6 +206,9 @@ func Check(r *spec.Retriever, d Deps) error {
 		_, err = builtinOptions(r, d)
 	case "http":
 		if len(r.Start) > 0 {
+			if _, err := startArgs(r, d); err != nil {
+				return err
+			}
 			filled := *r // the port is known once the service starts
 			filled.URL = strings.ReplaceAll(r.URL, spec.PortPlaceholder, "1")
 			r = &filled
@@ -206,30 +225,53 @@ func Check(r *spec.Retriever, d Deps) error {
 // harmless query, then closes it: an http table's service started when
 // the table says how and sent the preflight request (its answer read
 // with the table's paths), a command table's program started and asked
-// once. It returns what answered, for a message; builtin and file tables
-// send nothing ("" and nil).
-func Preflight(ctx context.Context, r *spec.Retriever, d Deps) (string, error) {
+// once. When first is given, it is then asked that query (the set's
+// first) for k hits, so an empty index shows before the gate runs. It
+// returns what answered, for a message; builtin and file tables send
+// nothing (a zero Preflighted and nil).
+func Preflight(ctx context.Context, r *spec.Retriever, d Deps, first *gate.Query, k int) (Preflighted, error) {
 	if r.Type != "http" && r.Type != "command" {
-		return "", nil
+		return Preflighted{}, nil
 	}
 	rt, closer, err := New(ctx, r, d)
 	if err != nil {
-		return "", err
+		return Preflighted{}, err
 	}
 	defer func() { _ = closer() }()
+	var p Preflighted
 	if r.Type == "http" {
-		what := rt.(*httpretriever.Retriever).Where()
+		p.What = rt.(*httpretriever.Retriever).Where()
 		if len(r.Start) > 0 {
-			what += " (the service started by " + strings.Join(r.Start, " ") + ")"
+			p.What += " (the service started by " + strings.Join(r.Start, " ") + ")"
 		}
-		return what, nil // New sent the preflight request
+		// New sent the preflight request
+	} else {
+		p.What = "the command " + r.Command[0]
+		qctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
+		defer cancel()
+		if _, err := rt.Retrieve(qctx, &gate.Query{ID: "recallgate-preflight", Text: "recallgate preflight"}, 1); err != nil {
+			return Preflighted{}, &gate.InfraError{Err: fmt.Errorf("%s: preflight query failed: %w", d.Side, err)}
+		}
+	}
+	if first == nil {
+		return p, nil
 	}
 	qctx, cancel := context.WithTimeout(ctx, r.Timeout.Duration)
 	defer cancel()
-	if _, err := rt.Retrieve(qctx, &gate.Query{ID: "recallgate-preflight", Text: "recallgate preflight"}, 1); err != nil {
-		return "", &gate.InfraError{Err: fmt.Errorf("%s: preflight query failed: %w", d.Side, err)}
+	hits, err := rt.Retrieve(qctx, first, max(k, 1))
+	if err != nil {
+		return Preflighted{}, &gate.InfraError{Err: fmt.Errorf("%s: query %s failed: %w", d.Side, gate.ClipID(first.ID), err)}
 	}
-	return "the command " + r.Command[0], nil
+	p.Asked, p.Hits = first.ID, len(hits)
+	return p, nil
+}
+
+// Preflighted is what Preflight found: What answered (for a message),
+// and, when it was asked the set's first query, that query's id (Asked)
+// and how many hits the answer held.
+type Preflighted struct {
+	What, Asked string
+	Hits        int
 }
 
 // SameRequest reports whether two http tables without start would send

@@ -144,22 +144,35 @@ func LogFormat(path, format string, field, column bool) (string, error) {
 }
 
 // NewQueries keeps the drafts that the set at path does not hold yet (by
-// id or by normalised text).
+// normalised text; a draft of the same id is the same query when it keeps
+// the hash of its text). A draft that kept the log's own id, which the set
+// gives another question, takes the hash of its text instead, so a new
+// question is never dropped for its id.
 func NewQueries(path string, drafts []*gate.Query) ([]*gate.Query, error) {
 	set, err := setfile.LoadDraft(path)
 	if err != nil {
 		return nil, err
 	}
-	have := map[string]bool{}
+	have, ids := map[string]bool{}, map[string]bool{}
 	for _, q := range set.Queries {
-		have[q.ID] = true
-		have["text:"+Normalize(q.Text)] = true
+		ids[gate.FoldName(q.ID)] = true
+		have[Normalize(q.Text)] = true
 	}
 	var out []*gate.Query
 	for _, q := range drafts {
-		if !have[q.ID] && !have["text:"+Normalize(q.Text)] {
-			out = append(out, q)
+		key := Normalize(q.Text)
+		if have[key] || q.ID == ID(key) && ids[gate.FoldName(q.ID)] {
+			continue
 		}
+		if ids[gate.FoldName(q.ID)] {
+			id := ID(key)
+			for n := 2; ids[gate.FoldName(id)]; n++ {
+				id = fmt.Sprintf("%s-%d", ID(key), n)
+			}
+			q.ID = id
+		}
+		ids[gate.FoldName(q.ID)] = true
+		out = append(out, q)
 	}
 	return out, nil
 }

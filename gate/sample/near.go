@@ -108,6 +108,9 @@ func mergeNear(qs []Query, threshold float64) ([]Query, int) {
 			p := &out[pos[r]]
 			p.Count += qs[i].Count
 			p.Line = min(p.Line, qs[i].Line)
+			if p.SourceID == "" {
+				p.SourceID = qs[i].SourceID
+			}
 			merged++
 		}
 	}

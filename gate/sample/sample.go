@@ -50,6 +50,12 @@ type Options struct {
 	// NearDuplicate is the token Jaccard similarity from which two queries
 	// count as one (default 0.8).
 	NearDuplicate float64
+	// IDField is the JSONL key or CSV column holding a line's own query id,
+	// kept as the draft's id (see Draft); "" looks for the first of
+	// IDFields a line or the header has. HashIDs ignores the log's ids:
+	// every draft id is the hash of its text (ID).
+	IDField string
+	HashIDs bool
 }
 
 func (o *Options) defaults() {
@@ -86,6 +92,9 @@ type Query struct {
 	// asked it (itself or a near duplicate) and the log's first line for
 	// it; 0 when the log never did (MergeKnown sets them).
 	LogCount, LogLine int
+	// SourceID is the log's own id of the query (Options.IDField) on the
+	// first line that gave one, "" when none did.
+	SourceID string
 }
 
 // Skipped is one log line left out, with its line and why.
@@ -122,7 +131,7 @@ func Read(r io.Reader, name string, o Options) ([]Query, Stats, error) {
 	var st Stats
 	byKey := map[string]*variants{}
 	var order []string
-	add := func(text string, line int) {
+	add := func(text string, line int, id string) {
 		text = strings.Join(strings.Fields(text), " ")
 		switch {
 		case text == "":
@@ -146,6 +155,9 @@ func Read(r io.Reader, name string, o Options) ([]Query, Stats, error) {
 			st.Duplicates++
 		}
 		v.count++
+		if v.id == "" {
+			v.id = id
+		}
 		if v.spellings[text] == 0 {
 			v.first = append(v.first, text)
 		}
@@ -162,7 +174,7 @@ func Read(r io.Reader, name string, o Options) ([]Query, Stats, error) {
 	case Text:
 		err = eachLine(r, func(line string, n int) {
 			st.Lines++
-			add(line, n)
+			add(line, n, "")
 		})
 	case JSONL:
 		err = eachLine(r, func(line string, n int) {
@@ -186,10 +198,10 @@ func Read(r io.Reader, name string, o Options) ([]Query, Stats, error) {
 				bad(n, "field %q is not a string", o.Field)
 				return
 			}
-			add(s, n)
+			add(s, n, o.jsonID(obj))
 		})
 	case CSV:
-		err = readCSV(r, o.Column, &st, add, bad)
+		err = readCSV(r, o, &st, add, bad)
 	default:
 		return nil, st, fmt.Errorf("%w %q: want text, jsonl or csv", ErrFormat, o.Format)
 	}
@@ -199,7 +211,7 @@ func Read(r io.Reader, name string, o Options) ([]Query, Stats, error) {
 	qs := make([]Query, 0, len(order))
 	for _, key := range order {
 		v := byKey[key]
-		qs = append(qs, Query{Text: v.best(), Key: key, Count: v.count, Line: v.line, File: name})
+		qs = append(qs, Query{Text: v.best(), Key: key, Count: v.count, Line: v.line, File: name, SourceID: v.id})
 	}
 	qs, st.NearDuplicates = mergeNear(qs, o.NearDuplicate)
 	st.Distinct = len(qs)
@@ -216,6 +228,7 @@ type variants struct {
 	first     []string // spellings in the order first seen
 	count     int
 	line      int
+	id        string // the log's id on the first line giving one
 }
 
 // best is the most frequent spelling, the first seen among equals.
@@ -256,7 +269,8 @@ func eachLine(r io.Reader, fn func(string, int)) error {
 	}
 }
 
-func readCSV(r io.Reader, column string, st *Stats, add func(string, int), bad func(int, string, ...any)) error {
+func readCSV(r io.Reader, o Options, st *Stats, add func(string, int, string), bad func(int, string, ...any)) error {
+	column := o.Column
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -272,6 +286,10 @@ func readCSV(r io.Reader, column string, st *Stats, add func(string, int), bad f
 	}
 	if col < 0 {
 		return fmt.Errorf("the CSV header has no column %q (it has %s)", column, strings.Join(head, ", "))
+	}
+	idCol, err := o.csvIDColumn(head)
+	if err != nil {
+		return err
 	}
 	for {
 		rec, err := cr.Read()
@@ -300,7 +318,11 @@ func readCSV(r io.Reader, column string, st *Stats, add func(string, int), bad f
 			bad(line, "%d fields, the header has %d", len(rec), len(head))
 			continue
 		}
-		add(rec[col], line)
+		id := ""
+		if idCol >= 0 && idCol < len(rec) {
+			id = rec[idCol]
+		}
+		add(rec[col], line, id)
 	}
 }
 
@@ -409,9 +431,18 @@ const SourceKnownBad = "known-bad"
 
 // Draft turns picks into unlabelled eval-set queries: empty gold, the
 // group as segment, source "log" (SourceKnownBad for a known failure the
-// log never asked), how often it was asked in the note.
+// log never asked), how often it was asked in the note. Each keeps the
+// log's own id when it has one a set can hold (Assign), else the hash of
+// its text (ID).
 func Draft(picks []Pick) []*gate.Query {
+	qs, _ := DraftIDs(picks)
+	return qs
+}
+
+// DraftIDs is Draft, with what became of the log's ids.
+func DraftIDs(picks []Pick) ([]*gate.Query, IDs) {
 	out := make([]*gate.Query, 0, len(picks))
+	var ids IDs
 	for _, p := range picks {
 		note, source := fmt.Sprintf("asked %s in the log (first on line %d)", times(p.Count), p.Line), "log"
 		if p.Segment == KnownFailure {
@@ -425,11 +456,11 @@ func Draft(picks []Pick) []*gate.Query {
 			}
 		}
 		out = append(out, &gate.Query{
-			ID: ID(p.Key), Text: p.Text, Gold: map[string]int{}, Segments: []string{p.Segment}, Source: source,
+			ID: ids.Assign(p.SourceID, p.Key), Text: p.Text, Gold: map[string]int{}, Segments: []string{p.Segment}, Source: source,
 			Note: note,
 		})
 	}
-	return out
+	return out, ids
 }
 
 // times says a count of log lines in words.

@@ -8,7 +8,9 @@ the default ready path (the url's own) is enough.
 --dump DIR writes DIR/<pid>.json at start: the service's environment, what
 reading its parent's /proc/<ppid>/environ gave, its pid and the pid of a
 helper it starts (a sleeping child in its process group). --slow S waits S
-seconds before each answer.
+seconds before each answer. --escape DIR starts a helper that leaves the
+service's session by a double fork (escaped-<pid> in DIR). It says on its stdout how many documents it
+indexed and where it listens, as services do.
 """
 import argparse
 import json
@@ -24,7 +26,24 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--port", type=int, required=True)
 ap.add_argument("--dump")
 ap.add_argument("--slow", type=float, default=0)
+ap.add_argument("--escape")
 args = ap.parse_args()
+
+if args.escape:
+    # A daemon's helper: fork, setsid() and fork again, so the helper is
+    # in a session and a group of its own and its parent is gone; it
+    # writes its pid to ESCAPE/escaped-<pid> and sleeps.
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            with open(os.path.join(args.escape, "escaped-%d" % os.getpid()), "w") as f:
+                f.write(str(os.getpid()))
+            time.sleep(300)
+        os._exit(0)
+    os.wait()
 
 docs = {}
 for name in sorted(os.listdir("docs")):
@@ -69,4 +88,7 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-ThreadingHTTPServer(("127.0.0.1", args.port), Handler).serve_forever()
+print("indexed %d documents" % len(docs), flush=True)
+server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
+print("listening on 127.0.0.1:%d" % args.port, flush=True)
+server.serve_forever()

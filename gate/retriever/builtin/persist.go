@@ -15,6 +15,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate/atomicfile"
 	"github.com/recallgate/recallgate/gate/corpus"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // A saved index is magic, the format's version (uint16), the header's
@@ -152,7 +153,9 @@ func BuildCached(snap *corpus.Snapshot, o Options, dir string, warn func(string)
 var errOtherVersion = errors.New("saved by another version")
 
 func loadIndex(path string, snap *corpus.Snapshot, o Options) (*Index, error) {
-	f, err := os.Open(path)
+	// A FIFO (or a device, a folder) at the index's path is refused
+	// without waiting: a plain open of a FIFO blocks until a writer comes.
+	f, err := input.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/retrieval"
 	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/internal/shareddata"
 )
@@ -33,7 +34,7 @@ func TestSciFactBM25Quality(t *testing.T) {
 	if err := setfile.LoadQueryTexts(set, dir+"queries.jsonl"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := gate.RetrieveAll(context.Background(), "scifact", set, ix, gate.RetrieveOptions{K: 100, Concurrency: 2})
+	res, err := retrieval.All(context.Background(), "scifact", set, ix, retrieval.Options{K: 100, Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@
 // recallgate waiting on a pipe they inherited.
 //
 // Requests go one at a time through the one pipe: the time a query waits
-// for its turn is queue wait (gate.MarkSent), never its latency. The
+// for its turn is queue wait (retrieval.MarkSent), never its latency. The
 // start-up runs until the first answer (FirstAnswer). A program that ends
 // before its first answer is one error for the whole set
 // (gate.RetrieverDownError), with how it exited and its stderr's end.
@@ -40,6 +40,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/procgroup"
+	"github.com/recallgate/recallgate/gate/retrieval"
 	"github.com/recallgate/recallgate/gate/runfile"
 )
 
@@ -268,7 +269,7 @@ func (r *Retriever) Exchange(ctx context.Context, id string, req []byte, decode 
 		_ = r.stdout.SetReadDeadline(time.Time{})
 	}()
 
-	gate.MarkSent(ctx) // the wait for the turn is queue wait, not latency
+	retrieval.MarkSent(ctx) // the wait for the turn is queue wait, not latency
 	sent := time.Now()
 	if _, err := r.stdin.Write(req); err != nil {
 		switch {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/retrieval"
 )
 
 // TestMain turns the test binary into a fake retriever when asked, so the
@@ -581,7 +582,7 @@ func TestEachErrorNamesItsQuery(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			var stderr syncBuffer
 			r := start(t, tt.mode, &stderr)
-			_, err := gate.RetrieveAll(context.Background(), "head", set, r, gate.RetrieveOptions{K: 5, Concurrency: 1, Timeout: 5 * time.Second})
+			_, err := retrieval.All(context.Background(), "head", set, r, retrieval.Options{K: 5, Concurrency: 1, Timeout: 5 * time.Second})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -604,7 +605,7 @@ func TestCrashAtStartIsOneLine(t *testing.T) {
 	}
 	var stderr syncBuffer
 	r := start(t, "crashstart", &stderr)
-	_, err := gate.RetrieveAll(context.Background(), "head", &gate.Set{Queries: qs}, r, gate.RetrieveOptions{K: 5, Concurrency: 4, Timeout: 5 * time.Second})
+	_, err := retrieval.All(context.Background(), "head", &gate.Set{Queries: qs}, r, retrieval.Options{K: 5, Concurrency: 4, Timeout: 5 * time.Second})
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -628,7 +629,7 @@ func TestLatencyExcludesQueueWait(t *testing.T) {
 	}
 	var stderr syncBuffer
 	r := start(t, "slow", &stderr)
-	res, err := gate.RetrieveAll(context.Background(), "head", &gate.Set{Queries: qs}, r, gate.RetrieveOptions{K: 5, Concurrency: 4, Timeout: 10 * time.Second})
+	res, err := retrieval.All(context.Background(), "head", &gate.Set{Queries: qs}, r, retrieval.Options{K: 5, Concurrency: 4, Timeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/retrieval"
 	"github.com/recallgate/recallgate/gate/runfile"
 )
 
@@ -51,7 +52,7 @@ func TestAnswerKeepsContext(t *testing.T) {
 	if a, err := r.Answer(context.Background(), &gate.Query{ID: "q2"}, 5); err != nil || a.Context != nil || a.Abstain != nil {
 		t.Fatalf("q2: %+v %v", a, err)
 	}
-	res, err := gate.RetrieveAll(context.Background(), "head", &gate.Set{Queries: []*gate.Query{{ID: "q1"}}}, r, gate.RetrieveOptions{K: 5})
+	res, err := retrieval.All(context.Background(), "head", &gate.Set{Queries: []*gate.Query{{ID: "q1"}}}, r, retrieval.Options{K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

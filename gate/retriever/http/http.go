@@ -191,6 +191,26 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 // The runner's credentials are refused (gate.RunnerSecret), as in a
 // header, and so is a variable that is not set.
 func ExpandURL(raw string, getenv func(string) string) (string, error) {
+	return expand(raw, "url", getenv)
+}
+
+// ExpandStart is ExpandURL for each word of a service's start command:
+// its errors name the variable, never a value.
+func ExpandStart(argv []string, getenv func(string) string) ([]string, error) {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		v, err := expand(a, "start", getenv)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// expand writes getenv's value for each ${NAME} in raw; key names what
+// reads them in its errors.
+func expand(raw, key string, getenv func(string) string) (string, error) {
 	var missing, secret []string
 	out := envRef.ReplaceAllStringFunc(raw, func(m string) string {
 		name := envRef.FindStringSubmatch(m)[1]
@@ -208,10 +228,10 @@ func ExpandURL(raw string, getenv func(string) string) (string, error) {
 		return v
 	})
 	if len(secret) > 0 {
-		return "", fmt.Errorf("url reads %s: the runner's credentials are never sent to a retriever", strings.Join(secret, ", "))
+		return "", fmt.Errorf("%s reads %s: the runner's credentials are never sent to a retriever", key, strings.Join(secret, ", "))
 	}
 	if len(missing) > 0 {
-		return "", fmt.Errorf("url reads unset environment variable %s", strings.Join(missing, ", "))
+		return "", fmt.Errorf("%s reads unset environment variable %s", key, strings.Join(missing, ", "))
 	}
 	return out, nil
 }

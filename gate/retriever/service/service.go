@@ -5,18 +5,21 @@
 //
 // The service gets a command retriever's hardening: exactly the
 // environment it is given (the factory passes the allowlist, never the
-// runner's credentials), a process group of its own stopped as a whole,
-// and bounded output: its stdout and stderr reach the caller's writer up
+// runner's credentials), a process group of its own, under a keeper
+// (gate/keeper) that stops every process it started, in whatever session,
+// also when recallgate is killed outright, and bounded output: its stdout and stderr reach the caller's writer up
 // to MaxOutputBytes, the rest is counted and dropped (a service that logs
 // every request cannot flood the job's log), and the end of it is quoted
 // when it fails to start.
 package service
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os/exec"
@@ -25,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recallgate/recallgate/gate/keeper"
 	"github.com/recallgate/recallgate/gate/procgroup"
 	"github.com/recallgate/recallgate/gate/retriever/spec"
 )
@@ -44,6 +48,10 @@ const (
 	pollEvery = 100 * time.Millisecond
 	// pollTimeout bounds one poll.
 	pollTimeout = 2 * time.Second
+	// keeperGrace is how long the keeper waits after its SIGTERM to the
+	// service before it kills every process left: within StopGrace, so
+	// the keeper has ended when Stop's wait does.
+	keeperGrace = StopGrace - 500*time.Millisecond
 	// waitDelay is exec.Cmd.WaitDelay: how long Wait waits, once the
 	// service has exited, for a helper holding its output open.
 	waitDelay = time.Second
@@ -68,6 +76,13 @@ type Options struct {
 	Client *http.Client
 	// Name is what messages call the service ("base side's service").
 	Name string
+	// Program is what messages call the program started ("" is
+	// argv[0]): the start key's first word as written, so a value read
+	// from the environment for it is never shown.
+	Program string
+	// Prefix starts each line of the service's output passed to Output
+	// ("base: "), so the log tells the two sides' services apart.
+	Prefix string
 	// started, when set, is told the service's pid (tests).
 	started func(pid int)
 }
@@ -79,6 +94,7 @@ type Service struct {
 	port   int
 	cmd    *exec.Cmd
 	tail   *procgroup.Tail
+	lines  *prefixed     // nil: no output passed on
 	waited chan struct{} // closed when Wait has returned
 	status error         // Wait's result, read after waited
 	stop   sync.Once
@@ -100,20 +116,32 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: find a free loopback port: %w", o.Name, err)
 	}
-	s := &Service{name: o.Name, argv0: argv[0], port: port, waited: make(chan struct{}), done: make(chan struct{})}
+	if o.Program == "" {
+		o.Program = argv[0]
+	}
+	s := &Service{name: o.Name, argv0: o.Program, port: port, waited: make(chan struct{}), done: make(chan struct{})}
 	args := make([]string, len(argv))
 	for i, a := range argv {
 		args[i] = s.Fill(a)
 	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Dir = o.Dir
-	cmd.Env = append([]string{}, o.Env...)
-	s.tail = &procgroup.Tail{Next: &capped{next: o.Output, left: MaxOutputBytes, name: o.Name}}
+	// Under a keeper: every process the service starts is stopped with
+	// it, even one in a session of its own, and even if recallgate is
+	// killed outright (keeper's package comment).
+	cmd, err := keeper.Command(args, o.Dir, append([]string{}, o.Env...), keeperGrace)
+	if err != nil {
+		return nil, fmt.Errorf("%s: start %s: %w", o.Name, o.Program, shownAs(err, o.Program))
+	}
+	var out io.Writer
+	if o.Output != nil {
+		s.lines = &prefixed{next: o.Output, prefix: o.Prefix}
+		out = s.lines
+	}
+	s.tail = &procgroup.Tail{Next: &capped{next: out, left: MaxOutputBytes, name: o.Name}}
 	cmd.Stdout, cmd.Stderr = s.tail, s.tail
 	cmd.WaitDelay = waitDelay
 	procgroup.Own(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%s: start %s: %w", o.Name, argv[0], err)
+		return nil, fmt.Errorf("%s: start %s: %w", o.Name, o.Program, shownAs(err, o.Program))
 	}
 	s.cmd = cmd
 	if o.started != nil {
@@ -121,6 +149,7 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 	}
 	go func() {
 		s.status = cmd.Wait()
+		s.lines.flush() // the output is all in once Wait returns
 		close(s.waited)
 	}()
 	go func() {
@@ -140,7 +169,8 @@ func Start(ctx context.Context, argv []string, o Options) (*Service, error) {
 // Port is the loopback port the service was given.
 func (s *Service) Port() int { return s.port }
 
-// Pid is the service's process id, the id of its process group.
+// Pid is the id of the process recallgate started for the service (its
+// keeper on Linux, the service elsewhere) and of that process's group.
 func (s *Service) Pid() int { return s.cmd.Process.Pid }
 
 // Fill writes the service's port for every {port} in v.
@@ -222,9 +252,11 @@ func (s *Service) said() string {
 	return "; it wrote nothing"
 }
 
-// Stop ends the service's process group: SIGTERM, then SIGKILL after
-// StopGrace, and SIGKILL to what is left of the group in every case, so
-// helpers it started end too. Safe to call more than once, and at once.
+// Stop ends the service and every process it started: SIGTERM to its
+// keeper, which sends it on to the service's group and kills whatever is
+// left below it after keeperGrace; SIGKILL to the keeper after StopGrace
+// (the service dies with it), and a sweep of what a killed keeper left.
+// Safe to call more than once, and at once.
 func (s *Service) Stop() {
 	s.stop.Do(func() {
 		close(s.done)
@@ -234,6 +266,7 @@ func (s *Service) Stop() {
 			s.waitFor(killGrace)
 		}
 		procgroup.Send(s.cmd, procgroup.Kill)
+		keeper.Sweep() // what a killed keeper left behind
 	})
 }
 
@@ -287,4 +320,78 @@ func (c *capped) Write(p []byte) (int, error) {
 		fmt.Fprintf(c.next, "\nrecallgate: %s: more output than %d KiB: the rest is dropped\n", c.name, MaxOutputBytes>>10)
 	}
 	return len(p), nil
+}
+
+// shownAs is a start error with the program named as messages show it:
+// exec's and the system's errors name the path they tried, which may hold
+// a value read from the environment. The error's kind (not found, not
+// executable) is kept for errors.Is.
+func shownAs(err error, program string) error {
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return &exec.Error{Name: program, Err: ee.Err}
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: program, Err: pe.Err}
+	}
+	return err
+}
+
+// maxPartialLine is the most of a line without its end prefixed kept
+// back: a longer one is passed on in pieces, each prefixed.
+const maxPartialLine = 4 << 10
+
+// prefixed passes whole lines on to next, each starting with prefix, one
+// Write a line, so the lines of two services writing to one log at once
+// stay whole and each says whose it is. A line without its end yet is
+// kept until it ends (maxPartialLine at most) or flush.
+type prefixed struct {
+	mu     sync.Mutex
+	next   io.Writer
+	prefix string
+	part   []byte
+}
+
+// Write implements io.Writer.
+func (p *prefixed) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.part = append(p.part, b...)
+			if len(p.part) >= maxPartialLine {
+				p.emit(nil)
+			}
+			break
+		}
+		p.emit(b[:i+1])
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+// emit writes the kept part and rest as one prefixed line.
+func (p *prefixed) emit(rest []byte) {
+	line := make([]byte, 0, len(p.prefix)+len(p.part)+len(rest)+1)
+	line = append(append(append(line, p.prefix...), p.part...), rest...)
+	if line[len(line)-1] != '\n' {
+		line = append(line, '\n')
+	}
+	_, _ = p.next.Write(line)
+	p.part = p.part[:0]
+}
+
+// flush passes on a last line that never ended.
+func (p *prefixed) flush() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.part) > 0 {
+		p.emit(nil)
+	}
 }

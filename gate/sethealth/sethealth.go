@@ -1,14 +1,16 @@
-package gate
+package sethealth
 
 import (
 	"fmt"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/recallgate/recallgate/gate"
 )
 
-// HealthOptions say what the health check can know.
-type HealthOptions struct {
+// Options say what the health check can know.
+type Options struct {
 	// Corpus holds the known document ids; nil skips the corpus check.
 	Corpus map[string]bool
 	// Now and MaxLabelAge flag labels verified longer ago; 0 skips it.
@@ -16,16 +18,16 @@ type HealthOptions struct {
 	MaxLabelAge time.Duration
 }
 
-// Health lists what weakens the eval set as an instrument, most serious
+// Check lists what weakens the eval set as an instrument, most serious
 // first. An empty list means nothing was found.
-func Health(s *Set, o HealthOptions) []string {
+func Check(s *gate.Set, o Options) []string {
 	var out []string
 	n := s.Answerable()
 	switch {
-	case n < 30:
-		out = append(out, fmt.Sprintf("only %d answerable %s: one query flipping moves mean recall by %.3f; grow the set towards 50", n, Plural(n, "query", "queries"), 1/float64(max(n, 1))))
-	case n < 50:
-		out = append(out, fmt.Sprintf("%d answerable queries: fewer than 50, so changes smaller than a few queries are noise", n))
+	case n < gate.SetSizeLarge:
+		out = append(out, fmt.Sprintf("only %d answerable %s: one query flipping moves mean recall by %.3f; %s", n, gate.Plural(n, "query", "queries"), 1/float64(max(n, 1)), gate.SetSizeAdvice))
+	case n < gate.SetSizeSmall:
+		out = append(out, fmt.Sprintf("%d answerable queries catch large drops; fifty to two hundred catch the small ones", n))
 	}
 	if o.Corpus != nil {
 		missing := MissingGold(s, o.Corpus)
@@ -35,7 +37,7 @@ func Health(s *Set, o HealthOptions) []string {
 		}
 		sort.Slice(ids, func(i, j int) bool { return s.Query(ids[i]).Line < s.Query(ids[j]).Line })
 		for _, id := range ids {
-			out = append(out, fmt.Sprintf("query %s (line %d): gold not in the corpus: %s (a data-quality bug, not a retrieval failure)", ClipID(id), s.Query(id).Line, strings.Join(missing[id], ", ")))
+			out = append(out, fmt.Sprintf("query %s (line %d): gold not in the corpus: %s (a data-quality bug, not a retrieval failure)", gate.ClipID(id), s.Query(id).Line, strings.Join(missing[id], ", ")))
 		}
 	}
 	known := 0
@@ -63,16 +65,16 @@ func Health(s *Set, o HealthOptions) []string {
 			}
 		}
 		if len(stale) > 0 {
-			out = append(out, fmt.Sprintf("%d %s labels verified more than %d days ago: %s", len(stale), Plural(len(stale), "query has", "queries have"), int(o.MaxLabelAge.Hours()/24), JoinFirst(stale, 10)))
+			out = append(out, fmt.Sprintf("%d %s labels verified more than %d days ago: %s", len(stale), gate.Plural(len(stale), "query has", "queries have"), int(o.MaxLabelAge.Hours()/24), gate.JoinFirst(stale, 10)))
 		}
 		if len(undated) > 0 {
-			out = append(out, fmt.Sprintf("%d %s no \"verified\" date: %s", len(undated), Plural(len(undated), "query has", "queries have"), JoinFirst(undated, 10)))
+			out = append(out, fmt.Sprintf("%d %s no \"verified\" date: %s", len(undated), gate.Plural(len(undated), "query has", "queries have"), gate.JoinFirst(undated, 10)))
 		}
 	}
 	texts := map[string][]string{}
 	var order []string
 	for _, q := range s.Queries {
-		k := normalize(q.Text)
+		k := gate.NormalizeText(q.Text)
 		if k == "" {
 			continue
 		}
@@ -94,11 +96,11 @@ func Health(s *Set, o HealthOptions) []string {
 // is not or lacks the anchor (a renamed or removed heading, known once the
 // set's sections are placed: Set.PlaceSections): a data-quality bug, not
 // a retrieval failure.
-func MissingGold(s *Set, ids map[string]bool) map[string][]string {
+func MissingGold(s *gate.Set, ids map[string]bool) map[string][]string {
 	out := map[string][]string{}
 	for _, q := range s.Queries {
 		for d := range q.Gold {
-			if q.goldMissing(d, ids) {
+			if q.GoldMissing(d, ids) {
 				out[q.ID] = append(out[q.ID], d)
 			}
 		}

@@ -1,9 +1,13 @@
-package gate
+package agreement
 
-import "sort"
+import (
+	"sort"
 
-// Agreement is how far two labellers agree on the documents both judged.
-type Agreement struct {
+	"github.com/recallgate/recallgate/gate"
+)
+
+// Result is how far two labellers agree on the documents both judged.
+type Result struct {
 	// A and B are the two labellers compared (the two who judged most).
 	A, B string
 	// Pairs counts the (query, document) pairs both judged.
@@ -21,10 +25,10 @@ type Agreement struct {
 	Binary float64
 }
 
-// LabellerAgreement compares the two labellers who judged the most
+// Labellers compares the two labellers who judged the most
 // (query, document) pairs of the set, on the pairs both judged. ok is false
 // when the set has fewer than two labellers or they share no pair.
-func LabellerAgreement(s *Set) (Agreement, bool) {
+func Labellers(s *gate.Set) (Result, bool) {
 	count := map[string]int{}
 	for _, q := range s.Queries {
 		for who, g := range q.Judgments {
@@ -42,9 +46,9 @@ func LabellerAgreement(s *Set) (Agreement, bool) {
 		return names[i] < names[j]
 	})
 	if len(names) < 2 {
-		return Agreement{}, false
+		return Result{}, false
 	}
-	a := Agreement{A: names[0], B: names[1]}
+	a := Result{A: names[0], B: names[1]}
 	var ga, gb []int
 	for _, q := range s.Queries {
 		ja, jb := q.Judgments[a.A], q.Judgments[a.B]
@@ -57,16 +61,16 @@ func LabellerAgreement(s *Set) (Agreement, bool) {
 	if len(ga) == 0 {
 		return a, false
 	}
-	g := GradeAgreement(ga, gb)
+	g := Grades(ga, gb)
 	g.A, g.B = a.A, a.B
 	return g, true
 }
 
-// GradeAgreement is the agreement of two equally long, non-empty lists of
-// grades 0–MaxGrade, pair by pair (A and B left empty): the judge's
+// Grades is the agreement of two equally long, non-empty lists of
+// grades 0–gate.MaxGrade, pair by pair (A and B left empty): the judge's
 // calibration against people speaks it too.
-func GradeAgreement(ga, gb []int) Agreement {
-	a := Agreement{Pairs: len(ga)}
+func Grades(ga, gb []int) Result {
+	a := Result{Pairs: len(ga)}
 	a.Observed, a.Kappa = cohenKappa(ga, gb)
 	a.Weighted = weightedKappa(ga, gb)
 	ba, bb := make([]int, len(ga)), make([]int, len(gb))
@@ -78,21 +82,21 @@ func GradeAgreement(ga, gb []int) Agreement {
 }
 
 // weightedKappa is Cohen's kappa with quadratic weights over the grades
-// 0–MaxGrade: 1 − Σ w·observed / Σ w·expected, w = (i − j)² / MaxGrade².
+// 0–gate.MaxGrade: 1 − Σ w·observed / Σ w·expected, w = (i − j)² / gate.MaxGrade².
 // It is 1 when the expected disagreement is 0 (one grade throughout).
 func weightedKappa(a, b []int) float64 {
 	n := float64(len(a))
-	var fa, fb [MaxGrade + 1]float64
-	var obs [MaxGrade + 1][MaxGrade + 1]float64
+	var fa, fb [gate.MaxGrade + 1]float64
+	var obs [gate.MaxGrade + 1][gate.MaxGrade + 1]float64
 	for i := range a {
 		fa[a[i]]++
 		fb[b[i]]++
 		obs[a[i]][b[i]]++
 	}
 	num, den := 0.0, 0.0
-	for i := 0; i <= MaxGrade; i++ {
-		for j := 0; j <= MaxGrade; j++ {
-			w := float64((i-j)*(i-j)) / float64(MaxGrade*MaxGrade)
+	for i := 0; i <= gate.MaxGrade; i++ {
+		for j := 0; j <= gate.MaxGrade; j++ {
+			w := float64((i-j)*(i-j)) / float64(gate.MaxGrade*gate.MaxGrade)
 			num += w * obs[i][j] / n
 			den += w * (fa[i] / n) * (fb[j] / n)
 		}
@@ -108,7 +112,7 @@ func weightedKappa(a, b []int) float64 {
 // gave one and the same grade throughout) kappa is 1 if they agree.
 func cohenKappa(a, b []int) (observed, kappa float64) {
 	n := float64(len(a))
-	var fa, fb [MaxGrade + 1]float64
+	var fa, fb [gate.MaxGrade + 1]float64
 	agree := 0.0
 	for i := range a {
 		fa[a[i]]++

@@ -1,4 +1,4 @@
-package gate
+package agreement
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 func TestCohenKappaHandComputed(t *testing.T) {
@@ -37,10 +39,10 @@ func TestDraftJudgmentsAndAgreement(t *testing.T) {
 {"id":"q3","query":"not labelled yet","gold":{}}
 `
 	os.WriteFile(p, []byte(text), 0o644)
-	if _, err := LoadSet(p); err == nil || !strings.Contains(err.Error(), "set.jsonl:3: gold") {
+	if _, err := setfile.Load(p); err == nil || !strings.Contains(err.Error(), "set.jsonl:3: gold") {
 		t.Errorf("a draft is not a set the gate can use: %v", err)
 	}
-	s, err := LoadDraft(p)
+	s, err := setfile.LoadDraft(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func TestDraftJudgmentsAndAgreement(t *testing.T) {
 	}
 	// 4 shared pairs, 3 agree. ana: 3,0,1,0; ben: 3,1,1,0.
 	// expected = P(3)·P(3) + P(1)·P(1) + P(0)·P(0) = 1/4·1/4 + 1/4·2/4 + 2/4·1/4 = 5/16.
-	a, ok := LabellerAgreement(s)
+	a, ok := Labellers(s)
 	want := (0.75 - 5.0/16) / (1 - 5.0/16)
 	if !ok || a.A != "ana" || a.B != "ben" || a.Pairs != 4 || math.Abs(a.Kappa-want) > 1e-12 {
 		t.Errorf("agreement %+v ok %v, want kappa %v", a, ok, want)
@@ -80,7 +82,20 @@ func TestDraftJudgmentsAndAgreement(t *testing.T) {
 	if got := string(line); got != `{"id":"q1","query":"rotate key","gold":{"a":3,"b":0},"judgments":{"ana":{"a":3,"b":0},"ben":{"a":3,"b":1}}}` {
 		t.Errorf("MarshalLine = %s", got)
 	}
-	if _, err := ParseSet(strings.NewReader(`{"id":"q","query":"x","gold":{"a":1},"judgments":{"ana":{"a":7}}}`), "s"); err == nil || !strings.Contains(err.Error(), "judgments.ana.a") {
+	if _, err := setfile.Parse(strings.NewReader(`{"id":"q","query":"x","gold":{"a":1},"judgments":{"ana":{"a":7}}}`), "s"); err == nil || !strings.Contains(err.Error(), "judgments.ana.a") {
 		t.Errorf("a bad judgment grade: %v", err)
+	}
+}
+
+// TestLabellersLeaveTheJudgeOut: a judge's grades (read apart from
+// people's) are no labeller's: the agreement compares the two people.
+func TestLabellersLeaveTheJudgeOut(t *testing.T) {
+	const line = `{"id":"q1","query":"one","gold":{"a":2},"judgments":{"alice":{"a":2,"b":0},"bob":{"a":2},"judge:llm":{"c":3,"a":0}},"labellers":{"judge:llm":{"fingerprint":"sha256:ab","reasons":{"c":"<b>says</b>"}}}}`
+	s, err := setfile.Parse(strings.NewReader(line+"\n"), "s.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := Labellers(s); !ok || a.A != "alice" || a.B != "bob" || a.Pairs != 1 {
+		t.Errorf("labeller agreement compares the judge: %+v %v", a, ok)
 	}
 }

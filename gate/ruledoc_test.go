@@ -1,0 +1,37 @@
+package gate
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+var writeDocs = flag.Bool("write-docs", false, "rewrite docs/rules.md's generated part (go generate ./gate)")
+
+// TestRegistryDocs: docs/rules.md's part between the markers is what the
+// metric and rule registries generate; a registry change without `go
+// generate ./gate` fails here.
+func TestRegistryDocs(t *testing.T) {
+	const path = "../docs/rules.md"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i, j := strings.Index(doc, DocsBegin), strings.Index(doc, DocsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no generated part between %q and %q", path, DocsBegin, DocsEnd)
+	}
+	want := DocsBegin + "\n\n" + RegistryDocs() + "\n" + DocsEnd
+	if doc[i:j+len(DocsEnd)] == want {
+		return
+	}
+	if *writeDocs {
+		if err := os.WriteFile(path, []byte(doc[:i]+want+doc[j+len(DocsEnd):]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s is stale: its generated part differs from the registries; run go generate ./gate", path)
+}
