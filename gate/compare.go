@@ -497,7 +497,7 @@ func missingGold(q *Query, lost []string, corpus map[string]bool) ([]string, boo
 	}
 	var missing []string
 	for _, d := range q.RelevantDocs() {
-		if !corpus[d] {
+		if q.GoldMissing(d, corpus) {
 			missing = append(missing, d)
 		}
 	}
@@ -638,7 +638,7 @@ func attribute(q *Query, b, h *QueryScore, d Depth, corpus map[string]bool) []Go
 		in := func(r, depth int) bool { return r > 0 && r <= depth }
 		m := GoldMove{Doc: doc, Grade: q.Gold[doc], BaseRank: br, HeadRank: hr}
 		switch {
-		case corpus != nil && !corpus[doc] && !in(hr, d.Candidates):
+		case corpus != nil && q.GoldMissing(doc, corpus) && !in(hr, d.Candidates):
 			m.Cause = CauseCorpus
 		case !in(hr, d.Candidates) && in(br, d.Candidates):
 			m.Cause = CauseRetrieval

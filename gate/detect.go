@@ -2,6 +2,16 @@ package gate
 
 import "github.com/recallgate/recallgate/gate/stats"
 
+// The one wording of how large a set should be (README, validate, the
+// reports): about SetSizeLarge queries catch large drops, SetSizeSmall to
+// two hundred the small ones; validate says what the user's own set can
+// catch.
+const (
+	SetSizeLarge  = 30
+	SetSizeSmall  = 50
+	SetSizeAdvice = "about thirty queries catch large drops, fifty to two hundred the small ones"
+)
+
 // Detectability is what a comparison's set can call significant.
 type Detectability struct {
 	// Queries is how many queries the paired test counts.

@@ -13,13 +13,18 @@ func TestUnknownMetricIsAnError(t *testing.T) {
 		t.Errorf("LookupMetric(ap_at_7) = %v, %v; want an error", m, err)
 	}
 	stray := &Metric{Key: "stray", Name: "stray", field: func(s *QueryScore) float64 { return s.Recall }}
-	err := checkRules([]*Rule{{Key: "max_stray_drop", Kind: KindDrop, Metric: stray}})
+	th := func(t *Thresholds) any { return &t.MaxAPDrop }
+	err := checkRules([]*Rule{{Key: "max_stray_drop", Kind: KindDrop, Metric: stray, th: th}})
 	if err == nil || err.Error() != `rule registry: max_stray_drop reads metric "stray", which is not registered` {
 		t.Errorf("checkRules with an unregistered metric: %v", err)
 	}
-	err = checkRules([]*Rule{{Key: "max_zero_drop", Kind: KindDrop, Metric: mustMetric(MetricZero)}})
+	err = checkRules([]*Rule{{Key: "max_zero_drop", Kind: KindDrop, Metric: mustMetric(MetricZero), th: th}})
 	if err == nil || !strings.Contains(err.Error(), "has no per-query value") {
 		t.Errorf("checkRules with a drop on a count: %v", err)
+	}
+	err = checkRules([]*Rule{{Key: "max_ap_drop", Kind: KindDrop, Metric: mustMetric(MetricAP)}})
+	if err == nil || err.Error() != "rule registry: entry 0 has no key, metric or Thresholds field" {
+		t.Errorf("checkRules with a rule no Thresholds field holds: %v", err)
 	}
 	if err := checkRules(rules); err != nil {
 		t.Errorf("the registry itself: %v", err)

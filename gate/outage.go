@@ -22,7 +22,7 @@ func checkOutage(side string, c *Scorecard, corpus map[string]bool) (string, err
 			empty++
 		}
 		for _, d := range q.Docs {
-			if corpus == nil || corpus[d] {
+			if corpus == nil || held(corpus, d) {
 				known++
 			}
 		}

@@ -3,7 +3,6 @@ package gate
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 )
@@ -107,35 +106,18 @@ func DefaultThresholds() Thresholds {
 
 // Validate reports thresholds that make no sense.
 func (t Thresholds) Validate() error {
-	if t.MaxRecallDrop < 0 || t.MaxRecallDrop > 1 || math.IsNaN(t.MaxRecallDrop) {
-		return &RuleError{Key: RuleRecallDrop, Err: fmt.Errorf("must be within 0–1, got %v", t.MaxRecallDrop)}
-	}
-	if t.MaxNewMisses < 0 {
-		return &RuleError{Key: RuleNewMisses, Err: fmt.Errorf("must not be negative, got %d", t.MaxNewMisses)}
-	}
-	if t.MaxMissingGold < 0 {
-		return &RuleError{Key: RuleMissingGold, Err: fmt.Errorf("must not be negative, got %d", t.MaxMissingGold)}
-	}
-	if err := t.limits().Validate("gate"); err != nil {
-		return err
-	}
-	if v := t.MaxBaselineDrop; v != nil && (*v < 0 || *v > 1 || math.IsNaN(*v)) {
-		return &RuleError{Key: RuleBaselineDrop, Err: fmt.Errorf("must be within 0–1, got %v", *v)}
+	for _, r := range rules {
+		if v, on := r.Setting(&t); on {
+			if err := r.check(r.Key, v); err != nil {
+				return err
+			}
+		}
 	}
 	if err := CheckUnjudgedMode(t.Unjudged); err != nil {
 		return &RuleError{Key: "unjudged", Err: err}
 	}
 	if t.MinFlipped < 0 {
 		return &RuleError{Key: "min_flipped", Err: fmt.Errorf("must be at least 1, got %d", t.MinFlipped)}
-	}
-	if t.MaxLatencyRatio < 0 || math.IsNaN(t.MaxLatencyRatio) || math.IsInf(t.MaxLatencyRatio, 0) {
-		return &RuleError{Key: RuleLatencyRatio, Err: fmt.Errorf("must be a positive ratio such as 1.5, got %v", t.MaxLatencyRatio)}
-	}
-	if t.MaxFalseAnswersIncrease < 0 {
-		return &RuleError{Key: RuleFalseAnswers, Err: fmt.Errorf("must not be negative, got %d", t.MaxFalseAnswersIncrease)}
-	}
-	if t.MaxFalseRefusalsIncrease < 0 {
-		return &RuleError{Key: RuleFalseRefusals, Err: fmt.Errorf("must not be negative, got %d", t.MaxFalseRefusalsIncrease)}
 	}
 	if t.MinSegmentQueries < 0 {
 		return &RuleError{Key: "min_segment_queries", Err: fmt.Errorf("must not be negative, got %d", t.MinSegmentQueries)}
@@ -230,13 +212,16 @@ type PolicyChange struct {
 	Key, Base, Head string
 }
 
-// PolicyKeys are the keys a PolicyChange names, in report order; a
-// segment rule's key is PolicySegmentKey followed by its name.
-var PolicyKeys = []string{RuleRecallDrop, RuleNewMisses, RuleNDCGDrop, RulePrecisionDrop, RuleBelowIncrease, RuleMinRecall, RuleMinNDCG,
-	RuleFalseAnswers, RuleFalseRefusals, "min_flipped", RuleLatencyRatio, "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
-	"depth.candidates", "depth.context", "report.below", "retrievers", RuleContextRecallDrop, RuleEvidenceDrop, RuleFactsLost, "report.context_tokens",
-	RuleBaselineDrop, "baseline", "margin", "require_proof",
-	"min_judge_agreement", "min_judge_overlap", RuleMissingGold, RuleAPDrop, "unjudged"}
+// PolicyKeys are the keys a PolicyChange names, in report order: every
+// registered rule in registry order, then the policy's other keys
+// (policyOtherKeys); a segment rule's key is PolicySegmentKey followed by
+// its name.
+var PolicyKeys = append(ruleKeys(func(*Rule) bool { return true }), policyOtherKeys...)
+
+// policyOtherKeys are the policy keys that are no rule, in report order.
+var policyOtherKeys = []string{"min_flipped", "min_segment_queries", "require_significance", "max_waiver_days", "repeats",
+	"depth.candidates", "depth.context", "report.below", "retrievers", "report.context_tokens", "baseline", "margin", "require_proof",
+	"min_judge_agreement", "min_judge_overlap", "unjudged"}
 
 // PolicySegmentKey prefixes a segment rule's PolicyChange key.
 const PolicySegmentKey = "segment."

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -49,6 +50,95 @@ type Rule struct {
 	// the whole set's Thresholds hold.
 	frac  func(*Limits) **float64
 	count func(*Limits) **int
+	// th points at the rule's field in the whole set's Thresholds: a
+	// *float64 or *int the rule always holds (a ratio's 0 is off), or a
+	// **float64 or **int, nil when off.
+	th func(*Thresholds) any
+}
+
+// IsCount reports whether the rule's limit is a whole number (a config
+// reads it as an integer).
+func (r *Rule) IsCount() bool {
+	switch r.th(&Thresholds{}).(type) {
+	case *int, **int:
+		return true
+	}
+	return false
+}
+
+// Setting is the rule's whole-set limit in t and whether the rule is on.
+func (r *Rule) Setting(t *Thresholds) (v float64, on bool) {
+	switch p := r.th(t).(type) {
+	case *float64:
+		return *p, *p != 0 || r.Kind != KindRatio
+	case *int:
+		return float64(*p), true
+	case **float64:
+		if *p != nil {
+			return **p, true
+		}
+	case **int:
+		if *p != nil {
+			return float64(**p), true
+		}
+	}
+	return 0, false
+}
+
+// LimitIn is the rule's limit in a group's Limits and whether it is set
+// there (false for a rule Limits does not hold).
+func (r *Rule) LimitIn(l *Limits) (v float64, on bool) {
+	switch {
+	case r.frac != nil && *r.frac(l) != nil:
+		return **r.frac(l), true
+	case r.count != nil && *r.count(l) != nil:
+		return float64(**r.count(l)), true
+	}
+	return 0, false
+}
+
+// SetIn sets the rule's limit in a group's Limits to v (nothing for a rule
+// Limits does not hold).
+func (r *Rule) SetIn(l *Limits, v float64) {
+	switch {
+	case r.frac != nil:
+		*r.frac(l) = &v
+	case r.count != nil:
+		n := int(v)
+		*r.count(l) = &n
+	}
+}
+
+// Set turns the rule on in t with the limit v (a count's v is whole).
+func (r *Rule) Set(t *Thresholds, v float64) {
+	switch p := r.th(t).(type) {
+	case *float64:
+		*p = v
+	case *int:
+		*p = int(v)
+	case **float64:
+		*p = &v
+	case **int:
+		n := int(v)
+		*p = &n
+	}
+}
+
+// check reports a limit v the rule cannot hold, for the key named.
+func (r *Rule) check(key string, v float64) error {
+	switch {
+	case r.Kind == KindRatio:
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return &RuleError{Key: key, Err: fmt.Errorf("must be a positive ratio such as 1.5, got %v", v)}
+		}
+	case r.IsCount():
+		if v < 0 {
+			return &RuleError{Key: key, Err: fmt.Errorf("must not be negative, got %d", int(v))}
+		}
+	case v < 0 || v > 1 || math.IsNaN(v):
+		return &RuleError{Key: key, Err: fmt.Errorf("must be within 0–1, got %v", v)}
+	}
+	return nil
 }
 
 // Words names the rule as the report's gate line does ("recall@10
@@ -95,45 +185,59 @@ type Limits struct {
 	MaxAPDrop *float64
 }
 
-// limits are the whole-set rules of t that Limits holds.
+// limits are the whole-set rules of t that Limits holds and that may be
+// off; a rule the whole set always holds (recall's drop, the refusal
+// counts: a plain value in Thresholds) is applied apart.
 func (t Thresholds) limits() Limits {
-	return Limits{MaxNDCGDrop: t.MaxNDCGDrop, MaxPrecisionDrop: t.MaxPrecisionDrop, MaxBelowIncrease: t.MaxBelowIncrease, MinRecall: t.MinRecall, MinNDCG: t.MinNDCG,
-		MaxContextRecallDrop: t.MaxContextRecallDrop, MaxEvidenceDrop: t.MaxEvidenceDrop, MaxFactsLost: t.MaxFactsLost, MaxAPDrop: t.MaxAPDrop}
+	var l Limits
+	for _, r := range rules {
+		switch p := r.th(&t).(type) {
+		case **float64:
+			if r.frac != nil {
+				*r.frac(&l) = *p
+			}
+		case **int:
+			if r.count != nil {
+				*r.count(&l) = *p
+			}
+		}
+	}
+	return l
 }
 
 // rules is the registry, in the order reports show the rules.
 var rules = registerRules([]*Rule{
-	{Key: RuleRecallDrop, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "0.02", Segments: true,
+	{Key: RuleRecallDrop, th: func(t *Thresholds) any { return &t.MaxRecallDrop }, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "0.02", Segments: true,
 		About: "largest drop of mean recall@N that passes", frac: func(l *Limits) **float64 { return &l.MaxRecallDrop }},
-	{Key: RuleNewMisses, Kind: KindCount, Metric: mustMetric(MetricZero), Default: "0", words: "new zero-recall",
+	{Key: RuleNewMisses, th: func(t *Thresholds) any { return &t.MaxNewMisses }, Kind: KindCount, Metric: mustMetric(MetricZero), Default: "0", words: "new zero-recall",
 		About: "queries that found a relevant document on the base and none on the head"},
-	{Key: RuleNDCGDrop, Kind: KindDrop, Metric: mustMetric(MetricNDCG), Default: "0.05", Segments: true,
+	{Key: RuleNDCGDrop, th: func(t *Thresholds) any { return &t.MaxNDCGDrop }, Kind: KindDrop, Metric: mustMetric(MetricNDCG), Default: "0.05", Segments: true,
 		About: "largest drop of mean nDCG@k that passes", frac: func(l *Limits) **float64 { return &l.MaxNDCGDrop }},
-	{Key: RulePrecisionDrop, Kind: KindDrop, Metric: mustMetric(MetricPrecision), Default: "0.05", Segments: true,
+	{Key: RulePrecisionDrop, th: func(t *Thresholds) any { return &t.MaxPrecisionDrop }, Kind: KindDrop, Metric: mustMetric(MetricPrecision), Default: "0.05", Segments: true,
 		About: "largest drop of mean precision@k that passes", frac: func(l *Limits) **float64 { return &l.MaxPrecisionDrop }},
-	{Key: RuleAPDrop, Kind: KindDrop, Metric: mustMetric(MetricAP), Default: "off", Segments: true,
+	{Key: RuleAPDrop, th: func(t *Thresholds) any { return &t.MaxAPDrop }, Kind: KindDrop, Metric: mustMetric(MetricAP), Default: "off", Segments: true,
 		About: "largest drop of mean average precision at N (MAP@N) that passes", frac: func(l *Limits) **float64 { return &l.MaxAPDrop }},
-	{Key: RuleBelowIncrease, Kind: KindCount, Metric: mustMetric(MetricBelow), Default: "off", Segments: true, words: "tail growth",
+	{Key: RuleBelowIncrease, th: func(t *Thresholds) any { return &t.MaxBelowIncrease }, Kind: KindCount, Metric: mustMetric(MetricBelow), Default: "off", Segments: true, words: "tail growth",
 		About: "how many more queries than on the base may fall under report.below recall@N", count: func(l *Limits) **int { return &l.MaxBelowIncrease }},
-	{Key: RuleMinRecall, Kind: KindFloor, Metric: mustMetric(MetricRecall), Default: "off", Segments: true,
+	{Key: RuleMinRecall, th: func(t *Thresholds) any { return &t.MinRecall }, Kind: KindFloor, Metric: mustMetric(MetricRecall), Default: "off", Segments: true,
 		About: "floor on the head's mean recall@N", frac: func(l *Limits) **float64 { return &l.MinRecall }},
-	{Key: RuleMinNDCG, Kind: KindFloor, Metric: mustMetric(MetricNDCG), Default: "off", Segments: true,
+	{Key: RuleMinNDCG, th: func(t *Thresholds) any { return &t.MinNDCG }, Kind: KindFloor, Metric: mustMetric(MetricNDCG), Default: "off", Segments: true,
 		About: "floor on the head's mean nDCG@k", frac: func(l *Limits) **float64 { return &l.MinNDCG }},
-	{Key: RuleFalseAnswers, Kind: KindCount, Metric: mustMetric(MetricFalseAnswers), Default: "0", Segments: true, words: "false answers",
+	{Key: RuleFalseAnswers, th: func(t *Thresholds) any { return &t.MaxFalseAnswersIncrease }, Kind: KindCount, Metric: mustMetric(MetricFalseAnswers), Default: "0", Segments: true, words: "false answers",
 		About: "how many more unanswerable queries the head would answer", count: func(l *Limits) **int { return &l.MaxFalseAnswersIncrease }},
-	{Key: RuleFalseRefusals, Kind: KindCount, Metric: mustMetric(MetricFalseRefusals), Default: "0", Segments: true, words: "false refusals",
+	{Key: RuleFalseRefusals, th: func(t *Thresholds) any { return &t.MaxFalseRefusalsIncrease }, Kind: KindCount, Metric: mustMetric(MetricFalseRefusals), Default: "0", Segments: true, words: "false refusals",
 		About: "how many more answerable queries the head would refuse", count: func(l *Limits) **int { return &l.MaxFalseRefusalsIncrease }},
-	{Key: RuleLatencyRatio, Kind: KindRatio, Metric: mustMetric(MetricLatency), Default: "off", words: "p95 latency ratio",
+	{Key: RuleLatencyRatio, th: func(t *Thresholds) any { return &t.MaxLatencyRatio }, Kind: KindRatio, Metric: mustMetric(MetricLatency), Default: "off", words: "p95 latency ratio",
 		About: "largest head p95 / base p95 latency of the retriever calls"},
-	{Key: RuleContextRecallDrop, Kind: KindDrop, Metric: mustMetric(MetricContextRecall), Default: "off", Segments: true,
+	{Key: RuleContextRecallDrop, th: func(t *Thresholds) any { return &t.MaxContextRecallDrop }, Kind: KindDrop, Metric: mustMetric(MetricContextRecall), Default: "off", Segments: true,
 		About: "largest drop of mean context document recall", frac: func(l *Limits) **float64 { return &l.MaxContextRecallDrop }},
-	{Key: RuleEvidenceDrop, Kind: KindDrop, Metric: mustMetric(MetricCoverage), Default: "off", Segments: true,
+	{Key: RuleEvidenceDrop, th: func(t *Thresholds) any { return &t.MaxEvidenceDrop }, Kind: KindDrop, Metric: mustMetric(MetricCoverage), Default: "off", Segments: true,
 		About: "largest drop of mean evidence coverage", frac: func(l *Limits) **float64 { return &l.MaxEvidenceDrop }},
-	{Key: RuleFactsLost, Kind: KindCount, Metric: mustMetric(MetricFactsLost), Default: "0 (sets with evidence)", Segments: true, words: "facts lost",
+	{Key: RuleFactsLost, th: func(t *Thresholds) any { return &t.MaxFactsLost }, Kind: KindCount, Metric: mustMetric(MetricFactsLost), Default: "0 (sets with evidence)", Segments: true, words: "facts lost",
 		About: "required facts in the base's final context and not in the head's", count: func(l *Limits) **int { return &l.MaxFactsLost }},
-	{Key: RuleBaselineDrop, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "off", words: "{metric} below the baseline",
+	{Key: RuleBaselineDrop, th: func(t *Thresholds) any { return &t.MaxBaselineDrop }, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "off", words: "{metric} below the baseline",
 		About: "how far the head's mean recall@N may fall below the reviewed baseline run's"},
-	{Key: RuleMissingGold, Kind: KindCount, Metric: mustMetric(MetricMissingGold), Default: "0 (drift runs)", words: "gold left the corpus",
+	{Key: RuleMissingGold, th: func(t *Thresholds) any { return &t.MaxMissingGold }, Kind: KindCount, Metric: mustMetric(MetricMissingGold), Default: "0 (drift runs)", words: "gold left the corpus",
 		About: "relevant gold documents the corpus no longer holds (drift runs)"},
 })
 
@@ -153,8 +257,8 @@ func checkRules(rs []*Rule) error {
 	seen := map[string]bool{}
 	for i, r := range rs {
 		switch {
-		case r.Key == "" || r.Metric == nil:
-			return fmt.Errorf("rule registry: entry %d has no key or metric", i)
+		case r.Key == "" || r.Metric == nil || r.th == nil:
+			return fmt.Errorf("rule registry: entry %d has no key, metric or Thresholds field", i)
 		case seen[r.Key]:
 			return fmt.Errorf("rule registry: %s is registered twice", r.Key)
 		case (r.Kind == KindDrop || r.Kind == KindFloor) && !r.Metric.PerQuery():

@@ -114,6 +114,9 @@ func (c *Comparison) dropRule(s ruleScope, name string, m *Metric, limit float64
 	case c.Thresholds.RequireSignificance:
 		// Decided with the other tests in holm, once every rule is in.
 		r.tested(Paired(deltas), fmt.Sprintf("%sthe %s drop", s.in(), label))
+		if c.Thresholds.UnjudgedMode() == UnjudgedNonRelevant {
+			r.sureWhy = unjudgedFailNote(docs, c.Depth.Context)
+		}
 	default:
 		r.Outcome = RuleFail
 		if c.Thresholds.UnjudgedMode() == UnjudgedNonRelevant {
@@ -181,6 +184,7 @@ func (c *Comparison) holm() {
 		r.AdjustedP = &a
 		if a < Alpha {
 			r.Outcome = RuleFail
+			r.Why += r.sureWhy
 			continue
 		}
 		r.Outcome = RuleInconclusive

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -84,14 +83,9 @@ const (
 // the table for the message ("gate", "gate.segment[0]").
 func (l Limits) Validate(where string) error {
 	for _, r := range rules {
-		switch {
-		case r.frac != nil:
-			if v := *r.frac(&l); v != nil && (*v < 0 || *v > 1 || math.IsNaN(*v)) {
-				return &RuleError{Key: r.Key, Err: fmt.Errorf("must be within 0–1, got %v", *v)}
-			}
-		case r.count != nil:
-			if v := *r.count(&l); v != nil && *v < 0 {
-				return &RuleError{Key: r.Key, Err: fmt.Errorf("must not be negative, got %d", *v)}
+		if v, on := r.LimitIn(&l); on {
+			if err := r.check(r.Key, v); err != nil {
+				return err
 			}
 		}
 	}
@@ -109,7 +103,7 @@ func (l Limits) none() bool {
 		if r.Metric.Key == MetricFalseAnswers || r.Metric.Key == MetricFalseRefusals {
 			continue
 		}
-		if (r.frac != nil && *r.frac(&l) != nil) || (r.count != nil && *r.count(&l) != nil) {
+		if _, on := r.LimitIn(&l); on {
 			return false
 		}
 	}
@@ -184,8 +178,9 @@ type RuleResult struct {
 	// with the segment first); sigN is how many queries the test paired.
 	sigWhat string
 	sigN    int
-	// unsureWhy, when set, replaces Why if the test is not significant.
-	unsureWhy string
+	// unsureWhy, when set, replaces Why if the test is not significant;
+	// sureWhy is added to Why if it is (the documents nobody judged).
+	unsureWhy, sureWhy string
 	// family says the rule is one of Holm's family: a rule of a
 	// significance-tested kind that the comparison applied under
 	// require_significance, breached or not (see holm).

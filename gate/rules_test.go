@@ -369,6 +369,14 @@ func TestRulesUnjudged(t *testing.T) {
 			t.Errorf("default reading %s: %s %q", name, r.Outcome, r.Why)
 		}
 	}
+	// With significance required, a drop that fails after Holm says so too.
+	sig := DefaultThresholds()
+	sig.RequireSignificance = true
+	c, _ = Compare(base, head, sig)
+	if r := rule(t, c, RuleNDCGDrop, ""); c.Verdict != Fail || r.Outcome != RuleFail || r.AdjustedP == nil ||
+		!strings.HasSuffix(r.Why, "; fails with 50 documents nobody judged in the head's top 5 counted non-relevant; if they are relevant, judge them (`recallgate label --from-report report.json`) and score again") {
+		t.Errorf("significance required: verdict %s, nDCG rule %s %q", c.Verdict, r.Outcome, r.Why)
+	}
 	// Condensed: n1…n5 leave both lists before the cut, so the head's
 	// top 5 reads gA gB gC as the base's does: precision 3/5, nDCG 1.
 	condensedTh := DefaultThresholds()

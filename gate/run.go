@@ -17,6 +17,14 @@ type Hit struct {
 	Score float64 `json:"score,omitempty"`
 	// Text is the passage text, when the retriever returns it.
 	Text string `json:"text,omitempty"`
+	// Start and End are the passage's byte offsets in its document's
+	// text (End exclusive), when the retriever gives them: they place it
+	// in the document's sections (gate/section) before its text does.
+	Start *int `json:"start,omitempty"`
+	End   *int `json:"end,omitempty"`
+	// Section is the anchor of the section the retriever says the
+	// passage lies in, the last way to place it.
+	Section string `json:"section,omitempty"`
 }
 
 // Result is the ranked list one query got from a retriever.

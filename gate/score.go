@@ -101,6 +101,11 @@ type QueryScore struct {
 	Passages map[string]string
 	// Signal is what the answer said about refusing (see RefusalCheck).
 	Signal AnswerSignal
+	// Unplaced counts, for a query scored in sections, the hits that
+	// could not be placed in their document's sections (they count for
+	// their document only); UnplacedFirst describes the first few.
+	Unplaced      int
+	UnplacedFirst []string
 }
 
 // PassageRunes is how much of a passage a score keeps for drill-downs; a
@@ -126,6 +131,11 @@ type UnanswerableResult struct {
 	Missing  bool
 	// Signal is what the answer said about refusing (see RefusalCheck).
 	Signal AnswerSignal
+	// Unplaced counts, for a query scored in sections, the hits that
+	// could not be placed in their document's sections (they count for
+	// their document only); UnplacedFirst describes the first few.
+	Unplaced      int
+	UnplacedFirst []string
 }
 
 // Summary aggregates the answerable queries of one run.
@@ -157,28 +167,12 @@ type TrecMeans struct {
 	More []float64
 }
 
-// DepthNote is what a report adds after its depths when some are the
-// defaults because no config was read (defaults: "candidates",
-// "context"): " (defaults; no --config)" for both, naming the one
-// otherwise; "" for none.
-func DepthNote(defaults []string) string {
-	switch {
-	case len(defaults) == 0:
-		return ""
-	case len(defaults) > 1:
-		return " (defaults; no --config)"
-	case defaults[0] == "candidates":
-		return " (N the default; no --config)"
-	}
-	return " (k the default; no --config)"
-}
-
 // Scorecard is the scored form of one run against a set.
 type Scorecard struct {
 	Set   *Set
 	Depth Depth
 	// DepthDefaults names the depths ("candidates", "context") neither a
-	// flag nor a config set: the defaults (DepthNote says so).
+	// flag nor a config set: the defaults (reports say so).
 	DepthDefaults []string
 	// Queries holds the answerable queries, in set order.
 	Queries []QueryScore
@@ -219,6 +213,9 @@ func (c *Scorecard) RunWarnings() []string {
 		}
 		w = append(w, fmt.Sprintf("%d run queries are not in the set and were ignored: %s", len(c.Unknown), JoinFirst(shown, 10)))
 	}
+	if u := unplacedWarning(c.Queries); u != "" {
+		w = append(w, u)
+	}
 	return w
 }
 
@@ -226,7 +223,9 @@ func (c *Scorecard) RunWarnings() []string {
 // collapsed to their parent documents first, keeping the first occurrence in
 // rank order. seen is scratch space and may be nil.
 func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
+	hits, unplaced, first := placed(q, hits)
 	s := scoreDocuments(q, hits, d, seen)
+	s.Unplaced, s.UnplacedFirst = unplaced, first
 	s.Context = packContext(q, hits, d.ContextTokens)
 	s.Evidence = evidenceOf(q, s.Context)
 	return s
@@ -304,7 +303,9 @@ func ScoreResult(q *Query, r Result, d Depth, seen *Seen) QueryScore {
 	if r.Context == nil {
 		return ScoreQuery(q, r.Hits, d, seen)
 	}
-	s := scoreDocuments(q, r.Hits, d, seen)
+	hits, unplaced, first := placed(q, r.Hits)
+	s := scoreDocuments(q, hits, d, seen)
+	s.Unplaced, s.UnplacedFirst = unplaced, first
 	s.Context = ownContext(q, r.Context)
 	s.Evidence = evidenceOf(q, s.Context)
 	return s

@@ -66,6 +66,8 @@ type Query struct {
 
 	relevant  int       // number of gold docs with grade > 0
 	idealDCGs []float64 // idealDCGs[k-1] is the ideal DCG at depth k
+	sections  bool      // the gold names sections ("doc#anchor")
+	lookup    SectionLookup
 }
 
 // Relevant returns the number of relevant (grade > 0) gold documents.
@@ -110,11 +112,15 @@ func (q *Query) idealDCG(k int) float64 {
 func (q *Query) prepare() {
 	grades := make([]int, 0, len(q.Gold))
 	q.relevant = 0
-	for _, g := range q.Gold {
+	q.sections = false
+	for k, g := range q.Gold {
 		if g > 0 {
 			q.relevant++
 		}
 		grades = append(grades, g)
+		if IsSectionLabel(k) {
+			q.sections = true
+		}
 	}
 	sort.Sort(sort.Reverse(sort.IntSlice(grades)))
 	q.idealDCGs = make([]float64, len(grades))

@@ -114,7 +114,7 @@ func (s *Set) topGrade() int {
 // An id the corpus lacks is no document: it is judged non-relevant, in
 // neither end of the unjudged range and no label debt.
 func unjudgedDoc(q *Query, doc string, corpus map[string]bool) bool {
-	return !q.Judged(doc) && (corpus == nil || corpus[doc])
+	return !q.Judged(doc) && (corpus == nil || held(corpus, doc))
 }
 
 // unjudged counts the documents of docs nobody judged for q (unjudgedDoc),
@@ -178,7 +178,7 @@ func notInCorpus(base, head *Scorecard, corpus map[string]bool) *NotInCorpus {
 		for i := range card.Queries {
 			hit := false
 			for _, d := range card.Queries[i].Docs {
-				if corpus[d] {
+				if held(corpus, d) {
 					continue
 				}
 				out.Count[side]++

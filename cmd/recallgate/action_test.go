@@ -362,7 +362,8 @@ func TestActionDrift(t *testing.T) {
 	// The baseline is the base side's run: it records the base's retriever
 	// table, not the head's. The drift compares all the same, fails and
 	// opens the drift issue, its headline naming the change as the likely
-	// cause and what the (older) baseline did not record.
+	// cause and what the baseline (a saved run, no policy or commit) did
+	// not record.
 	hist := filepath.Join(project, ".recallgate-history", "history.jsonl")
 	ae := newActionEnv(t, srv.URL, "schedule", `{}`, map[string]string{
 		"working-directory": dir, "baseline": "runs/base.jsonl", "history": hist,
@@ -379,7 +380,7 @@ func TestActionDrift(t *testing.T) {
 			break
 		}
 	}
-	for _, want := range []string{"changed since the baseline (the likely cause): retriever ce71ff3f656f → f4a1c9cafddd", "no fingerprint of the corpus, policy"} {
+	for _, want := range []string{"changed since the baseline (the likely cause): retriever ce71ff3f656f → f4a1c9cafddd", "the baseline was written by retrieve (or --save-runs): no policy or commit recorded, so a change of the corpus, policy and the commits since are not checked"} {
 		if !strings.Contains(headline, want) {
 			t.Errorf("drift issue headline lacks %q:\n%s", want, headline)
 		}

@@ -135,12 +135,7 @@ func stillRunning(pids []int) []int {
 	for try := 0; try < 50; try++ {
 		alive = alive[:0]
 		for _, pid := range pids {
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-			if err != nil {
-				continue
-			}
-			s := string(b)
-			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); len(f) > 0 && f[0] != "Z" {
+			if f := procStat(strconv.Itoa(pid)); len(f) > 0 && f[0] != "Z" {
 				alive = append(alive, pid)
 			}
 		}

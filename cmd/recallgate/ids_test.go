@@ -39,8 +39,9 @@ const strictGate = "[depth]\ncandidates = 3\ncontext = 1\n[gate]\nmax_recall_dro
 // whose top 1 on all ten queries is an id the corpus does not hold
 // (zz-q01 …) fails on precision@1 and nDCG@1 (exit 1): the ids are no
 // documents, so nothing is "nobody judged" and there is no label debt;
-// the report counts them per side in one line. Without the corpus it
-// stays as it was: documents nobody judged, inconclusive, exit 0.
+// the report counts them per side in one line. Without the corpus they
+// are documents nobody judged, counted non-relevant by default: the gate
+// fails too (exit 1), its reason naming them and how to clear them.
 func TestMadeUpIDsNamedCorpus(t *testing.T) {
 	dir := madeUpFixture(t, func(i int) string { return fmt.Sprintf("zz-q%02d", i) })
 	files := "set = \"set.jsonl\"\n" + strictGate + "[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n"
@@ -68,8 +69,8 @@ func TestMadeUpIDsNamedCorpus(t *testing.T) {
 
 	noCorpus := write(t, dir, "nocorpus.toml", files)
 	code, out, errs = rg(t, "gate", "--config", noCorpus)
-	if code != 0 || !strings.Contains(out, "nobody judged") || strings.Contains(out, "Not in the corpus") {
-		t.Errorf("corpus unknown: exit %d, want 0 (inconclusive, as before) naming the documents nobody judged:\n%s%s", code, out, errs)
+	if code != 1 || !strings.Contains(out, "fails with 10 documents nobody judged in the head's top 1 counted non-relevant") || strings.Contains(out, "Not in the corpus") {
+		t.Errorf("corpus unknown: exit %d, want 1 (trec_eval's reading) naming the documents nobody judged:\n%s%s", code, out, errs)
 	}
 }
 
@@ -90,8 +91,8 @@ func TestMadeUpIDsBuiltin(t *testing.T) {
 // full-width letters, with Cyrillic ԁ U+0501, with the braille blank
 // U+2800 after it) at rank 1 of every query. With the corpus named in
 // the config it is no document: the gate fails (exit 1) on precision@1
-// and nDCG@1. Without it the verdict stays inconclusive (exit 0), and the
-// comment GitHub renders (cmark-gfm) shows the id marked, under "nobody
+// and nDCG@1. Without it the id is a document nobody judged, counted
+// non-relevant: the gate fails too (exit 1), and the comment GitHub renders (cmark-gfm) shows the id marked, under "nobody
 // judged" too: no code span reads as d01 but d01 itself.
 func TestLookAlikeIDsEndToEnd(t *testing.T) {
 	for _, k := range []struct {
@@ -114,8 +115,8 @@ func TestLookAlikeIDsEndToEnd(t *testing.T) {
 		}
 		noCorpus := write(t, dir, "nocorpus.toml", files)
 		code, md, errs := rg(t, "gate", "--config", noCorpus, "--format", "markdown")
-		if code != 0 {
-			t.Errorf("%s, corpus unknown: exit %d, want 0 (inconclusive)\n%s", k.name, code, errs)
+		if code != 1 {
+			t.Errorf("%s, corpus unknown: exit %d, want 1 (documents nobody judged count non-relevant)\n%s", k.name, code, errs)
 		}
 		t.Run(k.name+", comment", func(t *testing.T) {
 			htm := cmarkgfm.HTML(t, md)

@@ -171,7 +171,7 @@ func TestInitForACommandRetriever(t *testing.T) {
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		// validate starts the starter service and sends it the preflight.
-		if code, out, errs := rg(t, "validate", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 || !strings.Contains(out, "ok: base side: http://127.0.0.1:") {
+		if code, out, errs := rg(t, "validate", "--config", filepath.Join(dir, "recallgate.toml")); code != 0 || !strings.Contains(out, "ok: retriever (this checkout): http://127.0.0.1:") {
 			t.Errorf("validate of what init --retriever http wrote: exit %d\n%s%s", code, out, errs)
 		}
 	}

@@ -59,7 +59,7 @@ func TestDriftOnARetrieveBaseline(t *testing.T) {
 	}
 	code, out, errs := rg(t, "drift", "--config", cfg, "--baseline", bl)
 	first, _, _ := strings.Cut(out, "\n")
-	if code != 0 || !strings.Contains(first, "the baseline was written by retrieve: no policy or commit recorded, so a change of the policy and the commits since are not checked") {
+	if code != 0 || !strings.Contains(first, "the baseline was written by retrieve (or --save-runs): no policy or commit recorded, so a change of the policy and the commits since are not checked") {
 		t.Errorf("drift on a retrieve baseline: exit %d, headline %q\n%s", code, first, errs)
 	}
 	if strings.Contains(out, "older") || strings.Count(out, "not known:") != 1 || !strings.Contains(out, "drift: not known: the baseline was written by retrieve (or gate --save-runs), not gate --write-baseline: no policy, commit or query text hashes recorded") {

@@ -12,13 +12,14 @@ import (
 var scoreCommand = command{
 	Name:     "score",
 	Summary:  "Score one run against the eval set at the candidate and context depths.",
-	Usage:    "recallgate score --set SET --results RUN [--config FILE] [--candidates N] [--context K] [--format FORMAT] [--out FILE]",
+	Usage:    "recallgate score --set SET --results RUN [--config FILE] [--candidates N] [--context K] [--corpus DIR|FILE] [--format FORMAT] [--out FILE]",
 	Examples: examples("score"),
 	Setup: func(fs *flag.FlagSet) func(context.Context, *env, []string) error {
 		var o common
 		o.formats = report.Scorecards
 		o.register(fs)
 		results := fs.String("results", "", "run to score: JSONL or TREC run (required)")
+		corpus := fs.String("corpus", "", "corpus (folder or JSONL) whose sections a set labelling sections (doc#anchor) places the hits in; default the config's head corpus")
 		return errorReports("score", &o.output, new(string), func(ctx context.Context, e *env, args []string) error {
 			if err := noArgs(args); err != nil {
 				return err
@@ -32,6 +33,12 @@ var scoreCommand = command{
 			}
 			if o.note != "" {
 				e.job().Note("%s", o.note)
+			}
+			if *corpus == "" {
+				*corpus = s.Config.SideCorpus("head")
+			}
+			if err := pipeline.PlaceSections(e.job(), s.Set, *corpus); err != nil {
+				return err
 			}
 			scored, err := pipeline.ScoreRun(s.Set, *results, s.Depth, f)
 			if err != nil {

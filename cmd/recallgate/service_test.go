@@ -145,14 +145,7 @@ func groupRunning(pgid int) []int {
 		alive = alive[:0]
 		entries, _ := os.ReadDir("/proc")
 		for _, e := range entries {
-			b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-			if err != nil {
-				continue
-			}
-			// pid (comm) state ppid pgrp …: comm may hold spaces, so read after its ')'.
-			s := string(b)
-			fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-			if len(fields) > 2 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgid) {
+			if fields := procStat(e.Name()); len(fields) > 2 && fields[0] != "Z" && fields[2] == strconv.Itoa(pgid) {
 				pid, _ := strconv.Atoi(e.Name())
 				alive = append(alive, pid)
 			}
@@ -163,6 +156,18 @@ func groupRunning(pgid int) []int {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return alive
+}
+
+// procStat is /proc/<pid>/stat's fields after the command's name (state,
+// ppid, pgrp, …), nil when there is no such process.
+func procStat(pid string) []string {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return nil
+	}
+	// pid (comm) state ppid pgrp …: comm may hold spaces, so read after its ')'.
+	s := string(b)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
 
 // TestServiceCappedPRFails: a repository keeps its own search service and

@@ -78,34 +78,6 @@ func TestServiceOutputLabelled(t *testing.T) {
 	}
 }
 
-// TestReadmeCloneBuildTruthful: the README's line on building from a
-// clone says what the build needs. The repository keeps no vendor folder
-// (go mod vendor is 12 modules, 452 Go files), so the first build
-// downloads modules: the README must not promise a build with no network,
-// and must say how to build without one.
-func TestReadmeCloneBuildTruthful(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := strings.Join(strings.Fields(string(b)), " ")
-	_, err = os.Stat(filepath.Join("..", "..", "vendor", "modules.txt"))
-	vendored := err == nil
-	i := strings.Index(readme, "From a clone")
-	if i < 0 {
-		t.Fatal("the README says nothing on building from a clone")
-	}
-	line := readme[i:min(len(readme), i+600)]
-	if !vendored && strings.Contains(line, "with no network") {
-		t.Errorf("the README promises a clone builds with no network, and no vendor folder is kept: %q", line[:min(len(line), 120)])
-	}
-	for _, want := range []string{"first build downloads", "go mod download", "GOMODCACHE"} {
-		if !vendored && !strings.Contains(line, want) {
-			t.Errorf("the README's clone build does not say %q: %q", want, line)
-		}
-	}
-}
-
 // TestMarkdownCommitsCopyExactly: the comment's set note names the base
 // commit's set as path@commit. A reader copies it, or the commit alone,
 // from the rendered comment: it must be those bytes, with no zero-width

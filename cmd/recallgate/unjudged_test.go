@@ -200,6 +200,14 @@ func TestUnjudgedCondensed(t *testing.T) {
 	if !strings.Contains(text, "Label debt: 120 unjudged documents in 12 queries") {
 		t.Errorf("condensed drops the label debt:\n%s", text)
 	}
+	for format, want := range map[string]string{
+		"markdown": "precision and nDCG at k=10 in context · document level, condensed (precision and nDCG over each side's list with the documents nobody judged removed before the cut, both sides) · gate:",
+		"html":     "precision and nDCG at k=10, condensed (precision and nDCG over each side&#39;s list with the documents nobody judged removed before the cut, both sides) ·",
+	} {
+		if _, out, _ := unjudgedGate(t, f, "--format", format); !strings.Contains(out, want) {
+			t.Errorf("%s: the set line does not say condensed (want %q):\n%.3000s", format, want, out)
+		}
+	}
 }
 
 // TestUnjudgedRescoreSavedRuns: the loop without a second retrieval. The
@@ -288,5 +296,36 @@ func TestProposalRemovesWhatItBreaks(t *testing.T) {
 	_, text, _ = unjudgedGate(t, f)
 	if want := "this change proposes 1 removed; that query regresses in it"; !strings.Contains(headlineOf(text), want) {
 		t.Errorf("text headline %q lacks %q", headlineOf(text), want)
+	}
+}
+
+// TestWeakPassSaysWhatItRulesOut: eight queries, four found only by the
+// base and four only by the head, pass with a mean drop of 0; the set is
+// too small to rule out much, and the headline says how little. The same
+// runs against themselves pass ruling out any drop, and say nothing more.
+func TestWeakPassSaysWhatItRulesOut(t *testing.T) {
+	dir := t.TempDir()
+	var set, base, head strings.Builder
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&set, `{"id":"q%d","query":"question %d","gold":{"g%d":1}}`+"\n", i, i, i)
+		found, missed := fmt.Sprintf(`{"id":"q%d","hits":[{"doc":"g%d"}]}`+"\n", i, i), fmt.Sprintf(`{"id":"q%d","hits":[{"doc":"x"}]}`+"\n", i)
+		if i <= 4 {
+			base.WriteString(found)
+			head.WriteString(missed)
+		} else {
+			base.WriteString(missed)
+			head.WriteString(found)
+		}
+	}
+	s, b, h := write(t, dir, "set.jsonl", set.String()), write(t, dir, "base.jsonl", base.String()), write(t, dir, "head.jsonl", head.String())
+	code, out, errs := rg(t, "compare", "--set", s, "--base", b, "--head", h, "--candidates", "10", "--context", "5", "--max-new-misses", "8")
+	// precision@5's bound, 0.100, is twice its limit 0.05, not more: left out.
+	want := " · rules out only drops of recall@10 > 0.500, nDCG@5 > 0.500"
+	if code != 0 || !strings.HasSuffix(headlineOf(out), want) {
+		t.Errorf("exit %d, headline %q: want 0 and %q\n%s", code, headlineOf(out), want, errs)
+	}
+	code, out, _ = rg(t, "compare", "--set", s, "--base", b, "--head", b, "--candidates", "10", "--context", "5")
+	if code != 0 || !strings.HasPrefix(out, "PASS") || strings.Contains(headlineOf(out), "rules out only") {
+		t.Errorf("identical runs: exit %d, headline %q", code, headlineOf(out))
 	}
 }

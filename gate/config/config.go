@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -107,20 +108,9 @@ type rawRefusal struct {
 
 // rawSegment is one [[gate.segment]] table.
 type rawSegment struct {
-	Name             string   `toml:"name"`
-	MaxRecallDrop    *float64 `toml:"max_recall_drop"`
-	MaxNDCGDrop      *float64 `toml:"max_ndcg_drop"`
-	MaxPrecisionDrop *float64 `toml:"max_precision_drop"`
-	MaxBelowIncrease *int     `toml:"max_below_increase"`
-	MinRecall        *float64 `toml:"min_recall"`
-	MinNDCG          *float64 `toml:"min_ndcg"`
-	MaxFalseAnswers  *int     `toml:"max_false_answers_increase"`
-	MaxFalseRefusals *int     `toml:"max_false_refusals_increase"`
-	// The final-context rules.
-	MaxContextRecallDrop *float64 `toml:"max_context_recall_drop"`
-	MaxEvidenceDrop      *float64 `toml:"max_evidence_drop"`
-	MaxAPDrop            *float64 `toml:"max_ap_drop"`
-	MaxFactsLost         *int     `toml:"max_facts_lost"`
+	Name string `toml:"name"`
+	// Rules are the registered rules the segment sets (see rawType).
+	Rules ruleValues `toml:"-"`
 }
 
 type rawConfig struct {
@@ -134,33 +124,19 @@ type rawConfig struct {
 	CacheDir string `toml:"cache_dir"`
 	Baseline string `toml:"baseline"`
 	Gate     struct {
-		MaxRecallDrop        *float64     `toml:"max_recall_drop"`
-		MaxNewMisses         *int         `toml:"max_new_misses"`
-		MaxMissingGold       *int         `toml:"max_missing_gold"`
-		MaxNDCGDrop          *float64     `toml:"max_ndcg_drop"`
-		MaxPrecisionDrop     *float64     `toml:"max_precision_drop"`
-		MaxBelowIncrease     *int         `toml:"max_below_increase"`
-		MinRecall            *float64     `toml:"min_recall"`
-		MinNDCG              *float64     `toml:"min_ndcg"`
-		MinFlipped           *int         `toml:"min_flipped"`
-		MaxLatencyRatio      *float64     `toml:"max_latency_ratio"`
-		MinSegmentQueries    *int         `toml:"min_segment_queries"`
-		RequireSignificance  bool         `toml:"require_significance"`
-		Repeats              int          `toml:"repeats"`
-		MaxWaiverDays        *int         `toml:"max_waiver_days"`
-		MaxContextRecallDrop *float64     `toml:"max_context_recall_drop"`
-		MaxEvidenceDrop      *float64     `toml:"max_evidence_drop"`
-		MaxAPDrop            *float64     `toml:"max_ap_drop"`
-		MaxFactsLost         *int         `toml:"max_facts_lost"`
-		MaxFalseAnswers      *int         `toml:"max_false_answers_increase"`
-		MaxFalseRefusals     *int         `toml:"max_false_refusals_increase"`
-		MaxBaselineDrop      *float64     `toml:"max_baseline_drop"`
-		MinJudgeAgreement    *float64     `toml:"min_judge_agreement"`
-		MinJudgeOverlap      *int         `toml:"min_judge_overlap"`
-		Margin               *float64     `toml:"margin"`
-		RequireProof         bool         `toml:"require_proof"`
-		Unjudged             string       `toml:"unjudged"`
-		Segment              []rawSegment `toml:"segment"`
+		MinFlipped          *int         `toml:"min_flipped"`
+		MinSegmentQueries   *int         `toml:"min_segment_queries"`
+		RequireSignificance bool         `toml:"require_significance"`
+		Repeats             int          `toml:"repeats"`
+		MaxWaiverDays       *int         `toml:"max_waiver_days"`
+		MinJudgeAgreement   *float64     `toml:"min_judge_agreement"`
+		MinJudgeOverlap     *int         `toml:"min_judge_overlap"`
+		Margin              *float64     `toml:"margin"`
+		RequireProof        bool         `toml:"require_proof"`
+		Unjudged            string       `toml:"unjudged"`
+		Segment             []rawSegment `toml:"segment"`
+		// Rules are the registered rules [gate] sets (see rawType).
+		Rules ruleValues `toml:"-"`
 	} `toml:"gate"`
 	Report struct {
 		Below         *float64 `toml:"below"`
@@ -224,12 +200,6 @@ func Parse(data []byte, name string) (*Config, error) {
 	}
 	if err := c.Depth.Validate(); err != nil {
 		return nil, &gate.InputError{File: name, Field: "depth", Err: err}
-	}
-	if v := raw.Gate.MaxRecallDrop; v != nil {
-		c.Thresholds.MaxRecallDrop = *v
-	}
-	if v := raw.Gate.MaxNewMisses; v != nil {
-		c.Thresholds.MaxNewMisses = *v
 	}
 	if err := c.gateRules(raw, data); err != nil {
 		return nil, err
@@ -317,7 +287,9 @@ func Parse(data []byte, name string) (*Config, error) {
 // *gate.InputError naming the line and the key.
 func decodeConfig(data []byte, name string) (rawConfig, toml.MetaData, error) {
 	var raw rawConfig
-	md, err := toml.Decode(string(data), &raw)
+	read := reflect.New(rawType)
+	md, err := toml.Decode(string(data), read.Interface())
+	takeRules(read.Elem(), &raw)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {

@@ -197,3 +197,24 @@ func TestContextPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestUnjudgedKey: [gate] unjudged takes the three readings; the default
+// written out is the default (the same policy fingerprint); anything else
+// is refused naming the file, line and key.
+func TestUnjudgedKey(t *testing.T) {
+	for v, want := range map[string]string{`"nonrelevant"`: "", `"condensed"`: gate.UnjudgedCondensed, `"range"`: gate.UnjudgedRangeMode} {
+		c, err := Parse([]byte("[gate]\nunjudged = "+v+"\n"), "r.toml")
+		if err != nil || c.Thresholds.Unjudged != want {
+			t.Errorf("unjudged = %s: %q, %v; want %q", v, c.Thresholds.Unjudged, err, want)
+		}
+	}
+	plain, _ := Parse([]byte("[gate]\n"), "r.toml")
+	spelled, _ := Parse([]byte("[gate]\nunjudged = \"nonrelevant\"\n"), "r.toml")
+	if a, b := gate.PolicyFingerprint(plain.Thresholds, plain.Depth), gate.PolicyFingerprint(spelled.Thresholds, spelled.Depth); a != b {
+		t.Errorf("the default spelled out changes the policy fingerprint: %s, %s", a, b)
+	}
+	_, err := Parse([]byte("# x\n[gate]\nunjudged = \"optimistic\"\n"), "r.toml")
+	if err == nil || err.Error() != `r.toml:3: gate.unjudged: must be "nonrelevant" (the default), "condensed" or "range", got "optimistic"` {
+		t.Errorf("unjudged = optimistic: %v", err)
+	}
+}

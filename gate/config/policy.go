@@ -63,41 +63,25 @@ func orNone(m map[string]string, k string) string {
 func policyValues(c *Config) map[string]string {
 	t := c.Thresholds
 	v := map[string]string{
-		gate.RuleRecallDrop:        num(t.MaxRecallDrop),
-		gate.RuleNewMisses:         strconv.Itoa(t.MaxNewMisses),
-		gate.RuleNDCGDrop:          optNum(t.MaxNDCGDrop),
-		gate.RulePrecisionDrop:     optNum(t.MaxPrecisionDrop),
-		gate.RuleBelowIncrease:     optInt(t.MaxBelowIncrease),
-		gate.RuleMinRecall:         optNum(t.MinRecall),
-		gate.RuleMinNDCG:           optNum(t.MinNDCG),
-		gate.RuleFalseAnswers:      strconv.Itoa(t.MaxFalseAnswersIncrease),
-		gate.RuleFalseRefusals:     strconv.Itoa(t.MaxFalseRefusalsIncrease),
-		"min_flipped":              strconv.Itoa(max(t.MinFlipped, 1)),
-		gate.RuleLatencyRatio:      "off",
-		"min_segment_queries":      strconv.Itoa(t.MinSegmentQueries),
-		"require_significance":     strconv.FormatBool(t.RequireSignificance),
-		"max_waiver_days":          strconv.Itoa(c.MaxWaiverDays),
-		"repeats":                  strconv.Itoa(c.Repeats),
-		"depth.candidates":         strconv.Itoa(c.Depth.Candidates),
-		"depth.context":            strconv.Itoa(c.Depth.Context),
-		"report.below":             num(c.Depth.Below),
-		"retrievers":               "[retriever]",
-		gate.RuleContextRecallDrop: optNum(t.MaxContextRecallDrop),
-		gate.RuleEvidenceDrop:      optNum(t.MaxEvidenceDrop),
-		gate.RuleAPDrop:            optNum(t.MaxAPDrop),
-		gate.RuleFactsLost:         optInt(t.MaxFactsLost),
-		gate.RuleMissingGold:       strconv.Itoa(t.MaxMissingGold),
-		gate.RuleBaselineDrop:      optNum(t.MaxBaselineDrop),
-		"baseline":                 "none",
-		"margin":                   optNum(t.Margin),
-		"require_proof":            strconv.FormatBool(t.RequireProof),
-		"unjudged":                 t.UnjudgedMode(),
+		"min_flipped":          strconv.Itoa(max(t.MinFlipped, 1)),
+		"min_segment_queries":  strconv.Itoa(t.MinSegmentQueries),
+		"require_significance": strconv.FormatBool(t.RequireSignificance),
+		"max_waiver_days":      strconv.Itoa(c.MaxWaiverDays),
+		"repeats":              strconv.Itoa(c.Repeats),
+		"depth.candidates":     strconv.Itoa(c.Depth.Candidates),
+		"depth.context":        strconv.Itoa(c.Depth.Context),
+		"report.below":         num(c.Depth.Below),
+		"retrievers":           "[retriever]",
+		"baseline":             "none",
+		"margin":               optNum(t.Margin),
+		"require_proof":        strconv.FormatBool(t.RequireProof),
+		"unjudged":             t.UnjudgedMode(),
+	}
+	for _, r := range gate.Rules() {
+		v[r.Key] = ruleText(r, r.Setting, &t)
 	}
 	if c.baselineKey != "" {
 		v["baseline"] = c.baselineKey
-	}
-	if t.MaxLatencyRatio > 0 {
-		v[gate.RuleLatencyRatio] = num(t.MaxLatencyRatio)
 	}
 	v["min_judge_agreement"] = optNum(t.MinJudgeAgreement)
 	v["min_judge_overlap"] = strconv.Itoa(DefaultMinJudgeOverlap)
@@ -124,27 +108,13 @@ func policyValues(c *Config) map[string]string {
 func segmentValues(c *Config) map[string]string {
 	out := map[string]string{}
 	for _, s := range c.Thresholds.Segments {
-		l := s.Limits
 		var parts []string
-		for _, f := range []struct {
-			key string
-			v   *float64
-		}{{gate.RuleRecallDrop, l.MaxRecallDrop}, {gate.RuleNDCGDrop, l.MaxNDCGDrop}, {gate.RulePrecisionDrop, l.MaxPrecisionDrop}, {gate.RuleMinRecall, l.MinRecall}, {gate.RuleMinNDCG, l.MinNDCG},
-			{gate.RuleContextRecallDrop, l.MaxContextRecallDrop}, {gate.RuleEvidenceDrop, l.MaxEvidenceDrop}, {gate.RuleAPDrop, l.MaxAPDrop}} {
-			if f.v != nil {
-				parts = append(parts, f.key+"="+num(*f.v))
+		for _, r := range gate.Rules() {
+			if r.InLimits() {
+				if text := ruleText(r, r.LimitIn, &s.Limits); text != "off" {
+					parts = append(parts, r.Key+"="+text)
+				}
 			}
-		}
-		for _, f := range []struct {
-			key string
-			v   *int
-		}{{gate.RuleBelowIncrease, l.MaxBelowIncrease}, {gate.RuleFalseAnswers, l.MaxFalseAnswersIncrease}, {gate.RuleFalseRefusals, l.MaxFalseRefusalsIncrease}} {
-			if f.v != nil {
-				parts = append(parts, f.key+"="+strconv.Itoa(*f.v))
-			}
-		}
-		if l.MaxFactsLost != nil {
-			parts = append(parts, gate.RuleFactsLost+"="+strconv.Itoa(*l.MaxFactsLost))
 		}
 		if len(parts) == 0 {
 			parts = []string{"no limits"}
@@ -152,6 +122,19 @@ func segmentValues(c *Config) map[string]string {
 		out[s.Name] = strings.Join(parts, " ")
 	}
 	return out
+}
+
+// ruleText formats the rule's limit as read from x by setting: the
+// number, or "off".
+func ruleText[T any](r *gate.Rule, setting func(*T) (float64, bool), x *T) string {
+	v, on := setting(x)
+	switch {
+	case !on:
+		return "off"
+	case r.IsCount():
+		return strconv.Itoa(int(v))
+	}
+	return num(v)
 }
 
 // num formats a threshold with two decimals, or with as many as it needs

@@ -175,3 +175,73 @@ func TestPolicyChangesContextBudget(t *testing.T) {
 		t.Errorf("changes %q, want %q", got, want)
 	}
 }
+
+// TestEveryRuleIsAPolicyKey: every registered rule set in [gate] (and in a
+// [[gate.segment]] where the registry allows it) is read into the
+// thresholds and named as a policy change, from the rule registry alone.
+func TestEveryRuleIsAPolicyKey(t *testing.T) {
+	const retriever = "baseline = \"b.jsonl\"\n[retriever]\ntype = \"builtin\"\ncorpus = \"c\"\n"
+	base := mustParse(t, retriever)
+	for _, r := range gate.Rules() {
+		value, want := "0.25", "0.25"
+		if r.IsCount() {
+			value, want = "7", "7"
+		}
+		text := retriever + "[gate]\n" + r.Key + " = " + value + "\n"
+		if r.Segments {
+			text += "[[gate.segment]]\nname = \"s\"\n" + r.Key + " = " + value + "\n"
+		}
+		head := mustParse(t, text)
+		if v, on := r.Setting(&head.Thresholds); !on || fmt.Sprint(v) != value {
+			t.Errorf("%s = %s read as %v (on %v)", r.Key, value, v, on)
+		}
+		var got []string
+		for _, c := range PolicyChanges(base, head) {
+			got = append(got, c.Key+"="+c.Head)
+		}
+		wantKeys := []string{r.Key + "=" + want}
+		if r.Segments {
+			wantKeys = append(wantKeys, gate.PolicySegmentKey+"s="+r.Key+"="+want)
+		}
+		if strings.Join(got, " ") != strings.Join(wantKeys, " ") {
+			t.Errorf("%s: changes %q, want %q", r.Key, got, wantKeys)
+		}
+	}
+}
+
+// TestEveryRuleKeyIsKnown: every registered rule is a key of [gate] and,
+// where the registry allows it, of [[gate.segment]], for the unknown-key
+// message and the type errors alone (read from the registry, with no
+// field of its own): a misspelt rule is offered the rule, a value of the
+// wrong type names the rule's line and the shape its value takes, a rule
+// segments may not set is an unknown key there.
+func TestEveryRuleKeyIsKnown(t *testing.T) {
+	for _, r := range gate.Rules() {
+		shape := "a number (no quotes)"
+		if r.IsCount() {
+			shape = "a whole number (no quotes)"
+		}
+		tables := map[string]string{"[gate]\n": "gate."}
+		if r.Segments {
+			tables["[[gate.segment]]\nname = \"s\"\n"] = "gate.segment."
+		}
+		for table, field := range tables {
+			line := strings.Count(table, "\n") + 1
+			_, err := Parse([]byte(table+r.Key+" = \"x\"\n"), "r.toml")
+			if want := fmt.Sprintf("r.toml:%d: %s%s: must be %s", line, field, r.Key, shape); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("%s as a string in %q: %v, want %s…", r.Key, table, err, want)
+			}
+			typo := r.Key[:2] + r.Key[3:]
+			_, err = Parse([]byte(table+typo+" = 1\n"), "r.toml")
+			if want := fmt.Sprintf("r.toml:%d: %s%s: unknown key; did you mean %s?", line, field, typo, r.Key); err == nil || err.Error() != want {
+				t.Errorf("%s misspelt in %q: %v, want %s", r.Key, table, err, want)
+			}
+		}
+		if !r.Segments {
+			_, err := Parse([]byte("[[gate.segment]]\nname = \"s\"\n"+r.Key+" = 1\n"), "r.toml")
+			if want := fmt.Sprintf("r.toml:3: gate.segment.%s: unknown key", r.Key); err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("%s in a segment: %v, want %s…", r.Key, err, want)
+			}
+		}
+	}
+}

@@ -17,29 +17,15 @@ import (
 func (c *Config) gateRules(raw rawConfig, data []byte) error {
 	g := raw.Gate
 	t := &c.Thresholds
-	if v := g.MaxRecallDrop; v != nil {
-		t.MaxRecallDrop = *v
-	}
-	if v := g.MaxNewMisses; v != nil {
-		t.MaxNewMisses = *v
-	}
-	if v := g.MaxMissingGold; v != nil {
-		t.MaxMissingGold = *v
-	}
-	for _, f := range []struct {
-		from *float64
-		to   **float64
-	}{{g.MaxNDCGDrop, &t.MaxNDCGDrop}, {g.MaxPrecisionDrop, &t.MaxPrecisionDrop}, {g.MinRecall, &t.MinRecall}, {g.MinNDCG, &t.MinNDCG},
-		{g.MaxContextRecallDrop, &t.MaxContextRecallDrop}, {g.MaxEvidenceDrop, &t.MaxEvidenceDrop}, {g.MaxAPDrop, &t.MaxAPDrop}} {
-		if f.from != nil {
-			*f.to = f.from
+	for _, r := range gate.Rules() {
+		v, ok := g.Rules[r.Key]
+		if !ok {
+			continue
 		}
-	}
-	if g.MaxBelowIncrease != nil {
-		t.MaxBelowIncrease = g.MaxBelowIncrease
-	}
-	if g.MaxFactsLost != nil {
-		t.MaxFactsLost = g.MaxFactsLost
+		if r.Kind == gate.KindRatio && v <= 0 {
+			return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", r.Key}), Field: "gate." + r.Key, Err: fmt.Errorf("must be a ratio above 0 such as 1.5 (leave it out to turn the rule off), got %v", v)}
+		}
+		r.Set(t, v)
 	}
 	if v := g.MinFlipped; v != nil {
 		if *v < 1 {
@@ -47,31 +33,21 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		}
 		t.MinFlipped = *v
 	}
-	if v := g.MaxLatencyRatio; v != nil {
-		if *v <= 0 {
-			return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "max_latency_ratio"}), Field: "gate.max_latency_ratio", Err: fmt.Errorf("must be a ratio above 0 such as 1.5 (leave it out to turn the rule off), got %v", *v)}
-		}
-		t.MaxLatencyRatio = *v
-	}
 	if v := g.MinSegmentQueries; v != nil {
 		if *v < 1 {
 			return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "min_segment_queries"}), Field: "gate.min_segment_queries", Err: fmt.Errorf("must be at least 1, got %d", *v)}
 		}
 		t.MinSegmentQueries = *v
 	}
-	t.Unjudged = g.Unjudged
 	if err := gate.CheckUnjudgedMode(g.Unjudged); err != nil {
 		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "unjudged"}), Field: "gate.unjudged", Err: err}
 	}
+	// The default written out is the default: the same policy fingerprint.
+	if g.Unjudged != gate.UnjudgedNonRelevant {
+		t.Unjudged = g.Unjudged
+	}
 	t.RequireSignificance = g.RequireSignificance
-	if v := g.MaxFalseAnswers; v != nil {
-		t.MaxFalseAnswersIncrease = *v
-	}
-	if v := g.MaxFalseRefusals; v != nil {
-		t.MaxFalseRefusalsIncrease = *v
-	}
-	t.MaxBaselineDrop = g.MaxBaselineDrop
-	if g.MaxBaselineDrop != nil && strings.TrimSpace(raw.Baseline) == "" {
+	if t.MaxBaselineDrop != nil && strings.TrimSpace(raw.Baseline) == "" {
 		// Fail closed: a rule with nothing to measure against is refused,
 		// never skipped.
 		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "max_baseline_drop"}), Field: "gate.max_baseline_drop",
@@ -87,10 +63,13 @@ func (c *Config) gateRules(raw rawConfig, data []byte) error {
 		return &gate.InputError{File: c.Path, Line: keyLine(data, toml.Key{"gate", "require_proof"}), Field: "gate.require_proof", Err: errors.New("needs a margin to prove: set [gate] margin = 0.02 (the largest drop the set must rule out)")}
 	}
 	for i, s := range g.Segment {
-		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"),
-			Limits: gate.Limits{MaxRecallDrop: s.MaxRecallDrop, MaxNDCGDrop: s.MaxNDCGDrop, MaxPrecisionDrop: s.MaxPrecisionDrop, MaxBelowIncrease: s.MaxBelowIncrease, MinRecall: s.MinRecall, MinNDCG: s.MinNDCG,
-				MaxContextRecallDrop: s.MaxContextRecallDrop, MaxEvidenceDrop: s.MaxEvidenceDrop, MaxFactsLost: s.MaxFactsLost, MaxAPDrop: s.MaxAPDrop,
-				MaxFalseAnswersIncrease: s.MaxFalseAnswers, MaxFalseRefusalsIncrease: s.MaxFalseRefusals}})
+		var l gate.Limits
+		for _, r := range gate.Rules() {
+			if v, ok := s.Rules[r.Key]; ok {
+				r.SetIn(&l, v)
+			}
+		}
+		t.Segments = append(t.Segments, gate.SegmentRule{Name: s.Name, File: c.Path, Line: arrayKeyLine(data, "gate.segment", i, "name"), Limits: l})
 	}
 	if err := t.Validate(); err != nil {
 		ie := &gate.InputError{File: c.Path, Field: "gate", Err: err}

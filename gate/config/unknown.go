@@ -54,7 +54,7 @@ func knownKeys(table []string) []string {
 // tableType is the Go type recallgate decodes the table into (pointers
 // and arrays of tables looked through); false for a table it does not read.
 func tableType(table []string) (reflect.Type, bool) {
-	t := reflect.TypeOf(rawConfig{})
+	t := rawType
 	for i := 0; i < len(table); i++ {
 		part := table[i]
 		if i == 0 && (part == "base" || part == "head") && len(table) > 1 && table[1] == "retriever" {

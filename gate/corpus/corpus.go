@@ -16,6 +16,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/input"
+	"github.com/recallgate/recallgate/gate/section"
 )
 
 // Document is one document of a corpus.
@@ -23,6 +24,14 @@ type Document struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	Text  string `json:"text"`
+	// Format is how its headings are read for its sections: by a corpus
+	// folder's file ending (.md Markdown, .txt plain); a JSONL line is
+	// HTML when its text starts with "<", else Markdown.
+	Format section.Format `json:"-"`
+	// Sections are the sections a JSONL line gives itself ("sections":
+	// [{"anchor","start","end"}], byte offsets in Text), nil when it
+	// gives none (they are read from the text then).
+	Sections []section.Section `json:"-"`
 }
 
 // corpusExts are the file endings read from a corpus folder.
@@ -118,7 +127,7 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 		rel, _ := filepath.Rel(root, p)
 		id := filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel)))
 		title, text := splitTitle(string(data))
-		if err := fn(Document{ID: id, Title: title, Text: text}); err != nil {
+		if err := fn(Document{ID: id, Title: title, Text: text, Format: section.FormatOf(p)}); err != nil {
 			return err
 		}
 	}
@@ -162,6 +171,7 @@ func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 				return err
 			}
 		}
+		d.Format = jsonlFormat(d.Text)
 		if prev, dup := seen[d.ID]; dup {
 			return &gate.InputError{File: name, Line: n, Field: "id", Err: fmt.Errorf("duplicate document id %q (first on line %d)", gate.ClipID(d.ID), prev)}
 		}
@@ -182,10 +192,11 @@ func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {
 // naming the file, the line and the field.
 func decodeStrict(line []byte, name string, n int) (Document, error) {
 	var raw struct {
-		ID       *string         `json:"id"`
-		Title    string          `json:"title"`
-		Text     string          `json:"text"`
-		Metadata json.RawMessage `json:"metadata"`
+		ID       *string           `json:"id"`
+		Title    string            `json:"title"`
+		Text     string            `json:"text"`
+		Metadata json.RawMessage   `json:"metadata"`
+		Sections []section.Section `json:"sections"`
 	}
 	if err := gate.DecodeStrict(line, &raw); err != nil {
 		return Document{}, gate.JSONLineError(name, n, err)
@@ -193,5 +204,22 @@ func decodeStrict(line []byte, name string, n int) (Document, error) {
 	if raw.ID == nil || *raw.ID == "" {
 		return Document{}, &gate.InputError{File: name, Line: n, Field: "id", Err: errors.New("required and must not be empty")}
 	}
-	return Document{ID: *raw.ID, Title: raw.Title, Text: raw.Text}, nil
+	if raw.Sections != nil {
+		for i := range raw.Sections {
+			raw.Sections[i].Heading, raw.Sections[i].Level = "", 0
+		}
+		if err := section.Check(raw.Sections, len(raw.Text)); err != nil {
+			return Document{}, &gate.InputError{File: name, Line: n, Field: "sections", Err: err}
+		}
+	}
+	return Document{ID: *raw.ID, Title: raw.Title, Text: raw.Text, Sections: raw.Sections}, nil
+}
+
+// jsonlFormat is a JSONL line's format: HTML when its text starts with
+// "<", else Markdown (plain text reads as Markdown without headings).
+func jsonlFormat(text string) section.Format {
+	if strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "<") {
+		return section.HTML
+	}
+	return section.Markdown
 }

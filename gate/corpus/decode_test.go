@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -66,19 +67,19 @@ func TestDecodeLineAsEncodingJSON(t *testing.T) {
 	for _, tc := range decodeCases {
 		t.Run(tc.name, func(t *testing.T) {
 			ref, err := decodeStrict([]byte(tc.line), "c.jsonl", 1)
-			if err != nil || ref != tc.want {
-				t.Fatalf("encoding/json: %+q, %v; want %+q", ref, err, tc.want)
+			if err != nil || !reflect.DeepEqual(ref, tc.want) {
+				t.Fatalf("encoding/json: %#v, %v; want %#v", ref, err, tc.want)
 			}
 			got, ok := decodeLine([]byte(tc.line))
-			if ok != tc.fast || (ok && got != tc.want) {
-				t.Errorf("decodeLine: %+q, %v; want %+q, %v", got, ok, tc.want, tc.fast)
+			if ok != tc.fast || (ok && !reflect.DeepEqual(got, tc.want)) {
+				t.Errorf("decodeLine: %#v, %v; want %#v, %v", got, ok, tc.want, tc.fast)
 			}
 		})
 	}
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
 			if d, ok := decodeLine([]byte(tc.line)); ok {
-				t.Errorf("decodeLine took a line encoding/json refuses: %+q", d)
+				t.Errorf("decodeLine took a line encoding/json refuses: %#v", d)
 			}
 			path := filepath.Join(t.TempDir(), "c.jsonl")
 			if err := os.WriteFile(path, []byte(tc.line+"\n"), 0o644); err != nil {
@@ -116,8 +117,8 @@ func FuzzDecodeLine(f *testing.F) {
 			return
 		}
 		ref, err := decodeStrict(line, "c.jsonl", 1)
-		if err != nil || ref != got {
-			t.Errorf("%q: decodeLine %+q, encoding/json %+q (%v)", line, got, ref, err)
+		if err != nil || !reflect.DeepEqual(ref, got) {
+			t.Errorf("%q: decodeLine %#v, encoding/json %#v (%v)", line, got, ref, err)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package corpus
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"hash"
 
 	"github.com/recallgate/recallgate/gate"
@@ -25,6 +26,10 @@ func (c *Hash) Add(d Document) {
 	c.buf = gate.AppendLenPrefixed(c.buf[:0], d.ID)
 	c.buf = gate.AppendLenPrefixed(c.buf, d.Title)
 	c.buf = gate.AppendLenPrefixed(c.buf, d.Text)
+	for _, sec := range d.Sections {
+		// sections a line gives itself (none: the fingerprint as before)
+		c.buf = gate.AppendLenPrefixed(c.buf, fmt.Sprintf("section %s %d %d", sec.Anchor, sec.Start, sec.End))
+	}
 	c.h.Write(c.buf)
 }
 

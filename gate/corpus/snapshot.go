@@ -3,6 +3,9 @@ package corpus
 import (
 	"path/filepath"
 	"sync"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/section"
 )
 
 // Snapshot is one read of a corpus: its documents in the walk's stable
@@ -21,6 +24,44 @@ type Snapshot struct {
 
 	idsOnce sync.Once
 	ids     map[string]bool
+
+	secMu sync.Mutex
+	index map[string]int          // a document's place in Docs
+	secs  map[string]*section.Doc // the sections read so far
+}
+
+// SectionLookup returns each document's sections, read the first time a
+// document is asked for (nil for an id the corpus lacks): its given
+// sections, else its headings in its format.
+func (s *Snapshot) SectionLookup() gate.SectionLookup {
+	return func(id string) *section.Doc {
+		s.secMu.Lock()
+		defer s.secMu.Unlock()
+		if d, ok := s.secs[id]; ok {
+			return d
+		}
+		if s.index == nil {
+			s.index = make(map[string]int, len(s.Docs))
+			for i, d := range s.Docs {
+				s.index[d.ID] = i
+			}
+			s.secs = map[string]*section.Doc{}
+		}
+		i, ok := s.index[id]
+		if !ok {
+			s.secs[id] = nil
+			return nil
+		}
+		d := s.Docs[i]
+		var sd *section.Doc
+		if d.Sections != nil {
+			sd = section.Given(d.ID, d.Text, d.Sections)
+		} else {
+			sd = section.NewDoc(d.ID, d.Text, d.Format)
+		}
+		s.secs[id] = sd
+		return sd
+	}
 }
 
 // Read reads the corpus at path (see Walk) into a Snapshot.

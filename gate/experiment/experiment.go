@@ -148,6 +148,9 @@ func Run(ctx context.Context, e *pipeline.Env, o Options) (*Report, error) {
 		}
 		if r, ok := runs["base"]; ok {
 			// Scored once for every variant; its run is all that stays.
+			if err := pipeline.PlaceSections(&job, set, cfg.SideCorpus("head")); err != nil {
+				return nil, err
+			}
 			if pair, err = pipeline.NewPairing(&job, set, cfg.Depth, r); err != nil {
 				return nil, err
 			}

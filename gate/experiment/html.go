@@ -46,20 +46,20 @@ func Charts(r *Report) (deltas, latency string) {
 func writeHTML(w io.Writer, r *Report) error {
 	recall, ndcg := r.labels()
 	type row struct {
-		Name, Recall, NDCG, DRecall, CIRecall, P, DNDCG, CINDCG, Zero, P50, P95, Gate string
-		Regressed, Improved                                                           int
-		RegIDs, ImpIDs, Wins, Bound                                                   string
-		Reasons                                                                       []string
+		Name, Recall, NDCG, DRecall, CIRecall, P, DNDCG, CINDCG, PNDCG, Zero, P50, P95, Gate string
+		Regressed, Improved                                                                  int
+		RegIDs, ImpIDs, Wins, Bound                                                          string
+		Reasons                                                                              []string
 	}
 	bl := r.Baseline
 	var rows []row
 	for _, v := range r.Variants {
 		reasons := make([]string, len(v.Gate.Reasons))
 		for i, x := range v.Gate.Reasons {
-			reasons[i] = gate.Visible(x)
+			reasons[i] = v.Gate.Kind(i) + ": " + gate.Visible(x)
 		}
 		rows = append(rows, row{Name: gate.Visible(v.Name), Recall: f3(v.Summary.RecallAtN), NDCG: f3(v.Summary.NDCGAtK), DRecall: signed(v.Delta.RecallAtN), CIRecall: ci(v.CI.RecallAtN),
-			P: fmt.Sprintf("%.3f", v.PValue), DNDCG: signed(v.Delta.NDCGAtK), CINDCG: ci(v.CI.NDCGAtK), Zero: zeroChange(v.ZeroRecall), P50: ms(v.Latency, false), P95: ms(v.Latency, true),
+			P: fmt.Sprintf("%.3f", v.PValue), DNDCG: signed(v.Delta.NDCGAtK), CINDCG: ci(v.CI.NDCGAtK), PNDCG: fmt.Sprintf("%.3f", v.NDCGPValue), Zero: zeroChange(v.ZeroRecall), P50: ms(v.Latency, false), P95: ms(v.Latency, true),
 			Gate: v.Gate.Verdict, Regressed: len(v.Regressed), Improved: len(v.Improved), RegIDs: ids(v.Regressed, gate.Visible), ImpIDs: ids(v.Improved, gate.Visible),
 			Wins: ids(v.Wins, gate.Visible), Reasons: reasons, Bound: report.BoundSentences(v.Bound)})
 	}
@@ -118,12 +118,12 @@ figure{margin:16px 0;overflow-x:auto}
 <h1>recallgate experiment</h1>
 <p>{{.Headline}}</p>
 {{range .Notes}}<p class="note">{{.}}</p>
-{{end}}<p class="note">An experiment informs, it does not gate (exit 0). Δ is variant − baseline with its 95% paired bootstrap interval beneath; p is the sign-flip test of Δ {{.RecallName}}; reg. and impr. count the regressed and improved queries; zero is the baseline's zero-recall queries and each variant's change (+ new, − recovered); p50 and p95 are latency per query; “gate” is what the config's [gate] would say of the variant as the head (the baseline's gate).</p>
+{{end}}<p class="note">An experiment informs, it does not gate (exit 0). Δ is variant − baseline with its 95% paired bootstrap interval beneath; p is the sign-flip test of the Δ before it; reg. and impr. count the regressed and improved queries; zero is the baseline's zero-recall queries and each variant's change (+ new, − recovered); p50 and p95 are latency per query; “gate” is what the config's [gate] would say of the variant as the head (the baseline's gate).</p>
 <div class="scroll"><table id="leaderboard">
-<thead><tr><th>variant</th><th>{{.RecallName}}</th><th title="Δ {{.RecallName}}: variant − baseline, its 95% paired bootstrap interval below">Δ {{.RecallName}}<span class="ci">95% CI</span></th><th title="sign-flip test of Δ {{.RecallName}}">p</th><th>{{.NDCGName}}</th><th title="Δ {{.NDCGName}}: variant − baseline, its 95% paired bootstrap interval below">Δ {{.NDCGName}}<span class="ci">95% CI</span></th><th title="regressed queries">reg.</th><th title="improved queries">impr.</th><th title="zero-recall queries: the baseline's count; a variant's change, + new and − recovered">zero</th><th title="p50 latency per query">p50</th><th title="p95 latency per query">p95</th><th title="baseline's gate: what the config's [gate] would say of the variant as the head">gate</th></tr></thead>
+<thead><tr><th>variant</th><th>{{.RecallName}}</th><th title="Δ {{.RecallName}}: variant − baseline, its 95% paired bootstrap interval below">Δ {{.RecallName}}<span class="ci">95% CI</span></th><th title="sign-flip test of Δ {{.RecallName}}">p</th><th>{{.NDCGName}}</th><th title="Δ {{.NDCGName}}: variant − baseline, its 95% paired bootstrap interval below">Δ {{.NDCGName}}<span class="ci">95% CI</span></th><th title="sign-flip test of Δ {{.NDCGName}}">p</th><th title="regressed queries">reg.</th><th title="improved queries">impr.</th><th title="zero-recall queries: the baseline's count; a variant's change, + new and − recovered">zero</th><th title="p50 latency per query">p50</th><th title="p95 latency per query">p95</th><th title="baseline's gate: what the config's [gate] would say of the variant as the head">gate</th></tr></thead>
 <tbody>
-<tr class="baseline"><td class="name">{{.Base}} (baseline)</td><td>{{.BaseRecall}}</td><td></td><td></td><td>{{.BaseNDCG}}</td><td></td><td></td><td></td><td>{{.BaseZero}}</td><td>{{.BaseP50}}</td><td>{{.BaseP95}}</td><td></td></tr>
-{{range .Rows}}<tr><td class="name">{{.Name}}</td><td>{{.Recall}}</td><td>{{.DRecall}}<span class="ci">{{.CIRecall}}</span></td><td>{{.P}}</td><td>{{.NDCG}}</td><td>{{.DNDCG}}<span class="ci">{{.CINDCG}}</span></td><td>{{.Regressed}}</td><td>{{.Improved}}</td><td>{{.Zero}}</td><td>{{.P50}}</td><td>{{.P95}}</td><td class="{{.Gate}}">{{.Gate}}</td></tr>
+<tr class="baseline"><td class="name">{{.Base}} (baseline)</td><td>{{.BaseRecall}}</td><td></td><td></td><td>{{.BaseNDCG}}</td><td></td><td></td><td></td><td></td><td>{{.BaseZero}}</td><td>{{.BaseP50}}</td><td>{{.BaseP95}}</td><td></td></tr>
+{{range .Rows}}<tr><td class="name">{{.Name}}</td><td>{{.Recall}}</td><td>{{.DRecall}}<span class="ci">{{.CIRecall}}</span></td><td>{{.P}}</td><td>{{.NDCG}}</td><td>{{.DNDCG}}<span class="ci">{{.CINDCG}}</span></td><td>{{.PNDCG}}</td><td>{{.Regressed}}</td><td>{{.Improved}}</td><td>{{.Zero}}</td><td>{{.P50}}</td><td>{{.P95}}</td><td class="{{.Gate}}">{{.Gate}}</td></tr>
 {{end}}</tbody></table></div>
 <p id="winner"><strong>{{.Winner}}</strong></p>
 <figure id="deltas">{{.Deltas}}</figure>

@@ -29,18 +29,18 @@ func writeMarkdown(w io.Writer, r *Report) error {
 	recall, ndcg := r.labels()
 	var b strings.Builder
 	fmt.Fprintf(&b, "### recallgate experiment: %d %s against the baseline\n\n", len(r.Variants), plural(len(r.Variants), "variant", "variants"))
-	fmt.Fprintf(&b, "Set %s: %d answerable queries; candidates N=%d, context k=%d. Δ is variant − baseline with its 95%% paired bootstrap interval; p is the sign-flip test of Δ %s.\n\n",
-		md(r.Set.Path), r.Set.Answerable, r.Depth.Candidates, r.Depth.Context, recall)
+	fmt.Fprintf(&b, "Set %s: %d answerable queries; candidates N=%d, context k=%d. Δ is variant − baseline with its 95%% paired bootstrap interval; p is the sign-flip test of the Δ before it.\n\n",
+		md(r.Set.Path), r.Set.Answerable, r.Depth.Candidates, r.Depth.Context)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "> %s\n\n", md(n))
 	}
-	fmt.Fprintf(&b, "| variant | %s | Δ %s [95%% CI] | p | %s | Δ %s [95%% CI] | regressed | improved | zero recall | p95 | baseline's gate |\n", recall, recall, ndcg, ndcg)
-	b.WriteString("|---|---:|---|---:|---:|---|---:|---:|---:|---:|---|\n")
+	fmt.Fprintf(&b, "| variant | %s | Δ %s [95%% CI] | p | %s | Δ %s [95%% CI] | p | regressed | improved | zero recall | p95 | baseline's gate |\n", recall, recall, ndcg, ndcg)
+	b.WriteString("|---|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---|\n")
 	bl := r.Baseline
-	fmt.Fprintf(&b, "| **%s** (baseline) | %s | | | %s | | | | %d | %s | |\n", md(bl.Name), f3(bl.Summary.RecallAtN), f3(bl.Summary.NDCGAtK), len(bl.Summary.ZeroRecall), ms(bl.Latency, true))
+	fmt.Fprintf(&b, "| **%s** (baseline) | %s | | | %s | | | | | %d | %s | |\n", md(bl.Name), f3(bl.Summary.RecallAtN), f3(bl.Summary.NDCGAtK), len(bl.Summary.ZeroRecall), ms(bl.Latency, true))
 	for _, v := range r.Variants {
-		fmt.Fprintf(&b, "| %s | %s | %s %s | %.3f | %s | %s %s | %d | %d | %s | %s | %s |\n", md(v.Name), f3(v.Summary.RecallAtN), signed(v.Delta.RecallAtN), ci(v.CI.RecallAtN), v.PValue,
-			f3(v.Summary.NDCGAtK), signed(v.Delta.NDCGAtK), ci(v.CI.NDCGAtK), len(v.Regressed), len(v.Improved), zeroChange(v.ZeroRecall), ms(v.Latency, true), verdictMark(v.Gate.Verdict))
+		fmt.Fprintf(&b, "| %s | %s | %s %s | %.3f | %s | %s %s | %.3f | %d | %d | %s | %s | %s |\n", md(v.Name), f3(v.Summary.RecallAtN), signed(v.Delta.RecallAtN), ci(v.CI.RecallAtN), v.PValue,
+			f3(v.Summary.NDCGAtK), signed(v.Delta.NDCGAtK), ci(v.CI.NDCGAtK), v.NDCGPValue, len(v.Regressed), len(v.Improved), zeroChange(v.ZeroRecall), ms(v.Latency, true), verdictMark(v.Gate.Verdict))
 	}
 	fmt.Fprintf(&b, "\n**%s**\n\n", r.Winner.Sentence(md, r.targetName()))
 	for _, v := range r.Variants {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/fusion"
+	"github.com/recallgate/recallgate/gate/orderedjson"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -64,12 +65,23 @@ type Interval struct {
 	High float64 `json:"high"`
 }
 
-// Intervals are the intervals of the two deltas the leaderboard ranks by.
+// Intervals are the intervals of the two deltas the leaderboard ranks by,
+// written under the metrics' registry keys.
 type Intervals struct {
 	// RecallAtN is the interval of the mean recall@N delta.
-	RecallAtN Interval `json:"recall_at_n"`
+	RecallAtN Interval
 	// NDCGAtK is the interval of the mean nDCG@k delta.
-	NDCGAtK Interval `json:"ndcg_at_k"`
+	NDCGAtK Interval
+}
+
+// MarshalJSON writes the intervals under their metric keys.
+func (c Intervals) MarshalJSON() ([]byte, error) {
+	return orderedjson.Marshal(orderedjson.Field{Key: gate.MetricRecall, Value: c.RecallAtN}, orderedjson.Field{Key: gate.MetricNDCG, Value: c.NDCGAtK})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, strictly.
+func (c *Intervals) UnmarshalJSON(b []byte) error {
+	return orderedjson.Unmarshal(b, orderedjson.Field{Key: gate.MetricRecall, Value: &c.RecallAtN}, orderedjson.Field{Key: gate.MetricNDCG, Value: &c.NDCGAtK})
 }
 
 // ZeroRecall are the queries that newly reach zero recall@N (new) and
@@ -87,10 +99,25 @@ type ZeroRecall struct {
 type GateOutcome struct {
 	// Verdict is the gate's: pass, fail or inconclusive.
 	Verdict string `json:"verdict"`
-	// Reasons are the gate's reasons for it, as a comparison lists them.
-	Reasons []string `json:"reasons"`
+	// Reasons are the gate's reasons for it, as a comparison lists them;
+	// ReasonKinds says what each is (fail, inconclusive, note), as the
+	// gate's report does.
+	Reasons     []string `json:"reasons"`
+	ReasonKinds []string `json:"reason_kinds"`
 	// Pass is Verdict == "pass".
 	Pass bool `json:"pass"`
+}
+
+// Kind is the outcome word of the i-th reason: its ReasonKinds entry, or
+// for an outcome read without them, the verdict's word.
+func (g GateOutcome) Kind(i int) string {
+	if i < len(g.ReasonKinds) {
+		return g.ReasonKinds[i]
+	}
+	if g.Verdict == string(gate.Fail) || g.Verdict == string(gate.Inconclusive) {
+		return g.Verdict
+	}
+	return gate.ReasonNote
 }
 
 // Variant is one candidate against the baseline.
@@ -192,7 +219,7 @@ func rowOf(v Input, target string) row {
 			PValue: c.Stats.PValue, Exact: c.Stats.Exact, NDCGPValue: nd.PValue,
 			Regressed: cr.Regressed, Improved: cr.Improved, Wins: []string{}, Bound: []report.BoundInfo{},
 			ZeroRecall: ZeroRecall{New: cr.NewMisses, Recovered: without(cr.Summary.Base.ZeroRecall, cr.Summary.Head.ZeroRecall)},
-			Gate:       GateOutcome{Verdict: cr.Verdict, Reasons: cr.Reasons, Pass: cr.Verdict == string(gate.Pass)},
+			Gate:       GateOutcome{Verdict: cr.Verdict, Reasons: cr.Reasons, ReasonKinds: append([]string{}, cr.ReasonKinds...), Pass: cr.Verdict == string(gate.Pass)},
 		},
 		baseline: Baseline{Name: BaselineName, Summary: cr.Summary.Base},
 		set:      cr.Set, depth: cr.Depth, metrics: cr.Metrics, segments: cr.Segments, warnings: cr.Warnings,

@@ -83,12 +83,12 @@ func writeText(w io.Writer, r *Report) error {
 	}
 	fmt.Fprintln(&b)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "variant\t%s\t%s\tΔ %s\t95%% CI\tp\tΔ %s\t95%% CI\tregressed\timproved\tzero recall\tp50\tp95\tgate\t\n", recall, ndcg, recall, ndcg)
+	fmt.Fprintf(tw, "variant\t%s\t%s\tΔ %s\t95%% CI\tp\tΔ %s\t95%% CI\tp\tregressed\timproved\tzero recall\tp50\tp95\tgate\t\n", recall, ndcg, recall, ndcg)
 	bl := r.Baseline
-	fmt.Fprintf(tw, "%s (baseline)\t%s\t%s\t\t\t\t\t\t\t\t%d\t%s\t%s\t\t\n", plain(bl.Name), f3(bl.Summary.RecallAtN), f3(bl.Summary.NDCGAtK), len(bl.Summary.ZeroRecall), ms(bl.Latency, false), ms(bl.Latency, true))
+	fmt.Fprintf(tw, "%s (baseline)\t%s\t%s\t\t\t\t\t\t\t\t\t%d\t%s\t%s\t\t\n", plain(bl.Name), f3(bl.Summary.RecallAtN), f3(bl.Summary.NDCGAtK), len(bl.Summary.ZeroRecall), ms(bl.Latency, false), ms(bl.Latency, true))
 	for _, v := range r.Variants {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t\n", plain(v.Name), f3(v.Summary.RecallAtN), f3(v.Summary.NDCGAtK),
-			signed(v.Delta.RecallAtN), ci(v.CI.RecallAtN), v.PValue, signed(v.Delta.NDCGAtK), ci(v.CI.NDCGAtK),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%.3f\t%d\t%d\t%s\t%s\t%s\t%s\t\n", plain(v.Name), f3(v.Summary.RecallAtN), f3(v.Summary.NDCGAtK),
+			signed(v.Delta.RecallAtN), ci(v.CI.RecallAtN), v.PValue, signed(v.Delta.NDCGAtK), ci(v.CI.NDCGAtK), v.NDCGPValue,
 			len(v.Regressed), len(v.Improved), zeroChange(v.ZeroRecall), ms(v.Latency, false), ms(v.Latency, true), v.Gate.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
@@ -113,8 +113,8 @@ func writeText(w io.Writer, r *Report) error {
 			fmt.Fprintf(&b, "  what a pass rules out (one-sided 95%% bound): %s\n", report.BoundSentences(v.Bound))
 		}
 		fmt.Fprintf(&b, "  the baseline's gate: %s\n", v.Gate.Verdict)
-		for _, why := range v.Gate.Reasons {
-			fmt.Fprintf(&b, "    %s\n", plain(why))
+		for i, why := range v.Gate.Reasons {
+			fmt.Fprintf(&b, "    %s: %s\n", v.Gate.Kind(i), plain(why))
 		}
 	}
 	if len(r.Segments) > 0 {

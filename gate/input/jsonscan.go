@@ -272,3 +272,23 @@ func UnquoteJSON(raw []byte) string {
 	}
 	return string(out)
 }
+
+// Offset reads a whole number written as plain digits, as encoding/json
+// reads one into an int: no sign, fraction or exponent, no leading zero,
+// at most 15 digits (ok false for anything else, nothing read).
+func (s *JSONScanner) Offset() (int, bool) {
+	s.Space()
+	i, n := s.i, 0
+	for i < len(s.b) && '0' <= s.b[i] && s.b[i] <= '9' {
+		if i > s.i && n == 0 || i-s.i == 15 {
+			return 0, false
+		}
+		n = n*10 + int(s.b[i]-'0')
+		i++
+	}
+	if i == s.i || i < len(s.b) && (s.b[i] == '.' || s.b[i] == 'e' || s.b[i] == 'E') {
+		return 0, false
+	}
+	s.i = i
+	return n, true
+}

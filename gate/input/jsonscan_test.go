@@ -220,3 +220,23 @@ func TestJSONScannerEmptyValue(t *testing.T) {
 		}
 	}
 }
+
+// TestOffsetReadsPlainDigitsOnly: what encoding/json reads into an int,
+// and nothing it would refuse there.
+func TestOffsetReadsPlainDigitsOnly(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{
+		{"0,", 0, true}, {" 123}", 123, true}, {"999999999999999", 999999999999999, true},
+		{"-1", 0, false}, {"01", 0, false}, {"1.0", 0, false}, {"1e2", 0, false}, {"x", 0, false},
+		{"1234567890123456", 0, false},
+	} {
+		s := NewJSONScanner([]byte(c.in))
+		got, ok := s.Offset()
+		if got != c.want || ok != c.ok {
+			t.Errorf("Offset(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -49,6 +49,9 @@ func CompareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, 
 // holds the head against (nil: none read).
 func compareRuns(e *Env, set *gate.Set, cfg *config.Config, th gate.Thresholds, base []gate.Result, runs map[string]SideRun, notes []string, drift bool, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
 	return judgedCompare(e, cfg, th, set, func(e *Env, set *gate.Set) (*gate.Comparison, error) {
+		if err := placeSections(e, set, cfg.SideCorpus("head")); err != nil {
+			return nil, err
+		}
 		p, err := pairWith(e, set, cfg.Depth, base, runs)
 		if err != nil {
 			return nil, err
@@ -217,6 +220,9 @@ func compareFiles(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th ga
 
 // compareFilesOn is compareFiles on set as it is (the judge's view or not).
 func compareFilesOn(e *Env, cfg *config.Config, set *gate.Set, d gate.Depth, th gate.Thresholds, corpus, base, head string, reviewed *gate.ReviewedBaseline) (*gate.Comparison, error) {
+	if err := placeSections(e, set, corpus); err != nil {
+		return nil, err
+	}
 	bc, err := runfile.ScoreRunFile(set, base, d)
 	if err != nil {
 		return nil, gate.AtStage(gate.StageRunFile, "base", fmt.Errorf("score base run: %w", err))

@@ -204,8 +204,17 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 		return nil, &gate.InputError{File: cfg.Path, Field: "label.grades", Err: fmt.Errorf("names %d grades but the page grades %s: name 2 for --binary, %d otherwise", n, map[bool]string{true: "0/1 (--binary)", false: "0–3"}[o.Binary], gate.MaxGrade+1)}
 	}
 	if len(docs) > 0 {
-		lo.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
-		lo.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
+		sections := snap.SectionLookup()
+		lo.Doc = func(id string) (string, string, bool) {
+			if d, ok := docs[id]; ok {
+				return d.Title, d.Text, true
+			}
+			return sectionText(sections, id) // a section label: its section's text
+		}
+		lo.Corpus = func(id string) bool {
+			_, _, ok := lo.Doc(id)
+			return ok
+		}
 		lo.Search = corpusSearch(snap, docs)
 	}
 	if o.Pick != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/recallgate/recallgate/gate/retriever"
 	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/gate/sethealth"
+	"github.com/recallgate/recallgate/gate/stats"
 )
 
 // ErrNoSet is Validate's error when neither the options nor the config
@@ -151,9 +152,13 @@ func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) err
 			return err
 		}
 		ids = snap.IDs()
+		s.PlaceSections(snap.SectionLookup())
 	}
 	for _, h := range sethealth.Check(s, ho) {
 		fmt.Fprintf(out, "health: %s\n", h)
+	}
+	if l := powerLine(s); l != "" {
+		fmt.Fprintf(out, "power: %s\n", l)
 	}
 	if cfg != nil {
 		if w := DepthWarning(cfg.Depth, len(ids)); w != "" {
@@ -182,7 +187,15 @@ func missingGoldError(s *gate.Set, corpus, where string, missing map[string][]st
 	sort.Slice(qids, func(i, j int) bool { return s.Query(qids[i]).Line < s.Query(qids[j]).Line })
 	var lines []string
 	for _, id := range qids {
-		lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, s.Query(id).Line, gate.ClipID(id), strings.Join(missing[id], ", ")))
+		q := s.Query(id)
+		keys := make([]string, len(missing[id]))
+		for i, k := range missing[id] {
+			keys[i] = k
+			if why := q.MissingSection(k); why != "" {
+				keys[i] = k + " (" + why + ")"
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%s:%d: query %s: gold not in corpus: %s", s.Path, q.Line, gate.ClipID(id), strings.Join(keys, ", ")))
 	}
 	return &gate.InputError{File: corpus, Err: fmt.Errorf("%d %s name gold documents missing from %s (a data-quality bug, not a retrieval failure):\n  %s",
 		len(qids), gate.Plural(len(qids), "query", "queries"), where, strings.Join(lines, "\n  "))}
@@ -201,6 +214,7 @@ func CheckGoldHeld(e *Env, set *gate.Set, head, base string) error {
 	if snap == nil {
 		return err
 	}
+	set.PlaceSections(snap.SectionLookup())
 	missing := sethealth.MissingGold(set, snap.IDs())
 	if len(missing) == 0 {
 		return nil
@@ -292,7 +306,7 @@ type Scoring struct {
 	Config *config.Config
 	// Defaults names the depths neither a flag nor the config set
 	// ("candidates", "context"): the defaults, said on the report's depth
-	// line (gate.DepthNote). Found says the config was DefaultConfig,
+	// line. Found says the config was DefaultConfig,
 	// found in the current folder without --config.
 	Defaults []string
 	Found    bool
@@ -420,4 +434,38 @@ func firstAnswerable(s *gate.Set) *gate.Query {
 		return s.Queries[0]
 	}
 	return nil
+}
+
+// powerLine says what the set can catch (setDetectability): the
+// smallest mean recall drop it can call significant (the health line
+// gives the set-size wording); "" for a set with no answerable query.
+func powerLine(s *gate.Set) string {
+	d := setDetectability(s)
+	n := d.Queries
+	switch {
+	case n == 0:
+		return ""
+	case !d.FlipsKnown:
+		return fmt.Sprintf("no drop can be significant on %d answerable %s: not even all of them moving the same way reaches p < 0.05 (the sign-flip test)", n, gate.Plural(n, "query", "queries"))
+	case !d.DropKnown:
+		return fmt.Sprintf("a drop is significant only when %d queries move the same way, and fewer than %d of the %d answerable queries have a relevant gold document to lose", d.MinFlips, d.MinFlips, n)
+	}
+	return fmt.Sprintf("the smallest mean recall drop these %d answerable queries can call significant is %.3f (%d queries each losing one of their relevant gold documents, sign-flip p < 0.05)",
+		n, d.MinRecallDrop, d.MinFlips)
+}
+
+// setDetectability is what a set can call significant before any run:
+// its answerable queries, each able to drop by one of its relevant gold
+// documents (1/relevant of recall@N, the base finding them all), at gate.Alpha.
+func setDetectability(s *gate.Set) gate.Detectability {
+	var steps []float64
+	for _, q := range s.Queries {
+		if !q.Unanswerable && q.Relevant() > 0 {
+			steps = append(steps, 1/float64(q.Relevant()))
+		}
+	}
+	d := gate.Detectability{Queries: s.Answerable()}
+	d.MinFlips, d.FlipsKnown = stats.MinFlipsAt(d.Queries, gate.Alpha)
+	d.MinRecallDrop, d.DropKnown = stats.MinDropAt(steps, d.Queries, gate.Alpha)
+	return d
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/orderedjson"
 )
 
 // StatisticsInfo says what the set can detect and how the rules tested for
@@ -68,10 +69,32 @@ type RangeInfo struct {
 	// Queries the queries that hold them.
 	Documents int `json:"documents"`
 	Queries   int `json:"queries"`
-	// PrecisionAtK and NDCGAtK are each metric's [lower, higher] bound.
-	PrecisionAtK [2]float64 `json:"precision_at_k"`
-	NDCGAtK      [2]float64 `json:"ndcg_at_k"`
+	// PrecisionAtK and NDCGAtK are each metric's [lower, higher] bound,
+	// written under the metric's registry key.
+	PrecisionAtK [2]float64 `json:"-"`
+	NDCGAtK      [2]float64 `json:"-"`
 }
+
+// fields are the range's values under their keys (pointers to them with
+// to).
+func (r *RangeInfo) fields(to bool) []orderedjson.Field {
+	vals := []any{r.Documents, r.Queries, r.PrecisionAtK, r.NDCGAtK}
+	if to {
+		vals = []any{&r.Documents, &r.Queries, &r.PrecisionAtK, &r.NDCGAtK}
+	}
+	keys := []string{"documents", "queries", gate.MetricPrecision, gate.MetricNDCG}
+	out := make([]orderedjson.Field, len(keys))
+	for i, k := range keys {
+		out[i] = orderedjson.Field{Key: k, Value: vals[i]}
+	}
+	return out
+}
+
+// MarshalJSON writes the range, its bounds under their metric keys.
+func (r RangeInfo) MarshalJSON() ([]byte, error) { return orderedjson.Marshal(r.fields(false)...) }
+
+// UnmarshalJSON reads what MarshalJSON writes, strictly.
+func (r *RangeInfo) UnmarshalJSON(b []byte) error { return orderedjson.Unmarshal(b, r.fields(true)...) }
 
 func statisticsInfo(c *gate.Comparison) *StatisticsInfo {
 	s := &StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}, HolmFamily: c.HolmFamily, Bound: boundInfo(c)}
@@ -99,8 +122,17 @@ func rangeInfo(r *gate.UnjudgedRange) *RangeInfo {
 	return &RangeInfo{Documents: r.Docs, Queries: r.Queries, PrecisionAtK: order(r.Precision), NDCGAtK: order(r.NDCG)}
 }
 
-// GrowTowards is the set size the detect line advises growing towards.
-const GrowTowards = 50
+// GrowTowards is the set size below which the detect line gives the
+// set-size advice (gate.SetSizeAdvice).
+const GrowTowards = gate.SetSizeSmall
+
+// sentence is s with its first letter upper case.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
 
 // detectLine says what the set can detect: "This set calls a drop
 // significant only when 6 queries move the same way …", or "" for a
@@ -112,11 +144,11 @@ func detectLine(r *CompareReport) string {
 	}
 	grow := ""
 	if st.Queries < GrowTowards {
-		grow = fmt.Sprintf(" Grow it towards %d queries to see smaller changes.", GrowTowards)
+		grow = " " + sentence(gate.SetSizeAdvice) + "."
 	}
 	if st.MinSameDirectionFlips == nil {
-		return fmt.Sprintf("This set of %d %s cannot call any drop significant: with the exact sign-flip test, not even all of them moving the same way reaches p < 0.05. Grow it towards %d queries to see changes at all.",
-			st.Queries, plural(st.Queries, "query", "queries"), GrowTowards)
+		return fmt.Sprintf("This set of %d %s cannot call any drop significant: with the exact sign-flip test, not even all of them moving the same way reaches p < 0.05. %s.",
+			st.Queries, plural(st.Queries, "query", "queries"), sentence(gate.SetSizeAdvice))
 	}
 	k := *st.MinSameDirectionFlips
 	level := "0.05"

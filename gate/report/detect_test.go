@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -67,7 +68,7 @@ func TestStatisticsGolden(t *testing.T) {
 		Text: {
 			// The family of 4: a rule fails only at p < 0.05/4 = 0.0125, first
 			// reached by 2/2^8; eight queries each losing one of two gold: 0.4.
-			"This set calls a drop significant only when 8 queries move the same way (none the other way; sign-flip p = 2/2^8 < 0.05/4, Holm's first step over the 4 rules significance is required of): the smallest mean recall@10 drop that can be significant is 0.400 (8 queries each losing one relevant document). Grow it towards 50 queries to see smaller changes.",
+			"This set calls a drop significant only when 8 queries move the same way (none the other way; sign-flip p = 2/2^8 < 0.05/4, Holm's first step over the 4 rules significance is required of): the smallest mean recall@10 drop that can be significant is 0.400 (8 queries each losing one relevant document). About thirty queries catch large drops, fifty to two hundred the small ones.",
 			"Holm's correction over the 4 rules significance is required of (require_significance, 2 of them not breached, counted as p = 1): max_recall_drop p = 0.031 → 0.125 (not significant); segment auto: keyword max_recall_drop p = 0.031 → 0.125 (not significant); a rule fails only when its adjusted p < 0.05.",
 			// precision@3: 6 queries at 1/3, 4 at 2/3 → 0.467; with n1 relevant 6 · 1/3 more over 10 → 0.667.
 			"Head precision@3 is 0.467 … 0.667 and nDCG@3",
@@ -204,5 +205,29 @@ func TestHolmFamilyReadBack(t *testing.T) {
 	m["statistics"].(map[string]any)["holm_family"] = 1
 	if _, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err == nil || !strings.Contains(err.Error(), "holm_family") {
 		t.Errorf("a family of 1 beside 2 tests read back with %v", err)
+	}
+}
+
+// TestRangeInfoJSON: the range's bounds are written under the metrics'
+// registry keys, byte for byte as the struct tags wrote them before, and
+// read back strictly.
+func TestRangeInfoJSON(t *testing.T) {
+	r := RangeInfo{Documents: 3, Queries: 2, PrecisionAtK: [2]float64{0.1, 0.4}, NDCGAtK: [2]float64{0.25, 0.5}}
+	b, err := json.Marshal(r)
+	was, _ := json.Marshal(struct {
+		Documents    int        `json:"documents"`
+		Queries      int        `json:"queries"`
+		PrecisionAtK [2]float64 `json:"precision_at_k"`
+		NDCGAtK      [2]float64 `json:"ndcg_at_k"`
+	}{r.Documents, r.Queries, r.PrecisionAtK, r.NDCGAtK})
+	if err != nil || string(b) != string(was) {
+		t.Fatalf("RangeInfo = %s, %v; want %s", b, err, was)
+	}
+	var back RangeInfo
+	if err := json.Unmarshal(b, &back); err != nil || back != r {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"documents":1,"recall_at_n":[0,1]}`), &back); err == nil {
+		t.Error("an unknown key was read")
 	}
 }

@@ -208,7 +208,7 @@ func baselineHeadline(r *CompareReport, id func(string) string) string {
 		if len(b.Unrecorded) > 0 {
 			what = "a change of the " + strings.Join(b.Unrecorded, ", ") + " and the commits since are"
 		}
-		parts = append(parts, "the baseline was written by retrieve: no policy or commit recorded, so "+what+" not checked")
+		parts = append(parts, "the baseline was written by retrieve (or --save-runs): no policy or commit recorded, so "+what+" not checked")
 	case len(b.Unrecorded) > 0:
 		parts = append(parts, "the baseline records no fingerprint of the "+strings.Join(b.Unrecorded, ", ")+": a change there is not checked")
 	}

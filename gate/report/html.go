@@ -64,12 +64,14 @@ func compareHTML(w io.Writer, r *CompareReport) error {
 		DataQuality  []string
 		DQTitle      string
 		Fingerprints string
+		// Condensed is the set line's clause under unjudged = "condensed".
+		Condensed string
 	}{r, icon, verdictTitle(r.Verdict), headline(r, gate.Visible), reasons, summaryRows(r, gate.Visible), gate.PassageRunes, rules,
 		nonEmpty(append(append(append(append(htmlDriftLines(r), setLines(r, gate.VisibleID)...), emptyAnswerLines(r, gate.VisibleID)...), refusalLines(r, gate.Visible, gate.VisibleID)...), distanceLine(r, gate.Visible), detectLine(r), boundLine(r), gate.Visible(holmLine(r)), gate.Visible(latencyLine(r.Latency)),
 			rangeLine(r.Unjudged, r.Depth.Context), gate.Visible(notInCorpusLine(r.NotInCorpus, gate.VisibleID)), gate.Visible(unjudgedLine(r.Unjudged, r.Depth.Context, r.ReportFile)),
 			gate.Visible(apartLine("Unstable between repeats of the base, not counted", r.Unstable)),
 			gate.Visible(apartLine("Head unstable between repeats, judged at the worst repeat (the gate cannot pass)", r.HeadUnstable)), gate.Visible(contextLine(r)), gate.Visible(neverRetrievedLine(r.NeverRetrieved, gate.VisibleID)))...), gate.Visible(r.Set.Path), gate.InvisibleRanges, gate.LookAlikeRanges, drawnAsASCII(r), template.HTML(svg), note,
-		dataQualityLines(r, gate.VisibleID), dataQualityTitle(r), fingerprintsLine(r)})
+		dataQualityLines(r, gate.VisibleID), dataQualityTitle(r), fingerprintsLine(r), condensedClause(r.Unjudged.Mode)})
 }
 
 // drawnAsASCII are the characters of the report drawn as ASCII
@@ -185,7 +187,7 @@ tr.query{cursor:pointer} tr.query:hover{background:#f6f8fa} tr.open{background:#
 </style></head><body>
 <h1 class="{{.R.Verdict}}" id="verdict">{{.Icon}} recallgate: {{.Title}} — {{.Head}}</h1>
 {{range .Reasons}}<div class="{{.Kind}} reason">{{.Kind}}: {{.Text}}</div>{{end}}
-<p class="muted" id="subtitle">{{.SetPath}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}}{{.R.Depth.Note}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
+<p class="muted" id="subtitle">{{.SetPath}} · {{.R.Set.Queries}} queries ({{.R.Set.Answerable}} answerable{{if .R.Set.Unanswerable}}, {{.R.Set.Unanswerable}} unanswerable kept out of the metrics{{end}}) · recall at N={{.R.Depth.Candidates}}, precision and nDCG at k={{.R.Depth.Context}}{{.R.Depth.Note}}{{.Condensed}} · paired over {{.R.Stats.N}}: p = {{printf "%.3f" .R.Stats.PValue}}, 95% CI [{{printf "%+.3f" .R.Stats.CILow}}, {{printf "%+.3f" .R.Stats.CIHigh}}], {{.R.Stats.Wins}} up, {{.R.Stats.Losses}} down, {{.R.Stats.Ties}} unchanged</p>
 {{if .DataQuality}}<h2 id="data-quality">{{.DQTitle}}</h2><ul>
 {{range .DataQuality}}<li>{{.}}</li>
 {{end}}</ul>
@@ -265,8 +267,8 @@ function keep(q){
   return true;
 }
 function key(q, k){
-  switch(k){case "base": return q.base.recall_at_n; case "head": return q.head.recall_at_n; case "delta": return q.delta.recall_at_n;
-  case "ndcg": return q.head.ndcg_at_k; case "change": return change(q); case "query": return q.query||""; default: return q.id;}
+  switch(k){case "base": return q.base.` + gate.MetricRecall + `; case "head": return q.head.` + gate.MetricRecall + `; case "delta": return q.delta.` + gate.MetricRecall + `;
+  case "ndcg": return q.head.` + gate.MetricNDCG + `; case "change": return change(q); case "query": return q.query||""; default: return q.id;}
 }
 function draw(){
   var rows = R.queries.filter(keep);
@@ -274,7 +276,7 @@ function draw(){
   var tb = document.querySelector("#queries tbody"); tb.textContent="";
   rows.forEach(function(q){
     var tr = el("tr", null, "query "+(q.waived?"":q.change)+(state.open===q.id?" open":"")); tr.dataset.id=q.id;
-    [visID(q.id), q.query, f3(q.base.recall_at_n), f3(q.head.recall_at_n), signed(q.delta.recall_at_n), f3(q.head.ndcg_at_k), change(q)].forEach(function(v,i){
+    [visID(q.id), q.query, f3(q.base.` + gate.MetricRecall + `), f3(q.head.` + gate.MetricRecall + `), signed(q.delta.` + gate.MetricRecall + `), f3(q.head.` + gate.MetricNDCG + `), change(q)].forEach(function(v,i){
       tr.appendChild(el("td", v, (i>=2&&i<=5)?"num":""));});
     tr.addEventListener("click", function(){ open(q.id); });
     tb.appendChild(tr);

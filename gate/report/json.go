@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"reflect"
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
@@ -188,19 +189,11 @@ type SetInfo struct {
 	Queries      int    `json:"queries"`
 	Answerable   int    `json:"answerable"`
 	Unanswerable int    `json:"unanswerable"`
+	// Unit is what the gold labels name: "sections" or "documents and
+	// sections" (each query scored in its own); absent for documents, as
+	// every report before section labels.
+	Unit string `json:"unit,omitempty"`
 }
-
-// DepthInfo is the pair of depths.
-type DepthInfo struct {
-	Candidates int `json:"candidates"`
-	Context    int `json:"context"`
-	// Defaults names the depths ("candidates", "context") that are the
-	// defaults because no config was read; absent otherwise.
-	Defaults []string `json:"defaults,omitempty"`
-}
-
-// Note is what the report adds after the depths (gate.DepthNote).
-func (d DepthInfo) Note() string { return gate.DepthNote(d.Defaults) }
 
 // Scores are one query's document metrics on one side.
 type Scores struct {
@@ -415,6 +408,10 @@ type ThresholdInfo struct {
 	// drop and RequireProof whether an unproven one fails; absent when off.
 	Margin       *float64 `json:"margin,omitempty"`
 	RequireProof bool     `json:"require_proof,omitempty"`
+	// More are the limits of the registered rules no field above holds
+	// (max_ap_drop), by rule key, written after the fields when on and
+	// absent when off.
+	More Values `json:"-"`
 }
 
 // thresholdInfo is t as reports echo it: the zero values that mean a
@@ -429,6 +426,17 @@ func thresholdInfo(t gate.Thresholds) ThresholdInfo {
 	if t.MaxLatencyRatio > 0 {
 		v := t.MaxLatencyRatio
 		ti.MaxLatencyRatio = &v
+	}
+	for _, r := range gate.Rules() {
+		if _, own := fieldIndex(reflect.TypeOf(ti), r.Key); own {
+			continue
+		}
+		if v, on := r.Setting(&t); on {
+			if ti.More == nil {
+				ti.More = Values{}
+			}
+			ti.More[r.Key] = v
+		}
 	}
 	if ti.MinFlipped == 0 {
 		ti.MinFlipped = gate.DefaultMinFlipped

@@ -24,7 +24,11 @@ func list(ids []string) []string {
 
 func setInfo(s *gate.Set) SetInfo {
 	a := s.Answerable()
-	return SetInfo{Path: s.Path, Format: s.Format, Queries: len(s.Queries), Answerable: a, Unanswerable: len(s.Queries) - a}
+	info := SetInfo{Path: s.Path, Format: s.Format, Queries: len(s.Queries), Answerable: a, Unanswerable: len(s.Queries) - a}
+	if u := s.Unit(); u != gate.UnitDocuments {
+		info.Unit = u
+	}
+	return info
 }
 
 func scores(s gate.QueryScore) Scores {
@@ -197,6 +201,14 @@ func (r *CompareReport) byID() map[string]*CompareQuery {
 }
 
 // count says "30 queries (29 answerable, 1 unanswerable)".
+// unit is what the set's labels name ("documents" when Unit is absent).
+func (s SetInfo) unit() string {
+	if s.Unit == "" {
+		return gate.UnitDocuments
+	}
+	return s.Unit
+}
+
 func (s SetInfo) count() string {
 	out := fmt.Sprintf("%d %s", s.Queries, plural(s.Queries, "query", "queries"))
 	if s.Unanswerable > 0 {

@@ -441,7 +441,7 @@ func scoreMarkdown(w io.Writer, c *gate.Scorecard) error {
 	n := names(c.Depth)
 	s := c.Summary
 	fmt.Fprintf(b, "### recallgate score — mean %s %s, %d zero-recall, %d below 0.5\n\n", n.recall, f3(s.Recall), len(s.ZeroRecall), len(s.BelowHalf))
-	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context%s · document level\n\n", queryCount(c.Set), c.Depth.Candidates, c.Depth.Context, gate.DepthNote(c.DepthDefaults))
+	fmt.Fprintf(b, "%s · recall at N=%d candidates, precision and nDCG at k=%d in context%s · document level\n\n", queryCount(c.Set), c.Depth.Candidates, c.Depth.Context, depthNote(c.DepthDefaults))
 	b.WriteString("| metric | mean |\n|:--|--:|\n")
 	for _, m := range gate.Metrics() {
 		fmt.Fprintf(b, "| %s | %s |\n", m.Label(c.Depth), f3(m.Mean(&s)))

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -123,4 +124,46 @@ func EscapeFor(f Format, s string) string {
 		return EscapeMarkdown(s)
 	}
 	return s
+}
+
+// TestEveryRuleUnderThresholds: every registered rule set in the policy
+// appears under the JSON report's "thresholds" with its limit (a rule no
+// field of ThresholdInfo holds after the fields), and reads back to the
+// same bytes; with no such rule set, the thresholds are written as they
+// were before the registry.
+func TestEveryRuleUnderThresholds(t *testing.T) {
+	for _, rule := range gate.Rules() {
+		th := gate.DefaultThresholds()
+		v := 0.25
+		if rule.IsCount() {
+			v = 7
+		}
+		rule.Set(&th, v)
+		ti := thresholdInfo(th)
+		if rule.Key == gate.RuleMissingGold { // a drift run's report (newReport)
+			n := th.MaxMissingGold
+			ti.MaxMissingGold = &n
+		}
+		b, err := json.Marshal(ti)
+		if err != nil {
+			t.Fatalf("%s: %v", rule.Key, err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("%s: %v", rule.Key, err)
+		}
+		if got[rule.Key] != v {
+			t.Errorf("%s = %v: thresholds carry %v: %s", rule.Key, v, got[rule.Key], b)
+		}
+		var back ThresholdInfo
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%s: read back: %v", rule.Key, err)
+		}
+		if again, _ := json.Marshal(back); string(again) != string(b) {
+			t.Errorf("%s: read back and written again:\n%s\nwant\n%s", rule.Key, again, b)
+		}
+	}
+	if err := json.Unmarshal([]byte(`{"max_recall_drop":0.02,"max_stray_drop":1}`), &ThresholdInfo{}); err == nil {
+		t.Error("a key no rule has was read")
+	}
 }

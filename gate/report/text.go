@@ -27,7 +27,7 @@ func scoreText(w io.Writer, c *gate.Scorecard) error {
 	b := bufio.NewWriter(w)
 	n := names(c.Depth)
 	fmt.Fprintf(b, "recallgate score: %s, %s\n", c.Set.Path, queryCount(c.Set))
-	fmt.Fprintf(b, "depths: candidates N=%d (recall), context k=%d (precision, nDCG)%s; unit: documents\n\n", c.Depth.Candidates, c.Depth.Context, gate.DepthNote(c.DepthDefaults))
+	fmt.Fprintf(b, "depths: candidates N=%d (recall), context k=%d (precision, nDCG)%s; unit: %s\n\n", c.Depth.Candidates, c.Depth.Context, depthNote(c.DepthDefaults), c.Set.Unit())
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	s := c.Summary
 	fmt.Fprintf(tw, "metric\tmean\t\n")
@@ -109,6 +109,9 @@ func writeWarningsText(b io.Writer, ws []string) {
 // the format.
 func headline(r *CompareReport, esc func(string) string) string {
 	out := metricsHeadline(r)
+	if w := weakPassHeadline(r); w != "" {
+		out += " · " + w
+	}
 	if j := judgeHeadline(r, esc); j != "" {
 		out += " · " + j
 	}
@@ -251,7 +254,7 @@ func writeHeadText(b *bufio.Writer, r *CompareReport) {
 	for _, l := range emptyAnswerLines(r, termID) {
 		fmt.Fprintf(b, "  empty answer: %s\n", l)
 	}
-	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d%s; unit: documents%s\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Depth.Note(), condensedClause(r.Unjudged.Mode))
+	fmt.Fprintf(b, "set %s: %s; candidates N=%d, context k=%d%s; unit: %s%s\n", terminal(r.Set.Path), r.Set.count(), r.Depth.Candidates, r.Depth.Context, r.Depth.Note(), r.Set.unit(), condensedClause(r.Unjudged.Mode))
 	fmt.Fprintf(b, "gate: %s\n", rulesSummary(r))
 	if l := distanceLine(r, terminal); l != "" {
 		fmt.Fprintf(b, "%s\n", l)

@@ -98,10 +98,21 @@ func marshalValues(plain any, more Values) ([]byte, error) {
 // strictly as the report reader does: the added metrics into more, every
 // other key into the struct, an unknown key an error.
 func unmarshalValues(data []byte, plain any, more *Values) error {
+	var keys []string
+	for _, m := range gate.Metrics() {
+		keys = append(keys, m.Key)
+	}
+	return unmarshalAdded(data, plain, more, keys)
+}
+
+// unmarshalAdded reads a struct (a pointer to its plain type) strictly:
+// each of keys no field holds into more, every other key into the
+// struct, an unknown key an error.
+func unmarshalAdded(data []byte, plain any, more *Values, keys []string) error {
 	rt := reflect.TypeOf(plain).Elem()
 	added := false
-	for _, m := range gate.Metrics() {
-		if _, own := fieldIndex(rt, m.Key); !own {
+	for _, k := range keys {
+		if _, own := fieldIndex(rt, k); !own {
 			added = true
 		}
 	}
@@ -117,23 +128,23 @@ func unmarshalValues(data []byte, plain any, more *Values) error {
 	if raw == nil {
 		return nil
 	}
-	for _, m := range gate.Metrics() {
-		if _, own := fieldIndex(rt, m.Key); own {
+	for _, k := range keys {
+		if _, own := fieldIndex(rt, k); own {
 			continue
 		}
-		v, ok := raw[m.Key]
+		v, ok := raw[k]
 		if !ok {
 			continue
 		}
 		var f float64
 		if err := json.Unmarshal(v, &f); err != nil {
-			return fmt.Errorf("%s: %w", m.Key, err)
+			return fmt.Errorf("%s: %w", k, err)
 		}
 		if *more == nil {
 			*more = Values{}
 		}
-		(*more)[m.Key] = f
-		delete(raw, m.Key)
+		(*more)[k] = f
+		delete(raw, k)
 	}
 	rest, err := json.Marshal(raw)
 	if err != nil {
@@ -240,4 +251,33 @@ func (q *ScoreQuery) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	return q.Scores.UnmarshalJSON(rest)
+}
+
+// MarshalJSON writes the thresholds' fields, then the limits of the
+// registered rules no field holds (ThresholdInfo.More), in registry order.
+func (t ThresholdInfo) MarshalJSON() ([]byte, error) {
+	type plain ThresholdInfo
+	b, err := json.Marshal(plain(t))
+	if err != nil || len(t.More) == 0 {
+		return b, err
+	}
+	out := append([]byte{}, b[:len(b)-1]...)
+	for _, r := range gate.Rules() {
+		v, ok := t.More[r.Key]
+		if !ok {
+			continue
+		}
+		num, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Key, err)
+		}
+		out = fmt.Appendf(out, ",%q:%s", r.Key, num)
+	}
+	return append(out, '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, strictly.
+func (t *ThresholdInfo) UnmarshalJSON(b []byte) error {
+	type plain ThresholdInfo
+	return unmarshalAdded(b, (*plain)(t), &t.More, gate.RuleNames)
 }

@@ -340,6 +340,7 @@ func newHTTP(r *spec.Retriever, d Deps) (*httpretriever.Retriever, error) {
 	ep, err := httpretriever.New(httpretriever.Config{
 		URL: r.URL, Method: r.Method, Body: r.Body, Headers: r.Headers,
 		Hits: r.Hits, Doc: r.DocPath, Chunk: r.ChunkPath, Score: r.ScorePath, Text: r.TextPath,
+		Start: r.StartPath, End: r.EndPath, Section: r.SectionPath,
 		Context: r.Context, ContextDoc: r.ContextDoc, ContextChunk: r.ContextChunk, ContextText: r.ContextText, ContextTokens: r.ContextTokens,
 		Abstain: r.Abstain,
 		Retries: retries, MaxBody: r.MaxBody, Warn: func(s string) { warn(d, d.Side, s) },

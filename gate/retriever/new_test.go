@@ -93,3 +93,27 @@ func TestCommandMissingInTheDockerAction(t *testing.T) {
 		}
 	}
 }
+
+// TestStartProgramFromEnvNotShown: a service's program named through
+// ${VAR} and not there is the install fix (exit 3), and the error names
+// the program as the table writes it, never the value the variable holds.
+func TestStartProgramFromEnvNotShown(t *testing.T) {
+	dir := t.TempDir()
+	table := &spec.Retriever{Type: "http", Start: []string{"${SEARCH_BIN}", "--port", "{port}"}, URL: "http://127.0.0.1:{port}/search", Hits: "hits", DocPath: "id", Dir: dir}
+	for _, value := range []string{"secret-search-binary-not-here", "./secret/search-not-here"} {
+		d := Deps{ConfigPath: filepath.Join(dir, "rg.toml"), Side: "head", Getenv: func(k string) string { return map[string]string{"SEARCH_BIN": value}[k] }}
+		_, _, err := New(context.Background(), table, d)
+		var fe gate.FixError
+		if !gate.IsInfra(err) || !errors.As(err, &fe) || !strings.Contains(err.Error(), "start ${SEARCH_BIN}") || strings.Contains(err.Error(), "secret") || strings.Contains(fe.Fix(), "secret") {
+			t.Errorf("SEARCH_BIN=%s: %v (fix %q), want the install fix naming ${SEARCH_BIN}, never the value", value, err, fixOf(fe))
+		}
+	}
+}
+
+// fixOf is fe's fix, "" for none.
+func fixOf(fe gate.FixError) string {
+	if fe == nil {
+		return ""
+	}
+	return fe.Fix()
+}

@@ -115,7 +115,7 @@ func (p *fastParser) hit() (gate.Hit, bool) {
 	if !p.Byte('{') {
 		return h, false
 	}
-	var seen [4]bool
+	var seen [7]bool
 	for first := true; !p.Byte('}'); first = false {
 		if !first && !p.Byte(',') {
 			return h, false
@@ -138,6 +138,15 @@ func (p *fastParser) hit() (gate.Hit, bool) {
 		case "text":
 			idx = 3
 			h.Text, ok = p.str()
+		case "start":
+			idx = 4
+			h.Start, ok = p.offset()
+		case "end":
+			idx = 5
+			h.End, ok = p.offset()
+		case "section":
+			idx = 6
+			h.Section, ok = p.str()
 		}
 		if idx < 0 || !ok || seen[idx] {
 			return h, false
@@ -145,4 +154,14 @@ func (p *fastParser) hit() (gate.Hit, bool) {
 		seen[idx] = true
 	}
 	return h, true
+}
+
+// offset reads a byte offset (input.JSONScanner.Offset): anything but
+// plain digits is left to the strict decoder, which names it.
+func (p *fastParser) offset() (*int, bool) {
+	n, ok := p.Offset()
+	if !ok {
+		return nil, false
+	}
+	return &n, true
 }

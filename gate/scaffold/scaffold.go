@@ -206,8 +206,8 @@ func nextSteps(ci, retriever string) string {
 	}
 	return `
 next steps:
-  1. Replace the two example queries in eval/queries.jsonl with about thirty real ones
-     and their gold documents (docs/set.md):
+  1. Replace the two example queries in eval/queries.jsonl with real ones and their gold
+     documents (about thirty catch large drops, fifty to two hundred the small ones; docs/set.md):
      recallgate sample --log queries.log --out eval/queries.jsonl --force
      recallgate label --config recallgate.toml
   2. Point [retriever] in recallgate.toml at ` + pointAt(ci, retriever) + `

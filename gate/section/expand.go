@@ -58,48 +58,54 @@ type Expansion struct {
 }
 
 // Expand maps a query's hits, in rank order, to the distinct sections
-// they count for. lookup returns a document's sections, nil for a
-// document the corpus lacks (or no corpus): such a hit counts for the
-// section it names, if any, unchecked; else for its document only.
+// they count for (KeysOf each hit).
 func Expand(hits []Hit, lookup func(doc string) *Doc) Expansion {
 	out := Expansion{Methods: map[Method]int{}}
 	seen := make(map[string]bool, len(hits))
-	add := func(k string) {
-		if !seen[k] {
-			seen[k] = true
-			out.Keys = append(out.Keys, k)
-		}
-	}
 	var keys []string
 	for i, h := range hits {
-		d := lookup(h.Doc)
-		if d == nil {
-			if h.Chunk.Section != "" {
-				out.Methods[BySection]++
-				add(Key(h.Doc, h.Chunk.Section))
-				continue
-			}
-			out.Methods[Unplaced]++
-			out.Unplaced = append(out.Unplaced, Lost{Rank: i + 1, Doc: h.Doc, Why: "the document is not in the corpus read"})
-			add(h.Doc)
-			continue
-		}
-		p := d.Place(h.Chunk)
-		out.Methods[p.Method]++
-		if p.Method == Unplaced {
-			out.Unplaced = append(out.Unplaced, Lost{Rank: i + 1, Doc: h.Doc, Why: p.Why})
-			add(h.Doc)
-			continue
-		}
-		keys = d.appendKeys(keys[:0], p.Start, p.End)
-		if len(keys) == 0 {
-			add(h.Doc)
+		var m Method
+		var lost *Lost
+		keys, m, lost = KeysOf(h, i+1, lookup, keys[:0])
+		out.Methods[m]++
+		if lost != nil {
+			out.Unplaced = append(out.Unplaced, *lost)
 		}
 		for _, k := range keys {
-			add(k)
+			if !seen[k] {
+				seen[k] = true
+				out.Keys = append(out.Keys, k)
+			}
 		}
 	}
 	return out
+}
+
+// KeysOf appends to out the labels one hit (at rank, 1-based) counts for:
+// "doc#anchor" for each section it counts for, in document order, or the
+// document id alone when it counts for none. lookup returns a document's
+// sections (its Doc's ID the id asked for), nil for a document the corpus
+// lacks (or no corpus): such a hit counts for the section it names, if
+// any, unchecked; else for its document only. A hit nothing places is
+// returned as lost.
+func KeysOf(h Hit, rank int, lookup func(doc string) *Doc, out []string) ([]string, Method, *Lost) {
+	d := lookup(h.Doc)
+	if d == nil {
+		if h.Chunk.Section != "" {
+			return append(out, Key(h.Doc, h.Chunk.Section)), BySection, nil
+		}
+		return append(out, h.Doc), Unplaced, &Lost{Rank: rank, Doc: h.Doc, Why: "the document is not in the corpus read"}
+	}
+	p := d.Place(h.Chunk)
+	if p.Method == Unplaced {
+		return append(out, h.Doc), Unplaced, &Lost{Rank: rank, Doc: h.Doc, Why: p.Why}
+	}
+	n := len(out)
+	out = d.appendKeys(out, p.Start, p.End)
+	if len(out) == n {
+		out = append(out, h.Doc)
+	}
+	return out, p.Method, nil
 }
 
 // Distance is the Levenshtein edit distance between a and b, counted in

@@ -90,6 +90,9 @@ func parseSet(r io.Reader, name string, draft bool) (*gate.Set, error) {
 	var onlyZero []string
 	for _, q := range s.Queries {
 		q.Prepare()
+		if doc, sec, mixed := q.MixedUnits(); mixed {
+			return nil, input.Errf(name, q.Line, "gold", "query %q labels a document (%s) and a section (%s): a query is scored in one unit; label the document's sections, or split the query in two", input.ClipID(q.ID), doc, sec)
+		}
 		if q.Relevant() == 0 && s.Format == "qrels" && !draft {
 			// TREC qrels have no way to say "unanswerable": a query judged
 			// only grade 0 is one, scored 0 where trec_eval's means are asked.

@@ -24,10 +24,10 @@ func Check(s *gate.Set, o Options) []string {
 	var out []string
 	n := s.Answerable()
 	switch {
-	case n < 30:
-		out = append(out, fmt.Sprintf("only %d answerable %s: one query flipping moves mean recall by %.3f; grow the set towards 50", n, gate.Plural(n, "query", "queries"), 1/float64(max(n, 1))))
-	case n < 50:
-		out = append(out, fmt.Sprintf("%d answerable queries: fewer than 50, so changes smaller than a few queries are noise", n))
+	case n < gate.SetSizeLarge:
+		out = append(out, fmt.Sprintf("only %d answerable %s: one query flipping moves mean recall by %.3f; %s", n, gate.Plural(n, "query", "queries"), 1/float64(max(n, 1)), gate.SetSizeAdvice))
+	case n < gate.SetSizeSmall:
+		out = append(out, fmt.Sprintf("%d answerable queries catch large drops; fifty to two hundred catch the small ones", n))
 	}
 	if o.Corpus != nil {
 		missing := MissingGold(s, o.Corpus)
@@ -92,13 +92,15 @@ func Check(s *gate.Set, o Options) []string {
 }
 
 // MissingGold lists, per query id in set order, the gold documents (any
-// grade) that are not in the corpus: a data-quality bug, not a retrieval
-// failure.
+// grade) that are not in the corpus, and the gold sections whose document
+// is not or lacks the anchor (a renamed or removed heading, known once the
+// set's sections are placed: Set.PlaceSections): a data-quality bug, not
+// a retrieval failure.
 func MissingGold(s *gate.Set, ids map[string]bool) map[string][]string {
 	out := map[string][]string{}
 	for _, q := range s.Queries {
 		for d := range q.Gold {
-			if !ids[d] {
+			if q.GoldMissing(d, ids) {
 				out[q.ID] = append(out[q.ID], d)
 			}
 		}

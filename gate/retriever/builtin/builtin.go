@@ -490,10 +490,18 @@ func (ix *Index) Search(text string, k int) []gate.Hit {
 	}
 	acc.reset()
 	out := make([]gate.Hit, h.Len())
+	var offsets []int // a split document's chunks say where they lie (gate/section places them so)
+	if ix.opts.ChunkWords > 0 {
+		offsets = make([]int, 2*len(out))
+	}
 	for i := len(out) - 1; i >= 0; i-- {
 		s := heap.Pop(h).(scored)
 		c := &ix.chunks[s.chunk]
 		out[i] = gate.Hit{Doc: c.doc, Chunk: c.id, Score: s.score, Text: ix.chunkText(c)}
+		if offsets != nil {
+			offsets[2*i], offsets[2*i+1] = int(c.start), int(c.end)
+			out[i].Start, out[i].End = &offsets[2*i], &offsets[2*i+1]
+		}
 	}
 	return out
 }

@@ -342,7 +342,35 @@ func (r *Retriever) hit(i int, item any) (gate.Hit, error) {
 	if v, ok := lookup(item, r.fields[3]); ok && r.fields[3] != nil {
 		h.Text, _ = scalar(v)
 	}
-	return h, nil
+	return h, r.placeHit(i, item, &h)
+}
+
+// placeHit reads a hit's start, end and section at their paths, when
+// configured: the offsets whole numbers, both or neither.
+func (r *Retriever) placeHit(i int, item any, h *gate.Hit) error {
+	names := [2]string{r.cfg.Start, r.cfg.End}
+	var at [2]*int
+	for k := range 2 {
+		v, ok := lookup(item, r.place[k])
+		if !ok || r.place[k] == nil || v == nil {
+			continue
+		}
+		n, isNum := v.(json.Number)
+		t, err := n.Int64()
+		if !isNum || err != nil || t < 0 || t > math.MaxInt32 {
+			return fmt.Errorf("hit %d: %q is %s, not a byte offset (a whole number ≥ 0)", i, names[k], jsonKind(v))
+		}
+		o := int(t)
+		at[k] = &o
+	}
+	if (at[0] == nil) != (at[1] == nil) {
+		return fmt.Errorf("hit %d has one of %q and %q but not the other", i, r.cfg.Start, r.cfg.End)
+	}
+	h.Start, h.End = at[0], at[1]
+	if v, ok := lookup(item, r.place[2]); ok && r.place[2] != nil {
+		h.Section, _ = scalar(v)
+	}
+	return nil
 }
 
 // scalar renders a JSON string or number as a string.

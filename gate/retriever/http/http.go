@@ -44,6 +44,10 @@ type Config struct {
 	Hits string
 	// Doc, Chunk, Score and Text are paths inside one hit; Doc is required.
 	Doc, Chunk, Score, Text string
+	// Start, End and Section are optional paths inside one hit: the
+	// passage's byte offsets in its document's text and the anchor of its
+	// section, which place it in the document's sections.
+	Start, End, Section string
 	// Context, when set, is the path to the array of passages the pipeline
 	// handed the model, in order; ContextDoc, ContextChunk, ContextText and
 	// ContextTokens are paths inside one passage (default "doc", "chunk",
@@ -77,6 +81,7 @@ type Retriever struct {
 	caller   *Caller
 	hits     []string
 	fields   [4][]string // doc, chunk, score, text
+	place    [3][]string // start, end, section (nil: not asked for)
 	context  []string
 	cfields  [4][]string // a passage's doc, chunk, text, tokens
 	abstain  []string
@@ -276,6 +281,9 @@ func New(cfg Config, client *http.Client, getenv func(string) string) (*Retrieve
 	r := &Retriever{cfg: cfg, caller: c, hits: splitPath(cfg.Hits)}
 	for i, p := range []string{cfg.Doc, cfg.Chunk, cfg.Score, cfg.Text} {
 		r.fields[i] = splitPath(p)
+	}
+	for i, p := range []string{cfg.Start, cfg.End, cfg.Section} {
+		r.place[i] = splitPath(p)
 	}
 	if cfg.Context == "" && cfg.ContextDoc+cfg.ContextChunk+cfg.ContextText+cfg.ContextTokens != "" {
 		return nil, errors.New("context_doc, context_chunk, context_text and context_tokens are paths inside the context: set context (the path to the array of passages) too")

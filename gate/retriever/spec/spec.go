@@ -83,6 +83,12 @@ type Retriever struct {
 	ChunkPath string `toml:"chunk"`
 	ScorePath string `toml:"score"`
 	TextPath  string `toml:"text"`
+	// StartPath, EndPath and SectionPath are optional paths relative to
+	// one hit: its byte offsets in its document's text and its section's
+	// anchor (http only), which place it in the document's sections.
+	StartPath   string `toml:"start_offset" json:",omitempty"`
+	EndPath     string `toml:"end_offset" json:",omitempty"`
+	SectionPath string `toml:"section" json:",omitempty"`
 	// Context is the path to the array of passages the pipeline handed
 	// the model; ContextDoc, ContextChunk, ContextText and ContextTokens
 	// are paths inside one passage. Abstain is the path to the pipeline's

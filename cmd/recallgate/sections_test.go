@@ -1,0 +1,218 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sectionsCorpus is a Markdown corpus folder: guide/backup has five
+// sections (one nested, and a heading given twice), guide/restore one.
+// A folder document's first "# " line is its title, outside its text.
+var sectionsCorpus = map[string]string{
+	"guide/backup.md": "# Backup guide\n\nIntro to backups.\n\n## Schedule\n\nBackups run nightly at two.\n\n## Retention\n\nSnapshots are kept for thirty days.\n\n" +
+		"### Legal hold\n\nHeld snapshots never expire.\n\n## Notes\n\nFirst notes section.\n\n## Notes\n\nSecond notes section about restores.\n",
+	"guide/restore.md": "# Restore\n\n## Steps\n\nRun the restore command.\n",
+}
+
+// sectionsSet: q1 and q2 label sections (q2 the second "Notes"), q3 the
+// document, q4 another document's section.
+const sectionsSet = `{"id":"q1","query":"how long are snapshots kept","gold":{"guide/backup#retention":2}}
+{"id":"q2","query":"notes on restores","gold":{"guide/backup#notes-1":1}}
+{"id":"q3","query":"backup guide","gold":{"guide/backup":1}}
+{"id":"q4","query":"run a restore","gold":{"guide/restore#steps":1}}
+`
+
+// textHit is a run hit carrying only its document and its text.
+func textHit(doc, text string) string {
+	return fmt.Sprintf(`{"doc":%q,"text":%q}`, doc, text)
+}
+
+// offsetHit is a run hit carrying only its document and the byte offsets
+// of text in the document's text (the file after its title line).
+func offsetHit(t *testing.T, doc, text string) string {
+	t.Helper()
+	body := sectionsCorpus[doc+".md"]
+	body = body[strings.IndexByte(body, '\n')+1:]
+	i := strings.Index(body, text)
+	if i < 0 {
+		t.Fatalf("%q not in %s", text, doc)
+	}
+	return fmt.Sprintf(`{"doc":%q,"start":%d,"end":%d}`, doc, i, i+len(text))
+}
+
+// sectionsRun is a JSONL run of one hit per query.
+func sectionsRun(hits ...string) string {
+	var b strings.Builder
+	for i, h := range hits {
+		fmt.Fprintf(&b, `{"id":"q%d","hits":[%s]}`+"\n", i+1, h)
+	}
+	return b.String()
+}
+
+func sectionsDir(t *testing.T) string {
+	dir := t.TempDir()
+	for name, text := range sectionsCorpus {
+		write(t, dir, filepath.Join("corpus", name), text)
+	}
+	write(t, dir, "set.jsonl", sectionsSet)
+	return dir
+}
+
+var sectionsBase = []string{
+	textHit("guide/backup", "Snapshots are kept for thirty days."),
+	textHit("guide/backup", "Second notes section about restores."),
+	textHit("guide/backup", "Backups run nightly at two."),
+	textHit("guide/restore", "Run the restore command."),
+}
+
+// TestSectionLabelsThroughCompare (#58): gold on sections, runs whose
+// hits carry only their text. The head returns the same documents but
+// other sections: q1 (Schedule for Retention) and q2 (the first "Notes"
+// for the second) regress and fail the gate, named doc#anchor; q3, a
+// document label, is scored by documents and stays found; q4 unchanged.
+func TestSectionLabelsThroughCompare(t *testing.T) {
+	dir := sectionsDir(t)
+	base := write(t, dir, "base.jsonl", sectionsRun(sectionsBase...))
+	head := write(t, dir, "head.jsonl", sectionsRun(
+		textHit("guide/backup", "Backups run nightly at two."),
+		textHit("guide/backup", "First notes section."),
+		textHit("guide/backup", "Held snapshots never expire."),
+		textHit("guide/restore", "Run the restore command."),
+	))
+	args := []string{"compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", base, "--head", head, "--corpus", filepath.Join(dir, "corpus"), "--candidates", "3", "--context", "1", "--max-new-misses", "0"}
+	code, out, errs := rg(t, args...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"lost: guide/backup#retention", "retrieval miss: guide/backup#retention rank 1 → —, replaced by guide/backup#schedule",
+		"lost: guide/backup#notes-1", "retrieval miss: guide/backup#notes-1 rank 1 → —, replaced by guide/backup#notes",
+		"unit: documents and sections",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report does not name %q:\n%s", want, out)
+		}
+	}
+	if lower := strings.ToLower(out); strings.Contains(lower, "not in corpus") || strings.Contains(lower, "not in the corpus") || strings.Contains(lower, "data quality") {
+		t.Errorf("a section of a document the corpus holds reads as missing from it:\n%s", out)
+	}
+	code, out, errs = rg(t, append(args, "--format", "json")...)
+	if code != 1 {
+		t.Fatalf("json: exit %d\n%s", code, errs)
+	}
+	var r struct {
+		Set struct {
+			Unit string `json:"unit"`
+		} `json:"set"`
+		Regressed []string `json:"regressed"`
+		Queries   []struct {
+			ID     string `json:"id"`
+			Change string `json:"change"`
+			Head   struct {
+				Recall float64 `json:"recall_at_n"`
+			} `json:"head"`
+		} `json:"queries"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Set.Unit != "documents and sections" || strings.Join(r.Regressed, ",") != "q1,q2" {
+		t.Errorf("set.unit %q, regressed %v", r.Set.Unit, r.Regressed)
+	}
+	for _, q := range r.Queries {
+		if (q.ID == "q3" || q.ID == "q4") && (q.Change != "unchanged" || q.Head.Recall != 1) {
+			t.Errorf("%s: %s, head recall %v; want unchanged at 1", q.ID, q.Change, q.Head.Recall)
+		}
+	}
+	if !strings.Contains(out, `"guide/backup#retention"`) {
+		t.Errorf("the JSON report does not name guide/backup#retention:\n%s", out)
+	}
+}
+
+// TestSectionOffsetsScoreLikeText: hits given as byte offsets score as the
+// same hits given as text (compare passes, nothing changed), and offsets
+// that point at another section are read (they fail it).
+func TestSectionOffsetsScoreLikeText(t *testing.T) {
+	dir := sectionsDir(t)
+	base := write(t, dir, "base.jsonl", sectionsRun(sectionsBase...))
+	same := write(t, dir, "same.jsonl", sectionsRun(
+		offsetHit(t, "guide/backup", "Snapshots are kept for thirty days."),
+		offsetHit(t, "guide/backup", "Second notes section about restores."),
+		offsetHit(t, "guide/backup", "Backups run nightly at two."),
+		offsetHit(t, "guide/restore", "Run the restore command."),
+	))
+	other := write(t, dir, "other.jsonl", sectionsRun(
+		offsetHit(t, "guide/backup", "Backups run nightly at two."),
+		offsetHit(t, "guide/backup", "Second notes section about restores."),
+		offsetHit(t, "guide/backup", "Backups run nightly at two."),
+		offsetHit(t, "guide/restore", "Run the restore command."),
+	))
+	args := func(head string) []string {
+		return []string{"compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", base, "--head", head, "--corpus", filepath.Join(dir, "corpus"), "--candidates", "3", "--context", "1", "--max-new-misses", "0", "--format", "json"}
+	}
+	code, out, errs := rg(t, args(same)...)
+	if code != 0 || !strings.Contains(out, `"regressed": []`) || !strings.Contains(out, `"improved": []`) {
+		t.Errorf("offsets against text: exit %d, want 0 and nothing changed\n%s\n%s", code, out, errs)
+	}
+	code, out, errs = rg(t, args(other)...)
+	if code != 1 || !strings.Contains(out, `"regressed": [
+    "q1"
+  ]`) {
+		t.Errorf("offsets at the schedule: exit %d, want 1 with q1 regressed\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestValidateSuggestsTheAnchor: a misspelt anchor is refused (exit 2)
+// by file:line, with the nearest anchors of its document; a set naming
+// sections without a corpus to place hits in is refused by compare.
+func TestValidateSuggestsTheAnchor(t *testing.T) {
+	dir := sectionsDir(t)
+	set := write(t, dir, "typo.jsonl", `{"id":"q1","query":"kept","gold":{"guide/backup#retension":2}}`+"\n")
+	code, out, errs := rg(t, "validate", "--set", set, "--corpus", filepath.Join(dir, "corpus"))
+	if code != 2 {
+		t.Fatalf("exit %d, want 2\n%s\n%s", code, out, errs)
+	}
+	if want := `typo.jsonl:1: query q1: gold not in corpus: guide/backup#retension (guide/backup has no section "retension"; nearest: retention,`; !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+	code, out, errs = rg(t, "validate", "--set", filepath.Join(dir, "set.jsonl"), "--corpus", filepath.Join(dir, "corpus"))
+	if code != 0 {
+		t.Errorf("the right anchors: exit %d\n%s\n%s", code, out, errs)
+	}
+	base := write(t, dir, "base.jsonl", sectionsRun(sectionsBase...))
+	code, _, errs = rg(t, "compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", base, "--head", base)
+	if code != 2 || !strings.Contains(errs, "set.jsonl:1: gold: query q1 labels sections (guide/backup#retention): hits are placed in them through the corpus; give --corpus") {
+		t.Errorf("no corpus: exit %d\n%s", code, errs)
+	}
+}
+
+// TestScoreSections: score places a section set's hits in --corpus (the
+// base run finds every label: mean recall 1), and refuses without one.
+func TestScoreSections(t *testing.T) {
+	dir := sectionsDir(t)
+	base := write(t, dir, "base.jsonl", sectionsRun(sectionsBase...))
+	code, out, errs := rg(t, "score", "--set", filepath.Join(dir, "set.jsonl"), "--results", base, "--corpus", filepath.Join(dir, "corpus"), "--candidates", "3", "--context", "1", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"recall_at_n": 1,`) || strings.Contains(out, `"recall_at_n": 0`) || !strings.Contains(out, `"unit": "documents and sections"`) {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+	code, _, errs = rg(t, "score", "--set", filepath.Join(dir, "set.jsonl"), "--results", base)
+	if code != 2 || !strings.Contains(errs, "labels sections (guide/backup#retention)") {
+		t.Errorf("no corpus: exit %d\n%s", code, errs)
+	}
+}
+
+// TestRenamedHeadingIsDataQuality: the corpus renamed "## Retention"; the
+// label guide/backup#retention names no section any more: the comparison
+// lists it with the gold the corpus lost, not as a retrieval miss.
+func TestRenamedHeadingIsDataQuality(t *testing.T) {
+	dir := sectionsDir(t)
+	write(t, dir, "corpus/guide/backup.md", strings.Replace(sectionsCorpus["guide/backup.md"], "## Retention", "## Keeping", 1))
+	base := write(t, dir, "base.jsonl", sectionsRun(sectionsBase...))
+	code, out, errs := rg(t, "compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", base, "--head", base, "--corpus", filepath.Join(dir, "corpus"), "--candidates", "3", "--context", "1")
+	if code != 0 || !strings.Contains(out, "q1 (line 1): gold not in the head's corpus: guide/backup#retention") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

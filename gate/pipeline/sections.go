@@ -1,0 +1,64 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/section"
+)
+
+// placeSections gives a set whose gold names sections ("doc#anchor") the
+// sections of the corpus at path (read once per run), so its hits are
+// placed in them and its labels checked against them; a set of document
+// labels only is left as it is. A set naming sections with no corpus to
+// read is refused: its hits could not be placed, and every section query
+// would score as a miss on both sides.
+func placeSections(e *Env, set *gate.Set, path string) error {
+	q := set.SectionQuery()
+	if q == nil {
+		return nil
+	}
+	if path == "" {
+		return &gate.InputError{File: set.Path, Line: q.Line, Field: "gold", Err: fmt.Errorf("query %s labels sections (%s): hits are placed in them through the corpus; give --corpus, or the retriever's corpus in the config", gate.ClipID(q.ID), firstSectionLabel(q))}
+	}
+	snap, err := readCorpus(e, path, "for the sections")
+	if err != nil {
+		return err
+	}
+	set.PlaceSections(snap.SectionLookup())
+	return nil
+}
+
+// PlaceSections is placeSections for a command that scores a run file
+// itself (score): the set's hits placed in the corpus at path.
+func PlaceSections(e *Env, set *gate.Set, path string) error { return placeSections(e, set, path) }
+
+// firstSectionLabel is the query's first section label in sorted order.
+func firstSectionLabel(q *gate.Query) string {
+	first := ""
+	for k := range q.Gold {
+		if gate.IsSectionLabel(k) && (first == "" || k < first) {
+			first = k
+		}
+	}
+	return first
+}
+
+// sectionText is what the labelling page shows for a section label: the
+// section's heading as its title and its text (ok false when the label
+// names no section of the corpus).
+func sectionText(lookup gate.SectionLookup, key string) (string, string, bool) {
+	doc, anchor, ok := section.SplitKey(key)
+	if !ok {
+		return "", "", false
+	}
+	d := lookup(doc)
+	if d == nil {
+		return "", "", false
+	}
+	s, ok := d.Find(anchor)
+	if !ok {
+		return "", "", false
+	}
+	return s.Heading, d.Text[s.Start:s.End], true
+}
