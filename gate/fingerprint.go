@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/recallgate/recallgate/gate/fingerprint"
 )
 
 // PolicyFingerprint is "sha256:" and the hash of the effective policy: the
@@ -30,16 +30,6 @@ func PolicyFingerprint(t Thresholds, d Depth) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// ShortHash is a fingerprint as reports show it: its first 12 hex digits,
-// without the "sha256:" prefix.
-func ShortHash(fp string) string {
-	fp = strings.TrimPrefix(fp, "sha256:")
-	if len(fp) > 12 {
-		return fp[:12]
-	}
-	return fp
-}
-
 // The inputs a drift baseline records and a drift run checks.
 const (
 	InputSet       = "set"
@@ -52,39 +42,9 @@ const (
 // messages name them.
 var BaselineInputs = []string{InputSet, InputRetriever, InputCorpus, InputPolicy}
 
-// ShortSum is the first 16 hex digits of the hash of the length-prefixed
-// parts (each "len:part", as fmt's "%d:%s" writes it): a query's text hash
-// (TextHash) and a document's (corpus.DocHash) as a baseline records them.
-func ShortSum(parts ...string) string {
-	n := 0
-	for _, part := range parts {
-		n += len(part) + 21
-	}
-	b := make([]byte, 0, n)
-	for _, part := range parts {
-		b = AppendLenPrefixed(b, part)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
-
-// AppendLenPrefixed appends "len:part" to b, as fmt's "%d:%s" writes it.
-// A hash is fed through a buffer this fills, which its caller reuses:
-// io.WriteString would copy each part into a new slice, since a SHA-256
-// hash has no WriteString.
-func AppendLenPrefixed(b []byte, part string) []byte {
-	b = append(strconv.AppendInt(b, int64(len(part)), 10), ':')
-	return append(b, part...)
-}
-
-// TextHash is a query's text hash as a baseline records it: 16 hex digits.
-func TextHash(q *Query) string { return ShortSum(q.Text) }
-
-// IsShortHash reports whether s is a corpus.DocHash or TextHash: 16 lowercase hex
-// digits.
-func IsShortHash(s string) bool {
-	return len(s) == 16 && IsFingerprint("sha256:"+s+strings.Repeat("0", 48))
-}
+// TextHash is a query's text hash as a baseline records it: 16 hex digits
+// (fingerprint.ShortSum).
+func TextHash(q *Query) string { return fingerprint.ShortSum(q.Text) }
 
 // CorpusChange is how the corpus changed since a baseline that recorded
 // its documents' hashes: how many documents were added, removed and
@@ -120,7 +80,7 @@ type ChangedFile struct {
 
 // String says "set 1a2b3c4d5e6f → 9f8e7d6c5b4a".
 func (c InputChange) String() string {
-	return fmt.Sprintf("%s %s → %s", c.Input, ShortHash(c.Baseline), ShortHash(c.Now))
+	return fmt.Sprintf("%s %s → %s", c.Input, fingerprint.Short(c.Baseline), fingerprint.Short(c.Now))
 }
 
 // BaselineCheck is what a drift run found comparing the inputs of now with
@@ -162,36 +122,3 @@ const PlainBaseline = "the baseline was written by retrieve (or gate --save-runs
 
 // MaxBaselineCommits is the most commits a drift run lists.
 const MaxBaselineCommits = 10
-
-// CheckBaseline compares the fingerprints a baseline recorded with those
-// of now, both keyed by BaselineInputs ("" or absent: not known). An input
-// not known now is not compared.
-func CheckBaseline(recorded, now map[string]string) BaselineCheck {
-	var c BaselineCheck
-	for _, in := range BaselineInputs {
-		n := now[in]
-		switch r := recorded[in]; {
-		case n == "":
-		case r == "":
-			c.Unrecorded = append(c.Unrecorded, in)
-		case r != n:
-			c.Changed = append(c.Changed, InputChange{Input: in, Baseline: r, Now: n})
-		}
-	}
-	return c
-}
-
-// IsFingerprint reports whether s is a fingerprint as recallgate writes
-// them: "sha256:" and 64 lowercase hex digits.
-func IsFingerprint(s string) bool {
-	h, ok := strings.CutPrefix(s, "sha256:")
-	if !ok || len(h) != 64 {
-		return false
-	}
-	for _, c := range h {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}

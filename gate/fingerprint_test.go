@@ -1,11 +1,10 @@
 package gate
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate/fingerprint"
 )
 
 // TestDataQuality: a query's relevant gold the corpus does not hold is
@@ -92,7 +91,7 @@ func TestPolicyFingerprint(t *testing.T) {
 	th.Segments = []SegmentRule{{Name: "keyword", Limits: Limits{MaxRecallDrop: &drop}, File: "a.toml", Line: 3}}
 	d := Depth{Candidates: 50, Context: 5}
 	fp := PolicyFingerprint(th, d)
-	if !IsFingerprint(fp) {
+	if !fingerprint.Valid(fp) {
 		t.Fatalf("policy fingerprint %q", fp)
 	}
 	same := th
@@ -111,38 +110,5 @@ func TestPolicyFingerprint(t *testing.T) {
 		if got == fp {
 			t.Errorf("%s changed, the fingerprint did not", name)
 		}
-	}
-}
-
-// TestCheckBaseline: changed, unrecorded and unknown-now inputs.
-func TestCheckBaseline(t *testing.T) {
-	a, b := "sha256:"+strings.Repeat("a", 64), "sha256:"+strings.Repeat("b", 64)
-	c := CheckBaseline(map[string]string{InputSet: a, InputRetriever: a}, map[string]string{InputSet: b, InputRetriever: a, InputCorpus: a})
-	if len(c.Changed) != 1 || c.Changed[0].String() != "set aaaaaaaaaaaa → bbbbbbbbbbbb" || strings.Join(c.Unrecorded, ",") != "corpus" {
-		t.Errorf("%+v", c)
-	}
-	// A corpus recorded then but not known now is not compared.
-	if c := CheckBaseline(map[string]string{InputCorpus: a}, map[string]string{InputSet: a}); len(c.Changed) != 0 || strings.Join(c.Unrecorded, ",") != "set" {
-		t.Errorf("%+v", c)
-	}
-	for s, want := range map[string]bool{a: true, "sha256:" + strings.Repeat("A", 64): false, a[:70]: false, strings.TrimPrefix(a, "sha256:"): false} {
-		if IsFingerprint(s) != want {
-			t.Errorf("IsFingerprint(%q) = %v", s, !want)
-		}
-	}
-}
-
-// TestShortSumIsLenPrefixed pins the bytes a baseline's text and document
-// hashes are made of ("len:part" for each part, as fmt's "%d:%s" writes
-// it): a change here would read every stored baseline as edited.
-func TestShortSumIsLenPrefixed(t *testing.T) {
-	parts := []string{"q1", "", "Ünïcode text with: colons", strings.Repeat("x", 70000)}
-	var b strings.Builder
-	for _, p := range parts {
-		fmt.Fprintf(&b, "%d:%s", len(p), p)
-	}
-	sum := sha256.Sum256([]byte(b.String()))
-	if got, want := ShortSum(parts...), hex.EncodeToString(sum[:])[:16]; got != want {
-		t.Errorf("ShortSum = %s, want %s", got, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/retrieval"
 	"github.com/recallgate/recallgate/gate/retriever/file"
@@ -130,7 +131,7 @@ func checkMeta(path string, m gate.RunMeta) error {
 		return &gate.InputError{File: path, Line: 1, Field: "recallgate." + field, Err: fmt.Errorf("%.80q is not %s", v, why)}
 	}
 	for _, f := range []struct{ field, v string }{{"set", m.Set}, {"config", m.Config}, {"corpus", m.Corpus}, {"policy", m.Policy}} {
-		if f.v != "" && !gate.IsFingerprint(f.v) {
+		if f.v != "" && !fingerprint.Valid(f.v) {
 			return bad(f.field, "a fingerprint (sha256: and 64 hex digits)", f.v)
 		}
 	}
@@ -144,7 +145,7 @@ func checkMeta(path string, m gate.RunMeta) error {
 	}
 	for what, hs := range map[string]map[string]string{"queries": m.Queries, "docs": m.Docs} {
 		for id, h := range hs {
-			if !gate.IsShortHash(h) {
+			if !fingerprint.IsShortSum(h) {
 				return bad(what+"."+gate.Visible(id), "a content hash (16 hex digits)", h)
 			}
 		}

@@ -37,7 +37,7 @@ func (b *Run) Check(cfg *config.Config, set *gate.Set, snap *corpus.Snapshot) *g
 	if snap != nil {
 		now[gate.InputCorpus] = snap.Fingerprint
 	}
-	c := gate.CheckBaseline(recorded, now)
+	c := checkInputs(recorded, now)
 	check := &c
 	check.Commit, check.Made = m.Commit, m.Made
 	check.NewQueries, check.EditedQueries, check.RemovedQueries = b.New, b.Edited, b.Removed
@@ -134,4 +134,22 @@ func Record(cfg *config.Config, set *gate.Set, headConfig string, snap *corpus.S
 		tooMany = m.Docs == nil
 	}
 	return m, tooMany
+}
+
+// checkInputs compares the fingerprints a baseline recorded with those
+// of now, both keyed by gate.BaselineInputs ("" or absent: not known). An input
+// not known now is not compared.
+func checkInputs(recorded, now map[string]string) gate.BaselineCheck {
+	var c gate.BaselineCheck
+	for _, in := range gate.BaselineInputs {
+		n := now[in]
+		switch r := recorded[in]; {
+		case n == "":
+		case r == "":
+			c.Unrecorded = append(c.Unrecorded, in)
+		case r != n:
+			c.Changed = append(c.Changed, gate.InputChange{Input: in, Baseline: r, Now: n})
+		}
+	}
+	return c
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"hash"
 
-	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 )
 
 // Hash is a corpus's content fingerprint, made document by document
@@ -23,12 +23,12 @@ func NewHash() *Hash { return &Hash{h: sha256.New()} }
 
 // Add hashes one document.
 func (c *Hash) Add(d Document) {
-	c.buf = gate.AppendLenPrefixed(c.buf[:0], d.ID)
-	c.buf = gate.AppendLenPrefixed(c.buf, d.Title)
-	c.buf = gate.AppendLenPrefixed(c.buf, d.Text)
+	c.buf = fingerprint.AppendLenPrefixed(c.buf[:0], d.ID)
+	c.buf = fingerprint.AppendLenPrefixed(c.buf, d.Title)
+	c.buf = fingerprint.AppendLenPrefixed(c.buf, d.Text)
 	for _, sec := range d.Sections {
 		// sections a line gives itself (none: the fingerprint as before)
-		c.buf = gate.AppendLenPrefixed(c.buf, fmt.Sprintf("section %s %d %d", sec.Anchor, sec.Start, sec.End))
+		c.buf = fingerprint.AppendLenPrefixed(c.buf, fmt.Sprintf("section %s %d %d", sec.Anchor, sec.Start, sec.End))
 	}
 	c.h.Write(c.buf)
 }
@@ -48,4 +48,4 @@ func Fingerprint(path string) (string, error) {
 
 // DocHash is a document's content hash as a baseline records it: 16 hex
 // digits of its title and text.
-func DocHash(d Document) string { return gate.ShortSum(d.Title, d.Text) }
+func DocHash(d Document) string { return fingerprint.ShortSum(d.Title, d.Text) }

@@ -8,6 +8,7 @@ import (
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/agreement"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 )
 
 // Calibrate compares the judge's grades (those under its fingerprint)
@@ -141,10 +142,10 @@ func Health(r *gate.JudgeReport, verdict bool) []string {
 		return nil
 	}
 	var out []string
-	cal := fmt.Sprintf("judge %s (%s): no document graded by both people and the judge yet: run recallgate judge to calibrate it", r.Name, gate.ShortHash(r.Fingerprint))
+	cal := fmt.Sprintf("judge %s (%s): no document graded by both people and the judge yet: run recallgate judge to calibrate it", r.Name, fingerprint.Short(r.Fingerprint))
 	if r.Overlap > 0 {
 		cal = fmt.Sprintf("judge %s (%s) against people on %d %s both graded: Cohen's kappa %.2f relevant or not, quadratic-weighted %.2f on 0–%d; judge relevant where people said not: %d, people relevant where the judge said not: %d",
-			r.Name, gate.ShortHash(r.Fingerprint), r.Overlap, gate.Plural(r.Overlap, "document", "documents"), r.Kappa, r.Weighted, gate.MaxGrade, r.JudgeRelevant, r.PeopleRelevant)
+			r.Name, fingerprint.Short(r.Fingerprint), r.Overlap, gate.Plural(r.Overlap, "document", "documents"), r.Kappa, r.Weighted, gate.MaxGrade, r.JudgeRelevant, r.PeopleRelevant)
 	}
 	switch {
 	case r.Used && verdict:

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 )
 
 // Span is a piece of a passage, marked when it is a query term.
@@ -288,7 +289,7 @@ func judgeOpinions(q *gate.Query) map[string][]judgeOpinion {
 			if !q.Judged(d) || (g > 0) == (q.Gold[d] > 0) && !decided {
 				continue
 			}
-			out[d] = append(out[d], judgeOpinion{Judge: gate.JudgePrefix + name, Fingerprint: gate.ShortHash(rec.Fingerprint), Grade: g, Reason: gate.Visible(rec.Reasons[d])})
+			out[d] = append(out[d], judgeOpinion{Judge: gate.JudgePrefix + name, Fingerprint: fingerprint.Short(rec.Fingerprint), Grade: g, Reason: gate.Visible(rec.Reasons[d])})
 		}
 	}
 	return out

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/corpus"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/runfile"
 )
@@ -85,14 +86,14 @@ func TestBaselineRecordsItsInputs(t *testing.T) {
 	cfg, set := load(t, filepath.Join(f.dir, "recallgate.toml"))
 	meta, err := runfile.ReadRunFile(f.baseline, func(gate.Result) error { return nil })
 	corpusFP, _ := corpus.Fingerprint(filepath.Join(f.dir, "corpus"))
-	if err != nil || meta.Set != set.Fingerprint || meta.Config != cfg.Head.Fingerprint() || meta.Corpus != corpusFP || !gate.IsFingerprint(corpusFP) {
+	if err != nil || meta.Set != set.Fingerprint || meta.Config != cfg.Head.Fingerprint() || meta.Corpus != corpusFP || !fingerprint.Valid(corpusFP) {
 		t.Fatalf("baseline meta %+v (%v), want set %s, retriever %s, corpus %s", meta, err, set.Fingerprint, cfg.Head.Fingerprint(), corpusFP)
 	}
 	// Beside the fingerprints: the policy, the time it was made (no git
 	// here: no commit), each query's text hash, each document's hash.
 	set1 := set.Query("q1")
 	if meta.Policy != gate.PolicyFingerprint(cfg.Thresholds, cfg.Depth) || meta.Commit != "" || len(meta.Queries) != 2 || meta.Queries["q1"] != gate.TextHash(set1) ||
-		len(meta.Docs) != 3 || !gate.IsShortHash(meta.Docs["fruit/apple"]) || meta.Docs["fruit/apple"] == meta.Docs["fruit/banana"] {
+		len(meta.Docs) != 3 || !fingerprint.IsShortSum(meta.Docs["fruit/apple"]) || meta.Docs["fruit/apple"] == meta.Docs["fruit/banana"] {
 		t.Errorf("baseline meta %+v", meta)
 	}
 	if _, err := time.Parse(time.RFC3339, meta.Made); err != nil {
@@ -142,7 +143,7 @@ func TestDriftComparesChangedInputs(t *testing.T) {
 			}
 			old := now()[tc.input]
 			tc.change(t, f)
-			want := tc.input + " " + gate.ShortHash(old) + " → " + gate.ShortHash(now()[tc.input])
+			want := tc.input + " " + fingerprint.Short(old) + " → " + fingerprint.Short(now()[tc.input])
 			if tc.input == gate.InputCorpus {
 				want = "corpus (0 documents added, 0 removed, 1 edited)"
 			}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 	"github.com/recallgate/recallgate/gate/setfile"
 )
 
@@ -125,7 +126,7 @@ func TestGateJob(t *testing.T) {
 	// The same two runs compared as files, and the head against its own
 	// baseline as a drift run.
 	cmp, err = CompareFiles(testEnv(&stderr), ab, set, ab.Depth, ab.Thresholds, "", filepath.Join(dir, "base.jsonl"), filepath.Join(dir, "head.jsonl"))
-	if err != nil || cmp.Verdict != gate.Fail || len(cmp.Fingerprints) != 5 || !gate.IsFingerprint(Fingerprint(cmp.Fingerprints, "policy")) {
+	if err != nil || cmp.Verdict != gate.Fail || len(cmp.Fingerprints) != 5 || !fingerprint.Valid(Fingerprint(cmp.Fingerprints, "policy")) {
 		t.Errorf("compare files: %v %+v", err, cmp)
 	}
 	cmp, err = Drift(context.Background(), testEnv(&stderr), GivenRuling(ab, set), DriftOptions{Baseline: filepath.Join(dir, "baseline.jsonl")})

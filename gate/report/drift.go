@@ -84,7 +84,7 @@ func (b *BaselineInfo) validate() error {
 		return nil
 	}
 	for i, c := range b.Changed {
-		if !slices.Contains(gate.BaselineInputs, c.Input) || !fingerprint.MatchString(c.Baseline) || !fingerprint.MatchString(c.Now) {
+		if !slices.Contains(gate.BaselineInputs, c.Input) || !fingerprintForm.MatchString(c.Baseline) || !fingerprintForm.MatchString(c.Now) {
 			return fmt.Errorf("baseline.changed[%d]: want an input of %v and two sha256 hashes, got %q %q %q", i, gate.BaselineInputs, c.Input, c.Baseline, c.Now)
 		}
 		if len(c.Files) > maxChangedFiles {

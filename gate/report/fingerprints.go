@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 )
 
 // DataQualityInfo is one query whose relevant gold the corpus no longer
@@ -60,7 +61,7 @@ func fingerprintsLine(r *CompareReport) string {
 	}
 	var parts []string
 	for _, k := range sortedKeys(r.Fingerprints) {
-		parts = append(parts, strings.ReplaceAll(k, "_", " ")+" "+gate.ShortHash(r.Fingerprints[k]))
+		parts = append(parts, strings.ReplaceAll(k, "_", " ")+" "+fingerprint.Short(r.Fingerprints[k]))
 	}
 	return "fingerprints: " + strings.Join(parts, ", ")
 }
@@ -156,7 +157,7 @@ func (r *CompareReport) validateInputs(known map[string]bool) error {
 		if !slices.Contains(fingerprintNames, k) {
 			return fmt.Errorf("fingerprints: unknown input %q (want one of %v)", k, fingerprintNames)
 		}
-		if !fingerprint.MatchString(v) {
+		if !fingerprintForm.MatchString(v) {
 			return fmt.Errorf("fingerprints.%s %q is not a sha256 hash", k, v)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 )
 
 // JudgeInfo is the judge program's calibration against people and
@@ -64,7 +65,7 @@ func (d JudgeDisagreementInfo) line() string {
 
 // summary is the judge's calibration on one line.
 func (j *JudgeInfo) summary() string {
-	s := fmt.Sprintf("%s (%s): kappa %.2f relevant or not, weighted %.2f, on %d documents both graded; used: %v", j.Name, gate.ShortHash(j.Fingerprint), j.Kappa, j.WeightedKappa, j.Overlap, j.Used)
+	s := fmt.Sprintf("%s (%s): kappa %.2f relevant or not, weighted %.2f, on %d documents both graded; used: %v", j.Name, fingerprint.Short(j.Fingerprint), j.Kappa, j.WeightedKappa, j.Overlap, j.Used)
 	if j.Used {
 		return s + fmt.Sprintf(", %d documents rest on the judge alone", j.DocumentsUsed)
 	}
@@ -122,7 +123,7 @@ func (j *JudgeInfo) validate() error {
 	switch {
 	case j.Name == "":
 		return errors.New("judge.name is empty")
-	case !gate.IsFingerprint(j.Fingerprint):
+	case !fingerprint.Valid(j.Fingerprint):
 		return fmt.Errorf("judge.fingerprint %q: want sha256: and 64 hex digits", j.Fingerprint)
 	case j.Kappa < -1 || j.Kappa > 1 || j.WeightedKappa < -1 || j.WeightedKappa > 1:
 		return fmt.Errorf("judge.kappa %v, weighted_kappa %v: a kappa is within -1 and 1", j.Kappa, j.WeightedKappa)

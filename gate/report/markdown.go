@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/fingerprint"
 )
 
 // mdList writes ids as code spans for a table cell, joined with ", ".
@@ -207,7 +208,7 @@ func writeAllQueriesMarkdown(b *bufio.Writer, r *CompareReport, n metricNames) {
 	if len(r.Fingerprints) > 0 {
 		b.WriteString("\n<details><summary>Fingerprints</summary>\n\n| input | sha256 (first 12) |\n|:--|:--|\n")
 		for _, k := range sortedKeys(r.Fingerprints) {
-			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), mdCell(gate.ShortHash(r.Fingerprints[k])))
+			fmt.Fprintf(b, "| %s | %s |\n", EscapeMarkdown(k), mdCell(fingerprint.Short(r.Fingerprints[k])))
 		}
 		b.WriteString("\n</details>\n")
 	}

@@ -91,7 +91,7 @@ func OtherReport(tool, command string) error {
 }
 
 var (
-	fingerprint = regexp.MustCompile(`^(sha256:)?[0-9a-f]{1,64}$`)
+	fingerprintForm = regexp.MustCompile(`^(sha256:)?[0-9a-f]{1,64}$`)
 	// fingerprintNames are the inputs a report fingerprints.
 	// base_config and head_config are the retriever tables' names in
 	// reports of earlier releases, still read.
