@@ -13,3 +13,5 @@
 // sub-packages and depend on it, not the other way; docs/ARCHITECTURE.md
 // draws the rooms.
 package gate
+
+//go:generate go test ./registrydocs -run TestRegistryDocs -write-docs

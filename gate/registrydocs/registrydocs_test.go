@@ -1,4 +1,4 @@
-package gate
+package registrydocs
 
 import (
 	"flag"
@@ -13,22 +13,22 @@ var writeDocs = flag.Bool("write-docs", false, "rewrite docs/rules.md's generate
 // metric and rule registries generate; a registry change without `go
 // generate ./gate` fails here.
 func TestRegistryDocs(t *testing.T) {
-	const path = "../docs/rules.md"
+	const path = "../../docs/rules.md"
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	i, j := strings.Index(doc, DocsBegin), strings.Index(doc, DocsEnd)
+	i, j := strings.Index(doc, Begin), strings.Index(doc, End)
 	if i < 0 || j < i {
-		t.Fatalf("%s: no generated part between %q and %q", path, DocsBegin, DocsEnd)
+		t.Fatalf("%s: no generated part between %q and %q", path, Begin, End)
 	}
-	want := DocsBegin + "\n\n" + RegistryDocs() + "\n" + DocsEnd
-	if doc[i:j+len(DocsEnd)] == want {
+	want := Begin + "\n\n" + Tables() + "\n" + End
+	if doc[i:j+len(End)] == want {
 		return
 	}
 	if *writeDocs {
-		if err := os.WriteFile(path, []byte(doc[:i]+want+doc[j+len(DocsEnd):]), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(doc[:i]+want+doc[j+len(End):]), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
