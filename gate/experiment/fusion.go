@@ -105,8 +105,8 @@ func fuse(cfg *config.Config, set *gate.Set, pair *pipeline.Pairing, f config.Fu
 // target metric's mean, tested against every other row with the paired
 // sign-flip test, Holm across the comparisons.
 type Winner struct {
-	// Name is the top row's; Metric the target ("ndcg_at_k" or
-	// "recall_at_n").
+	// Name is the top row's; Metric the target's metric key
+	// (gate.MetricNDCG or gate.MetricRecall).
 	Name   string `json:"name"`
 	Metric string `json:"metric"`
 	// Clear says the top is significantly better than every other row
@@ -169,9 +169,9 @@ func targets(c *gate.Comparison, target string) (base, head map[string]float64) 
 // baseline's name then the variants', values each row's per-query target
 // (ids the queries, in order).
 func chooseWinner(names []string, values []map[string]float64, ids []string, target string) Winner {
-	metric := "ndcg_at_k"
+	metric := gate.MetricNDCG
 	if target == fusion.TargetRecall {
-		metric = "recall_at_n"
+		metric = gate.MetricRecall
 	}
 	means := make([]float64, len(values))
 	for i, v := range values {
@@ -231,7 +231,7 @@ var tableLine = regexp.MustCompile(`^(\[fusion\."[^\x00-\x1f\x7f]*"\]|of = \[[^\
 func (r *Report) validateFusion(names map[string]bool) error {
 	w := r.Winner
 	row := func(n string) bool { return n == r.Baseline.Name || names[n] }
-	if !row(w.Name) || (w.Metric != "ndcg_at_k" && w.Metric != "recall_at_n") {
+	if !row(w.Name) || (w.Metric != gate.MetricNDCG && w.Metric != gate.MetricRecall) {
 		return fmt.Errorf("winner %.60q (metric %.20q) is no row", w.Name, w.Metric)
 	}
 	if len(w.Against) != len(r.Variants) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/fusion"
+	"github.com/recallgate/recallgate/gate/orderedjson"
 	"github.com/recallgate/recallgate/gate/report"
 )
 
@@ -64,12 +65,23 @@ type Interval struct {
 	High float64 `json:"high"`
 }
 
-// Intervals are the intervals of the two deltas the leaderboard ranks by.
+// Intervals are the intervals of the two deltas the leaderboard ranks by,
+// written under the metrics' registry keys.
 type Intervals struct {
 	// RecallAtN is the interval of the mean recall@N delta.
-	RecallAtN Interval `json:"recall_at_n"`
+	RecallAtN Interval
 	// NDCGAtK is the interval of the mean nDCG@k delta.
-	NDCGAtK Interval `json:"ndcg_at_k"`
+	NDCGAtK Interval
+}
+
+// MarshalJSON writes the intervals under their metric keys.
+func (c Intervals) MarshalJSON() ([]byte, error) {
+	return orderedjson.Marshal(orderedjson.Field{Key: gate.MetricRecall, Value: c.RecallAtN}, orderedjson.Field{Key: gate.MetricNDCG, Value: c.NDCGAtK})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, strictly.
+func (c *Intervals) UnmarshalJSON(b []byte) error {
+	return orderedjson.Unmarshal(b, orderedjson.Field{Key: gate.MetricRecall, Value: &c.RecallAtN}, orderedjson.Field{Key: gate.MetricNDCG, Value: &c.NDCGAtK})
 }
 
 // ZeroRecall are the queries that newly reach zero recall@N (new) and

@@ -2,6 +2,7 @@ package fusion
 
 import (
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/orderedjson"
 )
 
 // The sweep's targets: the metric a setting is chosen by.
@@ -61,11 +62,27 @@ func argmax(n int, f func(int) float64) int {
 	return best
 }
 
-// Means are a fused run's mean recall@N and nDCG@k over the swept queries.
+// Means are a fused run's mean recall@N and nDCG@k over the swept queries,
+// written under the metrics' registry keys.
 type Means struct {
-	Recall float64 `json:"recall_at_n"`
-	NDCG   float64 `json:"ndcg_at_k"`
+	Recall float64
+	NDCG   float64
 }
+
+// fields are m's values under their metric keys (pointers to them with
+// to).
+func (m *Means) fields(to bool) []orderedjson.Field {
+	if to {
+		return []orderedjson.Field{{Key: gate.MetricRecall, Value: &m.Recall}, {Key: gate.MetricNDCG, Value: &m.NDCG}}
+	}
+	return []orderedjson.Field{{Key: gate.MetricRecall, Value: m.Recall}, {Key: gate.MetricNDCG, Value: m.NDCG}}
+}
+
+// MarshalJSON writes the means under their metric keys.
+func (m Means) MarshalJSON() ([]byte, error) { return orderedjson.Marshal(m.fields(false)...) }
+
+// UnmarshalJSON reads what MarshalJSON writes, strictly.
+func (m *Means) UnmarshalJSON(b []byte) error { return orderedjson.Unmarshal(b, m.fields(true)...) }
 
 // QueryOracle is one query's best setting on it alone, against the chosen.
 type QueryOracle struct {

@@ -1,6 +1,7 @@
 package fusion
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -65,5 +66,27 @@ func TestSweepCrossValidated(t *testing.T) {
 	}
 	if o := s.Oracle[0]; o.Best != "k=60 w=1/0" || o.Value != 1 || o.Chosen != 0 {
 		t.Errorf("q1's oracle %+v, want k=60 w=1/0 at 1 against 0", o)
+	}
+}
+
+// TestMeansJSON: the means are written under the metrics' registry keys,
+// byte for byte as the struct tags wrote them before, and read back
+// strictly.
+func TestMeansJSON(t *testing.T) {
+	m := Means{Recall: 2.0 / 3, NDCG: 0.125}
+	b, err := json.Marshal(m)
+	was, _ := json.Marshal(struct {
+		Recall float64 `json:"recall_at_n"`
+		NDCG   float64 `json:"ndcg_at_k"`
+	}{m.Recall, m.NDCG})
+	if err != nil || string(b) != string(was) {
+		t.Fatalf("Means = %s, %v; want %s", b, err, was)
+	}
+	var back Means
+	if err := json.Unmarshal(b, &back); err != nil || back != m {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"recall_at_n":1,"mrr":1}`), &back); err == nil {
+		t.Error("an unknown key was read")
 	}
 }

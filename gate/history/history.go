@@ -300,7 +300,7 @@ func (e *Entry) check() error {
 		v   *float64
 	}
 	ints := [...]count{{"candidates", e.Candidates}, {"context", e.Context}, {"queries", e.Queries}, {"zero_recall", e.ZeroRecall}}
-	scores := [...]score{{"recall_at_n", e.RecallAtN}, {"precision_at_k", e.PrecisionAtK}, {"ndcg_at_k", e.NDCGAtK}}
+	scores := [...]score{{gate.MetricRecall, e.RecallAtN}, {gate.MetricPrecision, e.PrecisionAtK}, {gate.MetricNDCG, e.NDCGAtK}}
 	if e.IsError() {
 		if e.Error == nil {
 			return errors.New("error: an error entry says why (exit_code, stage, message)")

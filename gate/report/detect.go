@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/orderedjson"
 )
 
 // StatisticsInfo says what the set can detect and how the rules tested for
@@ -68,10 +69,32 @@ type RangeInfo struct {
 	// Queries the queries that hold them.
 	Documents int `json:"documents"`
 	Queries   int `json:"queries"`
-	// PrecisionAtK and NDCGAtK are each metric's [lower, higher] bound.
-	PrecisionAtK [2]float64 `json:"precision_at_k"`
-	NDCGAtK      [2]float64 `json:"ndcg_at_k"`
+	// PrecisionAtK and NDCGAtK are each metric's [lower, higher] bound,
+	// written under the metric's registry key.
+	PrecisionAtK [2]float64 `json:"-"`
+	NDCGAtK      [2]float64 `json:"-"`
 }
+
+// fields are the range's values under their keys (pointers to them with
+// to).
+func (r *RangeInfo) fields(to bool) []orderedjson.Field {
+	vals := []any{r.Documents, r.Queries, r.PrecisionAtK, r.NDCGAtK}
+	if to {
+		vals = []any{&r.Documents, &r.Queries, &r.PrecisionAtK, &r.NDCGAtK}
+	}
+	keys := []string{"documents", "queries", gate.MetricPrecision, gate.MetricNDCG}
+	out := make([]orderedjson.Field, len(keys))
+	for i, k := range keys {
+		out[i] = orderedjson.Field{Key: k, Value: vals[i]}
+	}
+	return out
+}
+
+// MarshalJSON writes the range, its bounds under their metric keys.
+func (r RangeInfo) MarshalJSON() ([]byte, error) { return orderedjson.Marshal(r.fields(false)...) }
+
+// UnmarshalJSON reads what MarshalJSON writes, strictly.
+func (r *RangeInfo) UnmarshalJSON(b []byte) error { return orderedjson.Unmarshal(b, r.fields(true)...) }
 
 func statisticsInfo(c *gate.Comparison) *StatisticsInfo {
 	s := &StatisticsInfo{Queries: c.Detect.Queries, SignificanceTests: []SignificanceTest{}, HolmFamily: c.HolmFamily, Bound: boundInfo(c)}

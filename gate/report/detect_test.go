@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -204,5 +205,29 @@ func TestHolmFamilyReadBack(t *testing.T) {
 	m["statistics"].(map[string]any)["holm_family"] = 1
 	if _, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json"); err == nil || !strings.Contains(err.Error(), "holm_family") {
 		t.Errorf("a family of 1 beside 2 tests read back with %v", err)
+	}
+}
+
+// TestRangeInfoJSON: the range's bounds are written under the metrics'
+// registry keys, byte for byte as the struct tags wrote them before, and
+// read back strictly.
+func TestRangeInfoJSON(t *testing.T) {
+	r := RangeInfo{Documents: 3, Queries: 2, PrecisionAtK: [2]float64{0.1, 0.4}, NDCGAtK: [2]float64{0.25, 0.5}}
+	b, err := json.Marshal(r)
+	was, _ := json.Marshal(struct {
+		Documents    int        `json:"documents"`
+		Queries      int        `json:"queries"`
+		PrecisionAtK [2]float64 `json:"precision_at_k"`
+		NDCGAtK      [2]float64 `json:"ndcg_at_k"`
+	}{r.Documents, r.Queries, r.PrecisionAtK, r.NDCGAtK})
+	if err != nil || string(b) != string(was) {
+		t.Fatalf("RangeInfo = %s, %v; want %s", b, err, was)
+	}
+	var back RangeInfo
+	if err := json.Unmarshal(b, &back); err != nil || back != r {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	if err := json.Unmarshal([]byte(`{"documents":1,"recall_at_n":[0,1]}`), &back); err == nil {
+		t.Error("an unknown key was read")
 	}
 }

@@ -267,8 +267,8 @@ function keep(q){
   return true;
 }
 function key(q, k){
-  switch(k){case "base": return q.base.recall_at_n; case "head": return q.head.recall_at_n; case "delta": return q.delta.recall_at_n;
-  case "ndcg": return q.head.ndcg_at_k; case "change": return change(q); case "query": return q.query||""; default: return q.id;}
+  switch(k){case "base": return q.base.` + gate.MetricRecall + `; case "head": return q.head.` + gate.MetricRecall + `; case "delta": return q.delta.` + gate.MetricRecall + `;
+  case "ndcg": return q.head.` + gate.MetricNDCG + `; case "change": return change(q); case "query": return q.query||""; default: return q.id;}
 }
 function draw(){
   var rows = R.queries.filter(keep);
@@ -276,7 +276,7 @@ function draw(){
   var tb = document.querySelector("#queries tbody"); tb.textContent="";
   rows.forEach(function(q){
     var tr = el("tr", null, "query "+(q.waived?"":q.change)+(state.open===q.id?" open":"")); tr.dataset.id=q.id;
-    [visID(q.id), q.query, f3(q.base.recall_at_n), f3(q.head.recall_at_n), signed(q.delta.recall_at_n), f3(q.head.ndcg_at_k), change(q)].forEach(function(v,i){
+    [visID(q.id), q.query, f3(q.base.` + gate.MetricRecall + `), f3(q.head.` + gate.MetricRecall + `), signed(q.delta.` + gate.MetricRecall + `), f3(q.head.` + gate.MetricNDCG + `), change(q)].forEach(function(v,i){
       tr.appendChild(el("td", v, (i>=2&&i<=5)?"num":""));});
     tr.addEventListener("click", function(){ open(q.id); });
     tb.appendChild(tr);
