@@ -11,8 +11,9 @@ import (
 // head, with the policy the pipeline builds from the repeats.
 func compareRepeats(t *testing.T, th Thresholds, base, head []*Scorecard) *Comparison {
 	t.Helper()
-	b, h := CompareRepeats(base), CompareRepeats(head)
-	c, err := CompareWith(base[0], h.Worst, Policy{Thresholds: th, Unstable: b.Unstable, BaseFewestFound: b.FewestFound, HeadUnstable: h.Unstable})
+	_, bUnstable, bFewest := CompareRepeats(base)
+	hWorst, hUnstable, _ := CompareRepeats(head)
+	c, err := CompareWith(base[0], hWorst, Policy{Thresholds: th, Unstable: bUnstable, BaseFewestFound: bFewest, HeadUnstable: hUnstable})
 	if err != nil {
 		t.Fatal(err)
 	}

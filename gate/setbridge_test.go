@@ -22,3 +22,7 @@ func LoadSet(path string) (*Set, error) { return SetfileLoad(path) }
 
 // LoadDraft is setfile.LoadDraft.
 func LoadDraft(path string) (*Set, error) { return SetfileLoadDraft(path) }
+
+// CompareRepeats is gate/repeats' Compare (above the root too), its
+// answer's three fields: set by setbridge_ext_test.go.
+var CompareRepeats func([]*Scorecard) (worst *Scorecard, unstable map[string]bool, fewestFound map[string]int)

@@ -44,7 +44,7 @@ var compareCommand = command{
 			if cmp != nil {
 				cmp.DepthDefaults = s.Defaults
 			}
-			return publishComparison(e, cmp, err, f, o.out, v.jsonOut)
+			return pipeline.PublishComparison(e.job(), cmp, err, f, o.out, v.jsonOut)
 		})
 	},
 }

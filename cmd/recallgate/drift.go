@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"github.com/recallgate/recallgate/gate/cijob"
+	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
 var driftCommand = command{Name: "drift", Summary: "Compare the head retriever now with a stored baseline run and name what changed since: the nightly drift run, for any scheduler.",
@@ -13,6 +14,6 @@ var driftCommand = command{Name: "drift", Summary: "Compare the head retriever n
 		d := cijob.DriftFlags(fs)
 		return errorReports("drift", &o, &d.JSONOut, func(ctx context.Context, e *env, args []string) error {
 			cmp, f, err := d.Run(ctx, e.job(), args, o.format)
-			return publishComparison(e, cmp, err, f, o.out, d.JSONOut)
+			return pipeline.PublishComparison(e.job(), cmp, err, f, o.out, d.JSONOut)
 		})
 	}}

@@ -127,25 +127,6 @@ func (v *verdicts) apply(th *gate.Thresholds) error {
 	return nil
 }
 
-// publishComparison returns err when the comparison could not be made;
-// else it prints the comparison's warnings, writes its report (and the
-// JSON one beside it) and turns a failing verdict into errRegression.
-func publishComparison(e *env, cmp *gate.Comparison, err error, f report.Format, out, jsonOut string) error {
-	if err != nil {
-		return err
-	}
-	for _, w := range cmp.Warnings {
-		e.job().Warn("%s", w)
-	}
-	if err := report.WriteComparison(e.job().Streams(), report.FromComparison(cmp), f, out, jsonOut); err != nil {
-		return err
-	}
-	if cmp.Verdict == gate.Fail {
-		return errRegression
-	}
-	return nil
-}
-
 // noArgs refuses positional arguments.
 var noArgs = cli.NoArgs
 

@@ -48,7 +48,7 @@ var gateCommand = command{
 				AllowIdentical: *allowIdentical, IdenticalFix: "pass --base-ref origin/main (the base side then runs in that commit's tree), or write [base.retriever] and [head.retriever]; --allow-identical runs it anyway",
 				CacheKeys: map[string]string{"base": *baseKey, "head": *headKey}, NoCache: *noCache, SaveRuns: *saveRuns, Baseline: *baseline, RecordCommits: true,
 			})
-			return publishComparison(e, cmp, err, f, o.out, v.jsonOut)
+			return pipeline.PublishComparison(e.job(), cmp, err, f, o.out, v.jsonOut)
 		})
 	},
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 
 	"github.com/recallgate/recallgate/gate"
-	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
 
@@ -47,11 +45,7 @@ var labelCommand = command{
 				return err
 			}
 			if *export != "" {
-				err := pipeline.ExportLabels(e.job(), pipeline.LabelOptions{Config: lf.config, Set: lf.set}, *export, e.stdout)
-				if errors.Is(err, label.ErrExportFormat) {
-					return usagef("--export: %v", err)
-				}
-				return err
+				return pipeline.ExportLabels(e.job(), pipeline.LabelOptions{Config: lf.config, Set: lf.set}, *export, e.stdout)
 			}
 			return runLabel(ctx, e, lf, nil)
 		}
@@ -61,15 +55,6 @@ var labelCommand = command{
 // runLabel builds the pool and serves the page until ctx ends. pick, when
 // given, chooses the queries shown.
 func runLabel(ctx context.Context, e *env, lf labelFlags, pick func(*gate.Set) []string) error {
-	if lf.labeller == "" {
-		var err error
-		if lf.labeller, err = label.DefaultLabeller(e.getenv, nil); err != nil {
-			return usagef("%v", err)
-		}
-	}
-	if lf.depth < 1 {
-		return usagef("--depth must be at least 1")
-	}
 	return pipeline.ServeLabel(ctx, e.job(), pipeline.LabelOptions{
 		Config: lf.config, Set: lf.set, Labeller: lf.labeller, PoolConfigs: lf.pool, Depth: lf.depth,
 		Binary: lf.binary, FromReport: lf.fromReport, Pick: pick, Adjudicate: lf.adjudicate, Reverify: lf.reverify,

@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/pipeline"
-	"github.com/recallgate/recallgate/gate/runfile"
-	"github.com/recallgate/recallgate/gate/setfile"
 )
 
 var mergeCommand = command{
@@ -23,19 +19,7 @@ var mergeCommand = command{
 			if *setPath == "" || *out == "" || len(args) == 0 {
 				return usagef("--set, --out and at least one shard run are required")
 			}
-			set, err := setfile.Load(*setPath)
-			if err != nil {
-				return err
-			}
-			results, err := runfile.MergeShards(set, args)
-			if err != nil {
-				return err
-			}
-			if err := pipeline.WriteRunTo(e.job().Streams(), *out, results, gate.RunMeta{Set: set.Fingerprint}); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "recallgate: merged %d shards, %d queries, into %s\n", len(args), len(results), *out)
-			return nil
+			return pipeline.MergeShards(e.job(), pipeline.MergeOptions{Set: *setPath, Out: *out, Shards: args})
 		}
 	},
 }

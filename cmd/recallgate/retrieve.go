@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
-	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
@@ -35,21 +33,9 @@ var retrieveCommand = command{
 			if *baseRef != "" && *side != "base" {
 				return usagef("--base-ref goes with --side base")
 			}
-			var i, n int
-			if *shard != "" {
-				var err error
-				if i, n, err = gate.ParseShard(*shard); err != nil {
-					return usagef("--shard %v", err)
-				}
-			}
-			wrote, err := pipeline.RetrieveRun(ctx, e.job(), pipeline.RetrieveOptions{
-				Config: *cfgPath, Set: *setPath, Side: *side, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(), Shard: i, Shards: n, Out: *out,
+			return pipeline.RetrieveRun(ctx, e.job(), pipeline.RetrieveOptions{
+				Config: *cfgPath, Set: *setPath, Side: *side, BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(), Shard: *shard, Out: *out,
 			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stderr, "recallgate: wrote %d queries to %s\n", wrote, *out)
-			return nil
 		}
 	},
 }

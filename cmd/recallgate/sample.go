@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 
 	"github.com/recallgate/recallgate/gate/pipeline"
@@ -49,17 +48,10 @@ var sampleCommand = command{
 			if err != nil {
 				return usagef("%v", err)
 			}
-			err = pipeline.Sample(e.job(), pipeline.SampleOptions{
+			return pipeline.Sample(e.job(), pipeline.SampleOptions{
 				Log: *logPath, KnownBad: *knownBad, Format: logFormat, Read: sample.Options{Field: *field, Column: *column, MaxChars: *maxChars, IDField: *idField, HashIDs: *hashIDs},
 				Size: *size, Seed: *seed, Out: *out, Append: *appendTo, Force: *force,
 			})
-			switch {
-			case errors.Is(err, sample.ErrFormat):
-				return usagef("--format: %v", err)
-			case errors.Is(err, sample.ErrExists):
-				return usagef("%s exists: --append adds new queries to it and keeps its labels, --force replaces it", *out)
-			}
-			return err
 		}
 	},
 }

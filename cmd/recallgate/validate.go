@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 
-	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/ghaction"
 	"github.com/recallgate/recallgate/gate/pipeline"
 )
@@ -28,11 +27,6 @@ var validateCommand = command{
 			}
 			if (*baseRef != "" || *strict) && *cfgPath == "" {
 				return usagef("--base-ref and --strict check the config's retrievers: give --config")
-			}
-			if *maxAge != "" {
-				if _, err := config.ParseAge(*maxAge); err != nil {
-					return usagef("--max-label-age: %v", err)
-				}
 			}
 			return pipeline.Validate(ctx, e.job(), pipeline.ValidateOptions{Set: *set, Corpus: *corpus, MaxLabelAge: *maxAge, Config: *cfgPath, Offline: *offline,
 				BaseRef: *baseRef, TempDir: ghaction.ReadRunner(e.getenv).TempDir(), Strict: *strict}, e.stdout)

@@ -43,7 +43,11 @@ func (b *Run) Check(cfg *config.Config, set *gate.Set, snap *corpus.Snapshot) *g
 	check.NewQueries, check.EditedQueries, check.RemovedQueries = b.New, b.Edited, b.Removed
 	switch {
 	case Plain(m):
-		check.Lacks = append(check.Lacks, gate.PlainBaseline+": no policy, commit or query text hashes recorded, so a change of the policy, a query whose text changed and the commits since are not checked; write the nightly's baseline with recallgate gate --write-baseline FILE")
+		what := "no policy or commit recorded, so a change of the policy and the commits since are not checked"
+		if m.Queries == nil {
+			what = "no policy, commit or query text hashes recorded, so a change of the policy, a query whose text changed and the commits since are not checked"
+		}
+		check.Lacks = append(check.Lacks, gate.PlainBaseline+": "+what+"; write the nightly's baseline with recallgate gate --write-baseline FILE")
 	case m.Queries == nil:
 		check.Lacks = append(check.Lacks, "the baseline records no query text hashes (it was not written by gate --write-baseline): a query whose text changed since is compared as if it had not")
 	}
@@ -71,10 +75,10 @@ func (b *Run) Check(cfg *config.Config, set *gate.Set, snap *corpus.Snapshot) *g
 }
 
 // Plain reports whether a baseline's record is a plain run's: none of
-// what gate --write-baseline records beside the fingerprints (the policy,
-// the commit, the time it was made), as retrieve --out and gate
-// --save-runs write it. Reports say so (gate.PlainBaseline), never that
-// the file is older than it is.
+// what gate --write-baseline records beside the fingerprints and the
+// query text hashes (the policy, the commit, the time it was made), as
+// retrieve --out and gate --save-runs write it. Reports say so
+// (gate.PlainBaseline), never that the file is older than it is.
 func Plain(m gate.RunMeta) bool {
 	return m.Policy == "" && m.Commit == "" && m.Made == ""
 }

@@ -31,8 +31,8 @@ import (
 )
 
 // ErrRegression is Run's error when the verdict is fail and the job fails
-// on a regression (exit code 1).
-var ErrRegression = errors.New("regression")
+// on a regression (exit code 1): pipeline.ErrRegression.
+var ErrRegression = pipeline.ErrRegression
 
 // Step is the CI runner's side of one step: its log (warnings are
 // annotations), the report file later steps read, and the outputs, summary

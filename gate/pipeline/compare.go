@@ -11,6 +11,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/basetree"
+	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/runfile"
@@ -250,31 +251,36 @@ type RetrieveOptions struct {
 	// Side is base or head; BaseRef, with the base side, runs it in that
 	// commit's tree (made under TempDir).
 	Side, BaseRef, TempDir string
-	// Shard of Shards (1-based) retrieves only that part of the set; 0 is all.
-	Shard, Shards int
+	// Shard "i/n" (1 ≤ i ≤ n) retrieves only that part of the set; "" is all.
+	Shard string
 	// Out is the run file to write.
 	Out string
 }
 
 // RetrieveRun retrieves one side (a shard of it, when asked) and writes
-// the run with its metadata line; it returns how many queries it wrote.
-func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
+// the run with its metadata line; it says on e.Stderr how many queries it
+// wrote.
+func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) error {
+	shard, shards, err := parseShard(o.Shard)
+	if err != nil {
+		return cli.Usagef("--shard %v", err)
+	}
 	cfg, set, err := LoadConfigSet(o.Config, o.Set)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	var base *BaseSide // names the base tree's files as the repository does
 	if o.BaseRef != "" {
 		b, err := OpenBase(ctx, e, cfg, set, BaseOptions{Ref: o.BaseRef, TempDir: o.TempDir})
 		if err != nil {
-			return 0, err
+			return err
 		}
 		defer b.Tree.Close()
 		cfg = b.Sides(cfg)
 		// Either side of a pull request retrieves the base commit's set, the
 		// one its run is scored on (see Ruler).
 		if set, _, _, err = b.rule(cfg, set, nil); err != nil {
-			return 0, err
+			return err
 		}
 		if o.Side == "base" {
 			base = b
@@ -286,30 +292,31 @@ func RetrieveRun(ctx context.Context, e *Env, o RetrieveOptions) (int, error) {
 		// (the snapshot the index is built from, when it is the head's).
 		snap, err := readCorpus(e, cfg.SideCorpus("head"), "")
 		if err != nil {
-			return 0, fmt.Errorf("read corpus: %w", err)
+			return fmt.Errorf("read corpus: %w", err)
 		}
 		if snap != nil {
 			meta.Corpus = snap.Fingerprint
 		}
 	}
-	if o.Shards > 0 {
-		if set, err = set.Shard(o.Shard, o.Shards); err != nil {
-			return 0, &gate.InputError{File: o.Config, Field: "shard", Err: err}
+	if shards > 0 {
+		if set, err = set.Shard(shard, shards); err != nil {
+			return &gate.InputError{File: o.Config, Field: "shard", Err: err}
 		}
-		meta.Shard = fmt.Sprintf("%d/%d", o.Shard, o.Shards)
+		meta.Shard = fmt.Sprintf("%d/%d", shard, shards)
 	}
 	runs, err := Retrieve(ctx, e, cfg, set, []string{o.Side}, cfg.Depth.Candidates, 1)
 	if err != nil {
-		return 0, base.Named(err)
+		return base.Named(err)
 	}
 	if err := runs[o.Side].Err; err != nil {
-		return 0, base.Named(err)
+		return base.Named(err)
 	}
 	meta.Config = runs[o.Side].Config
 	if err := WriteRunTo(e.Streams(), o.Out, runs[o.Side].First(), meta); err != nil {
-		return 0, err
+		return err
 	}
-	return len(runs[o.Side].First()), nil
+	fmt.Fprintf(e.Stderr, "recallgate: wrote %d queries to %s\n", len(runs[o.Side].First()), o.Out)
+	return nil
 }
 
 // ErrNoBaseline is CI's error for a drift run without a baseline run.

@@ -9,6 +9,7 @@ import (
 	"github.com/recallgate/recallgate/gate/bound"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/corpus"
+	"github.com/recallgate/recallgate/gate/repeats"
 	"github.com/recallgate/recallgate/gate/sethealth"
 )
 
@@ -116,7 +117,7 @@ func (in *Inputs) AddSides(runs map[string]SideRun) {
 	}
 }
 
-// Stability reads what the repeats of each side say (see gate.Repeats).
+// Stability reads what the repeats of each side say (see repeats.Stability).
 // The base's repeats are the noise floor: the queries whose base results
 // differ are kept out of the flips and the mean rules, and floor is the
 // largest spread of mean recall@N between two base repeats. The head's
@@ -126,7 +127,7 @@ func (in *Inputs) AddSides(runs map[string]SideRun) {
 type Stability struct {
 	// Base and Head are each side's repeats; Base is nil without a base
 	// side in runs.
-	Base, Head gate.Repeats
+	Base, Head repeats.Stability
 	// Floor is the base-vs-base spread of mean recall@N.
 	Floor float64
 }
@@ -147,7 +148,7 @@ func Repeats(set *gate.Set, d gate.Depth, runs map[string]SideRun) (*Stability, 
 			}
 			cards = append(cards, c)
 		}
-		rep := gate.CompareRepeats(cards)
+		rep := repeats.Compare(cards)
 		if side == "head" {
 			st.Head = rep
 			continue

@@ -13,6 +13,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/atomicfile"
+	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/label"
@@ -58,8 +59,9 @@ type LabelJob struct {
 }
 
 // ExportLabels writes the labels of the set (o.Set, else the config's) in
-// format (label.Export) to w, and warns about what qrels cannot carry. It
-// starts no retriever and takes no lock: it only reads.
+// format (label.Export; any other is --export's usage error) to w, and
+// warns about what qrels cannot carry. It starts no retriever and takes no
+// lock: it only reads.
 func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
 	var cfg *config.Config
 	setPath := o.Set
@@ -91,7 +93,7 @@ func ExportLabels(e *Env, o LabelOptions, format string, w io.Writer) error {
 	left, err := label.Export(w, set, format)
 	if err != nil {
 		if errors.Is(err, label.ErrExportFormat) {
-			return err
+			return cli.Usagef("--export: %v", err)
 		}
 		return &gate.InputError{File: setPath, Err: err}
 	}
@@ -202,8 +204,17 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 		return nil, &gate.InputError{File: cfg.Path, Field: "label.grades", Err: fmt.Errorf("names %d grades but the page grades %s: name 2 for --binary, %d otherwise", n, map[bool]string{true: "0/1 (--binary)", false: "0–3"}[o.Binary], gate.MaxGrade+1)}
 	}
 	if len(docs) > 0 {
-		lo.Doc = func(id string) (string, string, bool) { d, ok := docs[id]; return d.Title, d.Text, ok }
-		lo.Corpus = func(id string) bool { _, ok := docs[id]; return ok }
+		sections := snap.SectionLookup()
+		lo.Doc = func(id string) (string, string, bool) {
+			if d, ok := docs[id]; ok {
+				return d.Title, d.Text, true
+			}
+			return sectionText(sections, id) // a section label: its section's text
+		}
+		lo.Corpus = func(id string) bool {
+			_, _, ok := lo.Doc(id)
+			return ok
+		}
 		lo.Search = corpusSearch(snap, docs)
 	}
 	if o.Pick != nil {
@@ -261,10 +272,20 @@ func corpusSearch(snap *corpus.Snapshot, docs map[string]corpus.Document) func(s
 }
 
 // ServeLabel serves the labelling page (Label) on 127.0.0.1:port (0: a
-// free port) until ctx ends: the port is taken first, so a busy one is said
+// free port) until ctx ends, as o.Labeller (none: label.DefaultLabeller's
+// answer, from e.Getenv): the port is taken first, so a busy one is said
 // before any retrieval; the page's address goes to out, and where the
 // grades are when it stops to e.Stderr.
 func ServeLabel(ctx context.Context, e *Env, o LabelOptions, port int, out io.Writer) error {
+	if o.Labeller == "" {
+		var err error
+		if o.Labeller, err = label.DefaultLabeller(e.Getenv, nil); err != nil {
+			return cli.Usagef("%v", err)
+		}
+	}
+	if o.Depth < 1 {
+		return cli.Usagef("--depth must be at least 1")
+	}
 	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		return &gate.InfraError{Err: fmt.Errorf("listen on 127.0.0.1:%d: %w", port, err)}

@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/sample"
 )
 
@@ -23,8 +25,22 @@ type SampleOptions struct {
 }
 
 // Sample reads the log and the known failures (warning about each skipped
-// line), draws the draft and writes it, and says what it did on Stderr.
+// line), draws the draft and writes it, and says what it did on Stderr. A
+// format it cannot read and a draft that exists (without Append or Force)
+// are usage errors naming the flag that clears them.
 func Sample(e *Env, o SampleOptions) error {
+	err := drawSample(e, o)
+	switch {
+	case errors.Is(err, sample.ErrFormat):
+		return cli.Usagef("--format: %v", err)
+	case errors.Is(err, sample.ErrExists):
+		return cli.Usagef("%s exists: --append adds new queries to it and keeps its labels, --force replaces it", o.Out)
+	}
+	return err
+}
+
+// drawSample is Sample before its usage errors.
+func drawSample(e *Env, o SampleOptions) error {
 	read := func(path, format string) ([]sample.Query, sample.Stats, error) {
 		qs, st, err := sample.ReadFile(path, format, o.Read)
 		for _, w := range st.Warnings(path) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/section"
 )
 
 // placeSections gives a set whose gold names sections ("doc#anchor") the
@@ -41,4 +42,23 @@ func firstSectionLabel(q *gate.Query) string {
 		}
 	}
 	return first
+}
+
+// sectionText is what the labelling page shows for a section label: the
+// section's heading as its title and its text (ok false when the label
+// names no section of the corpus).
+func sectionText(lookup gate.SectionLookup, key string) (string, string, bool) {
+	doc, anchor, ok := section.SplitKey(key)
+	if !ok {
+		return "", "", false
+	}
+	d := lookup(doc)
+	if d == nil {
+		return "", "", false
+	}
+	s, ok := d.Find(anchor)
+	if !ok {
+		return "", "", false
+	}
+	return s.Heading, d.Text[s.Start:s.End], true
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/agreement"
+	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/config"
 	"github.com/recallgate/recallgate/gate/retriever"
 	"github.com/recallgate/recallgate/gate/setfile"
@@ -47,8 +48,14 @@ type ValidateOptions struct {
 // Validate checks an eval set, and the config and corpus when given, and
 // writes what it found to out, one "ok:", "agreement:" or "health:" line
 // each. Gold documents missing from the corpus are an *gate.InputError
-// listing every query with its line.
+// listing every query with its line; a MaxLabelAge it cannot read is
+// --max-label-age's usage error.
 func Validate(ctx context.Context, e *Env, o ValidateOptions, out io.Writer) error {
+	if o.MaxLabelAge != "" {
+		if _, err := config.ParseAge(o.MaxLabelAge); err != nil {
+			return cli.Usagef("--max-label-age: %v", err)
+		}
+	}
 	var s *gate.Set
 	var cfg *config.Config
 	if o.Config != "" {

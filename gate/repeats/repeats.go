@@ -1,24 +1,32 @@
-package gate
+package repeats
 
-import "slices"
+import (
+	"slices"
 
-// Repeats is what running one side several times (`repeats`) tells: the
+	"github.com/recallgate/recallgate/gate"
+)
+
+// epsilon absorbs floating-point noise when two nDCG values are compared
+// (gate's own).
+const epsilon = 1e-9
+
+// Stability is what running one side several times (`repeats`) tells: the
 // queries whose results differed between the repeats and, query by query,
 // the worst repeat.
 //
 // The two sides use it differently. The base side is the noise floor: a
 // query whose base repeats disagree cannot show a real change, so it is
-// kept out of the flips and the mean rules (Policy.Unstable). The head side
+// kept out of the flips and the mean rules (gate.Policy.Unstable). The head side
 // is what is judged: a query whose head repeats disagree is held to its
-// worst repeat by every rule (Policy.HeadUnstable), and the verdict can
+// worst repeat by every rule (gate.Policy.HeadUnstable), and the verdict can
 // then be fail or inconclusive, never pass. A flaky head cannot hide
 // behind its own noise.
-type Repeats struct {
+type Stability struct {
 	// Worst is the side's scorecard with each unstable query at its worst
 	// repeat (fewest relevant documents in the top N, then lowest nDCG@k,
 	// the earliest repeat on a tie), summaries recomputed; the first
 	// repeat when none is unstable.
-	Worst *Scorecard
+	Worst *gate.Scorecard
 	// Unstable marks the queries whose top documents differed between
 	// repeats.
 	Unstable map[string]bool
@@ -27,11 +35,11 @@ type Repeats struct {
 	FewestFound map[string]int
 }
 
-// CompareRepeats finds, over repeats of one side scored on the same set at
+// Compare finds, over repeats of one side scored on the same set at
 // the same depth, the queries whose top max(N, k) documents differ, and
 // builds the worst-of-repeats scorecard. One card is returned as it is.
-func CompareRepeats(cards []*Scorecard) Repeats {
-	out := Repeats{Unstable: map[string]bool{}, FewestFound: map[string]int{}}
+func Compare(cards []*gate.Scorecard) Stability {
+	out := Stability{Unstable: map[string]bool{}, FewestFound: map[string]int{}}
 	if len(cards) == 0 {
 		return out
 	}
@@ -75,7 +83,7 @@ func CompareRepeats(cards []*Scorecard) Repeats {
 			worst.Missing = append(worst.Missing, q.ID)
 		}
 	}
-	worst.summarize()
+	worst.Summarize()
 	out.Worst = &worst
 	return out
 }
