@@ -40,6 +40,9 @@ type Rule struct {
 	Default string
 	// Segments is true when a [[gate.segment]] may set the rule.
 	Segments bool
+	// Always is true for a rule every comparison applies to the whole
+	// set (the report reader refuses a report without it).
+	Always bool
 	// About is the rule's one-line meaning in docs/rules.md.
 	About string
 	// words, when set, is how the gate line names the rule ("tail
@@ -54,6 +57,10 @@ type Rule struct {
 	// *float64 or *int the rule always holds (a ratio's 0 is off), or a
 	// **float64 or **int, nil when off.
 	th func(*Thresholds) any
+	// counted applies a count rule Limits holds to a group at its limit;
+	// false when the rule does not apply there. nil for a count applied
+	// apart (the refusal check's).
+	counted func(c *Comparison, s ruleScope, limit int) (RuleResult, bool)
 }
 
 // IsCount reports whether the rule's limit is a whole number (a config
@@ -207,9 +214,9 @@ func (t Thresholds) limits() Limits {
 
 // rules is the registry, in the order reports show the rules.
 var rules = registerRules([]*Rule{
-	{Key: RuleRecallDrop, th: func(t *Thresholds) any { return &t.MaxRecallDrop }, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "0.02", Segments: true,
+	{Key: RuleRecallDrop, Always: true, th: func(t *Thresholds) any { return &t.MaxRecallDrop }, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "0.02", Segments: true,
 		About: "largest drop of mean recall@N that passes", frac: func(l *Limits) **float64 { return &l.MaxRecallDrop }},
-	{Key: RuleNewMisses, th: func(t *Thresholds) any { return &t.MaxNewMisses }, Kind: KindCount, Metric: mustMetric(MetricZero), Default: "0", words: "new zero-recall",
+	{Key: RuleNewMisses, Always: true, th: func(t *Thresholds) any { return &t.MaxNewMisses }, Kind: KindCount, Metric: mustMetric(MetricZero), Default: "0", words: "new zero-recall",
 		About: "queries that found a relevant document on the base and none on the head"},
 	{Key: RuleNDCGDrop, th: func(t *Thresholds) any { return &t.MaxNDCGDrop }, Kind: KindDrop, Metric: mustMetric(MetricNDCG), Default: "0.05", Segments: true,
 		About: "largest drop of mean nDCG@k that passes", frac: func(l *Limits) **float64 { return &l.MaxNDCGDrop }},
@@ -218,7 +225,8 @@ var rules = registerRules([]*Rule{
 	{Key: RuleAPDrop, th: func(t *Thresholds) any { return &t.MaxAPDrop }, Kind: KindDrop, Metric: mustMetric(MetricAP), Default: "off", Segments: true,
 		About: "largest drop of mean average precision at N (MAP@N) that passes", frac: func(l *Limits) **float64 { return &l.MaxAPDrop }},
 	{Key: RuleBelowIncrease, th: func(t *Thresholds) any { return &t.MaxBelowIncrease }, Kind: KindCount, Metric: mustMetric(MetricBelow), Default: "off", Segments: true, words: "tail growth",
-		About: "how many more queries than on the base may fall under report.below recall@N", count: func(l *Limits) **int { return &l.MaxBelowIncrease }},
+		About: "how many more queries than on the base may fall under report.below recall@N", count: func(l *Limits) **int { return &l.MaxBelowIncrease },
+		counted: func(c *Comparison, s ruleScope, limit int) (RuleResult, bool) { return c.belowRule(s, limit), true }},
 	{Key: RuleMinRecall, th: func(t *Thresholds) any { return &t.MinRecall }, Kind: KindFloor, Metric: mustMetric(MetricRecall), Default: "off", Segments: true,
 		About: "floor on the head's mean recall@N", frac: func(l *Limits) **float64 { return &l.MinRecall }},
 	{Key: RuleMinNDCG, th: func(t *Thresholds) any { return &t.MinNDCG }, Kind: KindFloor, Metric: mustMetric(MetricNDCG), Default: "off", Segments: true,
@@ -234,7 +242,14 @@ var rules = registerRules([]*Rule{
 	{Key: RuleEvidenceDrop, th: func(t *Thresholds) any { return &t.MaxEvidenceDrop }, Kind: KindDrop, Metric: mustMetric(MetricCoverage), Default: "off", Segments: true,
 		About: "largest drop of mean evidence coverage", frac: func(l *Limits) **float64 { return &l.MaxEvidenceDrop }},
 	{Key: RuleFactsLost, th: func(t *Thresholds) any { return &t.MaxFactsLost }, Kind: KindCount, Metric: mustMetric(MetricFactsLost), Default: "0 (sets with evidence)", Segments: true, words: "facts lost",
-		About: "required facts in the base's final context and not in the head's", count: func(l *Limits) **int { return &l.MaxFactsLost }},
+		About: "required facts in the base's final context and not in the head's", count: func(l *Limits) **int { return &l.MaxFactsLost },
+		counted: func(c *Comparison, s ruleScope, limit int) (RuleResult, bool) {
+			// On the whole set only with evidence; a segment's own limit always.
+			if s.label == "" && !c.Set.hasEvidence() {
+				return RuleResult{}, false
+			}
+			return c.factsRule(s, limit), true
+		}},
 	{Key: RuleBaselineDrop, th: func(t *Thresholds) any { return &t.MaxBaselineDrop }, Kind: KindDrop, Metric: mustMetric(MetricRecall), Default: "off", words: "{metric} below the baseline",
 		About: "how far the head's mean recall@N may fall below the reviewed baseline run's"},
 	{Key: RuleMissingGold, th: func(t *Thresholds) any { return &t.MaxMissingGold }, Kind: KindCount, Metric: mustMetric(MetricMissingGold), Default: "0 (drift runs)", words: "gold left the corpus",

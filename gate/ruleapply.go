@@ -23,15 +23,9 @@ func (c *Comparison) applyLimits(s ruleScope, l Limits) []RuleResult {
 			default:
 				out = append(out, c.dropRule(s, r.Key, r.Metric, limit))
 			}
-		case r.count != nil && *r.count(&l) != nil:
-			limit := **r.count(&l)
-			switch r.Key {
-			case RuleBelowIncrease:
-				out = append(out, c.belowRule(s, limit))
-			case RuleFactsLost:
-				if s.label != "" || c.Set.hasEvidence() {
-					out = append(out, c.factsRule(s, limit))
-				}
+		case r.count != nil && *r.count(&l) != nil && r.counted != nil:
+			if res, ok := r.counted(c, s, **r.count(&l)); ok {
+				out = append(out, res)
 			}
 		}
 	}

@@ -295,3 +295,29 @@ func TestBaseSetLFSPointerStops(t *testing.T) {
 		t.Errorf("exit %d, verdict %q, want exit 3 and %q\n%s", code, rep.Verdict, want, errs)
 	}
 }
+
+// TestCommandDoubleForkStopped: a command retriever whose program leaves
+// a helper in a session of its own (setsid) is stopped with that helper
+// when the gate ends: it runs under a keeper as a started service does.
+func TestCommandDoubleForkStopped(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("setsid is not installed")
+	}
+	dir := t.TempDir()
+	write(t, dir, "set.jsonl", setJSONL)
+	write(t, dir, "run.jsonl", runJSONL)
+	write(t, dir, "retriever.sh", `setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & touch "$0/escaped-$!"' "$1" &
+while read l; do id=$(echo "$l" | sed 's/.*"id": *"\([^"]*\)".*/\1/'); echo "{\"id\":\"$id\",\"hits\":[{\"doc\":\"a\"}]}"; done
+`)
+	escapes := t.TempDir()
+	cfg := write(t, dir, "rg.toml", "set = \"set.jsonl\"\n[base.retriever]\ntype = \"file\"\npath = \"run.jsonl\"\n[head.retriever]\ntype = \"command\"\ncommand = [\"sh\", \"retriever.sh\", "+quote(escapes)+"]\n")
+	code, _, errs := rg(t, "gate", "--config", cfg)
+	pids := escapedPids(t, escapes, 1)
+	if code > 1 || len(pids) != 1 {
+		t.Fatalf("exit %d with %d helpers, want a verdict and 1\n%s", code, len(pids), errs)
+	}
+	if left := stillRunning(pids); len(left) > 0 {
+		t.Errorf("the command retriever's helper in a session of its own outlived the gate: %v", left)
+		_ = syscall.Kill(left[0], syscall.SIGKILL)
+	}
+}

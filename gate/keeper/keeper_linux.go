@@ -60,15 +60,16 @@ func command(argv []string, dir string, env []string, grace time.Duration) (*exe
 	if err != nil || adopt() != nil {
 		// No keeper can be started: the program alone, as before.
 		look.Dir, look.Env = dir, env
-		look.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		look.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		return look, nil
 	}
 	args := append([]string{Arg, strconv.Itoa(os.Getpid()), grace.String(), look.Path}, argv[1:]...)
 	cmd := exec.Command(self, args...)
 	cmd.Args[0] = argv[0] // what ps shows
 	cmd.Dir, cmd.Env = dir, env
-	// The keeper cleans up when recallgate dies, however it dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	// The keeper leads a process group of its own (the program joins
+	// it), and cleans up when recallgate dies, however it dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	return cmd, nil
 }
 
@@ -113,16 +114,27 @@ func keep(args []string) int {
 	if os.Getppid() != parent {
 		return 143 // recallgate died before the keeper could start anything
 	}
+	// The keeper leads a process group (Command asks for one at the
+	// fork); the program and the helpers that stay in its group are in
+	// it, so what recallgate sends the group reaches them all, as it
+	// would the program alone.
+	_ = syscall.Setpgid(0, 0)
+	group := syscall.Getpgrp() == os.Getpid()
 	p, err := os.StartProcess(argv[0], argv, &os.ProcAttr{
 		Env:   os.Environ(),
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
-		// Its own group, stopped as a whole; killed if the keeper is.
-		Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
+		// Killed if the keeper is.
+		Sys: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "recallgate: start %s: %v\n", argv[0], err)
 		return 127
 	}
+	// The program holds the streams now: their end is its end (and its
+	// helpers'), not the keeper's.
+	os.Stdin.Close()
+	os.Stdout.Close()
+	os.Stderr.Close()
 	pid := p.Pid
 	ended := make(chan syscall.WaitStatus, 1)
 	go reap(pid, ended)
@@ -130,7 +142,14 @@ func keep(args []string) int {
 	select {
 	case ws = <-ended: // it ended on its own: its helpers go with it
 	case <-stop:
-		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		// recallgate's SIGTERM to the group reached the program too;
+		// recallgate's death (the keeper's Pdeathsig) only the keeper:
+		// pass it on.
+		if group {
+			_ = syscall.Kill(0, syscall.SIGTERM)
+		} else {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
 		t := time.NewTimer(grace)
 		select {
 		case ws = <-ended:
@@ -139,9 +158,8 @@ func keep(args []string) int {
 		}
 		t.Stop()
 	}
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	killDescendants(os.Getpid())
-	return exitCode(ws)
+	return exitAs(ws)
 }
 
 // reap waits for every child of the keeper (the program, and the orphans
@@ -163,14 +181,23 @@ func reap(pid int, ended chan<- syscall.WaitStatus) {
 	}
 }
 
-// exitCode is the keeper's exit code for the program's status: its own,
-// or 128 and the signal that ended it.
-func exitCode(ws syscall.WaitStatus) int {
+// exitAs ends the keeper as the program ended: with its exit code, or
+// by the signal that ended it (SIGTERM, SIGKILL, SIGINT, SIGHUP: what a
+// stop sends), so recallgate reads "signal: terminated" as it would of
+// the program; other signals as 128 and the signal's number.
+func exitAs(ws syscall.WaitStatus) int {
 	switch {
 	case ws.Exited():
 		return ws.ExitStatus()
 	case ws.Signaled():
-		return 128 + int(ws.Signal())
+		sig := ws.Signal()
+		switch sig {
+		case syscall.SIGTERM, syscall.SIGKILL, syscall.SIGINT, syscall.SIGHUP:
+			signal.Reset(sig)
+			_ = syscall.Kill(os.Getpid(), sig)
+			time.Sleep(time.Second) // the signal ends the keeper here
+		}
+		return 128 + int(sig)
 	}
 	return 128 + int(syscall.SIGKILL)
 }

@@ -66,7 +66,10 @@ func distanceLine(r *CompareReport, esc func(string) string) string {
 func (r *CompareReport) checkBaselineRule() error {
 	const epsilon = 1e-9 // gate's tolerance
 	i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Name == gate.RuleBaselineDrop })
-	lim := r.Thresholds.MaxBaselineDrop
+	var lim *float64
+	if v, on := thresholdOf(&r.Thresholds, gate.RuleBaselineDrop); on {
+		lim = &v
+	}
 	switch {
 	case i < 0 && lim != nil:
 		return fmt.Errorf("rules: no %s rule, but thresholds.%s is %g", gate.RuleBaselineDrop, gate.RuleBaselineDrop, *lim)

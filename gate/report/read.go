@@ -409,24 +409,23 @@ func (r *CompareReport) checkVerdict() error {
 	return nil
 }
 
-// checkWholeSetRules refuses a report without the two rules every
-// comparison applies to the whole set (a forged pass would drop its
-// failing rules), with their limits other than its thresholds, or whose
-// new-miss count is not its new_misses list.
+// checkWholeSetRules refuses a report without the rules every comparison
+// applies to the whole set (gate.Rule.Always: a forged pass would drop
+// its failing rules), a whole-set rule whose limit is not its key's under
+// thresholds, or whose new-miss count is not its new_misses list.
 func (r *CompareReport) checkWholeSetRules() error {
-	for _, want := range []struct {
-		name  string
-		limit float64
-		value float64 // -1: not checked
-	}{{gate.RuleRecallDrop, r.Thresholds.MaxRecallDrop, -1}, {gate.RuleNewMisses, float64(r.Thresholds.MaxNewMisses), float64(len(r.NewMisses))}} {
-		i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Name == want.name && ru.Segment == "" })
+	for _, rule := range gate.Rules() {
+		limit, on := thresholdOf(&r.Thresholds, rule.Key)
+		i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Name == rule.Key && ru.Segment == "" })
 		switch {
-		case i < 0:
-			return fmt.Errorf("rules: no %s rule for the whole set, which every comparison applies", want.name)
-		case r.Rules[i].Limit != want.limit:
-			return fmt.Errorf("rules[%d] (%s): limit %g, but thresholds.%s is %g", i, want.name, r.Rules[i].Limit, want.name, want.limit)
-		case want.value >= 0 && r.Rules[i].Value != want.value:
-			return fmt.Errorf("rules[%d] (%s): value %g, but new_misses names %d queries", i, want.name, r.Rules[i].Value, len(r.NewMisses))
+		case i < 0 && rule.Always:
+			return fmt.Errorf("rules: no %s rule for the whole set, which every comparison applies", rule.Key)
+		case i < 0 || !on:
+			continue
+		case r.Rules[i].Limit != limit:
+			return fmt.Errorf("rules[%d] (%s): limit %g, but thresholds.%s is %g", i, rule.Key, r.Rules[i].Limit, rule.Key, limit)
+		case rule.Key == gate.RuleNewMisses && r.Rules[i].Value != float64(len(r.NewMisses)):
+			return fmt.Errorf("rules[%d] (%s): value %g, but new_misses names %d queries", i, rule.Key, r.Rules[i].Value, len(r.NewMisses))
 		}
 	}
 	return nil

@@ -26,6 +26,7 @@ func TestEveryRuleEveryFormat(t *testing.T) {
 	}
 	d := r.depth()
 	r.Rules, r.Reasons, r.ReasonKinds, r.Verdict = nil, nil, nil, string(gate.Fail)
+	th := gate.DefaultThresholds()
 	for i, rule := range gate.Rules() {
 		limit := float64(i % 3)
 		if rule.Kind == gate.KindFloor || rule.Kind == gate.KindDrop {
@@ -39,6 +40,7 @@ func TestEveryRuleEveryFormat(t *testing.T) {
 		case gate.RuleBaselineDrop:
 			r.Thresholds.MaxBaselineDrop = &limit
 		}
+		rule.Set(&th, limit)
 		why := fmt.Sprintf("broke %s on purpose", rule.Key)
 		ru := RuleInfo{Name: rule.Key, Metric: rule.Metric.Key, Depth: rule.Metric.Depth.Of(d), Queries: 3, Base: 0.9, Head: 0.1, Value: limit + 0.5, Limit: limit, Flipped: 2, Outcome: gate.RuleFail, Reason: why}
 		switch rule.Key {
@@ -51,6 +53,10 @@ func TestEveryRuleEveryFormat(t *testing.T) {
 		r.Reasons = append(r.Reasons, why)
 		r.ReasonKinds = append(r.ReasonKinds, gate.ReasonFail)
 	}
+	// Every rule's limit under thresholds too, as the reader checks.
+	r.Thresholds = thresholdInfo(th)
+	missing := th.MaxMissingGold
+	r.Thresholds.MaxMissingGold = &missing
 	for i, m := range gate.Metrics() {
 		v := 0.1 + 0.01*float64(i)
 		setValues(&r.Summary.Base, func(x *gate.Metric) float64 { return metricValueOr(&r.Summary.Base, x, m, v) })
@@ -91,6 +97,11 @@ func TestEveryRuleEveryFormat(t *testing.T) {
 		}
 		if !strings.Contains(out[Text], rule.Key) {
 			t.Errorf("%s: the text report does not name the rule", rule.Key)
+		}
+		if v, on := rule.Setting(&th); on {
+			if got, ok := thresholdOf(&back.Thresholds, rule.Key); !ok || got != v {
+				t.Errorf("%s: thresholds read back %v (%v), want %v", rule.Key, got, ok, v)
+			}
 		}
 	}
 	for _, m := range gate.Metrics() {
@@ -165,5 +176,31 @@ func TestEveryRuleUnderThresholds(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"max_recall_drop":0.02,"max_stray_drop":1}`), &ThresholdInfo{}); err == nil {
 		t.Error("a key no rule has was read")
+	}
+}
+
+// TestReaderHoldsRuleLimitsToThresholds: a whole-set rule's limit is its
+// key's under thresholds, for every rule the registry has: a report whose
+// rule was loosened (or whose thresholds were) is refused.
+func TestReaderHoldsRuleLimitsToThresholds(t *testing.T) {
+	data, err := os.ReadFile("testdata/mixed.golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, edit := range map[string][2]string{
+		"rule loosened":       {"\"name\": \"max_ndcg_drop\",", "\"name\": \"max_ndcg_drop\",\n      \"limit\": 0.5,"},
+		"thresholds loosened": {"\"max_ndcg_drop\": 0.05,", "\"max_ndcg_drop\": 0.5,"},
+	} {
+		forged := strings.Replace(string(data), edit[0], edit[1], 1)
+		if forged == string(data) {
+			t.Fatalf("%s: the edit did not apply", name)
+		}
+		if name == "rule loosened" { // the rule's own limit comes later in the object: drop it
+			forged = strings.Replace(forged, "\"limit\": 0.05,", "", 1)
+		}
+		_, err := ReadCompareReport(strings.NewReader(forged), "forged.json")
+		if err == nil || !strings.Contains(err.Error(), "(max_ndcg_drop): limit") {
+			t.Errorf("%s: %v, want the rule's limit refused", name, err)
+		}
 	}
 }

@@ -281,3 +281,37 @@ func (t *ThresholdInfo) UnmarshalJSON(b []byte) error {
 	type plain ThresholdInfo
 	return unmarshalAdded(b, (*plain)(t), &t.More, gate.RuleNames)
 }
+
+// thresholdOf is the rule's limit under the report's thresholds, by its
+// key (a field's or More's), and whether it is on there (a null, an
+// absent key or a latency ratio of 0 is off).
+func thresholdOf(t *ThresholdInfo, key string) (float64, bool) {
+	if v, ok := t.More[key]; ok {
+		return v, true
+	}
+	rv := reflect.ValueOf(t).Elem()
+	i, ok := fieldIndex(rv.Type(), key)
+	if !ok {
+		return 0, false
+	}
+	switch f := rv.Field(i); f.Kind() {
+	case reflect.Pointer:
+		if f.IsNil() {
+			return 0, false
+		}
+		return toFloat(f.Elem())
+	default:
+		return toFloat(f)
+	}
+}
+
+// toFloat is a number field's value as a float64.
+func toFloat(v reflect.Value) (float64, bool) {
+	switch v.Kind() {
+	case reflect.Float64:
+		return v.Float(), true
+	case reflect.Int:
+		return float64(v.Int()), true
+	}
+	return 0, false
+}

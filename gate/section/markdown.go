@@ -207,14 +207,26 @@ func headingText(s string) (text, id string) {
 // renderInline drops inline Markdown's markup: code spans keep their
 // content, links and images their text, HTML tags go (an autolink keeps
 // its address), backslash escapes their character, entities are decoded,
-// and emphasis delimiters (* and _ at a word's edge) go.
-func renderInline(s string) string {
+// and emphasis delimiters (* and _ at a word's edge) go. It costs time
+// linear in len(s) (a heading is text from the change under review):
+// each link's closing bracket and each code span's closing run is found
+// from tables made once, a search that would fail is not run, and links
+// nested deeper than maxLinkDepth keep their inner text as it is.
+func renderInline(s string) string { return renderInlineAt(s, 0) }
+
+// maxLinkDepth is how deep links nested in link text are rendered; a
+// deeper one's text is kept with its markup (each level reads its text
+// once more, so the depth bounds the cost).
+const maxLinkDepth = 8
+
+func renderInlineAt(s string, depth int) string {
 	var b strings.Builder
 	var plain strings.Builder // text to unescape and strip of emphasis
 	flush := func() {
 		b.WriteString(dropEmphasis(html.UnescapeString(plain.String())))
 		plain.Reset()
 	}
+	in := newInlineTables(s)
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
@@ -228,7 +240,7 @@ func renderInline(s string) string {
 			for i+n < len(s) && s[i+n] == '`' {
 				n++
 			}
-			if j := closingTicks(s, i+n, n); j >= 0 {
+			if j := in.closingTicks(s, i+n, n); j >= 0 {
 				flush()
 				code := s[i+n : j]
 				if len(code) > 1 && code[0] == ' ' && code[len(code)-1] == ' ' {
@@ -245,12 +257,15 @@ func renderInline(s string) string {
 			i++
 			continue
 		case c == '[':
-			if text, next, ok := linkText(s, i); ok {
-				plain.WriteString(renderInline(text))
+			if text, next, ok := in.linkText(s, i); ok {
+				if depth < maxLinkDepth {
+					text = renderInlineAt(text, depth+1)
+				}
+				plain.WriteString(text)
 				i = next
 				continue
 			}
-		case c == '<':
+		case c == '<' && i < in.lastAngle:
 			if j := strings.IndexByte(s[i:], '>'); j > 0 {
 				tag := s[i+1 : i+j]
 				if strings.Contains(tag, "://") || strings.HasPrefix(tag, "mailto:") {
@@ -267,9 +282,65 @@ func renderInline(s string) string {
 	return b.String()
 }
 
+// inlineTables are what renderInlineAt looks up instead of searching
+// ahead from every opening: each "["'s closing bracket, the last ")",
+// "]" and ">" of the text, and the last start of a backtick run of each
+// length.
+type inlineTables struct {
+	// match[i] is the offset of the "]" closing the "[" at i (-1: none),
+	// as linkText once found it: brackets counted from i, a backslash
+	// skipping the byte after it.
+	match                           []int32
+	lastParen, lastClose, lastAngle int
+	lastTicks                       map[int]int
+}
+
+func newInlineTables(s string) *inlineTables {
+	in := &inlineTables{lastParen: strings.LastIndexByte(s, ')'), lastClose: strings.LastIndexByte(s, ']'),
+		lastAngle: strings.LastIndexByte(s, '>')}
+	if strings.IndexByte(s, '[') >= 0 {
+		in.match = make([]int32, len(s))
+		var open []int32
+		for j := 0; j < len(s); j++ {
+			switch s[j] {
+			case '\\':
+				j++
+			case '[':
+				in.match[j] = -1
+				open = append(open, int32(j))
+			case ']':
+				if len(open) > 0 {
+					in.match[open[len(open)-1]] = int32(j)
+					open = open[:len(open)-1]
+				}
+			}
+		}
+	}
+	if strings.IndexByte(s, '`') >= 0 {
+		in.lastTicks = map[int]int{}
+		for i := 0; i < len(s); {
+			if s[i] != '`' {
+				i++
+				continue
+			}
+			j := i
+			for j < len(s) && s[j] == '`' {
+				j++
+			}
+			in.lastTicks[j-i] = i
+			i = j
+		}
+	}
+	return in
+}
+
 // closingTicks finds the run of exactly n backticks that closes a code
-// span opened before from, -1 when none does.
-func closingTicks(s string, from, n int) int {
+// span opened before from, -1 when none does (at once when no run of n
+// starts at or after from).
+func (in *inlineTables) closingTicks(s string, from, n int) int {
+	if last, ok := in.lastTicks[n]; !ok || last < from {
+		return -1
+	}
 	for i := from; i < len(s); {
 		if s[i] != '`' {
 			i++
@@ -289,33 +360,23 @@ func closingTicks(s string, from, n int) int {
 
 // linkText reads "[text](dest)", "[text][ref]" or "[text][]" at s[i],
 // returning the text and the offset after it.
-func linkText(s string, i int) (string, int, bool) {
-	depth := 0
-	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case '\\':
-			j++
-		case '[':
-			depth++
-		case ']':
-			depth--
-			if depth > 0 {
-				continue
-			}
-			text := s[i+1 : j]
-			rest := s[j+1:]
-			switch {
-			case strings.HasPrefix(rest, "("):
-				if k := strings.IndexByte(rest, ')'); k >= 0 {
-					return text, j + 1 + k + 1, true
-				}
-			case strings.HasPrefix(rest, "["):
-				if k := strings.IndexByte(rest, ']'); k >= 0 {
-					return text, j + 1 + k + 1, true
-				}
-			}
-			return "", 0, false
-		}
+func (in *inlineTables) linkText(s string, i int) (string, int, bool) {
+	if in.match == nil {
+		return "", 0, false
+	}
+	j := int(in.match[i])
+	if j < 0 {
+		return "", 0, false
+	}
+	text := s[i+1 : j]
+	rest := s[j+1:]
+	switch {
+	case strings.HasPrefix(rest, "(") && in.lastParen > j:
+		k := strings.IndexByte(rest, ')')
+		return text, j + 1 + k + 1, true
+	case strings.HasPrefix(rest, "[") && in.lastClose > j+1:
+		k := strings.IndexByte(rest, ']')
+		return text, j + 1 + k + 1, true
 	}
 	return "", 0, false
 }

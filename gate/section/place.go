@@ -314,15 +314,25 @@ const probeLen = 32
 
 // index is strings.Index(text, chunk) for chunks of hundreds of bytes:
 // the places that start with the chunk's first probeLen bytes, each
-// checked for the rest.
+// checked for the rest. Once the checks have compared more bytes than
+// the text and the chunk hold (a hostile chunk sharing its probe with
+// every place of the text, "aaa…ab" in "aaa…a"), the rest is left to
+// strings.Index, linear in the worst case.
 func index(text, chunk string) int {
 	if len(chunk) <= probeLen {
 		return strings.Index(text, chunk)
 	}
 	probe := chunk[:probeLen]
+	budget := len(text) + len(chunk)
 	for off := 0; off+len(chunk) <= len(text); {
 		k := strings.Index(text[off:len(text)-len(chunk)+probeLen], probe)
 		if k < 0 {
+			return -1
+		}
+		if budget -= len(chunk) - probeLen; budget < 0 {
+			if j := strings.Index(text[off+k:], chunk); j >= 0 {
+				return off + k + j
+			}
 			return -1
 		}
 		if text[off+k+probeLen:off+k+len(chunk)] == chunk[probeLen:] {

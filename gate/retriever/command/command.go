@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/keeper"
 	"github.com/recallgate/recallgate/gate/procgroup"
 	"github.com/recallgate/recallgate/gate/retrieval"
 	"github.com/recallgate/recallgate/gate/runfile"
@@ -57,6 +58,9 @@ const StopGrace = 2 * time.Second
 const (
 	// termGrace is the wait after SIGTERM, before SIGKILL.
 	termGrace = time.Second
+	// keeperGrace is the keeper's wait after SIGTERM before it kills what
+	// is left below it: within termGrace.
+	keeperGrace = termGrace / 2
 	// killGrace bounds the wait after SIGKILL.
 	killGrace = time.Second
 	// waitDelay is exec.Cmd.WaitDelay: how long Wait waits, once the
@@ -115,9 +119,13 @@ func Start(argv []string, o Options) (*Retriever, error) {
 	if len(argv) == 0 || argv[0] == "" {
 		return nil, errors.New("command is empty")
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = o.Dir
-	cmd.Env = append([]string{}, o.Env...)
+	// Under a keeper (gate/keeper): every process the program starts is
+	// stopped with it, also one in a session of its own, and also when
+	// recallgate is killed outright.
+	cmd, err := keeper.Command(argv, o.Dir, append([]string{}, o.Env...), keeperGrace)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", argv[0], err)
+	}
 	tail := &procgroup.Tail{Next: o.Stderr}
 	cmd.Stderr = tail
 	cmd.WaitDelay = waitDelay
@@ -412,6 +420,7 @@ func (r *Retriever) Close(grace time.Duration) error {
 			}
 		}
 		procgroup.Send(r.cmd, procgroup.Kill)
+		keeper.Sweep() // what a killed keeper left behind
 		_ = r.stdout.Close()
 	})
 	return nil

@@ -252,10 +252,11 @@ func (s *Service) said() string {
 	return "; it wrote nothing"
 }
 
-// Stop ends the service and every process it started: SIGTERM to its
-// keeper, which sends it on to the service's group and kills whatever is
-// left below it after keeperGrace; SIGKILL to the keeper after StopGrace
-// (the service dies with it), and a sweep of what a killed keeper left.
+// Stop ends the service and every process it started: SIGTERM to the
+// process group (its keeper, the service and the helpers in its group);
+// the keeper kills whatever is left below it, in any session, after
+// keeperGrace; SIGKILL to the group after StopGrace, and a sweep of what
+// a killed keeper left.
 // Safe to call more than once, and at once.
 func (s *Service) Stop() {
 	s.stop.Do(func() {

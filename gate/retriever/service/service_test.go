@@ -120,3 +120,31 @@ func TestStopOnContextEnd(t *testing.T) {
 		t.Errorf("the service's group outlived its context")
 	}
 }
+
+// TestPrefixedLines: each line reaches the log whole and labelled, however
+// the service's writes cut it; a line that never ends is passed on at
+// flush, and one longer than maxPartialLine in labelled pieces.
+func TestPrefixedLines(t *testing.T) {
+	long := strings.Repeat("x", maxPartialLine)
+	for _, tc := range []struct {
+		writes []string
+		want   string
+	}{
+		{[]string{"indexed 12 documents\n"}, "base: indexed 12 documents\n"},
+		{[]string{"list", "ening on 127.0.0.1:1\nind", "exed\n"}, "base: listening on 127.0.0.1:1\nbase: indexed\n"},
+		{[]string{"a\n\nb"}, "base: a\nbase: \nbase: b\n"},
+		{[]string{long, "y\n"}, "base: " + long + "\nbase: y\n"},
+	} {
+		var out bytes.Buffer
+		p := &prefixed{next: &out, prefix: "base: "}
+		for _, w := range tc.writes {
+			if n, err := p.Write([]byte(w)); n != len(w) || err != nil {
+				t.Fatalf("Write(%q) = %d, %v", w, n, err)
+			}
+		}
+		p.flush()
+		if out.String() != tc.want {
+			t.Errorf("writes %q: got %q, want %q", tc.writes, out.String(), tc.want)
+		}
+	}
+}
