@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 	"github.com/recallgate/recallgate/gate/runfile"
 )
 
@@ -223,7 +224,7 @@ func TestGzipCorpusBombBoundedInMemory(t *testing.T) {
 }
 
 // TestHTTPHitFloodBoundedInMemory: a service answering every query with
-// 900,000 hits in 14 MB keeps gate.MaxKeptHits(k) of them per answer,
+// 900,000 hits in 14 MB keeps input.MaxKeptHits(k) of them per answer,
 // builds none of the rest, and says so once per side.
 func TestHTTPHitFloodBoundedInMemory(t *testing.T) {
 	const n = 900_000
@@ -235,7 +236,7 @@ func TestHTTPHitFloodBoundedInMemory(t *testing.T) {
 	cfg := write(t, dir, "rg.toml", fmt.Sprintf("set = \"set.jsonl\"\n[depth]\ncandidates = 5\ncontext = 3\n[retriever]\ntype = \"http\"\nurl = %q\nbody = '{\"q\": {{query}}}'\nhits = \"hits\"\ndoc = \"doc\"\n", srv.URL))
 	out := filepath.Join(dir, "run.jsonl")
 	code, errs, rss := rgChild(t, "retrieve", "--config", cfg, "--out", out)
-	keep := gate.MaxKeptHits(5)
+	keep := input.MaxKeptHits(5)
 	checkBounded(t, code, errs, rss, 0, fmt.Sprintf("with %d hits: only the first %d are kept", n, keep))
 	if c := strings.Count(errs, "are kept"); c != 1 {
 		t.Errorf("%d warnings about dropped hits, want 1 for the side:\n%s", c, errs)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/fingerprint"
+	"github.com/recallgate/recallgate/gate/input"
 	"github.com/recallgate/recallgate/gate/report"
 	"github.com/recallgate/recallgate/gate/retrieval"
 	"github.com/recallgate/recallgate/gate/retriever/file"
@@ -49,7 +50,7 @@ func Load(ctx context.Context, path string, set *gate.Set, k int) (*Run, error) 
 	// Only today's queries are kept, each at most the hits an answer
 	// keeps: the others are counted (a baseline of ids the set never had
 	// costs the memory of one line).
-	rf, others, err := file.LoadOnly(path, func(id string) bool { return set.Query(id) != nil }, gate.MaxKeptHits(k))
+	rf, others, err := file.LoadOnly(path, func(id string) bool { return set.Query(id) != nil }, input.MaxKeptHits(k))
 	if err != nil {
 		return nil, fmt.Errorf("load baseline: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 // MaxBytes bounds a baseline run, the reviewed one max_baseline_drop
 // reads and a drift run's: a run of a hundred thousand queries with fifty
 // hits each is under it. Only the set's queries are kept, each at most
-// gate.MaxKeptHits(k) hits (Load), so memory follows the set, not the
+// input.MaxKeptHits(k) hits (Load), so memory follows the set, not the
 // file.
 const MaxBytes = 256 << 20
 

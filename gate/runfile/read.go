@@ -218,7 +218,7 @@ type rawResult struct {
 // ten times what a retriever's answer keeps at the least (MinKeptHits),
 // so a saved run of any real pipeline reads back, and a line of a
 // million tiny passages is refused before they are built.
-const MaxRunContextPassages = 10 * gate.MinKeptHits
+const MaxRunContextPassages = 10 * input.MinKeptHits
 
 // runContext is a run line's "context", decoded one passage at a time and
 // refused past MaxRunContextPassages with a *ContextError naming the

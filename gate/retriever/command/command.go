@@ -10,7 +10,7 @@
 // reading its answer end at the query's timeout (a program that never
 // reads stdin, or writes half a line, cannot block recallgate); an answer
 // line is at most MaxLineBytes; an answer keeps at most
-// gate.MaxKeptHits(k) hits, the rest checked as JSON and dropped; stdout
+// input.MaxKeptHits(k) hits, the rest checked as JSON and dropped; stdout
 // carries answers only, so any other line there is an error naming the
 // query. The program runs in a process group of its own, and a failed
 // query or Close stops the whole group: helpers it started cannot keep
@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 	"github.com/recallgate/recallgate/gate/keeper"
 	"github.com/recallgate/recallgate/gate/procgroup"
 	"github.com/recallgate/recallgate/gate/retrieval"
@@ -83,7 +84,7 @@ type Options struct {
 	// Stderr receives the program's stderr; nil discards it.
 	Stderr io.Writer
 	// Warn, when set, is told once per retriever that answers were cut
-	// to gate.MaxKeptHits.
+	// to input.MaxKeptHits.
 	Warn func(string)
 	// Noun is what messages call the program ("" is "retriever"; the
 	// judge's transport says "judge").
@@ -214,14 +215,14 @@ func (r *Retriever) answer(ctx context.Context, q *gate.Query, k int) ([]gate.Hi
 	var total int
 	err := r.Exchange(ctx, q.ID, req, func(lr io.Reader) error {
 		var err error
-		res, total, err = runfile.DecodeAnswerCapped(lr, r.name+" stdout", gate.MaxKeptHits(k), q.ID)
+		res, total, err = runfile.DecodeAnswerCapped(lr, r.name+" stdout", input.MaxKeptHits(k), q.ID)
 		return err
 	})
 	if err != nil {
 		return nil, gate.Result{}, err
 	}
 	if total > len(res.Hits) && r.warn != nil && r.warned.CompareAndSwap(false, true) {
-		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", gate.ClipID(q.ID), total, k, len(res.Hits), gate.HitsPerDepth, gate.MinKeptHits))
+		r.warn(fmt.Sprintf("the command retriever answered %s with %d hits for k=%d: kept the first %d (%d × k, at least %d) of it and of every answer as long; the rest are dropped", gate.ClipID(q.ID), total, k, len(res.Hits), input.HitsPerDepth, input.MinKeptHits))
 	}
 	return res.Hits, res, nil
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 	"github.com/recallgate/recallgate/gate/retrieval"
 )
 
@@ -428,7 +429,7 @@ func TestLongLine(t *testing.T) {
 }
 
 // TestManyHitsKeptCapped: an answer of a million hits keeps its first
-// gate.MaxKeptHits(k) in order, with one warning for the retriever.
+// input.MaxKeptHits(k) in order, with one warning for the retriever.
 func TestManyHitsKeptCapped(t *testing.T) {
 	var stderr syncBuffer
 	var warnings []string
@@ -438,7 +439,7 @@ func TestManyHitsKeptCapped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(hits) != gate.MaxKeptHits(5) || hits[0].Doc != "doc-0000000" || hits[len(hits)-1].Doc != fmt.Sprintf("doc-%07d", len(hits)-1) {
+		if len(hits) != input.MaxKeptHits(5) || hits[0].Doc != "doc-0000000" || hits[len(hits)-1].Doc != fmt.Sprintf("doc-%07d", len(hits)-1) {
 			t.Fatalf("%s: %d hits, first %+v", id, len(hits), hits[0])
 		}
 	}
@@ -513,7 +514,7 @@ func TestMemoryBound(t *testing.T) {
 			}
 			switch tt.mode {
 			case "flood":
-				if len(got.Errors) > 0 || len(got.Kept) != 2 || got.Kept[0] != gate.MaxKeptHits(5) || got.Warnings != 1 {
+				if len(got.Errors) > 0 || len(got.Kept) != 2 || got.Kept[0] != input.MaxKeptHits(5) || got.Warnings != 1 {
 					t.Errorf("%s", out)
 				}
 			default:

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // TestHitsCappedWithOneWarning: an answer with more than
-// gate.MaxKeptHits(k) hits keeps the first ones in rank order, and the
+// input.MaxKeptHits(k) hits keeps the first ones in rank order, and the
 // retriever warns once however many answers are cut.
 func TestHitsCappedWithOneWarning(t *testing.T) {
 	const n = 2500
@@ -35,7 +35,7 @@ func TestHitsCappedWithOneWarning(t *testing.T) {
 	}
 	for range 2 {
 		hits, err := r.Retrieve(context.Background(), q, 150)
-		if err != nil || len(hits) != gate.MaxKeptHits(150) || hits[0].Doc != "d0" || hits[len(hits)-1].Doc != fmt.Sprintf("d%d", gate.MaxKeptHits(150)-1) {
+		if err != nil || len(hits) != input.MaxKeptHits(150) || hits[0].Doc != "d0" || hits[len(hits)-1].Doc != fmt.Sprintf("d%d", input.MaxKeptHits(150)-1) {
 			t.Fatalf("%d hits, %v", len(hits), err)
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"unicode"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 // Config describes the request and where the hits are in the answer.
@@ -65,7 +66,7 @@ type Config struct {
 	// Retry-After; it doubles each time. MaxWait caps any single wait.
 	Backoff, MaxWait time.Duration
 	// Warn, when set, is told once when an answer holds more than
-	// gate.MaxKeptHits(k) hits (the rest are dropped, never built).
+	// input.MaxKeptHits(k) hits (the rest are dropped, never built).
 	Warn func(string)
 }
 
@@ -85,7 +86,7 @@ type Retriever struct {
 	context  []string
 	cfields  [4][]string // a passage's doc, chunk, text, tokens
 	abstain  []string
-	dropped  sync.Once // the warning about answers over gate.MaxKeptHits
+	dropped  sync.Once // the warning about answers over input.MaxKeptHits
 	textless sync.Once // the warning about a context without any text
 }
 
@@ -331,7 +332,7 @@ func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, prefligh
 	if err != nil {
 		return gate.Answer{}, r.caller.redact(err)
 	}
-	keep := gate.MaxKeptHits(k)
+	keep := input.MaxKeptHits(k)
 	hits, total, err := r.parse(body, keep)
 	if err != nil {
 		return gate.Answer{}, fmt.Errorf("%s: %w", redactURL(r.cfg.URL), err)
@@ -351,7 +352,7 @@ func (r *Retriever) retrieve(ctx context.Context, q *gate.Query, k int, prefligh
 	if total > keep && r.cfg.Warn != nil {
 		r.dropped.Do(func() {
 			r.cfg.Warn(fmt.Sprintf("%s answered query %s with %d hits: only the first %d are kept (%d per candidate asked for, at least %d), the rest of this and every later answer over the limit dropped",
-				redactURL(r.cfg.URL), q.ID, total, keep, gate.HitsPerDepth, gate.MinKeptHits))
+				redactURL(r.cfg.URL), q.ID, total, keep, input.HitsPerDepth, input.MinKeptHits))
 		})
 	}
 	return a, nil

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/input"
 )
 
 var q = &gate.Query{ID: "q7", Text: `rotate "api" key`}
@@ -232,7 +233,7 @@ func FuzzParseAnswer(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
-		hits, _, err := r.parse([]byte(body), gate.MinKeptHits)
+		hits, _, err := r.parse([]byte(body), input.MinKeptHits)
 		if err != nil {
 			return
 		}
@@ -285,11 +286,11 @@ func TestAmbiguousAnswersRefused(t *testing.T) {
 		`{"hits":[{"doc":"a","score":true}]}`:         `hit 0: "score" is a boolean, not a number`,
 		`{"hits":[{"doc":"a","score":1e999}]}`:        "score 1e999 is not a finite number",
 	} {
-		if _, _, err := r.parse([]byte(body), gate.MinKeptHits); err == nil || !strings.Contains(err.Error(), want) {
+		if _, _, err := r.parse([]byte(body), input.MinKeptHits); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", body, err, want)
 		}
 	}
-	if hits, _, err := r.parse([]byte(`{"hits":[{"doc":"a","score":null},{"doc":"b"}]}`+"\n"), gate.MinKeptHits); err != nil || len(hits) != 2 {
+	if hits, _, err := r.parse([]byte(`{"hits":[{"doc":"a","score":null},{"doc":"b"}]}`+"\n"), input.MinKeptHits); err != nil || len(hits) != 2 {
 		t.Errorf("a null or absent score is no score: %v %v", hits, err)
 	}
 }

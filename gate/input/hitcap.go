@@ -1,4 +1,4 @@
-package gate
+package input
 
 // HitsPerDepth is how many hits of one answer recallgate keeps for each
 // candidate the gate scores: an answer holding more than
