@@ -98,6 +98,11 @@ func TestEveryRuleEveryFormat(t *testing.T) {
 		if !strings.Contains(out[Text], rule.Key) {
 			t.Errorf("%s: the text report does not name the rule", rule.Key)
 		}
+		if v, on := rule.Setting(&th); on {
+			if got, ok := thresholdOf(&back.Thresholds, rule.Key); !ok || got != v {
+				t.Errorf("%s: thresholds read back %v (%v), want %v", rule.Key, got, ok, v)
+			}
+		}
 	}
 	for _, m := range gate.Metrics() {
 		if got, want := metricValue(&back.Summary.Base, m), metricValue(&r.Summary.Base, m); got != want {

@@ -193,8 +193,6 @@ func (r RuleInfo) cells() [4]string {
 		return [4]string{fmt.Sprint(int(r.Base)), fmt.Sprint(int(r.Head)), v, fmt.Sprintf("≤ %d", int(r.Limit))}
 	case gate.MetricMissingGold:
 		return [4]string{"", fmt.Sprint(int(r.Head)), fmt.Sprintf("%d missing", int(r.Value)), fmt.Sprintf("≤ %d", int(r.Limit))}
-	case gate.MetricLatency:
-		return [4]string{fmt.Sprintf("%.1f", r.Base), fmt.Sprintf("%.1f", r.Head), gate.FixedApart(r.Value, r.Limit, 2) + "×", fmt.Sprintf("≤ %.2f×", r.Limit)}
 	case gate.MetricFactsLost:
 		if r.Outcome == gate.RuleSkipped {
 			return [4]string{"", "", "", fmt.Sprintf("≤ %d", int(r.Limit))}
@@ -204,7 +202,10 @@ func (r RuleInfo) cells() [4]string {
 	if r.Outcome == gate.RuleSkipped && (r.Metric == gate.MetricContextRecall || r.Metric == gate.MetricCoverage) {
 		return [4]string{"", "", "", "≤ " + f3(r.Limit)}
 	}
-	if strings.HasPrefix(r.Name, "min_") {
+	switch rule := gate.LookupRule(r.Name); {
+	case rule != nil && rule.Kind == gate.KindRatio:
+		return [4]string{fmt.Sprintf("%.1f", r.Base), fmt.Sprintf("%.1f", r.Head), gate.FixedApart(r.Value, r.Limit, 2) + "×", fmt.Sprintf("≤ %.2f×", r.Limit)}
+	case rule != nil && rule.Kind == gate.KindFloor:
 		return [4]string{f3(r.Base), f3(r.Head), gate.FixedApart(r.Value, r.Limit, 3), "≥ " + f3(r.Limit)}
 	}
 	return [4]string{f3(r.Base), f3(r.Head), "drop " + gate.FixedApart(r.Value, r.Limit, 3), "≤ " + f3(r.Limit)}
