@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -214,5 +216,68 @@ func TestRenamedHeadingIsDataQuality(t *testing.T) {
 	code, out, errs := rg(t, "compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", base, "--head", base, "--corpus", filepath.Join(dir, "corpus"), "--candidates", "3", "--context", "1")
 	if code != 0 || !strings.Contains(out, "q1 (line 1): gold not in the head's corpus: guide/backup#retention") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestReverifyProposesTheRenamedHeading: the corpus renamed "## Retention"
+// to "## Retention policy"; reverify shows guide/backup#retention as gold
+// the corpus lost, proposes guide/backup#retention-policy (the heading most
+// like it, not Schedule or Notes) with that section's text to grade, and a
+// grade on it is written to the set as a section label.
+func TestReverifyProposesTheRenamedHeading(t *testing.T) {
+	dir := sectionsDir(t)
+	write(t, dir, "corpus/guide/backup.md", strings.Replace(sectionsCorpus["guide/backup.md"], "## Retention", "## Retention policy", 1))
+	write(t, dir, "set.jsonl", strings.ReplaceAll(sectionsSet, `1}}`, `1},"verified":"2026-11-20"}`)) // q1 is the one never verified
+	write(t, dir, "base.jsonl", sectionsRun(sectionsBase...))
+	cfg := write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\ncorpus = \"corpus\"\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n")
+	base, _ := startServing(t, "reverify", "--config", cfg, "--labeller", "ana", "--sample", "1")
+	resp, err := http.Get(apiURL(t, base, "api/state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Queries []struct {
+			ID          string            `json:"id"`
+			MissingGold []string          `json:"missing_gold"`
+			Proposed    map[string]string `json:"proposed"`
+			Candidates  []struct {
+				Doc     string `json:"doc"`
+				Title   string `json:"title"`
+				Passage []struct {
+					T string `json:"t"`
+				} `json:"passage"`
+			} `json:"candidates"`
+		} `json:"queries"`
+	}
+	json.NewDecoder(resp.Body).Decode(&s)
+	resp.Body.Close()
+	if len(s.Queries) != 1 || s.Queries[0].ID != "q1" {
+		t.Fatalf("reverify shows %+v, want q1", s.Queries)
+	}
+	q := s.Queries[0]
+	if strings.Join(q.MissingGold, ",") != "guide/backup#retention" || q.Proposed["guide/backup#retention"] != "guide/backup#retention-policy" {
+		t.Errorf("missing %v, proposed %v; want guide/backup#retention → guide/backup#retention-policy", q.MissingGold, q.Proposed)
+	}
+	var passage string
+	for _, c := range q.Candidates {
+		if c.Doc == "guide/backup#retention-policy" {
+			for _, p := range c.Passage {
+				passage += p.T
+			}
+			if c.Title != "Retention policy" {
+				t.Errorf("proposed card titled %q", c.Title)
+			}
+		}
+	}
+	if !strings.Contains(passage, "Snapshots are kept for thirty days.") {
+		t.Errorf("the proposed section is not shown to grade: %+v", q.Candidates)
+	}
+	resp, err = http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(`{"id":"q1","doc":"guide/backup#retention-policy","grade":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if line := strings.SplitN(string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))), "\n", 2)[0]; resp.StatusCode != http.StatusOK || !strings.Contains(line, `"guide/backup#retention-policy":2`) {
+		t.Errorf("grade: %d; q1 on disk: %s", resp.StatusCode, line)
 	}
 }

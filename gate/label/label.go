@@ -72,6 +72,12 @@ type Options struct {
 	// Reverify shows the current gold grade beside each document and
 	// takes the confirm key, which re-dates without changing a grade.
 	Reverify bool
+	// Propose, in re-verification, names for a section label the corpus
+	// no longer holds ("doc#anchor" of a renamed or removed heading) the
+	// section of its document most like it, shown beside it to grade
+	// (ok false: no proposal, as for a document label or a document
+	// gone).
+	Propose func(key string) (proposal string, ok bool)
 	// Search finds documents in the corpus for a query the labeller types
 	// (the builtin BM25 over the config's corpus), best first, at most k;
 	// nil: the page has no search. Its error (the index cannot be built)

@@ -131,7 +131,7 @@ function draw(){
   if (cur.unsure_by && cur.unsure_by.length) st.appendChild(el("span", " Unsure: " + cur.unsure_by.join(", "), "muted"));
   var dq = document.getElementById("dq");
   dq.hidden = !cur.missing_gold.length;
-  dq.textContent = cur.missing_gold.length ? "Data-quality bug, not a retrieval failure: gold document" + (cur.missing_gold.length>1?"s ":" ") + cur.missing_gold.join(", ") + " " + (cur.missing_gold.length>1?"are":"is") + " not in the corpus. Grade another document, or fix the corpus." : "";
+  dq.textContent = cur.missing_gold.length ? "Data-quality bug, not a retrieval failure: gold document" + (cur.missing_gold.length>1?"s ":" ") + cur.missing_gold.join(", ") + " " + (cur.missing_gold.length>1?"are":"is") + " not in the corpus. Grade another document, or fix the corpus." + Object.keys(cur.proposed||{}).sort().map(function(k){ return " " + k + ": its heading was renamed or removed; the closest section now is " + cur.proposed[k] + ", shown to grade."; }).join("") : "";
   document.getElementById("setnote").textContent = cur.set_note ? "From the set: " + cur.set_note : "";
   document.getElementById("search").hidden = !S.search || S.mode==="adjudicate";
   var note = document.getElementById("note"); if (document.activeElement !== note) note.value = cur.note || "";

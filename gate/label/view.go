@@ -63,6 +63,9 @@ type queryView struct {
 	// MissingGold are relevant documents (this labeller's) not in the
 	// corpus: a data-quality bug.
 	MissingGold []string `json:"missing_gold"`
+	// Proposed maps a missing section label to the section of its
+	// document re-verification proposes in its place (Options.Propose).
+	Proposed map[string]string `json:"proposed,omitempty"`
 	// UnsureBy names who asked for a second opinion (adjudication only).
 	UnsureBy []string `json:"unsure_by,omitempty"`
 }
@@ -215,10 +218,30 @@ func (s *Server) labellerView(q *gate.Query) queryView {
 		for _, d := range sortedKeys(mine) {
 			if mine[d] > 0 && !s.o.Corpus(d) {
 				qv.MissingGold = append(qv.MissingGold, d)
+				s.propose(&qv, q, d, shown, add)
 			}
 		}
 	}
 	return qv
+}
+
+// propose, in re-verification, shows beside a section label the corpus
+// lost the section of its document most like it, to grade in its place.
+func (s *Server) propose(qv *queryView, q *gate.Query, d string, shown map[string]bool, add func(candidateView)) {
+	if !s.o.Reverify || s.o.Propose == nil {
+		return
+	}
+	p, ok := s.o.Propose(d)
+	if !ok {
+		return
+	}
+	if qv.Proposed == nil {
+		qv.Proposed = map[string]string{}
+	}
+	qv.Proposed[d] = p
+	if !shown[p] {
+		add(s.docView(q, p))
+	}
 }
 
 // docView is a candidate made from the corpus (no retriever returned it).

@@ -216,6 +216,7 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 			return ok
 		}
 		lo.Search = corpusSearch(snap, docs)
+		lo.Propose = func(key string) (string, bool) { return proposeSection(sections, key) }
 	}
 	if o.Pick != nil {
 		lo.Only = o.Pick(set)

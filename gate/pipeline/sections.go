@@ -62,3 +62,26 @@ func sectionText(lookup gate.SectionLookup, key string) (string, string, bool) {
 	}
 	return s.Heading, d.Text[s.Start:s.End], true
 }
+
+// proposeSection is reverify's proposal for a section label whose anchor
+// its document no longer has (a renamed or removed heading): the section
+// of that document whose anchor is most like it, as "doc#anchor". ok is
+// false for a document label, a document gone, or an anchor still there.
+func proposeSection(lookup gate.SectionLookup, key string) (string, bool) {
+	doc, anchor, ok := section.SplitKey(key)
+	if !ok {
+		return "", false
+	}
+	d := lookup(doc)
+	if d == nil {
+		return "", false
+	}
+	if _, ok := d.Find(anchor); ok {
+		return "", false
+	}
+	s, ok := d.Closest(anchor)
+	if !ok {
+		return "", false
+	}
+	return section.Key(doc, s.Anchor), true
+}

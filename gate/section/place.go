@@ -71,6 +71,18 @@ func (d *Doc) Anchors() []string {
 	return out
 }
 
+// Closest returns the section whose anchor (its heading's slug) is most
+// like the one asked for, by edit distance, the first in document order
+// on a tie: what a label whose heading was renamed most likely means now.
+// ok is false when the document has no sections.
+func (d *Doc) Closest(anchor string) (Section, bool) {
+	n := Nearest(anchor, d.Anchors(), 1)
+	if len(n) == 0 {
+		return Section{}, false
+	}
+	return d.Find(n[0])
+}
+
 // Find returns the section with the anchor (the first, should two share
 // it).
 func (d *Doc) Find(anchor string) (Section, bool) {
