@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -279,5 +280,115 @@ func TestReverifyProposesTheRenamedHeading(t *testing.T) {
 	resp.Body.Close()
 	if line := strings.SplitN(string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))), "\n", 2)[0]; resp.StatusCode != http.StatusOK || !strings.Contains(line, `"guide/backup#retention-policy":2`) {
 		t.Errorf("grade: %d; q1 on disk: %s", resp.StatusCode, line)
+	}
+}
+
+// sectionCandidates is the page's state: each query's candidates with
+// their title and passage joined.
+func sectionCandidates(t *testing.T, base string) map[string][]string {
+	t.Helper()
+	resp, err := http.Get(apiURL(t, base, "api/state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s struct {
+		Queries []struct {
+			ID         string `json:"id"`
+			Candidates []struct {
+				Doc     string `json:"doc"`
+				Title   string `json:"title"`
+				Passage []struct {
+					T string `json:"t"`
+				} `json:"passage"`
+			} `json:"candidates"`
+		} `json:"queries"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, q := range s.Queries {
+		for _, c := range q.Candidates {
+			var p strings.Builder
+			for _, x := range c.Passage {
+				p.WriteString(x.T)
+			}
+			out[q.ID] = append(out[q.ID], c.Doc+" | "+c.Title+" | "+strings.Join(strings.Fields(p.String()), " "))
+		}
+	}
+	return out
+}
+
+// sectionsLabelled: q1 labels a section and records its labeller's
+// judgement (so a report knows what is unjudged); the head puts the
+// Schedule section, which nobody judged, first in q1's context.
+func sectionsLabelled(t *testing.T) (dir, cfg, rep string) {
+	t.Helper()
+	dir = sectionsDir(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"how long are snapshots kept","gold":{"guide/backup#retention":2},"judgments":{"ana":{"guide/backup#retention":2}}}
+{"id":"q4","query":"run a restore","gold":{"guide/restore#steps":1},"judgments":{"ana":{"guide/restore#steps":1}}}
+`)
+	write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"guide/backup","text":"Snapshots are kept for thirty days."}]}
+{"id":"q4","hits":[{"doc":"guide/restore","text":"Run the restore command."}]}
+`)
+	write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"guide/backup","text":"Backups run nightly at two."},{"doc":"guide/backup","text":"Snapshots are kept for thirty days."}]}
+{"id":"q4","hits":[{"doc":"guide/restore","text":"Run the restore command."}]}
+`)
+	cfg = write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\ncorpus = \"corpus\"\n[depth]\ncandidates = 3\ncontext = 2\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n")
+	return dir, cfg, filepath.Join(dir, "report.json")
+}
+
+// TestLabelFromReportOffersSections: the report lists q1's unjudged
+// guide/backup#schedule, the section the head's first chunk counts for;
+// label --from-report offers exactly it, titled with its heading (read
+// from the corpus's sections) beside the head's passage, and a grade on
+// it is written as a section label.
+func TestLabelFromReportOffersSections(t *testing.T) {
+	dir, cfg, rep := sectionsLabelled(t)
+	code, out, errs := rg(t, "gate", "--config", cfg, "--json-out", rep)
+	if code != 1 || !strings.Contains(out, "q1  unjudged in head context: guide/backup#schedule") {
+		t.Fatalf("gate: exit %d, want 1 naming the unjudged section\n%s%s", code, out, errs)
+	}
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "bo", "--from-report", rep)
+	got := sectionCandidates(t, base)
+	want := "guide/backup#schedule | Schedule | Backups run nightly at two."
+	if len(got) != 1 || strings.Join(got["q1"], "\n") != want {
+		t.Errorf("from the report the page offers %q, want q1: %q", got, want)
+	}
+	resp, err := http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(`{"id":"q1","doc":"guide/backup#schedule","grade":0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if line := strings.SplitN(string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))), "\n", 2)[0]; resp.StatusCode != http.StatusOK || !strings.Contains(line, `"bo":{"guide/backup#schedule":0}`) {
+		t.Errorf("grade: %d; q1 on disk: %s", resp.StatusCode, line)
+	}
+}
+
+// TestLabelPoolOfSections: for a query whose gold names sections the
+// labelling pool is the sections the retrievers' hits count for (as the
+// gate scores them), each titled with its heading, not their documents; a
+// document query's is of documents.
+func TestLabelPoolOfSections(t *testing.T) {
+	dir, cfg, _ := sectionsLabelled(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"how long are snapshots kept","gold":{"guide/backup#retention":2}}
+{"id":"q4","query":"run a restore","gold":{"guide/restore":1}}
+`)
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "bo")
+	got := sectionCandidates(t, base)
+	want := map[string][]string{
+		"q1": {
+			"guide/backup#retention | Retention | Snapshots are kept for thirty days.",
+			"guide/backup#schedule | Schedule | Backups run nightly at two.",
+		},
+		"q4": {"guide/restore | Restore | Run the restore command."},
+	}
+	for id, w := range want {
+		g := append([]string(nil), got[id]...)
+		sort.Strings(g)
+		if strings.Join(g, "\n") != strings.Join(w, "\n") {
+			t.Errorf("%s: the pool is\n%s\nwant\n%s", id, strings.Join(g, "\n"), strings.Join(w, "\n"))
+		}
 	}
 }
