@@ -392,3 +392,46 @@ func TestLabelPoolOfSections(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLCorpusFolder: .html and .htm files of a corpus folder are HTML
+// documents, their sections read from h1–h6 (an id attribute as the
+// anchor, else the heading's slug). Gold on them scores: the head that
+// returns the Schedule section for q1 loses guide/backup#keep (an h2 with
+// id="keep"), q2 and q3 stay found; validate accepts the anchors and
+// suggests the right one for a misspelt one.
+func TestHTMLCorpusFolder(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "corpus/guide/backup.html", `<!doctype html><html><head><title>Backup &amp; restore guide</title></head><body>
+<h1>Backup guide</h1><p>Intro to backups.</p>
+<h2>Schedule</h2><p>Backups run nightly at two.</p>
+<h2 id="keep">Retention</h2><p>Snapshots are kept for thirty days.</p>
+</body></html>
+`)
+	write(t, dir, "corpus/guide/restore.htm", "<h2>Steps</h2>\n<p>Run the restore command.</p>\n")
+	set := write(t, dir, "set.jsonl", `{"id":"q1","query":"how long are snapshots kept","gold":{"guide/backup#keep":2}}
+{"id":"q2","query":"when do backups run","gold":{"guide/backup#schedule":1}}
+{"id":"q3","query":"run a restore","gold":{"guide/restore#steps":1}}
+`)
+	base := write(t, dir, "base.jsonl", sectionsRun(
+		textHit("guide/backup", "Snapshots are kept for thirty days."),
+		textHit("guide/backup", "Backups run nightly at two."),
+		textHit("guide/restore", "Run the restore command."),
+	))
+	head := write(t, dir, "head.jsonl", sectionsRun(
+		textHit("guide/backup", "Backups run nightly at two."),
+		textHit("guide/backup", "Backups run nightly at two."),
+		textHit("guide/restore", "Run the restore command."),
+	))
+	corpusDir := filepath.Join(dir, "corpus")
+	code, out, errs := rg(t, "compare", "--set", set, "--base", base, "--head", head, "--corpus", corpusDir, "--candidates", "3", "--context", "1", "--max-new-misses", "0")
+	if code != 1 || !strings.Contains(out, "lost: guide/backup#keep") || !strings.Contains(out, "regressed (1)") || strings.Contains(strings.ToLower(out), "not in corpus") {
+		t.Errorf("compare: exit %d, want 1 losing guide/backup#keep only\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := rg(t, "validate", "--set", set, "--corpus", corpusDir); code != 0 {
+		t.Errorf("validate: exit %d\n%s\n%s", code, out, errs)
+	}
+	typo := write(t, dir, "typo.jsonl", `{"id":"q1","query":"kept","gold":{"guide/backup#kep":2}}`+"\n")
+	if code, _, errs := rg(t, "validate", "--set", typo, "--corpus", corpusDir); code != 2 || !strings.Contains(errs, `guide/backup has no section "kep"; nearest: keep,`) {
+		t.Errorf("validate a misspelt anchor: exit %d\n%s", code, errs)
+	}
+}
