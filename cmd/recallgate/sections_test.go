@@ -435,3 +435,74 @@ func TestHTMLCorpusFolder(t *testing.T) {
 		t.Errorf("validate a misspelt anchor: exit %d\n%s", code, errs)
 	}
 }
+
+// TestLabelPageListsSections: the labelling page lists a document's
+// sections (api/sections, the "h" key and a card's "sections" button) as
+// cards, "doc#anchor" titled with the heading, the second "Notes" told
+// from the first; a grade on one is written as a section label.
+func TestLabelPageListsSections(t *testing.T) {
+	dir, cfg, _ := sectionsLabelled(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"backup guide","gold":{}}`+"\n")
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "bo")
+	get := func(query string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(apiURL(t, base, "api/sections") + "&" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Error   string `json:"error"`
+			Results []struct {
+				Doc   string `json:"doc"`
+				Title string `json:"title"`
+			} `json:"results"`
+		}
+		json.NewDecoder(resp.Body).Decode(&r)
+		var rows []string
+		for _, c := range r.Results {
+			rows = append(rows, c.Doc+" "+c.Title)
+		}
+		return resp.StatusCode, r.Error + strings.Join(rows, "; ")
+	}
+	want := "guide/backup#schedule Schedule; guide/backup#retention Retention; guide/backup#legal-hold Legal hold; guide/backup#notes Notes; guide/backup#notes-1 Notes"
+	if code, got := get("id=q1&doc=guide%2Fbackup"); code != http.StatusOK || got != want {
+		t.Errorf("sections of guide/backup: %d %s\nwant %s", code, got, want)
+	}
+	if code, got := get("id=q1&doc=guide%2Fbackup%23notes"); code != http.StatusBadRequest {
+		t.Errorf("sections of a section: %d %s, want 400", code, got)
+	}
+	if code, got := get("id=q1&doc=guide%2Fgone"); code != http.StatusNotFound || !strings.Contains(got, "guide/gone no sections") {
+		t.Errorf("sections of a document not in the corpus: %d %s, want 404", code, got)
+	}
+	resp, err := http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(`{"id":"q1","doc":"guide/backup#notes-1","grade":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if line := string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))); resp.StatusCode != http.StatusOK || !strings.Contains(line, `"gold":{"guide/backup#notes-1":1}`) {
+		t.Errorf("grade: %d; q1 on disk: %s", resp.StatusCode, line)
+	}
+}
+
+// TestLabelSectionsInChromium: on the page, "h" on a document's card lists
+// its sections as cards after the pool's; the first (Schedule) is
+// focused, and a key press grades it: the set file then holds the section
+// label.
+func TestLabelSectionsInChromium(t *testing.T) {
+	browser := needChromium(t, "")
+	dir, cfg, _ := sectionsLabelled(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"backup guide","gold":{}}`+"\n")
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "bo")
+	d := startDevtools(t, browser, filepath.Join(dir, "profile"))
+	d.navigate(t, base)
+	d.waitFor(t, `document.querySelectorAll(".card").length === 1`)
+	d.press(t, "h")
+	d.waitFor(t, `document.querySelectorAll(".card").length === 6`)
+	d.waitFor(t, `(document.querySelector(".card.focus")||{dataset:{}}).dataset.doc === "guide/backup#schedule"`)
+	d.press(t, "2")
+	d.waitFor(t, `(document.querySelector(".card.focus")||{dataset:{}}).dataset.grade === "2"`)
+	if line := string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))); !strings.Contains(line, `"gold":{"guide/backup#schedule":2}`) {
+		t.Errorf("q1 on disk: %s", line)
+	}
+}

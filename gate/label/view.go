@@ -71,17 +71,19 @@ type queryView struct {
 }
 
 type stateView struct {
-	Set        string      `json:"set"`
-	Labeller   string      `json:"labeller"`
-	Binary     bool        `json:"binary"`
-	Mode       string      `json:"mode"`
-	GradeNames []string    `json:"grade_names"`
-	Guideline  string      `json:"guideline"`
-	Rule       string      `json:"rule"`
-	Search     bool        `json:"search"`
-	Undo       int         `json:"undo"`
-	Done       int         `json:"done"`
-	Queries    []queryView `json:"queries"`
+	Set        string   `json:"set"`
+	Labeller   string   `json:"labeller"`
+	Binary     bool     `json:"binary"`
+	Mode       string   `json:"mode"`
+	GradeNames []string `json:"grade_names"`
+	Guideline  string   `json:"guideline"`
+	Rule       string   `json:"rule"`
+	Search     bool     `json:"search"`
+	// Sections: the page can list a document's sections to grade.
+	Sections bool        `json:"sections"`
+	Undo     int         `json:"undo"`
+	Done     int         `json:"done"`
+	Queries  []queryView `json:"queries"`
 	// Reloaded says the file had changed on disk and was read again;
 	// Changed names the queries whose lines differ (added, edited or gone).
 	Reloaded bool     `json:"reloaded,omitempty"`
@@ -125,7 +127,7 @@ func (s *Server) view() stateView {
 		names = []string{}
 	}
 	v := stateView{Set: s.o.SetPath, Labeller: s.o.Labeller, Binary: s.o.Binary, Mode: s.mode(), GradeNames: names,
-		Guideline: s.o.Guideline, Rule: gate.GoldRule, Search: s.o.Search != nil, Undo: len(s.undos), Queries: []queryView{}}
+		Guideline: s.o.Guideline, Rule: gate.GoldRule, Search: s.o.Search != nil, Sections: s.o.Sections != nil, Undo: len(s.undos), Queries: []queryView{}}
 	for _, id := range s.ids {
 		q := s.set.Query(id)
 		var qv queryView

@@ -223,6 +223,7 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 		}
 		lo.Search = corpusSearch(snap, docs)
 		lo.Propose = func(key string) (string, bool) { return proposeSection(sections, key) }
+		lo.Sections = func(doc string) []label.Candidate { return sectionCandidates(sections, doc) }
 	}
 	if o.Pick != nil {
 		lo.Only = o.Pick(set)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/section"
 )
 
@@ -84,4 +85,24 @@ func proposeSection(lookup gate.SectionLookup, key string) (string, bool) {
 		return "", false
 	}
 	return section.Key(doc, s.Anchor), true
+}
+
+// sectionCandidates are a document's sections as the labelling page offers
+// them to grade: "doc#anchor", the heading (the anchor when the corpus
+// gave the section), the section's text; none for a document with no
+// sections or not in the corpus.
+func sectionCandidates(lookup gate.SectionLookup, doc string) []label.Candidate {
+	d := lookup(doc)
+	if d == nil {
+		return nil
+	}
+	out := make([]label.Candidate, 0, len(d.Sections))
+	for _, s := range d.Sections {
+		title := s.Heading
+		if title == "" {
+			title = s.Anchor
+		}
+		out = append(out, label.Candidate{Doc: section.Key(doc, s.Anchor), Title: title, Texts: []string{d.Text[s.Start:s.End]}})
+	}
+	return out
 }
