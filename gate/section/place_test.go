@@ -135,12 +135,14 @@ func TestCollapsedMapsBackThroughWideSpace(t *testing.T) {
 	}
 }
 
-// TestClosest: the section whose anchor is nearest by edit distance, the
-// first in document order on a tie, none for a document with no sections.
+// TestClosest: among the anchors holding the one asked for (or held by
+// it), else among all, the nearest by edit distance, the first in
+// document order on a tie; none for a document with no sections.
 func TestClosest(t *testing.T) {
-	d := NewDoc("g", "# Schedule\n\nx\n\n# Retention policy\n\ny\n\n# Notes\n\nz\n", Markdown)
+	d := NewDoc("g", "# Schedule\n\nx\n\n# Notes\n\nz\n\n# Retention policy\n\ny\n", Markdown)
 	for _, c := range []struct{ asked, want string }{
-		{"retention", "retention-policy"}, // 7, a tie with notes (7), first in order; schedule 8
+		{"retention", "retention-policy"}, // holds it; by distance alone notes (7, earlier) ties it (7)
+		{"notes-and-tips", "notes"},       // held by it
 		{"note", "notes"},                 // 1
 		{"schedules", "schedule"},         // 1
 		{"xyz", "notes"},                  // schedule 8, retention-policy 16, notes 5
