@@ -106,49 +106,31 @@ func (m *Metric) Of(s *QueryScore) float64 {
 
 // Mean is the metric's mean over the queries of a summary (document
 // metrics only).
-func (m *Metric) Mean(s *Summary) float64 {
-	switch m.Key {
-	case MetricRecall:
-		return s.Recall
-	case MetricPrecision:
-		return s.Precision
-	case MetricNDCG:
-		return s.NDCG
-	case MetricRR:
-		return s.RR
-	}
-	return moreAt(s.More, m)
-}
+func (m *Metric) Mean(s *Summary) float64 { return m.pick(s.Recall, s.Precision, s.NDCG, s.RR, s.More) }
 
 // TrecMean is the metric's mean as trec_eval averages it (document
 // metrics only).
 func (m *Metric) TrecMean(t *TrecMeans) float64 {
-	switch m.Key {
-	case MetricRecall:
-		return t.Recall
-	case MetricPrecision:
-		return t.Precision
-	case MetricNDCG:
-		return t.NDCG
-	case MetricRR:
-		return t.RR
-	}
-	return moreAt(t.More, m)
+	return m.pick(t.Recall, t.Precision, t.NDCG, t.RR, t.More)
 }
 
 // Delta is the metric's head − base in d (document metrics only).
-func (m *Metric) Delta(d *Delta) float64 {
+func (m *Metric) Delta(d *Delta) float64 { return m.pick(d.Recall, d.Precision, d.NDCG, d.RR, d.More) }
+
+// pick is the metric's value among a summary's four historic fields, or,
+// for a metric added through the registry, its slot of more.
+func (m *Metric) pick(recall, precision, ndcg, rr float64, more []float64) float64 {
 	switch m.Key {
 	case MetricRecall:
-		return d.Recall
+		return recall
 	case MetricPrecision:
-		return d.Precision
+		return precision
 	case MetricNDCG:
-		return d.NDCG
+		return ndcg
 	case MetricRR:
-		return d.RR
+		return rr
 	}
-	return moreAt(d.More, m)
+	return moreAt(more, m)
 }
 
 // moreAt reads a registry-added metric's value from a More slice.

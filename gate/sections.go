@@ -144,7 +144,8 @@ const unplacedShown = 3
 // sectionHits turns a section query's hits into one hit per section each
 // counts for ("doc#anchor" as its Doc, in rank order; the document alone
 // for a hit that counts for none), so the document scoring scores
-// sections. It returns how many hits could not be placed and the first
+// sections; a section an earlier hit already counted for is left out but
+// for a hit's first, which carries its text. It returns how many hits could not be placed and the first
 // of them described.
 func sectionHits(q *Query, hits []Hit) ([]Hit, int, []string) {
 	lookup := func(doc string) *section.Doc {
@@ -157,6 +158,7 @@ func sectionHits(q *Query, hits []Hit) ([]Hit, int, []string) {
 	unplaced := 0
 	var first []string
 	var keys []string
+	var counted map[string]bool
 	for i, h := range hits {
 		c := section.Chunk{Text: h.Text, Section: h.Section}
 		if h.Start != nil && h.End != nil {
@@ -171,6 +173,18 @@ func sectionHits(q *Query, hits []Hit) ([]Hit, int, []string) {
 			}
 		}
 		for j, k := range keys {
+			// A section already counted adds nothing to the document
+			// scores (they keep its first place); only the hit's text
+			// (its first section) still counts for the context. So a
+			// hostile document of many sections over the same bytes
+			// costs its sections plus the hits, not their product.
+			if counted[k] && j > 0 {
+				continue
+			}
+			if counted == nil {
+				counted = map[string]bool{}
+			}
+			counted[k] = true
 			v := Hit{Doc: k, Chunk: h.Chunk, Score: h.Score}
 			if j == 0 {
 				v.Text = h.Text

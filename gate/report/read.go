@@ -387,6 +387,9 @@ func (r *CompareReport) checkVerdict() error {
 		if err := ru.checkOutcome(); err != nil {
 			return fmt.Errorf("rules[%d] (%s): %w", i, ru.Name, err)
 		}
+		if err := ru.checkInconclusive(&r.Thresholds); err != nil {
+			return fmt.Errorf("rules[%d] (%s): %w", i, ru.Name, err)
+		}
 	}
 	want, why := string(gate.Pass), "no rule failed or was inconclusive and no query is head-unstable"
 	if i := slices.IndexFunc(r.Rules, func(ru RuleInfo) bool { return ru.Outcome == gate.RuleFail }); i >= 0 {
@@ -444,6 +447,27 @@ func (ru RuleInfo) checkOutcome() error {
 		return fmt.Errorf("outcome pass, but its value %g is over its limit %g", ru.Value, ru.Limit)
 	case ru.Outcome == gate.RuleSkipped && (ru.Value != 0 || ru.Base != 0 || ru.Head != 0 || ru.Flipped != 0):
 		return fmt.Errorf("outcome skipped, but it measured base %g, head %g, value %g", ru.Base, ru.Head, ru.Value)
+	}
+	return nil
+}
+
+// checkInconclusive refuses an inconclusive outcome nothing in the
+// report can explain, where the gate gives one only for a reason the
+// report records: a new miss over its limit always fails (the gate never
+// makes it inconclusive), and a recall drop over its limit is
+// inconclusive only with fewer queries flipped than min_flipped or with
+// significance required (the context rules have more reasons: the
+// unjudged range, a dropped final context).
+func (ru RuleInfo) checkInconclusive(t *ThresholdInfo) error {
+	const epsilon = 1e-9 // gate's tolerance
+	if ru.Outcome != gate.RuleInconclusive || ru.Value <= ru.Limit+epsilon {
+		return nil
+	}
+	switch {
+	case ru.Name == gate.RuleNewMisses && ru.Segment == "":
+		return fmt.Errorf("outcome inconclusive, but a new miss is never inconclusive: its value %g over its limit %g fails", ru.Value, ru.Limit)
+	case ru.Name == gate.RuleRecallDrop && ru.Flipped >= max(t.MinFlipped, 1) && !t.RequireSignificance:
+		return fmt.Errorf("outcome inconclusive, but its value %g is over its limit %g with %d queries flipped (min_flipped %d) and no significance required", ru.Value, ru.Limit, ru.Flipped, max(t.MinFlipped, 1))
 	}
 	return nil
 }

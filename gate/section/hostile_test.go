@@ -1,6 +1,10 @@
 package section
 
 import (
+	"fmt"
+	"math/rand"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,4 +86,54 @@ func TestHostileChunkTextLocatedInLinearTime(t *testing.T) {
 			t.Errorf("placed %+v, want by text at %d", p, n/2)
 		}
 	})
+}
+
+// TestHostileManySectionsCountInLogTime: a document of half a million
+// headings ("# a" lines, 2 MiB) and a run of 40,000 hits in it: each
+// hit's sections used to be found by reading every section (2 ms a hit,
+// over a minute in all); they are found in the sections' index, the same
+// anchors as reading them all.
+func TestHostileManySectionsCountInLogTime(t *testing.T) {
+	const headings, hits = 1 << 19, 40000
+	text := strings.Repeat("# a\n", headings)
+	finishes(t, 15*time.Second, func() {
+		d := NewDoc("d", text, Markdown)
+		for i := range hits {
+			at := len(text) - 4*(i%1000) - 4
+			if got := d.Counts(at, at+4); len(got) != 1 || got[0] != "a-"+strconv.Itoa(headings-1-i%1000) {
+				t.Errorf("Counts(%d, %d) = %q", at, at+4, got)
+				return
+			}
+		}
+	})
+}
+
+// TestCountsIndexAgreesWithReadingAll: on given sections that nest,
+// overlap, repeat a span and come out of order, the index finds for
+// every span the anchors, in the document's order, that reading every
+// section finds.
+func TestCountsIndexAgreesWithReadingAll(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	for round := range 200 {
+		size := 1 + r.Intn(300)
+		secs := make([]Section, 1+r.Intn(200))
+		for i := range secs {
+			s := r.Intn(size)
+			secs[i] = Section{Anchor: fmt.Sprintf("s%d", i), Start: s, End: s + 1 + r.Intn(size-s)}
+		}
+		d := Given("d", strings.Repeat("x", size), secs)
+		for range 50 {
+			start := r.Intn(size)
+			end := start + r.Intn(size-start+1)
+			var want []string
+			for _, s := range secs {
+				if Holds(s.Start, s.End, start, end) {
+					want = append(want, s.Anchor)
+				}
+			}
+			if got := d.Counts(start, end); !slices.Equal(got, want) {
+				t.Fatalf("round %d: Counts(%d, %d) = %q, want %q", round, start, end, got, want)
+			}
+		}
+	}
 }

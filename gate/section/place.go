@@ -28,6 +28,9 @@ type Doc struct {
 
 	keyOnce sync.Once
 	keys    []string // "id#anchor" of each section, made once
+
+	spanOnce sync.Once
+	spans    *spanIndex // the sections by start, for a document of many
 }
 
 // NewDoc reads a document's sections from its text in the given format.
@@ -201,11 +204,7 @@ func (d *Doc) Place(c Chunk) Place {
 // lying wholly inside it.
 func (d *Doc) Counts(start, end int) []string {
 	var out []string
-	for _, s := range d.Sections {
-		if Holds(s.Start, s.End, start, end) {
-			out = append(out, s.Anchor)
-		}
-	}
+	d.counting(start, end, func(i int) { out = append(out, d.Sections[i].Anchor) })
 	return out
 }
 
@@ -218,12 +217,97 @@ func (d *Doc) appendKeys(out []string, start, end int) []string {
 			d.keys[i] = Key(d.ID, s.Anchor)
 		}
 	})
-	for i, s := range d.Sections {
-		if Holds(s.Start, s.End, start, end) {
-			out = append(out, d.keys[i])
-		}
-	}
+	d.counting(start, end, func(i int) { out = append(out, d.keys[i]) })
 	return out
+}
+
+// indexFrom is how many sections a document has before the sections a
+// span counts for are looked up in an index rather than read one by one.
+const indexFrom = 64
+
+// counting calls fn with the index of each section the span [start,
+// end) counts for (Holds), in document order. A document of many
+// sections is looked up in its index, so a run of many hits in a
+// hostile document of many headings costs the sections each overlaps,
+// not all of them each.
+func (d *Doc) counting(start, end int, fn func(i int)) {
+	if end <= start {
+		return
+	}
+	if len(d.Sections) < indexFrom {
+		for i, s := range d.Sections {
+			if Holds(s.Start, s.End, start, end) {
+				fn(i)
+			}
+		}
+		return
+	}
+	d.spanOnce.Do(func() { d.spans = newSpanIndex(d.Sections) })
+	var hit []int
+	d.spans.overlapping(start, end, func(i int) {
+		if s := d.Sections[i]; Holds(s.Start, s.End, start, end) {
+			hit = append(hit, i)
+		}
+	})
+	sort.Ints(hit)
+	for _, i := range hit {
+		fn(i)
+	}
+}
+
+// spanIndex finds the sections that overlap a span: the sections sorted
+// by start, and over them a tree of the largest end of each range, so a
+// range none of whose sections reaches the span is passed over whole.
+type spanIndex struct {
+	order  []int // section indices by start
+	starts []int // their starts
+	ends   []int // their ends
+	maxEnd []int // tree node → the largest end of its range (root 1)
+}
+
+func newSpanIndex(secs []Section) *spanIndex {
+	x := &spanIndex{order: make([]int, len(secs))}
+	for i := range secs {
+		x.order[i] = i
+	}
+	sort.SliceStable(x.order, func(a, b int) bool { return secs[x.order[a]].Start < secs[x.order[b]].Start })
+	x.starts, x.ends = make([]int, len(secs)), make([]int, len(secs))
+	for k, i := range x.order {
+		x.starts[k], x.ends[k] = secs[i].Start, secs[i].End
+	}
+	x.maxEnd = make([]int, 4*len(secs))
+	x.build(1, 0, len(secs))
+	return x
+}
+
+func (x *spanIndex) build(node, lo, hi int) int {
+	if hi-lo == 1 {
+		x.maxEnd[node] = x.ends[lo]
+		return x.ends[lo]
+	}
+	mid := (lo + hi) / 2
+	x.maxEnd[node] = max(x.build(2*node, lo, mid), x.build(2*node+1, mid, hi))
+	return x.maxEnd[node]
+}
+
+// overlapping calls fn with each section overlapping [start, end): one
+// that starts before end and ends after start.
+func (x *spanIndex) overlapping(start, end int, fn func(i int)) {
+	n := sort.SearchInts(x.starts, end) // starts before end: [0, n)
+	x.visit(1, 0, len(x.starts), n, start, fn)
+}
+
+func (x *spanIndex) visit(node, lo, hi, n, start int, fn func(i int)) {
+	if lo >= n || x.maxEnd[node] <= start {
+		return
+	}
+	if hi-lo == 1 {
+		fn(x.order[lo])
+		return
+	}
+	mid := (lo + hi) / 2
+	x.visit(2*node, lo, mid, n, start, fn)
+	x.visit(2*node+1, mid, hi, n, start, fn)
 }
 
 // Holds is the rule a chunk [start, end) counts for a section [sStart,
