@@ -195,6 +195,15 @@ func sectionHits(q *Query, hits []Hit) ([]Hit, int, []string) {
 	return out, unplaced, first
 }
 
+// Placed is the hits a query is scored on: for a query whose gold names
+// sections, one hit per section each hit counts for ("doc#anchor"), in
+// rank order, once the set was given the corpus's sections
+// (PlaceSections); a document query's hits as they are.
+func (q *Query) Placed(hits []Hit) []Hit {
+	out, _, _ := placed(q, hits)
+	return out
+}
+
 // placed is the hits a query is scored on: a section query's hits as
 // sectionHits makes them, a document query's as they are.
 func placed(q *Query, hits []Hit) ([]Hit, int, []string) {

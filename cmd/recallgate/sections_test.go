@@ -3,7 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -214,5 +218,277 @@ func TestRenamedHeadingIsDataQuality(t *testing.T) {
 	code, out, errs := rg(t, "compare", "--set", filepath.Join(dir, "set.jsonl"), "--base", base, "--head", base, "--corpus", filepath.Join(dir, "corpus"), "--candidates", "3", "--context", "1")
 	if code != 0 || !strings.Contains(out, "q1 (line 1): gold not in the head's corpus: guide/backup#retention") {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestReverifyProposesTheRenamedHeading: the corpus renamed "## Retention"
+// to "## Retention policy"; reverify shows guide/backup#retention as gold
+// the corpus lost, proposes guide/backup#retention-policy (the heading most
+// like it, not Schedule or Notes) with that section's text to grade, and a
+// grade on it is written to the set as a section label.
+func TestReverifyProposesTheRenamedHeading(t *testing.T) {
+	dir := sectionsDir(t)
+	write(t, dir, "corpus/guide/backup.md", strings.Replace(sectionsCorpus["guide/backup.md"], "## Retention", "## Retention policy", 1))
+	write(t, dir, "set.jsonl", strings.ReplaceAll(sectionsSet, `1}}`, `1},"verified":"2026-11-20"}`))                                          // q1 is the one never verified
+	write(t, dir, "base.jsonl", sectionsRun(append([]string{textHit("guide/backup", "Backups run nightly at two.")}, sectionsBase[1:]...)...)) // q1's pool: Schedule only
+	cfg := write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\ncorpus = \"corpus\"\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n")
+	base, _ := startServing(t, "reverify", "--config", cfg, "--labeller", "ana", "--sample", "1")
+	resp, err := http.Get(apiURL(t, base, "api/state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Queries []struct {
+			ID          string            `json:"id"`
+			MissingGold []string          `json:"missing_gold"`
+			Proposed    map[string]string `json:"proposed"`
+		} `json:"queries"`
+	}
+	json.NewDecoder(resp.Body).Decode(&s)
+	resp.Body.Close()
+	if len(s.Queries) != 1 || s.Queries[0].ID != "q1" {
+		t.Fatalf("reverify shows %+v, want q1", s.Queries)
+	}
+	q := s.Queries[0]
+	if strings.Join(q.MissingGold, ",") != "guide/backup#retention" || q.Proposed["guide/backup#retention"] != "guide/backup#retention-policy" {
+		t.Errorf("missing %v, proposed %v; want guide/backup#retention → guide/backup#retention-policy", q.MissingGold, q.Proposed)
+	}
+	cards := sectionCandidates(t, base)["q1"]
+	if !slices.ContainsFunc(cards, func(c string) bool {
+		return strings.HasPrefix(c, "guide/backup#retention-policy | Retention policy | ") && strings.Contains(c, "Snapshots are kept for thirty days.")
+	}) {
+		t.Errorf("the proposed section is not shown to grade: %q", cards)
+	}
+	resp, err = http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(`{"id":"q1","doc":"guide/backup#retention-policy","grade":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if line := strings.SplitN(string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))), "\n", 2)[0]; resp.StatusCode != http.StatusOK || !strings.Contains(line, `"guide/backup#retention-policy":2`) {
+		t.Errorf("grade: %d; q1 on disk: %s", resp.StatusCode, line)
+	}
+}
+
+// sectionCandidates is the page's state: each query's candidates with
+// their title and passage joined.
+func sectionCandidates(t *testing.T, base string) map[string][]string {
+	t.Helper()
+	resp, err := http.Get(apiURL(t, base, "api/state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s struct {
+		Queries []struct {
+			ID         string `json:"id"`
+			Candidates []struct {
+				Doc     string `json:"doc"`
+				Title   string `json:"title"`
+				Passage []struct {
+					T string `json:"t"`
+				} `json:"passage"`
+			} `json:"candidates"`
+		} `json:"queries"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, q := range s.Queries {
+		for _, c := range q.Candidates {
+			var p strings.Builder
+			for _, x := range c.Passage {
+				p.WriteString(x.T)
+			}
+			out[q.ID] = append(out[q.ID], c.Doc+" | "+c.Title+" | "+strings.Join(strings.Fields(p.String()), " "))
+		}
+	}
+	return out
+}
+
+// sectionsLabelled: q1 labels a section and records its labeller's
+// judgement (so a report knows what is unjudged); the head puts the
+// Schedule section, which nobody judged, first in q1's context.
+func sectionsLabelled(t *testing.T) (dir, cfg, rep string) {
+	t.Helper()
+	dir = sectionsDir(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"how long are snapshots kept","gold":{"guide/backup#retention":2},"judgments":{"ana":{"guide/backup#retention":2}}}
+{"id":"q4","query":"run a restore","gold":{"guide/restore#steps":1},"judgments":{"ana":{"guide/restore#steps":1}}}
+`)
+	write(t, dir, "base.jsonl", `{"id":"q1","hits":[{"doc":"guide/backup","text":"Snapshots are kept for thirty days."}]}
+{"id":"q4","hits":[{"doc":"guide/restore","text":"Run the restore command."}]}
+`)
+	write(t, dir, "head.jsonl", `{"id":"q1","hits":[{"doc":"guide/backup","text":"Backups run nightly at two."},{"doc":"guide/backup","text":"Snapshots are kept for thirty days."}]}
+{"id":"q4","hits":[{"doc":"guide/restore","text":"Run the restore command."}]}
+`)
+	cfg = write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\ncorpus = \"corpus\"\n[depth]\ncandidates = 3\ncontext = 2\n[base.retriever]\ntype = \"file\"\npath = \"base.jsonl\"\n[head.retriever]\ntype = \"file\"\npath = \"head.jsonl\"\n")
+	return dir, cfg, filepath.Join(dir, "report.json")
+}
+
+// TestLabelFromReportOffersSections: the report lists q1's unjudged
+// guide/backup#schedule, the section the head's first chunk counts for;
+// label --from-report offers exactly it, titled with its heading (read
+// from the corpus's sections) beside the head's passage, and a grade on
+// it is written as a section label.
+func TestLabelFromReportOffersSections(t *testing.T) {
+	dir, cfg, rep := sectionsLabelled(t)
+	code, out, errs := rg(t, "gate", "--config", cfg, "--json-out", rep)
+	if code != 1 || !strings.Contains(out, "q1  unjudged in head context: guide/backup#schedule") {
+		t.Fatalf("gate: exit %d, want 1 naming the unjudged section\n%s%s", code, out, errs)
+	}
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "bo", "--from-report", rep)
+	got := sectionCandidates(t, base)
+	want := "guide/backup#schedule | Schedule | Backups run nightly at two."
+	if len(got) != 1 || strings.Join(got["q1"], "\n") != want {
+		t.Errorf("from the report the page offers %q, want q1: %q", got, want)
+	}
+	resp, err := http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(`{"id":"q1","doc":"guide/backup#schedule","grade":0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if line := strings.SplitN(string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))), "\n", 2)[0]; resp.StatusCode != http.StatusOK || !strings.Contains(line, `"bo":{"guide/backup#schedule":0}`) {
+		t.Errorf("grade: %d; q1 on disk: %s", resp.StatusCode, line)
+	}
+}
+
+// TestLabelPoolOfSections: for a query whose gold names sections the
+// labelling pool is the sections the retrievers' hits count for (as the
+// gate scores them), each titled with its heading, not their documents; a
+// document query's is of documents.
+func TestLabelPoolOfSections(t *testing.T) {
+	dir, cfg, _ := sectionsLabelled(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"how long are snapshots kept","gold":{"guide/backup#retention":2}}
+{"id":"q4","query":"run a restore","gold":{"guide/restore":1}}
+`)
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "bo")
+	got := sectionCandidates(t, base)
+	want := map[string][]string{
+		"q1": {
+			"guide/backup#retention | Retention | Snapshots are kept for thirty days.",
+			"guide/backup#schedule | Schedule | Backups run nightly at two.",
+		},
+		"q4": {"guide/restore | Restore | Run the restore command."},
+	}
+	for id, w := range want {
+		g := append([]string(nil), got[id]...)
+		sort.Strings(g)
+		if strings.Join(g, "\n") != strings.Join(w, "\n") {
+			t.Errorf("%s: the pool is\n%s\nwant\n%s", id, strings.Join(g, "\n"), strings.Join(w, "\n"))
+		}
+	}
+}
+
+// TestHTMLCorpusFolder: .html and .htm files of a corpus folder are HTML
+// documents, their sections read from h1–h6 (an id attribute as the
+// anchor, else the heading's slug). Gold on them scores: the head that
+// returns the Schedule section for q1 loses guide/backup#keep (an h2 with
+// id="keep"), q2 and q3 stay found; validate accepts the anchors and
+// suggests the right one for a misspelt one.
+func TestHTMLCorpusFolder(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "corpus/guide/backup.html", `<!doctype html><html><head><title>Backup &amp; restore guide</title></head><body>
+<h1>Backup guide</h1><p>Intro to backups.</p>
+<h2>Schedule</h2><p>Backups run nightly at two.</p>
+<h2 id="keep">Retention</h2><p>Snapshots are kept for thirty days.</p>
+</body></html>
+`)
+	write(t, dir, "corpus/guide/restore.htm", "<h2>Steps</h2>\n<p>Run the restore command.</p>\n")
+	set := write(t, dir, "set.jsonl", `{"id":"q1","query":"how long are snapshots kept","gold":{"guide/backup#keep":2}}
+{"id":"q2","query":"when do backups run","gold":{"guide/backup#schedule":1}}
+{"id":"q3","query":"run a restore","gold":{"guide/restore#steps":1}}
+`)
+	base := write(t, dir, "base.jsonl", sectionsRun(
+		textHit("guide/backup", "Snapshots are kept for thirty days."),
+		textHit("guide/backup", "Backups run nightly at two."),
+		textHit("guide/restore", "Run the restore command."),
+	))
+	head := write(t, dir, "head.jsonl", sectionsRun(
+		textHit("guide/backup", "Backups run nightly at two."),
+		textHit("guide/backup", "Backups run nightly at two."),
+		textHit("guide/restore", "Run the restore command."),
+	))
+	corpusDir := filepath.Join(dir, "corpus")
+	code, out, errs := rg(t, "compare", "--set", set, "--base", base, "--head", head, "--corpus", corpusDir, "--candidates", "3", "--context", "1", "--max-new-misses", "0")
+	if code != 1 || !strings.Contains(out, "lost: guide/backup#keep") || !strings.Contains(out, "regressed (1)") || strings.Contains(strings.ToLower(out), "not in corpus") {
+		t.Errorf("compare: exit %d, want 1 losing guide/backup#keep only\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs := rg(t, "validate", "--set", set, "--corpus", corpusDir); code != 0 {
+		t.Errorf("validate: exit %d\n%s\n%s", code, out, errs)
+	}
+	typo := write(t, dir, "typo.jsonl", `{"id":"q1","query":"kept","gold":{"guide/backup#kep":2}}`+"\n")
+	if code, _, errs := rg(t, "validate", "--set", typo, "--corpus", corpusDir); code != 2 || !strings.Contains(errs, `guide/backup has no section "kep"; nearest: keep,`) {
+		t.Errorf("validate a misspelt anchor: exit %d\n%s", code, errs)
+	}
+}
+
+// TestLabelPageListsSections: the labelling page lists a document's
+// sections (api/sections, the "h" key and a card's "sections" button) as
+// cards, "doc#anchor" titled with the heading, the second "Notes" told
+// from the first; a grade on one is written as a section label.
+func TestLabelPageListsSections(t *testing.T) {
+	dir, cfg, _ := sectionsLabelled(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"backup guide","gold":{}}`+"\n")
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "bo")
+	get := func(query string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(apiURL(t, base, "api/sections") + "&" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Error   string `json:"error"`
+			Results []struct {
+				Doc   string `json:"doc"`
+				Title string `json:"title"`
+			} `json:"results"`
+		}
+		json.NewDecoder(resp.Body).Decode(&r)
+		var rows []string
+		for _, c := range r.Results {
+			rows = append(rows, c.Doc+" "+c.Title)
+		}
+		return resp.StatusCode, r.Error + strings.Join(rows, "; ")
+	}
+	want := "guide/backup#schedule Schedule; guide/backup#retention Retention; guide/backup#legal-hold Legal hold; guide/backup#notes Notes; guide/backup#notes-1 Notes"
+	if code, got := get("id=q1&doc=guide%2Fbackup"); code != http.StatusOK || got != want {
+		t.Errorf("sections of guide/backup: %d %s\nwant %s", code, got, want)
+	}
+	if code, got := get("id=q1&doc=guide%2Fbackup%23notes"); code != http.StatusBadRequest {
+		t.Errorf("sections of a section: %d %s, want 400", code, got)
+	}
+	if code, got := get("id=q1&doc=guide%2Fgone"); code != http.StatusNotFound || !strings.Contains(got, "guide/gone no sections") {
+		t.Errorf("sections of a document not in the corpus: %d %s, want 404", code, got)
+	}
+	resp, err := http.Post(apiURL(t, base, "api/grade"), "application/json", strings.NewReader(`{"id":"q1","doc":"guide/backup#notes-1","grade":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if line := string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))); resp.StatusCode != http.StatusOK || !strings.Contains(line, `"gold":{"guide/backup#notes-1":1}`) {
+		t.Errorf("grade: %d; q1 on disk: %s", resp.StatusCode, line)
+	}
+}
+
+// TestLabelSectionsInChromium: on the page, "h" on a document's card lists
+// its sections as cards after the pool's; the first (Schedule) is
+// focused, and a key press grades it: the set file then holds the section
+// label.
+func TestLabelSectionsInChromium(t *testing.T) {
+	browser := needChromium(t, "")
+	dir, cfg, _ := sectionsLabelled(t)
+	write(t, dir, "set.jsonl", `{"id":"q1","query":"backup guide","gold":{}}`+"\n")
+	base, _ := startLabel(t, "--config", cfg, "--labeller", "bo")
+	d := startDevtools(t, browser, filepath.Join(dir, "profile"))
+	d.navigate(t, base)
+	d.waitFor(t, `document.querySelectorAll(".card").length === 1`)
+	d.press(t, "h")
+	d.waitFor(t, `document.querySelectorAll(".card").length === 6`)
+	d.waitFor(t, `(document.querySelector(".card.focus")||{dataset:{}}).dataset.doc === "guide/backup#schedule"`)
+	d.press(t, "2")
+	d.waitFor(t, `(document.querySelector(".card.focus")||{dataset:{}}).dataset.grade === "2"`)
+	if line := string(must(os.ReadFile(filepath.Join(dir, "set.jsonl")))); !strings.Contains(line, `"gold":{"guide/backup#schedule":2}`) {
+		t.Errorf("q1 on disk: %s", line)
 	}
 }

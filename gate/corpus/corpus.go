@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"io/fs"
 	"os"
@@ -25,8 +26,8 @@ type Document struct {
 	Title string `json:"title"`
 	Text  string `json:"text"`
 	// Format is how its headings are read for its sections: by a corpus
-	// folder's file ending (.md Markdown, .txt plain); a JSONL line is
-	// HTML when its text starts with "<", else Markdown.
+	// folder's file ending (.md Markdown, .html HTML, .txt plain); a JSONL
+	// line is HTML when its text starts with "<", else Markdown.
 	Format section.Format `json:"-"`
 	// Sections are the sections a JSONL line gives itself ("sections":
 	// [{"anchor","start","end"}], byte offsets in Text), nil when it
@@ -35,12 +36,13 @@ type Document struct {
 }
 
 // corpusExts are the file endings read from a corpus folder.
-var corpusExts = map[string]bool{".txt": true, ".md": true, ".markdown": true, ".text": true}
+var corpusExts = map[string]bool{".txt": true, ".md": true, ".markdown": true, ".text": true, ".html": true, ".htm": true}
 
 // Walk calls fn for each document of a corpus, in a stable order. A
-// corpus is either a folder of text and Markdown files, where the id is the
-// path relative to the folder without its extension and with forward
-// slashes, or a JSONL file of {"id","title","text"} lines (the BEIR format),
+// corpus is either a folder of text, Markdown and HTML files, where the id
+// is the path relative to the folder without its extension and with
+// forward slashes (an HTML file's text is the file as it is, like a JSONL
+// line's HTML text, its title the <title> element's), or a JSONL file of {"id","title","text"} lines (the BEIR format),
 // gzip-compressed when its name ends in .gz.
 func Walk(path string, fn func(Document) error) error {
 	info, err := os.Stat(path)
@@ -97,7 +99,7 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 		if entries, _ := os.ReadDir(root); len(entries) == 0 {
 			return &gate.InfraError{Err: fmt.Errorf("corpus folder %s is empty (a git submodule not checked out?): %s", root, input.CheckoutFix)}
 		}
-		return &gate.InputError{File: root, Err: errors.New("corpus folder holds no .txt or .md files")}
+		return &gate.InputError{File: root, Err: errors.New("corpus folder holds no .txt, .md or .html files")}
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
@@ -126,8 +128,14 @@ func walkCorpusDir(root string, fn func(Document) error) error {
 		}
 		rel, _ := filepath.Rel(root, p)
 		id := filepath.ToSlash(strings.TrimSuffix(rel, filepath.Ext(rel)))
-		title, text := splitTitle(string(data))
-		if err := fn(Document{ID: id, Title: title, Text: text, Format: section.FormatOf(p)}); err != nil {
+		format := section.FormatOf(p)
+		var title, text string
+		if format == section.HTML {
+			title, text = htmlTitle(string(data)), string(data)
+		} else {
+			title, text = splitTitle(string(data))
+		}
+		if err := fn(Document{ID: id, Title: title, Text: text, Format: format}); err != nil {
 			return err
 		}
 	}
@@ -159,6 +167,26 @@ func splitTitle(s string) (string, string) {
 		return strings.TrimSpace(t), rest
 	}
 	return "", s
+}
+
+// htmlTitle is the text of an HTML document's first <title> element, its
+// entities decoded and its spaces collapsed ("" when it has none).
+func htmlTitle(s string) string {
+	lower := strings.ToLower(s)
+	i := strings.Index(lower, "<title")
+	if i < 0 {
+		return ""
+	}
+	open := strings.IndexByte(lower[i:], '>')
+	if open < 0 {
+		return ""
+	}
+	start := i + open + 1
+	end := strings.Index(lower[start:], "</title")
+	if end < 0 {
+		return ""
+	}
+	return strings.Join(strings.Fields(html.UnescapeString(s[start:start+end])), " ")
 }
 
 func readCorpusJSONL(r io.Reader, name string, fn func(Document) error) error {

@@ -115,3 +115,39 @@ func TestHashIsLenPrefixed(t *testing.T) {
 		t.Errorf("Sum = %s, want %s", got, want)
 	}
 }
+
+// TestHTMLTitle: the first <title> element's text, entities decoded and
+// spaces collapsed; none without one.
+func TestHTMLTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"<html><head><TITLE lang=en>Backup &amp;\n  restore</TITLE></head>": "Backup & restore",
+		"<h1>No title</h1>":                "",
+		"<title>never closed":              "",
+		"<title>a</title><title>b</title>": "a",
+	} {
+		if got := htmlTitle(in); got != want {
+			t.Errorf("htmlTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestWalkHTMLFile: an .html file of a corpus folder is an HTML document,
+// its text the whole file (as a JSONL line's HTML text is read), its title
+// the <title> element's; a .md file beside it keeps its "# " title line.
+func TestWalkHTMLFile(t *testing.T) {
+	dir := t.TempDir()
+	page := "<title>Guide</title>\n<h2 id=\"a\">A</h2><p>x</p>\n"
+	os.WriteFile(filepath.Join(dir, "page.html"), []byte(page), 0o644)
+	os.WriteFile(filepath.Join(dir, "note.md"), []byte("# Note\n## B\ny\n"), 0o644)
+	var got []string
+	if err := Walk(dir, func(d Document) error {
+		got = append(got, fmt.Sprintf("%s|%s|%s|%q", d.ID, d.Title, d.Format, d.Text))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`note|Note|markdown|"## B\ny\n"`, fmt.Sprintf("page|Guide|html|%q", page)}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Walk read\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -72,6 +72,16 @@ type Options struct {
 	// Reverify shows the current gold grade beside each document and
 	// takes the confirm key, which re-dates without changing a grade.
 	Reverify bool
+	// Propose, in re-verification, names for a section label the corpus
+	// no longer holds ("doc#anchor" of a renamed or removed heading) the
+	// section of its document most like it, shown beside it to grade
+	// (ok false: no proposal, as for a document label or a document
+	// gone).
+	Propose func(key string) (proposal string, ok bool)
+	// Sections returns a document's sections as candidates to grade, in
+	// document order: "doc#anchor" as Doc, the heading as Title, the
+	// section's text (nil or none: the page offers no sections).
+	Sections func(doc string) []Candidate
 	// Search finds documents in the corpus for a query the labeller types
 	// (the builtin BM25 over the config's corpus), best first, at most k;
 	// nil: the page has no search. Its error (the index cannot be built)
@@ -209,6 +219,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/query", s.query)
 	mux.HandleFunc("POST /api/undo", s.undo)
 	mux.HandleFunc("GET /api/search", s.search)
+	mux.HandleFunc("GET /api/sections", s.sections)
 	mux.HandleFunc("GET /doc", s.doc)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// No other site may frame the page (clickjacking, key replay).

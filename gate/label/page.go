@@ -47,7 +47,7 @@ textarea{width:100%;min-height:40px;font:inherit}
 <strong>recallgate label</strong>
 <span id="progress" class="muted"></span>
 <span id="who" class="muted"></span>
-<span class="keys"><kbd>j</kbd>/<kbd>k</kbd> document · <kbd id="gradekeys">0</kbd> grade · <kbd>n</kbd>/<kbd>p</kbd> query · <kbd>s</kbd> skip · <span id="labelkeys"><kbd>u</kbd> unanswerable · <kbd>?</kbd> unsure · </span><kbd>z</kbd>/<kbd>Backspace</kbd> undo · <span id="searchkeys"><kbd>/</kbd> search · <kbd>x</kbd> more documents · </span><kbd>e</kbd> note<span id="confirmkey" hidden> · <kbd>c</kbd> confirm</span></span>
+<span class="keys"><kbd>j</kbd>/<kbd>k</kbd> document · <kbd id="gradekeys">0</kbd> grade · <kbd>n</kbd>/<kbd>p</kbd> query · <kbd>s</kbd> skip · <span id="labelkeys"><kbd>u</kbd> unanswerable · <kbd>?</kbd> unsure · </span><kbd>z</kbd>/<kbd>Backspace</kbd> undo · <span id="searchkeys"><kbd>/</kbd> search · <kbd>x</kbd> more documents · </span><span id="sectionkeys"><kbd>h</kbd> the document's sections · </span><kbd>e</kbd> note<span id="confirmkey" hidden> · <kbd>c</kbd> confirm</span></span>
 </header>
 <div id="heading">
 <p id="position" class="muted"></p>
@@ -93,6 +93,7 @@ function card(c, i, box){
   if (c.others) head.appendChild(el("span", c.others.map(function(o){ return o.labeller + " " + o.grade; }).join(" · "), "others"));
   if (c.judges) c.judges.forEach(function(j){ head.appendChild(el("span", j.judge + " (a program, not a person; " + j.fingerprint + ") grades it " + j.grade + (j.reason ? ": " + j.reason : ""), "judge")); });
   if (c.gold !== undefined && c.gold !== null) head.appendChild(el("span", "gold " + c.gold, "gold"));
+  if (c.fromSections) head.appendChild(el("span", c.in_pool ? "a section (also in the pool)" : "a section of the document", "searched"));
   if (c.searched || c.fromSearch) head.appendChild(el("span", c.in_pool ? "from search (also in the pool)" : "found by search", "searched"));
   d.appendChild(head);
   if (c.title) d.appendChild(el("div", c.title, "title"));
@@ -105,6 +106,7 @@ function card(c, i, box){
     b.addEventListener("click", function(){ ci=i; grade(n); });
     g.appendChild(b);
   });
+  if (S.sections && c.doc.indexOf("#") < 0 && S.mode!=="adjudicate") { var sb = el("button", "sections"); sb.type="button"; sb.addEventListener("click", function(){ ci=i; sections(c.doc); }); g.appendChild(sb); }
   var a = el("a", "whole document"); a.href = "/doc?id=" + encodeURIComponent(c.doc) + "&t=" + encodeURIComponent(T); a.target = "_blank"; g.appendChild(a);
   d.appendChild(g);
   d.addEventListener("click", function(ev){ if (ev.target.tagName!=="BUTTON" && ev.target.tagName!=="A") { focusCard(i); } });
@@ -122,6 +124,7 @@ function draw(){
   document.getElementById("confirmkey").hidden = S.mode!=="reverify";
   document.getElementById("labelkeys").hidden = S.mode==="adjudicate";
   document.getElementById("searchkeys").hidden = S.mode==="adjudicate" || !S.search;
+  document.getElementById("sectionkeys").hidden = S.mode==="adjudicate" || !S.sections;
   document.getElementById("position").textContent = "query " + (qi+1) + " of " + S.queries.length + " · " + cur.id + " · " + cur.graded + " of " + cur.candidates.length + " documents " + (S.mode==="adjudicate" ? "decided" : "graded") + (cur.verified ? " · verified " + cur.verified : "");
   document.getElementById("query").textContent = cur.query;
   document.getElementById("guideline").textContent = [S.guideline, S.mode==="adjudicate" ? S.rule : ""].filter(Boolean).join(" · ");
@@ -131,7 +134,7 @@ function draw(){
   if (cur.unsure_by && cur.unsure_by.length) st.appendChild(el("span", " Unsure: " + cur.unsure_by.join(", "), "muted"));
   var dq = document.getElementById("dq");
   dq.hidden = !cur.missing_gold.length;
-  dq.textContent = cur.missing_gold.length ? "Data-quality bug, not a retrieval failure: gold document" + (cur.missing_gold.length>1?"s ":" ") + cur.missing_gold.join(", ") + " " + (cur.missing_gold.length>1?"are":"is") + " not in the corpus. Grade another document, or fix the corpus." : "";
+  dq.textContent = cur.missing_gold.length ? "Data-quality bug, not a retrieval failure: gold document" + (cur.missing_gold.length>1?"s ":" ") + cur.missing_gold.join(", ") + " " + (cur.missing_gold.length>1?"are":"is") + " not in the corpus. Grade another document, or fix the corpus." + Object.keys(cur.proposed||{}).sort().map(function(k){ return " " + k + ": its heading was renamed or removed; the closest section now is " + cur.proposed[k] + ", shown to grade."; }).join("") : "";
   document.getElementById("setnote").textContent = cur.set_note ? "From the set: " + cur.set_note : "";
   document.getElementById("search").hidden = !S.search || S.mode==="adjudicate";
   var note = document.getElementById("note"); if (document.activeElement !== note) note.value = cur.note || "";
@@ -157,15 +160,16 @@ function skip(){
   for (var d = 1; d < S.queries.length; d++) { var i = (qi + d) % S.queries.length; if (!S.queries[i].labelled) { move(i - qi); return; } }
   move(1);
 }
-function search(path){
+function search(path, secs){
   busy = busy.then(function(){ return call(path).then(function(j){
     var cur = q(), shown = cur.candidates.map(function(c){ return c.doc; });
-    found = j.results.filter(function(r){ return shown.indexOf(r.doc) < 0; }).map(function(r){ r.fromSearch = true; return r; });
-    if (!found.length) showError("The search found nothing new for “" + j.query + "”."); else showError("");
+    found = j.results.filter(function(r){ return shown.indexOf(r.doc) < 0; }).map(function(r){ if (secs) r.fromSections = true; else r.fromSearch = true; return r; });
+    if (!found.length) showError((secs ? "Every section of " : "The search found nothing new for “") + j.query + (secs ? " is shown already." : "”.")); else showError("");
     ci = cur.candidates.length; shownAt = Date.now(); draw();
   }, function(err){ showError(err.message); }); });
   return busy;
 }
+function sections(doc){ return search("/api/sections?id=" + encodeURIComponent(q().id) + "&doc=" + encodeURIComponent(doc), true); }
 function key(k){
   if (!S) return busy;
   var max = S.binary ? 1 : 3, cur = S.queries.length ? q() : null;
@@ -183,13 +187,14 @@ function key(k){
   case "/": if (S.search) document.getElementById("q").focus(); break;
   case "x": if (S.search) return search("/api/search?id=" + encodeURIComponent(cur.id) + "&expand=10"); break;
   case "e": document.getElementById("note").focus(); break;
+  case "h": var hc = cards()[ci]; if (S.sections && S.mode!=="adjudicate" && hc && hc.doc.indexOf("#") < 0) return sections(hc.doc); break;
   }
   return busy;
 }
 document.addEventListener("keydown", function(ev){
   if (ev.target.tagName === "TEXTAREA" || ev.target.tagName === "INPUT") { if (ev.key === "Escape") ev.target.blur(); return; }
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-  ["j","k","n","p","s","u","?","c","z","/","x","e","Backspace","ArrowDown","ArrowUp","ArrowLeft","ArrowRight"].indexOf(ev.key) >= 0 && ev.preventDefault();
+  ["j","k","n","p","s","u","?","c","z","/","x","e","h","Backspace","ArrowDown","ArrowUp","ArrowLeft","ArrowRight"].indexOf(ev.key) >= 0 && ev.preventDefault();
   key(ev.key);
 });
 document.getElementById("q").addEventListener("keydown", function(ev){

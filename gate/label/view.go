@@ -64,22 +64,27 @@ type queryView struct {
 	// MissingGold are relevant documents (this labeller's) not in the
 	// corpus: a data-quality bug.
 	MissingGold []string `json:"missing_gold"`
+	// Proposed maps a missing section label to the section of its
+	// document re-verification proposes in its place (Options.Propose).
+	Proposed map[string]string `json:"proposed,omitempty"`
 	// UnsureBy names who asked for a second opinion (adjudication only).
 	UnsureBy []string `json:"unsure_by,omitempty"`
 }
 
 type stateView struct {
-	Set        string      `json:"set"`
-	Labeller   string      `json:"labeller"`
-	Binary     bool        `json:"binary"`
-	Mode       string      `json:"mode"`
-	GradeNames []string    `json:"grade_names"`
-	Guideline  string      `json:"guideline"`
-	Rule       string      `json:"rule"`
-	Search     bool        `json:"search"`
-	Undo       int         `json:"undo"`
-	Done       int         `json:"done"`
-	Queries    []queryView `json:"queries"`
+	Set        string   `json:"set"`
+	Labeller   string   `json:"labeller"`
+	Binary     bool     `json:"binary"`
+	Mode       string   `json:"mode"`
+	GradeNames []string `json:"grade_names"`
+	Guideline  string   `json:"guideline"`
+	Rule       string   `json:"rule"`
+	Search     bool     `json:"search"`
+	// Sections: the page can list a document's sections to grade.
+	Sections bool        `json:"sections"`
+	Undo     int         `json:"undo"`
+	Done     int         `json:"done"`
+	Queries  []queryView `json:"queries"`
 	// Reloaded says the file had changed on disk and was read again;
 	// Changed names the queries whose lines differ (added, edited or gone).
 	Reloaded bool     `json:"reloaded,omitempty"`
@@ -123,7 +128,7 @@ func (s *Server) view() stateView {
 		names = []string{}
 	}
 	v := stateView{Set: s.o.SetPath, Labeller: s.o.Labeller, Binary: s.o.Binary, Mode: s.mode(), GradeNames: names,
-		Guideline: s.o.Guideline, Rule: gate.GoldRule, Search: s.o.Search != nil, Undo: len(s.undos), Queries: []queryView{}}
+		Guideline: s.o.Guideline, Rule: gate.GoldRule, Search: s.o.Search != nil, Sections: s.o.Sections != nil, Undo: len(s.undos), Queries: []queryView{}}
 	for _, id := range s.ids {
 		q := s.set.Query(id)
 		var qv queryView
@@ -216,10 +221,30 @@ func (s *Server) labellerView(q *gate.Query) queryView {
 		for _, d := range sortedKeys(mine) {
 			if mine[d] > 0 && !s.o.Corpus(d) {
 				qv.MissingGold = append(qv.MissingGold, d)
+				s.propose(&qv, q, d, shown, add)
 			}
 		}
 	}
 	return qv
+}
+
+// propose, in re-verification, shows beside a section label the corpus
+// lost the section of its document most like it, to grade in its place.
+func (s *Server) propose(qv *queryView, q *gate.Query, d string, shown map[string]bool, add func(candidateView)) {
+	if !s.o.Reverify || s.o.Propose == nil {
+		return
+	}
+	p, ok := s.o.Propose(d)
+	if !ok {
+		return
+	}
+	if qv.Proposed == nil {
+		qv.Proposed = map[string]string{}
+	}
+	qv.Proposed[d] = p
+	if !shown[p] {
+		add(s.docView(q, p))
+	}
 }
 
 // docView is a candidate made from the corpus (no retriever returned it).

@@ -185,15 +185,27 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 	} else {
 		e.Warn("%s names no corpus (corpus = \"…\" or a builtin retriever): titles and whole documents are not shown", cfg.Path)
 	}
+	var doc DocText
+	var sections gate.SectionLookup
+	if len(docs) > 0 {
+		sections = snap.SectionLookup()
+		set.PlaceSections(sections) // a section query's pool is of sections
+		doc = func(id string) (string, string, bool) {
+			if d, ok := docs[id]; ok {
+				return d.Title, d.Text, true
+			}
+			return sectionText(sections, id) // a section label: its section's text
+		}
+	}
 	var pool map[string][]label.Candidate
 	var only []string
 	switch {
 	case o.Adjudicate:
 		pool = map[string][]label.Candidate{}
 	case o.FromReport != "":
-		pool, only, err = PoolFromReport(o.FromReport, set, docs)
+		pool, only, err = PoolFromReport(o.FromReport, set, doc)
 	default:
-		pool, err = Pool(ctx, e, cfg, o.PoolConfigs, set, o.Depth, docs)
+		pool, err = Pool(ctx, e, cfg, o.PoolConfigs, set, o.Depth, doc)
 	}
 	if err != nil {
 		return nil, err
@@ -203,19 +215,15 @@ func makeLabelJob(ctx context.Context, e *Env, o LabelOptions, cfg *config.Confi
 	if n := len(cfg.GradeNames); n > 0 && (n == 2) != o.Binary {
 		return nil, &gate.InputError{File: cfg.Path, Field: "label.grades", Err: fmt.Errorf("names %d grades but the page grades %s: name 2 for --binary, %d otherwise", n, map[bool]string{true: "0/1 (--binary)", false: "0–3"}[o.Binary], gate.MaxGrade+1)}
 	}
-	if len(docs) > 0 {
-		sections := snap.SectionLookup()
-		lo.Doc = func(id string) (string, string, bool) {
-			if d, ok := docs[id]; ok {
-				return d.Title, d.Text, true
-			}
-			return sectionText(sections, id) // a section label: its section's text
-		}
+	if doc != nil {
+		lo.Doc = doc
 		lo.Corpus = func(id string) bool {
 			_, _, ok := lo.Doc(id)
 			return ok
 		}
 		lo.Search = corpusSearch(snap, docs)
+		lo.Propose = func(key string) (string, bool) { return proposeSection(sections, key) }
+		lo.Sections = func(doc string) []label.Candidate { return sectionCandidates(sections, doc) }
 	}
 	if o.Pick != nil {
 		lo.Only = o.Pick(set)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/recallgate/recallgate/gate"
 	"github.com/recallgate/recallgate/gate/config"
-	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/report"
 )
@@ -90,8 +89,11 @@ func DescribeOldest(set *gate.Set, ids []string, now time.Time) []string {
 // Pool retrieves the set with every retriever of the config and of
 // each pool config, and gathers each query's documents: the union of each
 // retriever's top depth documents, with their passages and, when the corpus
-// is known, title and whole text. A retriever that fails stops it, named.
-func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *gate.Set, depth int, docs map[string]corpus.Document) (map[string][]label.Candidate, error) {
+// is known, title and whole text. For a query whose gold names sections
+// (the set given the corpus's sections, gate.Set.PlaceSections) the pool
+// holds the sections its hits count for, as the gate scores them, each
+// shown with its heading and text. A retriever that fails stops it, named.
+func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *gate.Set, depth int, doc DocText) (map[string][]label.Candidate, error) {
 	type source struct {
 		cfg  *config.Config
 		side string
@@ -135,7 +137,11 @@ func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *
 				texts[res.ID] = map[string][]string{}
 			}
 			seen := map[string]bool{}
-			for _, h := range res.Hits {
+			hits := res.Hits
+			if q := set.Query(res.ID); q != nil {
+				hits = q.Placed(hits)
+			}
+			for _, h := range hits {
 				if !seen[h.Doc] && len(seen) == depth {
 					break
 				}
@@ -154,12 +160,7 @@ func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *
 	pool := map[string][]label.Candidate{}
 	for qid, ds := range order {
 		for _, d := range ds {
-			c := label.Candidate{Doc: d, Texts: texts[qid][d]}
-			if doc, ok := docs[d]; ok {
-				c.Title = doc.Title
-				c.Texts = append(c.Texts, doc.Text)
-			}
-			pool[qid] = append(pool[qid], c)
+			pool[qid] = append(pool[qid], doc.candidate(d, texts[qid][d]))
 		}
 	}
 	return pool, nil
@@ -167,9 +168,10 @@ func Pool(ctx context.Context, e *Env, cfg *config.Config, extra []string, set *
 
 // PoolFromReport reads a compare report and returns, as the pool, exactly
 // the query–document pairs it lists as new and unjudged in the head's
-// context, with the head's passages and the corpus text; only lists their
-// queries in report order.
-func PoolFromReport(path string, set *gate.Set, docs map[string]corpus.Document) (map[string][]label.Candidate, []string, error) {
+// context, with the head's passages and the corpus text (a section's
+// heading and text for a section the report names, "doc#anchor"); only
+// lists their queries in report order.
+func PoolFromReport(path string, set *gate.Set, doc DocText) (map[string][]label.Candidate, []string, error) {
 	if _, err := gate.CheckInputFile(path); err != nil {
 		return nil, nil, &gate.InputError{File: path, Err: fmt.Errorf("--from-report: %w", err)}
 	}
@@ -200,18 +202,34 @@ func PoolFromReport(path string, set *gate.Set, docs map[string]corpus.Document)
 		}
 		only = append(only, u.ID)
 		for _, d := range u.Docs {
-			c := label.Candidate{Doc: d, Texts: []string{}}
+			texts := []string{}
 			if p := heads[u.ID][d]; p != "" {
-				c.Texts = append(c.Texts, p)
+				texts = append(texts, p)
 			}
-			if doc, ok := docs[d]; ok {
-				c.Title = doc.Title
-				c.Texts = append(c.Texts, doc.Text)
-			}
-			pool[u.ID] = append(pool[u.ID], c)
+			pool[u.ID] = append(pool[u.ID], doc.candidate(d, texts))
 		}
 	}
 	return pool, only, nil
+}
+
+// DocText returns what the labelling page shows of an id: a document's
+// title and whole text, or, for a section ("doc#anchor"), its heading and
+// the section's text; ok false for an id the corpus does not hold, and
+// for every id when no corpus is known (a nil DocText).
+type DocText func(id string) (title, text string, ok bool)
+
+// candidate is the pool's entry for id: the retrievers' passages, then the
+// corpus's title and text when it holds id.
+func (f DocText) candidate(id string, texts []string) label.Candidate {
+	c := label.Candidate{Doc: id, Texts: texts}
+	if f == nil {
+		return c
+	}
+	if title, text, ok := f(id); ok {
+		c.Title = title
+		c.Texts = append(c.Texts, text)
+	}
+	return c
 }
 
 // Pairs counts the query–document pairs of a pool.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/recallgate/recallgate/gate"
+	"github.com/recallgate/recallgate/gate/label"
 	"github.com/recallgate/recallgate/gate/section"
 )
 
@@ -61,4 +62,47 @@ func sectionText(lookup gate.SectionLookup, key string) (string, string, bool) {
 		return "", "", false
 	}
 	return s.Heading, d.Text[s.Start:s.End], true
+}
+
+// proposeSection is reverify's proposal for a section label whose anchor
+// its document no longer has (a renamed or removed heading): the section
+// of that document whose anchor is most like it, as "doc#anchor". ok is
+// false for a document label, a document gone, or an anchor still there.
+func proposeSection(lookup gate.SectionLookup, key string) (string, bool) {
+	doc, anchor, ok := section.SplitKey(key)
+	if !ok {
+		return "", false
+	}
+	d := lookup(doc)
+	if d == nil {
+		return "", false
+	}
+	if _, ok := d.Find(anchor); ok {
+		return "", false
+	}
+	s, ok := d.Closest(anchor)
+	if !ok {
+		return "", false
+	}
+	return section.Key(doc, s.Anchor), true
+}
+
+// sectionCandidates are a document's sections as the labelling page offers
+// them to grade: "doc#anchor", the heading (the anchor when the corpus
+// gave the section), the section's text; none for a document with no
+// sections or not in the corpus.
+func sectionCandidates(lookup gate.SectionLookup, doc string) []label.Candidate {
+	d := lookup(doc)
+	if d == nil {
+		return nil
+	}
+	out := make([]label.Candidate, 0, len(d.Sections))
+	for _, s := range d.Sections {
+		title := s.Heading
+		if title == "" {
+			title = s.Anchor
+		}
+		out = append(out, label.Candidate{Doc: section.Key(doc, s.Anchor), Title: title, Texts: []string{d.Text[s.Start:s.End]}})
+	}
+	return out
 }

@@ -74,6 +74,31 @@ func (d *Doc) Anchors() []string {
 	return out
 }
 
+// Closest returns the section whose anchor (its heading's slug) is most
+// like the one asked for: among the anchors that hold it or that it holds
+// ("retention" and "retention-policy": a heading given words or losing
+// some), when there are any, else among all, the nearest by edit distance,
+// the first in document order on a tie. It is what a label whose heading
+// was renamed most likely means now; ok is false when the document has no
+// sections.
+func (d *Doc) Closest(anchor string) (Section, bool) {
+	all := d.Anchors()
+	var holding []string
+	for _, a := range all {
+		if strings.Contains(a, anchor) || strings.Contains(anchor, a) {
+			holding = append(holding, a)
+		}
+	}
+	if len(holding) > 0 {
+		all = holding
+	}
+	n := Nearest(anchor, all, 1)
+	if len(n) == 0 {
+		return Section{}, false
+	}
+	return d.Find(n[0])
+}
+
 // Find returns the section with the anchor (the first, should two share
 // it).
 func (d *Doc) Find(anchor string) (Section, bool) {

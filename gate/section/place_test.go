@@ -134,3 +134,24 @@ func TestCollapsedMapsBackThroughWideSpace(t *testing.T) {
 		t.Errorf("a match across a CRLF pair: got %+v", got)
 	}
 }
+
+// TestClosest: among the anchors holding the one asked for (or held by
+// it), else among all, the nearest by edit distance, the first in
+// document order on a tie; none for a document with no sections.
+func TestClosest(t *testing.T) {
+	d := NewDoc("g", "# Schedule\n\nx\n\n# Notes\n\nz\n\n# Retention policy\n\ny\n", Markdown)
+	for _, c := range []struct{ asked, want string }{
+		{"retention", "retention-policy"}, // holds it; by distance alone notes (7, earlier) ties it (7)
+		{"notes-and-tips", "notes"},       // held by it
+		{"note", "notes"},                 // 1
+		{"schedules", "schedule"},         // 1
+		{"xyz", "notes"},                  // schedule 8, retention-policy 16, notes 5
+	} {
+		if s, ok := d.Closest(c.asked); !ok || s.Anchor != c.want {
+			t.Errorf("Closest(%q) = %q, %v; want %q", c.asked, s.Anchor, ok, c.want)
+		}
+	}
+	if _, ok := NewDoc("p", "plain", Plain).Closest("a"); ok {
+		t.Error("a plain document proposed a section")
+	}
+}
