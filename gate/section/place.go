@@ -2,6 +2,7 @@ package section
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -177,6 +178,15 @@ func (d *Doc) Place(c Chunk) Place {
 	var why []string
 	if c.Offsets {
 		if 0 <= c.Start && c.Start < c.End && c.End <= len(d.Text) {
+			// Offsets into another version of the document (the base
+			// side's corpus, say) hold other words than the hit's: where
+			// the hit's text stands decides, when it stands anywhere.
+			if c.Text == "" || sameWords(d.Text[c.Start:c.End], c.Text) {
+				return Place{Start: c.Start, End: c.End, Method: ByOffsets}
+			}
+			if p := d.locate(c.Text); p.Method != Unplaced {
+				return p
+			}
 			return Place{Start: c.Start, End: c.End, Method: ByOffsets}
 		}
 		why = append(why, fmt.Sprintf("offsets %d–%d outside the document's %d bytes", c.Start, c.End, len(d.Text)))
@@ -450,4 +460,11 @@ func index(text, chunk string) int {
 		off += k + 1
 	}
 	return -1
+}
+
+// sameWords reports whether a and b hold the same words, white space
+// aside.
+func sameWords(a, b string) bool {
+	fa, fb := strings.Fields(a), strings.Fields(b)
+	return slices.Equal(fa, fb)
 }

@@ -155,3 +155,28 @@ func TestClosest(t *testing.T) {
 		t.Error("a plain document proposed a section")
 	}
 }
+
+// TestOffsetsIntoAnotherVersion: offsets that fit the document but hold
+// other text than the hit's (offsets into the base side's version of an
+// edited document) give way to where the text stands; offsets whose
+// bytes hold the hit's words, white space aside, stand, and so do
+// offsets whose text is nowhere in the document (a retriever's own
+// rendering of the passage).
+func TestOffsetsIntoAnotherVersion(t *testing.T) {
+	d := NewDoc("guide", placeMD, Markdown)
+	at := strings.Index(placeMD, "Keep 30 days.")
+	intro := strings.Index(placeMD, "Intro words.")
+	got := d.Place(Chunk{Start: intro, End: intro + len("Keep 30 days."), Offsets: true, Text: "Keep 30 days."})
+	if got.Method != ByText || got.Start != at {
+		t.Errorf("offsets over other text: %+v, want placed by text at %d", got, at)
+	}
+	back := strings.Index(placeMD, "Back up  the")
+	got = d.Place(Chunk{Start: back, End: back + len("Back up  the\n  database nightly."), Offsets: true, Text: "Back up the database nightly."})
+	if got.Method != ByOffsets || got.Start != back {
+		t.Errorf("offsets over the same words: %+v, want by offsets at %d", got, back)
+	}
+	got = d.Place(Chunk{Start: intro, End: intro + 5, Offsets: true, Text: "Section 1: Intro"})
+	if got.Method != ByOffsets || got.Start != intro {
+		t.Errorf("offsets with text found nowhere: %+v, want by offsets at %d", got, intro)
+	}
+}
