@@ -492,3 +492,25 @@ func TestLabelSectionsInChromium(t *testing.T) {
 		t.Errorf("q1 on disk: %s", line)
 	}
 }
+
+// TestRenamedHeadingBaseHoldsIt: the head side's corpus renamed "##
+// Retention" and the base side's still has it. The label
+// guide/backup#retention is held by the base's corpus, so the gate
+// compares (the head's lost section is data quality, listed) instead of
+// refusing the set as naming gold neither side holds.
+func TestRenamedHeadingBaseHoldsIt(t *testing.T) {
+	dir := sectionsDir(t)
+	for name, text := range sectionsCorpus {
+		write(t, dir, filepath.Join("corpus-base", name), text)
+	}
+	write(t, dir, "corpus/guide/backup.md", strings.Replace(sectionsCorpus["guide/backup.md"], "## Retention", "## Keeping", 1))
+	cfg := write(t, dir, "recallgate.toml", "set = \"set.jsonl\"\n[depth]\ncandidates = 5\ncontext = 1\n"+
+		"[base.retriever]\ntype = \"builtin\"\ncorpus = \"corpus-base\"\nchunk_words = 8\n[head.retriever]\ntype = \"builtin\"\ncorpus = \"corpus\"\nchunk_words = 8\n")
+	code, out, errs := rg(t, "gate", "--config", cfg, "--no-cache")
+	if code == 2 || strings.Contains(errs, "missing from both sides' corpora") {
+		t.Fatalf("exit %d: a section the base's corpus holds was refused as gold neither side holds\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "guide/backup#retention") {
+		t.Errorf("exit %d: the report does not name the renamed section\n%s\n%s", code, out, errs)
+	}
+}

@@ -14,7 +14,9 @@ import (
 	"github.com/recallgate/recallgate/gate/agreement"
 	"github.com/recallgate/recallgate/gate/cli"
 	"github.com/recallgate/recallgate/gate/config"
+	"github.com/recallgate/recallgate/gate/corpus"
 	"github.com/recallgate/recallgate/gate/retriever"
+	"github.com/recallgate/recallgate/gate/section"
 	"github.com/recallgate/recallgate/gate/setfile"
 	"github.com/recallgate/recallgate/gate/sethealth"
 	"github.com/recallgate/recallgate/gate/stats"
@@ -222,12 +224,12 @@ func CheckGoldHeld(e *Env, set *gate.Set, head, base string) error {
 	where := "the corpus"
 	if base != "" && base != head {
 		where = "both sides' corpora (the base's and the head's)"
-		var held map[string]bool // a base corpus that cannot be read holds nothing
+		held := func(string) bool { return false } // a base corpus that cannot be read holds nothing
 		if b, err := readCorpus(e, base, ""); err == nil {
-			held = b.IDs()
+			held = holds(b)
 		}
 		for q, docs := range missing {
-			docs = slices.DeleteFunc(docs, func(d string) bool { return held[d] })
+			docs = slices.DeleteFunc(docs, held)
 			if len(docs) == 0 {
 				delete(missing, q)
 			} else {
@@ -239,6 +241,28 @@ func CheckGoldHeld(e *Env, set *gate.Set, head, base string) error {
 		}
 	}
 	return missingGoldError(set, head, where, missing)
+}
+
+// holds reports whether a corpus holds what a gold key names: a
+// document, or a section its document has (a heading the other side's
+// corpus renamed is still the base's).
+func holds(c *corpus.Snapshot) func(key string) bool {
+	ids, lookup := c.IDs(), c.SectionLookup()
+	return func(key string) bool {
+		doc, anchor, ok := section.SplitKey(key)
+		if !ok {
+			return ids[key]
+		}
+		if !ids[doc] {
+			return false
+		}
+		d := lookup(doc)
+		if d == nil {
+			return false
+		}
+		_, found := d.Find(anchor)
+		return found
+	}
 }
 
 // CheckConfig refuses what the gate refuses of a config and its set
