@@ -423,6 +423,10 @@ func (r *CompareReport) checkWholeSetRules() error {
 		switch {
 		case i < 0 && rule.Always:
 			return fmt.Errorf("rules: no %s rule for the whole set, which every comparison applies", rule.Key)
+		case i < 0 && on && rule.InLimits() && rule.Key != gate.RuleFactsLost:
+			// The comparison applies every such rule its thresholds set
+			// (facts lost only with evidence): one left out was removed.
+			return fmt.Errorf("rules: no %s rule for the whole set, but thresholds.%s sets it", rule.Key, rule.Key)
 		case i < 0 || !on:
 			continue
 		case r.Rules[i].Limit != limit:

@@ -56,3 +56,27 @@ func TestReadRefusesInconclusiveNothingExplains(t *testing.T) {
 		}
 	}
 }
+
+// TestReadRefusesARuleLeftOut: a forged report dropped a failing rule its
+// thresholds set (max_ndcg_drop, on by default) and recomputed to a pass;
+// the comparison applies every rule its thresholds set, so one left out
+// was removed and the report is refused. A rule the thresholds leave off
+// may be absent.
+func TestReadRefusesARuleLeftOut(t *testing.T) {
+	m := demoReport(t)
+	rules := m["rules"].([]any)
+	i := -1
+	for j, r := range rules {
+		if r.(map[string]any)["name"] == "max_ndcg_drop" && r.(map[string]any)["segment"] == "" {
+			i = j
+		}
+	}
+	if i < 0 {
+		t.Fatal("the demo report has no max_ndcg_drop rule to remove")
+	}
+	m["rules"] = append(rules[:i:i], rules[i+1:]...)
+	_, err := ReadCompareReport(bytes.NewReader(encode(t, m)), "report.json")
+	if want := "report refused: rules: no max_ndcg_drop rule for the whole set, but thresholds.max_ndcg_drop sets it"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("max_ndcg_drop left out: %v, want %q", err, want)
+	}
+}
