@@ -5,7 +5,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/recallgate/recallgate/gate/section"
 )
 
 // TestSectionLookup: a folder's Markdown file is read for its headings
@@ -60,5 +63,41 @@ func TestSectionLookup(t *testing.T) {
 	_, err = Read(bad)
 	if err == nil || !strings.Contains(err.Error(), "bad.jsonl:2") || !strings.Contains(err.Error(), "sections") || !strings.Contains(err.Error(), "start 2, end 9 are not 0 ≤ start < end ≤ 4") {
 		t.Errorf("sections past the text: got %v", err)
+	}
+}
+
+// TestSectionLookupConcurrent: lookups from many goroutines (segmented
+// scoring asks from one a core) read each document once and give every
+// caller the same sections; run under -race.
+func TestSectionLookupConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a", "b", "c", "d"} {
+		if err := os.WriteFile(filepath.Join(dir, n+".md"), []byte("# "+n+"\n\n## One\n\nx\n\n## Two\n\ny\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	look := snap.SectionLookup()
+	got := make([][4]*section.Doc, 8)
+	var wg sync.WaitGroup
+	for g := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 4 {
+				got[g][(i+g)%4] = look([]string{"a", "b", "c", "d"}[(i+g)%4])
+			}
+		}()
+	}
+	wg.Wait()
+	for g := range got {
+		for i := range got[g] {
+			if got[g][i] == nil || got[g][i] != got[0][i] || !reflect.DeepEqual(got[g][i].Anchors(), []string{"one", "two"}) {
+				t.Fatalf("goroutine %d, document %d: %p, want the one read of %p with anchors one, two", g, i, got[g][i], got[0][i])
+			}
+		}
 	}
 }

@@ -25,42 +25,45 @@ type Snapshot struct {
 	idsOnce sync.Once
 	ids     map[string]bool
 
-	secMu sync.Mutex
-	index map[string]int          // a document's place in Docs
-	secs  map[string]*section.Doc // the sections read so far
+	secOnce sync.Once
+	index   map[string]int // a document's place in Docs
+	secs    []sections     // each document's sections, read when first asked for
+}
+
+// sections is one document's sections, read once.
+type sections struct {
+	once sync.Once
+	doc  *section.Doc
 }
 
 // SectionLookup returns each document's sections, read the first time a
 // document is asked for (nil for an id the corpus lacks): its given
 // sections, else its headings in its format.
 func (s *Snapshot) SectionLookup() gate.SectionLookup {
+	s.secOnce.Do(func() {
+		s.index = make(map[string]int, len(s.Docs))
+		for i, d := range s.Docs {
+			s.index[d.ID] = i
+		}
+		s.secs = make([]sections, len(s.Docs))
+	})
 	return func(id string) *section.Doc {
-		s.secMu.Lock()
-		defer s.secMu.Unlock()
-		if d, ok := s.secs[id]; ok {
-			return d
-		}
-		if s.index == nil {
-			s.index = make(map[string]int, len(s.Docs))
-			for i, d := range s.Docs {
-				s.index[d.ID] = i
-			}
-			s.secs = map[string]*section.Doc{}
-		}
 		i, ok := s.index[id]
 		if !ok {
-			s.secs[id] = nil
 			return nil
 		}
-		d := s.Docs[i]
-		var sd *section.Doc
-		if d.Sections != nil {
-			sd = section.Given(d.ID, d.Text, d.Sections)
-		} else {
-			sd = section.NewDoc(d.ID, d.Text, d.Format)
-		}
-		s.secs[id] = sd
-		return sd
+		// Each document is parsed once, by its first caller; callers
+		// asking for other documents meanwhile do not wait for it.
+		e := &s.secs[i]
+		e.once.Do(func() {
+			d := &s.Docs[i]
+			if d.Sections != nil {
+				e.doc = section.Given(d.ID, d.Text, d.Sections)
+			} else {
+				e.doc = section.NewDoc(d.ID, d.Text, d.Format)
+			}
+		})
+		return e.doc
 	}
 }
 
