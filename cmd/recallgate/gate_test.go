@@ -19,6 +19,27 @@ import (
 	"time"
 )
 
+// TestDemoSections runs the demo's sides on the set labelled by section
+// (frozen-set/sections.toml): the head's 12-word chunks still find
+// ops/backups but not its export section, which whole documents hold.
+func TestDemoSections(t *testing.T) {
+	code, out, errs := rg(t, "gate", "--config", "../../frozen-set/sections.toml")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the head loses a section)\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"FAIL  mean recall@5 1.000 → 0.833 (-0.167), 1 regressed, 0 improved",
+		"unit: documents and sections\n",
+		"  s1  recall@5 1.000 → 0.500  lost: ops/backups#export\n",
+		"      retrieval miss: ops/backups#export rank 2 → —, replaced by start/glossary\n",
+		"regressed (1)\n  s1 ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestDemoGate runs the quick-start command on the project's own frozen set:
 // it must fail on the re-chunking change with flips in both directions, and
 // its runs must equal the committed ones (the builtin retriever is deterministic).

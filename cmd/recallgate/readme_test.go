@@ -138,6 +138,8 @@ func TestREADMEGatesCanFail(t *testing.T) {
 				args[i] = demo
 			case "frozen-set/context.toml":
 				args[i] = demoContext
+			case "frozen-set/sections.toml":
+				args[i] = filepath.Join(filepath.Dir(demo), "sections.toml")
 			}
 		}
 		code, out, errs := rg(t, args...)
