@@ -244,8 +244,10 @@ func packContext(q *Query, hits []Hit, budget int) *ContextStage {
 		budget = DefaultContextTokens
 	}
 	var texts []string
+	var used []Hit
 	c := &ContextStage{Source: ContextPacked, Budget: budget, Passages: []ContextPassage{}}
 	hasText := packHits(hits, budget, func(h Hit, n int) {
+		used = append(used, h)
 		c.Tokens += n
 		cp := ContextPassage{Doc: strings.Clone(h.Doc), Chunk: strings.Clone(h.Chunk), Tokens: n}
 		if cp.Chunk == "" {
@@ -259,7 +261,7 @@ func packContext(q *Query, hits []Hit, budget int) *ContextStage {
 	if !hasText {
 		return nil
 	}
-	c.finish(q, texts)
+	c.finish(q, texts, used)
 	return c
 }
 
@@ -298,7 +300,9 @@ func packHits(hits []Hit, budget int, fn func(h Hit, words int)) (hasText bool) 
 func ownContext(q *Query, ctx []Passage) *ContextStage {
 	c := &ContextStage{Source: ContextOwn, Passages: make([]ContextPassage, 0, len(ctx))}
 	var texts []string
+	used := make([]Hit, 0, len(ctx))
 	for _, p := range ctx {
+		used = append(used, Hit{Doc: p.Doc, Chunk: p.Chunk, Text: p.Text})
 		n := 0
 		if p.Tokens != nil {
 			n = *p.Tokens
@@ -315,20 +319,23 @@ func ownContext(q *Query, ctx []Passage) *ContextStage {
 			texts = append(texts, p.Text)
 		}
 	}
-	c.finish(q, texts)
+	c.finish(q, texts, used)
 	return c
 }
 
-// finish finds the gold documents and, for a query with evidence, the
-// facts in the context; texts are the passages' texts, in order.
-func (c *ContextStage) finish(q *Query, texts []string) {
+// finish finds the gold documents (a section query's gold sections: those
+// its passages count for, placed as its hits are) and, for a query with
+// evidence, the facts in the context; texts are the passages' texts and
+// used their hits, in order.
+func (c *ContextStage) finish(q *Query, texts []string, used []Hit) {
 	c.Relevant, c.Size = q.relevant, len(c.Passages)
 	defer func() { c.GoldFound, c.FactCount = len(c.GoldInContext), len(c.Facts) }()
 	gold := map[string]bool{}
-	for _, p := range c.Passages {
-		if q.Gold[p.Doc] > 0 && !gold[p.Doc] {
-			gold[p.Doc] = true
-			c.GoldInContext = append(c.GoldInContext, p.Doc)
+	units, _, _ := placed(q, used)
+	for _, h := range units {
+		if q.Gold[h.Doc] > 0 && !gold[h.Doc] {
+			gold[h.Doc] = true
+			c.GoldInContext = append(c.GoldInContext, h.Doc)
 		}
 	}
 	if len(q.Evidence) == 0 {

@@ -223,9 +223,11 @@ func (c *Scorecard) RunWarnings() []string {
 // collapsed to their parent documents first, keeping the first occurrence in
 // rank order. seen is scratch space and may be nil.
 func ScoreQuery(q *Query, hits []Hit, d Depth, seen *Seen) QueryScore {
-	hits, unplaced, first := placed(q, hits)
-	s := scoreDocuments(q, hits, d, seen)
+	units, unplaced, first := placed(q, hits)
+	s := scoreDocuments(q, units, d, seen)
 	s.Unplaced, s.UnplacedFirst = unplaced, first
+	// The context is packed from the hits as the pipeline returned them
+	// (a chunk is one passage, whatever sections it counts for).
 	s.Context = packContext(q, hits, d.ContextTokens)
 	s.Evidence = evidenceOf(q, s.Context)
 	return s

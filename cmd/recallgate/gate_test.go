@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -37,6 +38,42 @@ func TestDemoSections(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
+	}
+	// The final context counts the sections its passages lie in: the
+	// base's context holds both of s1's gold sections and s2's export
+	// section; the head's lost s1's export section with its candidates.
+	js := filepath.Join(t.TempDir(), "sections.json")
+	if code, _, errs := rg(t, "gate", "--config", "../../frozen-set/sections.toml", "--json-out", js); code != 1 {
+		t.Fatalf("--json-out: exit %d\n%s", code, errs)
+	}
+	var rep struct {
+		Queries []struct {
+			ID         string
+			Base, Head struct {
+				Context struct {
+					Gold []string `json:"gold_in_context"`
+				}
+			}
+		}
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, q := range rep.Queries {
+		got[q.ID] = strings.Join(q.Base.Context.Gold, ",") + " → " + strings.Join(q.Head.Context.Gold, ",")
+	}
+	want := map[string]string{
+		"s1": "ops/backups#message-contents,ops/backups#export → ops/backups#message-contents",
+		"s2": "ops/backups#export → ops/backups#export",
+		"s3": "sdk/python → sdk/python",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("gold in the final context (base → head): %q, want %q", got, want)
 	}
 }
 
